@@ -11,7 +11,7 @@ import (
 )
 
 // The demo in a short mode: it runs end to end and its classifier learns
-// (chance is 10%; the full demo reaches about 85%).
+// (chance is 10%; the full demo reaches about 92%).
 func TestDemoShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a classifier")
