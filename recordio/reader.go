@@ -93,10 +93,9 @@ func (r *Reader) Read(ctx context.Context) (key string, value []byte, err error)
 			return "", nil, fmt.Errorf("%v: format read neither a record nor the end of %q", r, r.work)
 		}
 		if atEnd {
-			if err := r.f.OnWorkFinished(); err != nil {
+			if err := r.finishWork(ctx); err != nil {
 				return "", nil, err
 			}
-			r.finished = r.started
 		}
 		if produced && r.keep() {
 			r.produced++
@@ -160,10 +159,9 @@ func (r *Reader) ReadUpTo(ctx context.Context, n int) (keys []string, values [][
 			ends = append(ends, len(arena))
 		}
 		if atEnd {
-			if err := r.f.OnWorkFinished(); err != nil {
+			if err := r.finishWork(ctx); err != nil {
 				return nil, nil, err
 			}
-			r.finished = r.started
 			if len(keys) > 0 {
 				return done()
 			}
