@@ -1,0 +1,62 @@
+// Package blobfs serves object stores — Amazon S3 and S3-compatible
+// stores, Google Cloud Storage, Azure Blob Storage, and an in-memory
+// store — to package storage, through gocloud.dev/blob, so that every
+// reader and command of sluice takes object URLs wherever it takes a
+// file name.
+//
+// # Registering
+//
+// One call registers the default schemes ("s3", "gs", "azblob", "mem"):
+//
+//	fsys := blobfs.RegisterDefault()
+//	defer fsys.Close()
+//	f, err := storage.Open(ctx, "s3://my-bucket/train/part-00000.tfrecord")
+//
+// New and Register serve chosen schemes, or schemes with options of their
+// own. Local paths and file:// URLs stay with storage.Local.
+//
+// # Names
+//
+// A name is scheme://bucket/key: s3://bucket/key, gs://bucket/key,
+// azblob://container/key, mem://name/key. Keys are taken as written,
+// with "/" an ordinary character as in the stores themselves. Glob
+// patterns use path.Match syntax in the key ("s3://b/train/*.tfrecord");
+// the bucket cannot be a pattern.
+//
+// # Credentials and endpoints
+//
+// Buckets are opened with gocloud's URL openers, which find credentials
+// where each cloud's SDK does: for S3 the AWS environment variables,
+// shared config and credentials files, and instance or container roles
+// (AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL_S3 included); for GCS
+// Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS or the
+// metadata server); for Azure AZURE_STORAGE_ACCOUNT with a key, SAS token
+// or the default Azure credential chain. BucketParams adds gocloud URL
+// parameters per scheme (an S3-compatible server needs
+// "endpoint=...&use_path_style=true"), and WithOpener replaces the opener
+// altogether, for a client configured in code.
+//
+// # Reading
+//
+// A File reads its object in blocks (BlockSize, 8 MiB by default), one
+// ranged request each, so a reader of small records does not pay a
+// request per record. While a file is read sequentially the next blocks
+// (Readahead, 3) are fetched before they are asked for, at most
+// Concurrency (4) requests at a time per file; ReadAt fetches the blocks
+// it spans in parallel and may be called from many goroutines. A request
+// that fails transiently — a 5xx answer, throttling, a reset connection,
+// a body that ends early — is retried (Retries, 5) after an exponential
+// backoff with jitter (Backoff, 100 ms doubling to 5 s), resuming at the
+// first byte not yet received. Every block is checked for length: a read
+// that cannot get all of its bytes fails with an error wrapping
+// io.ErrUnexpectedEOF that names the object and the offset, never with a
+// silently short file, and an object whose size changes while it is
+// read is an error too. The context given to Open governs all of the
+// file's requests; Close stops the fetches in flight.
+//
+// # Writing
+//
+// Create returns a writer that uploads as it is written, in parts of
+// PartSize (the driver's default, 5 MiB for S3) with UploadConcurrency
+// parts at once; the object appears, whole, when Close returns nil.
+package blobfs

@@ -1,0 +1,266 @@
+package blobfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"gocloud.dev/blob"
+
+	"github.com/sluiceml/sluice/storage"
+)
+
+// errChanged reports an object whose size differs from the size it had
+// when it was opened: it was replaced while being read.
+var errChanged = errors.New("object changed while being read")
+
+// A file reads an object in blocks of cfg.blockSize, each fetched with
+// one ranged request. Blocks are cached (at most cacheCap of them), and a
+// sequential reader has the next cfg.readahead blocks fetched before it
+// asks, so a reader of small records waits on the network only when it
+// outruns the readahead.
+type file struct {
+	cfg    *config
+	b      *blob.Bucket
+	name   string
+	key    string
+	size   int64
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	sem    chan struct{} // one token per request in flight
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	blocks   map[int64]*block
+	lru      []int64 // block indexes, least recently used first
+	last     int64   // the block asked for last, to detect sequential reading
+	cacheCap int
+	closed   bool
+
+	readMu sync.Mutex // serializes Read
+	pos    int64
+}
+
+// A block is one ranged read, in flight until done is closed.
+type block struct {
+	done chan struct{}
+	data []byte
+	err  error
+}
+
+var _ storage.File = (*file)(nil)
+
+func openFile(ctx context.Context, cfg *config, b *blob.Bucket, name, key string) (*file, error) {
+	var size int64
+	err := cfg.retry(ctx, func() (int, error) {
+		a, err := b.Attributes(ctx, key)
+		if err != nil {
+			return 0, err
+		}
+		size = a.Size
+		return 0, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("blobfs: open %s: %w", name, notExist(err))
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	return &file{
+		cfg: cfg, b: b, name: name, key: key, size: size,
+		ctx: fctx, cancel: cancel,
+		sem:      make(chan struct{}, cfg.concurrency),
+		blocks:   map[int64]*block{},
+		last:     -1,
+		cacheCap: cfg.readahead + 2,
+	}, nil
+}
+
+func (f *file) Name() string { return f.name }
+func (f *file) Size() int64  { return f.size }
+
+// Read reads from the current offset. It returns at most the rest of the
+// current block, so it never waits for more than one fetch.
+func (f *file) Read(p []byte) (int, error) {
+	f.readMu.Lock()
+	defer f.readMu.Unlock()
+	if f.pos >= f.size {
+		if err := f.checkOpen(); err != nil {
+			return 0, err
+		}
+		return 0, io.EOF
+	}
+	bs := int64(f.cfg.blockSize)
+	if rest := bs - f.pos%bs; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := f.ReadAt(p, f.pos)
+	f.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+// ReadAt reads len(p) bytes at off, or up to the end of the object and
+// io.EOF. The blocks it spans are fetched in parallel. It is safe to
+// call from many goroutines at once.
+func (f *file) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("blobfs: read %s at offset %d: negative offset", f.name, off)
+	}
+	if off >= f.size {
+		if err := f.checkOpen(); err != nil {
+			return 0, err
+		}
+		return 0, io.EOF
+	}
+	want := p
+	if rest := f.size - off; int64(len(want)) > rest {
+		want = want[:rest]
+	}
+	bs := int64(f.cfg.blockSize)
+	first, last := off/bs, (off+int64(len(want))-1)/bs
+	blocks, err := f.request(first, last)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, blk := range blocks {
+		if err := f.wait(first+int64(i), blk); err != nil {
+			return n, err
+		}
+		start := int64(0)
+		if i == 0 {
+			start = off % bs
+		}
+		n += copy(want[n:], blk.data[start:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *file) checkOpen() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("blobfs: read %s: %w", f.name, ErrClosed)
+	}
+	return nil
+}
+
+// request returns blocks first..last, starting the fetches not cached or
+// in flight, and, when the reading is sequential, starts readahead.
+func (f *file) request(first, last int64) ([]*block, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, fmt.Errorf("blobfs: read %s: %w", f.name, ErrClosed)
+	}
+	blocks := make([]*block, 0, last-first+1)
+	for i := first; i <= last; i++ {
+		blocks = append(blocks, f.get(i))
+	}
+	sequential := first == f.last || first == f.last+1
+	f.last = last
+	if sequential {
+		nblocks := (f.size + int64(f.cfg.blockSize) - 1) / int64(f.cfg.blockSize)
+		for i := last + 1; i <= last+int64(f.cfg.readahead) && i < nblocks; i++ {
+			f.get(i)
+		}
+	}
+	return blocks, nil
+}
+
+// get returns block i, starting its fetch if needed, and marks it most
+// recently used. f.mu is held.
+func (f *file) get(i int64) *block {
+	if blk, ok := f.blocks[i]; ok {
+		f.touch(i)
+		return blk
+	}
+	blk := &block{done: make(chan struct{})}
+	f.blocks[i] = blk
+	f.lru = append(f.lru, i)
+	// Evict the least recently used blocks. A reader still copying from
+	// an evicted block holds its own pointer, and an evicted fetch still
+	// in flight finishes on its own, so eviction never breaks a read.
+	for len(f.lru) > f.cacheCap {
+		delete(f.blocks, f.lru[0])
+		f.lru = f.lru[1:]
+	}
+	off := i * int64(f.cfg.blockSize)
+	n := min(int64(f.cfg.blockSize), f.size-off)
+	f.wg.Add(1)
+	go f.fetch(blk, off, int(n))
+	return blk
+}
+
+func (f *file) touch(i int64) {
+	for j, k := range f.lru {
+		if k == i {
+			copy(f.lru[j:], f.lru[j+1:])
+			f.lru[len(f.lru)-1] = i
+			return
+		}
+	}
+}
+
+// wait waits for block i. A failed block is dropped from the cache so
+// that a later read tries again.
+func (f *file) wait(i int64, blk *block) error {
+	select {
+	case <-blk.done:
+	case <-f.ctx.Done():
+		if err := f.checkOpen(); err != nil {
+			return err
+		}
+		return fmt.Errorf("blobfs: read %s: %w", f.name, context.Cause(f.ctx))
+	}
+	if blk.err == nil {
+		return nil
+	}
+	f.mu.Lock()
+	if f.blocks[i] == blk {
+		delete(f.blocks, i)
+		for j, k := range f.lru {
+			if k == i {
+				f.lru = append(f.lru[:j], f.lru[j+1:]...)
+				break
+			}
+		}
+	}
+	f.mu.Unlock()
+	return blk.err
+}
+
+// fetch fills blk with n bytes at off, in its own goroutine.
+func (f *file) fetch(blk *block, off int64, n int) {
+	defer f.wg.Done()
+	defer close(blk.done)
+	select {
+	case f.sem <- struct{}{}:
+		defer func() { <-f.sem }()
+	case <-f.ctx.Done():
+		blk.err = fmt.Errorf("blobfs: read %s at offset %d: %w", f.name, off, context.Cause(f.ctx))
+		return
+	}
+	blk.data, blk.err = f.readRange(off, n)
+}
+
+// Close stops the fetches in flight and waits for their goroutines.
+func (f *file) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return fmt.Errorf("blobfs: close %s: %w", f.name, ErrClosed)
+	}
+	f.closed = true
+	f.blocks, f.lru = nil, nil
+	f.mu.Unlock()
+	f.cancel()
+	f.wg.Wait()
+	return nil
+}

@@ -1,0 +1,144 @@
+package blobfs
+
+import (
+	"context"
+	"time"
+
+	"gocloud.dev/blob"
+)
+
+// Defaults for the options. A block is the unit of a ranged read: a file
+// being read keeps at most Readahead+2 blocks in memory, so the defaults
+// hold about 40 MiB per open file.
+const (
+	DefaultBlockSize   = 8 << 20
+	DefaultReadahead   = 3
+	DefaultConcurrency = 4
+	DefaultRetries     = 5
+	DefaultMinBackoff  = 100 * time.Millisecond
+	DefaultMaxBackoff  = 5 * time.Second
+)
+
+// An OpenBucketFunc opens the bucket named by a URL of the form
+// "scheme://bucket" (no key, no query). FS calls it once per bucket and
+// keeps the result until Close.
+type OpenBucketFunc func(ctx context.Context, bucketURL string) (*blob.Bucket, error)
+
+// An Option changes how an FS reads and writes.
+type Option func(*config)
+
+type config struct {
+	open          OpenBucketFunc
+	params        map[string]string // scheme → query added by the default opener
+	blockSize     int
+	readahead     int
+	concurrency   int
+	retries       int
+	minBackoff    time.Duration
+	maxBackoff    time.Duration
+	partSize      int
+	uploadStreams int
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		blockSize:   DefaultBlockSize,
+		readahead:   DefaultReadahead,
+		concurrency: DefaultConcurrency,
+		retries:     DefaultRetries,
+		minBackoff:  DefaultMinBackoff,
+		maxBackoff:  DefaultMaxBackoff,
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.open == nil {
+		c.open = c.openDefault
+	}
+	return c
+}
+
+// WithOpener makes the FS open buckets with f instead of gocloud's
+// default URL mux. Use it to pass a configured client (an S3-compatible
+// endpoint, explicit credentials, a custom HTTP transport).
+func WithOpener(f OpenBucketFunc) Option { return func(c *config) { c.open = f } }
+
+// BucketParams adds a URL query to every bucket of scheme that the
+// default opener opens, for example
+//
+//	BucketParams("s3", "endpoint=http://localhost:9000&use_path_style=true&region=us-east-1")
+//
+// for an S3-compatible server. The parameters are gocloud's, listed in
+// each driver's URLOpener documentation.
+func BucketParams(scheme, query string) Option {
+	return func(c *config) {
+		if c.params == nil {
+			c.params = map[string]string{}
+		}
+		c.params[scheme] = query
+	}
+}
+
+// BlockSize sets the size of one ranged read (default 8 MiB). Larger
+// blocks mean fewer requests; smaller ones less memory and a shorter wait
+// for the first byte.
+func BlockSize(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.blockSize = n
+		}
+	}
+}
+
+// Readahead sets how many blocks past the one being read are fetched
+// ahead of a sequential reader (default 3; 0 turns readahead off).
+func Readahead(blocks int) Option {
+	return func(c *config) {
+		if blocks >= 0 {
+			c.readahead = blocks
+		}
+	}
+}
+
+// Concurrency bounds the ranged reads in flight for one open file
+// (default 4).
+func Concurrency(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.concurrency = n
+		}
+	}
+}
+
+// Retries sets how many times a failed request is retried after its
+// first attempt when the failure is transient (default 5). Attempts that
+// make progress — a body that breaks after some bytes — do not count.
+func Retries(n int) Option {
+	return func(c *config) {
+		if n >= 0 {
+			c.retries = n
+		}
+	}
+}
+
+// Backoff sets the wait before the first retry and its cap; the wait
+// doubles on each retry, with jitter (defaults 100 ms and 5 s).
+func Backoff(initial, max time.Duration) Option {
+	return func(c *config) {
+		if initial > 0 {
+			c.minBackoff = initial
+		}
+		if max >= initial {
+			c.maxBackoff = max
+		}
+	}
+}
+
+// PartSize sets the part size of multipart uploads, and so the memory
+// each writer buffers per part (0 keeps the driver's default, 5 MiB for
+// S3, which is also S3's minimum).
+func PartSize(n int) Option { return func(c *config) { c.partSize = n } }
+
+// UploadConcurrency sets how many parts a writer uploads at once (0 keeps
+// the driver's default).
+func UploadConcurrency(n int) Option { return func(c *config) { c.uploadStreams = n } }

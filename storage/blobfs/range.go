@@ -1,0 +1,44 @@
+package blobfs
+
+import (
+	"fmt"
+	"io"
+)
+
+// readRange reads exactly n bytes at off with ranged requests, resuming
+// after a failure at the first byte not yet read. A body that ends early
+// is io.ErrUnexpectedEOF — retried, and if it persists returned with the
+// object's name and the offset reached — never a short block.
+func (f *file) readRange(off int64, n int) ([]byte, error) {
+	buf := make([]byte, n)
+	got := 0
+	err := f.cfg.retry(f.ctx, func() (int, error) {
+		m, err := f.readOnce(off+int64(got), buf[got:])
+		got += m
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("blobfs: read %s at offset %d: %w", f.name, off+int64(got), notExist(err))
+	}
+	return buf, nil
+}
+
+// readOnce makes one ranged request for len(p) bytes at off.
+func (f *file) readOnce(off int64, p []byte) (int, error) {
+	r, err := f.b.NewRangeReader(f.ctx, f.key, off, int64(len(p)), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	// The size in the response is the object's whole size; a different
+	// one means the object was replaced since Open, and splicing bytes of
+	// two versions would corrupt the stream.
+	if s := r.Size(); s != f.size {
+		return 0, fmt.Errorf("%w: size %d, %d when opened", errChanged, s, f.size)
+	}
+	n, err := io.ReadFull(r, p)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // no byte where some were due
+	}
+	return n, err
+}
