@@ -1,0 +1,265 @@
+package blobfs_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/s3blob"
+
+	"github.com/sluiceml/sluice/storage/blobfs"
+)
+
+const testBucket = "bucket"
+
+// s3Server is a real S3-protocol server (gofakes3 with its in-memory
+// backend) on a loopback port. Faults, when set, wrap the server's
+// handler: they stand for a misbehaving network or service in front of
+// a correct store.
+type s3Server struct {
+	srv *httptest.Server
+
+	mu     sync.Mutex
+	faults func(http.Handler) http.Handler
+	log    []string // "METHOD path?query range", one per request
+	fake   http.Handler
+}
+
+func newS3(t testing.TB) *s3Server {
+	t.Helper()
+	backend := s3mem.New()
+	if err := backend.CreateBucket(testBucket); err != nil {
+		t.Fatal(err)
+	}
+	s := &s3Server{fake: gofakes3.New(backend).Server()}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	// gofakes3 logs a superfluous WriteHeader when a client goes away
+	// mid-response, which the fault tests make happen on purpose.
+	s.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.srv.Start()
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *s3Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.log = append(s.log, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Range"))
+	h := s.fake
+	if s.faults != nil {
+		h = s.faults(h)
+	}
+	s.mu.Unlock()
+	h.ServeHTTP(w, r)
+}
+
+// setFaults puts wrap in front of the store for the requests that follow
+// (nil removes it) and clears the request log.
+func (s *s3Server) setFaults(wrap func(http.Handler) http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults, s.log = wrap, nil
+}
+
+// requests returns the logged requests that start with prefix.
+func (s *s3Server) requests(prefix string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, l := range s.log {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// fs returns an FS whose buckets are opened on s with an S3 client
+// configured as for any S3-compatible endpoint: path-style addressing,
+// static credentials, a region, and checksums only where required (which
+// third-party stores expect). The SDK's own retries are turned off so
+// that the faults reach blobfs's retry loop, which is under test; the
+// backoff is short to keep the tests fast.
+func (s *s3Server) fs(t testing.TB, opts ...blobfs.Option) *blobfs.FS {
+	t.Helper()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	client := s3.New(s3.Options{
+		Region:                     "us-east-1",
+		BaseEndpoint:               aws.String(s.srv.URL),
+		UsePathStyle:               true,
+		Credentials:                credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+		HTTPClient:                 &http.Client{Transport: tr},
+		Retryer:                    aws.NopRetryer{},
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+	})
+	open := func(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
+		u, err := url.Parse(bucketURL)
+		if err != nil {
+			return nil, err
+		}
+		return s3blob.OpenBucket(ctx, client, u.Host, &s3blob.Options{
+			RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		})
+	}
+	opts = append([]blobfs.Option{blobfs.WithOpener(open), blobfs.Backoff(time.Millisecond, 10*time.Millisecond)}, opts...)
+	fsys := blobfs.New(opts...)
+	t.Cleanup(func() {
+		fsys.Close()
+		tr.CloseIdleConnections()
+	})
+	return fsys
+}
+
+// randomBytes returns n reproducible pseudo-random bytes.
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, seed))
+	p := make([]byte, n)
+	for i := 0; i < n; i += 8 {
+		v := r.Uint64()
+		for j := 0; j < 8 && i+j < n; j++ {
+			p[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return p
+}
+
+// put writes data to name through fsys.
+func put(t testing.TB, fsys *blobfs.FS, name string, data []byte) {
+	t.Helper()
+	w, err := fsys.Create(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// failEvery answers every nth request with 500 InternalError, as S3
+// does under load.
+func failEvery(n int64) func(http.Handler) http.Handler {
+	var count atomic.Int64
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if count.Add(1)%n == 0 {
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected</Message></Error>`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// rangeStart returns the first byte a GET asks for.
+func rangeStart(r *http.Request) int64 {
+	v, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes=")
+	if !ok {
+		return 0
+	}
+	first, _, _ := strings.Cut(v, "-")
+	n, _ := strconv.ParseInt(first, 10, 64)
+	return n
+}
+
+// dropAt makes a GET whose range covers object offset at send the bytes
+// before it and then lose its connection, as a reset or a dead proxy
+// does. times limits how many responses are cut (negative: all).
+func dropAt(at int64, times int64) func(http.Handler) http.Handler {
+	var cuts atomic.Int64
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := rangeStart(r)
+			if r.Method != http.MethodGet || start > at || (times >= 0 && cuts.Load() >= times) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			cuts.Add(1)
+			h.ServeHTTP(&cutWriter{ResponseWriter: w, left: at - start}, r)
+		})
+	}
+}
+
+// cutWriter passes left bytes of the body, then hijacks the connection
+// and closes it mid-body.
+type cutWriter struct {
+	http.ResponseWriter
+	left int64
+	cut  bool
+}
+
+func (w *cutWriter) Write(p []byte) (int, error) {
+	if w.cut {
+		return 0, http.ErrHijacked
+	}
+	if int64(len(p)) < w.left {
+		w.left -= int64(len(p))
+		return w.ResponseWriter.Write(p)
+	}
+	n, _ := w.ResponseWriter.Write(p[:w.left])
+	w.cut = true
+	rc := http.NewResponseController(w.ResponseWriter)
+	rc.Flush()
+	if conn, _, err := rc.Hijack(); err == nil {
+		conn.Close()
+	}
+	return n, http.ErrHijacked
+}
+
+// shortBodies makes every GET answer short bytes fewer than asked for,
+// with a matching Content-Length: a response that is well formed but
+// incomplete, which only a length check can catch.
+func shortBodies(short int64) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.URL.Query().Has("list-type") {
+				h.ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(&shortWriter{ResponseWriter: w, short: short}, r)
+		})
+	}
+}
+
+type shortWriter struct {
+	http.ResponseWriter
+	short, left int64
+}
+
+func (w *shortWriter) WriteHeader(code int) {
+	if n, err := strconv.ParseInt(w.Header().Get("Content-Length"), 10, 64); err == nil && code/100 == 2 {
+		w.left = max(n-w.short, 0)
+		w.Header().Set("Content-Length", strconv.FormatInt(w.left, 10))
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *shortWriter) Write(p []byte) (int, error) {
+	keep := min(int64(len(p)), w.left)
+	w.left -= keep
+	if _, err := w.ResponseWriter.Write(p[:keep]); err != nil {
+		return 0, err
+	}
+	return len(p), nil // swallow the rest, as if it had been sent
+}
