@@ -172,15 +172,20 @@ func failEvery(n int64) func(http.Handler) http.Handler {
 	}
 }
 
-// rangeStart returns the first byte a GET asks for.
-func rangeStart(r *http.Request) int64 {
+// byteRange returns the first and last byte a GET asks for (last is -1
+// for "to the end").
+func byteRange(r *http.Request) (first, last int64) {
 	v, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes=")
 	if !ok {
-		return 0
+		return 0, -1
 	}
-	first, _, _ := strings.Cut(v, "-")
-	n, _ := strconv.ParseInt(first, 10, 64)
-	return n
+	a, b, _ := strings.Cut(v, "-")
+	first, _ = strconv.ParseInt(a, 10, 64)
+	last, err := strconv.ParseInt(b, 10, 64)
+	if err != nil {
+		last = -1
+	}
+	return first, last
 }
 
 // dropAt makes a GET whose range covers object offset at send the bytes
@@ -190,8 +195,9 @@ func dropAt(at int64, times int64) func(http.Handler) http.Handler {
 	var cuts atomic.Int64
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			start := rangeStart(r)
-			if r.Method != http.MethodGet || start > at || (times >= 0 && cuts.Load() >= times) {
+			start, last := byteRange(r)
+			covers := start <= at && (last < 0 || at <= last)
+			if r.Method != http.MethodGet || !covers || (times >= 0 && cuts.Load() >= times) {
 				h.ServeHTTP(w, r)
 				return
 			}
