@@ -57,6 +57,7 @@
 // # Writing
 //
 // Create returns a writer that uploads as it is written, in parts of
-// PartSize (the driver's default, 5 MiB for S3) with UploadConcurrency
-// parts at once; the object appears, whole, when Close returns nil.
+// PartSize (the driver's default, 8 MiB for S3, which sends objects under
+// 16 MiB in one request) with UploadConcurrency parts at once; the object
+// appears, whole, when Close returns nil.
 package blobfs

@@ -135,8 +135,9 @@ func Backoff(initial, max time.Duration) Option {
 }
 
 // PartSize sets the part size of multipart uploads, and so the memory
-// each writer buffers per part (0 keeps the driver's default, 5 MiB for
-// S3, which is also S3's minimum).
+// each writer buffers per part (0 keeps the driver's default: 8 MiB for
+// S3, whose minimum is 5 MiB). The S3 driver sends an object smaller
+// than 16 MiB in one request and larger ones in parts.
 func PartSize(n int) Option { return func(c *config) { c.partSize = n } }
 
 // UploadConcurrency sets how many parts a writer uploads at once (0 keeps

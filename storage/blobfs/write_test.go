@@ -1,0 +1,99 @@
+package blobfs_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/storage/blobfs"
+)
+
+// An object larger than the S3 driver's threshold for multipart uploads
+// (16 MiB) goes up in parts of PartSize and reads back whole.
+func TestMultipartWrite(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.PartSize(5*mib), blobfs.UploadConcurrency(2))
+	data := randomBytes(16*mib+777*kib, 12)
+	name := "s3://bucket/big/object.bin"
+
+	w, err := fsys.Create(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Small writes, as a record writer makes them.
+	for p := data; len(p) > 0; {
+		n := min(len(p), 100*kib+3)
+		if _, err := w.Write(p[:n]); err != nil {
+			t.Fatal(err)
+		}
+		p = p[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests("POST /bucket/big/object.bin?uploads"); len(got) != 1 {
+		t.Errorf("%d multipart uploads started", len(got))
+	}
+	parts := 0
+	for _, r := range s.requests("PUT /bucket/big/object.bin?") {
+		if strings.Contains(r, "partNumber=") {
+			parts++
+		}
+	}
+	if parts != 4 { // 5+5+5+1.76 MiB
+		t.Errorf("%d parts uploaded, want 4:\n%s", parts, strings.Join(s.requests(""), "\n"))
+	}
+
+	f, err := fsys.Open(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, %v; want the %d written", len(got), err, len(data))
+	}
+}
+
+// A failed upload is an error naming the object, and leaves no object.
+func TestWriteErrorsNameObject(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t)
+	ctx := context.Background()
+	name := "s3://nosuchbucket/x.bin"
+	w, err := fsys.Create(ctx, name)
+	if err == nil {
+		w.Write([]byte("data"))
+		err = w.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), name) {
+		t.Errorf("write to a missing bucket: %v", err)
+	}
+
+	name = "s3://bucket/failed.bin"
+	s.setFaults(failEvery(1))
+	w, err = fsys.Create(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("data"))
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), name) {
+		t.Errorf("Close with the server failing = %v", err)
+	}
+	s.setFaults(nil)
+	if _, err := fsys.Open(ctx, name); err == nil {
+		t.Errorf("a failed upload left an object")
+	}
+}
+
+func TestCreateBadNames(t *testing.T) {
+	fsys := blobfs.New()
+	defer fsys.Close()
+	for _, name := range []string{"mem://b/", "mem://", "local/path"} {
+		if _, err := fsys.Create(context.Background(), name); err == nil {
+			t.Errorf("Create(%q) succeeded", name)
+		}
+	}
+}
