@@ -7,20 +7,30 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/storage/blobfs"
 )
 
 const kib, mib = 1 << 10, 1 << 20
 
 func TestReadAtArbitraryOffsets(t *testing.T) {
-	s := newS3(t)
-	fsys := s.fs(t, blobfs.BlockSize(64*kib))
+	t.Run("s3", func(t *testing.T) {
+		testReadAt(t, newS3(t).fs(t, blobfs.BlockSize(64*kib)), "s3://bucket/dir/obj.bin")
+	})
+	t.Run("mem", func(t *testing.T) {
+		fsys := blobfs.New(blobfs.BlockSize(64 * kib))
+		defer fsys.Close()
+		testReadAt(t, fsys, "mem://bucket/dir/obj.bin")
+	})
+}
+
+func testReadAt(t *testing.T, fsys *blobfs.FS, name string) {
 	data := randomBytes(300*kib+17, 1)
-	name := "s3://bucket/dir/obj.bin"
 	put(t, fsys, name, data)
 
 	f, err := fsys.Open(context.Background(), name)
@@ -197,5 +207,36 @@ func TestCancelledContext(t *testing.T) {
 	}
 	if _, err := fsys.Open(ctx, name); !errors.Is(err, context.Canceled) {
 		t.Errorf("Open with cancelled context = %v", err)
+	}
+}
+
+func TestRegisterDefault(t *testing.T) {
+	fsys := blobfs.RegisterDefault()
+	defer fsys.Close()
+	for _, scheme := range blobfs.DefaultSchemes {
+		if !slices.Contains(storage.Schemes(), scheme) {
+			t.Errorf("scheme %q not registered", scheme)
+		}
+	}
+	// Local files stay with storage.Local.
+	if got := storage.Schemes(); !slices.Contains(got, "file") {
+		t.Errorf("schemes %q lost file", got)
+	}
+	ctx := context.Background()
+	w, err := storage.Create(ctx, "mem://reg/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "hello")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := storage.Open(ctx, "mem://reg/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if b, err := io.ReadAll(f); string(b) != "hello" || err != nil {
+		t.Errorf("ReadAll = %q, %v", b, err)
 	}
 }
