@@ -115,6 +115,9 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 		}
 		return 0, io.EOF
 	}
+	if len(p) == 0 {
+		return 0, nil
+	}
 	want := p
 	if rest := f.size - off; int64(len(want)) > rest {
 		want = want[:rest]
