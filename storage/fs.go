@@ -51,6 +51,22 @@ func Register(scheme string, fs FS) {
 	registry[strings.ToLower(scheme)] = fs
 }
 
+// Registered returns the FS serving scheme, if any, so that a caller that
+// registers a scheme for a while can put the previous FS back.
+func Registered(scheme string) (FS, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	fs, ok := registry[strings.ToLower(scheme)]
+	return fs, ok
+}
+
+// Unregister removes scheme's FS, if any.
+func Unregister(scheme string) {
+	mu.Lock()
+	defer mu.Unlock()
+	delete(registry, strings.ToLower(scheme))
+}
+
 // Schemes returns the registered schemes, sorted.
 func Schemes() []string {
 	mu.RLock()

@@ -254,6 +254,18 @@ func TestRegisterScheme(t *testing.T) {
 	if string(b) != "memtest://b/m" || f.Size() != int64(len(b)) {
 		t.Errorf("read %q size %d", b, f.Size())
 	}
+
+	// Registered and Unregister let a caller put things back as they were.
+	if got, ok := storage.Registered("MemTest"); !ok || got != storage.FS(m) {
+		t.Errorf("Registered(MemTest) = %v, %v", got, ok)
+	}
+	storage.Unregister("memtest")
+	if _, ok := storage.Registered("memtest"); ok {
+		t.Error("memtest still registered")
+	}
+	if _, err := storage.Open(ctx, "memtest://b/m"); !errors.Is(err, storage.ErrUnsupportedScheme) {
+		t.Errorf("Open after Unregister = %v, want ErrUnsupportedScheme", err)
+	}
 }
 
 func ExampleGlob() {

@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sluiceml/sluice/storage/blobfs"
 )
 
 // Main runs the command line args (without the program name) and returns
 // the process exit code: 0 on success, 1 on any error, which is printed to
 // stderr as one line.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	registerObjectStores.Do(func() { blobfs.RegisterDefault() })
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
@@ -21,6 +25,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// registerObjectStores makes every command accept s3://, gs://, azblob://
+// and mem:// names (credentials from each cloud's usual environment). The
+// file system lives as long as the process: buckets it opens stay open
+// for later commands run by the same process (tests).
+var registerObjectStores sync.Once
 
 // rootCmds builds the subcommands of the root, one constructor each.
 //
