@@ -1,0 +1,63 @@
+package bucket
+
+import (
+	"context"
+
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+)
+
+// A Step produces one example for Bucket: the bucket it goes into, in
+// [0, numBuckets), and its components. It reports the end of its input
+// with an error for which errors.Is(err, io.EOF) holds. With NumThreads
+// above 1 it is called from several goroutines at once.
+type Step func(ctx context.Context) (bucket int, e queue.Element, err error)
+
+// Buckets is the output of Bucket: batches, each from one bucket.
+type Buckets struct{ s *stage }
+
+// Bucket builds TensorFlow's contrib bucket on p: NumThreads goroutines
+// (default 1) run step and put each example into the queue of the bucket
+// it names; whenever a bucket holds its batch size of examples, they are
+// batched and queued, with the bucket id, on a top queue of Capacity
+// batches (default 32), which Next reads.
+//
+// batchSizes holds one batch size for every bucket, or one per bucket.
+// An example whose bucket is out of range stops the pipeline with an
+// error wrapping ErrBucketRange.
+//
+// The examples' component types and shapes are fixed by the first example
+// (with DynamicPad, only their ranks). Build errors are recorded on p,
+// whose Start returns them; Next returns them too.
+func Bucket(p *input.Pipeline, step Step, batchSizes []int, numBuckets int, opts ...Option) *Buckets {
+	cfg := newConfig(opts)
+	name := cfg.name
+	if name == "" {
+		name = "bucket"
+	}
+	var route routeFunc
+	if step != nil {
+		route = func(ctx context.Context) (int, queue.Element, bool, error) {
+			id, e, err := step(ctx)
+			if err != nil {
+				return 0, nil, false, err
+			}
+			return id, e, cfg.keep == nil || cfg.keep(id, e), nil
+		}
+	}
+	return &Buckets{newStage(p, name, cfg, numBuckets, batchSizes, 0, route)}
+}
+
+// Next returns the next batch and the bucket it came from. At end of
+// input it returns an error for which errors.Is(err, io.EOF) holds; if
+// the pipeline stopped because a stage failed, it returns that error.
+func (b *Buckets) Next(ctx context.Context) (bucket int, batch input.Batch, err error) {
+	id, e, err := b.s.next(ctx)
+	if err != nil {
+		return 0, input.Batch{}, err
+	}
+	return id, input.NewBatch(b.s.cfg.names, e), nil
+}
+
+// Queue returns the top queue, which holds whole batches, for its size.
+func (b *Buckets) Queue() queue.Queue { return b.s.top }

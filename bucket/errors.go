@@ -1,0 +1,36 @@
+package bucket
+
+import (
+	"fmt"
+
+	"github.com/sluiceml/sluice/queue"
+)
+
+// Errors callers test for with errors.Is.
+var (
+	// ErrInvalidArgument reports a stage built with invalid arguments
+	// (TensorFlow's ValueError) or an example the stage cannot take. It is
+	// the queue package's ErrInvalidArgument, so a shape mismatch reported
+	// by a bucket queue matches it too.
+	ErrInvalidArgument = queue.ErrInvalidArgument
+
+	// ErrBucketRange reports a step that chose a bucket outside
+	// [0, numBuckets). It wraps ErrInvalidArgument. TensorFlow drops such
+	// an example silently (no bucket's enqueue condition holds); see the
+	// package documentation.
+	ErrBucketRange = fmt.Errorf("bucket id out of range: %w", ErrInvalidArgument)
+)
+
+// End of input is the queue package's: Next reports it with an error for
+// which errors.Is(err, io.EOF) holds.
+
+// invalidf is an ErrInvalidArgument with the given message, which keeps
+// TensorFlow's text where TensorFlow has one.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, ErrInvalidArgument)...)
+}
+
+// rangeError is the error for bucket id out of a stage's n buckets.
+func rangeError(stage string, id, n int) error {
+	return fmt.Errorf("bucket: %s: bucket id %d is not in [0, %d): the stage has %d buckets: %w", stage, id, n, n, ErrBucketRange)
+}

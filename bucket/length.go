@@ -1,0 +1,101 @@
+package bucket
+
+import (
+	"context"
+	"sort"
+
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// A LengthStep produces one example for BySequenceLength: its sequence
+// length and its components. It reports the end of its input with an
+// error for which errors.Is(err, io.EOF) holds.
+type LengthStep func(ctx context.Context) (length int, e queue.Element, err error)
+
+// SequenceBuckets is the output of BySequenceLength: batches of examples
+// of similar length.
+type SequenceBuckets struct{ s *stage }
+
+// BySequenceLength builds TensorFlow's contrib bucket_by_sequence_length
+// on p: Bucket with len(boundaries)+1 buckets, an example of length L
+// going into bucket i when boundaries[i-1] <= L < boundaries[i] (bucket 0
+// below boundaries[0], the last at or above the last boundary; BSL-01).
+// boundaries must be strictly increasing and not empty; batchSizes holds
+// one batch size for every bucket or one per bucket.
+//
+// With DynamicPad, each batch is padded to its longest example only, which
+// is the point: sequences of similar length waste little padding. Next
+// returns the lengths with the batch. KeepInput's predicate gets the
+// length.
+func BySequenceLength(p *input.Pipeline, step LengthStep, boundaries []int, batchSizes []int, opts ...Option) *SequenceBuckets {
+	cfg := newConfig(opts)
+	name := cfg.name
+	if name == "" {
+		name = "bucket_by_sequence_length"
+	}
+	// TensorFlow's bucket_by_sequence_length calls bucket inside its own
+	// name scope.
+	name += "/bucket"
+	cfg.boundsErr = checkBoundaries(boundaries)
+	bounds := append([]int{}, boundaries...)
+	var route routeFunc
+	if step != nil {
+		route = func(ctx context.Context) (int, queue.Element, bool, error) {
+			n, e, err := step(ctx)
+			if err != nil {
+				return 0, nil, false, err
+			}
+			if cfg.keep != nil && !cfg.keep(n, e) {
+				return 0, nil, false, nil
+			}
+			// The length travels as the first component (BSL-03).
+			full := make(queue.Element, 0, len(e)+1)
+			full = append(full, tensor.Scalar(int64(n)))
+			return bucketFor(bounds, n), append(full, e...), true, nil
+		}
+	}
+	return &SequenceBuckets{newStage(p, name, cfg, len(boundaries)+1, batchSizes, 1, route)}
+}
+
+// checkBoundaries checks bucket_boundaries as TensorFlow does: not empty,
+// and each boundary below the next (BSL-04). Go's types make TensorFlow's
+// list and integer checks unnecessary.
+func checkBoundaries(b []int) error {
+	if len(b) == 0 {
+		return invalidf("bucket: bucket_boundaries must not be empty")
+	}
+	for i := 1; i < len(b); i++ {
+		if b[i-1] >= b[i] {
+			return invalidf("bucket: Buckets must contain sequential increasing lengths, but saw: %d before %d", b[i-1], b[i])
+		}
+	}
+	return nil
+}
+
+// bucketFor returns the bucket of a sequence of length n: the number of
+// boundaries at or below n (SAMPLING §4).
+func bucketFor(boundaries []int, n int) int {
+	return sort.Search(len(boundaries), func(i int) bool { return boundaries[i] > n })
+}
+
+// Next returns the next batch and the length of each of its examples. At
+// end of input it returns an error for which errors.Is(err, io.EOF)
+// holds; if the pipeline stopped because a stage failed, it returns that
+// error.
+func (b *SequenceBuckets) Next(ctx context.Context) (lengths []int, batch input.Batch, err error) {
+	_, e, err := b.s.next(ctx)
+	if err != nil {
+		return nil, input.Batch{}, err
+	}
+	ls := e[0].Int64s()
+	lengths = make([]int, len(ls))
+	for i, n := range ls {
+		lengths[i] = int(n)
+	}
+	return lengths, input.NewBatch(b.s.cfg.names, e[1:]), nil
+}
+
+// Queue returns the top queue, which holds whole batches, for its size.
+func (b *SequenceBuckets) Queue() queue.Queue { return b.s.top }

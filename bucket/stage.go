@@ -1,0 +1,289 @@
+package bucket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// A routeFunc produces one example and the bucket it belongs in; keep
+// false drops it. It is what Bucket and BySequenceLength make of the
+// caller's step.
+type routeFunc func(ctx context.Context) (id int, e queue.Element, keep bool, err error)
+
+// A stage is the machinery Bucket and BySequenceLength share, laid out as
+// TensorFlow lays it out (BK-01): NumThreads goroutines run the step and
+// enqueue each example into its bucket's queue; one mover per bucket
+// takes a batch from its queue and pushes it, with the bucket id, onto
+// the top queue; Next dequeues from the top queue. A batch therefore
+// always comes from one bucket (BK-07).
+//
+// The goroutines are two queue runners on the pipeline. The input runner
+// closes every bucket queue when the step's input ends; each mover then
+// drains its queue and ends, and the mover runner closes the top queue
+// after the last one, so Next reports end of input after the last batch.
+// A stop closes all the queues with cancel.
+type stage struct {
+	p          *input.Pipeline
+	name       string
+	cfg        *config
+	route      routeFunc
+	batchSizes []int
+	ids        []tensor.Tensor // bucket i's id, pushed with its batches
+	lead       int             // components the stage puts before the step's (the length)
+	buckets    []*lazyQueue
+	top        *lazyQueue
+	err        error // the build error, returned by next
+
+	ready   atomic.Bool // the real queues exist
+	initMu  sync.Mutex
+	initErr error
+}
+
+// newStage validates the arguments and builds the stage on p. A build
+// error is recorded on p and kept in the stage, whose next returns it.
+func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batchSizes []int, lead int, route routeFunc) *stage {
+	s := &stage{p: p, name: name, cfg: cfg, route: route, lead: lead}
+	s.top = newLazyQueue("PaddingFIFOQueue", name+"/top_queue", cfg.capacity)
+	sizes, caps, err := checkArgs(numBuckets, batchSizes, cfg)
+	if err == nil && route == nil {
+		err = invalidf("bucket: %s: no step", name)
+	}
+	if err != nil {
+		s.fail(err)
+		return s
+	}
+	s.batchSizes = sizes
+	kind := "FIFOQueue"
+	if cfg.dynamicPad {
+		kind = "PaddingFIFOQueue"
+	}
+	for i := range numBuckets {
+		s.buckets = append(s.buckets, newLazyQueue(kind, fmt.Sprintf("%s/bucket_queue_%d", name, i), caps[i]))
+		s.ids = append(s.ids, tensor.Scalar(int32(i)))
+	}
+
+	enqueues := make([]coord.Step, cfg.numThreads)
+	names := make([]string, cfg.numThreads)
+	for i := range enqueues {
+		enqueues[i] = s.enqueue
+		names[i] = fmt.Sprintf("enqueue%d", i)
+	}
+	in, err := coord.NewQueueRunner(bucketSet{s}, enqueues, coord.StepNames(names...))
+	if err != nil {
+		s.fail(err)
+		return s
+	}
+	movers := make([]coord.Step, numBuckets)
+	names = make([]string, numBuckets)
+	for i := range movers {
+		movers[i] = s.move(i)
+		names[i] = fmt.Sprintf("enqueue_from_bucket_%d", i)
+	}
+	out, err := coord.NewQueueRunner(s.top, movers, coord.StepNames(names...))
+	if err != nil {
+		s.fail(err)
+		return s
+	}
+	p.AddQueueRunner(in)
+	p.AddQueueRunner(out)
+	for _, q := range s.buckets {
+		p.TrackQueue(q, 0)
+	}
+	p.TrackQueue(s.top, 0)
+	return s
+}
+
+func (s *stage) fail(err error) {
+	s.err = err
+	s.p.Fail(err)
+	s.top.Close(context.Background(), true)
+}
+
+// checkArgs checks the arguments TensorFlow's bucket checks (BK-02), and
+// those Go adds, and returns the batch size and capacity of each bucket.
+func checkArgs(numBuckets int, batchSizes []int, cfg *config) (sizes, caps []int, err error) {
+	if cfg.boundsErr != nil {
+		return nil, nil, cfg.boundsErr
+	}
+	if numBuckets <= 0 {
+		return nil, nil, invalidf("bucket: num_buckets must be positive, not %d", numBuckets)
+	}
+	switch len(batchSizes) {
+	case 1:
+		for range numBuckets {
+			sizes = append(sizes, batchSizes[0])
+		}
+	case numBuckets:
+		sizes = batchSizes
+	default:
+		return nil, nil, invalidf("bucket: If batch_size is a list it must have num_buckets elements")
+	}
+	caps = cfg.capacities
+	if caps == nil {
+		for range numBuckets {
+			caps = append(caps, cfg.capacity)
+		}
+	}
+	if len(caps) != numBuckets {
+		return nil, nil, invalidf("bucket: The list bucket_capacities (%s) must have exactly num_buckets (%d) elements.", pyList(caps), numBuckets)
+	}
+	if cfg.err != nil {
+		return nil, nil, cfg.err
+	}
+	for _, n := range sizes {
+		if n <= 0 {
+			return nil, nil, invalidf("bucket: batch_size must be positive, not %d", n)
+		}
+	}
+	return append([]int{}, sizes...), caps, nil
+}
+
+// pyList formats ints as Python prints a list, for TensorFlow's messages.
+func pyList(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = fmt.Sprint(n)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// enqueue is the input runner's step: one example into its bucket.
+func (s *stage) enqueue(ctx context.Context) error {
+	id, e, keep, err := s.route(ctx)
+	if err != nil || !keep {
+		return err
+	}
+	if id < 0 || id >= len(s.buckets) {
+		return rangeError(s.name, id, len(s.buckets))
+	}
+	if err := s.init(e); err != nil {
+		return err
+	}
+	return s.buckets[id].Enqueue(ctx, e)
+}
+
+// move returns bucket i's mover: it takes a full batch (or, at end of
+// input with AllowSmallerFinalBatch, what is left) and pushes it onto the
+// top queue behind the bucket id. The bucket queue's end of input ends
+// it cleanly.
+func (s *stage) move(i int) coord.Step {
+	bq, n, id := s.buckets[i], s.batchSizes[i], s.ids[i]
+	return func(ctx context.Context) error {
+		var b queue.Element
+		var err error
+		if s.cfg.allowSmaller {
+			b, err = bq.DequeueUpTo(ctx, n)
+		} else {
+			b, err = bq.DequeueMany(ctx, n)
+		}
+		if err != nil {
+			return err
+		}
+		e := make(queue.Element, 0, len(b)+1)
+		return s.top.Enqueue(ctx, append(append(e, id), b...))
+	}
+}
+
+// init makes the real queues from the first example: its component types,
+// and its shapes, or with DynamicPad only its ranks. The top queue holds
+// the bucket id and whole batches, whose sizes differ, so it is a
+// PaddingFIFO with every dimension unknown, as TensorFlow's (it is only
+// ever dequeued one batch at a time, so it never pads).
+func (s *stage) init(first queue.Element) error {
+	if s.ready.Load() {
+		return nil
+	}
+	s.initMu.Lock()
+	defer s.initMu.Unlock()
+	if s.ready.Load() || s.initErr != nil {
+		return s.initErr
+	}
+	s.initErr = s.makeQueues(first)
+	if s.initErr == nil {
+		s.ready.Store(true)
+	}
+	return s.initErr
+}
+
+func (s *stage) makeQueues(first queue.Element) error {
+	if len(first) == 0 {
+		return invalidf("bucket: Expected at least one tensor in bucket().")
+	}
+	if names := s.cfg.names; names != nil && len(names) != len(first)-s.lead {
+		return invalidf("bucket: %s: %d names for %d components", s.name, len(names), len(first)-s.lead)
+	}
+	dtypes := make([]tensor.DType, len(first))
+	shapes := make([]tensor.Shape, len(first))
+	topShapes := []tensor.Shape{{}}
+	for i, t := range first {
+		if !t.IsValid() {
+			return invalidf("bucket: %s: component %d is not a tensor", s.name, i)
+		}
+		dtypes[i] = t.DType()
+		shapes[i] = t.Shape().Clone()
+		if s.cfg.dynamicPad {
+			shapes[i] = unknownShape(t.Rank())
+		}
+		topShapes = append(topShapes, unknownShape(t.Rank()+1))
+	}
+	bucketQueues := make([]queue.Queue, len(s.buckets))
+	for i, l := range s.buckets {
+		var err error
+		opts := queue.WithName(l.name)
+		if s.cfg.dynamicPad {
+			bucketQueues[i], err = queue.NewPaddingFIFO(l.capacity, dtypes, shapes, opts)
+		} else {
+			bucketQueues[i], err = queue.NewFIFO(l.capacity, dtypes, opts, queue.WithShapes(shapes...))
+		}
+		if err != nil {
+			return fmt.Errorf("bucket: %s: %w", s.name, err)
+		}
+	}
+	top, err := queue.NewPaddingFIFO(s.top.capacity, append([]tensor.DType{tensor.Int32}, dtypes...), topShapes,
+		queue.WithName(s.top.name))
+	if err != nil {
+		return fmt.Errorf("bucket: %s: %w", s.name, err)
+	}
+	for i, l := range s.buckets {
+		l.set(bucketQueues[i])
+	}
+	s.top.set(top)
+	return nil
+}
+
+func unknownShape(rank int) tensor.Shape {
+	s := make(tensor.Shape, rank)
+	for i := range s {
+		s[i] = tensor.Unknown
+	}
+	return s
+}
+
+// next returns the next batch's bucket id and components (the stage's
+// leading ones first). At end of input it returns the error that stopped
+// the pipeline, if one did, so the consumer learns why its input ended.
+func (s *stage) next(ctx context.Context) (int, queue.Element, error) {
+	if s.err != nil {
+		return 0, nil, s.err
+	}
+	e, err := s.top.Dequeue(ctx)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			if perr := s.p.Coordinator().Err(); perr != nil {
+				return 0, nil, perr
+			}
+		}
+		return 0, nil, err
+	}
+	return int(e[0].Int32s()[0]), e[1:], nil
+}
