@@ -18,10 +18,6 @@ import (
 // with dynamic padding, and a direct estimate of each series' φ from its
 // whole sequence. It returns the estimates by series id.
 func runBucketed(ctx context.Context, cfg Config, res *Result, out io.Writer) (map[int64]estimate, error) {
-	if len(cfg.BucketBatch) != len(cfg.Boundaries)+1 {
-		return nil, fmt.Errorf("demo sequence: %d bucket batch sizes for %d boundaries, want %d",
-			len(cfg.BucketBatch), len(cfg.Boundaries), len(cfg.Boundaries)+1)
-	}
 	p := input.NewPipeline(input.WithSeed(cfg.Seed))
 	src, err := newSeriesSource(ctx, p, cfg, res)
 	if err != nil {

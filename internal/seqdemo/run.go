@@ -84,6 +84,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.MinLen < 2 || cfg.MaxLen < cfg.MinLen {
 		return nil, fmt.Errorf("demo sequence: --series, --shards, --readers, --num-unroll and --batch must be positive, and 2 <= --min-len <= --max-len")
 	}
+	if len(cfg.BucketBatch) != len(cfg.Boundaries)+1 {
+		return nil, fmt.Errorf("demo sequence: %d bucket batch sizes for %d boundaries, want %d",
+			len(cfg.BucketBatch), len(cfg.Boundaries), len(cfg.Boundaries)+1)
+	}
 	out := cfg.Out
 	if out == nil {
 		out = io.Discard
