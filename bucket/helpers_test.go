@@ -94,3 +94,5 @@ func nextLen(b *bucket.SequenceBuckets) func(context.Context) (got, error) {
 		return got{lengths: lengths, batch: batch}, err
 	}
 }
+
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }
