@@ -32,5 +32,5 @@ func invalidf(format string, args ...any) error {
 
 // rangeError is the error for bucket id out of a stage's n buckets.
 func rangeError(stage string, id, n int) error {
-	return fmt.Errorf("bucket: %s: bucket id %d is not in [0, %d): the stage has %d buckets: %w", stage, id, n, n, ErrBucketRange)
+	return fmt.Errorf("bucket: stage %q: bucket id %d is not in [0, %d) (%d buckets): %w", stage, id, n, n, ErrBucketRange)
 }

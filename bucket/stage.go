@@ -56,7 +56,7 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	s.top = newLazyQueue("PaddingFIFOQueue", name+"/top_queue", cfg.capacity)
 	sizes, caps, err := checkArgs(numBuckets, batchSizes, cfg)
 	if err == nil && route == nil {
-		err = invalidf("bucket: %s: no step", name)
+		err = invalidf("bucket: stage %q: no step", name)
 	}
 	if err != nil {
 		s.fail(err)
@@ -220,14 +220,14 @@ func (s *stage) makeQueues(first queue.Element) error {
 		return invalidf("bucket: Expected at least one tensor in bucket().")
 	}
 	if names := s.cfg.names; names != nil && len(names) != len(first)-s.lead {
-		return invalidf("bucket: %s: %d names for %d components", s.name, len(names), len(first)-s.lead)
+		return invalidf("bucket: stage %q: %d names for %d components", s.name, len(names), len(first)-s.lead)
 	}
 	dtypes := make([]tensor.DType, len(first))
 	shapes := make([]tensor.Shape, len(first))
 	topShapes := []tensor.Shape{{}}
 	for i, t := range first {
 		if !t.IsValid() {
-			return invalidf("bucket: %s: component %d is not a tensor", s.name, i)
+			return invalidf("bucket: stage %q: component %d is not a tensor", s.name, i)
 		}
 		dtypes[i] = t.DType()
 		shapes[i] = t.Shape().Clone()
@@ -246,13 +246,13 @@ func (s *stage) makeQueues(first queue.Element) error {
 			bucketQueues[i], err = queue.NewFIFO(l.capacity, dtypes, opts, queue.WithShapes(shapes...))
 		}
 		if err != nil {
-			return fmt.Errorf("bucket: %s: %w", s.name, err)
+			return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 		}
 	}
 	top, err := queue.NewPaddingFIFO(s.top.capacity, append([]tensor.DType{tensor.Int32}, dtypes...), topShapes,
 		queue.WithName(s.top.name))
 	if err != nil {
-		return fmt.Errorf("bucket: %s: %w", s.name, err)
+		return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 	}
 	for i, l := range s.buckets {
 		l.set(bucketQueues[i])
