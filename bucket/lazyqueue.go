@@ -67,13 +67,23 @@ func (l *lazyQueue) forEnqueue() (queue.Queue, error) {
 
 // forDequeue waits for the real queue; nil means the queue was closed
 // before any example arrived.
+//
+// Once the queue is ready, the real queue decides, whatever the state of
+// ctx: like every queue, it serves an available element without looking
+// at the context, so the outcome does not depend on which of two ready
+// channels a select picks.
 func (l *lazyQueue) forDequeue(ctx context.Context) (queue.Queue, error) {
 	select {
 	case <-l.ready:
+		return l.current(), nil
+	default:
+	}
+	select {
+	case <-l.ready:
+		return l.current(), nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("Dequeue operation was cancelled: %w", ctx.Err())
 	}
-	return l.current(), nil
 }
 
 func (l *lazyQueue) emptyEOF(n int) error {
