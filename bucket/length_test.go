@@ -131,3 +131,28 @@ func TestBySequenceLengthSizesAndKeep(t *testing.T) {
 		t.Errorf("batch sizes %v, want %v", sizes, want)
 	}
 }
+
+// BySequenceLength's queues are named as TensorFlow names them, under its
+// own scope and then bucket's.
+func TestBySequenceLengthQueueNames(t *testing.T) {
+	for _, tc := range []struct {
+		opts []bucket.Option
+		want []string
+	}{
+		{nil, []string{"bucket_by_sequence_length/bucket/bucket_queue_0", "bucket_by_sequence_length/bucket/bucket_queue_1",
+			"bucket_by_sequence_length/bucket/top_queue"}},
+		{[]bucket.Option{bucket.Name("words")}, []string{"words/bucket/bucket_queue_0", "words/bucket/bucket_queue_1",
+			"words/bucket/top_queue"}},
+	} {
+		p := input.NewPipeline()
+		b := bucket.BySequenceLength(p, lengthCounter(0, nil), []int{5}, []int{1}, tc.opts...)
+		var names []string
+		for _, m := range p.Metrics() {
+			names = append(names, m.Name)
+		}
+		if !slices.Equal(names, tc.want) || b.Queue().Name() != tc.want[2] {
+			t.Errorf("queues %q (top %q), want %q", names, b.Queue().Name(), tc.want)
+		}
+		drain(t, p, nextLen(b))
+	}
+}

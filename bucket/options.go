@@ -97,8 +97,9 @@ func AllowSmallerFinalBatch() Option {
 }
 
 // Name names the stage; its queues are named under it
-// ("<name>/bucket_queue_<i>", "<name>/top_queue"). The defaults are
-// "bucket" and "bucket_by_sequence_length/bucket".
+// ("<name>/bucket_queue_<i>", "<name>/top_queue"). BySequenceLength puts
+// them under "<name>/bucket", as TensorFlow's calls bucket inside its own
+// name scope. The defaults are "bucket" and "bucket_by_sequence_length".
 func Name(name string) Option {
 	return func(c *config) { c.name = name }
 }
