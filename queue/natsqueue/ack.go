@@ -1,0 +1,175 @@
+package natsqueue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/sluiceml/sluice/queue"
+)
+
+// An Acker is a queue whose dequeued work units stay assigned to the
+// worker that took them until it reports them finished. A reader that
+// takes its units from a queue checks for this interface once; when the
+// queue has it, the reader calls WorkDone after a unit's last record was
+// read and the unit closed (Format.OnWorkFinished), and also when it drops
+// a unit it could not open, since a dropped unit is finished too. A unit
+// never reported stays assigned to its worker while that worker lives.
+type Acker interface {
+	// WorkDone reports that the worker finished unit, a string it
+	// dequeued. A shared queue then forgets the unit for good.
+	WorkDone(ctx context.Context, unit string) error
+}
+
+var _ Acker = (*Queue)(nil)
+
+// hold records a delivered unit as this handle's and starts the heartbeat
+// if it is the first.
+func (q *Queue) hold(m jetstream.Msg) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	u := string(m.Data())
+	q.held[u] = append(q.held[u], m)
+	q.nheld++
+	if q.hbStop == nil && q.cfg.heartbeat > 0 && !q.stopped {
+		q.hbStop = make(chan struct{})
+		go q.heartbeat(q.hbStop)
+	}
+}
+
+// unhold takes the oldest held delivery of unit, or nil.
+func (q *Queue) unhold(unit string) jetstream.Msg {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ms := q.held[unit]
+	if len(ms) == 0 {
+		return nil
+	}
+	m := ms[0]
+	if len(ms) == 1 {
+		delete(q.held, unit)
+	} else {
+		q.held[unit] = ms[1:]
+	}
+	q.nheld--
+	if q.nheld == 0 {
+		q.stopHeartbeat()
+	}
+	return m
+}
+
+// stopHeartbeat ends the heartbeat goroutine. q.mu is held.
+func (q *Queue) stopHeartbeat() {
+	if q.hbStop != nil {
+		close(q.hbStop)
+		q.hbStop = nil
+	}
+}
+
+// heartbeat tells the server, every heartbeat interval, that this worker
+// still works on the units it holds, which resets their AckWait: a unit
+// that takes longer than AckWait to read is not redelivered while its
+// worker lives, and is redelivered within AckWait once the worker dies.
+// It runs only while the handle holds units.
+func (q *Queue) heartbeat(stop <-chan struct{}) {
+	t := time.NewTicker(q.cfg.heartbeat)
+	defer t.Stop()
+	var ms []jetstream.Msg
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ms = ms[:0]
+		q.mu.Lock()
+		for _, held := range q.held {
+			ms = append(ms, held...)
+		}
+		q.mu.Unlock()
+		for _, m := range ms {
+			// Fire and forget: a lost heartbeat is made good by the next,
+			// and AckWait is several heartbeats long.
+			m.InProgress()
+		}
+	}
+}
+
+// WorkDone acknowledges unit, which this handle dequeued: the server
+// deletes it, and it counts no more against the capacity or end of input.
+// If the handle holds the same content several times, the oldest delivery
+// is acknowledged. The acknowledgement is confirmed by the server and
+// retried while the server is unreachable; if ctx ends first, the unit
+// stays held.
+func (q *Queue) WorkDone(ctx context.Context, unit string) error {
+	m := q.unhold(unit)
+	if m == nil {
+		return q.errorf("WorkDone(%q): the unit is not held by this handle: %w", unit, queue.ErrInvalidArgument)
+	}
+	for {
+		err := m.DoubleAck(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			q.hold(m)
+			return cancelledError("WorkDone", ctx.Err())
+		case !transient(err):
+			return q.errorf("WorkDone(%q): %w", unit, err)
+		}
+		if !sleep(ctx, q.cfg.poll, nil) {
+			q.hold(m)
+			return cancelledError("WorkDone", ctx.Err())
+		}
+	}
+}
+
+// Ack is WorkDone for a dequeued element, a scalar string.
+func (q *Queue) Ack(ctx context.Context, e queue.Element) error {
+	if len(e) != 1 || e[0].Rank() != 0 || len(e[0].Strings()) != 1 {
+		return invalidf("natsqueue %q: Ack takes a dequeued element, a scalar string, not %v", q.name, e)
+	}
+	return q.WorkDone(ctx, string(e[0].Strings()[0]))
+}
+
+// Release hands unit back to the queue unfinished, for another worker to
+// take at once (a worker shutting down mid-unit, say).
+func (q *Queue) Release(unit string) error {
+	m := q.unhold(unit)
+	if m == nil {
+		return q.errorf("Release(%q): the unit is not held by this handle: %w", unit, queue.ErrInvalidArgument)
+	}
+	if err := m.Nak(); err != nil {
+		return q.errorf("Release(%q): %w", unit, err)
+	}
+	return nil
+}
+
+// ReleaseAll hands back every unit this handle holds.
+func (q *Queue) ReleaseAll() error {
+	q.mu.Lock()
+	var ms []jetstream.Msg
+	for _, held := range q.held {
+		ms = append(ms, held...)
+	}
+	q.held = map[string][]jetstream.Msg{}
+	q.nheld = 0
+	q.stopHeartbeat()
+	q.mu.Unlock()
+	var first error
+	for _, m := range ms {
+		if err := m.Nak(); err != nil && first == nil {
+			first = fmt.Errorf("natsqueue %q: ReleaseAll: %w", q.name, err)
+		}
+	}
+	return first
+}
+
+// Held returns the number of units this handle holds: dequeued and
+// neither acknowledged nor released.
+func (q *Queue) Held() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.nheld
+}

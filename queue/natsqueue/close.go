@@ -1,0 +1,113 @@
+package natsqueue
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/sluiceml/sluice/queue"
+)
+
+// The closed flag is a key in a JetStream key-value bucket, one key per
+// queue name and epoch, rather than a sentinel message in the stream: a
+// sentinel would be delivered to one worker only, would count against the
+// capacity and would have to be re-enqueued by whoever took it, whereas
+// every worker can read a key at any time.
+const closedValue = "closed"
+
+// readClosed reads the closed flag. Once set it is never cleared, so a
+// flag seen set is not asked for again.
+func (q *Queue) readClosed(ctx context.Context) (bool, error) {
+	if q.closed.Load() {
+		return true, nil
+	}
+	_, err := q.kv.Get(ctx, q.n.key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return false, nil
+	case err != nil:
+		return false, q.errorf("reading the closed flag: %w", err)
+	}
+	q.closed.Store(true)
+	return true, nil
+}
+
+// Close sets the queue's closed flag, for every worker of the epoch.
+//
+// Without cancelPendingEnqueues it first waits for this handle's blocked
+// enqueues to complete, as TensorFlow queues a close behind them, and
+// closing a closed queue is an error wrapping queue.ErrClosed; with it, it
+// fails this handle's blocked enqueues with queue.ErrCancelled at once and
+// is never an error. Enqueues blocked in other processes fail with
+// queue.ErrClosed when they next read the flag. Either way, dequeues then
+// drain the units left and report end of input once none is pending or
+// unacknowledged.
+func (q *Queue) Close(ctx context.Context, cancelPendingEnqueues bool) error {
+	if cancelPendingEnqueues {
+		q.mu.Lock()
+		if !q.cancelled {
+			q.cancelled = true
+			close(q.cancel)
+		}
+		q.mu.Unlock()
+		return q.setClosed(ctx, false)
+	}
+	q.mu.Lock()
+	if q.closing || q.cancelled || q.closed.Load() {
+		q.mu.Unlock()
+		return q.alreadyClosed()
+	}
+	q.closing = true
+	idle := q.enqIdle
+	busy := q.enqueuing > 0
+	q.mu.Unlock()
+	if busy {
+		select {
+		case <-idle:
+		case <-q.cancel:
+			return cancelledError("Close", queue.ErrCancelled)
+		case <-ctx.Done():
+			q.mu.Lock()
+			q.closing = false
+			q.mu.Unlock()
+			return cancelledError("Close", ctx.Err())
+		}
+	}
+	return q.setClosed(ctx, true)
+}
+
+// setClosed writes the flag, retrying while the server is unreachable.
+// With exclusive, a flag already set by another worker is an error.
+func (q *Queue) setClosed(ctx context.Context, exclusive bool) error {
+	retried := false
+	for {
+		var err error
+		if exclusive {
+			_, err = q.kv.Create(ctx, q.n.key, []byte(closedValue))
+		} else {
+			_, err = q.kv.Put(ctx, q.n.key, []byte(closedValue))
+		}
+		switch {
+		case err == nil:
+			q.closed.Store(true)
+			return nil
+		case errors.Is(err, jetstream.ErrKeyExists):
+			q.closed.Store(true)
+			if retried {
+				return nil // our own earlier try landed
+			}
+			return q.alreadyClosed()
+		case ctx.Err() != nil:
+			q.mu.Lock()
+			q.closing = false
+			q.mu.Unlock()
+			return cancelledError("Close", ctx.Err())
+		case !transient(err):
+			return q.errorf("Close: writing the closed flag: %w", err)
+		}
+		retried = true
+		if !sleep(ctx, q.cfg.poll, nil) {
+			return cancelledError("Close", ctx.Err())
+		}
+	}
+}

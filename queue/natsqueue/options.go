@@ -1,0 +1,115 @@
+package natsqueue
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/sluiceml/sluice/queue"
+)
+
+// config is what the options set.
+type config struct {
+	capacity   int
+	epoch      int
+	ackWait    time.Duration
+	heartbeat  time.Duration
+	poll       time.Duration
+	dupWindow  time.Duration
+	stream     string
+	bucket     string
+	storage    jetstream.StorageType
+	replicas   int
+	maxDeliver int
+}
+
+func defaults() config {
+	return config{
+		capacity:  32, // string_input_producer's default
+		ackWait:   30 * time.Second,
+		poll:      200 * time.Millisecond,
+		dupWindow: time.Hour,
+		storage:   jetstream.FileStorage,
+		replicas:  1,
+	}
+}
+
+// An Option configures a queue.
+type Option func(*config)
+
+// WithCapacity sets how many units the queue holds, counting those
+// delivered to a worker and not yet acknowledged (default 32). Enqueue
+// blocks while the epoch's consumer has that many.
+func WithCapacity(n int) Option { return func(c *config) { c.capacity = n } }
+
+// WithEpoch selects the epoch (default 0). Each epoch of a queue name has
+// its own subject, durable consumer, closed flag and message IDs inside the
+// queue's one stream, so the workers of epoch 3 share one queue and never
+// see epoch 2's units.
+func WithEpoch(epoch int) Option { return func(c *config) { c.epoch = epoch } }
+
+// WithAckWait sets the consumer's AckWait (default 30s): how long the
+// server waits for a delivered unit's ack, or a heartbeat, before it
+// redelivers the unit to another worker. It is the time a dead worker's
+// unit stays unavailable.
+func WithAckWait(d time.Duration) Option { return func(c *config) { c.ackWait = d } }
+
+// WithHeartbeat sets how often a worker tells the server it is still
+// working on the units it holds (default AckWait/3); a negative value turns
+// the heartbeat off, so that a unit held longer than AckWait is
+// redelivered.
+func WithHeartbeat(d time.Duration) Option { return func(c *config) { c.heartbeat = d } }
+
+// WithPollInterval sets how often blocked calls look at the queue's state:
+// a full queue for room, an empty one for its closed flag (default 200ms).
+// Units themselves arrive without polling.
+func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
+
+// WithDuplicateWindow sets the stream's de-duplication window (default one
+// hour) when this call creates the stream: two enqueues of the same unit
+// for the same epoch are merged if they are this close in time.
+func WithDuplicateWindow(d time.Duration) Option { return func(c *config) { c.dupWindow = d } }
+
+// WithStream names the stream (default "SLUICE_" and the queue's name). A
+// stream holds the epochs of one queue name only.
+func WithStream(name string) Option { return func(c *config) { c.stream = name } }
+
+// WithBucket names the key-value bucket of closed flags (default
+// "sluice_queues"), which any number of queues share.
+func WithBucket(name string) Option { return func(c *config) { c.bucket = name } }
+
+// WithStorage sets the storage of a stream and bucket this call creates
+// (default jetstream.FileStorage, which survives a server restart).
+func WithStorage(s jetstream.StorageType) Option { return func(c *config) { c.storage = s } }
+
+// WithReplicas sets the replicas of a stream and bucket this call creates
+// (default 1), for a clustered server.
+func WithReplicas(n int) Option { return func(c *config) { c.replicas = n } }
+
+// WithMaxDeliver caps how often a unit is delivered (default unlimited);
+// a unit that kills every worker that reads it is then dropped.
+func WithMaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } }
+
+func (c *config) check(name string) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("natsqueue %q: %s: %w", name, fmt.Sprintf(format, args...), queue.ErrInvalidArgument)
+	}
+	switch {
+	case name == "":
+		return fmt.Errorf("natsqueue: a queue needs a name: %w", queue.ErrInvalidArgument)
+	case c.capacity <= 0:
+		return bad("capacity must be positive, not %d", c.capacity)
+	case c.epoch < 0:
+		return bad("epoch must not be negative, not %d", c.epoch)
+	case c.ackWait <= 0:
+		return bad("AckWait must be positive, not %v", c.ackWait)
+	case c.poll <= 0:
+		return bad("poll interval must be positive, not %v", c.poll)
+	case c.heartbeat >= c.ackWait:
+		return bad("heartbeat %v must be shorter than AckWait %v", c.heartbeat, c.ackWait)
+	}
+	if c.heartbeat == 0 {
+		c.heartbeat = c.ackWait / 3
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package natsqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// A Queue is one worker's handle on a shared queue of string work units
+// kept in a JetStream stream. Any number of handles, in any number of
+// processes, may open the same queue name and epoch; they then share its
+// units, its capacity and its closed flag. A Queue implements queue.Queue
+// and Acker, and its methods are safe for concurrent use.
+type Queue struct {
+	name  string
+	cfg   config
+	n     names
+	js    jetstream.JetStream
+	cons  jetstream.Consumer
+	kv    jetstream.KeyValue
+	owned *nats.Conn // closed by Stop when Dial made it
+
+	closed atomic.Bool // the closed flag, once seen set (it is never cleared)
+
+	mu        sync.Mutex
+	held      map[string][]jetstream.Msg // delivered, unacked units by content
+	nheld     int
+	hbStop    chan struct{} // closed to stop the running heartbeat, nil if none runs
+	stopped   bool
+	seen      map[string]int // enqueues of each content through this handle
+	credit    int            // units that fit before the capacity is read again
+	enqueuing int            // enqueue calls under way
+	enqIdle   chan struct{}  // closed when enqueuing drops to 0
+	closing   bool           // a non-cancelling Close waits or has run
+	cancel    chan struct{}  // closed by a cancelling Close
+	cancelled bool
+}
+
+var _ queue.Queue = (*Queue)(nil)
+
+// New opens the queue name, epoch 0 unless WithEpoch says otherwise,
+// creating its stream, its epoch's durable consumer and the bucket of
+// closed flags if they do not exist yet. Every worker of a job calls New
+// with the same name and epoch; existing objects are used as they are,
+// except that the consumer's AckWait and MaxDeliver are set to this
+// call's.
+func New(ctx context.Context, js jetstream.JetStream, name string, opts ...Option) (*Queue, error) {
+	c := defaults()
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := c.check(name); err != nil {
+		return nil, err
+	}
+	q := &Queue{
+		name: name, cfg: c, n: newNames(name, c.epoch, &c), js: js,
+		held: map[string][]jetstream.Msg{}, seen: map[string]int{},
+		cancel: make(chan struct{}),
+	}
+	if err := q.setup(ctx); err != nil {
+		return nil, q.errorf("opening: %w", err)
+	}
+	return q, nil
+}
+
+// Dial connects to the NATS server or cluster at url (nats.DefaultURL if
+// empty) and opens the queue there. The connection reconnects forever
+// after a server restart; Stop closes it.
+func Dial(ctx context.Context, url, name string, opts ...Option) (*Queue, error) {
+	if url == "" {
+		url = nats.DefaultURL
+	}
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	if err != nil {
+		return nil, fmt.Errorf("natsqueue %q: connecting to %s: %w", name, url, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("natsqueue %q: %w", name, err)
+	}
+	q, err := New(ctx, js, name, opts...)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	q.owned = nc
+	return q, nil
+}
+
+func (q *Queue) setup(ctx context.Context) error {
+	_, err := q.js.Stream(ctx, q.n.stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = q.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name:        q.n.stream,
+			Description: "sluice work queue " + q.name,
+			Subjects:    []string{q.n.subjects},
+			// Work-queue retention: an acked unit is deleted, so the
+			// stream holds exactly the units not yet finished.
+			Retention:  jetstream.WorkQueuePolicy,
+			Storage:    q.cfg.storage,
+			Replicas:   q.cfg.replicas,
+			Duplicates: q.cfg.dupWindow,
+		})
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			err = nil // another worker made it first
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", q.n.stream, err)
+	}
+	q.cons, err = q.js.CreateOrUpdateConsumer(ctx, q.n.stream, jetstream.ConsumerConfig{
+		Durable:       q.n.consumer,
+		Description:   fmt.Sprintf("sluice work queue %s, epoch %d", q.name, q.cfg.epoch),
+		FilterSubject: q.n.subject,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       q.cfg.ackWait,
+		MaxDeliver:    q.cfg.maxDeliver,
+		MaxAckPending: -1, // every worker may hold a unit, however many there are
+	})
+	if err != nil {
+		return fmt.Errorf("consumer %s: %w", q.n.consumer, err)
+	}
+	q.kv, err = q.js.KeyValue(ctx, q.n.bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		q.kv, err = q.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      q.n.bucket,
+			Description: "closed flags of sluice work queues",
+			Storage:     q.cfg.storage,
+			Replicas:    q.cfg.replicas,
+		})
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			q.kv, err = q.js.KeyValue(ctx, q.n.bucket)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("bucket %s: %w", q.n.bucket, err)
+	}
+	return nil
+}
+
+// Name returns the queue's name.
+func (q *Queue) Name() string { return q.name }
+
+// Epoch returns the epoch the queue serves.
+func (q *Queue) Epoch() int { return q.cfg.epoch }
+
+// DTypes returns the one component type, tensor.String.
+func (q *Queue) DTypes() []tensor.DType { return []tensor.DType{tensor.String} }
+
+// Shapes returns the one component shape, a scalar.
+func (q *Queue) Shapes() []tensor.Shape { return []tensor.Shape{{}} }
+
+// Names returns nil: the component is unnamed.
+func (q *Queue) Names() []string { return nil }
+
+// Capacity returns the most units the queue holds, delivered and
+// unacknowledged ones included.
+func (q *Queue) Capacity() int { return q.cfg.capacity }
+
+// A State is a queue's content as the server sees it.
+type State struct {
+	Pending int  // units not delivered to any worker
+	Unacked int  // units delivered and not yet acknowledged
+	Closed  bool // the closed flag is set
+}
+
+// State asks the server for the queue's content and closed flag.
+func (q *Queue) State(ctx context.Context) (State, error) {
+	info, err := q.cons.Info(ctx)
+	if err != nil {
+		return State{}, q.errorf("consumer info: %w", err)
+	}
+	closed, err := q.readClosed(ctx)
+	if err != nil {
+		return State{}, err
+	}
+	return State{Pending: int(info.NumPending), Unacked: info.NumAckPending, Closed: closed}, nil
+}
+
+// infoTimeout bounds the server requests of Size and IsClosed, which the
+// queue.Queue interface gives no context.
+const infoTimeout = 5 * time.Second
+
+// Size returns the number of units waiting for a worker; units delivered
+// and not yet acknowledged are not counted, as a dequeued element is not in
+// an in-process queue. It returns 0 if the server cannot be asked.
+func (q *Queue) Size() int {
+	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
+	defer cancel()
+	info, err := q.cons.Info(ctx)
+	if err != nil {
+		return 0
+	}
+	return int(info.NumPending)
+}
+
+// IsClosed reports whether the queue's closed flag is set, by any worker.
+// If the server cannot be asked it reports what this handle last saw.
+func (q *Queue) IsClosed() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
+	defer cancel()
+	closed, _ := q.readClosed(ctx)
+	return closed
+}
+
+// Stop ends this handle's part in the queue without touching the queue:
+// it stops the heartbeats of the units it holds, which the server
+// therefore redelivers to other workers after AckWait, as if this process
+// had died, and closes the connection Dial made. Call ReleaseAll first to
+// hand held units back at once. The handle must not be used afterwards.
+func (q *Queue) Stop() {
+	q.mu.Lock()
+	q.stopped = true
+	q.stopHeartbeat()
+	q.held = map[string][]jetstream.Msg{}
+	q.nheld = 0
+	q.mu.Unlock()
+	if q.owned != nil {
+		q.owned.Close()
+	}
+}

@@ -1,0 +1,435 @@
+package natsqueue_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/queue/natsqueue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+var bg = context.Background()
+
+func setup(t *testing.T) (string, func(name string, opts ...natsqueue.Option) *natsqueue.Queue) {
+	t.Helper()
+	s := runServer(t, t.TempDir(), -1)
+	url := s.ClientURL()
+	return url, func(name string, opts ...natsqueue.Option) *natsqueue.Queue {
+		return open(t, connect(t, url), name, opts...)
+	}
+}
+
+func TestFIFOSingleConsumer(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("files", natsqueue.WithCapacity(100))
+	want := units(20)
+	if err := q.EnqueueMany(bg, strings(want...)); err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Size(); got != 20 {
+		t.Fatalf("Size = %d, want 20", got)
+	}
+	if err := q.Close(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(bg, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	if q.Held() != 0 || q.Size() != 0 {
+		t.Fatalf("Held %d, Size %d after the drain", q.Held(), q.Size())
+	}
+}
+
+func TestInterface(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("input_producer/scope name", natsqueue.WithCapacity(7))
+	if q.Name() != "input_producer/scope name" || q.Capacity() != 7 || q.Names() != nil ||
+		!slices.Equal(q.DTypes(), []tensor.DType{tensor.String}) || len(q.Shapes()) != 1 || len(q.Shapes()[0]) != 0 {
+		t.Fatalf("metadata: %q %d %v %v %v", q.Name(), q.Capacity(), q.Names(), q.DTypes(), q.Shapes())
+	}
+	for _, bad := range []queue.Element{
+		{tensor.Scalar(int32(1))},
+		{tensor.Strings("a", "b")},
+		{tensor.StringScalar("a"), tensor.StringScalar("b")},
+	} {
+		if err := q.Enqueue(bg, bad); !errors.Is(err, queue.ErrInvalidArgument) {
+			t.Errorf("Enqueue(%v) = %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+	if err := q.EnqueueMany(bg, queue.Element{tensor.StringScalar("a")}); !errors.Is(err, queue.ErrInvalidArgument) {
+		t.Errorf("EnqueueMany(scalar) = %v", err)
+	}
+	if err := q.EnqueueMany(bg, strings()); err != nil {
+		t.Errorf("EnqueueMany(empty) = %v", err)
+	}
+	if e, err := q.DequeueMany(bg, 0); err != nil || e[0].Len() != 0 {
+		t.Errorf("DequeueMany(0) = %v, %v", e, err)
+	}
+	if err := q.WorkDone(bg, "never dequeued"); !errors.Is(err, queue.ErrInvalidArgument) {
+		t.Errorf("WorkDone of an unknown unit = %v", err)
+	}
+	if _, err := natsqueue.New(bg, nil, "x", natsqueue.WithCapacity(0)); !errors.Is(err, queue.ErrInvalidArgument) {
+		t.Errorf("capacity 0: %v", err)
+	}
+}
+
+// Several workers, each with its own connection, share one queue: every
+// unit goes to exactly one of them.
+func TestConsumersShareUnits(t *testing.T) {
+	_, mk := setup(t)
+	const workers, n = 4, 200
+	producer := mk("shared", natsqueue.WithCapacity(16))
+	qs := make([]*natsqueue.Queue, workers)
+	for i := range qs {
+		qs[i] = mk("shared", natsqueue.WithCapacity(16))
+	}
+	var wg sync.WaitGroup
+	got := make([][]string, workers)
+	errs := make([]error, workers+1)
+	for i, q := range qs {
+		wg.Go(func() { got[i], errs[i] = drain(bg, q) })
+	}
+	wg.Go(func() {
+		if errs[workers] = producer.EnqueueStrings(bg, units(n)...); errs[workers] == nil {
+			errs[workers] = producer.Close(bg, false)
+		}
+	})
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for i, g := range got {
+		if len(g) == 0 {
+			t.Errorf("worker %d got no unit", i)
+		}
+		all = append(all, g...)
+	}
+	if !slices.Equal(sorted(all), units(n)) {
+		t.Fatalf("got %d units, want each of %d once", len(all), n)
+	}
+}
+
+// Two producers enqueue the same epoch's list, each in its own order, one
+// of them twice over: the consumer sees every unit once, except a unit
+// that the list itself holds twice.
+func TestDedupOnDoubleEnqueue(t *testing.T) {
+	_, mk := setup(t)
+	list := append(units(30), "/data/shard-00007.tfrecord") // listed twice
+	a := mk("dedup", natsqueue.WithCapacity(100))
+	b := mk("dedup", natsqueue.WithCapacity(100))
+	shuffled := slices.Clone(list)
+	rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	if err := a.EnqueueStrings(bg, list...); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.EnqueueStrings(bg, shuffled...); err != nil {
+		t.Fatal(err)
+	}
+	// A producer restarted from scratch repeats its IDs too.
+	c := mk("dedup", natsqueue.WithCapacity(100))
+	if err := c.EnqueueStrings(bg, list...); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Size(); got != len(list) {
+		t.Fatalf("Size = %d after three enqueues of one list, want %d", got, len(list))
+	}
+	// Another epoch of the same name is a different queue.
+	e1 := mk("dedup", natsqueue.WithEpoch(1))
+	if err := e1.EnqueueStrings(bg, list[:3]...); err != nil {
+		t.Fatal(err)
+	}
+	if got := e1.Size(); got != 3 {
+		t.Fatalf("epoch 1 Size = %d, want 3", got)
+	}
+	if err := a.Close(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(bg, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sorted(got), sorted(list)) {
+		t.Fatalf("got %q\nwant %q", sorted(got), sorted(list))
+	}
+}
+
+// Enqueue blocks while the queue holds Capacity units, counting those
+// delivered and not yet acknowledged, and proceeds once one is finished.
+func TestCapacityBlocksThenProceeds(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("cap", natsqueue.WithCapacity(3))
+	if err := q.EnqueueStrings(bg, "a", "b", "c"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(bg, 300*time.Millisecond)
+	err := q.EnqueueStrings(short, "d")
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Enqueue into a full queue = %v, want a deadline error", err)
+	}
+	if _, err := q.Dequeue(bg); err != nil { // "a", held, still counts
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- q.EnqueueStrings(bg, "d") }()
+	select {
+	case err := <-done:
+		t.Fatalf("Enqueue returned %v while an unacked unit fills the queue", err)
+	case <-time.After(400 * time.Millisecond):
+	}
+	if err := q.WorkDone(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Enqueue still blocked after the ack")
+	}
+	if err := q.Close(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(bg, q)
+	if err != nil || !slices.Equal(got, []string{"b", "c", "d"}) {
+		t.Fatalf("drain = %q, %v", got, err)
+	}
+}
+
+// After Close, enqueues fail with ErrClosed on every handle, dequeues
+// drain what is left and then report io.EOF with TensorFlow's text.
+func TestCloseDrainsThenEOF(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("filenames")
+	other := mk("filenames")
+	if err := q.EnqueueStrings(bg, "x", "y"); err != nil {
+		t.Fatal(err)
+	}
+	if q.IsClosed() {
+		t.Fatal("IsClosed before Close")
+	}
+	if err := q.Close(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(bg, false); !errors.Is(err, queue.ErrClosed) || err.Error() != "Queue 'filenames' is already closed.: queue is closed" {
+		t.Fatalf("second Close = %v", err)
+	}
+	if err := other.Close(bg, false); !errors.Is(err, queue.ErrClosed) {
+		t.Fatalf("Close on another handle = %v", err)
+	}
+	if err := other.Close(bg, true); err != nil {
+		t.Fatalf("cancelling Close of a closed queue = %v", err)
+	}
+	if !other.IsClosed() {
+		t.Fatal("IsClosed false on another handle")
+	}
+	for _, h := range []*natsqueue.Queue{q, other} {
+		err := h.EnqueueStrings(bg, "z")
+		if !errors.Is(err, queue.ErrClosed) || err.Error() != "FIFOQueue 'filenames' is closed.: queue is closed" {
+			t.Fatalf("Enqueue after Close = %v", err)
+		}
+	}
+	e, err := other.DequeueUpTo(bg, 5)
+	if err != nil || !slices.Equal(stringsOf(e), []string{"x", "y"}) {
+		t.Fatalf("DequeueUpTo = %v, %v", e, err)
+	}
+	// other holds both units: q's end of input waits for their acks.
+	short, cancel := context.WithTimeout(bg, 300*time.Millisecond)
+	_, err = q.Dequeue(short)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Dequeue while another worker holds units = %v, want to wait", err)
+	}
+	for _, u := range []string{"x", "y"} {
+		if err := other.WorkDone(bg, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = q.Dequeue(bg)
+	const msg = "FIFOQueue 'filenames' is closed and has insufficient elements (requested 1, current size 0): EOF"
+	if !isEOF(err) || err.Error() != msg {
+		t.Fatalf("Dequeue at end = %v, want %q", err, msg)
+	}
+	if _, err := q.DequeueUpTo(bg, 3); !isEOF(err) {
+		t.Fatalf("DequeueUpTo at end = %v", err)
+	}
+}
+
+func stringsOf(e queue.Element) []string {
+	var out []string
+	for _, b := range e[0].Strings() {
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// A DequeueMany that the closed queue cannot fill hands back its units in
+// order; DequeueUpTo returns them.
+func TestDequeueManyAtEnd(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("batches")
+	if err := q.EnqueueStrings(bg, "a", "b", "c", "d", "e"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := q.DequeueMany(bg, 2)
+	if err != nil || !slices.Equal(stringsOf(e), []string{"a", "b"}) {
+		t.Fatalf("DequeueMany(2) = %v, %v", e, err)
+	}
+	if err := q.Close(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err = q.DequeueMany(bg, 4)
+	if !isEOF(err) || err.Error() != "FIFOQueue 'batches' is closed and has insufficient elements (requested 4, current size 3): EOF" {
+		t.Fatalf("DequeueMany(4) = %v", err)
+	}
+	e, err = q.DequeueUpTo(bg, 4)
+	if err != nil || !slices.Equal(stringsOf(e), []string{"c", "d", "e"}) {
+		t.Fatalf("DequeueUpTo(4) = %v, %v", e, err)
+	}
+	if q.Held() != 5 {
+		t.Fatalf("Held = %d, want 5", q.Held())
+	}
+	for _, u := range []string{"a", "b", "c", "d", "e"} {
+		if err := q.Ack(bg, queue.Element{tensor.StringScalar(u)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err := q.State(bg); err != nil || st != (natsqueue.State{Closed: true}) {
+		t.Fatalf("State = %+v, %v", st, err)
+	}
+}
+
+// A cancelling Close fails this handle's blocked enqueues at once; a
+// non-cancelling one waits for them; a cancelling Close also cancels a
+// non-cancelling one waiting behind enqueues.
+func TestCancelClose(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("cancel", natsqueue.WithCapacity(1))
+	if err := q.EnqueueStrings(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan error, 1)
+	go func() { blocked <- q.EnqueueStrings(bg, "b") }()
+	closed := make(chan error, 1)
+	time.Sleep(150 * time.Millisecond)
+	go func() { closed <- q.Close(bg, false) }()
+	time.Sleep(150 * time.Millisecond)
+	if q.IsClosed() {
+		t.Fatal("IsClosed true while Close waits behind an enqueue (Q-56)")
+	}
+	if err := q.EnqueueStrings(bg, "late"); !errors.Is(err, queue.ErrClosed) {
+		t.Fatalf("Enqueue behind a waiting Close = %v", err)
+	}
+	start := time.Now()
+	if err := q.Close(bg, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []chan error{blocked, closed} {
+		select {
+		case err := <-ch:
+			if !errors.Is(err, queue.ErrCancelled) {
+				t.Fatalf("blocked call = %v, want ErrCancelled", err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("blocked call not cancelled")
+		}
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("cancelling Close took %v", d)
+	}
+	if !q.IsClosed() {
+		t.Fatal("not closed")
+	}
+	got, err := drain(bg, q)
+	if err != nil || !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("drain = %q, %v", got, err)
+	}
+}
+
+// A non-cancelling Close waits for a blocked enqueue, which completes.
+func TestCloseWaitsForBlockedEnqueue(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("wait", natsqueue.WithCapacity(1))
+	if err := q.EnqueueStrings(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan error, 1)
+	go func() { blocked <- q.EnqueueStrings(bg, "b") }()
+	time.Sleep(150 * time.Millisecond)
+	closed := make(chan error, 1)
+	go func() { closed <- q.Close(bg, false) }()
+	time.Sleep(150 * time.Millisecond)
+	if _, err := q.Dequeue(bg); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.WorkDone(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []chan error{blocked, closed} {
+		select {
+		case err := <-ch:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("still blocked")
+		}
+	}
+	got, err := drain(bg, q)
+	if err != nil || !slices.Equal(got, []string{"b"}) {
+		t.Fatalf("drain = %q, %v", got, err)
+	}
+}
+
+// Cancelling the context of a blocked Dequeue or Enqueue ends it promptly
+// and leaves the queue as it was.
+func TestContextCancelsBlockedCalls(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("ctx", natsqueue.WithCapacity(1), natsqueue.WithPollInterval(time.Second))
+	ctx, cancel := context.WithCancel(bg)
+	res := make(chan error, 1)
+	go func() { _, err := q.Dequeue(ctx); res <- err }()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	if err := <-res; !errors.Is(err, context.Canceled) || err.Error() != "Dequeue operation was cancelled: context canceled" {
+		t.Fatalf("Dequeue = %v", err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Fatalf("Dequeue took %v to see its context cancelled", d)
+	}
+	if err := q.EnqueueStrings(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(bg)
+	go func() { res <- q.EnqueueStrings(ctx, "b") }()
+	time.Sleep(200 * time.Millisecond)
+	start = time.Now()
+	cancel()
+	if err := <-res; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Enqueue = %v", err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Fatalf("Enqueue took %v to see its context cancelled", d)
+	}
+	// The cancelled dequeue took nothing: "a" is next, and "b" never went in.
+	if err := q.Close(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(bg, q)
+	if err != nil || !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("drain = %q, %v", got, err)
+	}
+}
