@@ -10,12 +10,16 @@ import (
 )
 
 // An Acker is a queue whose dequeued work units stay assigned to the
-// worker that took them until it reports them finished. A reader that
-// takes its units from a queue checks for this interface once; when the
-// queue has it, the reader calls WorkDone after a unit's last record was
-// read and the unit closed (Format.OnWorkFinished), and also when it drops
-// a unit it could not open, since a dropped unit is finished too. A unit
-// never reported stays assigned to its worker while that worker lives.
+// worker that took them until it reports them finished. It has the method
+// set of recordio.WorkAcker, which this package cannot name (records sit
+// above queues), so a recordio.Reader on a Queue acknowledges each unit
+// by itself: it calls WorkDone after the format has closed the unit
+// (Format.OnWorkFinished) and before it takes the next one.
+//
+// A reader should also call WorkDone for a unit it drops because it
+// cannot open it (OnWorkStarted fails), or Release it: until then the
+// handle holds the unit, sends heartbeats for it, and the epoch cannot
+// end for the other workers.
 type Acker interface {
 	// WorkDone reports that the worker finished unit, a string it
 	// dequeued. A shared queue then forgets the unit for good.
