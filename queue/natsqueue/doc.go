@@ -1,7 +1,106 @@
 // Package natsqueue is a queue of work units shared by many workers on
 // many hosts, kept in NATS JetStream: TensorFlow's shared filename queue
-// (a string_input_producer with a shared_name) for a job that outgrows one
-// machine. It implements queue.Queue for scalar strings, file names or
+// (a string_input_producer with a shared_name, from which several workers
+// dequeue distinct file names) for a job that outgrows one machine. A
+// Queue implements queue.Queue for scalar strings, file names or
 // serialized examples, so readers and pipeline stages use it as they use
 // an in-process FIFO queue.
+//
+// # Use
+//
+// Every worker opens the same queue name and epoch, with a JetStream
+// context of its own connection (New) or a URL (Dial):
+//
+//	q, err := natsqueue.Dial(ctx, "nats://queue-host:4222", "train_files",
+//		natsqueue.WithEpoch(epoch), natsqueue.WithAckWait(time.Minute))
+//	defer q.Stop()
+//
+// The producer (any worker, or several) enqueues the epoch's file list and
+// closes the queue:
+//
+//	q.EnqueueStrings(ctx, files...) // or Enqueue / EnqueueMany with tensors
+//	q.Close(ctx, false)
+//
+// and each worker reads units until end of input, acknowledging each unit
+// when it has read it to the end:
+//
+//	for {
+//		e, err := q.Dequeue(ctx)
+//		if errors.Is(err, io.EOF) {
+//			break // the epoch is done, on every host
+//		}
+//		name := string(e[0].Strings()[0])
+//		... read the file ...
+//		q.WorkDone(ctx, name)
+//	}
+//
+// A recordio.Reader on a Queue calls WorkDone by itself (see Acker).
+//
+// # One queue per epoch, shared by all workers
+//
+// A queue name has one JetStream stream with work-queue retention; each
+// epoch has a subject in it, one durable pull consumer shared by every
+// worker of that epoch, and a closed flag in a key-value bucket. Since the
+// workers pull from one consumer, each unit is delivered to one worker at
+// a time, in the order it was enqueued, and a worker that pulls faster
+// takes more units. Workers may join late or restart: the consumer and
+// everything in it outlive any of them, and a server restart too with the
+// default file storage.
+//
+// # Acknowledgement
+//
+// Dequeue hands out a unit without removing it. The unit stays in the
+// stream, held by the worker, until the worker calls WorkDone (or Ack):
+// an ack means "this unit has been read to its end and must never be
+// handed out again", and only then does the server delete it. While a
+// worker holds units its handle sends heartbeats (InProgress) every
+// AckWait/3, so a file that takes longer than AckWait to read stays with
+// its worker. When a worker dies, its heartbeats stop and the server hands
+// its units to other workers once AckWait has passed; the reading starts
+// again from the unit's beginning, so delivery is at least once: a unit
+// whose worker died after reading part of it, or whose ack a server
+// restart lost, is read again. Release gives a unit back at once.
+//
+// # End of input
+//
+// Close sets the epoch's closed flag, a key in JetStream's key-value
+// store, for every worker. A Dequeue then returns the error wrapping
+// io.EOF, with TensorFlow's OutOfRange text, once the flag is set and no
+// unit is pending or held by another worker: while another worker holds a
+// unit it may yet die, and its unit come back. Units held by the calling
+// handle itself do not delay end of input (their readers are in this
+// process and have no more use for the queue).
+//
+// # De-duplication
+//
+// Each enqueue carries a Nats-Msg-Id made of the queue name, the epoch, a
+// hash of the unit and how many times this handle enqueued the same unit
+// before. Two producers that enqueue the same epoch's list, in any order,
+// therefore store each unit once, and a producer restarted from scratch
+// adds nothing, within the stream's duplicate window (WithDuplicateWindow,
+// default one hour). A unit listed twice is stored twice, as an
+// in-process queue would hold it twice.
+//
+// # Differences from the in-process queues
+//
+//   - Capacity counts delivered but unacknowledged units too: they are
+//     still in the stream. Size counts only units not yet delivered.
+//   - Blocked calls poll (WithPollInterval, default 200ms): a full queue
+//     for room, an empty one for the closed flag. Units themselves arrive
+//     as soon as they are enqueued. Blocked calls are not served in
+//     arrival order across workers, and with several producers the
+//     capacity is a soft limit, overshot by at most what each producer saw
+//     free at once.
+//   - A non-cancelling Close waits for the enqueues blocked on its own
+//     handle; enqueues blocked on other hosts fail with queue.ErrClosed
+//     when they next read the flag, and one racing a Close from another
+//     host may still land after it (it is then left in the stream after
+//     end of input; close from the producer, after its enqueues returned).
+//   - A cancelled Dequeue hands back a unit that arrived as it was
+//     cancelled; one still in flight on the network is redelivered after
+//     AckWait.
+//   - Errors of the server's (a lost connection, a restart) are retried
+//     until the call's context ends; other errors name the queue.
+//   - The element is one scalar string; DequeueMany returns a string
+//     vector whose units the caller then holds, each to be acknowledged.
 package natsqueue
