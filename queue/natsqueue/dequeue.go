@@ -132,6 +132,12 @@ func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
 	pctx, cancel := context.WithTimeout(ctx, q.cfg.poll)
 	defer cancel()
 	batch, err := q.cons.Fetch(1, jetstream.FetchContext(pctx))
+	if errors.Is(err, jetstream.ErrInvalidOption) {
+		// The caller's deadline is too close for a pull request: wait it
+		// out as a fetch that found nothing would.
+		<-pctx.Done()
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -165,12 +171,14 @@ func (q *Queue) drained(ctx context.Context, taking int) (bool, error) {
 	if err != nil || !closed {
 		return false, err
 	}
-	info, err := q.cons.Info(ctx)
+	stored, err := q.stored(ctx)
 	if err != nil {
-		return false, q.errorf("Dequeue: consumer info: %w", err)
+		return false, q.errorf("Dequeue: stream info: %w", err)
 	}
 	q.mu.Lock()
 	mine := q.nheld + taking
 	q.mu.Unlock()
-	return info.NumPending == 0 && info.NumAckPending <= mine, nil
+	// Units held here are in the stream until acknowledged; anything more
+	// is pending or held by another worker.
+	return stored <= mine, nil
 }

@@ -113,7 +113,7 @@ func (q *Queue) endEnqueue() {
 
 // waitRoom blocks until the queue has room for one more unit and takes
 // it. The server is asked only when the room last seen is used up, so a
-// producer pays one consumer-info request per batch of units, not per
+// producer pays one stream-info request per batch of units, not per
 // unit; with several producers the capacity may be overshot by what each
 // saw free at once.
 func (q *Queue) waitRoom(ctx context.Context) error {
@@ -128,12 +128,10 @@ func (q *Queue) waitRoom(ctx context.Context) error {
 		if err := q.cancelledOrClosed(ctx, "Enqueue"); err != nil {
 			return err
 		}
-		info, err := q.cons.Info(ctx)
+		held, err := q.stored(ctx)
 		switch {
 		case err == nil:
-			// Pending and unacked units are what the work-queue stream
-			// holds under this epoch's subject.
-			if held := int(info.NumPending) + info.NumAckPending; held < q.cfg.capacity {
+			if held < q.cfg.capacity {
 				q.mu.Lock()
 				q.credit = q.cfg.capacity - held - 1
 				q.mu.Unlock()
@@ -142,7 +140,7 @@ func (q *Queue) waitRoom(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return cancelledError("Enqueue", ctx.Err())
 		case !transient(err):
-			return q.errorf("Enqueue: consumer info: %w", err)
+			return q.errorf("Enqueue: stream info: %w", err)
 		}
 		if !sleep(ctx, q.cfg.poll, q.cancel) {
 			return q.cancelledOrClosed(ctx, "Enqueue")

@@ -24,6 +24,7 @@ type Queue struct {
 	cfg   config
 	n     names
 	js    jetstream.JetStream
+	strm  jetstream.Stream
 	cons  jetstream.Consumer
 	kv    jetstream.KeyValue
 	owned *nats.Conn // closed by Stop when Dial made it
@@ -97,9 +98,10 @@ func Dial(ctx context.Context, url, name string, opts ...Option) (*Queue, error)
 }
 
 func (q *Queue) setup(ctx context.Context) error {
-	_, err := q.js.Stream(ctx, q.n.stream)
+	var err error
+	q.strm, err = q.js.Stream(ctx, q.n.stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		_, err = q.js.CreateStream(ctx, jetstream.StreamConfig{
+		q.strm, err = q.js.CreateStream(ctx, jetstream.StreamConfig{
 			Name:        q.n.stream,
 			Description: "sluice work queue " + q.name,
 			Subjects:    []string{q.n.subjects},
@@ -111,7 +113,7 @@ func (q *Queue) setup(ctx context.Context) error {
 			Duplicates: q.cfg.dupWindow,
 		})
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			err = nil // another worker made it first
+			q.strm, err = q.js.Stream(ctx, q.n.stream) // another worker made it first
 		}
 	}
 	if err != nil {
@@ -185,6 +187,19 @@ func (q *Queue) State(ctx context.Context) (State, error) {
 		return State{}, err
 	}
 	return State{Pending: int(info.NumPending), Unacked: info.NumAckPending, Closed: closed}, nil
+}
+
+// stored returns the number of units the stream holds for this epoch:
+// with work-queue retention, those pending and those delivered and not yet
+// acknowledged. The stream counts a unit as soon as its publish is
+// confirmed, whereas the consumer's counts follow a moment later, so
+// capacity and end of input are judged by this count.
+func (q *Queue) stored(ctx context.Context) (int, error) {
+	info, err := q.strm.Info(ctx, jetstream.WithSubjectFilter(q.n.subject))
+	if err != nil {
+		return 0, err
+	}
+	return int(info.State.Subjects[q.n.subject]), nil
 }
 
 // infoTimeout bounds the server requests of Size and IsClosed, which the
