@@ -212,11 +212,18 @@ const infoTimeout = 5 * time.Second
 func (q *Queue) Size() int {
 	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
 	defer cancel()
+	// The stream's count is current as soon as a publish is confirmed;
+	// the consumer's pending count lags it, its ack-pending count does
+	// not (a delivery is recorded before the message is sent).
+	stored, err := q.stored(ctx)
+	if err != nil {
+		return 0
+	}
 	info, err := q.cons.Info(ctx)
 	if err != nil {
 		return 0
 	}
-	return int(info.NumPending)
+	return max(0, stored-info.NumAckPending)
 }
 
 // IsClosed reports whether the queue's closed flag is set, by any worker.
