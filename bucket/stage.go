@@ -40,8 +40,8 @@ type stage struct {
 	batchSizes []int
 	ids        []tensor.Tensor // bucket i's id, pushed with its batches
 	lead       int             // components the stage puts before the step's (the length)
-	buckets    []*lazyQueue
-	top        *lazyQueue
+	buckets    []*queue.Deferred
+	top        *queue.Deferred
 	err        error // the build error, returned by next
 
 	ready   atomic.Bool // the real queues exist
@@ -53,7 +53,7 @@ type stage struct {
 // error is recorded on p and kept in the stage, whose next returns it.
 func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batchSizes []int, lead int, route routeFunc) *stage {
 	s := &stage{p: p, name: name, cfg: cfg, route: route, lead: lead}
-	s.top = newLazyQueue("PaddingFIFOQueue", name+"/top_queue", cfg.capacity)
+	s.top = queue.NewDeferred("PaddingFIFOQueue", name+"/top_queue", cfg.capacity, nil, nil)
 	sizes, caps, err := checkArgs(numBuckets, batchSizes, cfg)
 	if err == nil && route == nil {
 		err = invalidf("bucket: stage %q: no step", name)
@@ -68,7 +68,7 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 		kind = "PaddingFIFOQueue"
 	}
 	for i := range numBuckets {
-		s.buckets = append(s.buckets, newLazyQueue(kind, fmt.Sprintf("%s/bucket_queue_%d", name, i), caps[i]))
+		s.buckets = append(s.buckets, queue.NewDeferred(kind, fmt.Sprintf("%s/bucket_queue_%d", name, i), caps[i], nil, nil))
 		s.ids = append(s.ids, tensor.Scalar(int32(i)))
 	}
 
@@ -239,25 +239,25 @@ func (s *stage) makeQueues(first queue.Element) error {
 	bucketQueues := make([]queue.Queue, len(s.buckets))
 	for i, l := range s.buckets {
 		var err error
-		opts := queue.WithName(l.name)
+		opts := queue.WithName(l.Name())
 		if s.cfg.dynamicPad {
-			bucketQueues[i], err = queue.NewPaddingFIFO(l.capacity, dtypes, shapes, opts)
+			bucketQueues[i], err = queue.NewPaddingFIFO(l.Capacity(), dtypes, shapes, opts)
 		} else {
-			bucketQueues[i], err = queue.NewFIFO(l.capacity, dtypes, opts, queue.WithShapes(shapes...))
+			bucketQueues[i], err = queue.NewFIFO(l.Capacity(), dtypes, opts, queue.WithShapes(shapes...))
 		}
 		if err != nil {
 			return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 		}
 	}
-	top, err := queue.NewPaddingFIFO(s.top.capacity, append([]tensor.DType{tensor.Int32}, dtypes...), topShapes,
-		queue.WithName(s.top.name))
+	top, err := queue.NewPaddingFIFO(s.top.Capacity(), append([]tensor.DType{tensor.Int32}, dtypes...), topShapes,
+		queue.WithName(s.top.Name()))
 	if err != nil {
 		return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 	}
 	for i, l := range s.buckets {
-		l.set(bucketQueues[i])
+		l.Set(bucketQueues[i])
 	}
-	s.top.set(top)
+	s.top.Set(top)
 	return nil
 }
 

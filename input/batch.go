@@ -30,7 +30,7 @@ func alwaysKeep(s Step) KeepStep {
 // stage's queue gives them.
 type Batches struct {
 	p            *Pipeline
-	q            *stageQueue
+	q            *queue.Deferred
 	batchSize    int
 	allowSmaller bool
 	sparse       []int // components holding sparse handles
@@ -61,7 +61,7 @@ func (b *Batches) Next(ctx context.Context) (Batch, error) {
 		}
 		return Batch{}, err
 	}
-	batch := Batch{names: b.q.names, element: e}
+	batch := Batch{names: b.q.Names(), element: e}
 	for _, c := range b.sparse {
 		parts, err := b.p.sparse.take(e[c].Int64s())
 		if err != nil {
@@ -69,12 +69,12 @@ func (b *Batches) Next(ctx context.Context) (Batch, error) {
 		}
 		joined, err := tensor.StackSparse(parts)
 		if err != nil {
-			return Batch{}, fmt.Errorf("input: sparse component %q: %w", b.q.names[c], err)
+			return Batch{}, fmt.Errorf("input: sparse component %q: %w", b.q.Names()[c], err)
 		}
 		if batch.sparse == nil {
 			batch.sparse = make(map[string]tensor.Sparse)
 		}
-		batch.sparse[b.q.names[c]] = joined
+		batch.sparse[b.q.Names()[c]] = joined
 	}
 	return batch, nil
 }
@@ -194,7 +194,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	}
 	if err != nil {
 		p.fail(err)
-		sq := newStageQueue(queueKind, name, capacity, names, nil)
+		sq := queue.NewDeferred(queueKind, name, capacity, names, nil)
 		sq.Close(context.Background(), true)
 		return &Batches{p: p, q: sq, batchSize: max(batchSize, 1)}
 	}
@@ -213,7 +213,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 			seed: seed, dtypes: spec.dtypes, shapes: spec.shapes, names: names,
 		})
 	}
-	sq := newStageQueue(queueKind, name, capacity, names, create)
+	sq := queue.NewDeferred(queueKind, name, capacity, names, create)
 	p.addQueue(sq, cfg.minAfterDequeue)
 
 	var runSteps []coord.Step
