@@ -83,14 +83,12 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 		}
 	}
 	batches := p.BatchJoin(steps, batchSize, input.AllowSmallerFinalBatch(), input.Name("batch"))
-	if addr, _ := cmd.Flags().GetString("metrics-addr"); addr != "" {
-		m, err := startMetrics(addr, cmd.ErrOrStderr())
-		if err != nil {
-			return err
-		}
-		defer m.stop()
-		m.add("bench", p)
+	add, stop, err := pipelineMetrics(cmd)
+	if err != nil {
+		return err
 	}
+	defer stop()
+	add("bench", p)
 	if err := p.Start(ctx); err != nil {
 		return err
 	}

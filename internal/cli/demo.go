@@ -71,14 +71,12 @@ then limit how many images are used (default: all).`,
 			}
 			cfg.Out = cmd.OutOrStdout()
 			cfg.Live = isTerminal(cfg.Out)
-			if addr, _ := cmd.Flags().GetString("metrics-addr"); addr != "" {
-				m, err := startMetrics(addr, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				defer m.stop()
-				cfg.OnPipeline = m.add
+			add, stop, err := pipelineMetrics(cmd)
+			if err != nil {
+				return err
 			}
+			defer stop()
+			cfg.OnPipeline = add
 			res, err := demo.Run(cmd.Context(), cfg)
 			if err != nil {
 				return err

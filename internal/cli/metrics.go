@@ -124,6 +124,21 @@ func (m *metricsServer) stop() {
 	<-m.done
 }
 
+// pipelineMetrics starts the metrics server if the command has
+// --metrics-addr, and returns the hook that makes a pipeline's queues
+// visible there (a no-op without the flag) and the func that stops it.
+func pipelineMetrics(cmd *cobra.Command) (add func(name string, p *input.Pipeline), stop func(), err error) {
+	addr, _ := cmd.Flags().GetString("metrics-addr")
+	if addr == "" {
+		return func(string, *input.Pipeline) {}, func() {}, nil
+	}
+	m, err := startMetrics(addr, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.add, m.stop, nil
+}
+
 // withTally wraps a data command's body: it gives the body a tally and,
 // with --metrics-addr, serves the tally while the body runs.
 func withTally(run func(cmd *cobra.Command, args []string, t *tally) error) func(*cobra.Command, []string) error {
