@@ -2,6 +2,8 @@
 // tools for TFRecord data:
 //
 //	sluice demo                  train and evaluate through two file pipelines
+//	sluice demo sequence         bucketing and the state saver, checked end to end
+//	sluice demo distributed      workers sharing a JetStream queue over files in S3
 //	sluice cat FILE...           records as JSON lines (--limit, --keys, --format)
 //	sluice head FILE...          the first 10 records (-n N)
 //	sluice count FILE...         records per file and in total
@@ -9,8 +11,9 @@
 //	sluice convert IN... --out P CSV, MNIST IDX, CIFAR-10 or TFRecord to TFRecord
 //	sluice bench FILE...         throughput through a real pipeline
 //
-// FILE arguments are names or glob patterns; compression is detected from
-// each file. Run `sluice COMMAND --help` for a command's flags and
+// FILE arguments are names or glob patterns, local or in object storage
+// (s3://, gs://, azblob://, mem://); compression is detected from each
+// file. Run `sluice COMMAND --help` for a command's flags and
 // examples. The command line itself lives in internal/cli, whose Main
 // this program calls with its arguments and standard streams.
 package main
