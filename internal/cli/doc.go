@@ -11,8 +11,13 @@
 //	sluice verify FILE...   check every CRC; name each corrupt record
 //	sluice convert IN...    CSV, MNIST IDX, CIFAR-10 or TFRecord → TFRecord
 //
+// The demos run the system end to end on data they generate: `sluice demo`
+// (internal/demo), `sluice demo sequence` (internal/seqdemo) and `sluice
+// demo distributed` (internal/distdemo).
+//
 // Every FILE argument is a name or a glob (expanded with storage.Glob; a
-// pattern that matches nothing is an error naming it), and compression is
+// pattern that matches nothing is an error naming it), local or an
+// object-store URL (Main registers storage/blobfs's schemes), and compression is
 // detected from each file's first bytes unless --compression names it.
 // Errors are one line naming the file and byte offset, and the exit code
 // is non-zero. With --metrics-addr, a command serves Prometheus metrics
