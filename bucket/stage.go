@@ -78,7 +78,15 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 		enqueues[i] = s.enqueue
 		names[i] = fmt.Sprintf("enqueue%d", i)
 	}
-	in, err := coord.NewQueueRunner(bucketSet{s}, enqueues, coord.StepNames(names...))
+	// The runner's goroutines enqueue into any bucket, so the end of their
+	// input must close every bucket queue. (TensorFlow's input runner
+	// closes the top queue instead, which loses what the buckets still
+	// hold; see the package documentation.)
+	bucketQueues := make([]queue.Queue, numBuckets)
+	for i, b := range s.buckets {
+		bucketQueues[i] = b
+	}
+	in, err := coord.NewQueueRunner(queue.NewGroup(name+"/bucket_queues", bucketQueues...), enqueues, coord.StepNames(names...))
 	if err != nil {
 		s.fail(err)
 		return s
