@@ -1,0 +1,76 @@
+package sample
+
+import (
+	"log/slog"
+
+	"github.com/sluiceml/sluice/input"
+)
+
+// An Option configures a sampling stage.
+type Option func(*config)
+
+type config struct {
+	seed      *uint64
+	initProbs []float64
+	smoothing int64
+	names     []string
+	batching  []input.Option
+	warn      func(msg string)
+	meanDecay float64
+
+	classCapacity, threads int
+	name                   string
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{smoothing: 10, meanDecay: DefaultMeanDecay, classCapacity: DefaultClassCapacity, threads: 1, warn: func(msg string) { slog.Warn(msg) }}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Seed sets the stage's random seed; by default it is derived from the
+// pipeline's (Pipeline.StageSeed).
+func Seed(seed uint64) Option { return func(c *config) { c.seed = &seed } }
+
+// InitProbs gives StratifiedSample the class proportions of its input.
+// Without it they are estimated online from the labels seen.
+func InitProbs(p []float64) Option { return func(c *config) { c.initProbs = p } }
+
+// Smoothing sets the count every class starts with in StratifiedSample's
+// online estimate of the input's class proportions (default 10, as
+// TensorFlow): larger is steadier at first and slower to follow the data.
+func Smoothing(n int64) Option { return func(c *config) { c.smoothing = n } }
+
+// MeanDecay sets WeightedResample's running-mean decay (default
+// DefaultMeanDecay).
+func MeanDecay(d float64) Option { return func(c *config) { c.meanDecay = d } }
+
+// Names names the components of the examples the step returns, so that
+// batches can be read by name. The stage's own components come first:
+// "label" for the stratified samplers, "rate" for WeightedResample.
+func Names(names ...string) Option { return func(c *config) { c.names = names } }
+
+// Batching passes options to the stage's batcher (input.Batch): Capacity,
+// NumThreads, AllowSmallerFinalBatch, DynamicPad, Name. Name components
+// with this package's Names, which knows the stage's own components.
+func Batching(opts ...input.Option) Option {
+	return func(c *config) { c.batching = append(c.batching, opts...) }
+}
+
+// Warn sets where StratifiedSample's "Proportion of examples rejected by
+// sampler is high." warning goes (default log/slog's Warn).
+func Warn(f func(msg string)) Option { return func(c *config) { c.warn = f } }
+
+// ClassCapacity sets the capacity of each of StratifiedSampleUnknownDist's
+// per-class queues (default DefaultClassCapacity).
+func ClassCapacity(n int) Option { return func(c *config) { c.classCapacity = n } }
+
+// Threads sets how many goroutines run StratifiedSampleUnknownDist's step
+// (default 1); the other stages take input.NumThreads through Batching.
+func Threads(n int) Option { return func(c *config) { c.threads = n } }
+
+// Name names StratifiedSampleUnknownDist's queues; the other stages take
+// input.Name through Batching.
+func Name(name string) Option { return func(c *config) { c.name = name } }

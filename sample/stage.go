@@ -1,0 +1,70 @@
+package sample
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// A LabelStep produces one example and its class, 0 <= label < number of
+// classes; io.EOF ends the input.
+type LabelStep func(ctx context.Context) (label int, e queue.Element, err error)
+
+// A RateStep produces one example and the rate at which to resample it,
+// or its weight for WeightedResample.
+type RateStep func(ctx context.Context) (rate float64, e queue.Element, err error)
+
+// lockedRand is a random source shared by a stage's goroutines.
+type lockedRand struct {
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+func newLockedRand(seed uint64) *lockedRand {
+	return &lockedRand{rng: rand.New(rand.NewPCG(seed, 0x5a3b1e))}
+}
+
+func (r *lockedRand) float64() float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rng.Float64()
+}
+
+func (r *lockedRand) poisson(lambda float64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return poisson(r.rng, lambda)
+}
+
+// batch builds the stage's batcher over step, naming the components with
+// own (the stage's) followed by the user's names.
+func batch(p *input.Pipeline, step input.Step, batchSize int, c *config, own ...string) *input.Batches {
+	opts := c.batching
+	if c.names != nil {
+		opts = append(append([]input.Option(nil), opts...), input.Names(append(own, c.names...)...))
+	}
+	return p.Batch(step, batchSize, opts...)
+}
+
+// failed returns a stage that reports err from Start, as input's stages
+// do with their build errors.
+func failed(p *input.Pipeline, err error, batchSize int) *input.Batches {
+	p.Fail(err)
+	return p.Batch(func(context.Context) (queue.Element, error) { return nil, err }, max(batchSize, 1))
+}
+
+// label is a class as a component.
+func label(l int) tensor.Tensor { return tensor.Scalar(int64(l)) }
+
+// withComponent returns e with c in front.
+func withComponent(c tensor.Tensor, e queue.Element) queue.Element {
+	return append(queue.Element{c}, e...)
+}
+
+// isRate reports whether r can be a rate or weight.
+func isRate(r float64) bool { return r >= 0 && !math.IsInf(r, 1) }

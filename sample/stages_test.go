@@ -1,0 +1,192 @@
+package sample
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// values returns an input.Step over vs, one float64 scalar each.
+func values(vs ...float64) input.Step {
+	i := 0
+	return func(context.Context) (queue.Element, error) {
+		if i == len(vs) {
+			return nil, errEOF
+		}
+		i++
+		return queue.Element{tensor.Scalar(vs[i-1])}, nil
+	}
+}
+
+// RS-01: values 1.0 or 2.0 accepted with probability x-1: every batch of 10
+// is all 2.0; a probability outside [0, 1] stops the pipeline.
+func TestRejectionSample(t *testing.T) {
+	var vs []float64
+	for i := range 200 {
+		vs = append(vs, float64(1+i%2))
+	}
+	p := input.NewPipeline(input.WithSeed(3))
+	b := RejectionSample(p, values(vs...), func(e queue.Element) float64 { return e[0].Float64s()[0] - 1 }, 10)
+	batches, err := drain(t, p, b.Next)
+	if err != nil || len(batches) != 10 {
+		t.Fatalf("%d batches, %v", len(batches), err)
+	}
+	for _, bt := range batches {
+		if got := bt.Element()[0].Float64s(); slices.ContainsFunc(got, func(x float64) bool { return x != 2 }) {
+			t.Errorf("batch %v", got)
+		}
+	}
+	for _, prob := range []float64{-0.1, 1.1, math.NaN()} {
+		p := input.NewPipeline()
+		b := RejectionSample(p, values(1, 2), func(queue.Element) float64 { return prob }, 1)
+		if _, err := drain(t, p, b.Next); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: acceptance probability") {
+			t.Errorf("probability %v: %v", prob, err)
+		}
+	}
+}
+
+// The pipeline form of ResampleAtRate: each example's copies are adjacent,
+// their number is Poisson(rate) (mean within 4 standard errors), and a bad
+// rate stops the pipeline naming it.
+func TestResampleAtRateStage(t *testing.T) {
+	const n = 3000
+	i := 0
+	step := func(context.Context) (float64, queue.Element, error) {
+		if i == n {
+			return 0, nil, errEOF
+		}
+		i++
+		return float64(i%3) * 0.75, queue.Element{tensor.Scalar(int64(i - 1))}, nil // rates 0.75, 1.5, 0
+	}
+	p := input.NewPipeline(input.WithSeed(4))
+	b := ResampleAtRateStage(p, step, 32, Names("id"), Batching(input.AllowSmallerFinalBatch()))
+	batches, err := drain(t, p, b.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, bt := range batches {
+		ids = append(ids, bt.Int64("id")...)
+	}
+	if !slices.IsSorted(ids) {
+		t.Error("copies of an example are not adjacent, or examples out of order")
+	}
+	counts := map[int64]int{}
+	for _, id := range ids {
+		counts[id]++
+	}
+	for _, id := range ids {
+		if (id+1)%3 == 0 {
+			t.Fatalf("example %d has rate 0 but was emitted", id)
+		}
+	}
+	// Expected total: n/3 · (0.75 + 1.5).
+	want := n / 3 * 2.25
+	if se := math.Sqrt(want); math.Abs(float64(len(ids))-want) > 4*se {
+		t.Errorf("%d copies, want %v ± %v", len(ids), want, 4*se)
+	}
+
+	p = input.NewPipeline()
+	bad := func(context.Context) (float64, queue.Element, error) {
+		return -1, queue.Element{tensor.Scalar(int64(0))}, nil
+	}
+	b = ResampleAtRateStage(p, bad, 1)
+	if _, err := drain(t, p, b.Next); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: rate -1") {
+		t.Errorf("negative rate: %v", err)
+	}
+}
+
+// WeightedResampleStage: rows carry their rate first; twice the weight,
+// about twice the copies and twice the rate.
+func TestWeightedResampleStage(t *testing.T) {
+	const n = 4000
+	i := 0
+	step := func(context.Context) (float64, queue.Element, error) {
+		if i == n {
+			return 0, nil, errEOF
+		}
+		i++
+		return float64(1 + i%2), queue.Element{tensor.Scalar(int64(i % 2))}, nil // weight 1 or 2
+	}
+	p := input.NewPipeline(input.WithSeed(5))
+	b := WeightedResampleStage(p, step, 0.5, 16, Names("heavy"), MeanDecay(0.99))
+	batches, err := drain(t, p, b.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := [2]float64{}
+	rates := [2]float64{}
+	for _, bt := range batches {
+		for j, h := range bt.Int64("heavy") {
+			copies[h]++
+			rates[h] += bt.Float64("rate")[j]
+		}
+	}
+	if r := copies[1] / copies[0]; math.Abs(r-2) > 0.25 {
+		t.Errorf("weight 2 got %v times the copies of weight 1, want 2", r)
+	}
+	if r := (rates[1] / copies[1]) / (rates[0] / copies[0]); math.Abs(r-2) > 0.1 {
+		t.Errorf("rate ratio %v, want 2", r)
+	}
+	// An average-weight example has rate 0.5: the mean rate per input example is 0.5.
+	if total := copies[0] + copies[1]; math.Abs(total/n-0.5) > 0.05 {
+		t.Errorf("%v copies of %d examples, want about half", total, n)
+	}
+}
+
+// SU-01, SU-02: all probability on one class gives batches of that class
+// only; labels never decrease within a batch, and the batch takes its
+// examples from per-class queues in their order. The input of a
+// single-class case has only that class: examples of a class never drawn
+// would fill its queue and block the step, as in TensorFlow.
+func TestStratifiedSampleUnknownDist(t *testing.T) {
+	for _, tc := range []struct {
+		probs []float64
+		label func(i int) int
+	}{
+		{[]float64{1, 0, 0, 0, 0}, func(int) int { return 0 }},
+		{[]float64{0, 0, 0, 1, 0}, func(int) int { return 3 }},
+		{[]float64{.5, 0, 0, .5, 0}, func(i int) int { return 3 * (i % 2) }},
+	} {
+		p := input.NewPipeline(input.WithSeed(6))
+		// Capacity for the whole input: the multinomial draws of the mixed
+		// case may run ahead of the input's alternation.
+		b := StratifiedSampleUnknownDist(p, source(400, tc.label), tc.probs, 8, Names("id"), ClassCapacity(400))
+		batches, err := drain(t, p, b.Next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batches) < 10 {
+			t.Fatalf("probs %v: %d batches", tc.probs, len(batches))
+		}
+		for _, bt := range batches {
+			labels, ids := bt.Int64("label"), bt.Int64("id")
+			if len(labels) != 8 || !slices.IsSorted(labels) {
+				t.Fatalf("labels %v", labels)
+			}
+			for j, l := range labels {
+				if tc.probs[l] == 0 || int64(tc.label(int(ids[j]))) != l {
+					t.Fatalf("probs %v: label %d with example %d", tc.probs, l, ids[j])
+				}
+			}
+		}
+	}
+	p := input.NewPipeline()
+	b := StratifiedSampleUnknownDist(p, source(10, func(int) int { return 7 }), []float64{.5, .5}, 2)
+	if _, err := drain(t, p, b.Next); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: label 7 is not in [0, 2)") {
+		t.Errorf("bad label: %v", err)
+	}
+	p = input.NewPipeline()
+	StratifiedSampleUnknownDist(p, source(1, func(int) int { return 0 }), []float64{.5, .6}, 2)
+	if err := p.Start(t.Context()); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("probabilities summing to 1.1: %v", err)
+	}
+	p.Stop()
+}

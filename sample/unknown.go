@@ -1,0 +1,169 @@
+package sample
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// DefaultClassCapacity is the capacity of each of
+// StratifiedSampleUnknownDist's per-class queues (TensorFlow's
+// queue_capacity).
+const DefaultClassCapacity = 16
+
+// ClassBatches is the output of StratifiedSampleUnknownDist.
+type ClassBatches struct {
+	p         *input.Pipeline
+	classes   []*queue.Deferred
+	probs     []float64
+	batchSize int
+	rng       *lockedRand
+	names     []string
+	err       error // a build error
+}
+
+// StratifiedSampleUnknownDist delivers batches of batchSize whose class
+// counts are drawn from Multinomial(batchSize, probs) (TensorFlow's
+// stratified_sample_unknown_dist, SU-02): the examples step returns go to
+// one queue per class (capacity ClassCapacity), and each batch takes its
+// counts from them and joins them in class order, so labels do not
+// decrease within a batch. It needs no knowledge of the input's class
+// proportions, but it discards nothing: a class the input seldom has holds
+// every batch up. Each batch's first component, "label", holds the classes
+// as int64; the step's components follow.
+func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
+	c := newConfig(opts)
+	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(p.StageSeed(c.seed))}
+	if c.names != nil {
+		b.names = append([]string{"label"}, c.names...)
+	}
+	const op = "stratified_sample_unknown_dist"
+	switch {
+	case checkProbs(op, "probs", probs) != nil:
+		b.err = checkProbs(op, "probs", probs)
+	case batchSize <= 0:
+		b.err = invalidf("sample: %s: batch size %d must be positive", op, batchSize)
+	case c.classCapacity <= 0 || c.threads <= 0:
+		b.err = invalidf("sample: %s: class capacity %d and threads %d must be positive", op, c.classCapacity, c.threads)
+	}
+	if b.err != nil {
+		p.Fail(b.err)
+		return b
+	}
+	name := c.name
+	if name == "" {
+		name = op
+	}
+	for i := range probs {
+		qname := fmt.Sprintf("%s/class_%d", name, i)
+		b.classes = append(b.classes, queue.NewDeferred("FIFOQueue", qname, c.classCapacity, nil, func(first queue.Element) (queue.Queue, error) {
+			dtypes := make([]tensor.DType, len(first))
+			shapes := make([]tensor.Shape, len(first))
+			for j, t := range first {
+				dtypes[j], shapes[j] = t.DType(), t.Shape()
+			}
+			return queue.NewFIFO(c.classCapacity, dtypes, queue.WithShapes(shapes...), queue.WithName(qname))
+		}))
+		p.TrackQueue(b.classes[i], 0)
+	}
+	var seen atomic.Int64
+	feed := func(ctx context.Context) error {
+		l, e, err := step(ctx)
+		if err != nil {
+			return err
+		}
+		n := seen.Add(1) - 1
+		if l < 0 || l >= len(probs) {
+			return invalidf("sample: %s: example %d: label %d is not in [0, %d)", op, n, l, len(probs))
+		}
+		return b.classes[l].Enqueue(ctx, e)
+	}
+	steps := make([]coord.Step, c.threads)
+	for i := range steps {
+		steps[i] = feed
+	}
+	qs := make([]queue.Queue, len(b.classes))
+	for i, q := range b.classes {
+		qs[i] = q
+	}
+	r, err := coord.NewQueueRunner(queue.NewGroup(name+"/class_queues", qs...), steps)
+	if err != nil {
+		b.err = err
+		p.Fail(err)
+		return b
+	}
+	p.AddQueueRunner(r)
+	return b
+}
+
+// Next returns the next batch; at end of input, an error wrapping io.EOF.
+// If the pipeline stopped because a stage failed, Next returns that
+// stage's error.
+func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
+	if b.err != nil {
+		return input.Batch{}, b.err
+	}
+	counts := make([]int, len(b.probs))
+	for range b.batchSize {
+		counts[b.category()]++
+	}
+	var parts []queue.Element
+	var labels []int64
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		e, err := b.classes[i].DequeueMany(ctx, n)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, queue.ErrCancelled) {
+				if perr := b.p.Coordinator().Err(); perr != nil {
+					return input.Batch{}, perr
+				}
+			}
+			return input.Batch{}, err
+		}
+		parts = append(parts, e)
+		for range n {
+			labels = append(labels, int64(i))
+		}
+	}
+	out := queue.Element{tensor.New(labels)}
+	for j := range parts[0] {
+		col := make([]tensor.Tensor, len(parts))
+		for k, part := range parts {
+			col[k] = part[j]
+		}
+		t, err := tensor.Concat(col)
+		if err != nil {
+			return input.Batch{}, err
+		}
+		out = append(out, t)
+	}
+	return input.NewBatch(b.names, out), nil
+}
+
+// category draws a class from probs.
+func (b *ClassBatches) category() int {
+	u := b.rng.float64()
+	for i, p := range b.probs {
+		if u < p {
+			return i
+		}
+		u -= p
+	}
+	// Rounding left u just above the last class's share; give it to the
+	// last class with a non-zero probability.
+	for i := len(b.probs) - 1; i > 0; i-- {
+		if b.probs[i] > 0 {
+			return i
+		}
+	}
+	return 0
+}
