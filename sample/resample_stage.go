@@ -53,13 +53,13 @@ func repeat(e queue.Element, k int) (queue.Element, error) {
 	return out, nil
 }
 
-// WeightedResampleStage delivers batches in which each example step
+// WeightedResample delivers batches in which each example step
 // returns, with its weight, appears Poisson(rate) times, rate = weight ·
 // overallRate / the running mean weight (see WeightedResampler; each
 // example is one batch of the running mean, MeanDecay sets its decay).
 // Each batch's first component, "rate", holds every row's rate as
 // float64; the step's components follow.
-func WeightedResampleStage(p *input.Pipeline, step RateStep, overallRate float64, batchSize int, opts ...Option) *input.Batches {
+func WeightedResample(p *input.Pipeline, step RateStep, overallRate float64, batchSize int, opts ...Option) *input.Batches {
 	c := newConfig(opts)
 	seed := p.StageSeed(c.seed)
 	w, err := NewWeightedResampler(overallRate, c.meanDecay, nil)

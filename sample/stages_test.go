@@ -103,9 +103,9 @@ func TestResampleAtRateStage(t *testing.T) {
 	}
 }
 
-// WeightedResampleStage: rows carry their rate first; twice the weight,
+// WeightedResample: rows carry their rate first; twice the weight,
 // about twice the copies and twice the rate.
-func TestWeightedResampleStage(t *testing.T) {
+func TestWeightedResample(t *testing.T) {
 	const n = 4000
 	i := 0
 	step := func(context.Context) (float64, queue.Element, error) {
@@ -116,7 +116,7 @@ func TestWeightedResampleStage(t *testing.T) {
 		return float64(1 + i%2), queue.Element{tensor.Scalar(int64(i % 2))}, nil // weight 1 or 2
 	}
 	p := input.NewPipeline(input.WithSeed(5))
-	b := WeightedResampleStage(p, step, 0.5, 16, Names("heavy"), MeanDecay(0.99))
+	b := WeightedResample(p, step, 0.5, 16, Names("heavy"), MeanDecay(0.99))
 	batches, err := drain(t, p, b.Next)
 	if err != nil {
 		t.Fatal(err)

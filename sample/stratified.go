@@ -49,8 +49,8 @@ func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batch
 	for i := range s.counts {
 		s.counts[i] = c.smoothing
 	}
-	if static != nil && rejection(c.initProbs, static) >= 0.5 {
-		s.warnOnce()
+	if static != nil {
+		s.rejected = rejection(c.initProbs, static)
 	}
 	filter := func(ctx context.Context) (queue.Element, error) {
 		for {
@@ -74,6 +74,7 @@ func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batch
 type stratified struct {
 	target, init []float64
 	accept       []float64 // fixed acceptance, with InitProbs
+	rejected     float64   // its expected rejected fraction
 	warn         func(string)
 	rng          *lockedRand
 
@@ -92,7 +93,7 @@ func (s *stratified) keep(l int) (bool, error) {
 		s.mu.Unlock()
 		return false, invalidf("sample: stratified_sample: example %d: label %d is not in [0, %d)", n, l, len(s.target))
 	}
-	a := s.accept
+	a, rejected := s.accept, s.rejected
 	if a == nil {
 		// The estimate includes this label, as TensorFlow's counts are
 		// updated before the acceptance is computed.
@@ -106,23 +107,14 @@ func (s *stratified) keep(l int) (bool, error) {
 			est[i] = float64(c) / float64(total)
 		}
 		a = acceptance(est, s.target)
-		if rejection(est, a) >= 0.5 {
-			s.warnLocked()
-		}
+		rejected = rejection(est, a)
 	}
-	s.mu.Unlock()
-	return s.rng.float64() < a[l], nil
-}
-
-func (s *stratified) warnOnce() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.warnLocked()
-}
-
-func (s *stratified) warnLocked() {
-	if s.warned < maxWarnings {
+	// TensorFlow evaluates its warning with every example, printing it the
+	// first 10 times; so do we, whether the estimate is fixed or online.
+	if rejected >= 0.5 && s.warned < maxWarnings {
 		s.warned++
 		s.warn(highRejection)
 	}
+	s.mu.Unlock()
+	return s.rng.float64() < a[l], nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sync/atomic"
 
 	"github.com/sluiceml/sluice/coord"
@@ -36,7 +37,9 @@ type ClassBatches struct {
 // counts from them and joins them in class order, so labels do not
 // decrease within a batch. It needs no knowledge of the input's class
 // proportions, but it discards nothing: a class the input seldom has holds
-// every batch up. Each batch's first component, "label", holds the classes
+// every batch up, and examples of a class that is seldom drawn fill its
+// queue and block the step until that class is drawn (as in TensorFlow;
+// ClassCapacity sets the slack). Each batch's first component, "label", holds the classes
 // as int64; the step's components follow.
 func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
 	c := newConfig(opts)
@@ -105,7 +108,9 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 
 // Next returns the next batch; at end of input, an error wrapping io.EOF.
 // If the pipeline stopped because a stage failed, Next returns that
-// stage's error.
+// stage's error. A batch takes from the class queues one after another:
+// if ctx ends or the input runs out part way, the examples already taken
+// for the batch are dropped, as TensorFlow drops a partial batch.
 func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
 	if b.err != nil {
 		return input.Batch{}, b.err
@@ -147,6 +152,22 @@ func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
 		out = append(out, t)
 	}
 	return input.NewBatch(b.names, out), nil
+}
+
+// All returns an iterator over the remaining batches. It ends after the
+// last batch at end of input; any other error is yielded once, and ends it.
+func (b *ClassBatches) All(ctx context.Context) iter.Seq2[input.Batch, error] {
+	return func(yield func(input.Batch, error) bool) {
+		for {
+			batch, err := b.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if !yield(batch, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // category draws a class from probs.
