@@ -1,0 +1,72 @@
+package sample_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/sample"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// BenchmarkResampleAtRate resamples batches of 1024 rows (an int64 id and
+// a 16-float feature vector) at rates uniform in [0, 2), the pure function
+// a training loop calls on its batch. One iteration is one batch;
+// examples/s counts input rows per second.
+func BenchmarkResampleAtRate(b *testing.B) {
+	const rows, width = 1024, 16
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := make([]int64, rows)
+	features := make([]float32, rows*width)
+	rates := make([]float64, rows)
+	for i := range rows {
+		ids[i] = int64(i)
+		rates[i] = 2 * rng.Float64()
+	}
+	inputs := []tensor.Tensor{tensor.New(ids), tensor.New(features, rows, width)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := sample.ResampleAtRate(rng, rates, inputs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "examples/s")
+}
+
+// BenchmarkStratifiedSample rebalances a 70/30 stream of examples with a
+// 16-float feature vector to 50/50 in batches of 32: one goroutine runs
+// the step, one consumer takes batches. One iteration is one batch;
+// examples/s counts the examples delivered per second (about 1.75 times
+// as many are read).
+func BenchmarkStratifiedSample(b *testing.B) {
+	const batch = 32
+	feature := tensor.New(make([]float32, 16))
+	rng := rand.New(rand.NewPCG(3, 4))
+	step := func(context.Context) (int, queue.Element, error) {
+		l := 0
+		if rng.Float64() < 0.3 {
+			l = 1
+		}
+		return l, queue.Element{feature}, nil
+	}
+	p := input.NewPipeline(input.WithSeed(1))
+	s := sample.StratifiedSample(p, step, []float64{0.5, 0.5}, batch,
+		sample.InitProbs([]float64{0.7, 0.3}), sample.Batching(input.Capacity(4*batch)))
+	ctx := context.Background()
+	if err := p.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if bt, err := s.Next(ctx); err != nil || bt.Len() != batch {
+			b.Fatalf("Next: %d examples, %v", bt.Len(), err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
+	b.StopTimer()
+	if err := p.Stop(); err != nil {
+		b.Fatal(err)
+	}
+}
