@@ -3,42 +3,67 @@
 //
 //   - StratifiedSample keeps each example of class i with probability
 //     a[i], chosen so that the batches it delivers have the target class
-//     proportions; the class proportions of the input are given, or
-//     estimated online from the labels seen (AcceptanceProbs has the
-//     formula, SAMPLING.md §1). StratifiedSampleUnknownDist draws each
-//     batch's class counts from a multinomial and takes them from one
-//     queue per class. RejectionSample keeps an example with a probability
-//     computed from the example.
-//   - ResampleAtRate emits each example Poisson(rate) times, every
-//     component gathered with one index list so they stay aligned;
-//     WeightedResample derives the rates from weights and a zero-debiased
+//     proportions; the class proportions of the input are given
+//     (InitProbs), or estimated online from the labels seen
+//     (AcceptanceProbs has the formula, SAMPLING.md §1).
+//     StratifiedSampleUnknownDist draws each batch's class counts from a
+//     multinomial and takes them from one queue per class.
+//     RejectionSample keeps an example with a probability computed from
+//     the example.
+//   - ResampleAtRate emits each row of a batch Poisson(rate) times, every
+//     component gathered with one index list so they stay aligned. A
+//     WeightedResampler derives the rates from weights and a zero-debiased
 //     running mean of the weights, and returns the rates, whose inverses
 //     weight the resampled examples back to the input distribution.
 //
-// Each sampler exists as a pure function over a batch (for a training
-// loop that already has its batch) and as a pipeline stage that runs a step
-// in goroutines and delivers batches through package input's batching, so
-// it starts, stops, reports errors and publishes metrics as every other
-// stage:
+// The resamplers exist as pure functions over a batch, for a training
+// loop that already has its batch (ResampleAtRate,
+// WeightedResampler.Resample), and as pipeline stages over a step that
+// returns one example and its rate or weight (ResampleAtRateStage,
+// WeightedResample). The samplers are stages. A stage runs its step in
+// goroutines of the pipeline and delivers batches through package input's
+// batching, so it starts, stops, reports errors and publishes metrics as
+// every other stage:
 //
+//	p := input.NewPipeline(input.WithSeed(1))
 //	batches := sample.StratifiedSample(p, step, []float64{0.5, 0.5}, 64,
 //		sample.InitProbs([]float64{0.999, 0.001}), sample.Names("image"))
+//	if err := p.Start(ctx); err != nil { ... }
 //	for b, err := range batches.All(ctx) { ... b.Int64("label") ... }
 //
+// Build errors (bad probabilities, rates, options) wrap ErrInvalidArgument
+// and are returned by Pipeline.Start, which then starts nothing. A bad
+// label, rate, weight or acceptance probability met at run time is an
+// error wrapping ErrInvalidArgument that names the value and the
+// example's position in the stream; it stops the pipeline through its
+// Coordinator, and Next returns it.
+//
 // A stage's randomness comes from the pipeline's seed (Pipeline.StageSeed)
-// or its own Seed option, so a single-threaded stage is reproducible.
+// or its own Seed option, so a stage whose step runs in one goroutine (the
+// default) is reproducible.
 //
 // # Differences from TensorFlow
 //
 //   - Probabilities are checked when the stage is built, and a bad label
 //     or rate is an error naming the value and the example's position in
 //     the stream; TensorFlow checks both at run time with generic assertion
-//     messages.
-//   - A stage's step returns one example; TensorFlow's enqueue_many form is
-//     the pure functions' job.
+//     messages. Its messages are kept where it has its own
+//     ("Probability parameters must have the same length.").
+//   - A stage's step returns one example; TensorFlow's enqueue_many form
+//     is the pure functions' job. So WeightedResample's running mean is
+//     updated per example (decay MeanDecay per example, not per batch).
 //   - Poisson counts use inversion below a rate of 12 and Hörmann's PTRS
-//     above (TensorFlow: its random_poisson kernel); only the distribution
-//     is contractual (RE-04). Indices are grouped by input row.
+//     above (TensorFlow: its random_poisson kernel), so counts match
+//     TensorFlow's in distribution, not draw for draw; only the
+//     distribution is contractual (RE-04). Indices are grouped by input
+//     row, as the newer TensorFlow.
 //   - The high-rejection warning goes to a Warn function (default
-//     log/slog), at most 10 times per stage, as TensorFlow's first_n=10.
+//     log/slog's Warn) rather than to stderr, at most 10 times per stage,
+//     as TensorFlow's first_n=10.
+//   - StratifiedSample's online estimate is an option away from a fixed
+//     one: Smoothing sets the starting count per class (TensorFlow fixes
+//     it at 10).
+//   - Batches carry labels and rates as components named "label" and
+//     "rate" in front of the step's components, rather than as separate
+//     return values.
 package sample
