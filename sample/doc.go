@@ -31,6 +31,12 @@
 //	if err := p.Start(ctx); err != nil { ... }
 //	for b, err := range batches.All(ctx) { ... b.Int64("label") ... }
 //
+// A step that produces batches rather than examples (TensorFlow's
+// enqueue_many=True) is wrapped in UnbatchLabels, UnbatchRates or
+// Unbatch:
+//
+//	batches := sample.StratifiedSample(p, sample.UnbatchLabels(batchStep), target, 64)
+//
 // Build errors (bad probabilities, rates, options) wrap ErrInvalidArgument
 // and are returned by Pipeline.Start, which then starts nothing. A bad
 // label, rate, weight or acceptance probability met at run time is an
@@ -49,9 +55,14 @@
 //     the stream; TensorFlow checks both at run time with generic assertion
 //     messages. Its messages are kept where it has its own
 //     ("Probability parameters must have the same length.").
-//   - A stage's step returns one example; TensorFlow's enqueue_many form
-//     is the pure functions' job. So WeightedResample's running mean is
-//     updated per example (decay MeanDecay per example, not per batch).
+//   - A stage's step returns one example. TensorFlow's enqueue_many=True
+//     is an adapter around a step that returns batches (UnbatchLabels,
+//     UnbatchRates, Unbatch), which checks the batch as TensorFlow does
+//     and hands the examples on one at a time, as TensorFlow's internal
+//     queue of batch size 1 does. So the online class estimate and
+//     WeightedResample's running mean are updated per example (decay
+//     MeanDecay per example, not per batch); the pure functions keep
+//     TensorFlow's per-batch running mean.
 //   - Poisson counts use inversion below a rate of 12 and Hörmann's PTRS
 //     above (TensorFlow: its random_poisson kernel), so counts match
 //     TensorFlow's in distribution, not draw for draw; only the
