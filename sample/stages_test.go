@@ -190,3 +190,44 @@ func TestStratifiedSampleUnknownDist(t *testing.T) {
 	}
 	p.Stop()
 }
+
+// RS-02 (TensorFlow's _conditional_batch): acceptance 0 for 1.0 and 1 for
+// 2.0 gives a batch of 4 that is all 2.0, with one or two components.
+func TestRejectionSampleComponents(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		i := 0
+		step := func(context.Context) (queue.Element, error) {
+			if i == 40 {
+				return nil, errEOF
+			}
+			i++
+			v := float64(1 + i%2)
+			e := queue.Element{tensor.Scalar(v)}
+			if n == 2 {
+				e = append(e, tensor.New([]int64{int64(v), int64(v)}))
+			}
+			return e, nil
+		}
+		accept := func(e queue.Element) float64 {
+			if e[0].Float64s()[0] == 2 {
+				return 1
+			}
+			return 0
+		}
+		p := input.NewPipeline(input.WithSeed(8))
+		b := RejectionSample(p, step, accept, 4)
+		batches, err := drain(t, p, b.Next)
+		if err != nil || len(batches) != 5 {
+			t.Fatalf("%d components: %d batches, %v", n, len(batches), err)
+		}
+		for _, bt := range batches {
+			e := bt.Element()
+			if len(e) != n || !slices.Equal(e[0].Float64s(), []float64{2, 2, 2, 2}) {
+				t.Errorf("%d components: batch %v", n, e)
+			}
+			if n == 2 && !slices.Equal(e[1].Int64s(), []int64{2, 2, 2, 2, 2, 2, 2, 2}) {
+				t.Errorf("second component %v", e[1].Int64s())
+			}
+		}
+	}
+}

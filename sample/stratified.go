@@ -42,7 +42,8 @@ func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batch
 		}
 		static = a
 	} else if c.smoothing <= 0 {
-		return failed(p, invalidf("sample: %s: smoothing constant %d must be positive", op, c.smoothing), batchSize)
+		// TensorFlow says "nonzero" but rejects every value <= 0.
+		return failed(p, invalidf("sample: %s: smoothing_constant must be nonzero. (Smoothing(%d))", op, c.smoothing), batchSize)
 	}
 	s := &stratified{target: target, init: c.initProbs, accept: static, warn: c.warn,
 		rng: newLockedRand(p.StageSeed(c.seed)), counts: make([]int64, len(target))}

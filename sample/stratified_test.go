@@ -119,7 +119,8 @@ func TestStratifiedSampleErrors(t *testing.T) {
 		{"sum", []float64{.1, .1, .1, .1, .1}, nil, "target_probs sum to 0.5"},
 		{"length", []float64{.5, .5}, []Option{InitProbs([]float64{.2, .2, .6})}, "Probability parameters must have the same length."},
 		{"zero init", []float64{.2, .4, .4}, []Option{InitProbs([]float64{0, .5, .5})}, "All classes with zero initial probability"},
-		{"smoothing", []float64{.5, .5}, []Option{Smoothing(0)}, "smoothing constant 0 must be positive"},
+		{"smoothing", []float64{.5, .5}, []Option{Smoothing(0)}, "smoothing_constant must be nonzero. (Smoothing(0))"},
+		{"negative smoothing", []float64{.5, .5}, []Option{Smoothing(-3)}, "smoothing_constant must be nonzero. (Smoothing(-3))"},
 	} {
 		p := input.NewPipeline()
 		StratifiedSample(p, source(10, func(int) int { return 0 }), tc.target, 2, tc.opts...)
