@@ -56,7 +56,12 @@ func gather(t tensor.Tensor, indices []int) (tensor.Tensor, error) {
 	}
 	rows := make([]tensor.Tensor, len(indices))
 	for k, i := range indices {
-		rows[k] = t.Row(i)
+		// Copies of a row are adjacent: take the row once for all of them.
+		if k > 0 && indices[k-1] == i {
+			rows[k] = rows[k-1]
+		} else {
+			rows[k] = t.Row(i)
+		}
 	}
 	return tensor.Stack(rows)
 }
