@@ -77,4 +77,21 @@
 //   - Batches carry labels and rates as components named "label" and
 //     "rate" in front of the step's components, rather than as separate
 //     return values.
+//   - StratifiedSample and RejectionSample decide in the step's goroutine
+//     and batch what they keep; TensorFlow first unbatches through a queue
+//     of queue_capacity examples, which a Go step returning one example
+//     does not need (UnbatchLabels and Unbatch hold a batch's examples
+//     instead).
+//   - RejectionSample always checks that the acceptance probability is in
+//     [0, 1] (TensorFlow only with runtime_checks=True; without, a
+//     negative value rejects and a value above 1 accepts).
+//   - StratifiedSampleUnknownDist's probabilities are fixed when it is
+//     built (TensorFlow's may be a placeholder fed at each run, SU-01);
+//     build another stage for other probabilities.
+//   - Rates, weights and probabilities are float64 (RE-03; TensorFlow also
+//     takes float16 and float32 rates and computes probabilities in
+//     float32), so Knuth's limits on large rates do not apply.
+//   - A WeightedResampler leaves its running mean alone on an empty batch
+//     and gives rate 0 while the mean weight is 0; TensorFlow's mean
+//     becomes NaN, and so does every later rate.
 package sample

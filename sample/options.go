@@ -54,7 +54,9 @@ func Names(names ...string) Option { return func(c *config) { c.names = names } 
 
 // Batching passes options to the stage's batcher (input.Batch): Capacity,
 // NumThreads, AllowSmallerFinalBatch, DynamicPad, Name. Name components
-// with this package's Names, which knows the stage's own components.
+// with this package's Names, which knows the stage's own components. For
+// a step that returns batches, wrap it in UnbatchLabels, UnbatchRates or
+// Unbatch rather than passing EnqueueMany: the stage decides per example.
 func Batching(opts ...input.Option) Option {
 	return func(c *config) { c.batching = append(c.batching, opts...) }
 }
