@@ -97,3 +97,40 @@ func TestRuntimeErrors(t *testing.T) {
 		})
 	}
 }
+
+// Build errors of every stage wrap ErrInvalidArgument and come from
+// Pipeline.Start, which then starts nothing.
+func TestBuildErrors(t *testing.T) {
+	one := []float64{1}
+	rates := func(context.Context) (float64, queue.Element, error) { return 1, nil, errEOF }
+	for _, tc := range []struct {
+		name  string
+		build func(p *input.Pipeline)
+		want  string
+	}{
+		{"StratifiedSample nil step", func(p *input.Pipeline) { StratifiedSample(p, nil, one, 1) }, "stratified_sample: no step"},
+		{"StratifiedSample batch 0", func(p *input.Pipeline) { StratifiedSample(p, blocked, one, 0) }, "stratified_sample: batch size 0 must be positive"},
+		{"StratifiedSample empty target", func(p *input.Pipeline) { StratifiedSample(p, blocked, nil, 1) }, "target_probs is empty"},
+		{"StratifiedSampleUnknownDist nil step", func(p *input.Pipeline) { StratifiedSampleUnknownDist(p, nil, one, 1) }, "stratified_sample_unknown_dist: no step"},
+		{"StratifiedSampleUnknownDist batch -1", func(p *input.Pipeline) { StratifiedSampleUnknownDist(p, blocked, one, -1) }, "batch size -1 must be positive"},
+		{"StratifiedSampleUnknownDist capacity", func(p *input.Pipeline) { StratifiedSampleUnknownDist(p, blocked, one, 1, ClassCapacity(0)) }, "class capacity 0 and threads 1 must be positive"},
+		{"StratifiedSampleUnknownDist probs", func(p *input.Pipeline) { StratifiedSampleUnknownDist(p, blocked, []float64{.5, -.5, 1}, 1) }, "probs[1] = -0.5 is not a probability"},
+		{"RejectionSample nil step", func(p *input.Pipeline) { RejectionSample(p, nil, func(queue.Element) float64 { return 1 }, 1) }, "rejection_sample: no step"},
+		{"RejectionSample nil function", func(p *input.Pipeline) { RejectionSample(p, values(1), nil, 1) }, "rejection_sample: no acceptance function"},
+		{"ResampleAtRateStage batch 0", func(p *input.Pipeline) { ResampleAtRateStage(p, rates, 0) }, "resample_at_rate: batch size 0 must be positive"},
+		{"ResampleAtRateStage nil step", func(p *input.Pipeline) { ResampleAtRateStage(p, nil, 1) }, "resample_at_rate: no step"},
+		{"WeightedResample overall rate", func(p *input.Pipeline) { WeightedResample(p, rates, -1, 1) }, "overall rate -1 is not a finite, non-negative number"},
+		{"WeightedResample mean decay", func(p *input.Pipeline) { WeightedResample(p, rates, 1, 1, MeanDecay(1)) }, "mean decay 1 is not in [0, 1)"},
+		{"WeightedResample nil step", func(p *input.Pipeline) { WeightedResample(p, nil, 1, 1) }, "weighted_resample: no step"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := input.NewPipeline()
+			tc.build(p)
+			err := p.Start(t.Context())
+			p.Stop()
+			if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Start = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -14,6 +14,9 @@ import (
 // position (TensorFlow's runtime_checks), which stops the pipeline.
 func RejectionSample(p *input.Pipeline, step input.Step, acceptProb func(queue.Element) float64, batchSize int, opts ...Option) *input.Batches {
 	c := newConfig(opts)
+	if err := checkStage("rejection_sample", step == nil, batchSize); err != nil {
+		return failed(p, err, batchSize)
+	}
 	if acceptProb == nil {
 		return failed(p, invalidf("sample: rejection_sample: no acceptance function"), batchSize)
 	}

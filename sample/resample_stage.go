@@ -16,6 +16,9 @@ import (
 // error naming it and the example's position, which stops the pipeline.
 func ResampleAtRateStage(p *input.Pipeline, step RateStep, batchSize int, opts ...Option) *input.Batches {
 	c := newConfig(opts)
+	if err := checkStage("resample_at_rate", step == nil, batchSize); err != nil {
+		return failed(p, err, batchSize)
+	}
 	rng := newLockedRand(p.StageSeed(c.seed))
 	var seen atomic.Int64
 	copies := func(ctx context.Context) (queue.Element, error) {
@@ -63,6 +66,9 @@ func WeightedResample(p *input.Pipeline, step RateStep, overallRate float64, bat
 	c := newConfig(opts)
 	seed := p.StageSeed(c.seed)
 	w, err := NewWeightedResampler(overallRate, c.meanDecay, nil)
+	if err == nil {
+		err = checkStage("weighted_resample", step == nil, batchSize)
+	}
 	if err != nil {
 		return failed(p, err, batchSize)
 	}

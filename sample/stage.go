@@ -58,6 +58,19 @@ func failed(p *input.Pipeline, err error, batchSize int) *input.Batches {
 	return p.Batch(func(context.Context) (queue.Element, error) { return nil, err }, max(batchSize, 1))
 }
 
+// checkStage checks what every stage needs: a step and a positive batch
+// size. The batcher would check the batch size too, but its error would
+// not wrap ErrInvalidArgument, and a nil step would only fail at run time.
+func checkStage(op string, noStep bool, batchSize int) error {
+	if noStep {
+		return invalidf("sample: %s: no step", op)
+	}
+	if batchSize <= 0 {
+		return invalidf("sample: %s: batch size %d must be positive", op, batchSize)
+	}
+	return nil
+}
+
 // label is a class as a component.
 func label(l int) tensor.Tensor { return tensor.Scalar(int64(l)) }
 

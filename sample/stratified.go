@@ -31,6 +31,9 @@ const maxWarnings = 10
 func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batchSize int, opts ...Option) *input.Batches {
 	c := newConfig(opts)
 	const op = "stratified_sample"
+	if err := checkStage(op, step == nil, batchSize); err != nil {
+		return failed(p, err, batchSize)
+	}
 	if err := checkProbs(op, "target_probs", target); err != nil {
 		return failed(p, err, batchSize)
 	}

@@ -39,8 +39,8 @@ type ClassBatches struct {
 // proportions, but it discards nothing: a class the input seldom has holds
 // every batch up, and examples of a class that is seldom drawn fill its
 // queue and block the step until that class is drawn (as in TensorFlow;
-// ClassCapacity sets the slack). Each batch's first component, "label", holds the classes
-// as int64; the step's components follow.
+// ClassCapacity sets the slack). Each batch's first component, "label",
+// holds the classes as int64; the step's components follow.
 func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
 	c := newConfig(opts)
 	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(p.StageSeed(c.seed))}
@@ -48,12 +48,11 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 		b.names = append([]string{"label"}, c.names...)
 	}
 	const op = "stratified_sample_unknown_dist"
-	switch {
-	case checkProbs(op, "probs", probs) != nil:
+	b.err = checkStage(op, step == nil, batchSize)
+	if b.err == nil {
 		b.err = checkProbs(op, "probs", probs)
-	case batchSize <= 0:
-		b.err = invalidf("sample: %s: batch size %d must be positive", op, batchSize)
-	case c.classCapacity <= 0 || c.threads <= 0:
+	}
+	if b.err == nil && (c.classCapacity <= 0 || c.threads <= 0) {
 		b.err = invalidf("sample: %s: class capacity %d and threads %d must be positive", op, c.classCapacity, c.threads)
 	}
 	if b.err != nil {
