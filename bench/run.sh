@@ -3,7 +3,7 @@
 # pipeline, tf.data and PyTorch's DataLoader on the same generated files, in
 # one session; writes BENCHMARKS.md. See bench/README.md.
 #
-#   bash bench/run.sh            # full run (about 10-20 minutes on 2 cores), writes BENCHMARKS.md
+#   bash bench/run.sh            # full run (about 7 minutes on 2 cores), writes BENCHMARKS.md
 #   bash bench/run.sh --quick    # a tenth of the data, 3 runs (about 3 minutes), writes build/bench-results-quick/BENCHMARKS.md
 #
 # Options: --runs N, --out FILE. Environment: SLUICE_BENCH_VENV (default
@@ -36,7 +36,9 @@ log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 # The Python peers. PyPI's Linux torch wheel is the CUDA build and pulls
 # about 4 GB of NVIDIA libraries; PyPI has no CPU-only torch wheel (that one
 # lives on PyTorch's own index), so this is what installing from PyPI costs.
-if ! "$py" -c 'import tensorflow, torch, tfrecord' >/dev/null 2>&1; then
+# tfrecord registers its own copy of the Example protos, which clashes with
+# TensorFlow's in one process, so each side is checked in its own.
+if ! { "$py" -c 'import tensorflow' && "$py" -c 'import torch, tfrecord'; } >/dev/null 2>&1; then
 	log "installing the Python peers into $venv (tensorflow-cpu 2.21.0, torch, tfrecord; several GB)"
 	[ -x "$py" ] || "${SLUICE_BENCH_PYTHON:-python3}" -m venv "$venv"
 	"$py" -m pip install -q --upgrade pip
