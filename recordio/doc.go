@@ -55,4 +55,11 @@
 // read loops take for the end of input; ReadUpTo returns the records read
 // before an error instead of dropping them; and RestoreState rejects a
 // state with more units finished than started, which TensorFlow accepts.
+//
+// # Writing
+//
+// ShardedWriter is the other direction: it deals records round-robin into
+// TFRecord files named in TensorFlow's prefix-00000-of-00004 convention
+// (ShardNames), through package storage, so a data set written once can
+// be read by many readers, on one machine or many.
 package recordio

@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"github.com/spf13/cobra"
@@ -108,7 +108,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 			f.Close()
 		}
 	}
-	out, err := newShardWriter(ctx, o.out, o.shards, c)
+	out, err := recordio.NewShardedWriter(ctx, outputNames(o.out, o.shards, c), c)
 	if err != nil {
 		return err
 	}
@@ -116,16 +116,16 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	err = conv(ctx, names, o, prog, t, func(rec []byte) error {
 		prog.record()
 		t.wrote()
-		return out.write(rec)
+		return out.Write(rec)
 	})
 	prog.finish()
-	if cerr := out.close(); err == nil {
+	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s\n", out.n, strings.Join(out.names, ", "))
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s\n", out.Count(), strings.Join(out.Names(), ", "))
 	return nil
 }
 
@@ -146,61 +146,15 @@ var outputExt = map[tfrecord.Compression]string{
 	tfrecord.Zstd: ".tfrecord.zst",
 }
 
-// shardName is the name of shard i of n, TensorFlow's
-// "prefix-00000-of-00004" convention, or prefix alone for one shard.
-func shardName(prefix string, i, n int, c tfrecord.Compression) string {
+// outputNames are the names of the n files convert writes:
+// TensorFlow's "prefix-00000-of-00004" convention, or prefix alone for one
+// file, with the compression's extension (replacing one prefix ends in).
+func outputNames(prefix string, n int, c tfrecord.Compression) []string {
 	for _, ext := range outputExt {
 		prefix = strings.TrimSuffix(prefix, ext)
 	}
 	if n == 1 {
-		return prefix + outputExt[c]
+		return []string{prefix + outputExt[c]}
 	}
-	return fmt.Sprintf("%s-%05d-of-%05d%s", prefix, i, n, outputExt[c])
-}
-
-// shardWriter deals records round-robin over n TFRecord files, so that
-// shards differ in size by at most one record.
-type shardWriter struct {
-	files   []io.WriteCloser
-	writers []*tfrecord.Writer
-	names   []string
-	n       int64
-}
-
-func newShardWriter(ctx context.Context, prefix string, shards int, c tfrecord.Compression) (*shardWriter, error) {
-	s := &shardWriter{}
-	for i := range shards {
-		name := shardName(prefix, i, shards, c)
-		f, err := storage.Create(ctx, name)
-		if err != nil {
-			s.close()
-			return nil, err
-		}
-		s.files = append(s.files, f)
-		s.writers = append(s.writers, tfrecord.NewWriter(f, c))
-		s.names = append(s.names, name)
-	}
-	return s, nil
-}
-
-func (s *shardWriter) write(rec []byte) error {
-	i := s.n % int64(len(s.writers))
-	if err := s.writers[i].Write(rec); err != nil {
-		return fmt.Errorf("%s: %w", s.names[i], err)
-	}
-	s.n++
-	return nil
-}
-
-func (s *shardWriter) close() error {
-	var first error
-	for i, w := range s.writers {
-		if err := w.Close(); err != nil && first == nil {
-			first = fmt.Errorf("%s: %w", s.names[i], err)
-		}
-		if err := s.files[i].Close(); err != nil && first == nil {
-			first = fmt.Errorf("%s: %w", s.names[i], err)
-		}
-	}
-	return first
+	return recordio.ShardNames(prefix, n, outputExt[c])
 }

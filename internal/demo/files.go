@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -16,25 +18,19 @@ import (
 // convert_to_records.py writes for MNIST: height, width, depth, label and
 // image_raw (the pixels in height, width, channel order).
 
-// shardName is prefix-0000k-of-0000n followed by ext.
-func shardName(dir, prefix string, s, shards int, ext string) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-%05d-of-%05d%s", prefix, s, shards, ext))
-}
-
-// writeShards creates shards files and calls write for each with the range
-// of images that shard holds, in order.
+// writeShards creates shards files named prefix-0000k-of-0000n followed by
+// ext and calls write for each with the range of images that shard holds,
+// in order.
 func writeShards(dir, prefix, ext string, shards int, s Split, write func(f *bufio.Writer, lo, hi int) error) ([]string, error) {
-	shards = max(1, min(shards, s.Len()))
-	var names []string
+	names := recordio.ShardNames(filepath.Join(dir, prefix), max(1, min(shards, s.Len())), ext)
 	n := s.Len()
-	for k := range shards {
-		name := shardName(dir, prefix, k, shards, ext)
+	for k, name := range names {
 		f, err := os.Create(name)
 		if err != nil {
 			return nil, err
 		}
 		w := bufio.NewWriterSize(f, 1<<16)
-		err = write(w, k*n/shards, (k+1)*n/shards)
+		err = write(w, k*n/len(names), (k+1)*n/len(names))
 		if err == nil {
 			err = w.Flush()
 		}
@@ -44,37 +40,42 @@ func writeShards(dir, prefix, ext string, shards int, s Split, write func(f *buf
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		names = append(names, name)
 	}
 	return names, nil
 }
 
 // writeTFRecordShards writes s as tf.train.Example records into shards
-// files named prefix-0000k-of-0000n.tfrecord[.gz].
-func writeTFRecordShards(dir, prefix string, shards int, c tfrecord.Compression, l cifar10.Layout, s Split) ([]string, error) {
+// files named prefix-0000k-of-0000n.tfrecord[.gz], image i in file i mod
+// shards.
+func writeTFRecordShards(ctx context.Context, dir, prefix string, shards int, c tfrecord.Compression, l cifar10.Layout, s Split) ([]string, error) {
 	ext := ".tfrecord"
 	if c == tfrecord.Gzip {
 		ext += ".gz"
 	}
+	w, err := recordio.NewShardedWriter(ctx, recordio.ShardNames(filepath.Join(dir, prefix), max(1, min(shards, s.Len())), ext), c)
+	if err != nil {
+		return nil, err
+	}
 	ib := l.ImageBytes()
 	b := example.New()
 	var buf []byte
-	return writeShards(dir, prefix, ext, shards, s, func(f *bufio.Writer, lo, hi int) error {
-		w := tfrecord.NewWriter(f, c)
-		for i := lo; i < hi; i++ {
-			buf = b.Reset().
-				Int64(mnist.FeatureHeight, int64(l.Height)).
-				Int64(mnist.FeatureWidth, int64(l.Width)).
-				Int64(mnist.FeatureDepth, int64(l.Depth)).
-				Int64(mnist.FeatureLabel, int64(s.Labels[i])).
-				Bytes(mnist.FeatureImageRaw, s.Images[i*ib:(i+1)*ib]).
-				AppendMarshal(buf[:0])
-			if err := w.Write(buf); err != nil {
-				return err
-			}
+	for i := range s.Len() {
+		buf = b.Reset().
+			Int64(mnist.FeatureHeight, int64(l.Height)).
+			Int64(mnist.FeatureWidth, int64(l.Width)).
+			Int64(mnist.FeatureDepth, int64(l.Depth)).
+			Int64(mnist.FeatureLabel, int64(s.Labels[i])).
+			Bytes(mnist.FeatureImageRaw, s.Images[i*ib:(i+1)*ib]).
+			AppendMarshal(buf[:0])
+		if err := w.Write(buf); err != nil {
+			w.Close()
+			return nil, err
 		}
-		return w.Close()
-	})
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return w.Names(), nil
 }
 
 // writeFixedLength writes s as CIFAR-10-style fixed-length records (a label

@@ -123,7 +123,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	} else if err := os.MkdirAll(res.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeData(cfg, res, data); err != nil {
+	if err := writeData(ctx, cfg, res, data); err != nil {
 		return nil, err
 	}
 	res.PrepareTime = time.Since(start)
@@ -149,9 +149,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // evaluation pipeline. Generated data is also written the other way round
 // (plain TFRecord test shards, fixed-length training records), so that
 // both splits exist in both formats.
-func writeData(cfg Config, res *Result, d *Data) error {
+func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
 	var err error
-	if res.TrainFiles, err = writeTFRecordShards(res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
+	if res.TrainFiles, err = writeTFRecordShards(ctx, res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
 		return err
 	}
 	if res.TestFiles, err = writeFixedLength(res.Dir, "test", cfg.Shards, d.Layout, d.Test); err != nil {
@@ -160,7 +160,7 @@ func writeData(cfg Config, res *Result, d *Data) error {
 	if cfg.DataDir != "" {
 		return nil
 	}
-	if _, err = writeTFRecordShards(res.Dir, "test", cfg.Shards, tfrecord.None, d.Layout, d.Test); err != nil {
+	if _, err = writeTFRecordShards(ctx, res.Dir, "test", cfg.Shards, tfrecord.None, d.Layout, d.Test); err != nil {
 		return err
 	}
 	_, err = writeFixedLength(res.Dir, "train", cfg.Shards, d.Layout, d.Train)

@@ -165,35 +165,29 @@ func writeData(ctx context.Context, cfg Config, res *Result) (map[string][]int64
 	if err != nil {
 		return nil, err
 	}
+	names := recordio.ShardNames(fmt.Sprintf("s3://%s/train", bucketName), cfg.Shards, ".tfrecord.gz")
+	w, err := recordio.NewShardedWriter(ctx, names, tfrecord.Gzip)
+	if err != nil {
+		return nil, err
+	}
 	ids := map[string][]int64{}
 	b := example.New()
 	var buf []byte
-	for s := range cfg.Shards {
-		name := fmt.Sprintf("s3://%s/train-%05d-of-%05d.tfrecord.gz", bucketName, s, cfg.Shards)
-		f, err := storage.Create(ctx, name)
-		if err != nil {
+	for i := range cfg.Images {
+		buf = b.Reset().
+			Int64(featureID, int64(i)).
+			Int64(featureLabel, int64(labels[i])).
+			Bytes(featureImage, images[i*digits.ImageBytes:(i+1)*digits.ImageBytes]).
+			AppendMarshal(buf[:0])
+		if err := w.Write(buf); err != nil {
+			w.Close()
 			return nil, err
 		}
-		w := tfrecord.NewWriter(f, tfrecord.Gzip)
-		for i := s; i < cfg.Images; i += cfg.Shards {
-			buf = b.Reset().
-				Int64(featureID, int64(i)).
-				Int64(featureLabel, int64(labels[i])).
-				Bytes(featureImage, images[i*digits.ImageBytes:(i+1)*digits.ImageBytes]).
-				AppendMarshal(buf[:0])
-			if err := w.Write(buf); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			ids[name] = append(ids[name], int64(i))
-		}
-		err = w.Close()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+		name := names[i%len(names)] // the writer deals records round-robin
+		ids[name] = append(ids[name], int64(i))
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
 	}
 	res.Files, err = storage.Glob(ctx, fmt.Sprintf("s3://%s/train-*-of-%05d.tfrecord.gz", bucketName, cfg.Shards))
 	if err != nil {

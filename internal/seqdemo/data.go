@@ -1,14 +1,14 @@
 package seqdemo
 
 import (
-	"bufio"
-	"fmt"
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -52,51 +52,38 @@ const (
 )
 
 // Write writes the series as shards GZIP TFRecord files of
-// SequenceExamples in dir and returns their names.
-func Write(dir string, series []Series, shards int) ([]string, error) {
+// SequenceExamples in dir, series i in file i mod shards, and returns their
+// names.
+func Write(ctx context.Context, dir string, series []Series, shards int) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var names []string
+	w, err := recordio.NewShardedWriter(ctx, recordio.ShardNames(filepath.Join(dir, "series"), shards, ".tfrecord.gz"), tfrecord.Gzip)
+	if err != nil {
+		return nil, err
+	}
 	b := example.NewSequence()
-	steps := []example.Feature{}
+	var steps []example.Feature
 	var buf []byte
-	for s := range shards {
-		name := filepath.Join(dir, fmt.Sprintf("series-%05d-of-%05d.tfrecord.gz", s, shards))
-		f, err := os.Create(name)
-		if err != nil {
+	for i := range series {
+		sr := &series[i]
+		steps = steps[:0]
+		for t := range sr.X {
+			steps = append(steps, example.FloatList(sr.X[t:t+1]...))
+		}
+		b.Reset().
+			Context(featureID, example.Int64List(sr.ID)).
+			Context(featurePhi, example.FloatList(sr.Phi)).
+			Context(featureLength, example.Int64List(int64(len(sr.X)))).
+			List(featureX, steps...)
+		buf = b.AppendMarshal(buf[:0])
+		if err := w.Write(buf); err != nil {
+			w.Close()
 			return nil, err
 		}
-		bw := bufio.NewWriter(f)
-		w := tfrecord.NewWriter(bw, tfrecord.Gzip)
-		for i := s; i < len(series); i += shards {
-			sr := &series[i]
-			steps = steps[:0]
-			for t := range sr.X {
-				steps = append(steps, example.FloatList(sr.X[t:t+1]...))
-			}
-			b.Reset().
-				Context(featureID, example.Int64List(sr.ID)).
-				Context(featurePhi, example.FloatList(sr.Phi)).
-				Context(featureLength, example.Int64List(int64(len(sr.X)))).
-				List(featureX, steps...)
-			buf = b.AppendMarshal(buf[:0])
-			if err := w.Write(buf); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		err = w.Close()
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		names = append(names, name)
 	}
-	return names, nil
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return w.Names(), nil
 }

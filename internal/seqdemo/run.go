@@ -101,7 +101,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	start := time.Now()
 	series := Generate(cfg.Series, cfg.MinLen, cfg.MaxLen, cfg.Seed)
-	if res.Files, err = Write(res.Dir, series, cfg.Shards); err != nil {
+	if res.Files, err = Write(ctx, res.Dir, series, cfg.Shards); err != nil {
 		return nil, err
 	}
 	res.Series = len(series)

@@ -1,0 +1,111 @@
+package recordio
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+func TestShardNames(t *testing.T) {
+	got := ShardNames("out/train", 3, ".tfrecord.gz")
+	want := []string{
+		"out/train-00000-of-00003.tfrecord.gz",
+		"out/train-00001-of-00003.tfrecord.gz",
+		"out/train-00002-of-00003.tfrecord.gz",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ShardNames = %q, want %q", got, want)
+	}
+}
+
+// Record i lands in shard i mod n, in order, for every compression.
+func TestShardedWriterRoundRobin(t *testing.T) {
+	for _, tc := range []struct {
+		shards, records int
+		c               tfrecord.Compression
+	}{
+		{1, 5, tfrecord.None},
+		{3, 10, tfrecord.Gzip},
+		{4, 4, tfrecord.Zlib},
+		{5, 2, tfrecord.Zstd}, // shards left empty are still valid files
+		{2, 0, tfrecord.Gzip},
+	} {
+		t.Run(fmt.Sprintf("%d-%d-%v", tc.shards, tc.records, tc.c), func(t *testing.T) {
+			names := ShardNames(filepath.Join(t.TempDir(), "part"), tc.shards, ".tfrecord")
+			w, err := NewShardedWriter(bg, names, tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.records {
+				if err := w.Write([]byte(fmt.Sprintf("record %d", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w.Count() != int64(tc.records) || !slices.Equal(w.Names(), names) {
+				t.Errorf("Count %d, Names %q; want %d, %q", w.Count(), w.Names(), tc.records, names)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for s, name := range names {
+				var want []string
+				for i := s; i < tc.records; i += tc.shards {
+					want = append(want, fmt.Sprintf("record %d", i))
+				}
+				if got := readFileRecords(t, name, tc.c); !slices.Equal(got, want) {
+					t.Errorf("%s holds %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+func readFileRecords(t *testing.T, name string, c tfrecord.Compression) []string {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []string
+	for rec, err := range tfrecord.NewReader(f, c, tfrecord.WithName(name)).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, string(rec))
+	}
+	return recs
+}
+
+func TestShardedWriterErrors(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-folder", "b.tfrecord")
+	if _, err := NewShardedWriter(bg, []string{filepath.Join(dir, "a.tfrecord"), missing}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("creating in a missing folder: %v, want an error naming %s", err, missing)
+	}
+	if _, err := NewShardedWriter(bg, nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("no files: %v, want ErrInvalidArgument", err)
+	}
+
+	w, err := NewShardedWriter(bg, []string{filepath.Join(dir, "c.tfrecord")}, tfrecord.Compression(99))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]byte("x")); !errors.Is(err, tfrecord.ErrUnknownCompression) || !strings.Contains(err.Error(), "c.tfrecord: record 0") {
+		t.Errorf("Write with a bad compression: %v, want ErrUnknownCompression naming c.tfrecord and record 0", err)
+	}
+	w.Close()
+	if err := w.Write([]byte("x")); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("Write after Close: %v, want fs.ErrClosed", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
