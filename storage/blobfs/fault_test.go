@@ -70,11 +70,7 @@ func TestDroppedConnectionResumes(t *testing.T) {
 	const at = 300*kib + 4321 // inside the second block
 	s.setFaults(dropAt(at, 1))
 
-	f, err := fsys.Open(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, name)
 	got, err := io.ReadAll(f)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("ReadAll = %d bytes, %v; want the %d bytes written", len(got), err, len(data))
@@ -107,11 +103,7 @@ func TestDroppedConnectionExhaustsRetries(t *testing.T) {
 	const at = 300*kib + 4321
 	s.setFaults(dropAt(at, -1))
 
-	f, err := fsys.Open(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, name)
 	got, err := io.ReadAll(f)
 	t.Log(err)
 	wantMsg := fmt.Sprintf("%s at offset %d", name, at)
@@ -136,11 +128,7 @@ func TestShortBodyIsAnError(t *testing.T) {
 	put(t, fsys, name, data)
 	s.setFaults(shortBodies(10))
 
-	f, err := fsys.Open(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, name)
 	got, err := io.ReadAll(f)
 	t.Log(err)
 	wantMsg := fmt.Sprintf("%s at offset %d", name, 64*kib-10)
@@ -164,16 +152,12 @@ func TestObjectChangedSize(t *testing.T) {
 	fsys := s.fs(t, blobfs.BlockSize(64*kib), blobfs.Readahead(0))
 	name := "s3://bucket/changing.bin"
 	put(t, fsys, name, randomBytes(200*kib, 10))
-	f, err := fsys.Open(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, name)
 	if _, err := f.ReadAt(make([]byte, 10), 0); err != nil {
 		t.Fatal(err)
 	}
 	put(t, fsys, name, randomBytes(150*kib, 11))
-	_, err = f.ReadAt(make([]byte, 10), 100*kib)
+	_, err := f.ReadAt(make([]byte, 10), 100*kib)
 	t.Log(err)
 	if err == nil || !strings.Contains(err.Error(), name) {
 		t.Errorf("ReadAt of a replaced object = %v", err)

@@ -33,11 +33,7 @@ func testReadAt(t *testing.T, fsys *blobfs.FS, name string) {
 	data := randomBytes(300*kib+17, 1)
 	put(t, fsys, name, data)
 
-	f, err := fsys.Open(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, name)
 	if f.Size() != int64(len(data)) || f.Name() != name {
 		t.Fatalf("Size, Name = %d, %q", f.Size(), f.Name())
 	}
@@ -102,11 +98,7 @@ func TestReadAtParallel(t *testing.T) {
 	data := randomBytes(3*mib, 3)
 	name := "s3://bucket/par.bin"
 	put(t, fsys, name, data)
-	f, err := fsys.Open(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, name)
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for g := range 16 {
@@ -155,11 +147,7 @@ func TestEmptyObject(t *testing.T) {
 	s := newS3(t)
 	fsys := s.fs(t)
 	put(t, fsys, "s3://bucket/empty", nil)
-	f, err := fsys.Open(context.Background(), "s3://bucket/empty")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, "s3://bucket/empty")
 	if b, err := io.ReadAll(f); f.Size() != 0 || len(b) != 0 || err != nil {
 		t.Errorf("empty object: size %d, ReadAll %q, %v", f.Size(), b, err)
 	}

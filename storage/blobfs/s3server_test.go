@@ -24,6 +24,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/s3blob"
 
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/storage/blobfs"
 )
 
@@ -138,6 +139,18 @@ func randomBytes(n int, seed uint64) []byte {
 		}
 	}
 	return p
+}
+
+// open opens name through fsys, failing the test if it cannot, and closes
+// it when the test ends.
+func open(t testing.TB, fsys *blobfs.FS, name string) storage.File {
+	t.Helper()
+	f, err := fsys.Open(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 // put writes data to name through fsys.

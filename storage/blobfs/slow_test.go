@@ -44,11 +44,7 @@ func TestSlowResponses(t *testing.T) {
 	var inFlight, most atomic.Int64
 	s.setFaults(slowGets(20*time.Millisecond, &inFlight, &most))
 
-	f, err := fsys.Open(context.Background(), "s3://bucket/slow.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, "s3://bucket/slow.bin")
 	got, err := io.ReadAll(f)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("ReadAll = %d bytes, %v", len(got), err)

@@ -46,11 +46,7 @@ func TestMultipartWrite(t *testing.T) {
 		t.Errorf("%d parts uploaded, want 4:\n%s", parts, strings.Join(s.requests(""), "\n"))
 	}
 
-	f, err := fsys.Open(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := open(t, fsys, name)
 	got, err := io.ReadAll(f)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read back %d bytes, %v; want the %d written", len(got), err, len(data))
