@@ -7,6 +7,7 @@
 //	sluice cat FILE...           records as JSON lines (--limit, --keys, --format)
 //	sluice head FILE...          the first 10 records (-n N)
 //	sluice count FILE...         records per file and in total
+//	sluice schema FILE...        each feature's kind and counts, and the parse spec
 //	sluice verify FILE...        check every CRC; name each corrupt record
 //	sluice convert IN... --out P CSV, MNIST IDX, CIFAR-10 or TFRecord to TFRecord
 //	sluice bench FILE...         throughput through a real pipeline

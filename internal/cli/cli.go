@@ -44,6 +44,7 @@ var rootCmds = []func() *cobra.Command{
 	newCatCmd,
 	newHeadCmd,
 	newCountCmd,
+	newSchemaCmd,
 	newVerifyCmd,
 	newConvertCmd,
 	newBenchCmd,

@@ -8,6 +8,7 @@
 //	sluice cat FILE...      every record as one JSON object per line
 //	sluice head FILE...     the first records (cat --limit 10)
 //	sluice count FILE...    records per file and in total
+//	sluice schema FILE...   each feature's kind and counts, and the parse spec
 //	sluice verify FILE...   check every CRC; name each corrupt record
 //	sluice convert IN...    CSV, MNIST IDX, CIFAR-10 or TFRecord → TFRecord
 //

@@ -111,3 +111,53 @@ func FuzzParseColumns(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSchema: any records give a schema whose counts add up, every spec
+// it infers for a fixed feature matches the values it counted, and every
+// output writes without error (the Go one through go/format, the JSON
+// one valid).
+func FuzzSchema(f *testing.F) {
+	for _, r := range mixedRecords() {
+		f.Add(r, r)
+	}
+	ex, seq := schemaExamples(f), schemaSequences(f)
+	f.Add(ex[0], ex[5])
+	f.Add(seq[0], seq[1])
+	f.Add(ex[1], seq[2])
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		s := newSchema()
+		s.add(a)
+		s.add(b)
+		s.files = 1
+		if s.examples+s.sequences+s.other != s.records || s.records != 2 {
+			t.Fatalf("counts: %d Examples + %d SequenceExamples + %d other != %d records", s.examples, s.sequences, s.other, s.records)
+		}
+		for _, list := range []bool{false, true} {
+			m := s.features
+			if list {
+				m = s.lists
+			}
+			for _, st := range m {
+				sp := st.spec(s.holders(list), list)
+				if sp.how == "fixed" || sp.how == "fixedseq" {
+					n := 1
+					for _, d := range sp.shape {
+						n *= d
+					}
+					if st.minN != n || st.maxN != n || st.kind() == "mixed" {
+						t.Fatalf("%s: %v from %d to %d values of kind %s", st.name, sp, st.minN, st.maxN, st.kind())
+					}
+				}
+			}
+		}
+		for name, write := range schemaWriters {
+			var out bytes.Buffer
+			if err := write(&out, s); err != nil {
+				t.Fatalf("--output %s: %v", name, err)
+			}
+			if name == "json" && !json.Valid(out.Bytes()) {
+				t.Fatalf("invalid JSON: %s", out.Bytes())
+			}
+		}
+	})
+}

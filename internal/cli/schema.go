@@ -1,0 +1,482 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sluiceml/sluice/example/pb"
+	"github.com/spf13/cobra"
+)
+
+func newSchemaCmd() *cobra.Command {
+	var (
+		limit       int
+		output      string
+		compression string
+	)
+	cmd := &cobra.Command{
+		Use:   "schema FILE...",
+		Short: "Infer the features of Example records and the parse spec that reads them",
+		Long: `schema reads Example or SequenceExample records and reports, for every
+feature, its kind (bytes, float or int64), how many records hold it and how
+many values it has, and a parse spec that every record it read satisfies:
+
+  FixedLen       the feature is in every record with the same number of
+                 values (a scalar when that number is 1)
+  VarLen         the number of values varies, or some records lack it
+  FixedLenSeq    a feature list whose steps all have the same number of
+                 values (allowed to be missing when some records lack it)
+
+--output go prints the spec as sluice's example.Spec, --output python as
+TensorFlow's tf.io feature dictionaries, --output json as data. A feature
+whose kind differs between records has no spec: no parser reads it.`,
+		Example: "  sluice schema 'data/train-*.tfrecord.gz'\n" +
+			"  sluice schema --limit 1000 --output python data.tfrecord",
+		Args: cobra.MinimumNArgs(1),
+		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
+			write, ok := schemaWriters[output]
+			if !ok {
+				return fmt.Errorf("--output must be text, go, python or json, not %q", output)
+			}
+			rf, err := newRecordFiles(compression, t)
+			if err != nil {
+				return err
+			}
+			names, err := expand(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			s := newSchema()
+			err = eachRecord(cmd.Context(), names, rf, limit, func(_ string, _ int64, rec []byte) error {
+				s.add(rec)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			s.files = len(names)
+			return write(cmd.OutOrStdout(), s)
+		}),
+	}
+	f := cmd.Flags()
+	f.IntVar(&limit, "limit", -1, "read at most this many records in all (-1: all)")
+	f.StringVarP(&output, "output", "o", "text", "text, go, python or json")
+	f.StringVar(&compression, "compression", "auto", compressionUsage)
+	return cmd
+}
+
+// A schema accumulates what the records hold.
+type schema struct {
+	files     int
+	records   int64
+	examples  int64 // Examples, and SequenceExamples without feature lists
+	sequences int64 // SequenceExamples with feature lists
+	other     int64 // neither
+	features  map[string]*featureStats
+	lists     map[string]*featureStats
+	r         recordRenderer // its parse of the current record
+}
+
+// featureStats describes one feature (or feature list) over the records.
+// For a feature list, kinds and values are counted per step.
+type featureStats struct {
+	name       string
+	kinds      [3]int64 // values with bytes, float, int64 lists
+	present    int64    // records holding it
+	minN, maxN int      // values per record (per step); minN < 0: none seen
+	total      int64    // values in all
+	steps      int64    // feature lists: steps in all
+	minS, maxS int      // feature lists: steps per record
+}
+
+func newSchema() *schema {
+	return &schema{features: map[string]*featureStats{}, lists: map[string]*featureStats{}}
+}
+
+// add takes one record into account. A record is read as the cat
+// command's auto format reads it.
+func (s *schema) add(rec []byte) {
+	s.records++
+	if !s.r.isSequence(rec, false) {
+		s.other++
+		return
+	}
+	lists := s.r.seq.GetFeatureLists().GetFeatureList()
+	if len(lists) == 0 {
+		s.examples++
+	} else {
+		s.sequences++
+	}
+	for name, f := range s.r.seq.GetContext().GetFeature() {
+		stats(s.features, name).addRecord(f)
+	}
+	for name, fl := range lists {
+		st := stats(s.lists, name)
+		st.present++
+		steps := fl.GetFeature()
+		if st.present == 1 || len(steps) < st.minS {
+			st.minS = len(steps)
+		}
+		st.maxS = max(st.maxS, len(steps))
+		st.steps += int64(len(steps))
+		for _, f := range steps {
+			st.addValues(f)
+		}
+	}
+}
+
+func stats(m map[string]*featureStats, name string) *featureStats {
+	st := m[name]
+	if st == nil {
+		st = &featureStats{name: name, minN: -1}
+		m[name] = st
+	}
+	return st
+}
+
+// addRecord records one record's value of a feature.
+func (st *featureStats) addRecord(f *pb.Feature) {
+	st.present++
+	st.addValues(f)
+}
+
+// addValues counts f's values and kind. A feature with no kind set is an
+// empty list, which every kind accepts.
+func (st *featureStats) addValues(f *pb.Feature) {
+	var n int
+	switch k := f.GetKind().(type) {
+	case *pb.Feature_BytesList:
+		n = len(k.BytesList.GetValue())
+		st.kinds[0]++
+	case *pb.Feature_FloatList:
+		n = len(k.FloatList.GetValue())
+		st.kinds[1]++
+	case *pb.Feature_Int64List:
+		n = len(k.Int64List.GetValue())
+		st.kinds[2]++
+	}
+	if st.minN < 0 || n < st.minN {
+		st.minN = n
+	}
+	st.maxN = max(st.maxN, n)
+	st.total += int64(n)
+}
+
+var kindNames = [3]string{"bytes", "float", "int64"}
+
+// kind returns the feature's kind, "" when no record gave it one, or
+// "mixed" when records disagree.
+func (st *featureStats) kind() string {
+	k := ""
+	for i, n := range st.kinds {
+		if n == 0 {
+			continue
+		}
+		if k != "" {
+			return "mixed"
+		}
+		k = kindNames[i]
+	}
+	return k
+}
+
+// A featureSpec is the inferred parse spec of one feature: how it is
+// read (fixed, varlen or fixedseq; "" when nothing reads it), its
+// dtype and its shape.
+type featureSpec struct {
+	how          string
+	dtype        string // string, float32 or int64
+	shape        []int
+	allowMissing bool // fixedseq: some SequenceExamples lack the list
+}
+
+// spec infers the feature's spec. records is how many records could hold
+// it: all Examples and SequenceExamples for a feature, the
+// SequenceExamples for a feature list.
+func (st *featureStats) spec(records int64, list bool) featureSpec {
+	var sp featureSpec
+	switch st.kind() {
+	case "mixed":
+		return sp
+	case "bytes", "":
+		sp.dtype = "string"
+	case "float":
+		sp.dtype = "float32"
+	case "int64":
+		sp.dtype = "int64"
+	}
+	sameCount := st.maxN > 0 && st.minN == st.maxN
+	switch {
+	case list && sameCount:
+		sp.how = "fixedseq"
+		sp.allowMissing = st.present < records
+	case !list && sameCount && st.present == records:
+		sp.how = "fixed"
+	default:
+		sp.how = "varlen"
+		return sp
+	}
+	if st.maxN > 1 {
+		sp.shape = []int{st.maxN}
+	}
+	return sp
+}
+
+func (sp featureSpec) String() string {
+	switch sp.how {
+	case "fixed":
+		return fmt.Sprintf("FixedLen(%s, %s)", sp.dtype, shapeString(sp.shape))
+	case "fixedseq":
+		if sp.allowMissing {
+			return fmt.Sprintf("FixedLenSeq(%s, %s, allow missing)", sp.dtype, shapeString(sp.shape))
+		}
+		return fmt.Sprintf("FixedLenSeq(%s, %s)", sp.dtype, shapeString(sp.shape))
+	case "varlen":
+		return fmt.Sprintf("VarLen(%s)", sp.dtype)
+	}
+	return "none: the kinds differ"
+}
+
+func shapeString(shape []int) string {
+	s := make([]string, len(shape))
+	for i, d := range shape {
+		s[i] = strconv.Itoa(d)
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+// sorted returns the stats in name order.
+func sorted(m map[string]*featureStats) []*featureStats {
+	out := make([]*featureStats, 0, len(m))
+	for _, st := range m {
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(a, b *featureStats) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// holders returns how many records could hold a feature (list or not).
+func (s *schema) holders(list bool) int64 {
+	if list {
+		return s.sequences
+	}
+	return s.examples + s.sequences
+}
+
+var schemaWriters = map[string]func(io.Writer, *schema) error{
+	"text":   writeSchemaText,
+	"go":     writeSchemaGo,
+	"python": writeSchemaPython,
+	"json":   writeSchemaJSON,
+}
+
+func (s *schema) summary() string {
+	parts := []string{}
+	if s.examples > 0 {
+		parts = append(parts, fmt.Sprintf("%d Examples", s.examples))
+	}
+	if s.sequences > 0 {
+		parts = append(parts, fmt.Sprintf("%d SequenceExamples", s.sequences))
+	}
+	if s.other > 0 {
+		parts = append(parts, fmt.Sprintf("%d neither", s.other))
+	}
+	files := "files"
+	if s.files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("%d records in %d %s: %s", s.records, s.files, files, strings.Join(parts, ", "))
+}
+
+func writeSchemaText(w io.Writer, s *schema) error {
+	fmt.Fprintln(w, s.summary())
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	section := func(title string, list bool) {
+		m := s.features
+		if list {
+			m = s.lists
+		}
+		if len(m) == 0 {
+			return
+		}
+		n := s.holders(list)
+		fmt.Fprintln(tw)
+		if list {
+			fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\tSTEPS\tVALUES/STEP\tSPEC\n", title)
+		} else {
+			fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\tVALUES\tSPEC\n", title)
+		}
+		for _, st := range sorted(m) {
+			k := st.kind()
+			if k == "" {
+				k = "(empty)"
+			}
+			in := fmt.Sprintf("%d (%s)", st.present, percent(st.present, n))
+			if list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", st.name, k, in,
+					spread(st.minS, st.maxS, st.steps, st.present), spread(st.minN, st.maxN, st.total, st.steps), st.spec(n, true))
+			} else {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, k, in,
+					spread(st.minN, st.maxN, st.total, st.present), st.spec(n, false))
+			}
+		}
+	}
+	if s.sequences > 0 {
+		section("CONTEXT", false)
+		section("FEATURE LIST", true)
+	} else {
+		section("FEATURE", false)
+	}
+	return tw.Flush()
+}
+
+func percent(n, of int64) string {
+	if n == of {
+		return "100%"
+	}
+	return strconv.FormatFloat(100*float64(n)/float64(of), 'f', 1, 64) + "%"
+}
+
+// spread shows counts that range from lo to hi with a mean of total/n.
+func spread(lo, hi int, total, n int64) string {
+	lo = max(lo, 0)
+	if lo == hi || n == 0 {
+		return strconv.Itoa(hi)
+	}
+	return fmt.Sprintf("%d–%d, mean %.1f", lo, hi, float64(total)/float64(n))
+}
+
+// writeSchemaGo prints the spec as Go statements, formatted as gofmt
+// would.
+func writeSchemaGo(out io.Writer, s *schema) error {
+	w := new(bytes.Buffer)
+	dtypes := map[string]string{"string": "tensor.String", "float32": "tensor.Float32", "int64": "tensor.Int64"}
+	block := func(v string, m map[string]*featureStats, list bool) {
+		fmt.Fprintf(w, "%s := example.Spec{\n", v)
+		for _, st := range sorted(m) {
+			sp := st.spec(s.holders(list), list)
+			args := dtypes[sp.dtype]
+			for _, d := range sp.shape {
+				args += ", " + strconv.Itoa(d)
+			}
+			switch sp.how {
+			case "fixed":
+				fmt.Fprintf(w, "\t%q: example.FixedLen(%s),\n", st.name, args)
+			case "fixedseq":
+				allow := ""
+				if sp.allowMissing {
+					allow = ".AllowMissing()"
+				}
+				fmt.Fprintf(w, "\t%q: example.FixedLenSequence(%s)%s,\n", st.name, args, allow)
+			case "varlen":
+				fmt.Fprintf(w, "\t%q: example.VarLen(%s),\n", st.name, args)
+			default:
+				fmt.Fprintf(w, "\t// %q: the records disagree on its kind\n", st.name)
+			}
+		}
+		fmt.Fprintln(w, "}")
+	}
+	fmt.Fprintf(w, "// %s\n", s.summary())
+	if s.sequences > 0 {
+		block("context", s.features, false)
+		block("featureLists", s.lists, true)
+	} else {
+		block("spec", s.features, false)
+	}
+	src, err := format.Source(w.Bytes())
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(src)
+	return err
+}
+
+func writeSchemaPython(w io.Writer, s *schema) error {
+	block := func(v string, m map[string]*featureStats, list bool) {
+		fmt.Fprintf(w, "%s = {\n", v)
+		for _, st := range sorted(m) {
+			sp := st.spec(s.holders(list), list)
+			shape := strings.ReplaceAll(shapeString(sp.shape), ",", ", ")
+			switch sp.how {
+			case "fixed":
+				fmt.Fprintf(w, "    %q: tf.io.FixedLenFeature(%s, tf.%s),\n", st.name, shape, sp.dtype)
+			case "fixedseq":
+				allow := ""
+				if sp.allowMissing {
+					allow = ", allow_missing=True"
+				}
+				fmt.Fprintf(w, "    %q: tf.io.FixedLenSequenceFeature(%s, tf.%s%s),\n", st.name, shape, sp.dtype, allow)
+			case "varlen":
+				fmt.Fprintf(w, "    %q: tf.io.VarLenFeature(tf.%s),\n", st.name, sp.dtype)
+			default:
+				fmt.Fprintf(w, "    # %q: the records disagree on its kind\n", st.name)
+			}
+		}
+		fmt.Fprintln(w, "}")
+	}
+	fmt.Fprintf(w, "# %s\n", s.summary())
+	if s.sequences > 0 {
+		block("context_features", s.features, false)
+		block("sequence_features", s.lists, true)
+	} else {
+		block("features", s.features, false)
+	}
+	return nil
+}
+
+// jsonFeature is one feature in --output json.
+type jsonFeature struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Records   int64  `json:"records"`
+	MinValues int    `json:"min_values"`
+	MaxValues int    `json:"max_values"`
+	Values    int64  `json:"values"`
+	MinSteps  *int   `json:"min_steps,omitempty"`
+	MaxSteps  *int   `json:"max_steps,omitempty"`
+	Steps     *int64 `json:"steps,omitempty"`
+	Spec      string `json:"spec,omitempty"`
+	DType     string `json:"dtype,omitempty"`
+	Shape     []int  `json:"shape,omitempty"`
+	// AllowMissing is set on a fixed-length feature list that some
+	// SequenceExamples lack.
+	AllowMissing bool `json:"allow_missing,omitempty"`
+}
+
+func writeSchemaJSON(w io.Writer, s *schema) error {
+	conv := func(m map[string]*featureStats, list bool) []jsonFeature {
+		out := []jsonFeature{}
+		for _, st := range sorted(m) {
+			sp := st.spec(s.holders(list), list)
+			jf := jsonFeature{
+				Name: st.name, Kind: st.kind(), Records: st.present,
+				MinValues: max(st.minN, 0), MaxValues: st.maxN, Values: st.total,
+				Spec: sp.how, DType: sp.dtype, Shape: sp.shape, AllowMissing: sp.allowMissing,
+			}
+			if list {
+				jf.MinSteps, jf.MaxSteps, jf.Steps = &st.minS, &st.maxS, &st.steps
+			}
+			out = append(out, jf)
+		}
+		return out
+	}
+	v := struct {
+		Files            int           `json:"files"`
+		Records          int64         `json:"records"`
+		Examples         int64         `json:"examples"`
+		SequenceExamples int64         `json:"sequence_examples"`
+		Other            int64         `json:"other"`
+		Features         []jsonFeature `json:"features"`
+		FeatureLists     []jsonFeature `json:"feature_lists"`
+	}{s.files, s.records, s.examples, s.sequences, s.other, conv(s.features, false), conv(s.lists, true)}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+	"google.golang.org/protobuf/proto"
+)
+
+func int64s(v ...int64) *pb.Feature {
+	return &pb.Feature{Kind: &pb.Feature_Int64List{Int64List: &pb.Int64List{Value: v}}}
+}
+
+func floats(v ...float32) *pb.Feature {
+	return &pb.Feature{Kind: &pb.Feature_FloatList{FloatList: &pb.FloatList{Value: v}}}
+}
+
+func byteStrings(n int) *pb.Feature {
+	v := make([][]byte, n)
+	for i := range v {
+		v[i] = fmt.Appendf(nil, "t%d", i)
+	}
+	return &pb.Feature{Kind: &pb.Feature_BytesList{BytesList: &pb.BytesList{Value: v}}}
+}
+
+func marshal(t testing.TB, m proto.Message) []byte {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// schemaExamples are ten Examples with a feature of every inferable case.
+func schemaExamples(t testing.TB) [][]byte {
+	var recs [][]byte
+	for i := range 10 {
+		f := map[string]*pb.Feature{
+			"label": int64s(int64(i)),                           // FixedLen scalar
+			"image": floats(float32(i), 1, 2, 3),                // FixedLen [4]
+			"empty": {},                                         // no kind: an empty list
+			"kinds": int64s(1),                                  // int64, then float
+			"pair":  byteStrings(2),                             // FixedLen string [2]
+			"tags":  byteStrings(i % 4),                         // varying count
+			"maybe": floats(0.5),                                // missing in some
+			"zero":  &pb.Feature{Kind: &pb.Feature_Int64List{}}, // always empty
+		}
+		if i >= 5 {
+			f["kinds"] = floats(1)
+		}
+		if i%3 == 0 {
+			delete(f, "maybe")
+		}
+		recs = append(recs, marshal(t, &pb.Example{Features: &pb.Features{Feature: f}}))
+	}
+	return recs
+}
+
+// schemaSequences are six SequenceExamples whose lists cover the cases.
+func schemaSequences(t testing.TB) [][]byte {
+	var recs [][]byte
+	for i := range 6 {
+		steps := func(n int, f func(j int) *pb.Feature) *pb.FeatureList {
+			fl := &pb.FeatureList{}
+			for j := range n {
+				fl.Feature = append(fl.Feature, f(j))
+			}
+			return fl
+		}
+		lists := map[string]*pb.FeatureList{
+			"tokens": steps(i+1, func(j int) *pb.Feature { return int64s(int64(j)) }),   // FixedLenSeq []
+			"xy":     steps(2, func(j int) *pb.Feature { return floats(1, 2) }),         // FixedLenSeq [2]
+			"ragged": steps(3, func(j int) *pb.Feature { return byteStrings(j) }),       // values per step vary
+			"sparse": steps(i%2, func(j int) *pb.Feature { return floats(float32(j)) }), // missing in half
+		}
+		if i%2 == 0 {
+			delete(lists, "sparse")
+		}
+		recs = append(recs, marshal(t, &pb.SequenceExample{
+			Context:      &pb.Features{Feature: map[string]*pb.Feature{"id": int64s(int64(i))}},
+			FeatureLists: &pb.FeatureLists{FeatureList: lists},
+		}))
+	}
+	return recs
+}
+
+func inferSchema(recs [][]byte) *schema {
+	s := newSchema()
+	for _, r := range recs {
+		s.add(r)
+	}
+	return s
+}
+
+// The inferred specs, feature by feature.
+func TestSchemaInference(t *testing.T) {
+	ex := inferSchema(schemaExamples(t))
+	seq := inferSchema(schemaSequences(t))
+	for _, tc := range []struct {
+		s     *schema
+		name  string
+		list  bool
+		want  string
+		kind  string
+		count int64 // records holding it
+	}{
+		{ex, "label", false, "FixedLen(int64, [])", "int64", 10},
+		{ex, "image", false, "FixedLen(float32, [4])", "float", 10},
+		{ex, "pair", false, "FixedLen(string, [2])", "bytes", 10},
+		{ex, "tags", false, "VarLen(string)", "bytes", 10},
+		{ex, "maybe", false, "VarLen(float32)", "float", 6},
+		{ex, "empty", false, "VarLen(string)", "", 10},
+		{ex, "zero", false, "VarLen(int64)", "int64", 10},
+		{ex, "kinds", false, "none: the kinds differ", "mixed", 10},
+		{seq, "id", false, "FixedLen(int64, [])", "int64", 6},
+		{seq, "tokens", true, "FixedLenSeq(int64, [])", "int64", 6},
+		{seq, "xy", true, "FixedLenSeq(float32, [2])", "float", 6},
+		{seq, "ragged", true, "VarLen(string)", "bytes", 6},
+		{seq, "sparse", true, "FixedLenSeq(float32, [], allow missing)", "float", 3},
+	} {
+		m := tc.s.features
+		if tc.list {
+			m = tc.s.lists
+		}
+		st := m[tc.name]
+		if st == nil {
+			t.Errorf("%s: not found", tc.name)
+			continue
+		}
+		if got := st.spec(tc.s.holders(tc.list), tc.list).String(); got != tc.want || st.kind() != tc.kind || st.present != tc.count {
+			t.Errorf("%s: spec %s, kind %q, in %d records; want %s, %q, %d", tc.name, got, st.kind(), st.present, tc.want, tc.kind, tc.count)
+		}
+	}
+}
+
+// goSpec turns the inferred specs into an example.Spec, as --output go
+// writes it.
+func goSpec(t *testing.T, s *schema, m map[string]*featureStats, list bool) example.Spec {
+	dtypes := map[string]tensor.DType{"string": tensor.String, "float32": tensor.Float32, "int64": tensor.Int64}
+	spec := example.Spec{}
+	for name, st := range m {
+		sp := st.spec(s.holders(list), list)
+		switch sp.how {
+		case "fixed":
+			spec[name] = example.FixedLen(dtypes[sp.dtype], sp.shape...)
+		case "fixedseq":
+			spec[name] = example.FixedLenSequence(dtypes[sp.dtype], sp.shape...)
+			if sp.allowMissing {
+				spec[name] = spec[name].AllowMissing()
+			}
+		case "varlen":
+			spec[name] = example.VarLen(dtypes[sp.dtype])
+		}
+	}
+	return spec
+}
+
+// The inferred spec reads every record it was inferred from, and the fixed
+// shapes are the ones the data has: the point of the command.
+func TestSchemaSpecParsesTheRecords(t *testing.T) {
+	recs := schemaExamples(t)
+	s := inferSchema(recs)
+	spec := goSpec(t, s, s.features, false)
+	p, err := example.Parse(recs, spec, nil)
+	if err != nil {
+		t.Fatalf("parsing with the inferred spec: %v", err)
+	}
+	if img, _ := p.Dense("image"); !slices.Equal(img.Shape(), tensor.Shape{10, 4}) {
+		t.Errorf("image parsed to shape %v, want [10 4]", img.Shape())
+	}
+
+	seqs := schemaSequences(t)
+	s = inferSchema(seqs)
+	// The lists are parsed one record at a time: the fixed-length lists of
+	// a batch must have the same number of steps, unless padded.
+	for i, rec := range seqs {
+		_, lists, err := example.ParseSingleSequence(rec, goSpec(t, s, s.features, false), goSpec(t, s, s.lists, true), "")
+		if err != nil {
+			t.Fatalf("record %d: parsing with the inferred spec: %v", i, err)
+		}
+		if xy, _ := lists.Dense("xy"); !slices.Equal(xy.Shape(), tensor.Shape{2, 2}) {
+			t.Errorf("record %d: xy parsed to shape %v, want [2 2]", i, xy.Shape())
+		}
+	}
+}
+
+// The four outputs, on a file of Examples and one other record, and on
+// SequenceExamples.
+func TestSchemaOutputs(t *testing.T) {
+	dir := t.TempDir()
+	writeRecords(t, dir, "ex.tfrecord.gz", tfrecord.Gzip, append(schemaExamples(t), []byte("\xff\xff not a proto"))...)
+	writeRecords(t, dir, "seq.tfrecord", tfrecord.None, schemaSequences(t)...)
+	for _, output := range []string{"text", "go", "python", "json"} {
+		for _, file := range []string{"ex", "seq"} {
+			t.Run(output+"-"+file, func(t *testing.T) {
+				code, out, errOut := run(t, "schema", "-o", output, filepath.Join(dir, file+".*"))
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, errOut)
+				}
+				if output == "json" && !json.Valid([]byte(out)) {
+					t.Errorf("not JSON:\n%s", out)
+				}
+				golden(t, "schema_"+file+"_"+output, dir, out)
+			})
+		}
+	}
+}
+
+func TestSchemaErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := writeRecords(t, dir, "ex.tfrecord", tfrecord.None, schemaExamples(t)...)
+	if code, _, errOut := run(t, "schema", "-o", "yaml", p); code == 0 || errOut == "" {
+		t.Errorf("--output yaml: exit %d, %q; want an error", code, errOut)
+	}
+	// A corrupt record fails the command with the file and offset.
+	bad := writeRecords(t, dir, "bad.tfrecord", tfrecord.None, []byte("one"), []byte("two"))
+	data, _ := os.ReadFile(bad)
+	data[19+12] ^= 1 // the second record's first data byte
+	os.WriteFile(bad, data, 0o644)
+	want := "sluice: tfrecord: " + bad + ": corrupted record at 31 (data CRC mismatch in record at 19)\n"
+	if code, _, errOut := run(t, "schema", bad); code != 1 || errOut != want {
+		t.Errorf("corrupt file: exit %d, %q; want %q", code, errOut, want)
+	}
+	// --limit reads only the first records.
+	code, out, _ := run(t, "schema", "--limit", "3", "-o", "json", p)
+	var v struct{ Records int }
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.Records != 3 {
+		t.Errorf("--limit 3: exit %d, %s", code, out)
+	}
+}
