@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 )
@@ -58,8 +59,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "list the workloads")
 	minTime := fs.Duration("min-time", 300*time.Millisecond,
 		"repeat whole passes within a run until it lasts this long (a pass of sluice can take a few milliseconds)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if *list {
 		for _, w := range workloads {
