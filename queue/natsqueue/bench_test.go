@@ -69,3 +69,23 @@ func BenchmarkFileNames(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEnqueue measures the producer alone: an epoch's list of b.N
+// file names stored with one EnqueueStrings call, as a filename producer
+// does at the start of each epoch.
+func BenchmarkEnqueue(b *testing.B) {
+	s := runServer(b, b.TempDir(), -1)
+	q := open(b, connect(b, s.ClientURL()), uniqueName("enqueue"), natsqueue.WithCapacity(1<<30))
+	names := make([]string, b.N)
+	for i := range names {
+		names[i] = fmt.Sprintf("gs://bucket/train/part-%08d.tfrecord", i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	if err := q.EnqueueStrings(context.Background(), names...); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "names/s")
+}

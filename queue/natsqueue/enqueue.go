@@ -2,6 +2,8 @@ package natsqueue
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/sluiceml/sluice/queue"
@@ -27,7 +29,9 @@ func (q *Queue) Enqueue(ctx context.Context, e queue.Element) error {
 
 // EnqueueMany adds the units of a string vector in order. As in-process
 // queues do, it inserts what fits and waits for room for the rest; units
-// already inserted stay if the call is cancelled.
+// already inserted stay if the call is cancelled. Units go out in runs,
+// acknowledged once per run; a unit retried after a server error may
+// land after the ones that followed it (see publishRun).
 func (q *Queue) EnqueueMany(ctx context.Context, batch queue.Element) error {
 	if len(batch) != 1 {
 		return invalidf("Wrong number of components in tuple. Expected 1, got %d", len(batch))
@@ -73,13 +77,15 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	if closed {
 		return q.closedError()
 	}
-	for _, u := range units {
-		if err := q.waitRoom(ctx); err != nil {
+	for len(units) > 0 {
+		n, err := q.waitRoom(ctx, min(len(units), maxRun))
+		if err != nil {
 			return err
 		}
-		if err := q.publish(ctx, u); err != nil {
+		if err := q.publishRun(ctx, units[:n]); err != nil {
 			return err
 		}
+		units = units[n:]
 	}
 	return nil
 }
@@ -111,39 +117,42 @@ func (q *Queue) endEnqueue() {
 	}
 }
 
-// waitRoom blocks until the queue has room for one more unit and takes
-// it. The server is asked only when the room last seen is used up, so a
-// producer pays one stream-info request per batch of units, not per
-// unit; with several producers the capacity may be overshot by what each
-// saw free at once.
-func (q *Queue) waitRoom(ctx context.Context) error {
+// waitRoom blocks until the queue has room for at least one more unit
+// and takes room for up to want units, returning how many. The server is
+// asked only when the room last seen is used up, so a producer pays one
+// stream-info request per batch of units, not per unit; with several
+// producers the capacity may be overshot by what each saw free at once.
+func (q *Queue) waitRoom(ctx context.Context, want int) (int, error) {
 	for {
 		q.mu.Lock()
 		if q.credit > 0 {
-			q.credit--
+			n := min(q.credit, want)
+			q.credit -= n
 			q.mu.Unlock()
-			return nil
+			return n, nil
 		}
 		q.mu.Unlock()
 		if err := q.cancelledOrClosed(ctx, "Enqueue"); err != nil {
-			return err
+			return 0, err
 		}
 		held, err := q.stored(ctx)
 		switch {
 		case err == nil:
 			if held < q.cfg.capacity {
 				q.mu.Lock()
-				q.credit = q.cfg.capacity - held - 1
+				q.credit = q.cfg.capacity - held
+				n := min(q.credit, want)
+				q.credit -= n
 				q.mu.Unlock()
-				return nil
+				return n, nil
 			}
 		case ctx.Err() != nil:
-			return cancelledError("Enqueue", ctx.Err())
+			return 0, cancelledError("Enqueue", ctx.Err())
 		case !transient(err):
-			return q.errorf("Enqueue: stream info: %w", err)
+			return 0, q.errorf("Enqueue: stream info: %w", err)
 		}
 		if !sleep(ctx, q.cfg.poll, q.cancel) {
-			return q.cancelledOrClosed(ctx, "Enqueue")
+			return 0, q.cancelledOrClosed(ctx, "Enqueue")
 		}
 	}
 }
@@ -174,6 +183,85 @@ func (q *Queue) cancelledOrClosed(ctx context.Context, op string) error {
 	return nil
 }
 
+// maxRun is the most units published before waiting for their acks.
+const maxRun = 256
+
+// ackWait is how long a run's acks are awaited before the units not yet
+// acknowledged are published again, one at a time: an async publish whose
+// reply was lost would otherwise never resolve.
+var ackWait = 5 * time.Second
+
+// publishRun stores units in order under their message IDs. It sends them
+// all before waiting for the server's acks, so a run costs about one
+// round trip rather than one per unit. A unit whose async publish fails
+// with a transient error, or is not acknowledged within ackWait, is
+// published again with publishID; its message ID makes that safe even if
+// the first copy landed. Such a retried unit may land after units that
+// follow it in the run.
+func (q *Queue) publishRun(ctx context.Context, units [][]byte) error {
+	if len(units) == 1 {
+		return q.publish(ctx, units[0])
+	}
+	ids, ks := make([]string, len(units)), make([]int, len(units))
+	q.mu.Lock()
+	for i, u := range units {
+		ks[i] = q.seen[string(u)]
+		q.seen[string(u)] = ks[i] + 1
+		ids[i] = q.n.msgID(u, ks[i])
+	}
+	q.mu.Unlock()
+	futures := make([]jetstream.PubAckFuture, len(units))
+	for i, u := range units {
+		// A unit the client refuses to send now (too many acks pending)
+		// is left nil and published again below.
+		futures[i], _ = q.js.PublishAsync(q.n.subject, u, jetstream.WithMsgID(ids[i]), jetstream.WithExpectStream(q.n.stream))
+	}
+	timeout := time.NewTimer(ackWait)
+	defer timeout.Stop()
+	expired := false
+	for i, f := range futures {
+		var err error = errNotSent
+		if f != nil && !expired {
+			select {
+			case <-f.Ok():
+				continue
+			case err = <-f.Err():
+			case <-timeout.C:
+				expired = true
+			case <-ctx.Done():
+				q.unsee(units[i:], ks[i:])
+				return cancelledError("Enqueue", ctx.Err())
+			}
+		}
+		if err != errNotSent && !transient(err) {
+			return q.errorf("Enqueue: publish: %w", err)
+		}
+		if err := q.publishID(ctx, units[i], ids[i], ks[i]); err != nil {
+			if i+1 < len(units) {
+				q.unsee(units[i+1:], ks[i+1:])
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// errNotSent marks a unit of a run that publishRun must publish again.
+var errNotSent = errors.New("not sent")
+
+// unsee takes back the enqueue counts of units whose publish was not
+// confirmed, last first, so that the same call retried reuses their
+// message IDs; ks are the counts the units were published under.
+func (q *Queue) unsee(units [][]byte, ks []int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := len(units) - 1; i >= 0; i-- {
+		if q.seen[string(units[i])] == ks[i]+1 {
+			q.seen[string(units[i])] = ks[i]
+		}
+	}
+}
+
 // publish stores one unit under its message ID, retrying while the server
 // is unreachable: the ID makes a retry of a publish that did land a
 // duplicate, which the server drops.
@@ -182,7 +270,12 @@ func (q *Queue) publish(ctx context.Context, unit []byte) error {
 	k := q.seen[string(unit)]
 	q.seen[string(unit)] = k + 1
 	q.mu.Unlock()
-	id := q.n.msgID(unit, k)
+	return q.publishID(ctx, unit, q.n.msgID(unit, k), k)
+}
+
+// publishID publishes unit under message ID id, its k-th enqueue through
+// this handle, retrying while the server is unreachable.
+func (q *Queue) publishID(ctx context.Context, unit []byte, id string, k int) error {
 	for {
 		_, err := q.js.Publish(ctx, q.n.subject, unit, jetstream.WithMsgID(id), jetstream.WithExpectStream(q.n.stream))
 		switch {
@@ -191,11 +284,7 @@ func (q *Queue) publish(ctx context.Context, unit []byte) error {
 		case ctx.Err() != nil:
 			// Whether the unit landed is unknown; a retry of the same call
 			// must reuse its ID.
-			q.mu.Lock()
-			if q.seen[string(unit)] == k+1 {
-				q.seen[string(unit)] = k
-			}
-			q.mu.Unlock()
+			q.unsee([][]byte{unit}, []int{k})
 			return cancelledError("Enqueue", ctx.Err())
 		case !transient(err):
 			return q.errorf("Enqueue: publish: %w", err)

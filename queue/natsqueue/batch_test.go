@@ -1,0 +1,120 @@
+package natsqueue_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluiceml/sluice/queue/natsqueue"
+)
+
+// EnqueueStrings sends units in runs (of up to the room left, at most 256)
+// and waits for the acks once per run; runs that cross the capacity, and
+// lists longer than a run, still land each unit once, in order.
+func TestEnqueueRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		capacity int
+		n        int
+	}{
+		{"longer than a run", 1000, 600},
+		{"runs cut by the capacity", 7, 100},
+		{"capacity one", 1, 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, mk := setup(t)
+			producer := mk("runs", natsqueue.WithCapacity(tc.capacity), natsqueue.WithPollInterval(20*time.Millisecond))
+			consumer := mk("runs", natsqueue.WithCapacity(tc.capacity))
+			want := units(tc.n)
+			ctx, cancel := context.WithTimeout(bg, 60*time.Second)
+			defer cancel()
+			var got []string
+			var consumeErr error
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				for len(got) < tc.n {
+					e, err := consumer.Dequeue(ctx)
+					if err == nil {
+						err = consumer.WorkDone(ctx, str(e))
+					}
+					if err != nil {
+						consumeErr = err
+						return
+					}
+					got = append(got, str(e))
+				}
+			})
+			err := producer.EnqueueStrings(ctx, want...)
+			wg.Wait()
+			if err != nil || consumeErr != nil {
+				t.Fatal(errors.Join(err, consumeErr))
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("got %d units %q...\nwant %d in order", len(got), got[:min(len(got), 5)], len(want))
+			}
+		})
+	}
+}
+
+// A server restart in the middle of a long enqueue loses the acks of the
+// run in flight; the units are published again under the same message
+// IDs, so every unit is stored exactly once.
+func TestEnqueueAcrossServerRestart(t *testing.T) {
+	defer natsqueue.SetAckWait(500 * time.Millisecond)()
+	dir := t.TempDir()
+	s, err := newServer(dir, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	current := s
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		current.Shutdown()
+		current.WaitForShutdown()
+	})
+	port := s.Addr().(*net.TCPAddr).Port
+	url := s.ClientURL()
+	const n = 3000
+	want := units(n)
+	q := open(t, connect(t, url), "restart-enqueue", natsqueue.WithCapacity(n), natsqueue.WithPollInterval(50*time.Millisecond))
+	ctx, cancel := context.WithTimeout(bg, 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- q.EnqueueStrings(ctx, want...) }()
+	// Restart once part of the list is stored.
+	for q.Size() < n/10 {
+		select {
+		case err := <-done:
+			t.Fatalf("the enqueue finished (%v) before the restart; make n larger", err)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	mu.Lock()
+	s.Shutdown()
+	s.WaitForShutdown()
+	time.Sleep(200 * time.Millisecond)
+	current, err = newServer(dir, port)
+	mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("EnqueueStrings across a restart: %v", err)
+	}
+	if err := q.Close(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n || !slices.Equal(sorted(got), sorted(want)) {
+		t.Fatalf("stored %d units (%d distinct), want each of %d once", len(got), len(slices.Compact(sorted(got))), n)
+	}
+}
