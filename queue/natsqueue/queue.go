@@ -83,7 +83,9 @@ func Dial(ctx context.Context, url, name string, opts ...Option) (*Queue, error)
 	if err != nil {
 		return nil, fmt.Errorf("natsqueue %q: connecting to %s: %w", name, url, err)
 	}
-	js, err := jetstream.New(nc)
+	// The async publish timeout resolves the acks a server restart lost,
+	// so they do not stay pending in the client (see publishRun).
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(2*ackWait))
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("natsqueue %q: %w", name, err)
