@@ -88,7 +88,7 @@ type schema struct {
 // For a feature list, kinds and values are counted per step.
 type featureStats struct {
 	name       string
-	kinds      [3]int64 // values with bytes, float, int64 lists
+	kinds      [3]int64 // records (steps) holding bytes, float, int64 lists
 	present    int64    // records holding it
 	minN, maxN int      // values per record (per step); minN < 0: none seen
 	total      int64    // values in all
