@@ -15,6 +15,9 @@ type convertOptions struct {
 	from, out, compression, inCompression, columns, labels string
 	shards                                                 int
 	header                                                 bool
+	shuffle                                                bool
+	seed                                                   uint64
+	shuffleMiB                                             int64
 }
 
 func newConvertCmd() *cobra.Command {
@@ -43,15 +46,24 @@ func newConvertCmd() *cobra.Command {
 
 Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
 --shards N (records dealt round-robin); .gz, .zlib or .zst is appended for
-compressed output. Progress is a bar on a terminal, otherwise a line every
+compressed output.
+
+--shuffle writes the records in a uniformly random order, the same for
+the same --seed, holding at most --shuffle-memory MiB of them: records are
+first dealt at random to temporary files in $TMPDIR (as much space as the
+records take), then each file is shuffled in memory and written out. Progress is a bar on a terminal, otherwise a line every
 10 seconds on stderr.`,
 		Example: "  sluice convert --from csv --header data.csv --out data --compression GZIP\n" +
 			"  sluice convert --from csv --columns id:int64,score:float,name:string data.csv --out data\n" +
 			"  sluice convert 'in-*.tfrecord' --out out --shards 8\n" +
+			"  sluice convert 'in-*.tfrecord.gz' --out shuffled --shards 16 --shuffle --seed 7\n" +
 			"  sluice convert --from mnist train-images-idx3-ubyte.gz --labels train-labels-idx1-ubyte.gz --out mnist-train\n" +
 			"  sluice convert --from cifar10 'cifar-10-batches-bin/data_batch_*.bin' --out cifar-train --shards 5",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
+			if !o.shuffle && (cmd.Flags().Changed("seed") || cmd.Flags().Changed("shuffle-memory")) {
+				return fmt.Errorf("--seed and --shuffle-memory go with --shuffle")
+			}
 			return runConvert(cmd, args, o, t)
 		}),
 	}
@@ -64,6 +76,9 @@ compressed output. Progress is a bar on a terminal, otherwise a line every
 	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string)")
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
+	f.BoolVar(&o.shuffle, "shuffle", false, "write the records in a random order (see --seed, --shuffle-memory)")
+	f.Uint64Var(&o.seed, "seed", 1, "with --shuffle: the random seed; the same seed gives the same order")
+	f.Int64Var(&o.shuffleMiB, "shuffle-memory", 1024, "with --shuffle: MiB of records held in memory at once")
 	cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -112,12 +127,19 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if err != nil {
 		return err
 	}
-	prog := newProgress(cmd.ErrOrStderr(), "convert", total)
-	err = conv(ctx, names, o, prog, t, func(rec []byte) error {
-		prog.record()
+	write := func(rec []byte) error {
 		t.wrote()
 		return out.Write(rec)
-	})
+	}
+	prog := newProgress(cmd.ErrOrStderr(), "convert", total)
+	if o.shuffle {
+		err = convertShuffled(ctx, conv, names, o, total, prog, t, write)
+	} else {
+		err = conv(ctx, names, o, prog, t, func(rec []byte) error {
+			prog.record()
+			return write(rec)
+		})
+	}
 	prog.finish()
 	if cerr := out.Close(); err == nil {
 		err = cerr
@@ -125,8 +147,34 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s\n", out.Count(), strings.Join(out.Names(), ", "))
+	shuffled := ""
+	if o.shuffle {
+		shuffled = fmt.Sprintf(" (shuffled, seed %d)", o.seed)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s%s\n", out.Count(), strings.Join(out.Names(), ", "), shuffled)
 	return nil
+}
+
+// convertShuffled runs conv into a shuffler, then writes the shuffled
+// records. inputBytes sizes the shuffler's first pass.
+func convertShuffled(ctx context.Context, conv converter, names []string, o convertOptions, inputBytes int64,
+	prog *progress, t *tally, write func([]byte) error) error {
+	if o.shuffleMiB < 1 {
+		return fmt.Errorf("--shuffle-memory must be at least 1 (MiB), not %d", o.shuffleMiB)
+	}
+	s, err := newShuffler(inputBytes, o.shuffleMiB<<20, o.seed)
+	if err != nil {
+		return err
+	}
+	defer s.remove()
+	err = conv(ctx, names, o, prog, t, func(rec []byte) error {
+		prog.record()
+		return s.add(rec)
+	})
+	if err != nil {
+		return err
+	}
+	return s.emit(ctx, write)
 }
 
 func convertTFRecord(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {

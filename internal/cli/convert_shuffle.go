@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// recordOverhead is what holding one record in memory costs beyond its
+// bytes (its slice header and allocation rounding), so that a shuffle of
+// many tiny records stays within its memory bound too.
+const recordOverhead = 32
+
+// maxBuckets bounds the temporary files open at once (each also holds a
+// 64 KiB write buffer).
+const maxBuckets = 256
+
+// A shuffler returns records in a uniformly random order while holding at
+// most mem bytes of them: the two-pass shuffle. The first pass deals each
+// record to a temporary file (a bucket) chosen uniformly at random; the
+// second reads the buckets in turn, shuffles each in memory and emits it.
+// A random assignment followed by a uniform shuffle of each bucket makes
+// every order of the whole input equally likely. A bucket that turns out
+// larger than mem is split again the same way before it is shuffled, so
+// the bound holds whatever the data's size.
+type shuffler struct {
+	dir     string
+	mem     int64
+	rng     *rand.Rand
+	buckets []*bucket
+	depth   int   // for naming split buckets
+	maxHeld int64 // the most bytes of records held at once, as bucket.bytes counts them
+}
+
+// A bucket is one temporary file of records, uncompressed TFRecord.
+type bucket struct {
+	name  string
+	f     *os.File
+	w     *tfrecord.Writer
+	bytes int64 // the memory its records take: lengths plus overhead
+}
+
+// newShuffler makes a shuffler whose first pass deals records to enough
+// buckets for expected bytes of records.
+func newShuffler(expected, mem int64, seed uint64) (*shuffler, error) {
+	dir, err := os.MkdirTemp("", "sluice-shuffle-")
+	if err != nil {
+		return nil, err
+	}
+	s := &shuffler{dir: dir, mem: mem, rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
+	s.buckets, err = s.newBuckets(bucketsFor(expected, mem))
+	if err != nil {
+		s.remove()
+		return nil, err
+	}
+	return s, nil
+}
+
+// bucketsFor is how many buckets of at most about mem/2 bytes hold
+// expected bytes: half, so that the random sizes rarely overflow.
+func bucketsFor(expected, mem int64) int {
+	return int(min(max(1, 2*expected/mem+1), maxBuckets))
+}
+
+func (s *shuffler) newBuckets(n int) ([]*bucket, error) {
+	s.depth++
+	bs := make([]*bucket, n)
+	for i := range bs {
+		name := filepath.Join(s.dir, fmt.Sprintf("bucket-%d-%d", s.depth, i))
+		f, err := os.Create(name)
+		if err != nil {
+			closeBuckets(bs[:i])
+			return nil, err
+		}
+		bs[i] = &bucket{name: name, f: f, w: tfrecord.NewWriter(f)}
+	}
+	return bs, nil
+}
+
+// add deals rec to a random bucket.
+func (s *shuffler) add(rec []byte) error {
+	return s.deal(s.buckets, rec)
+}
+
+func (s *shuffler) deal(bs []*bucket, rec []byte) error {
+	b := bs[s.rng.IntN(len(bs))]
+	b.bytes += int64(len(rec)) + recordOverhead
+	if err := b.w.Write(rec); err != nil {
+		return fmt.Errorf("shuffle: %s: %w", b.name, err)
+	}
+	return nil
+}
+
+// emit calls write with every record added, in the shuffled order.
+func (s *shuffler) emit(ctx context.Context, write func([]byte) error) error {
+	if err := finishBuckets(s.buckets); err != nil {
+		return err
+	}
+	return s.emitBuckets(ctx, s.buckets, write)
+}
+
+func (s *shuffler) emitBuckets(ctx context.Context, bs []*bucket, write func([]byte) error) error {
+	for _, b := range bs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var err error
+		if b.bytes <= s.mem {
+			err = s.shuffleInMemory(b, write)
+		} else {
+			err = s.split(ctx, b, write)
+		}
+		if err != nil {
+			return err
+		}
+		os.Remove(b.name) // the space is no longer needed
+	}
+	return nil
+}
+
+// shuffleInMemory emits a bucket's records in a random order.
+func (s *shuffler) shuffleInMemory(b *bucket, write func([]byte) error) error {
+	var recs [][]byte
+	err := readBucket(b, func(rec []byte) error {
+		recs = append(recs, append([]byte(nil), rec...))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.maxHeld = max(s.maxHeld, b.bytes)
+	s.rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	for _, rec := range recs {
+		if err := write(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// split deals an oversized bucket's records to new buckets, as the first
+// pass did, and emits those in turn.
+func (s *shuffler) split(ctx context.Context, b *bucket, write func([]byte) error) error {
+	// At least two, so that every split makes progress.
+	sub, err := s.newBuckets(max(2, bucketsFor(b.bytes, s.mem)))
+	if err != nil {
+		return err
+	}
+	err = readBucket(b, func(rec []byte) error { return s.deal(sub, rec) })
+	if ferr := finishBuckets(sub); err == nil {
+		err = ferr
+	}
+	if err == nil {
+		err = s.emitBuckets(ctx, sub, write)
+	}
+	for _, sb := range sub {
+		os.Remove(sb.name)
+	}
+	return err
+}
+
+func readBucket(b *bucket, fn func([]byte) error) error {
+	f, err := os.Open(b.name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := tfrecord.NewReader(f, tfrecord.WithName(b.name))
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("shuffle: %w", err)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// finishBuckets flushes and closes the buckets' files.
+func finishBuckets(bs []*bucket) error {
+	var errs []error
+	for _, b := range bs {
+		if b.f == nil {
+			continue
+		}
+		err := b.w.Close()
+		if cerr := b.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("shuffle: %s: %w", b.name, err))
+		}
+		b.f = nil
+	}
+	return errors.Join(errs...)
+}
+
+func closeBuckets(bs []*bucket) {
+	for _, b := range bs {
+		if b != nil && b.f != nil {
+			b.f.Close()
+			b.f = nil
+		}
+	}
+}
+
+// remove deletes the temporary files.
+func (s *shuffler) remove() {
+	closeBuckets(s.buckets)
+	os.RemoveAll(s.dir)
+}
