@@ -56,6 +56,15 @@
 // before an error instead of dropping them; and RestoreState rejects a
 // state with more units finished than started, which TensorFlow accepts.
 //
+// # Contexts
+//
+// A unit's file is opened with the context of the Read that starts the
+// unit. On an object store that context also governs the unit's later
+// reads (see storage.Open): cancelling it ends a read stalled on the
+// network, and a unit opened under a context that has since ended fails.
+// Give a reader's Reads one context that lasts as long as the reading, as
+// the input package's runners do, rather than a timeout per call.
+//
 // # Writing
 //
 // ShardedWriter is the other direction: it deals records round-robin into

@@ -110,7 +110,10 @@ func lookup(name string) (FS, error) {
 	return fs, nil
 }
 
-// Open opens the named file for reading.
+// Open opens the named file for reading. An FS may tie the file's reads
+// to ctx, as storage/blobfs does so that cancelling ctx abandons a read
+// stalled on the network: pass a context that lives as long as the file,
+// not one that ends when Open returns.
 func Open(ctx context.Context, name string) (File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", name, err)
