@@ -58,12 +58,12 @@
 //
 // # Contexts
 //
-// A unit's file is opened with the context of the Read that starts the
-// unit. On an object store that context also governs the unit's later
-// reads (see storage.Open): cancelling it ends a read stalled on the
-// network, and a unit opened under a context that has since ended fails.
-// Give a reader's Reads one context that lasts as long as the reading, as
-// the input package's runners do, rather than a timeout per call.
+// Each call's context governs that call. A unit's file lives as long as
+// the unit, not as long as the Read that opened it, so a context per call
+// (a timeout each) works as well as one for the whole reading. On an
+// object store, whose reads block on the network, the end of a Read's
+// context ends the read in progress: the Read returns the context's error
+// and the unit fails, as with any read error.
 //
 // # Writing
 //

@@ -11,7 +11,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -53,7 +52,7 @@ type FixedLengthFormat struct {
 	RecordBytes, HeaderBytes, FooterBytes, HopBytes int
 	Encoding                                        tfrecord.Compression
 
-	file    storage.File
+	file    *unitFile
 	closer  io.Closer // the decompressor, if any
 	src     *bufio.Reader
 	work    string
@@ -79,10 +78,11 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 		return false, fmt.Errorf("%w: record index %d out of range", ErrState, index)
 	}
 	start := int64(f.HeaderBytes) + index*f.hop()
-	file, err := storage.Open(ctx, work)
+	file, err := openUnit(ctx, work)
 	if err != nil {
 		return false, err
 	}
+	defer file.watch(ctx)() // the header and skipped records are read here
 	var r io.Reader
 	var closer io.Closer
 	skip := start
@@ -154,6 +154,9 @@ func (f *FixedLengthFormat) OnWorkStarted(ctx context.Context, work string) erro
 
 // Read reads the next record. The value is valid until the next Read.
 func (f *FixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+	if f.file.remote() {
+		defer f.file.watch(ctx)()
+	}
 	if !f.resumed {
 		// Advance by hop: drop look-ahead bytes, then skip the rest.
 		if hop := f.hop(); hop <= int64(f.have) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/storage"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -35,7 +34,7 @@ func newTextLineFormat(s *settings) (Format, error) {
 type TextLineFormat struct {
 	SkipHeaderLines int
 
-	file storage.File
+	file *unitFile
 	br   *bufio.Reader
 	work string
 	line int64  // lines consumed, including skipped ones
@@ -97,7 +96,7 @@ func readLine(br *bufio.Reader, long *[]byte) ([]byte, int64, error) {
 }
 
 func (f *TextLineFormat) open(ctx context.Context, work string) error {
-	file, err := storage.Open(ctx, work)
+	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
 	}
@@ -116,6 +115,7 @@ func (f *TextLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 	if err := f.open(ctx, work); err != nil {
 		return err
 	}
+	defer f.file.watch(ctx)()
 	for range f.SkipHeaderLines {
 		_, n, err := readLine(f.br, &f.long)
 		if err == io.EOF {
@@ -133,6 +133,9 @@ func (f *TextLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next line.
 func (f *TextLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+	if f.file.remote() {
+		defer f.file.watch(ctx)()
+	}
 	line, n, err := readLine(f.br, &f.long)
 	if err == io.EOF {
 		return "", nil, false, true, nil

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -32,7 +31,7 @@ type TFRecordFormat struct {
 	Compression tfrecord.Compression
 	Options     []tfrecord.Option
 
-	file    storage.File
+	file    *unitFile
 	rd      *tfrecord.Reader
 	opts    []tfrecord.Option
 	work    string
@@ -41,7 +40,7 @@ type TFRecordFormat struct {
 }
 
 func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) error {
-	file, err := storage.Open(ctx, work)
+	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
 	}
@@ -71,6 +70,9 @@ func (f *TFRecordFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next record.
 func (f *TFRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+	if f.file.remote() {
+		defer f.file.watch(ctx)()
+	}
 	rec, err := f.rd.Next()
 	if err == io.EOF {
 		return "", nil, false, true, nil
@@ -126,6 +128,7 @@ func (f *TFRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 	if err := f.open(ctx, work, int64(off)); err != nil {
 		return err
 	}
+	defer f.file.watch(ctx)()
 	for f.rd.NextOffset() < int64(off) {
 		if _, err := f.rd.Next(); err == io.EOF {
 			break

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/storage"
 )
 
 // NewWholeFileReader returns a reader that returns each file named in q as
@@ -23,13 +22,13 @@ func NewWholeFileReader(q queue.Queue, opts ...Option) *Reader {
 // WholeFileFormat reads whole files. It is the Format behind
 // NewWholeFileReader.
 type WholeFileFormat struct {
-	file storage.File
+	file *unitFile
 	work string
 }
 
 // OnWorkStarted opens the file.
 func (f *WholeFileFormat) OnWorkStarted(ctx context.Context, work string) error {
-	file, err := storage.Open(ctx, work)
+	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
 	}
@@ -40,6 +39,9 @@ func (f *WholeFileFormat) OnWorkStarted(ctx context.Context, work string) error 
 // Read returns the whole file as one record and ends the unit. The value
 // is a new slice, sized by the file system's size of the file.
 func (f *WholeFileFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+	if f.file.remote() {
+		defer f.file.watch(ctx)()
+	}
 	size := f.file.Size()
 	if size < 0 {
 		return "", nil, false, false, fmt.Errorf("%s: unknown size", f.work)

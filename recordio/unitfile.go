@@ -1,0 +1,73 @@
+package recordio
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sluiceml/sluice/storage"
+)
+
+// A unitFile is the open file of the unit being read. It lives as long as
+// the unit, not as long as the call that opened it: an object store ties
+// a file's reads to the context it was opened with (see storage.Open), so
+// opening it under the caller's context would make a unit started by a
+// Read whose context ends when the call returns (a timeout per call) fail
+// at its next network read. The file is opened under a context of its
+// own instead, which a read in progress ends when that read's context
+// ends (watch), and Close ends for good.
+type unitFile struct {
+	storage.File
+	cancel context.CancelFunc // ends the file's reads; nil for local files
+}
+
+// openUnit opens name for the length of a unit. Cancelling ctx during
+// the open abandons it.
+func openUnit(ctx context.Context, name string) (*unitFile, error) {
+	if s := storage.Scheme(name); s == "" || s == "file" {
+		// Local reads take no context; nothing to detach.
+		f, err := storage.Open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		return &unitFile{File: f}, nil
+	}
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	f, err := storage.Open(fctx, name)
+	if !stop() && err == nil {
+		// ctx ended as the open finished: the file may already be cut off.
+		f.Close()
+		err = fmt.Errorf("storage: open %s: %w", name, context.Cause(ctx))
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &unitFile{File: f, cancel: cancel}, nil
+}
+
+// remote reports whether the file's reads depend on a context, so that
+// the hot read paths of local files skip watch.
+func (u *unitFile) remote() bool { return u.cancel != nil }
+
+// watch makes the end of ctx, while the caller reads, end the file's
+// reads in flight, so that a read stalled on the network returns when its
+// caller gives up; the unit then fails, as any read error fails it. The
+// returned function stops watching; call it when the read is done.
+func (u *unitFile) watch(ctx context.Context) (stop func() bool) {
+	if u.cancel == nil || ctx.Done() == nil {
+		return noStop
+	}
+	return context.AfterFunc(ctx, u.cancel)
+}
+
+func noStop() bool { return true }
+
+// Close closes the file and ends its context.
+func (u *unitFile) Close() error {
+	err := u.File.Close()
+	if u.cancel != nil {
+		u.cancel()
+	}
+	return err
+}
