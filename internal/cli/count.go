@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 
@@ -9,14 +10,18 @@ import (
 )
 
 func newCountCmd() *cobra.Command {
-	var compression string
+	var (
+		compression string
+		parallel    int
+	)
 	cmd := &cobra.Command{
 		Use:   "count FILE...",
 		Short: "Count the records of TFRecord files",
 		Long: `count prints the number of records of each file, then the total when there
 is more than one file. It reads and checks every record (both CRCs), so a
 corrupt file fails with the file and offset of the bad record; use verify to
-list every bad record.`,
+list every bad record. --parallel files are read at once; the output keeps
+the files' order.`,
 		Example: "  sluice count 'data/*.tfrecord.gz'\n  sluice count --compression GZIP data.tfrecord.gz",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
@@ -30,25 +35,31 @@ list every bad record.`,
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
-			defer rf.close()
 			var total int64
-			for _, name := range names {
-				if err := rf.open(cmd.Context(), name); err != nil {
-					return err
+			err = forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (int64, error) {
+				rf := rf.clone()
+				defer rf.close()
+				if err := rf.open(ctx, name); err != nil {
+					return 0, err
 				}
 				var n int64
 				for {
-					_, err := rf.next(cmd.Context())
+					_, err := rf.next(ctx)
 					if err == io.EOF {
-						break
+						return n, nil
 					}
 					if err != nil {
-						return err
+						return n, err
 					}
 					n++
 				}
+			}, func(name string, n int64) error {
 				fmt.Fprintf(w, "%d\t%s\n", n, name)
 				total += n
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			if len(names) > 1 {
 				fmt.Fprintf(w, "%d\ttotal\n", total)
@@ -57,5 +68,6 @@ list every bad record.`,
 		}),
 	}
 	cmd.Flags().StringVar(&compression, "compression", "auto", compressionUsage)
+	cmd.Flags().IntVar(&parallel, "parallel", defaultParallel, "files read at once")
 	return cmd
 }

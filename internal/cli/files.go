@@ -82,6 +82,12 @@ func newRecordFiles(flag string, t *tally, opts ...tfrecord.Option) (*recordFile
 	return &recordFiles{comp: c, detect: auto, opts: opts, tally: t}, nil
 }
 
+// clone returns a recordFiles with rf's settings and no file open, for
+// another goroutine (the tally is safe to share; a tee must be too).
+func (rf *recordFiles) clone() *recordFiles {
+	return &recordFiles{comp: rf.comp, detect: rf.detect, opts: rf.opts, tally: rf.tally, tee: rf.tee}
+}
+
 // open closes the current file, if any, and starts reading name.
 func (rf *recordFiles) open(ctx context.Context, name string) error {
 	rf.close()

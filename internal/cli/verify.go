@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 
@@ -25,7 +27,10 @@ func plural(n int, what string) string {
 }
 
 func newVerifyCmd() *cobra.Command {
-	var compression string
+	var (
+		compression string
+		parallel    int
+	)
 	cmd := &cobra.Command{
 		Use:   "verify FILE...",
 		Short: "Check every record's CRCs; report each corrupt record's file and offset",
@@ -35,7 +40,8 @@ each. It prints one line per corrupt record with its file and byte offset
 next record where the framing allows — after a bad length it scans for the
 next valid record header — and ends with a summary line. A truncated file or
 a broken compressed stream ends that file's check. The exit code is non-zero
-if anything was wrong.`,
+if anything was wrong. --parallel files are checked at once; the output keeps
+the files' order.`,
 		Example: "  sluice verify 'data/train-*.tfrecord.gz'",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
@@ -49,19 +55,31 @@ if anything was wrong.`,
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
-			defer rf.close()
 			var records int64
 			bad, badFiles := 0, 0
-			for _, name := range names {
-				n, b, err := verifyFile(cmd, rf, name, w)
-				if err != nil {
-					return err
-				}
-				records += n
-				bad += b
-				if b > 0 {
+			type verdict struct {
+				good   int64
+				bad    int
+				report bytes.Buffer
+			}
+			err = forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (*verdict, error) {
+				rf := rf.clone()
+				defer rf.close()
+				v := new(verdict)
+				var err error
+				v.good, v.bad, err = verifyFile(ctx, rf, name, &v.report)
+				return v, err
+			}, func(name string, v *verdict) error {
+				w.Write(v.report.Bytes())
+				records += v.good
+				bad += v.bad
+				if v.bad > 0 {
 					badFiles++
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			fmt.Fprintf(w, "%s in %s: %s\n", plural(int(records), "good record"), plural(len(names), "file"), plural(bad, "bad record"))
 			if bad > 0 {
@@ -71,6 +89,7 @@ if anything was wrong.`,
 		}),
 	}
 	cmd.Flags().StringVar(&compression, "compression", "auto", compressionUsage)
+	cmd.Flags().IntVar(&parallel, "parallel", defaultParallel, "files checked at once")
 	return cmd
 }
 
@@ -78,8 +97,7 @@ if anything was wrong.`,
 // returns its counts of good and bad records. Only a cancelled context is
 // returned as an error: anything wrong with the file is reported and
 // counted, and the check goes on with the next file.
-func verifyFile(cmd *cobra.Command, rf *recordFiles, name string, w io.Writer) (good int64, bad int, err error) {
-	ctx := cmd.Context()
+func verifyFile(ctx context.Context, rf *recordFiles, name string, w io.Writer) (good int64, bad int, err error) {
 	if err := rf.open(ctx, name); err != nil {
 		fmt.Fprintf(w, "%v\n", err)
 		rf.tally.failed()

@@ -54,6 +54,12 @@ func TestVerifyCorrupt(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	golden(t, "verify_corrupt", dir, out)
+	// Files checked at once report in the files' order all the same.
+	for _, parallel := range []string{"1", "2", "16"} {
+		if c, o, e := run(t, "verify", "--parallel", parallel, filepath.Join(dir, "*")); c != code || o != out || e != errOut {
+			t.Errorf("--parallel %s: exit %d, output\n%s%s", parallel, c, o, e)
+		}
+	}
 	if errOut != "sluice: 6 bad records in 4 files\n" {
 		t.Errorf("stderr %q", errOut)
 	}
