@@ -62,8 +62,10 @@
 // the unit, not as long as the Read that opened it, so a context per call
 // (a timeout each) works as well as one for the whole reading. On an
 // object store, whose reads block on the network, the end of a Read's
-// context ends the read in progress: the Read returns the context's error
-// and the unit fails, as with any read error.
+// context ends the read in progress: the Read returns the context's error,
+// and the next Read reopens the unit where the cut-off one began, so no
+// record is lost or repeated. A unit whose open a context cut off is
+// opened again by the next Read rather than dropped.
 //
 // # Writing
 //

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -26,6 +27,11 @@ type Reader struct {
 	shard    shard
 	shardErr error // an invalid Shard option, reported by every read
 	position int64 // records met in the current unit, kept or not
+
+	remote  bool   // the unit is on an object store (see readFormat)
+	resume  []byte // the position to reopen the unit at, after a cut-off read
+	pending string // a unit dequeued whose open the caller's context cut off
+	hasPend bool
 }
 
 // NewReader returns a Reader of q's work units (a queue of scalar strings)
@@ -51,23 +57,73 @@ func (r *Reader) Format() Format { return r.f }
 
 func (r *Reader) inProgress() bool { return r.finished < r.started }
 
-// nextWork takes the next unit from the queue and opens it. r.mu is held.
+// nextWork takes the next unit from the queue and opens it. A unit whose
+// open fails is dropped (it does not count as started), unless the failure
+// is the caller's context ending: that unit is opened again by the next
+// call instead of a new one, so a cancelled or timed-out Read loses no
+// unit. r.mu is held.
 func (r *Reader) nextWork(ctx context.Context) error {
-	e, err := r.q.Dequeue(ctx)
-	if err != nil {
+	work := r.pending
+	if !r.hasPend {
+		e, err := r.q.Dequeue(ctx)
+		if err != nil {
+			return err
+		}
+		if len(e) != 1 || e[0].DType() != tensor.String || e[0].Rank() != 0 {
+			return fmt.Errorf("%v: work queue must hold scalar strings, got %v: %w", r, e, ErrInvalidArgument)
+		}
+		work = string(e[0].Strings()[0])
+	}
+	if err := r.f.OnWorkStarted(ctx, work); err != nil {
+		r.pending, r.hasPend = work, ctx.Err() != nil
 		return err
 	}
-	if len(e) != 1 || e[0].DType() != tensor.String || e[0].Rank() != 0 {
-		return fmt.Errorf("%v: work queue must hold scalar strings, got %v: %w", r, e, ErrInvalidArgument)
-	}
-	work := string(e[0].Strings()[0])
-	if err := r.f.OnWorkStarted(ctx, work); err != nil {
-		return err // the unit does not count as started
-	}
+	r.pending, r.hasPend = "", false
 	r.work = work
 	r.started++
 	r.position = 0
+	r.setUnit(work)
 	return nil
+}
+
+// setUnit notes whether work is on an object store and forgets any
+// position to resume at. r.mu is held.
+func (r *Reader) setUnit(work string) {
+	s := storage.Scheme(work)
+	r.remote = s != "" && s != "file"
+	r.resume = nil
+}
+
+// readFormat calls the format's Read. r.mu is held.
+func (r *Reader) readFormat(ctx context.Context) (key string, value []byte, produced, atEnd bool, err error) {
+	if r.remote {
+		return r.readRemote(ctx)
+	}
+	return r.f.Read(ctx)
+}
+
+// readRemote reads from a unit on an object store. A read that the end of
+// ctx cut off leaves the unit's file unusable (see unitFile), so the
+// position before it is kept, and the next call reopens the unit there
+// and goes on as if the cut-off read had not happened. r.mu is held.
+func (r *Reader) readRemote(ctx context.Context) (key string, value []byte, produced, atEnd bool, err error) {
+	p, ok := r.f.(Positioner)
+	if !ok {
+		return r.f.Read(ctx)
+	}
+	if r.resume != nil {
+		r.f.OnWorkFinished() // closes the cut-off file
+		if err := p.Seek(ctx, r.work, r.resume); err != nil {
+			return "", nil, false, false, err // resume stays set: the next call tries again
+		}
+		r.resume = nil
+	}
+	pos, perr := p.Position()
+	key, value, produced, atEnd, err = r.f.Read(ctx)
+	if err != nil && ctx.Err() != nil && perr == nil {
+		r.resume = pos
+	}
+	return key, value, produced, atEnd, err
 }
 
 // Read returns the next record, taking and opening work units as needed.
@@ -85,7 +141,7 @@ func (r *Reader) Read(ctx context.Context) (key string, value []byte, err error)
 				return "", nil, err
 			}
 		}
-		key, value, produced, atEnd, err := r.f.Read(ctx)
+		key, value, produced, atEnd, err := r.readFormat(ctx)
 		if err != nil {
 			return "", nil, err
 		}
@@ -145,7 +201,7 @@ func (r *Reader) ReadUpTo(ctx context.Context, n int) (keys []string, values [][
 				return nil, nil, err
 			}
 		}
-		key, value, produced, atEnd, err := r.f.Read(ctx)
+		key, value, produced, atEnd, err := r.readFormat(ctx)
 		if err != nil {
 			if len(keys) > 0 {
 				return done()
@@ -214,5 +270,7 @@ func (r *Reader) keep() bool {
 
 func (r *Reader) resetLocked() error {
 	r.work, r.started, r.finished, r.produced, r.position = "", 0, 0, 0, 0
+	r.pending, r.hasPend = "", false
+	r.setUnit("")
 	return r.f.Reset()
 }

@@ -169,6 +169,7 @@ func (r *Reader) restoreLocked(ctx context.Context, b []byte) error {
 	}
 	r.work, r.started, r.finished, r.produced = st.work, st.started, st.finished, st.produced
 	r.position = 0
+	r.setUnit(st.work)
 	if !midUnit {
 		return nil
 	}

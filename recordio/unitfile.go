@@ -52,8 +52,9 @@ func (u *unitFile) remote() bool { return u.cancel != nil }
 
 // watch makes the end of ctx, while the caller reads, end the file's
 // reads in flight, so that a read stalled on the network returns when its
-// caller gives up; the unit then fails, as any read error fails it. The
-// returned function stops watching; call it when the read is done.
+// caller gives up; the file is then unusable, and the Reader reopens the
+// unit (see Reader.readRemote). The returned function stops watching;
+// call it when the read is done.
 func (u *unitFile) watch(ctx context.Context) (stop func() bool) {
 	if u.cancel == nil || ctx.Done() == nil {
 		return noStop

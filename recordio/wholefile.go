@@ -67,6 +67,18 @@ func (f *WholeFileFormat) Reset() error {
 	return err
 }
 
+// Position returns the only position inside a unit: before its record.
+// (The unit ends with the Read that returns the record.)
+func (f *WholeFileFormat) Position() ([]byte, error) { return []byte{0}, nil }
+
+// Seek opens work before its record.
+func (f *WholeFileFormat) Seek(ctx context.Context, work string, pos []byte) error {
+	if len(pos) != 1 || pos[0] != 0 {
+		return fmt.Errorf("%w: bad whole-file position %x", ErrState, pos)
+	}
+	return f.OnWorkStarted(ctx, work)
+}
+
 // NewIdentityReader returns a reader whose records are the work units
 // themselves: key and value are both the dequeued string.
 func NewIdentityReader(q queue.Queue, opts ...Option) *Reader {
