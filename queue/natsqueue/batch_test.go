@@ -3,7 +3,6 @@ package natsqueue_test
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"sync"
 	"testing"
@@ -65,21 +64,7 @@ func TestEnqueueRuns(t *testing.T) {
 // IDs, so every unit is stored exactly once.
 func TestEnqueueAcrossServerRestart(t *testing.T) {
 	defer natsqueue.SetAckWait(500 * time.Millisecond)()
-	dir := t.TempDir()
-	s, err := newServer(dir, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	current := s
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		current.Shutdown()
-		current.WaitForShutdown()
-	})
-	port := s.Addr().(*net.TCPAddr).Port
-	url := s.ClientURL()
+	url, restart := restartableServer(t, 200*time.Millisecond)
 	const n = 3000
 	want := units(n)
 	q := open(t, connect(t, url), "restart-enqueue", natsqueue.WithCapacity(n), natsqueue.WithPollInterval(50*time.Millisecond))
@@ -95,15 +80,7 @@ func TestEnqueueAcrossServerRestart(t *testing.T) {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	mu.Lock()
-	s.Shutdown()
-	s.WaitForShutdown()
-	time.Sleep(200 * time.Millisecond)
-	current, err = newServer(dir, port)
-	mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
+	restart()
 	if err := <-done; err != nil {
 		t.Fatalf("EnqueueStrings across a restart: %v", err)
 	}

@@ -3,7 +3,6 @@ package natsqueue_test
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -113,21 +112,7 @@ func TestReleaseHandsBack(t *testing.T) {
 // The NATS server is shut down mid-epoch and a new one started on the same
 // store and port: the workers reconnect, go on, and no unit is lost.
 func TestServerRestartMidEpoch(t *testing.T) {
-	dir := t.TempDir()
-	s, err := newServer(dir, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	current := s
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		current.Shutdown()
-		current.WaitForShutdown()
-	})
-	port := s.Addr().(*net.TCPAddr).Port
-	url := s.ClientURL()
+	url, restart := restartableServer(t, 300*time.Millisecond) // workers find the server gone
 
 	const n, workers = 60, 3
 	want := units(n)
@@ -171,15 +156,7 @@ func TestServerRestartMidEpoch(t *testing.T) {
 		})
 	}
 	<-restarted
-	mu.Lock()
-	s.Shutdown()
-	s.WaitForShutdown()
-	time.Sleep(300 * time.Millisecond) // workers find the server gone
-	current, err = newServer(dir, port)
-	mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
+	restart()
 	if before := done.Load(); before >= n {
 		t.Fatalf("all %d units were finished before the restart", before)
 	} else {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,6 +31,36 @@ func runServer(tb testing.TB, dir string, port int) *server.Server {
 	}
 	tb.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
 	return s
+}
+
+// restartableServer starts a server as runServer does and returns its
+// client URL and a function that shuts it down, waits pause (for clients
+// to notice), and starts a new one on the same store and port.
+func restartableServer(t *testing.T, pause time.Duration) (url string, restart func()) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := newServer(dir, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	port := s.Addr().(*net.TCPAddr).Port
+	return s.ClientURL(), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		s.Shutdown()
+		s.WaitForShutdown()
+		time.Sleep(pause)
+		if s, err = newServer(dir, port); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 func newServer(dir string, port int) (*server.Server, error) {
