@@ -353,43 +353,84 @@ func spread(lo, hi int, total, n int64) string {
 	return fmt.Sprintf("%d–%d, mean %.1f", lo, hi, float64(total)/float64(n))
 }
 
-// writeSchemaGo prints the spec as Go statements, formatted as gofmt
-// would.
-func writeSchemaGo(out io.Writer, s *schema) error {
-	w := new(bytes.Buffer)
-	dtypes := map[string]string{"string": "tensor.String", "float32": "tensor.Float32", "int64": "tensor.Int64"}
-	block := func(v string, m map[string]*featureStats, list bool) {
-		fmt.Fprintf(w, "%s := example.Spec{\n", v)
-		for _, st := range sorted(m) {
-			sp := st.spec(s.holders(list), list)
-			args := dtypes[sp.dtype]
-			for _, d := range sp.shape {
-				args += ", " + strconv.Itoa(d)
+// A specSyntax is how one language writes the inferred specs: a comment,
+// a named dictionary of specs, one spec.
+type specSyntax struct {
+	comment                        string
+	open                           string // format of a dictionary's first line, given its name
+	indent                         string
+	example, context, featureLists string // the dictionaries' names
+	entry                          func(sp featureSpec) string
+}
+
+var goSyntax = specSyntax{
+	comment: "//", open: "%s := example.Spec{", indent: "\t",
+	example: "spec", context: "context", featureLists: "featureLists",
+	entry: func(sp featureSpec) string {
+		args := map[string]string{"string": "tensor.String", "float32": "tensor.Float32", "int64": "tensor.Int64"}[sp.dtype]
+		for _, d := range sp.shape {
+			args += ", " + strconv.Itoa(d)
+		}
+		switch sp.how {
+		case "fixed":
+			return "example.FixedLen(" + args + ")"
+		case "fixedseq":
+			if sp.allowMissing {
+				return "example.FixedLenSequence(" + args + ").AllowMissing()"
 			}
-			switch sp.how {
-			case "fixed":
-				fmt.Fprintf(w, "\t%q: example.FixedLen(%s),\n", st.name, args)
-			case "fixedseq":
-				allow := ""
-				if sp.allowMissing {
-					allow = ".AllowMissing()"
-				}
-				fmt.Fprintf(w, "\t%q: example.FixedLenSequence(%s)%s,\n", st.name, args, allow)
-			case "varlen":
-				fmt.Fprintf(w, "\t%q: example.VarLen(%s),\n", st.name, args)
-			default:
-				fmt.Fprintf(w, "\t// %q: the records disagree on its kind\n", st.name)
+			return "example.FixedLenSequence(" + args + ")"
+		}
+		return "example.VarLen(" + args + ")"
+	},
+}
+
+var pythonSyntax = specSyntax{
+	comment: "#", open: "%s = {", indent: "    ",
+	example: "features", context: "context_features", featureLists: "sequence_features",
+	entry: func(sp featureSpec) string {
+		shape := strings.ReplaceAll(shapeString(sp.shape), ",", ", ")
+		switch sp.how {
+		case "fixed":
+			return fmt.Sprintf("tf.io.FixedLenFeature(%s, tf.%s)", shape, sp.dtype)
+		case "fixedseq":
+			if sp.allowMissing {
+				return fmt.Sprintf("tf.io.FixedLenSequenceFeature(%s, tf.%s, allow_missing=True)", shape, sp.dtype)
+			}
+			return fmt.Sprintf("tf.io.FixedLenSequenceFeature(%s, tf.%s)", shape, sp.dtype)
+		}
+		return fmt.Sprintf("tf.io.VarLenFeature(tf.%s)", sp.dtype)
+	},
+}
+
+// writeSpecs writes the summary as a comment and the specs as syn's
+// dictionaries: one for Examples, or the context and feature lists for
+// SequenceExamples. A feature of two kinds is a comment.
+func writeSpecs(w io.Writer, s *schema, syn specSyntax) {
+	block := func(v string, m map[string]*featureStats, list bool) {
+		fmt.Fprintf(w, syn.open+"\n", v)
+		for _, st := range sorted(m) {
+			if sp := st.spec(s.holders(list), list); sp.how != "" {
+				fmt.Fprintf(w, "%s%q: %s,\n", syn.indent, st.name, syn.entry(sp))
+			} else {
+				fmt.Fprintf(w, "%s%s %q: the records disagree on its kind\n", syn.indent, syn.comment, st.name)
 			}
 		}
 		fmt.Fprintln(w, "}")
 	}
-	fmt.Fprintf(w, "// %s\n", s.summary())
+	fmt.Fprintf(w, "%s %s\n", syn.comment, s.summary())
 	if s.sequences > 0 {
-		block("context", s.features, false)
-		block("featureLists", s.lists, true)
+		block(syn.context, s.features, false)
+		block(syn.featureLists, s.lists, true)
 	} else {
-		block("spec", s.features, false)
+		block(syn.example, s.features, false)
 	}
+}
+
+// writeSchemaGo prints the spec as Go statements, formatted as gofmt
+// would.
+func writeSchemaGo(out io.Writer, s *schema) error {
+	var w bytes.Buffer
+	writeSpecs(&w, s, goSyntax)
 	src, err := format.Source(w.Bytes())
 	if err != nil {
 		return err
@@ -399,35 +440,7 @@ func writeSchemaGo(out io.Writer, s *schema) error {
 }
 
 func writeSchemaPython(w io.Writer, s *schema) error {
-	block := func(v string, m map[string]*featureStats, list bool) {
-		fmt.Fprintf(w, "%s = {\n", v)
-		for _, st := range sorted(m) {
-			sp := st.spec(s.holders(list), list)
-			shape := strings.ReplaceAll(shapeString(sp.shape), ",", ", ")
-			switch sp.how {
-			case "fixed":
-				fmt.Fprintf(w, "    %q: tf.io.FixedLenFeature(%s, tf.%s),\n", st.name, shape, sp.dtype)
-			case "fixedseq":
-				allow := ""
-				if sp.allowMissing {
-					allow = ", allow_missing=True"
-				}
-				fmt.Fprintf(w, "    %q: tf.io.FixedLenSequenceFeature(%s, tf.%s%s),\n", st.name, shape, sp.dtype, allow)
-			case "varlen":
-				fmt.Fprintf(w, "    %q: tf.io.VarLenFeature(tf.%s),\n", st.name, sp.dtype)
-			default:
-				fmt.Fprintf(w, "    # %q: the records disagree on its kind\n", st.name)
-			}
-		}
-		fmt.Fprintln(w, "}")
-	}
-	fmt.Fprintf(w, "# %s\n", s.summary())
-	if s.sequences > 0 {
-		block("context_features", s.features, false)
-		block("sequence_features", s.lists, true)
-	} else {
-		block("features", s.features, false)
-	}
+	writeSpecs(w, s, pythonSyntax)
 	return nil
 }
 
