@@ -154,9 +154,6 @@ func (f *FixedLengthFormat) OnWorkStarted(ctx context.Context, work string) erro
 
 // Read reads the next record. The value is valid until the next Read.
 func (f *FixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
-	if f.file.remote() {
-		defer f.file.watch(ctx)()
-	}
 	if !f.resumed {
 		// Advance by hop: drop look-ahead bytes, then skip the rest.
 		if hop := f.hop(); hop <= int64(f.have) {
@@ -219,3 +216,6 @@ func (f *FixedLengthFormat) Seek(ctx context.Context, work string, pos []byte) e
 	_, err := f.open(ctx, work, int64(n))
 	return err
 }
+
+// unit returns the file of the unit in progress (see unitWatcher).
+func (f *FixedLengthFormat) unit() *unitFile { return f.file }

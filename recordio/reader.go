@@ -119,6 +119,9 @@ func (r *Reader) readRemote(ctx context.Context) (key string, value []byte, prod
 		r.resume = nil
 	}
 	pos, perr := p.Position()
+	if w, ok := r.f.(unitWatcher); ok {
+		defer w.unit().watch(ctx)()
+	}
 	key, value, produced, atEnd, err = r.f.Read(ctx)
 	if err != nil && ctx.Err() != nil && perr == nil {
 		r.resume = pos

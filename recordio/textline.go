@@ -133,9 +133,6 @@ func (f *TextLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next line.
 func (f *TextLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
-	if f.file.remote() {
-		defer f.file.watch(ctx)()
-	}
 	line, n, err := readLine(f.br, &f.long)
 	if err == io.EOF {
 		return "", nil, false, true, nil
@@ -192,3 +189,6 @@ func (f *TextLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 	f.line, f.off = int64(line), int64(off)
 	return nil
 }
+
+// unit returns the file of the unit in progress (see unitWatcher).
+func (f *TextLineFormat) unit() *unitFile { return f.file }

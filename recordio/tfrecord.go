@@ -70,9 +70,6 @@ func (f *TFRecordFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next record.
 func (f *TFRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
-	if f.file.remote() {
-		defer f.file.watch(ctx)()
-	}
 	rec, err := f.rd.Next()
 	if err == io.EOF {
 		return "", nil, false, true, nil
@@ -143,3 +140,6 @@ func (f *TFRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 	}
 	return nil
 }
+
+// unit returns the file of the unit in progress (see unitWatcher).
+func (f *TFRecordFormat) unit() *unitFile { return f.file }

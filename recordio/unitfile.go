@@ -46,9 +46,12 @@ func openUnit(ctx context.Context, name string) (*unitFile, error) {
 	return &unitFile{File: f, cancel: cancel}, nil
 }
 
-// remote reports whether the file's reads depend on a context, so that
-// the hot read paths of local files skip watch.
-func (u *unitFile) remote() bool { return u.cancel != nil }
+// A unitWatcher is a built-in format, whose unit's file the Reader
+// watches during a read on an object store (see Reader.readRemote), so
+// that the formats' own read paths, hot for local files, do nothing extra.
+type unitWatcher interface {
+	unit() *unitFile
+}
 
 // watch makes the end of ctx, while the caller reads, end the file's
 // reads in flight, so that a read stalled on the network returns when its
@@ -56,7 +59,7 @@ func (u *unitFile) remote() bool { return u.cancel != nil }
 // unit (see Reader.readRemote). The returned function stops watching;
 // call it when the read is done.
 func (u *unitFile) watch(ctx context.Context) (stop func() bool) {
-	if u.cancel == nil || ctx.Done() == nil {
+	if u == nil || u.cancel == nil || ctx.Done() == nil {
 		return noStop
 	}
 	return context.AfterFunc(ctx, u.cancel)

@@ -39,9 +39,6 @@ func (f *WholeFileFormat) OnWorkStarted(ctx context.Context, work string) error 
 // Read returns the whole file as one record and ends the unit. The value
 // is a new slice, sized by the file system's size of the file.
 func (f *WholeFileFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
-	if f.file.remote() {
-		defer f.file.watch(ctx)()
-	}
 	size := f.file.Size()
 	if size < 0 {
 		return "", nil, false, false, fmt.Errorf("%s: unknown size", f.work)
@@ -107,3 +104,6 @@ func (f *IdentityFormat) OnWorkFinished() error { return nil }
 
 // Reset forgets the unit.
 func (f *IdentityFormat) Reset() error { f.work = ""; return nil }
+
+// unit returns the file of the unit in progress (see unitWatcher).
+func (f *WholeFileFormat) unit() *unitFile { return f.file }
