@@ -45,9 +45,15 @@ func scaled(quick bool) []dataset {
 	if !quick {
 		return datasets
 	}
+	return divided(10)
+}
+
+// divided returns the data sets with a k-th of their records (at least
+// one per file).
+func divided(k int) []dataset {
 	out := make([]dataset, len(datasets))
 	for i, d := range datasets {
-		d.Records /= 10
+		d.Records = max(d.Records/k, d.Files)
 		out[i] = d
 	}
 	return out
@@ -71,7 +77,10 @@ const manifestName = "MANIFEST.json"
 // generate writes every dataset under root that is missing or differs from
 // its manifest entry. The output depends only on the dataset's parameters.
 func generate(root string, quick bool) error {
-	sets := scaled(quick)
+	return generateSets(root, scaled(quick))
+}
+
+func generateSets(root string, sets []dataset) error {
 	var old []dataset
 	if b, err := os.ReadFile(filepath.Join(root, manifestName)); err == nil {
 		_ = json.Unmarshal(b, &old) // a bad manifest just regenerates everything
