@@ -304,32 +304,48 @@ func (c *Coordinator) ClearStop() {
 	c.reset()
 }
 
-// Loop runs f in a registered goroutine every interval (back to back when
-// interval is 0) until the coordinator stops or f returns an error
-// (TensorFlow's LooperThread.loop). End of input from f ends the loop and
-// stops the coordinator cleanly; any other error stops it with that error.
+// Loop runs f in a registered goroutine, back to back when interval is 0,
+// otherwise at the boundaries start, start+interval, start+2·interval, …
+// (TensorFlow's LooperThread.loop). A call that overruns boundaries is
+// followed at once by one call for each boundary it missed, as in
+// TensorFlow.
+//
+// Before every call, the first included, Loop checks whether a stop was
+// requested or ctx ended, and returns if so: f never runs on a stopped
+// coordinator, and a stop during the wait for the next boundary ends the
+// loop at once. A stop requested while f runs is seen when f returns.
+// End of input from f ends the loop and stops the coordinator cleanly;
+// any other error stops it with that error.
 func (c *Coordinator) Loop(ctx context.Context, name string, interval time.Duration, f func(ctx context.Context) error) {
 	c.Go(ctx, name, func(ctx context.Context) error {
-		var tick <-chan time.Time
-		if interval > 0 {
-			t := time.NewTicker(interval)
-			defer t.Stop()
-			tick = t.C
-		}
+		// ctx follows a stop only through a goroutine of its own, a
+		// moment late; ShouldStop and Done see it at once.
+		stop := c.Done()
+		stopped := func() bool { return c.ShouldStop() || ctx.Err() != nil }
+		var timer *time.Timer
+		next := time.Now()
 		for {
+			if interval > 0 {
+				if wait := time.Until(next); wait > 0 {
+					if timer == nil {
+						timer = time.NewTimer(wait)
+						defer timer.Stop()
+					} else {
+						timer.Reset(wait)
+					}
+					select {
+					case <-stop:
+					case <-ctx.Done():
+					case <-timer.C:
+					}
+				}
+				next = next.Add(interval)
+			}
+			if stopped() {
+				return nil
+			}
 			if err := f(ctx); err != nil {
 				return err
-			}
-			if tick == nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				continue
-			}
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-tick:
 			}
 		}
 	})

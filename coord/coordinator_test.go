@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -218,26 +219,150 @@ func TestStopCancelsGoroutines(t *testing.T) {
 	})
 }
 
-// CO-14: a looping goroutine counts down, then stops the coordinator.
+// CO-14: a looping goroutine counts down, then stops the coordinator; the
+// stop is checked before every call, so the count ends at exactly 0, back
+// to back or on a timer.
 func TestLoop(t *testing.T) {
+	for _, interval := range []time.Duration{0, time.Second} {
+		t.Run(fmt.Sprint(interval), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := New()
+				n := 3
+				c.Loop(t.Context(), "looper", interval, func(ctx context.Context) error {
+					if c.ShouldStop() {
+						t.Error("called after the stop")
+					}
+					n--
+					if n == 0 {
+						c.RequestStop(nil)
+					}
+					return nil
+				})
+				start := time.Now()
+				if err := c.Join(time.Second); err != nil {
+					t.Fatal(err)
+				}
+				if n != 0 || time.Since(start) != 2*interval {
+					t.Fatalf("n=%d after %v", n, time.Since(start))
+				}
+			})
+		})
+	}
+}
+
+// LooperThread checks should_stop before its first call too: a loop
+// started on a stopped coordinator never calls its function.
+func TestLoopOnStoppedCoordinator(t *testing.T) {
+	for _, interval := range []time.Duration{0, time.Second} {
+		t.Run(fmt.Sprint(interval), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := New()
+				c.RequestStop(nil)
+				calls := 0
+				c.Loop(t.Context(), "looper", interval, func(ctx context.Context) error {
+					calls++
+					return nil
+				})
+				start := time.Now()
+				if err := c.Join(time.Second); err != nil {
+					t.Fatal(err)
+				}
+				if calls != 0 || time.Since(start) != 0 {
+					t.Fatalf("%d calls, Join after %v", calls, time.Since(start))
+				}
+			})
+		})
+	}
+}
+
+// A stop from another goroutine ends a timed loop's wait at once, and no
+// call starts after it, even when the stop falls on a call's boundary.
+func TestLoopStopDuringWait(t *testing.T) {
+	for _, stopAt := range []time.Duration{1500 * time.Millisecond, 2 * time.Second} {
+		t.Run(fmt.Sprint(stopAt), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := New()
+				var calls atomic.Int32
+				c.Loop(t.Context(), "looper", time.Second, func(ctx context.Context) error {
+					if c.ShouldStop() {
+						t.Error("called after the stop")
+					}
+					calls.Add(1)
+					return nil
+				})
+				start := time.Now()
+				time.Sleep(stopAt)
+				c.RequestStop(nil)
+				if err := c.Join(time.Second); err != nil {
+					t.Fatal(err)
+				}
+				if time.Since(start) != stopAt {
+					t.Fatalf("Join returned %v after the stop", time.Since(start)-stopAt)
+				}
+				// Calls at 0 and 1 s, and at 2 s only if it came first.
+				if n := calls.Load(); n < 2 || n > 3 {
+					t.Fatalf("%d calls", n)
+				}
+			})
+		})
+	}
+}
+
+// Calls fall on boundaries start + k·interval, as LooperThread's do: a
+// slow call does not push the later ones back, and one that overruns
+// boundaries is followed by a call for each of them at once.
+func TestLoopBoundaries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := New()
-		n := 3
+		start := time.Now()
+		var at []time.Duration
 		c.Loop(t.Context(), "looper", time.Second, func(ctx context.Context) error {
-			n--
-			if n == 0 {
+			at = append(at, time.Since(start))
+			switch len(at) {
+			case 2:
+				time.Sleep(300 * time.Millisecond)
+			case 3:
+				time.Sleep(2500 * time.Millisecond) // misses 3 s and 4 s
+			case 6:
 				c.RequestStop(nil)
 			}
 			return nil
 		})
-		start := time.Now()
 		if err := c.Join(time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if n != 0 || time.Since(start) != 2*time.Second {
-			t.Fatalf("n=%d after %v", n, time.Since(start))
+		ms := time.Millisecond
+		want := []time.Duration{0, 1000 * ms, 2000 * ms, 4500 * ms, 4500 * ms, 5000 * ms}
+		if !slices.Equal(at, want) {
+			t.Fatalf("calls at %v, want %v", at, want)
 		}
 	})
+}
+
+// The caller's context ends a loop too, back to back or waiting.
+func TestLoopContextCancel(t *testing.T) {
+	for _, interval := range []time.Duration{0, time.Second} {
+		t.Run(fmt.Sprint(interval), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := New()
+				ctx, cancel := context.WithCancel(t.Context())
+				calls := 0
+				c.Loop(ctx, "looper", interval, func(context.Context) error {
+					calls++
+					if calls == 2 {
+						cancel()
+					}
+					return nil
+				})
+				if err := c.Join(time.Second); err != nil {
+					t.Fatal(err)
+				}
+				if calls != 2 {
+					t.Fatalf("%d calls", calls)
+				}
+			})
+		})
+	}
 }
 
 // CO-04: the names of every straggler, sorted, separated by spaces as
