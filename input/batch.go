@@ -203,7 +203,9 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	if kind == shuffleBatch {
 		seed = p.opSeed(cfg.seed)
 	}
+	sn := newStageNames(stage, names)
 	create := func(first queue.Element) (queue.Queue, error) {
+		names := sn.names()
 		spec, err := elementSpec(first, cfg.enqueueMany, cfg.dynamicPad, names)
 		if err != nil {
 			return nil, fmt.Errorf("input: %s: %w", stage, err)
@@ -220,12 +222,12 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	var stepNames []string
 	if threaded {
 		for i := range cfg.numThreads {
-			runSteps = append(runSteps, enqueueStep(steps[0], sq, cfg.enqueueMany))
+			runSteps = append(runSteps, enqueueStep(steps[0], sq, cfg.enqueueMany, sn))
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}
 	} else {
 		for i, s := range steps {
-			runSteps = append(runSteps, enqueueStep(s, sq, cfg.enqueueMany))
+			runSteps = append(runSteps, enqueueStep(s, sq, cfg.enqueueMany, sn))
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}
 	}
@@ -269,10 +271,25 @@ func checkBatchArgs(stage string, kind batchKind, steps []KeepStep, batchSize in
 }
 
 // enqueueStep is the queue runner's unit of work for one source: produce
-// one element, apply its keep flags, enqueue what is kept.
-func enqueueStep(src KeepStep, q queue.Queue, many bool) coord.Step {
+// one element, put its components in the stage's order, apply its keep
+// flags, enqueue what is kept. One goroutine runs it.
+func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames) coord.Step {
+	var (
+		d       declaration
+		o       order
+		parent  context.Context
+		withDec context.Context
+	)
 	return func(ctx context.Context) error {
-		e, keep, err := src(ctx)
+		if ctx != parent { // the runner passes the same context every time
+			parent, withDec = ctx, context.WithValue(ctx, declarationKey{}, &d)
+		}
+		d = declaration{}
+		e, keep, err := src(withDec)
+		if err != nil {
+			return err
+		}
+		e, err = sn.arrange(e, d.names, d.declared, &o)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package input_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -55,11 +56,12 @@ func Example() {
 			if err != nil {
 				return nil, err
 			}
-			return ex.Components(), nil // "image", "label": sorted by name
+			// The components with their names: batches are read by name.
+			return input.Named(ctx, ex.Components(), ex.ComponentNames()...), nil
 		}
 	}
 	batches := p.ShuffleBatchJoin(readers, 8, input.Capacity(40), input.MinAfterDequeue(10),
-		input.Names("image", "label"), input.AllowSmallerFinalBatch())
+		input.AllowSmallerFinalBatch())
 	if err := p.Start(ctx); err != nil {
 		panic(err)
 	}
@@ -131,4 +133,30 @@ func ExampleShard() {
 	// worker 0 [a.tfrecord d.tfrecord]
 	// worker 1 [b.tfrecord e.tfrecord]
 	// worker 2 [c.tfrecord]
+}
+
+// A step declares its components' names with Named; the stage matches them
+// to Names by name, so the order of Names does not matter.
+func ExampleNamed() {
+	p := input.NewPipeline()
+	n := int64(0)
+	step := func(ctx context.Context) (queue.Element, error) {
+		if n == 3 {
+			return nil, io.EOF
+		}
+		n++
+		e := queue.Element{tensor.New([]float32{float32(n), 0}), tensor.Scalar(n)}
+		return input.Named(ctx, e, "image", "label"), nil
+	}
+	batches := p.Batch(step, 3, input.Names("label", "image"))
+	if err := p.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	b, err := batches.Next(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(b.Names(), b.Int64("label"), b.Float32("image"))
+	p.Join()
+	// Output: [label image] [1 2 3] [1 0 2 0 3 0]
 }

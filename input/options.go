@@ -107,7 +107,15 @@ func AllowSmallerFinalBatch() Option {
 }
 
 // Names names a batcher's components, so batches can be read by name
-// (Batch.Float32("image")); TensorFlow's dict inputs.
+// (Batch.Float32("image")); TensorFlow's dict inputs. A step that declares
+// its components' names (Named) has each component put in Names' place by
+// name, so any order of Names is right, and names that differ from the
+// step's fail the stage, naming both lists. The components of a step that
+// declares none are taken in Names' order, which must then be sorted: the
+// order in which components laid out by name come (example.Parsed's
+// Components, TensorFlow's dictionaries); other orders fail the stage at
+// its first element rather than risk a feature's values under another's
+// name.
 func Names(names ...string) Option {
 	return func(c *stageConfig) { c.mark("Names"); c.names = append([]string(nil), names...) }
 }

@@ -20,7 +20,7 @@ func TestBatchSparse(t *testing.T) {
 		}
 		x := e[0].Int64s()[0]
 		h, err := p.StoreSparse(tensor.Sparse{Indices: tensor.New([]int64{0, 1}, 2, 1), Values: tensor.New([]int64{x, -x}), DenseShape: tensor.Shape{2}})
-		return queue.Element{e[0], h}, err
+		return Named(ctx, queue.Element{e[0], h}, "x", "s"), err
 	}
 	b := p.Batch(step, 10, Names("x", "s"), SparseComponents("s"))
 	start(t, p)

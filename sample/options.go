@@ -49,7 +49,10 @@ func MeanDecay(d float64) Option { return func(c *config) { c.meanDecay = d } }
 
 // Names names the components of the examples the step returns, so that
 // batches can be read by name. The stage's own components come first:
-// "label" for the stratified samplers, "rate" for WeightedResample.
+// "label" for the stratified samplers, "rate" for WeightedResample. As
+// with input.Names, a step that declares its names (input.Named) has its
+// components matched to Names by name, and a step that declares none must
+// return them in Names' order, which must then be sorted.
 func Names(names ...string) Option { return func(c *config) { c.names = names } }
 
 // Batching passes options to the stage's batcher (input.Batch): Capacity,

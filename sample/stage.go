@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/sluiceml/sluice/input"
@@ -48,7 +49,39 @@ func batch(p *input.Pipeline, step input.Step, batchSize int, c *config, own ...
 	if c.names != nil {
 		opts = append(append([]input.Option(nil), opts...), input.Names(append(own, c.names...)...))
 	}
-	return p.Batch(step, batchSize, opts...)
+	return p.Batch(named(step, c.names, own), batchSize, opts...)
+}
+
+// named declares the names of the stage's elements (input.Named): the
+// stage's own components, then the user's step's, as the step declared
+// them, or else as Names gives them. Undeclared components are taken in
+// Names' order, which must be sorted, as input's Names must: the order of
+// components laid out by name (example.Parsed's Components).
+func named(step input.Step, names, own []string) input.Step {
+	return func(ctx context.Context) (queue.Element, error) {
+		var e queue.Element
+		declared, err := input.StepNames(ctx, func(ctx context.Context) error {
+			var err error
+			e, err = step(ctx)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case declared != nil:
+			if len(declared) != len(e)-len(own) {
+				return nil, invalidf("sample: the step names %d components %q but returns %d", len(declared), declared, len(e)-len(own))
+			}
+			return input.Named(ctx, e, append(slices.Clone(own), declared...)...), nil
+		case names != nil:
+			if !slices.IsSorted(names) {
+				return nil, invalidf("sample: the step's components are unnamed and Names %q is not in sorted order, the order components laid out by name have (Example parsing, TensorFlow's dictionaries); give Names as %q, or declare the step's own order with input.Named", names, slices.Sorted(slices.Values(names)))
+			}
+			return input.Named(ctx, e, append(slices.Clone(own), names...)...), nil
+		}
+		return e, nil
+	}
 }
 
 // failed returns a stage that reports err from Start, as input's stages

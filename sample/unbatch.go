@@ -76,7 +76,8 @@ type unbatcher[K any] struct {
 	mu      sync.Mutex
 	keys    []K
 	rows    []queue.Element
-	batches int // batches read, for messages
+	names   [][]string // the names each row's batch declared (input.Named)
+	batches int        // batches read, for messages
 }
 
 // next returns the oldest example not yet returned, reading a batch when
@@ -84,45 +85,61 @@ type unbatcher[K any] struct {
 // callers read concurrently, as they would without an unbatcher.
 func (u *unbatcher[K]) next(ctx context.Context) (K, queue.Element, error) {
 	for {
-		if k, e, ok := u.pop(); ok {
-			return k, e, nil
+		if k, e, names, ok := u.pop(); ok {
+			return k, redeclare(ctx, e, names), nil
 		}
-		keys, batch, err := u.step(ctx)
+		var (
+			keys  []K
+			batch queue.Element
+		)
+		names, err := input.StepNames(ctx, func(ctx context.Context) error {
+			var err error
+			keys, batch, err = u.step(ctx)
+			return err
+		})
 		if err != nil {
 			var zero K
 			// Another caller may have left examples since we looked;
 			// they come before the end.
 			if errors.Is(err, io.EOF) {
-				if k, e, ok := u.pop(); ok {
-					return k, e, nil
+				if k, e, names, ok := u.pop(); ok {
+					return k, redeclare(ctx, e, names), nil
 				}
 			}
 			return zero, nil, err
 		}
-		if err := u.push(keys, batch); err != nil {
+		if err := u.push(keys, batch, names); err != nil {
 			var zero K
 			return zero, nil, err
 		}
 	}
 }
 
-func (u *unbatcher[K]) pop() (K, queue.Element, bool) {
+func (u *unbatcher[K]) pop() (K, queue.Element, []string, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if len(u.rows) == 0 {
 		var zero K
-		return zero, nil, false
+		return zero, nil, nil, false
 	}
-	k, e := u.keys[0], u.rows[0]
+	k, e, names := u.keys[0], u.rows[0], u.names[0]
 	// Clear the slots so the examples can be collected once returned.
 	var zero K
-	u.keys[0], u.rows[0] = zero, nil
-	u.keys, u.rows = u.keys[1:], u.rows[1:]
-	return k, e, true
+	u.keys[0], u.rows[0], u.names[0] = zero, nil, nil
+	u.keys, u.rows, u.names = u.keys[1:], u.rows[1:], u.names[1:]
+	return k, e, names, true
+}
+
+// redeclare declares an example's names as its batch did, if it did.
+func redeclare(ctx context.Context, e queue.Element, names []string) queue.Element {
+	if names == nil {
+		return e
+	}
+	return input.Named(ctx, e, names...)
 }
 
 // push checks a batch and splits it into examples.
-func (u *unbatcher[K]) push(keys []K, batch queue.Element) error {
+func (u *unbatcher[K]) push(keys []K, batch queue.Element, names []string) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	n := u.batches
@@ -136,6 +153,7 @@ func (u *unbatcher[K]) push(keys []K, batch queue.Element) error {
 			e[j] = t.Row(i)
 		}
 		u.rows = append(u.rows, e)
+		u.names = append(u.names, names)
 	}
 	u.keys = append(u.keys, keys...)
 	return nil
