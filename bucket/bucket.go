@@ -35,10 +35,11 @@ func Bucket(p *input.Pipeline, step Step, batchSizes []int, numBuckets int, opts
 	if name == "" {
 		name = "bucket"
 	}
+	cfg.namer = input.NewNamer(name, cfg.names)
 	var route routeFunc
 	if step != nil {
 		route = func(ctx context.Context) (int, queue.Element, bool, error) {
-			id, e, err := step(ctx)
+			id, e, err := callNamed(ctx, cfg.namer, step)
 			if err != nil {
 				return 0, nil, false, err
 			}
@@ -56,7 +57,7 @@ func (b *Buckets) Next(ctx context.Context) (bucket int, batch input.Batch, err 
 	if err != nil {
 		return 0, input.Batch{}, err
 	}
-	return id, input.NewBatch(b.s.cfg.names, e), nil
+	return id, input.NewBatch(b.s.cfg.namer.Names(), e), nil
 }
 
 // Queue returns the top queue, which holds whole batches, for its size.

@@ -2,9 +2,13 @@ package bucket_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sluiceml/sluice/bucket"
@@ -215,20 +219,78 @@ func TestBK09BatchDimension(t *testing.T) {
 	}
 }
 
-// Names lets a batch be read by component name.
+// Names lets a batch be read by component name. A step that declares its
+// names (input.Named) has them matched to Names by name; one that does not
+// must have Names sorted, else the stage fails rather than put one
+// component's values under another's name.
 func TestNames(t *testing.T) {
-	p := input.NewPipeline()
-	b := bucket.Bucket(p, counter(4, func(v int) (int, queue.Element) {
-		return 0, queue.Element{tensor.Scalar(int64(v)), tensor.StringScalar(fmt.Sprint("s", v))}
-	}), []int{4}, 1, bucket.Names("v", "s"))
-	got := drain(t, p, nextOf(b))
-	if len(got) != 1 {
-		t.Fatalf("%d batches, want 1", len(got))
+	// step returns "s" then "v", as Example parsing lays them out, or
+	// the other way round, declared.
+	step := func(declare bool) func(context.Context) (int, queue.Element, error) {
+		var mu sync.Mutex
+		next := 0
+		return func(ctx context.Context) (int, queue.Element, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if next == 4 {
+				return 0, nil, io.EOF
+			}
+			v := next
+			next++
+			sv, vv := tensor.StringScalar(fmt.Sprint("s", v)), tensor.Scalar(int64(v))
+			if declare {
+				return 0, input.Named(ctx, queue.Element{vv, sv}, "v", "s"), nil
+			}
+			return 0, queue.Element{sv, vv}, nil
+		}
 	}
-	if v := got[0].batch.Int64("v"); !slices.Equal(v, []int64{0, 1, 2, 3}) {
-		t.Errorf("v = %v", v)
+	stages := map[string]func(p *input.Pipeline, declare bool, opts ...bucket.Option) func(context.Context) (got, error){
+		"Bucket": func(p *input.Pipeline, declare bool, opts ...bucket.Option) func(context.Context) (got, error) {
+			return nextOf(bucket.Bucket(p, step(declare), []int{4}, 1, opts...))
+		},
+		"BySequenceLength": func(p *input.Pipeline, declare bool, opts ...bucket.Option) func(context.Context) (got, error) {
+			return nextLen(bucket.BySequenceLength(p, step(declare), []int{10}, []int{4}, opts...))
+		},
 	}
-	if s := got[0].batch.Strings("s"); !bytes.Equal(s[3], []byte("s3")) {
-		t.Errorf("s = %q", s)
+	cases := []struct {
+		name    string
+		declare bool
+		opts    []bucket.Option
+		wantErr string
+	}{
+		{"undeclared, sorted Names", false, []bucket.Option{bucket.Names("s", "v")}, ""},
+		{"declared, Names in another order", true, []bucket.Option{bucket.Names("s", "v")}, ""},
+		{"declared, no Names", true, nil, ""},
+		{"undeclared, unsorted Names", false, []bucket.Option{bucket.Names("v", "s")}, `Names ["v" "s"] is not in sorted order`},
+		{"declared, other Names", true, []bucket.Option{bucket.Names("s", "w")}, `the step's components are named ["v" "s"], but the stage's names are ["s" "w"]`},
+	}
+	for name, build := range stages {
+		for _, c := range cases {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				p := input.NewPipeline()
+				next := build(p, c.declare, c.opts...)
+				if c.wantErr != "" {
+					if err := p.Start(t.Context()); err != nil {
+						t.Fatal(err)
+					}
+					_, err := next(t.Context())
+					p.Stop()
+					if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+						t.Fatalf("error %v, want one saying %q", err, c.wantErr)
+					}
+					return
+				}
+				got := drain(t, p, next)
+				if len(got) != 1 {
+					t.Fatalf("%d batches, want 1", len(got))
+				}
+				if v := got[0].batch.Int64("v"); !slices.Equal(v, []int64{0, 1, 2, 3}) {
+					t.Errorf("v = %v", v)
+				}
+				if s := got[0].batch.Strings("s"); !bytes.Equal(s[3], []byte("s3")) {
+					t.Errorf("s = %q", s)
+				}
+			})
+		}
 	}
 }

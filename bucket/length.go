@@ -40,10 +40,11 @@ func BySequenceLength(p *input.Pipeline, step LengthStep, boundaries []int, batc
 	name += "/bucket"
 	cfg.boundsErr = checkBoundaries(boundaries)
 	bounds := append([]int{}, boundaries...)
+	cfg.namer = input.NewNamer(name, cfg.names)
 	var route routeFunc
 	if step != nil {
 		route = func(ctx context.Context) (int, queue.Element, bool, error) {
-			n, e, err := step(ctx)
+			n, e, err := callNamed(ctx, cfg.namer, step)
 			if err != nil {
 				return 0, nil, false, err
 			}
@@ -94,7 +95,7 @@ func (b *SequenceBuckets) Next(ctx context.Context) (lengths []int, batch input.
 	for i, n := range ls {
 		lengths[i] = int(n)
 	}
-	return lengths, input.NewBatch(b.s.cfg.names, e[1:]), nil
+	return lengths, input.NewBatch(b.s.cfg.namer.Names(), e[1:]), nil
 }
 
 // Queue returns the top queue, which holds whole batches, for its size.

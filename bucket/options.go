@@ -1,6 +1,9 @@
 package bucket
 
-import "github.com/sluiceml/sluice/queue"
+import (
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+)
 
 // An Option configures Bucket or BySequenceLength. The options are
 // TensorFlow's keyword arguments of the same names.
@@ -15,7 +18,8 @@ type config struct {
 	allowSmaller bool
 	name         string
 	names        []string
-	err          error // the first invalid option
+	namer        *input.Namer // names the step's components: names, or the step's own
+	err          error        // the first invalid option
 
 	// boundsErr is BySequenceLength's boundary error, which TensorFlow
 	// reports before any other argument's.
@@ -105,7 +109,11 @@ func Name(name string) Option {
 }
 
 // Names names the components of the examples the step returns, so that
-// batches can be read by name (input.Batch.Tensor).
+// batches can be read by name (input.Batch.Tensor). As with input.Names,
+// a step that declares its names (input.Named) has its components matched
+// to Names by name, and without Names the stage takes the step's; a step
+// that declares none must return them in Names' order, which must then be
+// sorted.
 func Names(names ...string) Option {
 	return func(c *config) { c.names = append([]string{}, names...) }
 }

@@ -49,6 +49,24 @@ type stage struct {
 	initErr error
 }
 
+// callNamed runs step and returns its example with the components in the
+// stage's order (see Names and input.Named).
+func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx context.Context, namer *input.Namer, step S) (K, queue.Element, error) {
+	var (
+		k K
+		e queue.Element
+	)
+	declared, err := input.StepNames(ctx, func(ctx context.Context) error {
+		var err error
+		k, e, err = step(ctx)
+		return err
+	})
+	if err == nil {
+		e, err = namer.Arrange(e, declared)
+	}
+	return k, e, err
+}
+
 // newStage validates the arguments and builds the stage on p. A build
 // error is recorded on p and kept in the stage, whose next returns it.
 func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batchSizes []int, lead int, route routeFunc) *stage {
@@ -227,7 +245,7 @@ func (s *stage) makeQueues(first queue.Element) error {
 	if len(first) == 0 {
 		return invalidf("bucket: Expected at least one tensor in bucket().")
 	}
-	if names := s.cfg.names; names != nil && len(names) != len(first)-s.lead {
+	if names := s.cfg.namer.Names(); names != nil && len(names) != len(first)-s.lead {
 		return invalidf("bucket: stage %q: %d names for %d components", s.name, len(names), len(first)-s.lead)
 	}
 	dtypes := make([]tensor.DType, len(first))

@@ -39,3 +39,27 @@ func (p *Pipeline) StageSeed(explicit *uint64) uint64 { return p.opSeed(explicit
 func NewBatch(names []string, e queue.Element) Batch {
 	return Batch{names: names, element: e}
 }
+
+// A Namer names the components of a stage built outside this package as
+// this package's stages name theirs (see Names and Named): by the names
+// its step declares, matched by name to the stage's Names, or by Names
+// alone, which must then be sorted. It is safe for concurrent use.
+type Namer struct{ s *stageNames }
+
+// NewNamer returns a Namer for a stage, called stage in messages, given
+// the names of its Names option (nil without one).
+func NewNamer(stage string, names []string) *Namer {
+	return &Namer{newStageNames(stage, names)}
+}
+
+// Names returns the stage's component names: its Names, else those the
+// first element declared, else nil.
+func (n *Namer) Names() []string { return n.s.names() }
+
+// Arrange returns e with its components in the stage's order, given the
+// names its step declared (from StepNames; nil if none), or an error that
+// names both lists when they cannot be matched.
+func (n *Namer) Arrange(e queue.Element, declared []string) (queue.Element, error) {
+	var o order
+	return n.s.arrange(e, declared, declared != nil, &o)
+}

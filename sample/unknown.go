@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/sluiceml/sluice/coord"
@@ -28,7 +26,7 @@ type ClassBatches struct {
 	probs     []float64
 	batchSize int
 	rng       *lockedRand
-	names     namer
+	names     *input.Namer
 	err       error // a build error
 }
 
@@ -46,7 +44,7 @@ type ClassBatches struct {
 func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
 	c := newConfig(opts)
 	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(p.StageSeed(c.seed))}
-	b.names.given = c.names
+	b.names = input.NewNamer("stratified_sample_unknown_dist", c.names)
 	const op = "stratified_sample_unknown_dist"
 	b.err = checkStage(op, step == nil, batchSize)
 	if b.err == nil {
@@ -89,7 +87,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 		if err != nil {
 			return err
 		}
-		if e, err = b.names.arrange(e, declared); err != nil {
+		if e, err = b.names.Arrange(e, declared); err != nil {
 			return err
 		}
 		n := seen.Add(1) - 1
@@ -162,7 +160,7 @@ func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
 		out = append(out, t)
 	}
 	var names []string
-	if n := b.names.get(); n != nil {
+	if n := b.names.Names(); n != nil {
 		names = append([]string{"label"}, n...)
 	}
 	return input.NewBatch(names, out), nil
@@ -201,60 +199,4 @@ func (b *ClassBatches) category() int {
 		}
 	}
 	return 0
-}
-
-// A namer names the step's components for a stage that batches them
-// itself: by Names, or by what the step declares (input.Named), putting
-// declared components in Names' order by name. Undeclared components are
-// taken in Names' order, which must be sorted, as input's Names must.
-type namer struct {
-	given []string
-
-	mu    sync.Mutex
-	fixed []string
-}
-
-func (n *namer) get() []string {
-	if n.given != nil {
-		return n.given
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.fixed
-}
-
-func (n *namer) arrange(e queue.Element, declared []string) (queue.Element, error) {
-	if declared == nil {
-		if n.given != nil && !slices.IsSorted(n.given) {
-			return nil, invalidf("sample: the step's components are unnamed and Names %q is not in sorted order, the order components laid out by name have (Example parsing, TensorFlow's dictionaries); give Names as %q, or declare the step's own order with input.Named", n.given, slices.Sorted(slices.Values(n.given)))
-		}
-		if n.given == nil && n.get() != nil {
-			return nil, invalidf("sample: a step returned unnamed components, where another named them %q (see input.Named)", n.get())
-		}
-		return e, nil
-	}
-	if len(declared) != len(e) {
-		return nil, invalidf("sample: the step names %d components %q but returns %d", len(declared), declared, len(e))
-	}
-	target := n.given
-	if target == nil {
-		n.mu.Lock()
-		if n.fixed == nil {
-			n.fixed = slices.Clone(declared)
-		}
-		target = n.fixed
-		n.mu.Unlock()
-	}
-	if slices.Equal(declared, target) {
-		return e, nil
-	}
-	out := make(queue.Element, len(target))
-	for i, name := range target {
-		j := slices.Index(declared, name)
-		if j < 0 || len(declared) != len(target) || slices.Index(declared[j+1:], name) >= 0 {
-			return nil, invalidf("sample: the step's components are named %q, but the stage's names are %q", declared, target)
-		}
-		out[i] = e[j]
-	}
-	return out, nil
 }
