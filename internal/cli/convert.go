@@ -18,6 +18,7 @@ type convertOptions struct {
 	shuffle                                                bool
 	seed                                                   uint64
 	shuffleMiB                                             int64
+	csvOptions
 }
 
 func newConvertCmd() *cobra.Command {
@@ -75,6 +76,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f.IntVar(&o.shards, "shards", 1, "number of output files")
 	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string)")
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
+	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
 	f.BoolVar(&o.shuffle, "shuffle", false, "write the records in a random order (see --seed, --shuffle-memory)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --shuffle: the random seed; the same seed gives the same order")

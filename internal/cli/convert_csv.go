@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,9 +27,33 @@ const csvBatch = 256
 
 // A csvColumn is one CSV column and the feature it becomes.
 type csvColumn struct {
-	name  string
-	dtype tensor.DType // Invalid until inferred
+	name     string
+	dtype    tensor.DType // Invalid until inferred
+	inferred bool         // dtype was inferred, not given with --columns
 }
+
+// csvOptions are convert's flags for CSV input alone.
+type csvOptions struct {
+	delimiter string // --delimiter
+}
+
+// csvDelimiter checks --delimiter: one ASCII character, \t standing for
+// a tab, that can separate fields (decode_csv's field_delim).
+func csvDelimiter(s string) (byte, error) {
+	if s == `\t` {
+		return '\t', nil
+	}
+	if len(s) != 1 || s[0] >= 0x80 {
+		return 0, fmt.Errorf("--delimiter must be one character (\\t for a tab), not %q", s)
+	}
+	if s[0] == '\n' || s[0] == '\r' || s[0] == '"' {
+		return 0, fmt.Errorf("--delimiter cannot be a newline or a double quote, not %q", s)
+	}
+	return s[0], nil
+}
+
+// utf8BOM starts some CSV files, before the header or the first record.
+var utf8BOM = []byte("\ufeff")
 
 // csvTypes are the --columns type names.
 var csvTypes = map[string]tensor.DType{"int64": tensor.Int64, "float": tensor.Float32, "string": tensor.String}
@@ -59,8 +84,9 @@ func parseColumns(s string) ([]csvColumn, error) {
 }
 
 // headerColumns names the columns from a header line, split as CSV.
-func headerColumns(line []byte, where string) ([]csvColumn, error) {
+func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
 	r := csv.NewReader(bytes.NewReader(line))
+	r.Comma = rune(delim)
 	fields, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", where, err)
@@ -105,22 +131,37 @@ func inferType(values [][]byte) tensor.DType {
 }
 
 // csvConverter turns CSV lines into Examples in batches.
+//
+// Its columns are the output's features, in the order of --columns, else
+// of the first file's header. With --header every file's own header maps
+// its fields to those columns by name, so files may order their columns
+// differently; keys are the names a header must hold, in column order:
+// the columns' names, or the first header's when --columns renames the
+// columns (names none of the header's).
 type csvConverter struct {
-	o      convertOptions
-	cols   []csvColumn
-	dec    *decode.CSV
-	b      *example.Builder
-	out    []byte
-	arena  []byte
-	ends   []int
-	lines  []int // line number of each pending record
-	recs   [][]byte
-	source string
-	write  func([]byte) error
+	o       convertOptions
+	delim   byte
+	cols    []csvColumn
+	keys    []string
+	pos     []int       // the current file's field of each column; nil: the same order
+	sampled int         // lines the types were inferred from
+	dec     *decode.CSV // for the current file's field order; nil until the types are known
+	b       *example.Builder
+	out     []byte
+	arena   []byte
+	ends    []int
+	lines   []int // line number of each pending record
+	recs    [][]byte
+	source  string
+	write   func([]byte) error
 }
 
 func convertCSV(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
-	c := &csvConverter{o: o, b: example.New(), write: write}
+	delim, err := csvDelimiter(o.delimiter)
+	if err != nil {
+		return err
+	}
+	c := &csvConverter{o: o, delim: delim, b: example.New(), write: write}
 	if o.columns != "" {
 		cols, err := parseColumns(o.columns)
 		if err != nil {
@@ -151,6 +192,7 @@ func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *
 	c.source = name
 	lines := recordio.NewLineSplitter(r)
 	lineNo := 0
+	c.pos = nil
 	if c.o.header {
 		line, err := lines.Next()
 		lineNo++
@@ -160,10 +202,8 @@ func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *
 		if err != nil {
 			return fmt.Errorf("%s:1: %w", name, err)
 		}
-		if c.cols == nil {
-			if c.cols, err = headerColumns(line, name+":1"); err != nil {
-				return err
-			}
+		if err := c.layout(bytes.TrimPrefix(line, utf8BOM), name+":1"); err != nil {
+			return err
 		}
 	}
 	for {
@@ -179,6 +219,9 @@ func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *
 		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
+		}
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // blank lines, such as a trailing one, hold no record
@@ -196,6 +239,102 @@ func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *
 		}
 	}
 	return c.flush()
+}
+
+// layout reads a file's header line and maps the file's fields to the
+// columns by name. The first header names the columns, unless --columns
+// did.
+func (c *csvConverter) layout(line []byte, where string) error {
+	header, err := headerColumns(line, c.delim, where)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(header))
+	for i, h := range header {
+		names[i] = h.name
+	}
+	if c.keys == nil {
+		switch {
+		case c.cols == nil:
+			c.cols = header
+			c.keys = names
+		case !slices.ContainsFunc(c.cols, func(col csvColumn) bool { return slices.Contains(names, col.name) }):
+			// --columns renames the header's columns, in its order.
+			if len(c.cols) != len(names) {
+				return fmt.Errorf("%s: header: %d columns, but --columns names %d", where, len(names), len(c.cols))
+			}
+			c.keys = names
+		default:
+			c.keys = make([]string, len(c.cols))
+			for i, col := range c.cols {
+				c.keys[i] = col.name
+			}
+		}
+	}
+	var problems []string
+	pos := make([]int, len(c.keys))
+	identity := len(names) == len(c.keys)
+	for j, k := range c.keys {
+		pos[j] = slices.Index(names, k)
+		if pos[j] < 0 {
+			problems = append(problems, fmt.Sprintf("no column %q", k))
+		}
+		identity = identity && pos[j] == j
+	}
+	for _, n := range names {
+		if !slices.Contains(c.keys, n) {
+			problems = append(problems, fmt.Sprintf("an extra column %q", n))
+		}
+	}
+	if problems != nil {
+		return fmt.Errorf("%s: header: %s (the columns are %s)", where, strings.Join(problems, "; "), strings.Join(c.keys, ", "))
+	}
+	if identity {
+		pos = nil
+	}
+	c.pos = pos
+	if c.dec != nil {
+		return c.typedDecoder()
+	}
+	return nil
+}
+
+// field returns the field of the current file that holds column j.
+func (c *csvConverter) field(j int) int {
+	if c.pos == nil {
+		return j
+	}
+	return c.pos[j]
+}
+
+// typedDecoder builds the decoder of the current file's fields, each of
+// its column's type.
+func (c *csvConverter) typedDecoder() error {
+	columns := make([]decode.Column, len(c.cols))
+	for j, col := range c.cols {
+		var dc decode.Column
+		switch col.dtype {
+		case tensor.Int64:
+			dc = decode.Int64Column(0)
+		case tensor.Float32:
+			dc = decode.Float32Column(0)
+		default:
+			dc = decode.StringColumn("")
+		}
+		columns[c.field(j)] = dc
+	}
+	var err error
+	c.dec, err = decode.NewCSV(columns, decode.FieldDelim(string(rune(c.delim))))
+	return err
+}
+
+// stringDecoder returns a decoder of n fields as strings.
+func (c *csvConverter) stringDecoder(n int) (*decode.CSV, error) {
+	strs := make([]decode.Column, n)
+	for i := range strs {
+		strs[i] = decode.StringColumn("")
+	}
+	return decode.NewCSV(strs, decode.FieldDelim(string(rune(c.delim))))
 }
 
 func (c *csvConverter) add(line []byte, lineNo int) {
@@ -220,7 +359,7 @@ func (c *csvConverter) pending() {
 func (c *csvConverter) setup() error {
 	where := fmt.Sprintf("%s:%d", c.source, c.lines[0])
 	if c.cols == nil {
-		cols, err := headerColumns(c.recs[0], where)
+		cols, err := headerColumns(c.recs[0], c.delim, where)
 		if err != nil {
 			return err
 		}
@@ -231,11 +370,7 @@ func (c *csvConverter) setup() error {
 	}
 	// Split the sample with decode_csv's own rules, as strings, so that
 	// inference sees exactly the fields the typed decoder will.
-	strs := make([]decode.Column, len(c.cols))
-	for i := range strs {
-		strs[i] = decode.StringColumn("")
-	}
-	d, err := decode.NewCSV(strs)
+	d, err := c.stringDecoder(len(c.cols))
 	if err != nil {
 		return err
 	}
@@ -243,22 +378,14 @@ func (c *csvConverter) setup() error {
 	if err != nil {
 		return c.recordError(d, err)
 	}
-	columns := make([]decode.Column, len(c.cols))
-	for i := range c.cols {
-		if c.cols[i].dtype == tensor.Invalid {
-			c.cols[i].dtype = inferType(sample[i].Strings())
-		}
-		switch c.cols[i].dtype {
-		case tensor.Int64:
-			columns[i] = decode.Int64Column(0)
-		case tensor.Float32:
-			columns[i] = decode.Float32Column(0)
-		default:
-			columns[i] = decode.StringColumn("")
+	c.sampled = len(c.recs)
+	for j := range c.cols {
+		if c.cols[j].dtype == tensor.Invalid {
+			c.cols[j].dtype = inferType(sample[c.field(j)].Strings())
+			c.cols[j].inferred = true
 		}
 	}
-	c.dec, err = decode.NewCSV(columns)
-	return err
+	return c.typedDecoder()
 }
 
 // flush decodes the pending lines and writes their Examples.
@@ -279,13 +406,14 @@ func (c *csvConverter) flush() error {
 	for r := range c.recs {
 		c.b.Reset()
 		for j, col := range c.cols {
+			v := vals[c.field(j)]
 			switch col.dtype {
 			case tensor.Int64:
-				c.b.Int64(col.name, vals[j].Int64s()[r])
+				c.b.Int64(col.name, v.Int64s()[r])
 			case tensor.Float32:
-				c.b.Float(col.name, vals[j].Float32s()[r])
+				c.b.Float(col.name, v.Float32s()[r])
 			default:
-				c.b.Bytes(col.name, vals[j].Strings()[r])
+				c.b.Bytes(col.name, v.Strings()[r])
 			}
 		}
 		c.out = c.b.AppendMarshal(c.out[:0])
@@ -299,15 +427,66 @@ func (c *csvConverter) flush() error {
 
 // recordError names the failing line: the batch is decoded again one
 // line at a time, keyed "file:line", so that the message carries
-// TensorFlow's text for that line alone.
+// TensorFlow's text for that line alone. A value that does not fit its
+// column's type is named with the column, and, for an inferred type, the
+// --columns flag that gives the type it needs.
 func (c *csvConverter) recordError(d *decode.CSV, err error) error {
 	var ce *decode.CSVError
 	if !errors.As(err, &ce) || ce.Record >= len(c.recs) {
 		return fmt.Errorf("%s: %w", c.source, err)
 	}
 	key := fmt.Sprintf("%s:%d", c.source, c.lines[ce.Record])
-	if _, err := d.DecodeBatch(c.recs[ce.Record:ce.Record+1], []string{key}); err != nil {
+	rec := c.recs[ce.Record : ce.Record+1]
+	_, err = d.DecodeBatch(rec, []string{key})
+	if err == nil {
+		return fmt.Errorf("%s: %w", key, ce)
+	}
+	if !errors.As(err, &ce) || ce.Field < 0 || d == nil || d != c.dec {
 		return err
 	}
-	return fmt.Errorf("%s: %w", key, err)
+	j := -1
+	for k := range c.cols {
+		if c.field(k) == ce.Field {
+			j = k
+		}
+	}
+	if j < 0 {
+		return err
+	}
+	col := c.cols[j]
+	var value []byte
+	if sd, serr := c.stringDecoder(len(c.cols)); serr == nil {
+		if f, serr := sd.DecodeBatch(rec, nil); serr == nil {
+			value = f[ce.Field].Strings()[0]
+		}
+	}
+	if !col.inferred {
+		return fmt.Errorf("%w (column %q, value %q)", err, col.name, value)
+	}
+	want := "string"
+	if _, perr := strconv.ParseFloat(string(value), 32); perr == nil {
+		want = "float"
+	}
+	return fmt.Errorf("%w: column %q holds %q, which is not %s, the type inferred from the first %d lines; give the column its type with --columns %s",
+		err, col.name, value, col.dtype.TFName(), c.sampled, c.columnsFlag(j, want))
+}
+
+// columnsFlag returns a --columns value that names every column, as
+// given or inferred now, with column j of type typ.
+func (c *csvConverter) columnsFlag(j int, typ string) string {
+	specs := make([]string, len(c.cols))
+	for k, col := range c.cols {
+		specs[k] = col.name
+		switch {
+		case k == j:
+			specs[k] += ":" + typ
+		case !col.inferred:
+			for name, dt := range csvTypes {
+				if dt == col.dtype {
+					specs[k] += ":" + name
+				}
+			}
+		}
+	}
+	return strings.Join(specs, ",")
 }

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// convertCSVFiles writes files (name → content) to a temporary directory,
+// runs convert --from csv over them in the given order with args, and
+// returns the exit code, `sluice cat` of the output (one JSON object per
+// line) and stderr.
+func convertCSVFiles(t *testing.T, files [][2]string, args ...string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, writeFile(t, filepath.Join(dir, f[0]), []byte(f[1])))
+	}
+	out := filepath.Join(dir, "out")
+	code, _, errOut := run(t, append(append([]string{"convert", "--from", "csv", "--out", out}, args...), paths...)...)
+	if code != 0 {
+		return code, "", errOut
+	}
+	code, stdout, errOut := run(t, "cat", out+".tfrecord")
+	if code != 0 {
+		t.Fatalf("cat: %s", errOut)
+	}
+	return 0, stdout, ""
+}
+
+// Each file's header maps its own columns, by name: files whose headers
+// order the columns differently give the same features.
+func TestConvertCSVHeaderPerFile(t *testing.T) {
+	want := `{"features":{"id":{"int64":[1]},"name":{"bytes":["eA=="]},"price":{"float":[2.5]}}}
+{"features":{"id":{"int64":[2]},"name":{"bytes":["eQ=="]},"price":{"float":[3.5]}}}
+{"features":{"id":{"int64":[3]},"name":{"bytes":["eg=="]},"price":{"float":[4]}}}
+`
+	a := [2]string{"a.csv", "id,price,name\n1,2.5,x\n"}
+	for _, tc := range []struct {
+		name  string
+		files [][2]string
+		args  []string
+	}{
+		{"reordered", [][2]string{a, {"b.csv", "name,id,price\ny,2,3.5\n"}, {"c.csv", "price,name,id\n4,z,3\n"}}, nil},
+		{"reordered, typed by name", [][2]string{a, {"b.csv", "name,id,price\ny,2,3.5\n"}, {"c.csv", "price,name,id\n4,z,3\n"}},
+			[]string{"--columns", "name,price:float,id:int64"}},
+		// --columns naming none of the header's columns renames them in
+		// the first file's order; later files map through their headers.
+		{"renamed", [][2]string{{"a.csv", "ID,PRICE,NAME\n1,2.5,x\n"}, {"b.csv", "NAME,ID,PRICE\ny,2,3.5\n"}, {"c.csv", "PRICE,NAME,ID\n4,z,3\n"}},
+			[]string{"--columns", "id:int64,price:float,name"}},
+		{"BOM", [][2]string{{"a.csv", "\ufeffid,price,name\n1,2.5,x\n"}, {"b.csv", "\ufeffname,id,price\ny,2,3.5\n"}, {"c.csv", "price,name,id\n4,z,3\n"}}, nil},
+		{"delimiter", [][2]string{{"a.csv", "id;price;name\n1;2.5;x\n"}, {"b.csv", "name;id;price\ny;2;3.5\n"}, {"c.csv", "price;name;id\n4;z;3\n"}},
+			[]string{"--delimiter", ";"}},
+		{"tab", [][2]string{{"a.csv", "id\tprice\tname\n1\t2.5\tx\n"}, {"b.csv", "name\tid\tprice\ny\t2\t3.5\n"}, {"c.csv", "price\tname\tid\n4\tz\t3\n"}},
+			[]string{"--delimiter", `\t`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, got, errOut := convertCSVFiles(t, tc.files, append([]string{"--header"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("convert: %s", errOut)
+			}
+			if got != want {
+				t.Fatalf("got\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// A BOM starts a file without a header too; it is not part of the first
+// field.
+func TestConvertCSVBOMWithoutHeader(t *testing.T) {
+	code, got, errOut := convertCSVFiles(t, [][2]string{{"a.csv", "\ufeff1,x\n"}, {"b.csv", "\ufeff2,y\n"}}, "--columns", "id,name")
+	if code != 0 {
+		t.Fatalf("convert: %s", errOut)
+	}
+	want := `{"features":{"id":{"int64":[1]},"name":{"bytes":["eA=="]}}}
+{"features":{"id":{"int64":[2]},"name":{"bytes":["eQ=="]}}}
+`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A file whose header lacks a column, or has one more, fails naming the
+// file and the column; so do bad --delimiter values.
+func TestConvertCSVHeaderErrors(t *testing.T) {
+	a := [2]string{"a.csv", "id,price,name\n1,2.5,x\n"}
+	for _, tc := range []struct {
+		name  string
+		files [][2]string
+		args  []string
+		want  []string
+	}{
+		{"missing", [][2]string{a, {"b.csv", "name,id\ny,2\n"}}, nil, []string{"b.csv:1: header", `no column "price"`}},
+		{"extra", [][2]string{a, {"b.csv", "name,id,price,colour\ny,2,3.5,red\n"}}, nil, []string{"b.csv:1: header", `column "colour"`}},
+		{"renamed", [][2]string{a, {"b.csv", "name,id,cost\ny,2,3.5\n"}}, nil, []string{"b.csv:1: header", `column "cost"`, `no column "price"`}},
+		{"columns differ from header", [][2]string{a}, []string{"--columns", "id,cost,name"}, []string{"a.csv:1: header", `column "price"`, `no column "cost"`}},
+		{"delimiter too long", [][2]string{a}, []string{"--delimiter", ";;"}, []string{`--delimiter must be one character`, `";;"`}},
+		{"delimiter empty", [][2]string{a}, []string{"--delimiter", ""}, []string{`--delimiter must be one character`}},
+		{"delimiter newline", [][2]string{a}, []string{"--delimiter", "\n"}, []string{`--delimiter cannot be a newline or a double quote`}},
+		{"delimiter quote", [][2]string{a}, []string{"--delimiter", `"`}, []string{`--delimiter cannot be a newline or a double quote`}},
+		{"delimiter not ASCII", [][2]string{a}, []string{"--delimiter", "§"}, []string{`--delimiter must be one character`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := convertCSVFiles(t, tc.files, append([]string{"--header"}, tc.args...)...)
+			if code == 0 {
+				t.Fatal("converted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q does not say %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+// A value that does not fit its column's inferred type names the file,
+// line, column and value, and the --columns flag that fixes it.
+func TestConvertCSVInferredTypeHint(t *testing.T) {
+	var late strings.Builder
+	late.WriteString("id,price,name\n")
+	for i := range 1200 {
+		late.WriteString("1,2,x\n")
+		_ = i
+	}
+	for _, tc := range []struct {
+		name, bad string
+		want      []string
+	}{
+		{"float in int64", "1,3.5,x\n", []string{`b.csv:4: `, `column "price"`, `"3.5"`, `int64`, `first 1000 lines`, `--columns id,price:float,name`}},
+		{"text in int64", "1,abc,x\n", []string{`b.csv:4: `, `column "price"`, `"abc"`, `--columns id,price:string,name`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The other file has the columns in another order: the hint
+			// names them as the first file (and the output) does.
+			code, _, errOut := convertCSVFiles(t, [][2]string{{"a.csv", late.String()}, {"b.csv", "price,name,id\n2,y,1\n4,y,1\n" + reorder(tc.bad)}}, "--header")
+			if code == 0 {
+				t.Fatal("converted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q does not say %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+// reorder turns a line of id,price,name into price,name,id.
+func reorder(line string) string {
+	f := strings.Split(strings.TrimSuffix(line, "\n"), ",")
+	return f[1] + "," + f[2] + "," + f[0] + "\n"
+}
+
+// The issue's case: columns of one type, so a positional reading of the
+// second file would swap them without any error.
+func TestConvertCSVHeaderSwapSameType(t *testing.T) {
+	code, got, errOut := convertCSVFiles(t, [][2]string{{"a.csv", "first,last\nAda,Lovelace\n"}, {"b.csv", "last,first\nHopper,Grace\n"}}, "--header")
+	if code != 0 {
+		t.Fatalf("convert: %s", errOut)
+	}
+	// "Ada", "Lovelace", "Grace", "Hopper" in base64.
+	want := `{"features":{"first":{"bytes":["QWRh"]},"last":{"bytes":["TG92ZWxhY2U="]}}}
+{"features":{"first":{"bytes":["R3JhY2U="]},"last":{"bytes":["SG9wcGVy"]}}}
+`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
