@@ -62,8 +62,9 @@ type stageNames struct {
 	// out by name (Example parsing's, TensorFlow's dictionaries).
 	givenSorted bool
 
-	mu    sync.Mutex
-	fixed []string // the stage's names once the first element fixed them
+	mu      sync.Mutex
+	fixed   []string // the stage's names once the first element fixed them
+	unnamed bool     // the first element came without names or Names
 }
 
 func newStageNames(stage string, given []string) *stageNames {
@@ -82,17 +83,33 @@ func (s *stageNames) names() []string {
 }
 
 // fix returns the stage's names, fixing them to declared if neither Names
-// nor an earlier declaration did.
-func (s *stageNames) fix(declared []string) []string {
+// nor an earlier declaration did. It fails if an earlier element came
+// unnamed.
+func (s *stageNames) fix(declared []string) ([]string, error) {
 	if s.given != nil {
-		return s.given
+		return s.given, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.unnamed {
+		return nil, fmt.Errorf("input: %s: a step named its components %q, where another returned them unnamed", s.stage, declared)
+	}
 	if s.fixed == nil {
 		s.fixed = slices.Clone(declared)
 	}
-	return s.fixed
+	return s.fixed, nil
+}
+
+// fixUnnamed records that the stage's components have no names, without
+// Names, or fails if an earlier element named them.
+func (s *stageNames) fixUnnamed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fixed != nil {
+		return fmt.Errorf("input: %s: a step returned unnamed components, where another named them %q (see Named)", s.stage, s.fixed)
+	}
+	s.unnamed = true
+	return nil
 }
 
 // order maps the components of one step's elements to the stage's order.
@@ -109,10 +126,7 @@ type order struct {
 func (s *stageNames) arrange(e queue.Element, names []string, declared bool, o *order) (queue.Element, error) {
 	if !declared {
 		if s.given == nil {
-			if fixed := s.names(); fixed != nil {
-				return nil, fmt.Errorf("input: %s: a step returned unnamed components, where another named them %q (see Named)", s.stage, fixed)
-			}
-			return e, nil
+			return e, s.fixUnnamed()
 		}
 		// Unnamed components are taken in Names' order. Components laid
 		// out by name come sorted, so Names out of that order is almost
@@ -129,7 +143,10 @@ func (s *stageNames) arrange(e queue.Element, names []string, declared bool, o *
 	if o.made && slices.Equal(o.declared, names) {
 		return permute(e, o.perm), nil
 	}
-	target := s.fix(names)
+	target, err := s.fix(names)
+	if err != nil {
+		return nil, err
+	}
 	perm, err := mapping(names, target)
 	if err != nil {
 		return nil, fmt.Errorf("input: %s: %w", s.stage, err)

@@ -160,6 +160,8 @@ func TestNamesMismatch(t *testing.T) {
 		}, nil, []string{`but the stage's names are ["image" "label"]`}},
 		{"one step unnamed", func() []Step { return []Step{examples(20, true), examples(20, false)} }, nil,
 			[]string{`a step returned unnamed components, where another named them ["image" "label"]`}},
+		{"one step unnamed first", func() []Step { return []Step{examples(20, false), examples(20, true)} }, nil,
+			[]string{`a step named its components ["image" "label"], where another returned them unnamed`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
