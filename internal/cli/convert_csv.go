@@ -441,7 +441,7 @@ func (c *csvConverter) recordError(d *decode.CSV, err error) error {
 	if err == nil {
 		return fmt.Errorf("%s: %w", key, ce)
 	}
-	if !errors.As(err, &ce) || ce.Field < 0 || d == nil || d != c.dec {
+	if !errors.As(err, &ce) || ce.Field < 0 || d != c.dec {
 		return err
 	}
 	j := -1
