@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 
 	"github.com/sluiceml/sluice/storage"
@@ -30,27 +29,39 @@ func ShardNames(prefix string, n int, suffix string) []string {
 // order stay in order within each file. The files are created through
 // package storage, so names may be local paths or object-store URLs.
 //
+// Writing is all or nothing. Each file is written under a temporary name
+// beside its own (see [storage.Pending]); only when [ShardedWriter.Close]
+// has finished every file without error are they given their names, so a
+// data set under its final names is always complete. A failed Write, a
+// failed Close or [ShardedWriter.Abort] removes the temporaries and leaves
+// any files already under the final names as they were. A process killed
+// while writing leaves temporaries named by [storage.TempMarker], which
+// [storage.Leftovers] finds.
+//
 // A ShardedWriter is not safe for concurrent use.
 type ShardedWriter struct {
 	names   []string
-	files   []io.WriteCloser
+	files   []*storage.Pending
 	writers []*tfrecord.Writer
 	n       int64
+	err     error // the first failed Write's: the data set can no longer be whole
 }
 
-// NewShardedWriter creates the named files (see ShardNames) and returns a
-// writer of records into them, each file a tfrecord.Writer made with opts
-// (a tfrecord.Compression, tfrecord.CompressionLevel). If a file cannot be
-// created, those already created are closed and the error names the file.
+// NewShardedWriter creates temporary files for the named files (see
+// ShardNames) and returns a writer of records into them, each file a
+// tfrecord.Writer made with opts (a tfrecord.Compression,
+// tfrecord.CompressionLevel). ctx governs the writes and the final
+// renames. If a file cannot be created, the temporaries already created
+// are removed and the error names the file.
 func NewShardedWriter(ctx context.Context, names []string, opts ...tfrecord.Option) (*ShardedWriter, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("recordio: sharded writer with no files: %w", ErrInvalidArgument)
 	}
 	w := &ShardedWriter{names: append([]string(nil), names...)}
 	for _, name := range names {
-		f, err := storage.Create(ctx, name)
+		f, err := storage.CreatePending(ctx, name)
 		if err != nil {
-			w.Close()
+			w.Abort()
 			return nil, err // storage's errors name the file
 		}
 		w.files = append(w.files, f)
@@ -61,14 +72,20 @@ func NewShardedWriter(ctx context.Context, names []string, opts ...tfrecord.Opti
 
 // Write writes rec as the next record, into file Count() mod len(Names()).
 // An error names the file and the record's number in the whole stream;
-// after Close, Write returns an error wrapping fs.ErrClosed.
+// after it the data set cannot be completed, and Close removes the
+// temporaries and returns the same error. After Close or Abort, Write
+// returns an error wrapping fs.ErrClosed.
 func (w *ShardedWriter) Write(rec []byte) error {
 	if len(w.writers) == 0 {
 		return fmt.Errorf("recordio: write to a closed sharded writer: %w", fs.ErrClosed)
 	}
+	if w.err != nil {
+		return w.err
+	}
 	i := int(w.n % int64(len(w.writers)))
 	if err := w.writers[i].Write(rec); err != nil {
-		return fmt.Errorf("%s: record %d: %w", w.names[i], w.n, err)
+		w.err = fmt.Errorf("%s: record %d: %w", w.names[i], w.n, err)
+		return w.err
 	}
 	w.n++
 	return nil
@@ -81,12 +98,23 @@ func (w *ShardedWriter) Count() int64 { return w.n }
 // modify the slice.
 func (w *ShardedWriter) Names() []string { return w.names }
 
-// Close finishes every file's compressed stream and closes the files. Only
-// after Close returns nil are the files complete; an object store makes
-// an object visible only then. The error names each file that failed.
+// Close completes the data set: it finishes every file's compressed
+// stream, flushes and closes the temporaries, and only if all of that
+// succeeded gives every file its final name, replacing files of the same
+// names. Otherwise, or if a Write failed, it removes the temporaries and
+// returns the error, naming each file that failed. Only after Close
+// returns nil are the files there; a rename that fails midway (a full
+// object store, say) leaves the files renamed so far, and says which
+// were not. Close after Close or Abort does nothing.
 func (w *ShardedWriter) Close() error {
-	var errs []error
+	if len(w.files) == 0 {
+		return nil
+	}
+	errs := []error{w.err}
 	for i, f := range w.files {
+		if w.err != nil {
+			break
+		}
 		err := w.writers[i].Close()
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -94,6 +122,32 @@ func (w *ShardedWriter) Close() error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", w.names[i], err))
 		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		w.Abort()
+		return err
+	}
+	for i, f := range w.files {
+		if err := f.Commit(); err != nil {
+			errs = append(errs, err)
+			for _, f := range w.files[i+1:] {
+				f.Abort()
+				errs = append(errs, fmt.Errorf("%s: not written", f.Name()))
+			}
+			break
+		}
+	}
+	w.files, w.writers = nil, nil
+	return errors.Join(errs...)
+}
+
+// Abort abandons the data set: it removes the temporaries, leaving any
+// files under the final names as they were. Abort after Close does
+// nothing. The error reports temporaries that could not be removed.
+func (w *ShardedWriter) Abort() error {
+	var errs []error
+	for _, f := range w.files {
+		errs = append(errs, f.Abort())
 	}
 	w.files, w.writers = nil, nil
 	return errors.Join(errs...)

@@ -4,5 +4,12 @@
 // for "s3" or "gs"), so that the rest of sluice handles every kind of
 // location through the same three calls: [Open], [Create] and [Glob].
 //
+// Writes that must be all or nothing go through [CreatePending]: the file
+// is written under a temporary name beside its final one (see
+// [TempMarker]) and renamed into place only when complete, so no reader
+// ever sees a short file under the final name; a killed writer's
+// temporaries are found by [Leftovers]. File systems that can rename
+// implement [RenameFS].
+//
 // Only local files are built in. Errors name the path.
 package storage

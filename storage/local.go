@@ -2,11 +2,15 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
+
+var _ RenameFS = Local{}
 
 // Local is the FS of the local disk. It serves plain paths and file://
 // URLs ("file:///data/x" is the path "/data/x"); Glob answers in the form
@@ -48,6 +52,43 @@ func (Local) Create(_ context.Context, name string) (io.WriteCloser, error) {
 		return nil, fmt.Errorf("storage: %w", err)
 	}
 	return f, nil
+}
+
+// Rename renames a local file, replacing any file of the new name, and
+// then flushes the directory so that the new name survives a crash. Both
+// names must be in the same file system (Pending puts them side by side).
+func (Local) Rename(_ context.Context, oldname, newname string) error {
+	o, _ := localPath(oldname)
+	n, _ := localPath(newname)
+	if err := os.Rename(o, n); err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	return syncDir(filepath.Dir(n))
+}
+
+// Remove removes a local file.
+func (Local) Remove(_ context.Context, name string) error {
+	p, _ := localPath(name)
+	if err := os.Remove(p); err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	return nil
+}
+
+// syncDir flushes a directory's entries to stable storage. File systems
+// that cannot sync a directory say so with EINVAL, which is not an error
+// here: there is nothing more to do on them.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	err = d.Sync()
+	d.Close()
+	if err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("storage: sync %s: %w", dir, err)
+	}
+	return nil
 }
 
 // Glob matches local paths with filepath.Glob.

@@ -20,19 +20,14 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/sluiceml/sluice/internal/cli"
 )
 
 func main() {
-	// An interrupt or termination cancels the context, which every
-	// command checks, so that files are closed and servers stopped.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// cli.Run turns SIGINT and SIGTERM into a cancelled context, which
+	// every command checks, so that files are closed, temporaries removed
+	// and servers stopped before it exits 130 or 143.
+	os.Exit(cli.Run(os.Args[1:]))
 }

@@ -115,6 +115,9 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	if err := p.Join(); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err // stopped early: the figures would describe part of the files
+	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "%d records, %.1f MB in %.2fs: %.0f records/s, %.1f MB/s (%d readers, %v)\n",
 		records, float64(bytesRead.Load())/1e6, elapsed.Seconds(), float64(records)/elapsed.Seconds(),

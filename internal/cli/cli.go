@@ -14,12 +14,19 @@ import (
 
 // Main runs the command line args (without the program name) and returns
 // the process exit code: 0 on success, 1 on any error, which is printed to
-// stderr as one line.
+// stderr as one line. A command whose context a signal cancelled (see
+// [Run]) says "interrupted" instead and returns 128 plus the signal's
+// number, whatever the command returned: it did not finish.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	registerObjectStores.Do(func() { blobfs.RegisterDefault() })
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
+	err := root.ExecuteContext(ctx)
+	if in, ok := interrupted(ctx); ok {
+		fmt.Fprintln(stderr, "sluice: interrupted")
+		return in.exitCode()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "sluice: %v\n", err)
 		return 1
 	}

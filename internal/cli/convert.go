@@ -47,7 +47,14 @@ func newConvertCmd() *cobra.Command {
 
 Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
 --shards N (records dealt round-robin); .gz, .zlib or .zst is appended for
-compressed output.
+compressed output. Output that would write over an input is refused.
+
+The output is all or nothing: files are written under temporary names
+beside their own (NAME.sluice-tmp-…) and renamed only when every one is
+complete, so a failed or interrupted convert leaves no output and no
+temporaries, and existing files of the same names are untouched until
+then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
+verify reports them, and the next convert to the same --out removes them.
 
 --shuffle writes the records in a uniformly random order, the same for
 the same --seed, holding at most --shuffle-memory MiB of them: records are
@@ -115,17 +122,25 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if err != nil {
 		return err
 	}
+	inputs := names
+	if o.labels != "" {
+		inputs = append(inputs[:len(inputs):len(inputs)], o.labels)
+	}
+	outputs := outputNames(o.out, o.shards, c)
+	if err := checkOutputs(inputs, outputs); err != nil {
+		return err
+	}
 	var total int64
-	for _, n := range append(names, o.labels) {
-		if n == "" {
-			continue
-		}
+	for _, n := range inputs {
 		if f, err := storage.Open(ctx, n); err == nil {
 			total += f.Size()
 			f.Close()
 		}
 	}
-	out, err := recordio.NewShardedWriter(ctx, outputNames(o.out, o.shards, c), c)
+	if err := removeLeftovers(ctx, outputs, cmd.ErrOrStderr()); err != nil {
+		return err
+	}
+	out, err := recordio.NewShardedWriter(ctx, outputs, c)
 	if err != nil {
 		return err
 	}
@@ -143,10 +158,14 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		})
 	}
 	prog.finish()
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = ctx.Err()
 	}
 	if err != nil {
+		out.Abort() // nothing appears under the output names
+		return err
+	}
+	if err := out.Close(); err != nil {
 		return err
 	}
 	shuffled := ""

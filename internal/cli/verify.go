@@ -6,17 +6,26 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"github.com/spf13/cobra"
 )
 
 // A corruptError is verify's result when something was wrong; its message
 // is the summary.
-type corruptError struct{ bad, files int }
+type corruptError struct{ bad, files, leftovers int }
 
 func (e *corruptError) Error() string {
-	return fmt.Sprintf("%s in %s", plural(e.bad, "bad record"), plural(e.files, "file"))
+	var parts []string
+	if e.bad > 0 || e.leftovers == 0 {
+		parts = append(parts, fmt.Sprintf("%s in %s", plural(e.bad, "bad record"), plural(e.files, "file")))
+	}
+	if e.leftovers > 0 {
+		parts = append(parts, plural(e.leftovers, "incomplete file")+" left by interrupted writes")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func plural(n int, what string) string {
@@ -41,7 +50,13 @@ next record where the framing allows — after a bad length it scans for the
 next valid record header — and ends with a summary line. A truncated file or
 a broken compressed stream ends that file's check. The exit code is non-zero
 if anything was wrong. --parallel files are checked at once; the output keeps
-the files' order.`,
+the files' order.
+
+A file named NAME.sluice-tmp-… is the leftover of a write that never
+finished (sluice convert, or a Go program's recordio.ShardedWriter, killed
+mid-write): verify reports each one it is given or finds beside a file it
+checks, and exits non-zero. Remove them, or run the writer again (convert
+removes those of its own outputs).`,
 		Example: "  sluice verify 'data/train-*.tfrecord.gz'",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
@@ -56,23 +71,43 @@ the files' order.`,
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
 			var records int64
-			bad, badFiles := 0, 0
+			bad, badFiles, leftovers := 0, 0, 0
 			type verdict struct {
-				good   int64
-				bad    int
-				report bytes.Buffer
+				good      int64
+				bad       int
+				leftovers int
+				report    bytes.Buffer
+			}
+			given := make(map[string]bool, len(names))
+			for _, n := range names {
+				given[n] = true
 			}
 			err = forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (*verdict, error) {
+				v := new(verdict)
+				if storage.IsTemp(name) {
+					fmt.Fprintf(&v.report, "%s: %s\n", name, leftoverNote)
+					v.leftovers++
+					return v, nil
+				}
 				rf := rf.clone()
 				defer rf.close()
-				v := new(verdict)
 				var err error
-				v.good, v.bad, err = verifyFile(ctx, rf, name, &v.report)
+				if v.good, v.bad, err = verifyFile(ctx, rf, name, &v.report); err != nil {
+					return v, err
+				}
+				left, err := storage.Leftovers(ctx, name)
+				for _, l := range left {
+					if !given[l] {
+						fmt.Fprintf(&v.report, "%s: %s\n", l, leftoverNote)
+						v.leftovers++
+					}
+				}
 				return v, err
 			}, func(name string, v *verdict) error {
 				w.Write(v.report.Bytes())
 				records += v.good
 				bad += v.bad
+				leftovers += v.leftovers
 				if v.bad > 0 {
 					badFiles++
 				}
@@ -81,9 +116,13 @@ the files' order.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%s in %s: %s\n", plural(int(records), "good record"), plural(len(names), "file"), plural(bad, "bad record"))
-			if bad > 0 {
-				return &corruptError{bad, badFiles}
+			fmt.Fprintf(w, "%s in %s: %s", plural(int(records), "good record"), plural(len(names)-countTemps(names), "file"), plural(bad, "bad record"))
+			if leftovers > 0 {
+				fmt.Fprintf(w, ", %s left by interrupted writes", plural(leftovers, "incomplete file"))
+			}
+			fmt.Fprintln(w)
+			if bad > 0 || leftovers > 0 {
+				return &corruptError{bad, badFiles, leftovers}
 			}
 			return nil
 		}),
@@ -91,6 +130,19 @@ the files' order.`,
 	cmd.Flags().StringVar(&compression, "compression", "auto", compressionUsage)
 	cmd.Flags().IntVar(&parallel, "parallel", defaultParallel, "files checked at once")
 	return cmd
+}
+
+// leftoverNote is what verify says of a temporary file (storage.IsTemp).
+const leftoverNote = "incomplete: left by a write that never finished (remove it, or run the writer again)"
+
+func countTemps(names []string) int {
+	n := 0
+	for _, name := range names {
+		if storage.IsTemp(name) {
+			n++
+		}
+	}
+	return n
 }
 
 // verifyFile checks one file, printing a line for each problem, and

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -21,14 +21,21 @@ import (
 // writeShards creates shards files named prefix-0000k-of-0000n followed by
 // ext and calls write for each with the range of images that shard holds,
 // in order.
-func writeShards(dir, prefix, ext string, shards int, s Split, write func(f *bufio.Writer, lo, hi int) error) ([]string, error) {
+func writeShards(ctx context.Context, dir, prefix, ext string, shards int, s Split, write func(f *bufio.Writer, lo, hi int) error) ([]string, error) {
 	names := recordio.ShardNames(filepath.Join(dir, prefix), max(1, min(shards, s.Len())), ext)
 	n := s.Len()
+	files := make([]*storage.Pending, 0, len(names))
+	defer func() {
+		for _, f := range files {
+			f.Abort() // does nothing once committed
+		}
+	}()
 	for k, name := range names {
-		f, err := os.Create(name)
+		f, err := storage.CreatePending(ctx, name)
 		if err != nil {
 			return nil, err
 		}
+		files = append(files, f)
 		w := bufio.NewWriterSize(f, 1<<16)
 		err = write(w, k*n/len(names), (k+1)*n/len(names))
 		if err == nil {
@@ -39,6 +46,11 @@ func writeShards(dir, prefix, ext string, shards int, s Split, write func(f *buf
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for _, f := range files {
+		if err := f.Commit(); err != nil {
+			return nil, err
 		}
 	}
 	return names, nil
@@ -68,7 +80,7 @@ func writeTFRecordShards(ctx context.Context, dir, prefix string, shards int, c 
 			Bytes(mnist.FeatureImageRaw, s.Images[i*ib:(i+1)*ib]).
 			AppendMarshal(buf[:0])
 		if err := w.Write(buf); err != nil {
-			w.Close()
+			w.Abort()
 			return nil, err
 		}
 	}
@@ -81,9 +93,9 @@ func writeTFRecordShards(ctx context.Context, dir, prefix string, shards int, c 
 // writeFixedLength writes s as CIFAR-10-style fixed-length records (a label
 // byte, then the image in channel-major order) into shards files named
 // prefix-0000k-of-0000n.bin.
-func writeFixedLength(dir, prefix string, shards int, l cifar10.Layout, s Split) ([]string, error) {
+func writeFixedLength(ctx context.Context, dir, prefix string, shards int, l cifar10.Layout, s Split) ([]string, error) {
 	ib := l.ImageBytes()
-	return writeShards(dir, prefix, ".bin", shards, s, func(f *bufio.Writer, lo, hi int) error {
+	return writeShards(ctx, dir, prefix, ".bin", shards, s, func(f *bufio.Writer, lo, hi int) error {
 		w, err := cifar10.NewWriter(f, l)
 		if err != nil {
 			return err

@@ -64,6 +64,7 @@ func DefaultConfig() Config {
 // Result is what a run measured.
 type Result struct {
 	Dir            string // where the pipelines' input files are
+	Removed        bool   // Dir was a temporary folder, removed when Run returned
 	Kind           string // what the data is: KindGenerated, KindMNIST, ...
 	Source         string // the files read with DataDir
 	Layout         cifar10.Layout
@@ -117,9 +118,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	res := &Result{Dir: cfg.Dir, Kind: data.Kind, Source: data.Source, Layout: data.Layout, HeldOut: data.HeldOut}
 	if res.Dir == "" {
+		// Generated files nobody asked to keep go when the demo ends,
+		// however it ends.
 		if res.Dir, err = os.MkdirTemp("", "sluice-demo-"); err != nil {
 			return nil, err
 		}
+		defer os.RemoveAll(res.Dir)
+		res.Removed = true
 	} else if err := os.MkdirAll(res.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -154,7 +159,7 @@ func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
 	if res.TrainFiles, err = writeTFRecordShards(ctx, res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
 		return err
 	}
-	if res.TestFiles, err = writeFixedLength(res.Dir, "test", cfg.Shards, d.Layout, d.Test); err != nil {
+	if res.TestFiles, err = writeFixedLength(ctx, res.Dir, "test", cfg.Shards, d.Layout, d.Test); err != nil {
 		return err
 	}
 	if cfg.DataDir != "" {
@@ -163,7 +168,7 @@ func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
 	if _, err = writeTFRecordShards(ctx, res.Dir, "test", cfg.Shards, tfrecord.None, d.Layout, d.Test); err != nil {
 		return err
 	}
-	_, err = writeFixedLength(res.Dir, "train", cfg.Shards, d.Layout, d.Train)
+	_, err = writeFixedLength(ctx, res.Dir, "train", cfg.Shards, d.Layout, d.Train)
 	return err
 }
 
@@ -445,10 +450,14 @@ func (r *Result) Summary(w io.Writer) {
 				m.Name, m.Enqueued, m.Dequeued, m.EnqueueBlocked.Seconds(), m.DequeueBlocked.Seconds())
 		}
 	}
+	files := "train-*.tfrecord.gz, test-*.tfrecord, *.bin"
 	if r.Source != "" {
 		fmt.Fprintf(w, "data              %s: %s\n", r.Kind, r.Source)
-		fmt.Fprintf(w, "files             %s (train-*.tfrecord.gz, test-*.bin)\n", r.Dir)
+		files = "train-*.tfrecord.gz, test-*.bin"
+	}
+	if r.Removed {
+		fmt.Fprintf(w, "files             removed at exit (--dir DIR keeps them)\n")
 		return
 	}
-	fmt.Fprintf(w, "files             %s (train-*.tfrecord.gz, test-*.tfrecord, *.bin)\n", r.Dir)
+	fmt.Fprintf(w, "files             %s (%s)\n", r.Dir, files)
 }

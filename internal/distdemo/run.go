@@ -180,7 +180,7 @@ func writeData(ctx context.Context, cfg Config, res *Result) (map[string][]int64
 			Bytes(featureImage, images[i*digits.ImageBytes:(i+1)*digits.ImageBytes]).
 			AppendMarshal(buf[:0])
 		if err := w.Write(buf); err != nil {
-			w.Close()
+			w.Abort()
 			return nil, err
 		}
 		name := names[i%len(names)] // the writer deals records round-robin

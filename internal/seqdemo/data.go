@@ -78,7 +78,7 @@ func Write(ctx context.Context, dir string, series []Series, shards int) ([]stri
 			List(featureX, steps...)
 		buf = b.AppendMarshal(buf[:0])
 		if err := w.Write(buf); err != nil {
-			w.Close()
+			w.Abort()
 			return nil, err
 		}
 	}

@@ -50,8 +50,9 @@ func DefaultConfig() Config {
 
 // A Result is what a run measured and checked.
 type Result struct {
-	Dir   string
-	Files []string
+	Dir     string
+	Removed bool // Dir was a temporary folder, removed when Run returned
+	Files   []string
 
 	Series, Steps int
 
@@ -95,9 +96,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Dir: cfg.Dir}
 	var err error
 	if res.Dir == "" {
+		// Generated files nobody asked to keep go when the demo ends,
+		// however it ends.
 		if res.Dir, err = os.MkdirTemp("", "sluice-demo-sequence-"); err != nil {
 			return nil, err
 		}
+		defer os.RemoveAll(res.Dir)
+		res.Removed = true
 	}
 	start := time.Now()
 	series := Generate(cfg.Series, cfg.MinLen, cfg.MaxLen, cfg.Seed)
@@ -418,6 +423,10 @@ func (r *Result) Summary(w io.Writer) {
 			fmt.Fprintf(w, "  %-32s in %7d  out %7d  producers blocked %6.2fs  consumers blocked %6.2fs\n",
 				m.Name, m.Enqueued, m.Dequeued, m.EnqueueBlocked.Seconds(), m.DequeueBlocked.Seconds())
 		}
+	}
+	if r.Removed {
+		fmt.Fprintf(w, "files             removed at exit (--dir DIR keeps them)\n")
+		return
 	}
 	fmt.Fprintf(w, "files             %s (series-*.tfrecord.gz)\n", r.Dir)
 }

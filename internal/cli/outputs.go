@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sluiceml/sluice/storage"
+)
+
+// checkOutputs refuses a conversion that would write over one of its
+// inputs. Checking comes before anything is created, so a refused command
+// changes nothing.
+func checkOutputs(inputs, outputs []string) error {
+	for _, out := range outputs {
+		for _, in := range inputs {
+			if sameFile(in, out) {
+				if in == out {
+					return fmt.Errorf("output %s is also an input: choose another --out (nothing was written)", out)
+				}
+				return fmt.Errorf("output %s is the input %s: choose another --out (nothing was written)", out, in)
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether names a and b are the same file: for local
+// files, the same absolute path or the same file through a link; for
+// object stores, the same name.
+func sameFile(a, b string) bool {
+	pa, oka := localName(a)
+	pb, okb := localName(b)
+	if !oka || !okb {
+		return a == b
+	}
+	if pa == pb {
+		return true
+	}
+	sa, err := os.Stat(pa)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(pb)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// localName returns name's absolute, cleaned path if it is a local file.
+func localName(name string) (string, bool) {
+	switch storage.Scheme(name) {
+	case "":
+	case "file":
+		name = name[len("file://"):]
+	default:
+		return "", false
+	}
+	p, err := filepath.Abs(name)
+	return p, err == nil
+}
+
+// removeLeftovers removes the temporaries that earlier, killed runs left
+// beside the outputs (see storage.TempMarker), saying so on w: they are
+// incomplete by construction, and this run writes those names anew.
+func removeLeftovers(ctx context.Context, outputs []string, w io.Writer) error {
+	for _, out := range outputs {
+		left, err := storage.Leftovers(ctx, out)
+		if err != nil {
+			return err
+		}
+		for _, l := range left {
+			if err := storage.Remove(ctx, l); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
+		}
+	}
+	return nil
+}

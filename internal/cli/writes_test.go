@@ -1,0 +1,329 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// ls returns the names in dir, sorted.
+func ls(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// Output that is also an input is refused before anything is touched,
+// naming both, however the names are spelled.
+func TestConvertRefusesToOverwriteInput(t *testing.T) {
+	dir := t.TempDir()
+	x := writeExamples(t, dir, "x.tfrecord", 5, tfrecord.None)
+	gz := writeExamples(t, dir, "y.tfrecord.gz", 5, tfrecord.Gzip)
+	shards := []string{
+		writeExamples(t, dir, "data-00000-of-00002.tfrecord", 3, tfrecord.None),
+		writeExamples(t, dir, "data-00001-of-00002.tfrecord", 3, tfrecord.None),
+	}
+	if err := os.Symlink(x, filepath.Join(dir, "link.tfrecord")); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, n := range append([]string{x, gz}, shards...) {
+		before[n], _ = os.ReadFile(n)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		in   string // the input the message must name
+	}{
+		{"same name", []string{"convert", x, "--out", filepath.Join(dir, "x")}, x},
+		{"relative name", []string{"convert", x, "--out", filepath.Join(dir, "sub", "..", "x")}, x},
+		{"shuffled", []string{"convert", x, "--out", filepath.Join(dir, "x"), "--shuffle"}, x},
+		{"compressed", []string{"convert", gz, "--out", filepath.Join(dir, "y"), "--compression", "GZIP"}, gz},
+		{"through a link", []string{"convert", filepath.Join(dir, "link.tfrecord"), "--out", filepath.Join(dir, "x")}, "link.tfrecord"},
+		{"reshard onto itself", []string{"convert", filepath.Join(dir, "data-*"), "--out", filepath.Join(dir, "data"), "--shards", "2"}, shards[0]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirBefore := ls(t, dir)
+			code, out, errOut := run(t, tc.args...)
+			if code == 0 || !strings.Contains(errOut, tc.in) || !strings.Contains(errOut, "--out") {
+				t.Errorf("exit %d, stdout %q, stderr %q: want a refusal naming %s", code, out, errOut, tc.in)
+			}
+			for n, b := range before {
+				if got, _ := os.ReadFile(n); !bytes.Equal(got, b) {
+					t.Errorf("%s changed", n)
+				}
+			}
+			if got := ls(t, dir); !slices.Equal(got, dirBefore) {
+				t.Errorf("files %q, want %q", got, dirBefore)
+			}
+		})
+	}
+	// Resharding into another shard count writes other names: allowed.
+	if code, _, errOut := run(t, "convert", filepath.Join(dir, "data-*"), "--out", filepath.Join(dir, "data"), "--shards", "3"); code != 0 {
+		t.Errorf("resharding 2 → 3 files: exit %d, %s", code, errOut)
+	}
+}
+
+// stallFS serves "stall://NAME": n Examples, then a read that blocks
+// until the context the file was opened with ends, as an object store
+// read does. Its reads signal blocked the first time they block.
+type stallFS struct {
+	data    []byte
+	blocked chan struct{}
+	once    sync.Once
+}
+
+func newStallFS(t testing.TB, n int) *stallFS {
+	var b bytes.Buffer
+	w := tfrecord.NewWriter(&b)
+	for i := range n {
+		w.Write(fmt.Appendf(nil, "record %d", i))
+	}
+	w.Close()
+	return &stallFS{data: b.Bytes(), blocked: make(chan struct{})}
+}
+
+func (s *stallFS) Open(ctx context.Context, name string) (storage.File, error) {
+	return &stallFile{Reader: bytes.NewReader(s.data), fs: s, ctx: ctx, name: name}, nil
+}
+func (*stallFS) Create(context.Context, string) (io.WriteCloser, error) {
+	return nil, errors.ErrUnsupported
+}
+func (*stallFS) Glob(_ context.Context, p string) ([]string, error) { return []string{p}, nil }
+
+type stallFile struct {
+	*bytes.Reader
+	fs   *stallFS
+	ctx  context.Context
+	name string
+}
+
+func (f *stallFile) Read(p []byte) (int, error) {
+	n, err := f.Reader.Read(p)
+	if err == io.EOF {
+		f.fs.once.Do(func() { close(f.fs.blocked) })
+		<-f.ctx.Done()
+		return 0, f.ctx.Err()
+	}
+	return n, err
+}
+func (f *stallFile) Size() int64  { return f.Reader.Size() + 1<<20 }
+func (f *stallFile) Name() string { return f.name }
+func (f *stallFile) Close() error { return nil }
+
+func registerStall(t testing.TB, n int) *stallFS {
+	s := newStallFS(t, n)
+	storage.Register("stall", s)
+	t.Cleanup(func() { storage.Unregister("stall") })
+	return s
+}
+
+// A convert interrupted mid-run says so, exits 130 or 143, and leaves no
+// output and no temporaries; existing files of the output's names stay as
+// they were. The context's cause is what Run's signal handler sets.
+func TestConvertInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		args []string
+	}{
+		{syscall.SIGINT, 130, nil},
+		{syscall.SIGTERM, 143, []string{"--shards", "3", "--compression", "GZIP"}},
+		{syscall.SIGINT, 130, []string{"--shuffle", "--shards", "2"}},
+	} {
+		t.Run(fmt.Sprint(tc.sig, tc.args), func(t *testing.T) {
+			s := registerStall(t, 1000)
+			dir, tmp := t.TempDir(), t.TempDir()
+			t.Setenv("TMPDIR", tmp) // where --shuffle's buckets go
+			old := filepath.Join(dir, "out.tfrecord")
+			if err := os.WriteFile(old, []byte("an earlier data set"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var out, errOut bytes.Buffer
+			code := make(chan int)
+			args := append([]string{"convert", "stall://in", "--input-compression", "NONE", "--out", filepath.Join(dir, "out")}, tc.args...)
+			go func() { code <- Main(ctx, args, &out, &errOut) }()
+			<-s.blocked // mid-run: records read, temporaries open
+			if len(ls(t, dir)) < 2 {
+				t.Errorf("no temporaries while converting: %q", ls(t, dir))
+			}
+			cancel(interruption{tc.sig})
+			if got := <-code; got != tc.code {
+				t.Errorf("exit %d, want %d", got, tc.code)
+			}
+			if errOut.String() != "sluice: interrupted\n" {
+				t.Errorf("stderr %q, want sluice: interrupted", errOut.String())
+			}
+			if got := ls(t, dir); !slices.Equal(got, []string{"out.tfrecord"}) {
+				t.Errorf("files left %q, want only the earlier out.tfrecord", got)
+			}
+			if b, _ := os.ReadFile(old); string(b) != "an earlier data set" {
+				t.Errorf("the earlier out.tfrecord was changed to %q", b)
+			}
+			if got := ls(t, tmp); len(got) != 0 {
+				t.Errorf("temporary files left in $TMPDIR: %q", got)
+			}
+		})
+	}
+}
+
+// Leftovers of a killed write: verify reports them, whether given by a
+// pattern or found beside a file it checks, and fails; the next convert
+// to the same output removes them and says so.
+func TestLeftoversOfKilledWrite(t *testing.T) {
+	dir := t.TempDir()
+	in := writeExamples(t, dir, "in.tfrecord", 4, tfrecord.None)
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := run(t, "convert", in, "--out", out, "--shards", "2"); code != 0 {
+		t.Fatal(errOut)
+	}
+	finals, _ := filepath.Glob(out + "-*")
+	// A killed writer of the same names: temporaries never committed.
+	leftover := finals[0] + storage.TempMarker + "dead01"
+	writeExamples(t, dir, filepath.Base(leftover), 1, tfrecord.None)
+
+	code, stdout, _ := run(t, "verify", finals[0])
+	if code == 0 || !strings.Contains(stdout, leftover+": incomplete") || !strings.Contains(stdout, "1 incomplete file left by interrupted writes") {
+		t.Errorf("verify of the finished file beside a leftover: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = run(t, "verify", out+"-*")
+	if code == 0 || strings.Count(stdout, ": incomplete") != 1 || !strings.Contains(stdout, "4 good records in 2 files") {
+		t.Errorf("verify by pattern: exit %d, %q", code, stdout)
+	}
+
+	code, _, errOut := run(t, "convert", in, "--out", out, "--shards", "2")
+	if code != 0 || !strings.Contains(errOut, "removed "+leftover+", left by an interrupted run") {
+		t.Errorf("convert over leftovers: exit %d, %q", code, errOut)
+	}
+	if code, stdout, _ := run(t, "verify", out+"-*"); code != 0 {
+		t.Errorf("verify after the rerun: exit %d, %q", code, stdout)
+	}
+}
+
+// bench stopped by a signal does not report success.
+func TestBenchInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	f := writeExamples(t, dir, "a.tfrecord", 10, tfrecord.None)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(interruption{syscall.SIGINT})
+	var out, errOut bytes.Buffer
+	if code := Main(ctx, []string{"bench", f}, &out, &errOut); code != 130 || errOut.String() != "sluice: interrupted\n" {
+		t.Errorf("exit %d, stderr %q; want 130 and sluice: interrupted", code, errOut.String())
+	}
+}
+
+// The demos remove the data they generate unless --dir asks to keep it,
+// and their summaries say which.
+func TestDemoRemovesItsData(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, args := range [][]string{
+		{"demo", "--train", "300", "--test", "60", "--epochs", "1", "--quiet"},
+		{"demo", "sequence", "--series", "100", "--max-len", "40", "--boundaries", "20", "--bucket-batch", "8,4", "--quiet"},
+	} {
+		code, out, errOut := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errOut)
+		}
+		if !strings.Contains(out, "removed at exit (--dir DIR keeps them)") {
+			t.Errorf("%q: the summary does not say the files were removed:\n%s", args, out)
+		}
+		if got := ls(t, tmp); len(got) != 0 {
+			t.Errorf("%q left %q in $TMPDIR", args, got)
+		}
+	}
+	// Interrupted too.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(interruption{syscall.SIGTERM})
+	var out, errOut bytes.Buffer
+	if code := Main(ctx, []string{"demo", "--train", "300", "--test", "60", "--quiet"}, &out, &errOut); code != 143 {
+		t.Errorf("interrupted demo: exit %d, %s", code, errOut.String())
+	}
+	if got := ls(t, tmp); len(got) != 0 {
+		t.Errorf("the interrupted demo left %q in $TMPDIR", got)
+	}
+}
+
+// A real SIGINT or SIGTERM to a running sluice (Run, as cmd/sluice calls
+// it): the child is this test binary, running signalChild.
+func TestRunSignals(t *testing.T) {
+	if os.Getenv("SLUICE_SIGNAL_CHILD") != "" {
+		t.Skip("in the child")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(exe, "-test.run=^TestSignalChild$")
+			cmd.Env = append(os.Environ(), "SLUICE_SIGNAL_CHILD="+dir)
+			var errOut bytes.Buffer
+			cmd.Stderr = &errOut
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			if err != nil || line != "blocked\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("child said %q, %v; stderr %s", line, err, errOut.String())
+			}
+			cmd.Process.Signal(tc.sig)
+			cmd.Wait()
+			if got := cmd.ProcessState.ExitCode(); got != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", got, tc.code, errOut.String())
+			}
+			if !strings.Contains(errOut.String(), "sluice: interrupted") {
+				t.Errorf("stderr %q", errOut.String())
+			}
+			if got := ls(t, dir); len(got) != 0 {
+				t.Errorf("files left: %q", got)
+			}
+		})
+	}
+}
+
+func TestSignalChild(t *testing.T) {
+	dir := os.Getenv("SLUICE_SIGNAL_CHILD")
+	if dir == "" {
+		t.Skip("run by TestRunSignals")
+	}
+	s := registerStall(t, 100)
+	go func() {
+		<-s.blocked
+		fmt.Println("blocked")
+	}()
+	os.Exit(Run([]string{"convert", "stall://in", "--input-compression", "NONE", "--out", filepath.Join(dir, "out"), "--shards", "2"}))
+}

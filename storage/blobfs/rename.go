@@ -1,0 +1,64 @@
+package blobfs
+
+import (
+	"context"
+	"fmt"
+
+	"gocloud.dev/gcerrors"
+
+	"github.com/sluiceml/sluice/storage"
+)
+
+var _ storage.RenameFS = (*FS)(nil)
+
+// Rename gives the object oldname the name newname, replacing any object
+// of that name. Object stores cannot rename: the object is copied inside
+// the store (no data passes through this process) and the old one deleted,
+// so readers see newname either absent, as it was, or whole. Both names
+// must be in the same bucket.
+func (fsys *FS) Rename(ctx context.Context, oldname, newname string) error {
+	from, err := parse(oldname)
+	if err != nil {
+		return err
+	}
+	to, err := parse(newname)
+	if err != nil {
+		return err
+	}
+	if from.bucketURL != to.bucketURL {
+		return fmt.Errorf("blobfs: rename %s to %s: not in the same bucket", oldname, newname)
+	}
+	b, err := fsys.bucket(ctx, from)
+	if err != nil {
+		return err
+	}
+	if err := fsys.cfg.retry(ctx, func() (int, error) { return 0, b.Copy(ctx, to.key, from.key, nil) }); err != nil {
+		return fmt.Errorf("blobfs: rename %s to %s: %w", oldname, newname, err)
+	}
+	return fsys.Remove(ctx, oldname)
+}
+
+// Remove deletes the object name.
+func (fsys *FS) Remove(ctx context.Context, name string) error {
+	loc, err := parse(name)
+	if err != nil {
+		return err
+	}
+	b, err := fsys.bucket(ctx, loc)
+	if err != nil {
+		return err
+	}
+	tries := 0
+	err = fsys.cfg.retry(ctx, func() (int, error) {
+		tries++
+		err := b.Delete(ctx, loc.key)
+		if tries > 1 && gcerrors.Code(err) == gcerrors.NotFound {
+			return 0, nil // an earlier try deleted it and its answer was lost
+		}
+		return 0, err
+	})
+	if err != nil {
+		return fmt.Errorf("blobfs: remove %s: %w", name, err)
+	}
+	return nil
+}

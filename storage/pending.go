@@ -1,0 +1,193 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// TempMarker is what the temporary name of a [Pending] file carries
+// between its final name and a random suffix:
+// "data.tfrecord.sluice-tmp-3f9a…". A name that contains it and has
+// outlived its writer is the leftover of a write that never finished
+// (the process was killed); [IsTemp] recognises one and [Leftovers] finds
+// those of a final name.
+const TempMarker = ".sluice-tmp-"
+
+// IsTemp reports whether name is the temporary name of a [Pending] file.
+func IsTemp(name string) bool {
+	return strings.Contains(name[strings.LastIndexAny(name, `/\`)+1:], TempMarker)
+}
+
+// A RenameFS is an FS that can give a complete file a new name within the
+// same file system, replacing any file of that name, and remove files.
+// [CreatePending] needs one. Rename of local files is atomic; an object
+// store may copy and then delete.
+type RenameFS interface {
+	FS
+	Rename(ctx context.Context, oldname, newname string) error
+	Remove(ctx context.Context, name string) error
+}
+
+// A Pending is a file being written under a temporary name beside its
+// final name, so that a reader never sees it incomplete: it appears under
+// the final name only when [Pending.Commit] succeeds, all at once, and
+// [Pending.Abort] (or a failed Commit) removes it. Writing several files as
+// one data set takes two steps: [Pending.Close] every file, which makes
+// each durable under its temporary name, and Commit them only when all of
+// them closed without error.
+//
+// A process killed while writing leaves the temporary behind, named by
+// [TempMarker]; the next writer of the same name can find it with
+// [Leftovers].
+//
+// A Pending is not safe for concurrent use.
+type Pending struct {
+	ctx        context.Context
+	fs         RenameFS
+	name, temp string
+	w          io.WriteCloser
+	closed     bool
+	closeErr   error
+	done       bool // committed or aborted
+}
+
+// CreatePending creates a temporary file beside name for writing. ctx
+// governs the writes, the final rename and the removal on Abort. The FS
+// serving name must be a [RenameFS]; if it is not, the error wraps
+// [errors.ErrUnsupported].
+func CreatePending(ctx context.Context, name string) (*Pending, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("storage: create %s: %w", name, err)
+	}
+	fsys, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	rfs, ok := fsys.(RenameFS)
+	if !ok {
+		return nil, fmt.Errorf("storage: create %s: its file system cannot rename, so the file could not appear whole: %w", name, errors.ErrUnsupported)
+	}
+	var suffix [6]byte
+	rand.Read(suffix[:])
+	temp := name + TempMarker + hex.EncodeToString(suffix[:])
+	w, err := rfs.Create(ctx, temp)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{ctx: ctx, fs: rfs, name: name, temp: temp, w: w}, nil
+}
+
+// Name returns the file's final name.
+func (p *Pending) Name() string { return p.name }
+
+// TempName returns the temporary name the file has until it is committed.
+func (p *Pending) TempName() string { return p.temp }
+
+// Write writes b to the temporary file.
+func (p *Pending) Write(b []byte) (int, error) {
+	if p.closed {
+		return 0, fmt.Errorf("storage: write %s: file already closed", p.name)
+	}
+	return p.w.Write(b)
+}
+
+// Close finishes the temporary file: it flushes the data to stable
+// storage where the file system can (fsync of a local file) and closes
+// it, leaving it under its temporary name. Calling Close again returns
+// the first call's result.
+func (p *Pending) Close() error {
+	if p.closed {
+		return p.closeErr
+	}
+	p.closed = true
+	if s, ok := p.w.(interface{ Sync() error }); ok {
+		if err := s.Sync(); err != nil {
+			p.closeErr = fmt.Errorf("storage: sync %s: %w", p.temp, err)
+		}
+	}
+	if err := p.w.Close(); err != nil && p.closeErr == nil {
+		p.closeErr = err
+	}
+	return p.closeErr
+}
+
+// Commit closes the file, if Close has not been called, and gives it its
+// final name, replacing any file of that name. If either fails, the
+// temporary is removed and the error returned. Commit after Commit or
+// Abort does nothing.
+func (p *Pending) Commit() error {
+	if p.done {
+		return nil
+	}
+	err := p.Close()
+	if err == nil {
+		err = p.ctx.Err()
+	}
+	if err == nil {
+		err = p.fs.Rename(p.ctx, p.temp, p.name)
+	}
+	if err != nil {
+		p.Abort()
+		return fmt.Errorf("storage: %s not written: %w", p.name, err)
+	}
+	p.done = true
+	return nil
+}
+
+// Abort closes the file and removes the temporary, leaving nothing under
+// either name; a file already under the final name is untouched. Abort
+// after Commit does nothing. The removal goes ahead even when the
+// Pending's context has ended, since that is when a cancelled writer
+// cleans up.
+func (p *Pending) Abort() error {
+	if p.done {
+		return nil
+	}
+	p.done = true
+	p.Close()
+	if err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp); err != nil {
+		return fmt.Errorf("storage: removing %s: %w", p.temp, err)
+	}
+	return nil
+}
+
+// Leftovers returns the temporary files left beside name by writers of
+// it that never finished (see [TempMarker]), sorted.
+func Leftovers(ctx context.Context, name string) ([]string, error) {
+	return Glob(ctx, escapeMeta(name)+TempMarker+"*")
+}
+
+// Remove removes the named file. The FS serving name must be a
+// [RenameFS]; if it is not, the error wraps [errors.ErrUnsupported].
+func Remove(ctx context.Context, name string) error {
+	fsys, err := lookup(name)
+	if err != nil {
+		return err
+	}
+	rfs, ok := fsys.(RenameFS)
+	if !ok {
+		return fmt.Errorf("storage: remove %s: %w", name, errors.ErrUnsupported)
+	}
+	return rfs.Remove(ctx, name)
+}
+
+// escapeMeta quotes the glob metacharacters of name so that a pattern
+// built from it matches name literally.
+func escapeMeta(name string) string {
+	if !strings.ContainsAny(name, `*?[\`) {
+		return name
+	}
+	var b strings.Builder
+	for _, c := range name {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
