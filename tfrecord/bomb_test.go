@@ -117,10 +117,10 @@ func TestBombOverMaxRecordSize(t *testing.T) {
 }
 
 // A record larger than the read buffer is read into storage of exactly
-// its length, allocated once when the input's size is known and in few
-// steps (the last from a quarter of the length) when it is not; the old
-// reader doubled to the length plus the CRC's 4 bytes and then once more,
-// about three times the record.
+// its length, allocated at once when the input's size is known and once
+// its first quarter has arrived when it is not; the old reader doubled to
+// the length plus the CRC's 4 bytes and then once more, about three times
+// the record.
 func TestBigRecordAllocation(t *testing.T) {
 	const length = 64 << 20
 	for _, c := range compressions {
@@ -144,7 +144,7 @@ func TestBigRecordAllocation(t *testing.T) {
 			}
 			limit := length + 256<<10 + decoderMemory(c) // the record, the buffer, the decompressor
 			if !known {
-				limit += length / 2 // the steps up to a quarter of the length
+				limit += length / 4 // the chunks holding the first quarter
 			}
 			if alloc > limit {
 				t.Errorf("%v (size known: %v): allocated %d bytes for a %d-byte record, want ≤ %d", c, known, alloc, length, limit)

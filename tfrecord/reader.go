@@ -287,9 +287,7 @@ func (r *Reader) next() ([]byte, error) {
 // A length field can claim more than the input holds. When the input's
 // size is known, a claim beyond it is reported as truncation before
 // anything is allocated, and otherwise the storage is allocated at once.
-// When the size is unknown, the storage grows only as data arrives (see
-// grow), so a false claim costs a small multiple of the bytes that
-// actually arrived, never the claim.
+// When the size is unknown, see readUnknown.
 func (r *Reader) readBig(length uint64, start int64) ([]byte, error) {
 	buffered := uint64(r.w - r.r)
 	if r.size >= 0 {
@@ -299,52 +297,75 @@ func (r *Reader) readBig(length uint64, start int64) ([]byte, error) {
 		}
 	}
 	b := r.big[:0]
-	if uint64(cap(b)) < length && r.size >= 0 {
+	if uint64(cap(b)) < length {
+		if r.size < 0 && buffered < length/4 && length/4 > firstChunk {
+			return r.readUnknown(length, start)
+		}
 		b = make([]byte, 0, length)
 	}
-	k := min(buffered, length)
-	for uint64(cap(b)) < k {
-		b = grow(b, length)
-	}
-	b = append(b, r.buf[r.r:r.r+int(k)]...)
-	r.r += int(k)
-	for uint64(len(b)) < length {
-		if len(b) == cap(b) {
-			b = grow(b, length)
-		}
-		if r.srcErr != nil {
-			r.big = b
-			return nil, r.shortError(start)
-		}
-		m, err := io.ReadFull(r.src, b[len(b):min(uint64(cap(b)), length)])
-		b = b[:len(b)+m]
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
-		}
-		r.srcErr = err
-	}
-	r.big = b
-	return b, nil
+	return r.readRest(b, length, start)
 }
 
-// grow returns b, full, with more capacity for a record of length bytes:
-// doubling from firstChunk up to a quarter of the length, then the whole
-// length. Bytes must have arrived to fill each step before the next, so
-// everything allocated for a record stays within about four times the
-// bytes read (plus firstChunk), however much its length field claims; an
-// honest record costs at most 1.25 times its length at the moment of the
-// last copy, and the copies add up to less than half its length.
-func grow(b []byte, length uint64) []byte {
-	c, quarter := uint64(cap(b)), length/4
-	switch {
-	case c >= quarter || quarter <= firstChunk:
-		c = length
-	default:
-		c = min(max(2*c, firstChunk), quarter)
+// readUnknown is readBig for an input of unknown size. It reads the first
+// quarter of the record into chunks that double from firstChunk, and only
+// then, the data having shown up, allocates the record and copies them in.
+// So a length field that claims more than the input holds costs at most
+// about four times the bytes that did arrive, never the claim; and an
+// honest record costs at most 1.25 times its length, with no copying
+// beyond its first quarter.
+func (r *Reader) readUnknown(length uint64, start int64) ([]byte, error) {
+	quarter := length / 4
+	var chunks [][]byte
+	for got, size := uint64(0), uint64(firstChunk); got < quarter; size *= 2 {
+		c := make([]byte, min(size, quarter-got))
+		n := copy(c, r.buf[r.r:r.w])
+		r.r += n
+		if n < len(c) {
+			if r.srcErr != nil {
+				return nil, r.shortError(start)
+			}
+			m, err := io.ReadFull(r.src, c[n:])
+			if err != nil {
+				if err == io.ErrUnexpectedEOF {
+					err = io.EOF
+				}
+				r.srcErr = err
+				return nil, r.shortError(start)
+			}
+			n += m
+		}
+		chunks = append(chunks, c)
+		got += uint64(n)
 	}
-	nb := make([]byte, len(b), c)
-	copy(nb, b)
-	return nb
+	b := make([]byte, 0, length)
+	for _, c := range chunks {
+		b = append(b, c...)
+	}
+	return r.readRest(b, length, start)
+}
+
+// readRest reads into b, of capacity at least length, what is missing of
+// a record's length bytes: first from the read buffer, then from src.
+func (r *Reader) readRest(b []byte, length uint64, start int64) ([]byte, error) {
+	k := min(uint64(r.w-r.r), length-uint64(len(b)))
+	b = append(b, r.buf[r.r:r.r+int(k)]...)
+	r.r += int(k)
+	r.big = b[:0]
+	if uint64(len(b)) < length {
+		if r.srcErr != nil {
+			return nil, r.shortError(start)
+		}
+		m, err := io.ReadFull(r.src, b[len(b):length])
+		b = b[:len(b)+m]
+		if err != nil {
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+			r.srcErr = err
+			return nil, r.shortError(start)
+		}
+	}
+	return b[:length:length], nil
 }
 
 // inputSize returns how many bytes src holds from its current position:
