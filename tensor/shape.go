@@ -30,10 +30,7 @@ var ErrTooManyElements = errors.New("too many elements")
 // -1 if a dimension is unknown or the product is above MaxElements (see
 // CheckedNumElements, which says which).
 func (s Shape) NumElements() int {
-	n, err := s.CheckedNumElements()
-	if err != nil {
-		return -1
-	}
+	n, _ := s.count()
 	return n
 }
 
@@ -44,11 +41,24 @@ func (s Shape) NumElements() int {
 // anything by it. A zero dimension makes the product zero whatever the
 // others are.
 func (s Shape) CheckedNumElements() (int, error) {
+	n, unknown := s.count()
+	switch {
+	case unknown:
+		return 0, fmt.Errorf("tensor: shape %v is not fully defined", s)
+	case n < 0:
+		return 0, fmt.Errorf("tensor: shape %v: %w (more than 2^48)", s, ErrTooManyElements)
+	}
+	return n, nil
+}
+
+// count returns the number of elements, or -1 and whether a dimension is
+// unknown.
+func (s Shape) count() (int, bool) {
 	n := uint64(1)
 	big := false
 	for _, d := range s {
 		if d < 0 {
-			return 0, fmt.Errorf("tensor: shape %v is not fully defined", s)
+			return -1, true
 		}
 		hi, lo := bits.Mul64(n, uint64(d))
 		if hi != 0 || lo > MaxElements {
@@ -59,9 +69,9 @@ func (s Shape) CheckedNumElements() (int, error) {
 		n = lo
 	}
 	if big && n != 0 {
-		return 0, fmt.Errorf("tensor: shape %v: %w (more than 2^48)", s, ErrTooManyElements)
+		return -1, false
 	}
-	return int(n), nil
+	return int(n), false
 }
 
 // IsFullyDefined reports whether every dimension is known.
