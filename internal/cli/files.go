@@ -70,10 +70,9 @@ func exists(ctx context.Context, name string) bool {
 const defaultMaxRecordSize = 256 << 20
 
 // maxRecordSizeUsage is the help of --max-record-size.
-const maxRecordSizeUsage = "largest record, in bytes, that commands read; a longer length field is an error " +
-	"instead of an allocation. The default, 256 MiB, is far above real Examples and keeps a damaged length " +
-	"or a decompression bomb (a few KB of zstd can inflate to a 2 GiB record) from taking gigabytes of memory; " +
-	"raise it (up to TensorFlow's 2 GiB, 2147483648) for files with larger records"
+const maxRecordSizeUsage = "largest record in bytes that commands read (TensorFlow allows 2 GiB); " +
+	"the 256 MiB default is far above real Examples and keeps a damaged length field or a decompression bomb " +
+	"(kilobytes of zstd inflating to a 2 GiB record) from costing gigabytes of memory"
 
 // readSettings are the settings of the commands that read records, from
 // the root command's flags and from cobra.
