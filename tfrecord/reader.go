@@ -20,7 +20,7 @@ const (
 	defaultBufSize = 64 << 10
 	minBufSize     = 64
 	// firstChunk is the first allocation for a record too large for the
-	// read buffer when the input's size is unknown; see grow.
+	// read buffer when the input's size is unknown; see readUnknown.
 	firstChunk = 256 << 10
 )
 
@@ -287,7 +287,8 @@ func (r *Reader) next() ([]byte, error) {
 // A length field can claim more than the input holds. When the input's
 // size is known, a claim beyond it is reported as truncation before
 // anything is allocated, and otherwise the storage is allocated at once.
-// When the size is unknown, see readUnknown.
+// When the size is unknown, a record of up to four times firstChunk is
+// allocated at once too, and a larger one as readUnknown says.
 func (r *Reader) readBig(length uint64, start int64) ([]byte, error) {
 	buffered := uint64(r.w - r.r)
 	if r.size >= 0 {
