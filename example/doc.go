@@ -38,4 +38,11 @@
 // prefixed with the record's name and batch index ("Name: <key>, Key:
 // <feature>, Index: <i>.  ...") and, for malformed input, the byte offset
 // inside the record; they wrap the sentinel errors below for errors.Is.
+//
+// Hostile input costs memory in proportion to its bytes: counts come from
+// values actually present, a feature list is summarized per list rather
+// than per step, and a FixedLenSequence list must hold one row in every
+// step before its output is allocated. A spec's shapes are checked when
+// the parser is built: a row of more than MaxRowElements values (which no
+// record can hold), or a shape whose size overflows, is ErrInvalidSpec.
 package example

@@ -92,6 +92,10 @@ func FuzzParseSingle(f *testing.F) {
 func FuzzParseSequence(f *testing.F) {
 	addRefSeeds(f, true)
 	f.Add([]byte{})
+	// Steps whose total fits the rows but not each step; empty steps.
+	f.Add(NewSequence().List("t", Int64List(1), Int64List(2, 3, 4)).Marshal())
+	f.Add(NewSequence().List("t", Int64List(1, 2), Feature{}).List("emb", FloatList(1), FloatList()).Marshal())
+	f.Add(emptySteps(1000))
 	ctx := Spec{"c": VarLen(tensor.Int64), "d": FixedLen(tensor.Float32).WithDefault(tensor.Scalar(float32(0)))}
 	lists := Spec{"t": FixedLenSequence(tensor.Int64, 2).AllowMissing(), "w": VarLen(tensor.String),
 		"tok": VarLen(tensor.Int64), "emb": FixedLenSequence(tensor.Float32).AllowMissing()}

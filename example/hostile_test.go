@@ -131,11 +131,31 @@ func TestInvalidSpecs(t *testing.T) {
 		"sequence without allow":  {"a": FixedLenSequence(tensor.Int64)},
 		"sparse keys/size differ": {"a": SparseFeature([]string{"i", "j"}, "v", tensor.Float32, []int{3}, false)},
 		"zero spec":               {"a": FeatureSpec{}},
+		// Shapes whose element count overflows, or that no record could
+		// fill, are refused before anything is sized by them.
+		"shape [3, 2^62]":                {"a": FixedLen(tensor.Int64, 3, 1<<62)},
+		"shape [2^40] with a default":    {"a": FixedLen(tensor.Float32, 1<<40).WithDefault(tensor.Scalar(float32(1)))},
+		"shape [2^31]":                   {"a": FixedLen(tensor.String, 1<<31)},
+		"sequence step [2^20, 2^20]":     {"a": FixedLenSequence(tensor.Int64, 1<<20, 1<<20).AllowMissing()},
+		"sequence step [2^62, 2^62, 16]": {"a": FixedLenSequence(tensor.Int64, 1<<62, 1<<62, 16).AllowMissing()},
+		"sparse size [2^62, 4]":          {"a": SparseFeature([]string{"i", "j"}, "v", tensor.Float32, []int{1 << 62, 4}, false)},
 	}
 	for name, spec := range tests {
-		if _, err := NewParser(spec); !errors.Is(err, ErrInvalidSpec) {
-			t.Errorf("%s: %v, want ErrInvalidSpec", name, err)
+		if _, err := NewParser(spec); !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), `feature "a"`) {
+			t.Errorf("%s: %v, want ErrInvalidSpec naming feature \"a\"", name, err)
 		}
+	}
+	if _, err := NewSequenceParser(Spec{}, Spec{"l": FixedLenSequence(tensor.Int64, 3, 1<<62)}); !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), `feature "l"`) {
+		t.Errorf("feature list of shape [3, 2^62]: %v", err)
+	}
+	// The largest row is allowed; a batch too large for a tensor is an
+	// error, not a panic.
+	p, err := NewParser(Spec{"a": FixedLen(tensor.Int64, MaxRowElements)})
+	if err != nil {
+		t.Fatalf("shape [2^31-1]: %v", err)
+	}
+	if _, err := p.Parse(make([][]byte, 1<<17+1), nil); !errors.Is(err, tensor.ErrTooManyElements) {
+		t.Errorf("2^17+1 rows of 2^31-1: %v, want tensor.ErrTooManyElements", err)
 	}
 	if _, err := NewSequenceParser(Spec{}, Spec{"a": FixedLen(tensor.Int64)}); !errors.Is(err, ErrInvalidSpec) {
 		t.Errorf("FixedLen in feature lists: %v", err)

@@ -1,6 +1,7 @@
 package example
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/sluiceml/sluice/tensor"
@@ -120,7 +121,13 @@ func (pl *plan) build(refs []featureRef, n int, keys []string, reuse []tensor.Te
 			if reuse != nil && reuse[fi].IsValid() && reuse[fi].Len() == n && c.dtype != tensor.String {
 				dst = reuse[fi]
 			} else {
-				dst = tensor.Zeros(c.dtype, c.shape.Prepend(n))
+				// A row is at most MaxRowElements, but a batch of them
+				// can still be more than a tensor may hold.
+				shape := c.shape.Prepend(n)
+				if _, err := shape.CheckedNumElements(); err != nil {
+					return nil, fmt.Errorf("example: feature %q: a batch of %d records: %w", c.name, n, err)
+				}
+				dst = tensor.Zeros(c.dtype, shape)
 			}
 			out.dense[fi], err = c.buildFixedLen(dst, n, keys, func(i int) *featureRef { return ref(i, c.slot) })
 			if reuse != nil && err == nil {

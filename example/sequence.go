@@ -33,15 +33,75 @@ func NewSequenceParser(context, featureLists Spec) (*SequenceParser, error) {
 
 // seqRecord is what scanning found in one SequenceExample.
 type seqRecord struct {
-	ctx     []featureRef   // by context slot
-	lists   [][]featureRef // by feature-list slot: one ref per step
-	present []bool         // by feature-list slot
+	ctx   []featureRef // by context slot
+	lists []listRef    // by feature-list slot
+}
+
+// listRef is what scanning found of one requested feature list in one
+// record: where its steps are and a summary of them. It holds nothing per
+// step, so a list of millions of empty steps costs what a list of one
+// does; the build walks the steps again to check and decode them.
+type listRef struct {
+	present bool
+	raw     []byte        // fast path: the FeatureList message
+	msgs    []*pb.Feature // reference path: its steps
+	steps   int
+	// By the list kind of the steps (kindNone for an empty Feature): the
+	// first step of that kind (valid if count or seen says so), the
+	// values in all such steps and the most in one.
+	seen     [4]bool
+	first    [4]int
+	count    [4]int
+	maxCount [4]int
+	// The fewest and most values in one step, of any kind.
+	minAll, maxAll int
+}
+
+// add counts step r, the next step of l.
+func (l *listRef) add(r *featureRef) {
+	k := r.kind
+	if !l.seen[k] {
+		l.seen[k], l.first[k] = true, l.steps
+	}
+	l.count[k] += r.count
+	l.maxCount[k] = max(l.maxCount[k], r.count)
+	if l.steps == 0 {
+		l.minAll, l.maxAll = r.count, r.count
+	} else {
+		l.minAll, l.maxAll = min(l.minAll, r.count), max(l.maxAll, r.count)
+	}
+	l.steps++
+}
+
+// each calls fn with every step of l in order, stopping at an error. The
+// steps were validated by the scan; r is reused between calls.
+func (l *listRef) each(fn func(step int, r *featureRef) error) error {
+	for s, m := range l.msgs {
+		r := refFromMessage(m)
+		if err := fn(s, &r); err != nil {
+			return err
+		}
+	}
+	var r featureRef
+	s := 0
+	for b := l.raw; len(b) > 0; {
+		g, rest, _ := next(b)
+		b = rest
+		if g.num != fieldFeatureListFeature || g.typ != protowire.BytesType {
+			continue
+		}
+		scanFeature(g.val, g.val, &r)
+		if err := fn(s, &r); err != nil {
+			return err
+		}
+		s++
+	}
+	return nil
 }
 
 func (p *SequenceParser) scan(rec []byte, r *seqRecord) *wireError {
 	r.ctx = make([]featureRef, len(p.ctx.slotNames))
-	r.lists = make([][]featureRef, len(p.seq.slotNames))
-	r.present = make([]bool, len(p.seq.slotNames))
+	r.lists = make([]listRef, len(p.seq.slotNames))
 	if p.reference {
 		return p.scanMessage(rec, r)
 	}
@@ -66,23 +126,24 @@ func (p *SequenceParser) scan(rec []byte, r *seqRecord) *wireError {
 			})
 		case fieldSequenceLists:
 			werr = scanMap(rec, f.val, p.seq, func(slot int, value []byte) *wireError {
-				steps := r.lists[slot][:0]
-				for l := value; len(l) > 0; {
-					g, rest, bad := next(l)
+				l := listRef{present: true, raw: value}
+				var step featureRef
+				for b := value; len(b) > 0; {
+					g, rest, bad := next(b)
 					if bad != "" {
-						return &wireError{offset: offsetIn(rec, l), feature: p.seq.slotNames[slot], what: bad}
+						return &wireError{offset: offsetIn(rec, b), feature: p.seq.slotNames[slot], what: bad}
 					}
-					l = rest
+					b = rest
 					if g.num != fieldFeatureListFeature || g.typ != protowire.BytesType {
 						continue
 					}
-					steps = append(steps, featureRef{})
-					if werr := scanFeature(rec, g.val, &steps[len(steps)-1]); werr != nil {
+					if werr := scanFeature(rec, g.val, &step); werr != nil {
 						werr.feature = p.seq.slotNames[slot]
 						return werr
 					}
+					l.add(&step)
 				}
-				r.lists[slot], r.present[slot] = steps, true
+				r.lists[slot] = l
 				return nil
 			})
 		}
@@ -108,10 +169,12 @@ func (p *SequenceParser) scanMessage(rec []byte, r *seqRecord) *wireError {
 	lm := se.GetFeatureLists().GetFeatureList()
 	for slot, name := range p.seq.slotNames {
 		if fl, ok := lm[name]; ok {
-			r.present[slot] = true
-			for _, f := range fl.GetFeature() {
-				r.lists[slot] = append(r.lists[slot], refFromMessage(f))
+			l := listRef{present: true, msgs: fl.GetFeature()}
+			for _, f := range l.msgs {
+				step := refFromMessage(f)
+				l.add(&step)
 			}
+			r.lists[slot] = l
 		}
 	}
 	return nil
@@ -200,62 +263,42 @@ func (p *SequenceParser) buildLists(recs []seqRecord, keys []string) (*Parsed, e
 		lengths := make([]int64, n)
 		for i := range recs {
 			name := recordName(keys, i)
-			if !recs[i].present[c.slot] && c.kind == KindFixedLenSequence && !c.allowMissing {
+			l := &recs[i].lists[c.slot]
+			if !l.present && c.kind == KindFixedLenSequence && !c.allowMissing {
 				err := listError(ErrMissing, name, c.name, "Feature list '%s' is required but could not be found.  "+
 					"Did you mean to include it in feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?", c.name)
 				err.Index = i
 				return nil, err
 			}
-			steps := recs[i].lists[c.slot]
-			count := 0
-			for s := range steps {
-				r := &steps[s]
-				if r.kind == kindNone {
-					continue
+			bad := -1
+			for _, k := range []listKind{kindBytes, kindFloat, kindInt64} {
+				if k != c.list && l.seen[k] && (bad < 0 || l.first[k] < bad) {
+					bad = l.first[k]
 				}
-				if r.kind != c.list {
-					err := listError(ErrDTypeMismatch, name, c.name, "Feature list: %s, Index: %d.  Data types don't match. Expected type: %s",
-						c.name, s, c.dtype.TFName())
-					err.Index = i
-					return nil, err
-				}
-				count += r.count
-				maxCount = max(maxCount, r.count)
 			}
-			if c.kind == KindFixedLenSequence && count != len(steps)*c.rowSize {
+			if bad >= 0 {
+				err := listError(ErrDTypeMismatch, name, c.name, "Feature list: %s, Index: %d.  Data types don't match. Expected type: %s",
+					c.name, bad, c.dtype.TFName())
+				err.Index = i
+				return nil, err
+			}
+			count := l.count[c.list]
+			if c.kind == KindFixedLenSequence && (c.rowSize == 0 && count > 0 || c.rowSize > 0 && count%c.rowSize != 0) {
 				err := listError(ErrValueCount, name, c.name, "Feature list '%s' has an unexpected number of values.  "+
 					"Total values size: %d is not consistent with output shape: %v", c.name, count, c.shape.Prepend(tensor.Unknown))
 				err.Index = i
 				return nil, err
 			}
 			total += count
-			maxSteps = max(maxSteps, len(steps))
-			lengths[i] = int64(len(steps))
+			maxCount = max(maxCount, l.maxCount[c.list])
+			maxSteps = max(maxSteps, l.steps)
+			lengths[i] = int64(l.steps)
 		}
 		if c.kind == KindFixedLenSequence {
-			t := tensor.Zeros(c.dtype, append(tensor.Shape{n, maxSteps}, c.shape...))
-			if c.def.IsValid() {
-				switch c.dtype {
-				case tensor.Float32:
-					fillRepeat(t.Float32s(), c.def.Float32s()[:1])
-				case tensor.Int64:
-					fillRepeat(t.Int64s(), c.def.Int64s()[:1])
-				case tensor.String:
-					fillRepeat(t.Strings(), c.def.Strings()[:1])
-				}
+			t, err := c.buildListDense(recs, keys, maxSteps)
+			if err != nil {
+				return nil, err
 			}
-			row := maxSteps * c.rowSize
-			for i := range recs {
-				off := i * row
-				for s := range recs[i].lists[c.slot] {
-					r := &recs[i].lists[c.slot][s]
-					if r.kind != kindNone {
-						decode(r, t, off)
-						off += r.count
-					}
-				}
-			}
-			ownStrings(t)
 			out.dense[fi] = t
 			out.lengths[fi] = tensor.New(lengths)
 			continue
@@ -265,23 +308,76 @@ func (p *SequenceParser) buildLists(recs []seqRecord, keys []string) (*Parsed, e
 		values := tensor.Zeros(c.dtype, tensor.Shape{total})
 		off := 0
 		for i := range recs {
-			for s := range recs[i].lists[c.slot] {
-				r := &recs[i].lists[c.slot][s]
+			recs[i].lists[c.slot].each(func(s int, r *featureRef) error {
 				if r.kind == kindNone {
-					continue
+					return nil
 				}
 				decode(r, values, off)
 				off += r.count
 				for j := range r.count {
 					indices = append(indices, int64(i), int64(s), int64(j))
 				}
-			}
+				return nil
+			})
 		}
 		ownStrings(values)
 		out.sparse[fi] = tensor.Sparse{Indices: tensor.New(indices, total, 3), Values: values,
 			DenseShape: tensor.Shape{n, maxSteps, maxCount}}
 	}
 	return out, nil
+}
+
+// buildListDense decodes a FixedLenSequence feature list of every record
+// into [n, maxSteps]+shape, padded with the default. Each step must hold
+// exactly the values of one row, as in TensorFlow: a total that is a
+// multiple of the row (checked by the caller) may still be spread wrongly
+// over the steps, and must not be moved across them.
+func (c *compiled) buildListDense(recs []seqRecord, keys []string, maxSteps int) (tensor.Tensor, error) {
+	// Check before allocating: the output's size is steps times the row,
+	// and only steps that hold their rows tie it to the record's size.
+	for i := range recs {
+		l := &recs[i].lists[c.slot]
+		if l.steps == 0 || l.minAll == c.rowSize && l.maxAll == c.rowSize {
+			continue
+		}
+		err := l.each(func(s int, r *featureRef) error {
+			if r.count == c.rowSize {
+				return nil
+			}
+			err := listError(ErrValueCount, recordName(keys, i), c.name, "Key: %s, Index: %d.  Number of values != expected.  "+
+				"values size: %d but output shape: %v", c.name, s, r.count, c.shape)
+			err.Index = i
+			return err
+		})
+		if err != nil {
+			return tensor.Tensor{}, err
+		}
+	}
+	n := len(recs)
+	t := tensor.Zeros(c.dtype, append(tensor.Shape{n, maxSteps}, c.shape...))
+	if c.def.IsValid() {
+		switch c.dtype {
+		case tensor.Float32:
+			fillRepeat(t.Float32s(), c.def.Float32s()[:1])
+		case tensor.Int64:
+			fillRepeat(t.Int64s(), c.def.Int64s()[:1])
+		case tensor.String:
+			fillRepeat(t.Strings(), c.def.Strings()[:1])
+		}
+	}
+	row := maxSteps * c.rowSize
+	for i := range recs {
+		off := i * row
+		recs[i].lists[c.slot].each(func(_ int, r *featureRef) error {
+			if r.kind != kindNone {
+				decode(r, t, off)
+				off += r.count
+			}
+			return nil
+		})
+	}
+	ownStrings(t)
+	return t, nil
 }
 
 // Lengths returns the number of steps of each record for a dense feature

@@ -153,6 +153,14 @@ func listKindOf(d tensor.DType) listKind {
 	return kindNone
 }
 
+// MaxRowElements is the most values a spec's row may have: the elements
+// of a FixedLen feature's shape, or of one step of a FixedLenSequence.
+// A serialized record is at most 2 GiB (protobuf's limit on a message) and
+// every value takes at least a byte of it, so no record could fill a
+// larger row; a larger shape is a mistake, and with a default it would be
+// allocated when the parser is built.
+const MaxRowElements = 1<<31 - 1
+
 // compiled is one spec entry prepared for parsing.
 type compiled struct {
 	name string
@@ -208,7 +216,14 @@ func compile(spec Spec, where specContext) (*plan, error) {
 				return nil, fmt.Errorf("example: feature %q: %w: shape %v must be fully defined", name, ErrInvalidSpec, f.shape)
 			}
 		}
-		c.rowSize = f.shape.NumElements()
+		rowSize, err := f.shape.CheckedNumElements()
+		if err == nil && rowSize > MaxRowElements {
+			err = fmt.Errorf("shape %v has %d elements, more than a record can hold (%d)", f.shape, rowSize, MaxRowElements)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("example: feature %q: %w: %w", name, ErrInvalidSpec, err)
+		}
+		c.rowSize = rowSize
 		switch f.kind {
 		case KindFixedLen:
 			if where == inFeatureLists {
@@ -230,6 +245,11 @@ func compile(spec Spec, where specContext) (*plan, error) {
 			}
 			if len(f.indexKeys) == 0 || len(f.indexKeys) != len(f.size) {
 				return nil, fmt.Errorf("example: feature %q: %w: %d index keys for dense size %v", name, ErrInvalidSpec, len(f.indexKeys), f.size)
+			}
+			// The dense shape is only described, never allocated here, but
+			// it must be one a tensor can have.
+			if _, err := tensor.Shape(f.size).CheckedNumElements(); err != nil {
+				return nil, fmt.Errorf("example: feature %q: %w: size: %w", name, ErrInvalidSpec, err)
 			}
 			c.slot = slot(f.valueKey)
 			for _, k := range f.indexKeys {

@@ -63,6 +63,12 @@ func SkipCorrupt() Option { return RecordOptions(tfrecord.SkipCorrupt()) }
 // the next one fails the read as it would without skipping.
 func SkipCorruptUpTo(n int64) Option { return RecordOptions(tfrecord.SkipCorruptUpTo(n)) }
 
+// MaxRecordSize sets the largest record a TFRecord reader accepts; a
+// longer length field fails the read with an error wrapping
+// tfrecord.ErrTooLarge. The default is tfrecord.DefaultMaxRecordSize
+// (2 GiB); see tfrecord.MaxRecordSize.
+func MaxRecordSize(n int64) Option { return RecordOptions(tfrecord.MaxRecordSize(n)) }
+
 // RecordOptions passes options to a TFRecord reader's tfrecord.Reader,
 // for example tfrecord.SkipDataCRC() or tfrecord.MaxRecordSize(n).
 func RecordOptions(opts ...tfrecord.Option) Option {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -835,5 +837,47 @@ func TestInterop(t *testing.T) {
 		if rest := readAll(t, r2); !slices.Equal(rest, got[c.n/2:]) {
 			t.Fatalf("%s: resumed with %d records, want %d", c.file, len(rest), c.n-c.n/2)
 		}
+	}
+}
+
+// MaxRecordSize reaches the TFRecord reader; and a length field claiming
+// more than the file holds fails as truncation without memory for the
+// claim, since the reader is told the file's size.
+func TestTFRecordMaxRecordSize(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	w := tfrecord.NewWriter(&buf)
+	w.Write(make([]byte, 1000))
+	w.Close()
+	var h [12]byte
+	binary.LittleEndian.PutUint64(h[:], 1<<30)
+	binary.LittleEndian.PutUint32(h[8:], tfrecord.MaskedCRC(h[:8]))
+	data := append(append(buf.Bytes(), h[:]...), make([]byte, 3<<20)...)
+	name := writeFile(t, dir, "claim.tfrecord", data)
+
+	q := workQueue(t, name)
+	q.Close(bg, false)
+	_, _, err := NewTFRecordReader(q, tfrecord.None, MaxRecordSize(999)).Read(bg)
+	var re *tfrecord.RecordError
+	if !errors.Is(err, tfrecord.ErrTooLarge) || !errors.As(err, &re) || re.Name != name || re.Limit != 999 {
+		t.Errorf("MaxRecordSize(999): %v, want ErrTooLarge for %s", err, name)
+	}
+
+	q = workQueue(t, name)
+	q.Close(bg, false)
+	r := NewTFRecordReader(q, tfrecord.None)
+	if _, v, err := r.Read(bg); err != nil || len(v) != 1000 {
+		t.Fatalf("first record: %d bytes, %v", len(v), err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, _, err = r.Read(bg)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, tfrecord.ErrTruncated) || !strings.Contains(err.Error(), name) {
+		t.Errorf("claim of 1 GiB: %v, want ErrTruncated naming %s", err, name)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("claim of 1 GiB with 3 MiB present: allocated %d bytes", alloc)
 	}
 }

@@ -54,6 +54,11 @@ func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) er
 		src = io.NewSectionReader(file, offset, file.Size()-offset)
 		f.opts = append(f.opts, tfrecord.StartOffset(offset))
 	}
+	if f.Compression == tfrecord.None {
+		// A length field claiming more than the file holds is then
+		// found without reading or allocating for it.
+		f.opts = append(f.opts, tfrecord.InputSize(file.Size()-max(offset, 0)))
+	}
 	if f.rd == nil {
 		f.rd = tfrecord.NewReader(src, f.opts...)
 	} else {

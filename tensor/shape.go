@@ -1,6 +1,9 @@
 package tensor
 
 import (
+	"errors"
+	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -14,17 +17,61 @@ const Unknown = -1
 // always fully defined.
 type Shape []int
 
+// MaxElements is the most elements a shape may describe: 2^48, more
+// memory than any machine has even for one-byte elements, and small enough
+// that a count of elements times an element's size never overflows an int.
+const MaxElements = 1 << 48
+
+// ErrTooManyElements reports a shape whose dimensions multiply to more than
+// MaxElements, which includes every product that would overflow an int.
+var ErrTooManyElements = errors.New("too many elements")
+
 // NumElements returns the product of the dimensions, 1 for a scalar, or
-// -1 if a dimension is unknown.
+// -1 if a dimension is unknown or the product is above MaxElements (see
+// CheckedNumElements, which says which).
 func (s Shape) NumElements() int {
-	n := 1
+	n, _ := s.count()
+	return n
+}
+
+// CheckedNumElements returns the product of the dimensions, 1 for a
+// scalar. It fails for an unknown dimension, and with an error wrapping
+// ErrTooManyElements for a product above MaxElements: use it where a shape
+// comes from outside the program (a spec, a file, a flag), before sizing
+// anything by it. A zero dimension makes the product zero whatever the
+// others are.
+func (s Shape) CheckedNumElements() (int, error) {
+	n, unknown := s.count()
+	switch {
+	case unknown:
+		return 0, fmt.Errorf("tensor: shape %v is not fully defined", s)
+	case n < 0:
+		return 0, fmt.Errorf("tensor: shape %v: %w (more than 2^48)", s, ErrTooManyElements)
+	}
+	return n, nil
+}
+
+// count returns the number of elements, or -1 and whether a dimension is
+// unknown.
+func (s Shape) count() (int, bool) {
+	n := uint64(1)
+	big := false
 	for _, d := range s {
 		if d < 0 {
-			return -1
+			return -1, true
 		}
-		n *= d
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > MaxElements {
+			big = true // unless a later dimension is 0
+			n = 1
+			continue
+		}
+		n = lo
 	}
-	return n
+	if big && n != 0 {
+		return -1, false
+	}
+	return int(n), false
 }
 
 // IsFullyDefined reports whether every dimension is known.

@@ -106,9 +106,9 @@ func Strings(ss ...string) Tensor {
 // (false for Bool, empty strings for String). The shape must be fully
 // defined.
 func Zeros(dtype DType, shape Shape) Tensor {
-	n := shape.NumElements()
-	if n < 0 {
-		panic(fmt.Sprintf("tensor.Zeros: shape %v is not fully defined", shape))
+	n, err := shape.CheckedNumElements()
+	if err != nil {
+		panic("tensor.Zeros: " + err.Error())
 	}
 	return Tensor{dtype: dtype, shape: shape.Clone(), data: makeData(dtype, n)}
 }

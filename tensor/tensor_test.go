@@ -1,7 +1,10 @@
 package tensor
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -247,3 +250,51 @@ func BenchmarkStackInto128x784(b *testing.B) {
 		}
 	}
 }
+
+// Shapes from outside (specs, flags, files) can ask for more elements than
+// an int holds; the count must say so, not wrap around: [4, 2^62] used to
+// count 0 elements, so an empty tensor reshaped to it.
+func TestCheckedNumElements(t *testing.T) {
+	tests := []struct {
+		s    Shape
+		want int
+		err  error // nil, ErrTooManyElements, or errUnknown
+	}{
+		{Shape{}, 1, nil},
+		{Shape{2, 3}, 6, nil},
+		{Shape{1 << 40}, 1 << 40, nil},
+		{Shape{1 << 24, 1 << 24}, 1 << 48, nil},
+		{Shape{1 << 24, 1 << 25}, 0, ErrTooManyElements},
+		{Shape{3, 1 << 62}, 0, ErrTooManyElements},
+		{Shape{4, 1 << 62}, 0, ErrTooManyElements},
+		{Shape{1 << 62, 1 << 62, 1 << 62}, 0, ErrTooManyElements},
+		{Shape{1 << 62, 4, 0}, 0, nil},
+		{Shape{0, 1 << 62, 4}, 0, nil},
+		{Shape{2, Unknown}, 0, errUnknown},
+	}
+	for _, tc := range tests {
+		n, err := tc.s.CheckedNumElements()
+		switch {
+		case tc.err == nil && (err != nil || n != tc.want):
+			t.Errorf("%v: %d, %v; want %d", tc.s, n, err, tc.want)
+		case tc.err == ErrTooManyElements && !errors.Is(err, ErrTooManyElements):
+			t.Errorf("%v: %d, %v; want ErrTooManyElements", tc.s, n, err)
+		case tc.err == errUnknown && (err == nil || errors.Is(err, ErrTooManyElements)):
+			t.Errorf("%v: %d, %v; want an unknown-dimension error", tc.s, n, err)
+		}
+		if want := map[bool]int{true: tc.want, false: -1}[tc.err == nil]; tc.s.NumElements() != want {
+			t.Errorf("%v.NumElements() = %d, want %d", tc.s, tc.s.NumElements(), want)
+		}
+	}
+	if _, err := New([]int64{}, 0).Reshape(Shape{4, 1 << 62}); err == nil {
+		t.Error("an empty tensor reshaped to [4, 2^62]")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "too many elements") {
+			t.Errorf("Zeros([3, 2^62]): panic %v, want one saying too many elements", r)
+		}
+	}()
+	Zeros(Float32, Shape{3, 1 << 62})
+}
+
+var errUnknown = errors.New("unknown dimension")

@@ -36,7 +36,8 @@ func newDecompressor(c Compression, r io.Reader) (io.Reader, func(), error) {
 		zr, err := zstd.NewReader(r,
 			zstd.WithDecoderConcurrency(1), // decode in the caller's goroutine
 			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(zstdMaxWindow))
+			zstd.WithDecoderMaxWindow(zstdMaxWindow),
+			zstd.WithDecoderMaxMemory(zstdMaxWindow))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -24,7 +24,10 @@
 // one of the sentinels [ErrCorrupt], [ErrTruncated] or [ErrTooLarge]; every
 // such error also matches [ErrDataLoss], TensorFlow's status code for them.
 // The reader never allocates memory for a length field it has not seen
-// data for: buffers grow only as bytes actually arrive.
+// data for: it checks the claim against the input's size when that is
+// known (an uncompressed file) and otherwise grows its buffer in steps as
+// bytes actually arrive. [MaxRecordSize] refuses records too large to
+// hold, such as a decompression bomb's.
 //
 // A [Writer] produces exactly the bytes TensorFlow's TFRecordWriter
 // produces for the uncompressed stream. Compressed output is readable by

@@ -51,6 +51,8 @@ type RecordError struct {
 	Part string
 	// Length is the record's length field, when it was read and trusted.
 	Length uint64
+	// Limit is the largest length the reader accepted, for ErrTooLarge.
+	Limit uint64
 	// Cause is the underlying error, such as the decompressor's, or nil.
 	Cause error
 }
@@ -59,7 +61,7 @@ func (e *RecordError) Error() string {
 	var msg string
 	switch {
 	case e.Err == ErrTooLarge:
-		msg = fmt.Sprintf("record size too large (%d bytes) at %d", e.Length, e.At)
+		msg = fmt.Sprintf("record size too large (%d bytes, more than the limit of %d) at %d", e.Length, e.Limit, e.At)
 	case e.Part == damageCompressed:
 		msg = fmt.Sprintf("%v at %d (in compressed stream)", e.Err, e.At)
 	case e.Part == damageData:

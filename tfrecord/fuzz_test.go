@@ -16,6 +16,7 @@ const (
 	fuzzSkip = 1 << iota
 	fuzzSkipDataCRC
 	fuzzSmallBuffer
+	fuzzPipe // the input's size is unknown
 )
 
 func fuzzSeeds(f *testing.F) {
@@ -32,6 +33,14 @@ func fuzzSeeds(f *testing.F) {
 	f.Add(append(frameHeader(1<<40), 1, 2, 3), uint8(0), uint8(0))
 	f.Add(append(frameHeader(100), 1, 2, 3), uint8(0), uint8(fuzzSmallBuffer))
 	f.Add([]byte{1, 2, 3}, uint8(0), uint8(0))
+	// Bombs: whole records of zeros, and headers claiming more than follows.
+	f.Add(bomb(f, tfrecord.Zstd, 1<<20, -1), uint8(tfrecord.Zstd), uint8(0))
+	f.Add(bomb(f, tfrecord.Gzip, 1<<30, 1<<20), uint8(tfrecord.Gzip), uint8(fuzzSmallBuffer))
+	f.Add(bomb(f, tfrecord.None, 1<<30, 100_000), uint8(0), uint8(0))
+	f.Add(bomb(f, tfrecord.None, 1<<30, 100_000), uint8(0), uint8(fuzzPipe))
+	f.Add(append(frameHeader(70_000), make([]byte, 70_003)...), uint8(0), uint8(fuzzPipe))
+	// A zstd frame declaring a 1 TiB single-segment window.
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0}, uint8(tfrecord.Zstd), uint8(0))
 	for _, name := range []string{"tf_gzip.tfrecord", "tf_zlib.tfrecord", "zlib_full_flush.tfrecord.z", "corrupt_gzip_truncated.tfrecord"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(b, uint8(tfrecord.DetectCompression(b)), uint8(0))
@@ -58,7 +67,11 @@ func FuzzReader(f *testing.F) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		r := tfrecord.NewReader(bytes.NewReader(data), opts...)
+		var src io.Reader = bytes.NewReader(data)
+		if flags&fuzzPipe != 0 {
+			src = onlyReader{src}
+		}
+		r := tfrecord.NewReader(src, opts...)
 		var err error
 		var total int64
 		for {

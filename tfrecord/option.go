@@ -22,10 +22,11 @@ type config struct {
 	level       int
 	levelSet    bool
 	bufSize     int
+	inputSize   int64 // bytes of input; <0: unknown (measured by seeking, if possible)
 }
 
 func newConfig(opts []Option) config {
-	c := config{maxRecord: DefaultMaxRecordSize, skipLimit: -1, bufSize: defaultBufSize}
+	c := config{maxRecord: DefaultMaxRecordSize, skipLimit: -1, bufSize: defaultBufSize, inputSize: -1}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)
@@ -53,10 +54,15 @@ func SkipDataCRC() Option {
 }
 
 // MaxRecordSize sets the largest record length a Reader accepts; a longer
-// length field is an error wrapping ErrTooLarge. The default is
-// DefaultMaxRecordSize. Memory is never allocated ahead of the data that
-// arrives, so the limit is about refusing absurd records, not about
-// protecting against hostile length fields.
+// length field is an error wrapping ErrTooLarge that names the length and
+// the limit. The default is DefaultMaxRecordSize.
+//
+// A Reader never allocates for a length field ahead of the data: storage
+// for a large record grows as its bytes arrive (or is checked against the
+// input's size first, see InputSize). But an honest record of n bytes
+// costs n bytes of memory, and a compressed stream can hold a gigabyte of
+// zeros in a few kilobytes, so a program that reads untrusted files
+// should set a limit that fits its records and its memory.
 func MaxRecordSize(n int64) Option {
 	return optionFunc(func(c *config) {
 		if n < 0 {
@@ -64,6 +70,18 @@ func MaxRecordSize(n int64) Option {
 		}
 		c.maxRecord = uint64(n)
 	})
+}
+
+// InputSize tells a Reader that the reader given to it holds n bytes from
+// where it starts (the file's size, less any offset already skipped). For
+// an uncompressed stream the Reader then reports a length field that
+// claims more than the rest of the input as truncation at once, without
+// reading or allocating, and allocates a large record's storage in one
+// step. Without InputSize a Reader measures an io.Seeker by seeking to its
+// end and back; for other readers the size is unknown. It is ignored for
+// compressed streams.
+func InputSize(n int64) Option {
+	return optionFunc(func(c *config) { c.inputSize = max(n, 0) })
 }
 
 // SkipCorrupt makes a Reader skip corrupt records and count them (see

@@ -20,7 +20,7 @@ const (
 	defaultBufSize = 64 << 10
 	minBufSize     = 64
 	// firstChunk is the first allocation for a record too large for the
-	// read buffer; the buffer then doubles as data arrives.
+	// read buffer when the input's size is unknown; see readUnknown.
 	firstChunk = 256 << 10
 )
 
@@ -46,6 +46,11 @@ type Reader struct {
 	srcErr error // sticky error from src; io.EOF at the end
 
 	big []byte // reused storage for records larger than buf
+
+	// size is the number of bytes the caller's reader held when reading
+	// began (uncompressed streams only), or -1 if unknown; with raw.n it
+	// tells how much of the input is left.
+	size int64
 
 	off   int64 // uncompressed offset of the next record
 	last  int64 // uncompressed offset of the record last returned
@@ -86,6 +91,7 @@ func (r *Reader) reset(src io.Reader, opts []Option) {
 		off:  cfg.startOffset,
 		last: cfg.startOffset,
 		big:  big[:0],
+		size: -1,
 	}
 	if len(buf) == cfg.bufSize {
 		r.buf = buf
@@ -197,6 +203,11 @@ func (r *Reader) init() error {
 	}
 	if r.cfg.compression == None {
 		r.src = &r.raw
+		size, err := inputSize(r.raw.r, r.cfg.inputSize)
+		if err != nil {
+			return r.readError(err, r.off)
+		}
+		r.size = size
 		return nil
 	}
 	br := bufio.NewReaderSize(&r.raw, 32<<10)
@@ -234,7 +245,9 @@ func (r *Reader) next() ([]byte, error) {
 		return nil, r.recordError(ErrCorrupt, damageHeader, start, start, 0)
 	}
 	if length > r.cfg.maxRecord {
-		return nil, r.recordError(ErrTooLarge, "", start, start, length)
+		e := r.recordError(ErrTooLarge, "", start, start, length)
+		e.Limit = r.cfg.maxRecord
+		return nil, e
 	}
 	var data []byte
 	var crc uint32
@@ -248,12 +261,16 @@ func (r *Reader) next() ([]byte, error) {
 		r.r += n
 	} else {
 		r.r += headerSize
-		b, err := r.readBig(length+footerSize, start)
+		b, err := r.readBig(length, start)
 		if err != nil {
 			return nil, err
 		}
-		data = b[:length]
-		crc = binary.LittleEndian.Uint32(b[length:])
+		if r.fill(footerSize) < footerSize {
+			return nil, r.shortError(start)
+		}
+		data = b
+		crc = binary.LittleEndian.Uint32(r.buf[r.r:])
+		r.r += footerSize
 	}
 	r.off = start + headerSize + int64(length) + footerSize
 	if !r.cfg.skipDataCRC && MaskedCRC(data) != crc {
@@ -263,34 +280,118 @@ func (r *Reader) next() ([]byte, error) {
 	return data, nil
 }
 
-// readBig reads n bytes, more than the read buffer holds, into r.big. It
-// grows r.big only as data arrives (doubling from firstChunk), so a length
-// field that claims more than the stream holds costs at most twice the
-// bytes actually present.
-func (r *Reader) readBig(n uint64, start int64) ([]byte, error) {
-	b := append(r.big[:0], r.buf[r.r:r.w]...) // n > len(buf) ≥ buffered
-	r.r, r.w = 0, 0
-	for uint64(len(b)) < n {
-		if len(b) == cap(b) {
-			c := max(uint64(cap(b))*2, firstChunk)
-			c = min(c, n)
-			nb := make([]byte, len(b), c)
-			copy(nb, b)
-			b = nb
+// readBig reads a record's data of length bytes, more than the read
+// buffer holds, into r.big and returns it with exactly that capacity
+// (storage kept from an earlier record is reused when large enough).
+//
+// A length field can claim more than the input holds. When the input's
+// size is known, a claim beyond it is reported as truncation before
+// anything is allocated, and otherwise the storage is allocated at once.
+// When the size is unknown, a record of up to four times firstChunk is
+// allocated at once too, and a larger one as readUnknown says.
+func (r *Reader) readBig(length uint64, start int64) ([]byte, error) {
+	buffered := uint64(r.w - r.r)
+	if r.size >= 0 {
+		left := uint64(max(r.size-r.raw.n, 0)) + buffered
+		if left < length+footerSize {
+			return nil, r.recordError(ErrTruncated, "", start, start, 0)
 		}
+	}
+	b := r.big[:0]
+	if uint64(cap(b)) < length {
+		if r.size < 0 && buffered < length/4 && length/4 > firstChunk {
+			return r.readUnknown(length, start)
+		}
+		b = make([]byte, 0, length)
+	}
+	return r.readRest(b, length, start)
+}
+
+// readUnknown is readBig for an input of unknown size. It reads the first
+// quarter of the record into chunks that double from firstChunk, and only
+// then, the data having shown up, allocates the record and copies them in.
+// So a length field that claims more than the input holds costs at most
+// about four times the bytes that did arrive, never the claim; and an
+// honest record costs at most 1.25 times its length, with no copying
+// beyond its first quarter.
+func (r *Reader) readUnknown(length uint64, start int64) ([]byte, error) {
+	quarter := length / 4
+	var chunks [][]byte
+	for got, size := uint64(0), uint64(firstChunk); got < quarter; size *= 2 {
+		c := make([]byte, min(size, quarter-got))
+		n := copy(c, r.buf[r.r:r.w])
+		r.r += n
+		if n < len(c) {
+			if r.srcErr != nil {
+				return nil, r.shortError(start)
+			}
+			m, err := io.ReadFull(r.src, c[n:])
+			if err != nil {
+				if err == io.ErrUnexpectedEOF {
+					err = io.EOF
+				}
+				r.srcErr = err
+				return nil, r.shortError(start)
+			}
+			n += m
+		}
+		chunks = append(chunks, c)
+		got += uint64(n)
+	}
+	b := make([]byte, 0, length)
+	for _, c := range chunks {
+		b = append(b, c...)
+	}
+	return r.readRest(b, length, start)
+}
+
+// readRest reads into b, of capacity at least length, what is missing of
+// a record's length bytes: first from the read buffer, then from src.
+func (r *Reader) readRest(b []byte, length uint64, start int64) ([]byte, error) {
+	k := min(uint64(r.w-r.r), length-uint64(len(b)))
+	b = append(b, r.buf[r.r:r.r+int(k)]...)
+	r.r += int(k)
+	r.big = b[:0]
+	if uint64(len(b)) < length {
 		if r.srcErr != nil {
-			r.big = b
 			return nil, r.shortError(start)
 		}
-		m, err := io.ReadFull(r.src, b[len(b):min(uint64(cap(b)), n)])
+		m, err := io.ReadFull(r.src, b[len(b):length])
 		b = b[:len(b)+m]
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
+		if err != nil {
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+			r.srcErr = err
+			return nil, r.shortError(start)
 		}
-		r.srcErr = err
 	}
-	r.big = b
-	return b, nil
+	return b[:length:length], nil
+}
+
+// inputSize returns how many bytes src holds from its current position:
+// size if the caller said (InputSize), else what seeking src to its end
+// and back measures when src is an io.Seeker, else -1.
+func inputSize(src io.Reader, size int64) (int64, error) {
+	if size >= 0 {
+		return size, nil
+	}
+	s, ok := src.(io.Seeker)
+	if !ok {
+		return -1, nil
+	}
+	cur, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return -1, nil // not really seekable, such as a pipe
+	}
+	end, err := s.Seek(0, io.SeekEnd)
+	if err != nil {
+		return -1, nil
+	}
+	if _, err := s.Seek(cur, io.SeekStart); err != nil {
+		return -1, err
+	}
+	return max(end-cur, 0), nil
 }
 
 // fill tries to have n (≤ len(buf)) unread bytes buffered and returns how
@@ -385,10 +486,12 @@ func validHeader(h []byte) bool {
 type sourceReader struct {
 	r   io.Reader
 	err error
+	n   int64 // bytes read
 }
 
 func (s *sourceReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
+	s.n += int64(n)
 	if err != nil && err != io.EOF {
 		s.err = err
 	}

@@ -166,7 +166,7 @@ func TestCorruption(t *testing.T) {
 		{"partial header at end", append(bytes.Clone(good), 1, 2, 3), nil, 3, tfrecord.ErrTruncated, "", int64(len(good)), fmt.Sprintf("truncated record at %d", len(good))},
 		{"truncated payload", good[:r1+12+4], nil, 1, tfrecord.ErrTruncated, "", r1, fmt.Sprintf("truncated record at %d", r1)},
 		{"truncated footer", good[:r2-1], nil, 1, tfrecord.ErrTruncated, "", r1, fmt.Sprintf("truncated record at %d", r1)},
-		{"too large", good, []tfrecord.Option{tfrecord.MaxRecordSize(12)}, 1, tfrecord.ErrTooLarge, "", r1, "record size too large (13 bytes) at 28"},
+		{"too large", good, []tfrecord.Option{tfrecord.MaxRecordSize(12)}, 1, tfrecord.ErrTooLarge, "", r1, "record size too large (13 bytes, more than the limit of 12) at 28"},
 		{"huge length", append(frameHeader(1<<40), "abc"...), nil, 0, tfrecord.ErrTooLarge, "", 0, "record size too large"},
 		{"huge length, no limit", append(frameHeader(1<<40), "abc"...), []tfrecord.Option{tfrecord.MaxRecordSize(1 << 62)}, 0, tfrecord.ErrTruncated, "", 0, "truncated record at 0"},
 		// SkipCorrupt does not skip what it cannot get past.

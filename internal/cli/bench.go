@@ -67,7 +67,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	var bytesRead atomic.Int64
 	steps := make([]input.Step, readers)
 	for i := range steps {
-		r := recordio.NewTFRecordReader(files, c)
+		r := recordio.NewTFRecordReader(files, c, recordOptions(ctx))
 		steps[i] = func(ctx context.Context) (queue.Element, error) {
 			key, rec, err := r.Read(ctx)
 			if err != nil {

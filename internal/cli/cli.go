@@ -72,6 +72,8 @@ detected from each file unless --compression names it.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("metrics-addr", "", "serve Prometheus metrics and pprof at this address (host:port) while the command runs")
+	root.PersistentFlags().Int64("max-record-size", defaultMaxRecordSize, maxRecordSizeUsage)
+	root.PersistentPreRunE = setReadSettings
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	for _, c := range rootCmds {

@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -14,9 +20,27 @@ import (
 // into file names, in argument order and sorted within a pattern. A
 // pattern that matches nothing is an error naming it: a typo must not
 // look like an empty data set.
+//
+// An existing file is its own name even when the name holds glob
+// characters (weird [v1].tfrecord): only a name that names no file is a
+// pattern. "-" and /dev/stdin name standard input, which can be read only
+// once and so be named only once.
 func expand(ctx context.Context, patterns []string) ([]string, error) {
 	var names []string
+	stdin := ""
 	for _, p := range patterns {
+		if isStdin(p) {
+			if stdin != "" {
+				return nil, fmt.Errorf("%s: standard input is already named (as %s); it can be read only once", p, stdin)
+			}
+			stdin = p
+			names = append(names, p)
+			continue
+		}
+		if strings.ContainsAny(p, `*?[\`) && exists(ctx, p) {
+			names = append(names, p)
+			continue
+		}
 		m, err := storage.Glob(ctx, p)
 		if err != nil {
 			return nil, err // names the pattern
@@ -27,6 +51,66 @@ func expand(ctx context.Context, patterns []string) ([]string, error) {
 		names = append(names, m...)
 	}
 	return names, nil
+}
+
+// isStdin reports whether name names standard input.
+func isStdin(name string) bool { return name == "-" || name == "/dev/stdin" }
+
+// exists reports whether name can be opened as it is.
+func exists(ctx context.Context, name string) bool {
+	f, err := storage.Open(ctx, name)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// defaultMaxRecordSize is the --max-record-size default.
+const defaultMaxRecordSize = 256 << 20
+
+// maxRecordSizeUsage is the help of --max-record-size.
+const maxRecordSizeUsage = "largest record in bytes that commands read (TensorFlow allows 2 GiB); " +
+	"the 256 MiB default is far above real Examples and keeps a damaged length field or a decompression bomb " +
+	"(kilobytes of zstd inflating to a 2 GiB record) from costing gigabytes of memory"
+
+// readSettings are the settings of the commands that read records, from
+// the root command's flags and from cobra.
+type readSettings struct {
+	maxRecord int64
+	stdin     io.Reader
+}
+
+type readSettingsKey struct{}
+
+// setReadSettings is the root command's PersistentPreRunE: it puts the
+// read settings in the command's context, where recordFiles finds them
+// however deep the reading happens.
+func setReadSettings(cmd *cobra.Command, _ []string) error {
+	n, err := cmd.Flags().GetInt64("max-record-size")
+	if err != nil {
+		n = defaultMaxRecordSize
+	}
+	if n < 1 {
+		return fmt.Errorf("--max-record-size must be at least 1, not %d", n)
+	}
+	s := &readSettings{maxRecord: n, stdin: cmd.InOrStdin()}
+	cmd.SetContext(context.WithValue(cmd.Context(), readSettingsKey{}, s))
+	return nil
+}
+
+// settingsFrom returns the read settings in ctx, or the defaults.
+func settingsFrom(ctx context.Context) *readSettings {
+	if s, ok := ctx.Value(readSettingsKey{}).(*readSettings); ok {
+		return s
+	}
+	return &readSettings{maxRecord: defaultMaxRecordSize, stdin: os.Stdin}
+}
+
+// recordOptions returns the tfrecord options the read settings in ctx
+// ask for, for readers that do not go through recordFiles.
+func recordOptions(ctx context.Context) recordio.Option {
+	return recordio.MaxRecordSize(settingsFrom(ctx).maxRecord)
 }
 
 // compressionUsage is the help text of every --compression flag that
@@ -88,31 +172,49 @@ func (rf *recordFiles) clone() *recordFiles {
 	return &recordFiles{comp: rf.comp, detect: rf.detect, opts: rf.opts, tally: rf.tally, tee: rf.tee}
 }
 
-// open closes the current file, if any, and starts reading name.
+// open closes the current file, if any, and starts reading name, or
+// standard input if name is "-" or /dev/stdin.
 func (rf *recordFiles) open(ctx context.Context, name string) error {
 	rf.close()
-	f, err := storage.Open(ctx, name)
-	if err != nil {
-		return err
-	}
+	set := settingsFrom(ctx)
 	c := rf.comp
-	if rf.detect {
-		if c, err = detectCompression(f); err != nil {
-			f.Close()
+	opts := []tfrecord.Option{tfrecord.WithName(name), tfrecord.MaxRecordSize(set.maxRecord)}
+	var src io.Reader
+	if isStdin(name) {
+		// A pipe cannot be read at an offset: peek at its first bytes.
+		br := bufio.NewReaderSize(set.stdin, 64<<10)
+		if rf.detect {
+			prefix, err := br.Peek(16)
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			c = tfrecord.DetectCompression(prefix)
+		}
+		src = br
+	} else {
+		f, err := storage.Open(ctx, name)
+		if err != nil {
 			return err
 		}
+		if rf.detect {
+			if c, err = detectCompression(f); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		opts = append(opts, tfrecord.InputSize(f.Size()))
+		src, rf.f = f, f
 	}
-	opts := append([]tfrecord.Option{c, tfrecord.WithName(name)}, rf.opts...)
-	var src io.Reader = f
+	opts = append(append(opts, c), rf.opts...)
 	if rf.tee != nil {
-		src = io.TeeReader(f, rf.tee)
+		src = io.TeeReader(src, rf.tee)
 	}
 	if rf.r == nil {
 		rf.r = tfrecord.NewReader(src, opts...)
 	} else {
 		rf.r.Reset(src, opts...)
 	}
-	rf.f, rf.name = f, name
+	rf.name = name
 	return nil
 }
 
@@ -130,6 +232,9 @@ func (rf *recordFiles) next(ctx context.Context) ([]byte, error) {
 	switch {
 	case err == nil:
 		rf.tally.read(len(rec))
+	case errors.Is(err, tfrecord.ErrTooLarge):
+		rf.tally.failed()
+		err = fmt.Errorf("%w; --max-record-size raises the limit", err)
 	case err != io.EOF:
 		rf.tally.failed()
 	}
