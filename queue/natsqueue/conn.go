@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,7 +73,7 @@ func (l *link) connected() bool {
 	if l.nc == nil || l.nc.IsConnected() {
 		return true
 	}
-	l.failed(time.Now(), fmt.Errorf("connection %s", l.nc.Status()))
+	l.failed(time.Now(), fmt.Errorf("connection %s", strings.ToLower(l.nc.Status().String())))
 	return false
 }
 
