@@ -196,4 +196,3 @@ func TestDialNoServer(t *testing.T) {
 		t.Fatalf("Dial with no server = %v, want ErrUnreachable naming %s", err, url)
 	}
 }
-
