@@ -3,6 +3,7 @@ package natsqueue
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -102,6 +103,9 @@ func (q *Queue) take(ctx context.Context, taking int) (jetstream.Msg, error) {
 		switch {
 		case m != nil:
 			q.link.up()
+			if err := q.checkUnit(m); err != nil {
+				return nil, err
+			}
 			return m, nil
 		case ctx.Err() != nil:
 			return nil, cancelledError("Dequeue", ctx.Err())
@@ -130,6 +134,26 @@ func (q *Queue) take(ctx context.Context, taking int) (jetstream.Msg, error) {
 			return nil, errEOF
 		}
 	}
+}
+
+// checkUnit checks a delivered message with decodeUnit. A message that is
+// not a unit of this queue is terminated, so that it is not delivered
+// again, and reported with its stream sequence.
+func (q *Queue) checkUnit(m jetstream.Msg) error {
+	var id string
+	if h := m.Headers(); h != nil {
+		id = h.Get(jetstream.MsgIDHeader)
+	}
+	_, err := q.n.decodeUnit(m.Subject(), id, m.Data())
+	if err == nil {
+		return nil
+	}
+	seq := "?"
+	if md, merr := m.Metadata(); merr == nil {
+		seq = strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	m.TermWithReason("not a sluice unit of this queue")
+	return q.errorf("Dequeue: message %s of stream %s: %w", seq, q.n.stream, err)
 }
 
 func (q *Queue) usable(ctx context.Context) error {

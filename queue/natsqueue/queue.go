@@ -268,7 +268,9 @@ func (q *Queue) IsClosed() bool {
 // it stops the heartbeats of the units it holds, which the server
 // therefore redelivers to other workers after AckWait, as if this process
 // had died, and closes the connection Dial made. Call ReleaseAll first to
-// hand held units back at once. The handle must not be used afterwards.
+// hand held units back at once. It waits for the pull requests of
+// cancelled dequeues to end (within a poll interval and a second), so that
+// it leaves nothing running. The handle must not be used afterwards.
 func (q *Queue) Stop() {
 	q.mu.Lock()
 	q.stopped = true
