@@ -169,8 +169,12 @@ func (q *Queue) usable(ctx context.Context) error {
 	return nil
 }
 
-// fetch waits up to one poll interval for a unit. It returns nil, nil if
-// none came.
+// maxPull bounds the life of a pull request, and so how long one that a
+// cancelled dequeue left behind keeps running (see fetch, Stop).
+const maxPull = time.Second
+
+// fetch waits up to one poll interval, and at most maxPull, for a unit.
+// It returns nil, nil if none came.
 //
 // The pull request's lifetime is the server's to end (FetchMaxWait), never
 // the client's: a request the client gave up on, by a deadline of its own,
@@ -180,7 +184,7 @@ func (q *Queue) usable(ctx context.Context) error {
 // cancelled while its request is out returns at once but leaves the
 // request to run to its end, handing back whatever it brings.
 func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
-	batch, err := q.cons.Fetch(1, jetstream.FetchMaxWait(q.cfg.poll))
+	batch, err := q.cons.Fetch(1, jetstream.FetchMaxWait(min(q.cfg.poll, maxPull)))
 	if err != nil {
 		return nil, err
 	}

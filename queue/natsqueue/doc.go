@@ -128,9 +128,9 @@
 //     end of input; close from the producer, after its enqueues returned).
 //   - A cancelled Dequeue returns at once and hands back any unit that
 //     its pull request still brings: the server, not the client, ends a
-//     pull request (after a poll interval), so that no unit is sent to a
-//     request the client gave up on. Only a unit in flight when the
-//     connection was lost is redelivered after AckWait.
+//     pull request (after a poll interval, at most a second), so that no
+//     unit is sent to a request the client gave up on. Only a unit in
+//     flight when the connection was lost is redelivered after AckWait.
 //   - Errors of the server's (a lost connection, a restart) are retried
 //     until the call's context ends or the server counts as unreachable
 //     (see above); other errors name the queue.

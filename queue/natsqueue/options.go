@@ -68,7 +68,8 @@ func WithHeartbeat(d time.Duration) Option { return func(c *config) { c.heartbea
 
 // WithPollInterval sets how often blocked calls look at the queue's state:
 // a full queue for room, an empty one for its closed flag (default 200ms).
-// Units themselves arrive without polling.
+// Units themselves arrive without polling. A blocked Dequeue looks at
+// least every second, which is how long its pull requests last.
 func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
 // WithDuplicateWindow sets the stream's de-duplication window (default one

@@ -269,7 +269,7 @@ func (q *Queue) IsClosed() bool {
 // therefore redelivers to other workers after AckWait, as if this process
 // had died, and closes the connection Dial made. Call ReleaseAll first to
 // hand held units back at once. It waits for the pull requests of
-// cancelled dequeues to end (within a poll interval and a second), so that
+// cancelled dequeues to end (within two seconds), so that
 // it leaves nothing running. The handle must not be used afterwards.
 func (q *Queue) Stop() {
 	q.mu.Lock()
@@ -280,7 +280,7 @@ func (q *Queue) Stop() {
 	q.mu.Unlock()
 	// A dequeue cancelled while its pull request was out left a goroutine
 	// to hand back what the request may yet bring; it ends when the
-	// server ends the request, within a poll interval and a second.
+	// server ends the request, within maxPull and a second.
 	q.fetches.Wait()
 	if q.owned != nil {
 		q.owned.Close()
