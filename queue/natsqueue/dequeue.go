@@ -56,8 +56,11 @@ func (q *Queue) dequeueBatch(ctx context.Context, n int, upTo bool) (queue.Eleme
 				break
 			}
 			// Hand back what was taken and fail. The server
-			// redelivers naked units in the order of the naks, so the
-			// oldest goes first to be first again.
+			// redelivers naked units before any other, mostly in the
+			// order of the naks, so the oldest goes first; but a unit it
+			// readies for a pull request that has just expired goes to
+			// the back of its redelivery queue, so their order is not
+			// promised.
 			for _, m := range taken {
 				m.Nak()
 			}

@@ -73,7 +73,9 @@
 // worker of that epoch, and a closed flag in a key-value bucket. Since the
 // workers pull from one consumer, each unit is delivered to one worker at
 // a time, in the order it was enqueued, and a worker that pulls faster
-// takes more units. Workers may join late or restart: the consumer and
+// takes more units. Units handed back (Release, a DequeueMany that fails,
+// a worker's death) are delivered again before the others, in no
+// promised order among themselves. Workers may join late or restart: the consumer and
 // everything in it outlive any of them, and a server restart too with the
 // default file storage.
 //

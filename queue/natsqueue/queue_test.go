@@ -275,8 +275,8 @@ func stringsOf(e queue.Element) []string {
 	return out
 }
 
-// A DequeueMany that the closed queue cannot fill hands back its units in
-// order; DequeueUpTo returns them.
+// A DequeueMany that the closed queue cannot fill hands back its units;
+// DequeueUpTo returns them.
 func TestDequeueManyAtEnd(t *testing.T) {
 	_, mk := setup(t)
 	q := mk("batches")
@@ -294,8 +294,11 @@ func TestDequeueManyAtEnd(t *testing.T) {
 	if !isEOF(err) || err.Error() != "FIFOQueue 'batches' is closed and has insufficient elements (requested 4, current size 3): EOF" {
 		t.Fatalf("DequeueMany(4) = %v", err)
 	}
+	// The units handed back come back, though not in a promised order:
+	// the server puts one it readied for a pull request that expired
+	// meanwhile at the back of its redelivery queue.
 	e, err = q.DequeueUpTo(bg, 4)
-	if err != nil || !slices.Equal(stringsOf(e), []string{"c", "d", "e"}) {
+	if err != nil || !slices.Equal(sorted(stringsOf(e)), []string{"c", "d", "e"}) {
 		t.Fatalf("DequeueUpTo(4) = %v, %v", e, err)
 	}
 	if q.Held() != 5 {
