@@ -101,7 +101,7 @@ func TestSlowPullRequestsLoseNothing(t *testing.T) {
 	producer := open(t, connect(t, url), "slow", natsqueue.WithAckWait(ackWait))
 	worker := open(t, connect(t, slowLink(t, url, 150*time.Millisecond)), "slow",
 		natsqueue.WithAckWait(ackWait), natsqueue.WithPollInterval(50*time.Millisecond))
-	want := units(5)
+	want := units(3)
 	if err := producer.EnqueueStrings(bg, want...); err != nil {
 		t.Fatal(err)
 	}
