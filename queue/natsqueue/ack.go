@@ -129,7 +129,9 @@ func (q *Queue) Ack(ctx context.Context, e queue.Element) error {
 }
 
 // Release hands unit back to the queue unfinished, for another worker to
-// take at once (a worker shutting down mid-unit, say).
+// take at once (a worker shutting down mid-unit, say). Once the server
+// counts as unreachable it fails with ErrUnreachable and the unit stays
+// held.
 func (q *Queue) Release(unit string) error {
 	if !q.link.connected() {
 		if err := q.link.unreachable("Release"); err != nil {

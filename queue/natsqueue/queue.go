@@ -55,7 +55,8 @@ var _ queue.Queue = (*Queue)(nil)
 // closed flags if they do not exist yet. Every worker of a job calls New
 // with the same name and epoch; existing objects are used as they are,
 // except that the consumer's AckWait and MaxDeliver are set to this
-// call's.
+// call's. A server that does not answer for WithUnreachableAfter fails it
+// with an error wrapping ErrUnreachable.
 func New(ctx context.Context, js jetstream.JetStream, name string, opts ...Option) (*Queue, error) {
 	c := defaults()
 	for _, o := range opts {
