@@ -64,7 +64,10 @@
 // the handle then works again. Size and IsClosed, which cannot fail,
 // report 0 and the flag last seen, at once while the connection is down. A
 // unit whose WorkDone failed stays held. Every blocked call also returns
-// as soon as its context ends, whatever the server does.
+// as soon as its context ends, whatever the server does. (Measured: a
+// Dequeue blocked when the server is killed fails 20.1s later with the
+// defaults; TestMeasureDequeueServerKilled.) Dial fails at once with
+// ErrUnreachable if no server answers at the URL.
 //
 // # One queue per epoch, shared by all workers
 //
@@ -74,10 +77,10 @@
 // workers pull from one consumer, each unit is delivered to one worker at
 // a time, in the order it was enqueued, and a worker that pulls faster
 // takes more units. Units handed back (Release, a DequeueMany that fails,
-// a worker's death) are delivered again before the others, in no
-// promised order among themselves. Workers may join late or restart: the consumer and
-// everything in it outlive any of them, and a server restart too with the
-// default file storage.
+// a worker's death) are delivered again before the others, in no promised
+// order among themselves. Workers may join late or restart: the consumer
+// and everything in it outlive any of them, and a server restart too with
+// the default file storage.
 //
 // # Acknowledgement
 //
