@@ -104,29 +104,20 @@ func (q *Queue) heartbeat(stop <-chan struct{}) {
 // deletes it, and it counts no more against the capacity or end of input.
 // If the handle holds the same content several times, the oldest delivery
 // is acknowledged. The acknowledgement is confirmed by the server and
-// retried while the server is unreachable; if ctx ends first, the unit
-// stays held.
+// retried while the server is away (see WithUnreachableAfter); if ctx
+// ends or the server stays unreachable, the unit stays held.
 func (q *Queue) WorkDone(ctx context.Context, unit string) error {
 	m := q.unhold(unit)
 	if m == nil {
 		return q.errorf("WorkDone(%q): the unit is not held by this handle: %w", unit, queue.ErrInvalidArgument)
 	}
-	for {
-		err := m.DoubleAck(ctx)
-		switch {
-		case err == nil:
-			return nil
-		case ctx.Err() != nil:
-			q.hold(m)
-			return cancelledError("WorkDone", ctx.Err())
-		case !transient(err):
-			return q.errorf("WorkDone(%q): %w", unit, err)
-		}
-		if !sleep(ctx, q.cfg.poll, nil) {
-			q.hold(m)
-			return cancelledError("WorkDone", ctx.Err())
-		}
+	err := q.request(ctx, "WorkDone", fmt.Sprintf("acknowledging %s", quoteShort([]byte(unit))), nil, m.DoubleAck)
+	if err != nil {
+		// Not known to be acknowledged: the unit stays held (a retried
+		// ack of a unit that was acknowledged is harmless).
+		q.hold(m)
 	}
+	return err
 }
 
 // Ack is WorkDone for a dequeued element, a scalar string.
@@ -138,12 +129,21 @@ func (q *Queue) Ack(ctx context.Context, e queue.Element) error {
 }
 
 // Release hands unit back to the queue unfinished, for another worker to
-// take at once (a worker shutting down mid-unit, say).
+// take at once (a worker shutting down mid-unit, say). Once the server
+// counts as unreachable it fails with ErrUnreachable and the unit stays
+// held.
 func (q *Queue) Release(unit string) error {
+	if !q.link.connected() {
+		if err := q.link.unreachable("Release"); err != nil {
+			return q.errorf("%w", err)
+		}
+	}
 	m := q.unhold(unit)
 	if m == nil {
 		return q.errorf("Release(%q): the unit is not held by this handle: %w", unit, queue.ErrInvalidArgument)
 	}
+	// While the client reconnects the nak waits in its buffer and is
+	// sent when it reconnects.
 	if err := m.Nak(); err != nil {
 		return q.errorf("Release(%q): %w", unit, err)
 	}
@@ -152,6 +152,11 @@ func (q *Queue) Release(unit string) error {
 
 // ReleaseAll hands back every unit this handle holds.
 func (q *Queue) ReleaseAll() error {
+	if !q.link.connected() {
+		if err := q.link.unreachable("ReleaseAll"); err != nil {
+			return q.errorf("%w", err)
+		}
+	}
 	q.mu.Lock()
 	var ms []jetstream.Msg
 	for _, held := range q.held {

@@ -15,21 +15,34 @@ import (
 // every worker can read a key at any time.
 const closedValue = "closed"
 
-// readClosed reads the closed flag. Once set it is never cleared, so a
-// flag seen set is not asked for again.
+// readClosed reads the closed flag once. Once set it is never cleared, so
+// a flag seen set is not asked for again.
 func (q *Queue) readClosed(ctx context.Context) (bool, error) {
 	if q.closed.Load() {
 		return true, nil
 	}
-	_, err := q.kv.Get(ctx, q.n.key)
+	e, err := q.kv.Get(ctx, q.n.key)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return false, nil
 	case err != nil:
-		return false, q.errorf("reading the closed flag: %w", err)
+		return false, err
+	}
+	if err := decodeClosed(e.Value()); err != nil {
+		return false, err
 	}
 	q.closed.Store(true)
 	return true, nil
+}
+
+// isClosed reads the closed flag for op, retrying while the server is
+// away (see request).
+func (q *Queue) isClosed(ctx context.Context, op string) (closed bool, err error) {
+	err = q.request(ctx, op, "reading the closed flag", nil, func(ctx context.Context) (err error) {
+		closed, err = q.readClosed(ctx)
+		return err
+	})
+	return closed, err
 }
 
 // Close sets the queue's closed flag, for every worker of the epoch.
@@ -76,38 +89,34 @@ func (q *Queue) Close(ctx context.Context, cancelPendingEnqueues bool) error {
 	return q.setClosed(ctx, true)
 }
 
-// setClosed writes the flag, retrying while the server is unreachable.
-// With exclusive, a flag already set by another worker is an error.
+// setClosed writes the flag, retrying while the server is away. With
+// exclusive, a flag already set by another worker is an error.
 func (q *Queue) setClosed(ctx context.Context, exclusive bool) error {
-	retried := false
-	for {
-		var err error
+	tries := 0
+	err := q.request(ctx, "Close", "writing the closed flag", nil, func(ctx context.Context) (err error) {
+		tries++
 		if exclusive {
 			_, err = q.kv.Create(ctx, q.n.key, []byte(closedValue))
 		} else {
 			_, err = q.kv.Put(ctx, q.n.key, []byte(closedValue))
 		}
-		switch {
-		case err == nil:
-			q.closed.Store(true)
-			return nil
-		case errors.Is(err, jetstream.ErrKeyExists):
-			q.closed.Store(true)
-			if retried {
-				return nil // our own earlier try landed
-			}
-			return q.alreadyClosed()
-		case ctx.Err() != nil:
-			q.mu.Lock()
-			q.closing = false
-			q.mu.Unlock()
-			return cancelledError("Close", ctx.Err())
-		case !transient(err):
-			return q.errorf("Close: writing the closed flag: %w", err)
+		return err
+	})
+	switch {
+	case err == nil:
+		q.closed.Store(true)
+		return nil
+	case errors.Is(err, jetstream.ErrKeyExists):
+		q.closed.Store(true)
+		if tries > 1 {
+			return nil // our own earlier try landed
 		}
-		retried = true
-		if !sleep(ctx, q.cfg.poll, nil) {
-			return cancelledError("Close", ctx.Err())
-		}
+		return q.alreadyClosed()
 	}
+	// Not closed after all, as far as this handle knows: a later Close
+	// may try again.
+	q.mu.Lock()
+	q.closing = false
+	q.mu.Unlock()
+	return err
 }

@@ -3,6 +3,8 @@ package natsqueue
 import (
 	"context"
 	"errors"
+	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/sluiceml/sluice/queue"
@@ -54,8 +56,11 @@ func (q *Queue) dequeueBatch(ctx context.Context, n int, upTo bool) (queue.Eleme
 				break
 			}
 			// Hand back what was taken and fail. The server
-			// redelivers naked units in the order of the naks, so the
-			// oldest goes first to be first again.
+			// redelivers naked units before any other, mostly in the
+			// order of the naks, so the oldest goes first; but a unit it
+			// readies for a pull request that has just expired goes to
+			// the back of its redelivery queue, so their order is not
+			// promised.
 			for _, m := range taken {
 				m.Nak()
 			}
@@ -85,9 +90,25 @@ func (q *Queue) take(ctx context.Context, taking int) (jetstream.Msg, error) {
 		if err := q.usable(ctx); err != nil {
 			return nil, err
 		}
+		if !q.link.connected() {
+			// A pull request sent now would wait in the client's buffer
+			// and be served after this call gave up on it.
+			if err := q.link.unreachable("Dequeue"); err != nil {
+				return nil, q.errorf("%w", err)
+			}
+			if !sleep(ctx, q.cfg.poll, nil) {
+				return nil, cancelledError("Dequeue", ctx.Err())
+			}
+			continue
+		}
+		start := time.Now()
 		m, err := q.fetch(ctx)
 		switch {
 		case m != nil:
+			q.link.up()
+			if err := q.checkUnit(m); err != nil {
+				return nil, err
+			}
 			return m, nil
 		case ctx.Err() != nil:
 			return nil, cancelledError("Dequeue", ctx.Err())
@@ -96,21 +117,46 @@ func (q *Queue) take(ctx context.Context, taking int) (jetstream.Msg, error) {
 		case err != nil:
 			// The server is away; wait before asking again rather than
 			// spin through failing requests.
+			q.link.failed(start, err)
+			if err := q.link.unreachable("Dequeue"); err != nil {
+				return nil, q.errorf("%w", err)
+			}
 			if !sleep(ctx, q.cfg.poll, nil) {
 				return nil, cancelledError("Dequeue", ctx.Err())
 			}
 			continue
 		}
+		// Nothing came: the queue is empty, or at its end. Asking also
+		// finds a server that stopped answering without closing the
+		// connection, as an empty fetch cannot tell.
 		eof, err := q.drained(ctx, taking)
 		switch {
-		case ctx.Err() != nil:
-			return nil, cancelledError("Dequeue", ctx.Err())
-		case err != nil && !transient(err):
+		case err != nil:
 			return nil, err
 		case eof:
 			return nil, errEOF
 		}
 	}
+}
+
+// checkUnit checks a delivered message with decodeUnit. A message that is
+// not a unit of this queue is terminated, so that it is not delivered
+// again, and reported with its stream sequence.
+func (q *Queue) checkUnit(m jetstream.Msg) error {
+	var id string
+	if h := m.Headers(); h != nil {
+		id = h.Get(jetstream.MsgIDHeader)
+	}
+	_, err := q.n.decodeUnit(m.Subject(), id, m.Data())
+	if err == nil {
+		return nil
+	}
+	seq := "?"
+	if md, merr := m.Metadata(); merr == nil {
+		seq = strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	m.TermWithReason("not a sluice unit of this queue")
+	return q.errorf("Dequeue: message %s of stream %s: %w", seq, q.n.stream, err)
 }
 
 func (q *Queue) usable(ctx context.Context) error {
@@ -126,34 +172,45 @@ func (q *Queue) usable(ctx context.Context) error {
 	return nil
 }
 
-// fetch waits up to one poll interval for a unit. It returns nil, nil if
-// none came.
+// maxPull bounds the life of a pull request, and so how long one that a
+// cancelled dequeue left behind keeps running (see fetch, Stop).
+const maxPull = time.Second
+
+// fetch waits up to one poll interval, and at most maxPull, for a unit.
+// It returns nil, nil if none came.
+//
+// The pull request's lifetime is the server's to end (FetchMaxWait), never
+// the client's: a request the client gave up on, by a deadline of its own,
+// may still be served by the server, which cannot know, and the unit it
+// sends would be dropped by the client and stay delivered, out of reach,
+// until AckWait, then come back out of its order. Likewise a call
+// cancelled while its request is out returns at once but leaves the
+// request to run to its end, handing back whatever it brings.
 func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
-	pctx, cancel := context.WithTimeout(ctx, q.cfg.poll)
-	defer cancel()
-	batch, err := q.cons.Fetch(1, jetstream.FetchContext(pctx))
-	if errors.Is(err, jetstream.ErrInvalidOption) {
-		// The caller's deadline is too close for a pull request: wait it
-		// out as a fetch that found nothing would.
-		<-pctx.Done()
-		return nil, nil
-	}
+	batch, err := q.cons.Fetch(1, jetstream.FetchMaxWait(min(q.cfg.poll, maxPull)))
 	if err != nil {
 		return nil, err
 	}
-	var m jetstream.Msg
-	for got := range batch.Messages() {
-		m = got
-	}
-	if m != nil && ctx.Err() != nil {
-		// Cancelled as the unit arrived: hand it back at once so the
-		// queue is as if this call had not been made.
-		m.Nak()
+	select {
+	case m, ok := <-batch.Messages():
+		switch {
+		case ok && ctx.Err() != nil:
+			// Cancelled as the unit arrived: hand it back at once so the
+			// queue is as if this call had not been made.
+			m.Nak()
+			return nil, nil
+		case ok:
+			return m, nil
+		}
+	case <-ctx.Done():
+		q.fetches.Go(func() {
+			for m := range batch.Messages() {
+				m.Nak()
+			}
+		})
 		return nil, nil
 	}
-	if m != nil {
-		return m, nil
-	}
+	// The request ended with no unit: the server's expiry, or an error.
 	if err := batch.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
@@ -167,13 +224,17 @@ func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
 // queue if they die, so waiting for them could only wait forever; units
 // held by other workers may still come back if those workers die.
 func (q *Queue) drained(ctx context.Context, taking int) (bool, error) {
-	closed, err := q.readClosed(ctx)
+	closed, err := q.isClosed(ctx, "Dequeue")
 	if err != nil || !closed {
 		return false, err
 	}
-	stored, err := q.stored(ctx)
+	var stored int
+	err = q.request(ctx, "Dequeue", "stream info", nil, func(ctx context.Context) (err error) {
+		stored, err = q.stored(ctx)
+		return err
+	})
 	if err != nil {
-		return false, q.errorf("Dequeue: stream info: %w", err)
+		return false, err
 	}
 	q.mu.Lock()
 	mine := q.nheld + taking

@@ -70,7 +70,7 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	// A closed flag set by another worker is read once per call and at
 	// every capacity check, rather than before every unit: see the package
 	// documentation on the race this leaves.
-	closed, err := q.readClosed(ctx)
+	closed, err := q.isClosed(ctx, "Enqueue")
 	if err != nil {
 		return err
 	}
@@ -135,21 +135,23 @@ func (q *Queue) waitRoom(ctx context.Context, want int) (int, error) {
 		if err := q.cancelledOrClosed(ctx, "Enqueue"); err != nil {
 			return 0, err
 		}
-		held, err := q.stored(ctx)
+		var held int
+		err := q.request(ctx, "Enqueue", "stream info", q.cancel, func(ctx context.Context) (err error) {
+			held, err = q.stored(ctx)
+			return err
+		})
 		switch {
-		case err == nil:
-			if held < q.cfg.capacity {
-				q.mu.Lock()
-				q.credit = q.cfg.capacity - held
-				n := min(q.credit, want)
-				q.credit -= n
-				q.mu.Unlock()
-				return n, nil
-			}
-		case ctx.Err() != nil:
-			return 0, cancelledError("Enqueue", ctx.Err())
-		case !transient(err):
-			return 0, q.errorf("Enqueue: stream info: %w", err)
+		case err == errStop:
+			return 0, cancelledError("Enqueue", queue.ErrCancelled)
+		case err != nil:
+			return 0, err
+		case held < q.cfg.capacity:
+			q.mu.Lock()
+			q.credit = q.cfg.capacity - held
+			n := min(q.credit, want)
+			q.credit -= n
+			q.mu.Unlock()
+			return n, nil
 		}
 		if !sleep(ctx, q.cfg.poll, q.cancel) {
 			return 0, q.cancelledOrClosed(ctx, "Enqueue")
@@ -168,11 +170,9 @@ func (q *Queue) cancelledOrClosed(ctx context.Context, op string) error {
 	if ctx.Err() != nil {
 		return cancelledError(op, ctx.Err())
 	}
-	closed, err := q.readClosed(ctx)
+	closed, err := q.isClosed(ctx, op)
 	switch {
-	case err != nil && ctx.Err() != nil:
-		return cancelledError(op, ctx.Err())
-	case err != nil && !transient(err):
+	case err != nil:
 		return err
 	case closed:
 		q.mu.Lock()
@@ -211,10 +211,15 @@ func (q *Queue) publishRun(ctx context.Context, units [][]byte) error {
 	}
 	q.mu.Unlock()
 	futures := make([]jetstream.PubAckFuture, len(units))
-	for i, u := range units {
-		// A unit the client refuses to send now (too many acks pending)
-		// is left nil and published again below.
-		futures[i], _ = q.js.PublishAsync(q.n.subject, u, jetstream.WithMsgID(ids[i]), jetstream.WithExpectStream(q.n.stream))
+	// Without a connection the units would wait in the client's buffer
+	// for a server that may not come back: they are published one at a
+	// time below, which gives up once the server is unreachable.
+	if q.link.connected() {
+		for i, u := range units {
+			// A unit the client refuses to send now (too many acks
+			// pending) is left nil and published again below.
+			futures[i], _ = q.js.PublishAsync(q.n.subject, u, jetstream.WithMsgID(ids[i]), jetstream.WithExpectStream(q.n.stream))
+		}
 	}
 	timeout := time.NewTimer(ackWait)
 	defer timeout.Stop()
@@ -224,6 +229,7 @@ func (q *Queue) publishRun(ctx context.Context, units [][]byte) error {
 		if f != nil && !expired {
 			select {
 			case <-f.Ok():
+				q.link.up()
 				continue
 			case err = <-f.Err():
 			case <-timeout.C:
@@ -262,9 +268,7 @@ func (q *Queue) unsee(units [][]byte, ks []int) {
 	}
 }
 
-// publish stores one unit under its message ID, retrying while the server
-// is unreachable: the ID makes a retry of a publish that did land a
-// duplicate, which the server drops.
+// publish stores one unit under its message ID (see publishID).
 func (q *Queue) publish(ctx context.Context, unit []byte) error {
 	q.mu.Lock()
 	k := q.seen[string(unit)]
@@ -274,23 +278,18 @@ func (q *Queue) publish(ctx context.Context, unit []byte) error {
 }
 
 // publishID publishes unit under message ID id, its k-th enqueue through
-// this handle, retrying while the server is unreachable.
+// this handle, retrying while the server is away (see request): the ID
+// makes a retry of a publish that did land a duplicate, which the server
+// drops.
 func (q *Queue) publishID(ctx context.Context, unit []byte, id string, k int) error {
-	for {
+	err := q.request(ctx, "Enqueue", "publish", nil, func(ctx context.Context) error {
 		_, err := q.js.Publish(ctx, q.n.subject, unit, jetstream.WithMsgID(id), jetstream.WithExpectStream(q.n.stream))
-		switch {
-		case err == nil:
-			return nil
-		case ctx.Err() != nil:
-			// Whether the unit landed is unknown; a retry of the same call
-			// must reuse its ID.
-			q.unsee([][]byte{unit}, []int{k})
-			return cancelledError("Enqueue", ctx.Err())
-		case !transient(err):
-			return q.errorf("Enqueue: publish: %w", err)
-		}
-		if !sleep(ctx, q.cfg.poll, nil) {
-			return cancelledError("Enqueue", ctx.Err())
-		}
+		return err
+	})
+	if err != nil {
+		// Whether the unit landed is unknown; a retry of the same call
+		// must reuse its ID.
+		q.unsee([][]byte{unit}, []int{k})
 	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -45,7 +46,10 @@ func Example() {
 		}
 		conns = append(conns, nc)
 		js, _ := jetstream.New(nc)
-		q, err := natsqueue.New(ctx, js, "train_files", natsqueue.WithEpoch(0), natsqueue.WithCapacity(8))
+		// Calls fail with natsqueue.ErrUnreachable, rather than wait,
+		// once the server has been silent for 10s.
+		q, err := natsqueue.New(ctx, js, "train_files", natsqueue.WithEpoch(0), natsqueue.WithCapacity(8),
+			natsqueue.WithUnreachableAfter(10*time.Second))
 		if err != nil {
 			panic(err)
 		}

@@ -9,3 +9,18 @@ func SetAckWait(d time.Duration) (restore func()) {
 	ackWait = d
 	return func() { ackWait = old }
 }
+
+// Enqueuing returns the number of enqueue calls under way on q, for tests
+// that must know that one has begun.
+func (q *Queue) Enqueuing() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.enqueuing
+}
+
+// Closing reports whether a non-cancelling Close has begun on q.
+func (q *Queue) Closing() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closing
+}

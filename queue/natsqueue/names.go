@@ -1,8 +1,6 @@
 package natsqueue
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -16,10 +14,9 @@ func token(name string) string {
 	var b strings.Builder
 	for i := range len(name) {
 		c := name[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		if plain(c) {
 			b.WriteByte(c)
-		default:
+		} else {
 			fmt.Fprintf(&b, "=%02X", c)
 		}
 	}
@@ -35,6 +32,8 @@ type names struct {
 	bucket   string // key-value bucket of closed flags
 	key      string // this epoch's closed flag
 	idPrefix string // prefix of this epoch's message IDs
+	token    string // the queue name's token
+	epoch    int
 }
 
 func newNames(name string, epoch int, c *config) names {
@@ -47,6 +46,8 @@ func newNames(name string, epoch int, c *config) names {
 		bucket:   "sluice_queues",
 		key:      fmt.Sprintf("%s.e%d", t, epoch),
 		idPrefix: fmt.Sprintf("%s/%d/", t, epoch),
+		token:    t,
+		epoch:    epoch,
 	}
 	if c.stream != "" {
 		n.stream = c.stream
@@ -67,6 +68,5 @@ func newNames(name string, epoch int, c *config) names {
 // share a position. The content enters as a SHA-256 prefix so that an ID
 // stays short whatever the file name.
 func (n names) msgID(unit []byte, k int) string {
-	h := sha256.Sum256(unit)
-	return n.idPrefix + hex.EncodeToString(h[:16]) + "/" + fmt.Sprint(k)
+	return newMsgID(n.token, n.epoch, unit, k).String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/sluiceml/sluice/queue"
 )
@@ -21,6 +22,9 @@ type config struct {
 	storage    jetstream.StorageType
 	replicas   int
 	maxDeliver int
+
+	unreachable time.Duration
+	natsOpts    []nats.Option
 }
 
 func defaults() config {
@@ -31,6 +35,8 @@ func defaults() config {
 		dupWindow: time.Hour,
 		storage:   jetstream.FileStorage,
 		replicas:  1,
+
+		unreachable: 20 * time.Second,
 	}
 }
 
@@ -62,7 +68,8 @@ func WithHeartbeat(d time.Duration) Option { return func(c *config) { c.heartbea
 
 // WithPollInterval sets how often blocked calls look at the queue's state:
 // a full queue for room, an empty one for its closed flag (default 200ms).
-// Units themselves arrive without polling.
+// Units themselves arrive without polling. A blocked Dequeue looks at
+// least every second, which is how long its pull requests last.
 func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
 // WithDuplicateWindow sets the stream's de-duplication window (default one
@@ -90,6 +97,34 @@ func WithReplicas(n int) Option { return func(c *config) { c.replicas = n } }
 // a unit that kills every worker that reads it is then dropped.
 func WithMaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } }
 
+// WithUnreachableAfter sets how long the server may stay silent (the
+// connection lost, requests unanswered) before every call fails with an
+// error wrapping ErrUnreachable (default 20s). Until then calls retry,
+// so that a server restart or a cluster's leader election goes unnoticed.
+//
+// The default outlasts a restart of a server or of a cluster's node (a
+// few seconds) and JetStream's own request timeout (5s) several times
+// over, and is shorter than the default AckWait (30s): a worker cut off
+// from the server fails, and its caller can stop reading, before the
+// server hands that worker's units to the others.
+func WithUnreachableAfter(d time.Duration) Option {
+	return func(c *config) { c.unreachable = d }
+}
+
+// WithNATSOptions adds options to the connection Dial makes, after its
+// own (reconnect forever, every 250ms), which they may override: user
+// credentials and TLS for a secured server, for instance
+//
+//	natsqueue.WithNATSOptions(
+//		nats.UserCredentials("worker.creds"),
+//		nats.RootCAs("ca.pem"),
+//		nats.ClientCert("worker-cert.pem", "worker-key.pem"))
+//
+// New, given a connection made by its caller, ignores them.
+func WithNATSOptions(opts ...nats.Option) Option {
+	return func(c *config) { c.natsOpts = append(c.natsOpts, opts...) }
+}
+
 func (c *config) check(name string) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("natsqueue %q: %s: %w", name, fmt.Sprintf(format, args...), queue.ErrInvalidArgument)
@@ -105,6 +140,8 @@ func (c *config) check(name string) error {
 		return bad("AckWait must be positive, not %v", c.ackWait)
 	case c.poll <= 0:
 		return bad("poll interval must be positive, not %v", c.poll)
+	case c.unreachable <= 0:
+		return bad("the time before the server counts as unreachable must be positive, not %v", c.unreachable)
 	case c.heartbeat >= c.ackWait:
 		return bad("heartbeat %v must be shorter than AckWait %v", c.heartbeat, c.ackWait)
 	}

@@ -28,6 +28,9 @@ type Queue struct {
 	cons  jetstream.Consumer
 	kv    jetstream.KeyValue
 	owned *nats.Conn // closed by Stop when Dial made it
+	link  *link
+
+	fetches sync.WaitGroup // fetches given up by cancelled dequeues
 
 	closed atomic.Bool // the closed flag, once seen set (it is never cleared)
 
@@ -52,7 +55,8 @@ var _ queue.Queue = (*Queue)(nil)
 // closed flags if they do not exist yet. Every worker of a job calls New
 // with the same name and epoch; existing objects are used as they are,
 // except that the consumer's AckWait and MaxDeliver are set to this
-// call's.
+// call's. A server that does not answer for WithUnreachableAfter fails it
+// with an error wrapping ErrUnreachable.
 func New(ctx context.Context, js jetstream.JetStream, name string, opts ...Option) (*Queue, error) {
 	c := defaults()
 	for _, o := range opts {
@@ -65,21 +69,33 @@ func New(ctx context.Context, js jetstream.JetStream, name string, opts ...Optio
 		name: name, cfg: c, n: newNames(name, c.epoch, &c), js: js,
 		held: map[string][]jetstream.Msg{}, seen: map[string]int{},
 		cancel: make(chan struct{}),
+		link:   newLink(js.Conn(), c.unreachable),
 	}
-	if err := q.setup(ctx); err != nil {
-		return nil, q.errorf("opening: %w", err)
+	if err := q.request(ctx, "opening", "", nil, q.setup); err != nil {
+		return nil, err
 	}
 	return q, nil
 }
 
 // Dial connects to the NATS server or cluster at url (nats.DefaultURL if
 // empty) and opens the queue there. The connection reconnects forever
-// after a server restart; Stop closes it.
+// after a server restart; Stop closes it. WithNATSOptions passes
+// credentials, TLS and other options to the connection. A server that
+// cannot be reached at all fails Dial at once with an error wrapping
+// ErrUnreachable.
 func Dial(ctx context.Context, url, name string, opts ...Option) (*Queue, error) {
 	if url == "" {
 		url = nats.DefaultURL
 	}
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	c := defaults()
+	for _, o := range opts {
+		o(&c)
+	}
+	nopts := append([]nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}, c.natsOpts...)
+	nc, err := nats.Connect(url, nopts...)
+	if errors.Is(err, nats.ErrNoServers) {
+		return nil, fmt.Errorf("natsqueue %q: connecting to %s: %w: %w", name, url, ErrUnreachable, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("natsqueue %q: connecting to %s: %w", name, url, err)
 	}
@@ -180,11 +196,15 @@ type State struct {
 
 // State asks the server for the queue's content and closed flag.
 func (q *Queue) State(ctx context.Context) (State, error) {
-	info, err := q.cons.Info(ctx)
+	var info *jetstream.ConsumerInfo
+	err := q.request(ctx, "State", "consumer info", nil, func(ctx context.Context) (err error) {
+		info, err = q.cons.Info(ctx)
+		return err
+	})
 	if err != nil {
-		return State{}, q.errorf("consumer info: %w", err)
+		return State{}, err
 	}
-	closed, err := q.readClosed(ctx)
+	closed, err := q.isClosed(ctx, "State")
 	if err != nil {
 		return State{}, err
 	}
@@ -210,8 +230,12 @@ const infoTimeout = 5 * time.Second
 
 // Size returns the number of units waiting for a worker; units delivered
 // and not yet acknowledged are not counted, as a dequeued element is not in
-// an in-process queue. It returns 0 if the server cannot be asked.
+// an in-process queue. It returns 0 if the server cannot be asked, at once
+// while the connection is down (State reports why).
 func (q *Queue) Size() int {
+	if !q.link.connected() {
+		return 0
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
 	defer cancel()
 	// The stream's count is current as soon as a publish is confirmed;
@@ -229,8 +253,12 @@ func (q *Queue) Size() int {
 }
 
 // IsClosed reports whether the queue's closed flag is set, by any worker.
-// If the server cannot be asked it reports what this handle last saw.
+// If the server cannot be asked it reports what this handle last saw, at
+// once while the connection is down.
 func (q *Queue) IsClosed() bool {
+	if !q.link.connected() {
+		return q.closed.Load()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
 	defer cancel()
 	closed, _ := q.readClosed(ctx)
@@ -241,7 +269,9 @@ func (q *Queue) IsClosed() bool {
 // it stops the heartbeats of the units it holds, which the server
 // therefore redelivers to other workers after AckWait, as if this process
 // had died, and closes the connection Dial made. Call ReleaseAll first to
-// hand held units back at once. The handle must not be used afterwards.
+// hand held units back at once. It waits for the pull requests of
+// cancelled dequeues to end (within two seconds), so that
+// it leaves nothing running. The handle must not be used afterwards.
 func (q *Queue) Stop() {
 	q.mu.Lock()
 	q.stopped = true
@@ -249,6 +279,10 @@ func (q *Queue) Stop() {
 	q.held = map[string][]jetstream.Msg{}
 	q.nheld = 0
 	q.mu.Unlock()
+	// A dequeue cancelled while its pull request was out left a goroutine
+	// to hand back what the request may yet bring; it ends when the
+	// server ends the request, within maxPull and a second.
+	q.fetches.Wait()
 	if q.owned != nil {
 		q.owned.Close()
 	}
