@@ -77,6 +77,14 @@ func (q *Queue) Close(ctx context.Context, cancelPendingEnqueues bool) error {
 	if busy {
 		select {
 		case <-idle:
+			// The enqueues may have ended because a cancelling Close
+			// failed them; then this Close was cancelled too, whichever
+			// case the select saw first.
+			select {
+			case <-q.cancel:
+				return cancelledError("Close", queue.ErrCancelled)
+			default:
+			}
 		case <-q.cancel:
 			return cancelledError("Close", queue.ErrCancelled)
 		case <-ctx.Done():

@@ -70,12 +70,11 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	// A closed flag set by another worker is read once per call and at
 	// every capacity check, rather than before every unit: see the package
 	// documentation on the race this leaves.
-	closed, err := q.isClosed(ctx, "Enqueue")
-	if err != nil {
+	// An enqueue under way when a cancelling Close comes is a pending one:
+	// it fails with ErrCancelled, whichever of its checks sees the Close
+	// first (cancelledOrClosed looks at the cancel before the flag).
+	if err := q.cancelledOrClosed(ctx, "Enqueue"); err != nil {
 		return err
-	}
-	if closed {
-		return q.closedError()
 	}
 	for len(units) > 0 {
 		n, err := q.waitRoom(ctx, min(len(units), maxRun))
