@@ -47,7 +47,14 @@
 // that fails transiently — a 5xx answer, throttling, a reset connection,
 // a body that ends early — is retried (Retries, 5) after an exponential
 // backoff with jitter (Backoff, 100 ms doubling to 5 s), resuming at the
-// first byte not yet received. Every block is checked for length: a read
+// first byte not yet received. A request that receives no byte for
+// StallTimeout (30 s) — no answer, or headers and then silence — is
+// cancelled and retried the same way, so a dead connection cannot hang
+// a reader whose context has no deadline; the timeout counts time
+// without progress, so a slow transfer that keeps moving is never cut.
+// One that stalls on every retry fails with an error wrapping
+// ErrStalled that names the object and the offset. Every block is
+// checked for length: a read
 // that cannot get all of its bytes fails with an error wrapping
 // io.ErrUnexpectedEOF that names the object and the offset, never with a
 // silently short file, and an object whose size changes while it is

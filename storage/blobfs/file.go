@@ -55,9 +55,11 @@ var _ storage.File = (*file)(nil)
 func openFile(ctx context.Context, cfg *config, b *blob.Bucket, name, key string) (*file, error) {
 	var size int64
 	err := cfg.retry(ctx, func() (int, error) {
-		a, err := b.Attributes(ctx, key)
+		w := cfg.watch(ctx)
+		defer w.stop()
+		a, err := b.Attributes(w.ctx, key)
 		if err != nil {
-			return 0, err
+			return 0, w.err(err)
 		}
 		size = a.Size
 		return 0, nil
