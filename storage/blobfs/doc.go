@@ -57,8 +57,19 @@
 // checked for length: a read
 // that cannot get all of its bytes fails with an error wrapping
 // io.ErrUnexpectedEOF that names the object and the offset, never with a
-// silently short file, and an object whose size changes while it is
-// read is an error too. The context given to Open governs all of the
+// silently short file.
+//
+// A File reads the version of its object that Open found. Open records
+// the object's size, ETag (S3, Azure), generation (GCS) and modification
+// time; every ranged read is conditional on that version where the store
+// takes a condition (If-Match on S3 and Azure, a generation match on
+// GCS), and every response's own ETag, generation or modification time
+// is compared with it too, for stores that ignore the condition and for
+// those that take none (mem, file). An object replaced while it is read,
+// even by one of the same size, fails the read with an error wrapping
+// ErrObjectChanged that names the object and the offset, never with
+// blocks of two versions spliced together; it is not retried. The
+// context given to Open governs all of the
 // file's requests; Close stops the fetches in flight.
 //
 // # Writing

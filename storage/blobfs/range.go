@@ -3,6 +3,8 @@ package blobfs
 import (
 	"fmt"
 	"io"
+
+	"gocloud.dev/gcerrors"
 )
 
 // readRange reads exactly n bytes at off with ranged requests, resuming
@@ -29,16 +31,18 @@ func (f *file) readRange(off int64, n int) ([]byte, error) {
 func (f *file) readOnce(off int64, p []byte) (int, error) {
 	w := f.cfg.watch(f.ctx)
 	defer w.stop()
-	r, err := f.b.NewRangeReader(w.ctx, f.key, off, int64(len(p)), nil)
+	r, err := f.b.NewRangeReader(w.ctx, f.key, off, int64(len(p)), f.ropts)
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		// The read was conditional on the version opened.
+		return 0, fmt.Errorf("%w: %w", ErrObjectChanged, err)
+	}
 	if err != nil {
 		return 0, w.err(err)
 	}
 	defer r.Close()
-	// The size in the response is the object's whole size; a different
-	// one means the object was replaced since Open, and splicing bytes of
-	// two versions would corrupt the stream.
-	if s := r.Size(); s != f.size {
-		return 0, fmt.Errorf("%w: size %d, %d when opened", errChanged, s, f.size)
+	// Splicing bytes of two versions would corrupt the stream.
+	if err := f.ver.check(r.Size(), r.ModTime(), r.As); err != nil {
+		return 0, err
 	}
 	n := 0
 	for n < len(p) && err == nil {

@@ -64,7 +64,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // reset connections and bodies that end early (io.ErrUnexpectedEOF) are
 // all transient.
 func transient(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, errChanged) || errors.Is(err, ErrClosed) {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrObjectChanged) || errors.Is(err, ErrClosed) {
 		return false
 	}
 	switch gcerrors.Code(err) {
