@@ -71,7 +71,8 @@ detected from each file unless --compression names it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().String("metrics-addr", "", "serve Prometheus metrics and pprof at this address (host:port) while the command runs")
+	root.PersistentFlags().String("metrics-addr", "", "serve Prometheus metrics at this address while the command runs (localhost:PORT; :PORT listens on every interface)")
+	root.PersistentFlags().Bool("pprof", false, "with --metrics-addr, serve net/http/pprof at /debug/pprof/ too")
 	root.PersistentFlags().Int64("max-record-size", defaultMaxRecordSize, maxRecordSizeUsage)
 	root.PersistentPreRunE = setReadSettings
 	root.SetOut(stdout)

@@ -22,6 +22,7 @@
 // detected from each file's first bytes unless --compression names it.
 // Errors are one line naming the file and byte offset, and the exit code
 // is non-zero. With --metrics-addr, a command serves Prometheus metrics
-// (records, bytes, errors, and the queues of any pipeline it runs) and
-// net/http/pprof while it runs.
+// (records, bytes, errors, and the queues of any pipeline it runs) while
+// it runs, and with --pprof net/http/pprof too; ":PORT" listens on every
+// interface, "localhost:PORT" on this machine only.
 package cli

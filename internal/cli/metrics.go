@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -62,7 +63,9 @@ func (t *tally) collectors() []prometheus.Collector {
 
 // metricsServer serves, while a command runs (--metrics-addr), Prometheus
 // metrics — the command's tally, the queues of the pipelines it runs, and
-// the Go runtime's — at /metrics, and net/http/pprof at /debug/pprof/.
+// the Go runtime's — at /metrics, and, only with --pprof, net/http/pprof
+// at /debug/pprof/. Profiles expose the command line and the program's
+// internals, so they are not served unless asked for.
 type metricsServer struct {
 	reg   *prometheus.Registry
 	pipes *pipelineCollector
@@ -72,8 +75,9 @@ type metricsServer struct {
 }
 
 // startMetrics listens on addr (exactly as given: the user chooses the
-// interface) and serves until stop.
-func startMetrics(addr string, log io.Writer) (*metricsServer, error) {
+// interface, and ":PORT" means every one) and serves until stop; with
+// withPprof it serves net/http/pprof too.
+func startMetrics(addr string, withPprof bool, log io.Writer) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics-addr: %w", err)
@@ -82,17 +86,23 @@ func startMetrics(addr string, log io.Writer) (*metricsServer, error) {
 	m.reg.MustRegister(m.pipes, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	if withPprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(m.done)
 		m.srv.Serve(ln)
 	}()
-	fmt.Fprintf(log, "serving metrics at http://%s/metrics and pprof at /debug/pprof/\n", m.addr)
+	if withPprof {
+		fmt.Fprintf(log, "serving metrics at http://%s/metrics and pprof at /debug/pprof/\n", m.addr)
+	} else {
+		fmt.Fprintf(log, "serving metrics at http://%s/metrics\n", m.addr)
+	}
 	return m, nil
 }
 
@@ -130,13 +140,25 @@ func (m *metricsServer) stop() {
 func pipelineMetrics(cmd *cobra.Command) (add func(name string, p *input.Pipeline), stop func(), err error) {
 	addr, _ := cmd.Flags().GetString("metrics-addr")
 	if addr == "" {
+		if wantPprof(cmd) {
+			return nil, nil, errPprofAlone
+		}
 		return func(string, *input.Pipeline) {}, func() {}, nil
 	}
-	m, err := startMetrics(addr, cmd.ErrOrStderr())
+	m, err := startMetrics(addr, wantPprof(cmd), cmd.ErrOrStderr())
 	if err != nil {
 		return nil, nil, err
 	}
 	return m.add, m.stop, nil
+}
+
+// errPprofAlone reports --pprof without the server it would be served by.
+var errPprofAlone = errors.New("--pprof needs --metrics-addr")
+
+// wantPprof reports whether the command has --pprof.
+func wantPprof(cmd *cobra.Command) bool {
+	on, _ := cmd.Flags().GetBool("pprof")
+	return on
 }
 
 // withTally wraps a data command's body: it gives the body a tally and,
@@ -144,8 +166,10 @@ func pipelineMetrics(cmd *cobra.Command) (add func(name string, p *input.Pipelin
 func withTally(run func(cmd *cobra.Command, args []string, t *tally) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		t := newTally()
-		if addr, _ := cmd.Flags().GetString("metrics-addr"); addr != "" {
-			m, err := startMetrics(addr, cmd.ErrOrStderr())
+		if addr, _ := cmd.Flags().GetString("metrics-addr"); addr == "" && wantPprof(cmd) {
+			return errPprofAlone
+		} else if addr != "" {
+			m, err := startMetrics(addr, wantPprof(cmd), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

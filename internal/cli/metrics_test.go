@@ -27,10 +27,9 @@ func get(t *testing.T, url string) string {
 	return string(body)
 }
 
-// The server exports a command's tally and its pipelines' queues, and
-// serves pprof.
+// The server exports a command's tally and its pipelines' queues.
 func TestMetricsServer(t *testing.T) {
-	m, err := startMetrics("127.0.0.1:0", io.Discard)
+	m, err := startMetrics("127.0.0.1:0", true, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +61,37 @@ func TestMetricsServer(t *testing.T) {
 	if body := get(t, "http://"+m.addr+"/debug/pprof/"); !strings.Contains(body, "goroutine") {
 		t.Errorf("pprof index: %.200s", body)
 	}
-	if _, err := startMetrics("256.0.0.1:1", io.Discard); err == nil {
+	if _, err := startMetrics("256.0.0.1:1", false, io.Discard); err == nil {
 		t.Error("bad address accepted")
+	}
+}
+
+// pprof is served only when asked for (--pprof): profiles expose the
+// command line and the program's internals to whoever reaches the port.
+func TestMetricsPprofOnlyWhenAsked(t *testing.T) {
+	for _, tc := range []struct {
+		pprof bool
+		want  int
+	}{
+		{false, http.StatusNotFound},
+		{true, http.StatusOK},
+	} {
+		m, err := startMetrics("127.0.0.1:0", tc.pprof, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/debug/pprof/", "/debug/pprof/cmdline"} {
+			resp, err := http.Get("http://" + m.addr + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("pprof %v: GET %s: %s, want %d", tc.pprof, path, resp.Status, tc.want)
+			}
+		}
+		get(t, "http://"+m.addr+"/metrics") // metrics are served either way
+		m.stop()
 	}
 }
 
@@ -77,9 +105,19 @@ func TestMetricsAddrFlag(t *testing.T) {
 	if code != 0 || out.String() != "5\t"+p+"\n" {
 		t.Fatalf("exit %d: %q %q", code, out.String(), errOut.String())
 	}
-	m := regexp.MustCompile(`^serving metrics at http://(127\.0\.0\.1:\d+)/metrics and pprof at /debug/pprof/\n$`).FindStringSubmatch(errOut.String())
+	m := regexp.MustCompile(`^serving metrics at http://(127\.0\.0\.1:\d+)/metrics\n$`).FindStringSubmatch(errOut.String())
 	if m == nil {
 		t.Fatalf("stderr %q", errOut.String())
+	}
+	errOut.Reset()
+	code = Main(context.Background(), []string{"count", "--metrics-addr", "127.0.0.1:0", "--pprof", p}, &out, &errOut)
+	if code != 0 || !regexp.MustCompile(`^serving metrics at http://127\.0\.0\.1:\d+/metrics and pprof at /debug/pprof/\n$`).MatchString(errOut.String()) {
+		t.Fatalf("--pprof: exit %d: %q", code, errOut.String())
+	}
+	errOut.Reset()
+	code = Main(context.Background(), []string{"count", "--pprof", p}, &out, &errOut)
+	if code == 0 || !strings.Contains(errOut.String(), "--pprof needs --metrics-addr") {
+		t.Errorf("--pprof alone: exit %d: %q", code, errOut.String())
 	}
 	if _, err := http.Get("http://" + m[1] + "/metrics"); err == nil {
 		t.Error("still serving after the command ended")

@@ -47,11 +47,29 @@
 // that fails transiently — a 5xx answer, throttling, a reset connection,
 // a body that ends early — is retried (Retries, 5) after an exponential
 // backoff with jitter (Backoff, 100 ms doubling to 5 s), resuming at the
-// first byte not yet received. Every block is checked for length: a read
+// first byte not yet received. A request that receives no byte for
+// StallTimeout (30 s) — no answer, or headers and then silence — is
+// cancelled and retried the same way, so a dead connection cannot hang
+// a reader whose context has no deadline; the timeout counts time
+// without progress, so a slow transfer that keeps moving is never cut.
+// One that stalls on every retry fails with an error wrapping
+// ErrStalled that names the object and the offset. Every block is
+// checked for length: a read
 // that cannot get all of its bytes fails with an error wrapping
 // io.ErrUnexpectedEOF that names the object and the offset, never with a
-// silently short file, and an object whose size changes while it is
-// read is an error too. The context given to Open governs all of the
+// silently short file.
+//
+// A File reads the version of its object that Open found. Open records
+// the object's size, ETag (S3, Azure), generation (GCS) and modification
+// time; every ranged read is conditional on that version where the store
+// takes a condition (If-Match on S3 and Azure, a generation match on
+// GCS), and every response's own ETag, generation or modification time
+// is compared with it too, for stores that ignore the condition and for
+// those that take none (mem, file). An object replaced while it is read,
+// even by one of the same size, fails the read with an error wrapping
+// ErrObjectChanged that names the object and the offset, never with
+// blocks of two versions spliced together; it is not retried. The
+// context given to Open governs all of the
 // file's requests; Close stops the fetches in flight.
 //
 // # Writing

@@ -159,7 +159,7 @@ func TestObjectChangedSize(t *testing.T) {
 	put(t, fsys, name, randomBytes(150*kib, 11))
 	_, err := f.ReadAt(make([]byte, 10), 100*kib)
 	t.Log(err)
-	if err == nil || !strings.Contains(err.Error(), name) {
-		t.Errorf("ReadAt of a replaced object = %v", err)
+	if !errors.Is(err, blobfs.ErrObjectChanged) || !strings.Contains(err.Error(), name) {
+		t.Errorf("ReadAt of a replaced object = %v; want ErrObjectChanged naming %s", err, name)
 	}
 }

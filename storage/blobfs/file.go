@@ -2,7 +2,6 @@ package blobfs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -11,10 +10,6 @@ import (
 
 	"github.com/sluiceml/sluice/storage"
 )
-
-// errChanged reports an object whose size differs from the size it had
-// when it was opened: it was replaced while being read.
-var errChanged = errors.New("object changed while being read")
 
 // A file reads an object in blocks of cfg.blockSize, each fetched with
 // one ranged request. Blocks are cached (at most cacheCap of them), and a
@@ -27,7 +22,9 @@ type file struct {
 	name   string
 	key    string
 	size   int64
-	ctx    context.Context // cancelled by Close
+	ver    version             // what the object held when opened
+	ropts  *blob.ReaderOptions // reads conditional on ver
+	ctx    context.Context     // cancelled by Close
 	cancel context.CancelFunc
 	sem    chan struct{} // one token per request in flight
 	wg     sync.WaitGroup
@@ -53,13 +50,15 @@ type block struct {
 var _ storage.File = (*file)(nil)
 
 func openFile(ctx context.Context, cfg *config, b *blob.Bucket, name, key string) (*file, error) {
-	var size int64
+	var ver version
 	err := cfg.retry(ctx, func() (int, error) {
-		a, err := b.Attributes(ctx, key)
+		w := cfg.watch(ctx)
+		defer w.stop()
+		a, err := b.Attributes(w.ctx, key)
 		if err != nil {
-			return 0, err
+			return 0, w.err(err)
 		}
-		size = a.Size
+		ver = versionOf(a)
 		return 0, nil
 	})
 	if err != nil {
@@ -67,7 +66,8 @@ func openFile(ctx context.Context, cfg *config, b *blob.Bucket, name, key string
 	}
 	fctx, cancel := context.WithCancel(ctx)
 	return &file{
-		cfg: cfg, b: b, name: name, key: key, size: size,
+		cfg: cfg, b: b, name: name, key: key, size: ver.size,
+		ver: ver, ropts: ver.readerOptions(),
 		ctx: fctx, cancel: cancel,
 		sem:      make(chan struct{}, cfg.concurrency),
 		blocks:   map[int64]*block{},

@@ -17,6 +17,10 @@ const (
 	DefaultRetries     = 5
 	DefaultMinBackoff  = 100 * time.Millisecond
 	DefaultMaxBackoff  = 5 * time.Second
+	// DefaultStallTimeout is long enough for a busy store's first byte
+	// and short enough that a dead connection is noticed well before a
+	// person would give up on the command.
+	DefaultStallTimeout = 30 * time.Second
 )
 
 // An OpenBucketFunc opens the bucket named by a URL of the form
@@ -36,18 +40,20 @@ type config struct {
 	retries       int
 	minBackoff    time.Duration
 	maxBackoff    time.Duration
+	stallTimeout  time.Duration // 0: none
 	partSize      int
 	uploadStreams int
 }
 
 func newConfig(opts []Option) config {
 	c := config{
-		blockSize:   DefaultBlockSize,
-		readahead:   DefaultReadahead,
-		concurrency: DefaultConcurrency,
-		retries:     DefaultRetries,
-		minBackoff:  DefaultMinBackoff,
-		maxBackoff:  DefaultMaxBackoff,
+		blockSize:    DefaultBlockSize,
+		readahead:    DefaultReadahead,
+		concurrency:  DefaultConcurrency,
+		retries:      DefaultRetries,
+		minBackoff:   DefaultMinBackoff,
+		maxBackoff:   DefaultMaxBackoff,
+		stallTimeout: DefaultStallTimeout,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -130,6 +136,22 @@ func Backoff(initial, max time.Duration) Option {
 		}
 		if max >= initial {
 			c.maxBackoff = max
+		}
+	}
+}
+
+// StallTimeout sets how long a read request may go without receiving a
+// byte — waiting for the answer, or between two pieces of its body —
+// before it is abandoned as stalled (default 30 s). It bounds the time
+// without progress, not the whole request, so a slow but moving
+// transfer of a large block is never cut. A stalled request is retried
+// like any transient failure; one that stalls on every retry fails with
+// an error wrapping ErrStalled. 0 turns the timeout off: a read then
+// waits as long as the context given to Open allows.
+func StallTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d >= 0 {
+			c.stallTimeout = d
 		}
 	}
 }

@@ -3,6 +3,8 @@ package blobfs
 import (
 	"fmt"
 	"io"
+
+	"gocloud.dev/gcerrors"
 )
 
 // readRange reads exactly n bytes at off with ranged requests, resuming
@@ -23,22 +25,39 @@ func (f *file) readRange(off int64, n int) ([]byte, error) {
 	return buf, nil
 }
 
-// readOnce makes one ranged request for len(p) bytes at off.
+// readOnce makes one ranged request for len(p) bytes at off. A request
+// that goes the stall timeout without a byte is cancelled and reported
+// as ErrStalled, which the caller retries.
 func (f *file) readOnce(off int64, p []byte) (int, error) {
-	r, err := f.b.NewRangeReader(f.ctx, f.key, off, int64(len(p)), nil)
+	w := f.cfg.watch(f.ctx)
+	defer w.stop()
+	r, err := f.b.NewRangeReader(w.ctx, f.key, off, int64(len(p)), f.ropts)
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		// The read was conditional on the version opened.
+		return 0, fmt.Errorf("%w: %w", ErrObjectChanged, err)
+	}
 	if err != nil {
-		return 0, err
+		return 0, w.err(err)
 	}
 	defer r.Close()
-	// The size in the response is the object's whole size; a different
-	// one means the object was replaced since Open, and splicing bytes of
-	// two versions would corrupt the stream.
-	if s := r.Size(); s != f.size {
-		return 0, fmt.Errorf("%w: size %d, %d when opened", errChanged, s, f.size)
+	// Splicing bytes of two versions would corrupt the stream.
+	if err := f.ver.check(r.Size(), r.ModTime(), r.As); err != nil {
+		return 0, err
 	}
-	n, err := io.ReadFull(r, p)
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF // no byte where some were due
+	n := 0
+	for n < len(p) && err == nil {
+		var m int
+		m, err = r.Read(p[n:])
+		if m > 0 {
+			n += m
+			w.progress()
+		}
 	}
-	return n, err
+	switch {
+	case n == len(p):
+		err = nil
+	case err == io.EOF:
+		err = io.ErrUnexpectedEOF // the body ended before the bytes due
+	}
+	return n, w.err(err)
 }

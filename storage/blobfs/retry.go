@@ -61,10 +61,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 // transient reports whether err is worth retrying: anything but a
 // cancelled context, a changed object or an answer the service will give
 // again (missing, forbidden, invalid). Server errors (5xx), throttling,
-// reset connections and bodies that end early (io.ErrUnexpectedEOF) are
-// all transient.
+// reset connections, bodies that end early (io.ErrUnexpectedEOF) and
+// stalled requests (ErrStalled) are all transient.
 func transient(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, errChanged) || errors.Is(err, ErrClosed) {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrObjectChanged) || errors.Is(err, ErrClosed) {
 		return false
 	}
 	switch gcerrors.Code(err) {

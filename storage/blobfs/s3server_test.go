@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -35,7 +36,8 @@ const testBucket = "bucket"
 // handler: they stand for a misbehaving network or service in front of
 // a correct store.
 type s3Server struct {
-	srv *httptest.Server
+	url  string
+	dial func(ctx context.Context, network, addr string) (net.Conn, error) // nil: the default dialer
 
 	mu     sync.Mutex
 	faults func(http.Handler) http.Handler
@@ -45,19 +47,88 @@ type s3Server struct {
 
 func newS3(t testing.TB) *s3Server {
 	t.Helper()
+	s := newS3Handler(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	// gofakes3 logs a superfluous WriteHeader when a client goes away
+	// mid-response, which the fault tests make happen on purpose.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	return s
+}
+
+// newS3Pipe is newS3 on an in-memory network of net.Pipe connections,
+// for tests in a testing/synctest bubble: nothing there waits on a real
+// socket or clock, so a test of timeouts runs in fake time and cannot
+// be upset by a loaded machine. Call it inside the bubble.
+func newS3Pipe(t testing.TB) *s3Server {
+	t.Helper()
+	s := newS3Handler(t)
+	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	srv := &http.Server{Handler: http.HandlerFunc(s.serve), ErrorLog: log.New(io.Discard, "", 0)}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		srv.Serve(l)
+	}()
+	t.Cleanup(func() {
+		srv.Close()
+		<-served
+	})
+	s.url, s.dial = "http://s3.test", l.dial
+	return s
+}
+
+func newS3Handler(t testing.TB) *s3Server {
+	t.Helper()
 	backend := s3mem.New()
 	if err := backend.CreateBucket(testBucket); err != nil {
 		t.Fatal(err)
 	}
-	s := &s3Server{fake: gofakes3.New(backend).Server()}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	// gofakes3 logs a superfluous WriteHeader when a client goes away
-	// mid-response, which the fault tests make happen on purpose.
-	s.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.srv.Start()
-	t.Cleanup(s.srv.Close)
-	return s
+	return &s3Server{fake: gofakes3.New(backend).Server()}
 }
+
+// A pipeListener accepts the server ends of the net.Pipe connections
+// its dial makes.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "s3.test:80" }
 
 func (s *s3Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
@@ -99,10 +170,10 @@ func (s *s3Server) requests(prefix string) []string {
 // backoff is short to keep the tests fast.
 func (s *s3Server) fs(t testing.TB, opts ...blobfs.Option) *blobfs.FS {
 	t.Helper()
-	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, DialContext: s.dial}
 	client := s3.New(s3.Options{
 		Region:                     "us-east-1",
-		BaseEndpoint:               aws.String(s.srv.URL),
+		BaseEndpoint:               aws.String(s.url),
 		UsePathStyle:               true,
 		Credentials:                credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
 		HTTPClient:                 &http.Client{Transport: tr},
