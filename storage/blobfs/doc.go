@@ -57,7 +57,10 @@
 // checked for length: a read
 // that cannot get all of its bytes fails with an error wrapping
 // io.ErrUnexpectedEOF that names the object and the offset, never with a
-// silently short file.
+// silently short file; a response longer than the range asked for (a
+// store or proxy that ignored the Range header and sent the object from
+// its start) fails at once with ErrLongBody, never passing those bytes
+// off as the ones asked for.
 //
 // A File reads the version of its object that Open found. Open records
 // the object's size, ETag (S3, Azure), generation (GCS) and modification

@@ -34,7 +34,8 @@ import (
 // With faults, the store misbehaves as they say, one byte per request
 // (see flakyBucket): bodies that end early, run long, or break, and
 // requests that fail. The reads may then also fail — with
-// io.ErrUnexpectedEOF or the injected error, after the retries — but
+// io.ErrUnexpectedEOF or the injected error after the retries, or at once
+// with ErrLongBody — but
 // still never return a wrong byte.
 //
 //	go test -run '^$' -fuzz '^FuzzReadAt$' -fuzztime 30s -parallel 1 ./storage/blobfs
@@ -82,7 +83,7 @@ func FuzzReadAt(f *testing.F) {
 				return false
 			}
 			return replaced && errors.Is(err, blobfs.ErrObjectChanged) ||
-				len(faults) > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errInjected))
+				len(faults) > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errInjected) || errors.Is(err, blobfs.ErrLongBody))
 		}
 		data := randomBytes(n, uint64(size))
 		put(data)

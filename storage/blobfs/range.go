@@ -1,11 +1,18 @@
 package blobfs
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"gocloud.dev/gcerrors"
 )
+
+// ErrLongBody reports a ranged read answered with more bytes than asked
+// for: a store or proxy that ignores the Range header sends the object
+// from its first byte, and those bytes are not the ones asked for.
+// Asking again would get the same answer, so it is not retried.
+var ErrLongBody = errors.New("blobfs: response body longer than the range asked for")
 
 // readRange reads exactly n bytes at off with ranged requests, resuming
 // after a failure at the first byte not yet read. A body that ends early
@@ -55,6 +62,13 @@ func (f *file) readOnce(off int64, p []byte) (int, error) {
 	}
 	switch {
 	case n == len(p):
+		// A body longer than the range asked for comes from a store or
+		// proxy that ignored the Range header and sent the object from
+		// its first byte: those bytes are not the ones at off.
+		var extra [1]byte
+		if m, _ := r.Read(extra[:]); m > 0 {
+			return 0, fmt.Errorf("%w: more than the %d bytes asked for (a store or proxy that ignores Range?)", ErrLongBody, len(p))
+		}
 		err = nil
 	case err == io.EOF:
 		err = io.ErrUnexpectedEOF // the body ended before the bytes due

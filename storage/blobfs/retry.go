@@ -64,7 +64,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 // reset connections, bodies that end early (io.ErrUnexpectedEOF) and
 // stalled requests (ErrStalled) are all transient.
 func transient(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrObjectChanged) || errors.Is(err, ErrClosed) {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrObjectChanged) || errors.Is(err, ErrClosed) ||
+		errors.Is(err, ErrLongBody) {
 		return false
 	}
 	switch gcerrors.Code(err) {
