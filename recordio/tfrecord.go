@@ -29,7 +29,11 @@ func newTFRecordFormat(c tfrecord.Compression, s *settings) *TFRecordFormat {
 // NewTFRecordReader.
 type TFRecordFormat struct {
 	Compression tfrecord.Compression
-	Options     []tfrecord.Option
+	// Detect makes the format choose each file's compression from the
+	// file's first bytes (tfrecord.DetectCompression) instead of
+	// Compression, so that files of mixed compression share one reader.
+	Detect  bool
+	Options []tfrecord.Option
 
 	file    *unitFile
 	rd      *tfrecord.Reader
@@ -45,8 +49,18 @@ func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) er
 		return err
 	}
 	var src io.Reader = file
-	f.opts = append(append(f.opts[:0], f.Compression, tfrecord.WithName(work)), f.Options...)
-	if offset > 0 && f.Compression == tfrecord.None {
+	c := f.Compression
+	if f.Detect {
+		var prefix [12]byte
+		n, err := file.ReadAt(prefix[:], 0)
+		if err != nil && err != io.EOF {
+			file.Close()
+			return fmt.Errorf("%s: reading the first bytes to detect the compression: %w", work, err)
+		}
+		c = tfrecord.DetectCompression(prefix[:n])
+	}
+	f.opts = append(append(f.opts[:0], c, tfrecord.WithName(work)), f.Options...)
+	if offset > 0 && c == tfrecord.None {
 		if offset > file.Size() {
 			file.Close()
 			return fmt.Errorf("%w: %s has %d bytes, fewer than the saved offset %d", ErrState, work, file.Size(), offset)

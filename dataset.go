@@ -1,0 +1,414 @@
+package sluice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// ErrNoFiles is the error, wrapped with the pattern, of a glob pattern that
+// matches no file.
+var ErrNoFiles = errors.New("no files match")
+
+// ErrInvalid is wrapped by the errors of options and arguments out of range
+// (Epochs(0), a batch size of 0, ...).
+var ErrInvalid = errors.New("invalid argument")
+
+// A Dataset is a set of files read as records and decoded into named
+// features: TFRecord Examples, CSV lines or fixed-length records. It holds
+// only the description; each call of Batches reads the files anew, with
+// goroutines that live as long as that loop.
+type Dataset struct {
+	kind     string // the constructor's name, for messages
+	settings settings
+	layout   *layout
+	err      error // a build error, returned by Batches
+
+	// newReader returns a reader of the files named in q.
+	newReader func(q queue.Queue) (*recordio.Reader, error)
+	// newDecoder returns a decoder for one goroutine.
+	newDecoder func() (decoder, error)
+}
+
+// A decoder turns records into one batch element in the layout's order.
+// The records are valid only during the call. keys, which may be nil, name
+// the records in errors.
+type decoder func(recs [][]byte, keys []string) (queue.Element, error)
+
+// Batches returns the data set as batches of n records, for a range loop:
+//
+//	for b, err := range ds.Batches(ctx, 128) {
+//		if err != nil {
+//			return err
+//		}
+//		train(b.Float32("image"), b.Int64("label"))
+//	}
+//
+// The loop starts the reading goroutines and ends them when it ends: at
+// the end of the last epoch, at the first error, when ctx is cancelled or
+// when the loop body breaks out. An error is the first any stage met (a
+// corrupt record names its file and offset); it is yielded once, and the
+// loop then ends. Batches are n records each, except the last, which holds
+// what is left (use DropRemainder to drop it instead).
+func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.Seq2[*Batch, error] {
+	var bs batchSettings
+	for _, o := range opts {
+		o.applyBatch(&bs)
+	}
+	return func(yield func(*Batch, error) bool) {
+		r, err := d.start(ctx, n, bs)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer r.p.Stop()
+		for {
+			e, err := r.out.Dequeue(ctx)
+			if err != nil {
+				// The first error of any stage wins over what the
+				// consumer saw of it (a closed queue).
+				var jerr error
+				if errors.Is(err, io.EOF) && ctx.Err() == nil {
+					jerr = r.p.Join()
+				} else {
+					jerr = r.p.Stop()
+				}
+				switch {
+				case jerr != nil:
+					yield(nil, jerr)
+				case ctx.Err() != nil:
+					yield(nil, fmt.Errorf("sluice: %s: %w", d.kind, context.Cause(ctx)))
+				case !errors.Is(err, io.EOF):
+					yield(nil, err)
+				}
+				return
+			}
+			if !yield(d.layout.batch(e), nil) {
+				return
+			}
+		}
+	}
+}
+
+// A run is one iteration's pipeline.
+type run struct {
+	p   *input.Pipeline
+	out queue.Queue // whole batches, in the layout's components
+}
+
+func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	s := d.settings
+	switch {
+	case n < 1:
+		return nil, fmt.Errorf("sluice: %s: batch size %d: %w (want at least 1)", d.kind, n, ErrInvalid)
+	case s.epochs < 0 || s.epochs == 0 && s.epochsSet:
+		return nil, fmt.Errorf("sluice: %s: Epochs(%d): %w (want at least 1, or Forever)", d.kind, s.epochs, ErrInvalid)
+	case s.readers < 0:
+		return nil, fmt.Errorf("sluice: %s: Readers(%d): %w (want at least 1)", d.kind, s.readers, ErrInvalid)
+	case s.shuffle < 0:
+		return nil, fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size)", d.kind, s.shuffle, ErrInvalid)
+	}
+	files, err := d.match(ctx)
+	if err != nil {
+		return nil, err
+	}
+	readers := s.readers
+	if readers == 0 {
+		readers = runtime.GOMAXPROCS(0)
+	}
+
+	var popts []input.PipelineOption
+	if s.seeded {
+		popts = append(popts, input.WithSeed(s.seed))
+	}
+	p := input.NewPipeline(popts...)
+	fopts := []input.Option{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
+	if !s.forever {
+		fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
+	}
+	if s.shard[1] != 0 {
+		fopts = append(fopts, input.Shard(s.shard[0], s.shard[1]))
+	}
+	names := p.StringInputProducer(files, fopts...)
+
+	// Whole batches travel as one element each, so the queue's cost is
+	// per batch, not per record.
+	out, err := queue.NewFIFO(2*readers, d.layout.dtypes, queue.WithName("batches"))
+	if err != nil {
+		return nil, err
+	}
+	p.TrackQueue(out, 0)
+	rd := make([]*recordio.Reader, readers)
+	dec := make([]decoder, readers)
+	for i := range readers {
+		if rd[i], err = d.newReader(names); err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		if dec[i], err = d.newDecoder(); err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+	}
+	if s.shuffle == 0 {
+		err = d.direct(p, out, rd, dec, n, bs)
+	} else {
+		err = d.shuffled(p, out, rd, dec, n, bs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Start(ctx); err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+	}
+	return &run{p: p, out: out}, nil
+}
+
+// match expands the data set's names and patterns.
+func (d *Dataset) match(ctx context.Context) ([]string, error) {
+	var files []string
+	for _, pat := range d.settings.files {
+		if !strings.ContainsAny(pat, "*?[") {
+			files = append(files, pat)
+			continue
+		}
+		m, err := storage.Glob(ctx, pat)
+		if err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("sluice: %s: %w %q", d.kind, ErrNoFiles, pat)
+		}
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("sluice: %s: %w: no file names given", d.kind, ErrNoFiles)
+	}
+	return files, nil
+}
+
+// direct runs one goroutine per reader that reads n records, decodes them
+// as one batch and enqueues it: no queue between reading and decoding, and
+// no record ever copied twice. This is the path without record shuffling.
+func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*recordio.Reader, dec []decoder, n int, bs batchSettings) error {
+	rem := &remainder{active: len(rd), n: n, drop: bs.dropRemainder, dec: dec[0], out: out}
+	steps := make([]coord.Step, len(rd))
+	for i := range rd {
+		w := &directReader{r: rd[i], dec: dec[i], out: out, n: n, rem: rem}
+		steps[i] = w.step
+	}
+	qr, err := coord.NewQueueRunner(out, steps)
+	if err != nil {
+		return err
+	}
+	p.AddQueueRunner(qr)
+	return nil
+}
+
+// A directReader is one reader goroutine's state on the direct path.
+type directReader struct {
+	r     *recordio.Reader
+	dec   decoder
+	out   queue.Queue
+	n     int
+	rem   *remainder
+	arena []byte // the batch's records, reused from batch to batch
+	recs  [][]byte
+	keys  []string
+}
+
+func (w *directReader) step(ctx context.Context) error {
+	w.recs, w.keys, w.arena = w.recs[:0], w.keys[:0], w.arena[:0]
+	for len(w.recs) < w.n {
+		key, rec, err := w.r.Read(ctx)
+		if errors.Is(err, io.EOF) {
+			return w.rem.finish(ctx, w.recs, w.keys, err)
+		}
+		if err != nil {
+			return err
+		}
+		if len(w.arena)+len(rec) > cap(w.arena) {
+			// A larger arena; the records already in the batch keep the
+			// old one alive until the batch is decoded.
+			w.arena = make([]byte, 0, max(2*cap(w.arena), len(w.arena)+len(rec)))
+		}
+		start := len(w.arena)
+		w.arena = append(w.arena, rec...)
+		w.recs = append(w.recs, w.arena[start:len(w.arena):len(w.arena)])
+		w.keys = append(w.keys, key)
+	}
+	e, err := w.dec(w.recs, w.keys)
+	if err != nil {
+		return err
+	}
+	return w.out.Enqueue(ctx, e)
+}
+
+// A remainder collects the records each reader holds when the input ends,
+// fewer than a batch; the last reader to end makes batches of them, so
+// that only the very last batch can be short.
+type remainder struct {
+	mu     sync.Mutex
+	active int
+	recs   [][]byte
+	keys   []string
+	n      int
+	drop   bool
+	dec    decoder
+	out    queue.Queue
+}
+
+func (r *remainder) finish(ctx context.Context, recs [][]byte, keys []string, eof error) error {
+	r.mu.Lock()
+	// The reader's arena is not reused after it ended, so its records can
+	// be kept as they are.
+	r.recs = append(r.recs, recs...)
+	r.keys = append(r.keys, keys...)
+	r.active--
+	last := r.active == 0
+	r.mu.Unlock()
+	if !last {
+		return eof
+	}
+	for len(r.recs) > 0 {
+		k := min(r.n, len(r.recs))
+		if k < r.n && r.drop {
+			break
+		}
+		e, err := r.dec(r.recs[:k], r.keys[:k])
+		if err != nil {
+			return err
+		}
+		if err := r.out.Enqueue(ctx, e); err != nil {
+			return err
+		}
+		r.recs, r.keys = r.recs[k:], r.keys[k:]
+	}
+	return eof
+}
+
+// readBatch is how many records a reader moves into the shuffle buffer at
+// once.
+const readBatch = 128
+
+// shuffled runs the readers into a RandomShuffle queue of serialized
+// records (with their keys), and as many goroutines that take n records
+// from it at a time, decode them as one batch and enqueue it: TensorFlow's
+// shuffle_batch over serialized records followed by a batch parse, its
+// fast form.
+func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*recordio.Reader, dec []decoder, n int, bs batchSettings) error {
+	s := d.settings
+	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
+		[]tensor.DType{tensor.String, tensor.String},
+		queue.WithShapes(tensor.Shape{}, tensor.Shape{}), queue.WithName("records"),
+		queue.WithSeed(p.StageSeed(nil)))
+	if err != nil {
+		return fmt.Errorf("sluice: %s: %w", d.kind, err)
+	}
+	p.TrackQueue(records, s.shuffle)
+	read := make([]coord.Step, len(rd))
+	for i, r := range rd {
+		read[i] = func(ctx context.Context) error {
+			keys, vals, err := r.ReadUpTo(ctx, readBatch)
+			if err != nil {
+				return err
+			}
+			kb := make([][]byte, len(keys))
+			for j, k := range keys {
+				kb[j] = []byte(k)
+			}
+			return records.EnqueueMany(ctx, queue.Element{tensor.New(vals, len(vals)), tensor.New(kb, len(kb))})
+		}
+	}
+	rq, err := coord.NewQueueRunner(records, read)
+	if err != nil {
+		return err
+	}
+	decode := make([]coord.Step, len(dec))
+	last := &lastBatch{active: len(dec)}
+	for i, dc := range dec {
+		decode[i] = func(ctx context.Context) error {
+			var e queue.Element
+			var err error
+			if bs.dropRemainder {
+				e, err = records.DequeueMany(ctx, n)
+			} else {
+				e, err = records.DequeueUpTo(ctx, n)
+			}
+			if errors.Is(err, io.EOF) {
+				return last.finish(ctx, out, err)
+			}
+			if err != nil {
+				return err
+			}
+			b, err := dc(e[0].Strings(), nil)
+			if err != nil {
+				// Name the record only now: keys cost an allocation each.
+				kb := e[1].Strings()
+				keys := make([]string, len(kb))
+				for j, k := range kb {
+					keys[j] = string(k)
+				}
+				_, err = dc(e[0].Strings(), keys)
+				return err
+			}
+			if b := d.layout.batch(b); b.Len() < n {
+				// The queue is closed and this is what was left: the
+				// other goroutines may still hold full batches, so the
+				// last of them to end delivers it.
+				last.keep(b.e)
+				return last.finish(ctx, out, io.EOF)
+			}
+			return out.Enqueue(ctx, b)
+		}
+	}
+	dq, err := coord.NewQueueRunner(out, decode)
+	if err != nil {
+		return err
+	}
+	p.AddQueueRunner(rq)
+	p.AddQueueRunner(dq)
+	return nil
+}
+
+// A lastBatch holds the short batch of a shuffled data set until every
+// decoding goroutine has delivered its full ones.
+type lastBatch struct {
+	mu     sync.Mutex
+	active int
+	e      queue.Element
+}
+
+func (l *lastBatch) keep(e queue.Element) {
+	l.mu.Lock()
+	l.e = e
+	l.mu.Unlock()
+}
+
+func (l *lastBatch) finish(ctx context.Context, out queue.Queue, eof error) error {
+	l.mu.Lock()
+	l.active--
+	e := l.e
+	last := l.active == 0
+	l.mu.Unlock()
+	if last && e != nil {
+		if err := out.Enqueue(ctx, e); err != nil {
+			return err
+		}
+	}
+	return eof
+}

@@ -1,0 +1,2 @@
+// Package sluice reads training data: files in, named batches out.
+package sluice

@@ -1,0 +1,409 @@
+package sluice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/decode"
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// writeExamples writes files of Examples with labels first, first+1, ...:
+// perFile records each, an "image" of 4 floats (the label in each) and a
+// VarLen "tokens" of label%4 int64s.
+func writeExamples(t testing.TB, dir string, files, perFile int, cs ...tfrecord.Compression) []string {
+	t.Helper()
+	var names []string
+	label := 0
+	for i := range files {
+		c := tfrecord.None
+		if len(cs) > 0 {
+			c = cs[i%len(cs)]
+		}
+		name := filepath.Join(dir, fmt.Sprintf("train-%05d.tfrecord", i))
+		f, err := os.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := tfrecord.NewWriter(f, c)
+		for range perFile {
+			l := float32(label)
+			tokens := make([]int64, label%4)
+			for j := range tokens {
+				tokens[j] = int64(label)
+			}
+			rec := example.New().Int64("label", int64(label)).Floats("image", []float32{l, l, l, l}).
+				Int64s("tokens", tokens).Marshal()
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			label++
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+var testSpec = example.Spec{
+	"image":  example.FixedLen(tensor.Float32, 4),
+	"label":  example.FixedLen(tensor.Int64),
+	"tokens": example.VarLen(tensor.Int64),
+}
+
+// collect runs the loop to its end and returns every label in order and
+// the batch sizes.
+func collect(t *testing.T, ds *Dataset, n int, opts ...BatchOption) (labels []int64, sizes []int) {
+	t.Helper()
+	for b, err := range ds.Batches(t.Context(), n, opts...) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := b.Float32("image")
+		for i, l := range b.Int64("label") {
+			if img[4*i] != float32(l) {
+				t.Fatalf("row %d: image %v with label %d: rows mixed up", i, img[4*i:4*i+4], l)
+			}
+		}
+		labels = append(labels, b.Int64("label")...)
+		sizes = append(sizes, b.Len())
+	}
+	return labels, sizes
+}
+
+// Every record of every epoch arrives exactly once, whatever the number of
+// readers and whether records are shuffled (spec: exactly-once delivery
+// per epoch, P-EPOCHS).
+func TestEpochsExactlyOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 5, 37, tfrecord.None)
+	const total = 5 * 37
+	for _, tc := range []struct {
+		name   string
+		epochs int
+		opts   []ExampleOption
+		batch  int
+	}{
+		{"1 epoch default", 1, nil, 16},
+		{"2 epochs 1 reader", 2, []ExampleOption{Epochs(2), Readers(1)}, 16},
+		{"3 epochs 4 readers", 3, []ExampleOption{Epochs(3), Readers(4)}, 10},
+		{"2 epochs shuffled", 2, []ExampleOption{Epochs(2), Readers(3), Shuffle(50), Seed(1)}, 32},
+		{"shuffled files", 2, []ExampleOption{Epochs(2), ShuffleFiles(), Seed(7)}, 7},
+		{"batch larger than input", 1, []ExampleOption{Readers(2)}, 1000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			labels, sizes := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, tc.opts...), tc.batch)
+			count := make([]int, total)
+			for _, l := range labels {
+				count[l]++
+			}
+			for l, c := range count {
+				if c != tc.epochs {
+					t.Fatalf("label %d delivered %d times, want %d", l, c, tc.epochs)
+				}
+			}
+			for i, s := range sizes[:len(sizes)-1] {
+				if s != tc.batch {
+					t.Fatalf("batch %d of %d has %d records, want %d (only the last may be short)", i, len(sizes), s, tc.batch)
+				}
+			}
+			if want := (tc.epochs*total-1)%tc.batch + 1; sizes[len(sizes)-1] != want {
+				t.Errorf("last batch has %d records, want %d", sizes[len(sizes)-1], want)
+			}
+		})
+	}
+}
+
+// One reader without shuffling delivers the files' records in order.
+func TestOrderWithoutShuffle(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 3, 20)
+	labels, _ := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, Readers(1), Epochs(2)), 8)
+	for i, l := range labels {
+		if l != int64(i%60) {
+			t.Fatalf("record %d has label %d, want %d", i, l, i%60)
+		}
+	}
+}
+
+// Shuffle changes the order but not the multiset.
+func TestShuffleKeepsMultiset(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 4, 50)
+	plain, _ := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, Readers(1)), 16)
+	shuf, _ := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, Readers(1), Shuffle(100), Seed(3)), 16)
+	if slices.Equal(plain, shuf) {
+		t.Fatal("Shuffle(100) delivered the records in file order")
+	}
+	slices.Sort(shuf)
+	if !slices.Equal(plain, shuf) {
+		t.Fatalf("shuffled records differ from the input as a multiset")
+	}
+}
+
+// The last batch is smaller by default and dropped with DropRemainder.
+func TestFinalBatch(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 2, 25)
+	for _, tc := range []struct {
+		name  string
+		opts  []ExampleOption
+		bopts []BatchOption
+		sizes []int
+	}{
+		{"smaller final batch", []ExampleOption{Readers(2)}, nil, []int{16, 16, 16, 2}},
+		{"drop remainder", []ExampleOption{Readers(2)}, []BatchOption{DropRemainder()}, []int{16, 16, 16}},
+		{"smaller final batch shuffled", []ExampleOption{Readers(2), Shuffle(10)}, nil, []int{16, 16, 16, 2}},
+		{"drop remainder shuffled", []ExampleOption{Readers(2), Shuffle(10)}, []BatchOption{DropRemainder()}, []int{16, 16, 16}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, sizes := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, tc.opts...), 16, tc.bopts...)
+			if !slices.Equal(sizes, tc.sizes) {
+				t.Fatalf("batch sizes %v, want %v", sizes, tc.sizes)
+			}
+		})
+	}
+}
+
+// A VarLen feature is sparse, and Dense pads it with zeros to the longest
+// record of the batch.
+func TestPadding(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 1, 6)
+	for b, err := range Examples(filepath.Join(dir, "train-*"), testSpec, Readers(1)).Batches(t.Context(), 3) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Labels 0,1,2 then 3,4,5: tokens are label%4 copies of the label.
+		var want [][]int64
+		switch b.Int64("label")[0] {
+		case 0:
+			want = [][]int64{{0, 0}, {1, 0}, {2, 2}}
+		case 3:
+			want = [][]int64{{3, 3, 3}, {0, 0, 0}, {5, 0, 0}}
+		}
+		d := b.Dense("tokens")
+		if got := d.Shape(); !slices.Equal(got, tensor.Shape{3, len(want[0])}) {
+			t.Fatalf("padded shape %v, want [3 %d]", got, len(want[0]))
+		}
+		got := b.Int64("tokens")
+		if !slices.Equal(got, slices.Concat(want...)) {
+			t.Errorf("padded tokens %v, want %v", got, want)
+		}
+		lens := b.Lengths("tokens")
+		for i, w := range b.Int64("label") {
+			if lens[i] != int(w%4) {
+				t.Errorf("Lengths[%d] = %d, want %d", i, lens[i], w%4)
+			}
+		}
+		if s := b.Sparse("tokens"); s.NNZ() != sum(lens) {
+			t.Errorf("sparse tokens have %d values, want %d", s.NNZ(), sum(lens))
+		}
+	}
+}
+
+func sum(v []int) (s int) {
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// Files of every compression are read together, each detected from its
+// first bytes.
+func TestMixedCompression(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 4, 10, tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd)
+	labels, _ := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, Readers(1)), 8)
+	if len(labels) != 40 || labels[39] != 39 {
+		t.Fatalf("read %d records (last %v), want 40 in order", len(labels), labels[len(labels)-1:])
+	}
+}
+
+// A pattern that matches nothing is an error naming it; so is each
+// invalid argument.
+func TestArgumentErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 1, 3)
+	pat := filepath.Join(dir, "nothing-*.tfrecord")
+	all := filepath.Join(dir, "train-*")
+	for _, tc := range []struct {
+		name string
+		ds   *Dataset
+		n    int
+		want error
+		text string
+	}{
+		{"glob without match", Examples(pat, testSpec), 8, ErrNoFiles, pat},
+		{"second glob without match", Examples(all, testSpec, Files(pat)), 8, ErrNoFiles, pat},
+		{"batch size 0", Examples(all, testSpec), 0, ErrInvalid, "batch size 0"},
+		{"Epochs(0)", Examples(all, testSpec, Epochs(0)), 8, ErrInvalid, "Epochs(0)"},
+		{"Readers(-1)", Examples(all, testSpec, Readers(-1)), 8, ErrInvalid, "Readers(-1)"},
+		{"bad spec", Examples(all, example.Spec{"x": example.FixedLen(tensor.Int32)}), 8, nil, "x"},
+		{"CSV duplicate column", CSV(all, []Column{Col("a", decode.Int64Column(0)), Col("a", decode.Int64Column(0))}), 8, ErrInvalid, `"a"`},
+		{"field outside record", FixedLengthRecords(all, 4, []Field{{Name: "x", Offset: 2, Size: 4, DType: tensor.Uint8}}), 8, ErrInvalid, `"x"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got error
+			for _, err := range tc.ds.Batches(t.Context(), tc.n) {
+				got = err
+			}
+			if got == nil || tc.want != nil && !errors.Is(got, tc.want) || !strings.Contains(got.Error(), tc.text) {
+				t.Fatalf("error %v, want one wrapping %v and naming %q", got, tc.want, tc.text)
+			}
+		})
+	}
+}
+
+// A corrupt record stops the loop with an error naming its file and
+// offset, on either path; the goroutines end (TestMain checks).
+func TestCorruptRecord(t *testing.T) {
+	dir := t.TempDir()
+	names := writeExamples(t, dir, 2, 30)
+	data, err := os.ReadFile(names[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flip a byte inside the data of the second record.
+	r := tfrecord.NewReader(strings.NewReader(string(data)))
+	r.Next()
+	r.Next()
+	recLen := r.Offset()
+	data[recLen+20] ^= 0xff
+	if err := os.WriteFile(names[1], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s", names[1])
+	for _, tc := range []struct {
+		name string
+		opts []ExampleOption
+	}{
+		{"direct", []ExampleOption{Readers(2)}},
+		{"shuffled", []ExampleOption{Readers(2), Shuffle(10)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got error
+			for _, err := range Examples(filepath.Join(dir, "train-*"), testSpec, tc.opts...).Batches(t.Context(), 8) {
+				if err != nil {
+					got = err
+				}
+			}
+			if !errors.Is(got, tfrecord.ErrDataLoss) || !strings.Contains(got.Error(), want) || !strings.Contains(got.Error(), fmt.Sprint(recLen)) {
+				t.Fatalf("error %v, want data loss naming %s and offset %d", got, want, recLen)
+			}
+		})
+	}
+}
+
+// A record that is a valid TFRecord but not a valid Example names its
+// file and offset too.
+func TestMalformedExample(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "bad.tfrecord")
+	f, _ := os.Create(name)
+	w := tfrecord.NewWriter(f)
+	good := example.New().Int64("label", 1).Floats("image", []float32{1, 1, 1, 1}).Marshal()
+	w.Write(good)
+	w.Write([]byte{0xff, 0xff, 0xff})
+	w.Close()
+	f.Close()
+	off := len(good) + tfrecord.Overhead
+	for _, opts := range [][]ExampleOption{{Readers(1)}, {Readers(1), Shuffle(1)}} {
+		var got error
+		for _, err := range Examples(name, testSpec, opts...).Batches(t.Context(), 4) {
+			got = err
+		}
+		if !errors.Is(got, example.ErrMalformed) || !strings.Contains(got.Error(), fmt.Sprintf("%s:%d", name, off)) {
+			t.Fatalf("error %v, want a malformed Example named %s:%d", got, name, off)
+		}
+	}
+}
+
+// Breaking out of the loop after one batch ends every goroutine, on both
+// paths and with the data set repeating for ever (TestMain's goleak check
+// fails the package otherwise).
+func TestBreakReleasesGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 4, 100)
+	for _, opts := range [][]ExampleOption{
+		{Forever(), Readers(4)},
+		{Forever(), Readers(4), Shuffle(100)},
+	} {
+		n := 0
+		for b, err := range Examples(filepath.Join(dir, "train-*"), testSpec, opts...).Batches(t.Context(), 8) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += b.Len()
+			break
+		}
+		if n != 8 {
+			t.Fatalf("got %d records before the break, want 8", n)
+		}
+	}
+}
+
+// Cancelling the context ends the loop with the context's error.
+func TestCancel(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 2, 50)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var got error
+	n := 0
+	for _, err := range Examples(filepath.Join(dir, "train-*"), testSpec, Forever()).Batches(ctx, 8) {
+		if err != nil {
+			got = err
+			break
+		}
+		if n++; n == 3 {
+			cancel()
+		}
+	}
+	if !errors.Is(got, context.Canceled) {
+		t.Fatalf("error %v after cancel, want context.Canceled", got)
+	}
+}
+
+// Unknown names and wrong types panic with a message naming the feature.
+func TestAccessorPanics(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 1, 2)
+	for b, err := range Examples(filepath.Join(dir, "train-*"), testSpec).Batches(t.Context(), 2) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name string
+			call func()
+			want string
+		}{
+			{"unknown name", func() { b.Float32("imag") }, `no feature "imag"`},
+			{"wrong type", func() { b.Float32("label") }, `"label" is int64, not float32`},
+			{"sparse of dense", func() { b.Sparse("label") }, `"label" is dense`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				defer func() {
+					r := recover()
+					if r == nil || !strings.Contains(fmt.Sprint(r), tc.want) {
+						t.Fatalf("panic %v, want one saying %s", r, tc.want)
+					}
+				}()
+				tc.call()
+			})
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package sluice
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sluiceml/sluice/decode"
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// Examples returns the data set of the tf.train.Example records in the
+// TFRecord files that files names (a name or a glob pattern; Files adds
+// more), parsed by spec. Each file's compression (none, GZIP, ZLIB or ZSTD)
+// is detected from its first bytes, so files of mixed compression can be
+// read together. The batch's features are spec's: FixedLen and
+// FixedLenSequence features dense, VarLen and SparseFeature features
+// sparse, or padded by Batch.Dense.
+func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
+	s := exampleSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyExample(&s)
+	}
+	d := &Dataset{kind: "Examples", settings: s.settings}
+	if _, err := example.NewParser(spec); err != nil {
+		d.err = fmt.Errorf("sluice: Examples: %w", err)
+		return d
+	}
+	var fs []feature
+	for name, f := range spec {
+		sparse := f.Kind() == example.KindVarLen || f.Kind() == example.KindSparse
+		fs = append(fs, feature{name: name, dtype: f.DType(), sparse: sparse})
+	}
+	d.layout = newLayout(fs)
+	var ropts []tfrecord.Option
+	if s.skipCorrupt {
+		ropts = append(ropts, tfrecord.SkipCorrupt())
+	}
+	d.newReader = func(q queue.Queue) (*recordio.Reader, error) {
+		f := &recordio.TFRecordFormat{Detect: true, Options: ropts}
+		return recordio.NewReader("TFRecordReader", f, q), nil
+	}
+	l := d.layout
+	d.newDecoder = func() (decoder, error) {
+		p, err := example.NewParser(spec)
+		if err != nil {
+			return nil, err
+		}
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			out, err := p.Parse(recs, keys)
+			if err != nil {
+				return nil, err
+			}
+			e := make(queue.Element, 0, len(l.dtypes))
+			for _, f := range l.features {
+				if !f.sparse {
+					t, _ := out.Dense(f.name)
+					e = append(e, t)
+					continue
+				}
+				s, _ := out.Sparse(f.name)
+				e = append(e, s.Indices, s.Values, shapeTensor(s.DenseShape))
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
+func shapeTensor(s tensor.Shape) tensor.Tensor {
+	v := make([]int64, len(s))
+	for i, d := range s {
+		v[i] = int64(d)
+	}
+	return tensor.New(v, len(v))
+}
+
+// A Column is one named column of CSV.
+type Column struct {
+	name string
+	col  decode.Column
+}
+
+// Col returns a CSV column called name, of c's type and default (see
+// decode.Float32Column, decode.RequiredInt64, ...).
+func Col(name string, c decode.Column) Column { return Column{name: name, col: c} }
+
+// CSV returns the data set of the lines of the text files that files
+// names, each decoded as comma-separated values into columns, in order
+// (TensorFlow's TextLineReader and decode_csv). A column's default fills
+// an empty field; a required column's empty field is an error naming the
+// file and line.
+func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
+	s := csvSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyCSV(&s)
+	}
+	d := &Dataset{kind: "CSV", settings: s.settings}
+	cols := make([]decode.Column, len(columns))
+	fs := make([]feature, len(columns))
+	for i, c := range columns {
+		cols[i] = c.col
+		fs[i] = feature{name: c.name, dtype: c.col.DType()}
+	}
+	if err := uniqueNames(fs); err != nil {
+		d.err = fmt.Errorf("sluice: CSV: %w", err)
+		return d
+	}
+	var copts []decode.CSVOption
+	for _, o := range s.csvOpts {
+		copts = append(copts, decode.FieldDelim(o.delim))
+	}
+	if _, err := decode.NewCSV(cols, copts...); err != nil {
+		d.err = fmt.Errorf("sluice: CSV: %w", err)
+		return d
+	}
+	d.layout = newLayout(slices.Clone(fs))
+	// order[i] is the column of the layout's feature i.
+	order := make([]int, len(fs))
+	for i, f := range d.layout.features {
+		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
+	}
+	d.newReader = func(q queue.Queue) (*recordio.Reader, error) {
+		return recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
+	}
+	d.newDecoder = func() (decoder, error) {
+		c, err := decode.NewCSV(cols, copts...)
+		if err != nil {
+			return nil, err
+		}
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			out, err := c.DecodeBatch(recs, keys)
+			if err != nil {
+				return nil, err
+			}
+			e := make(queue.Element, len(order))
+			for i, j := range order {
+				e[i] = out[j]
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
+// A Field is one named part of a fixed-length record: Size bytes at
+// Offset, decoded as numbers of DType (decode.Raw, little-endian unless
+// BigEndian) into a tensor of Shape per record, or as the bytes themselves
+// when DType is tensor.String. A nil Shape is a vector of every value.
+type Field struct {
+	Name         string
+	Offset, Size int
+	DType        tensor.DType
+	Shape        []int
+	BigEndian    bool
+}
+
+// FixedLengthRecords returns the data set of the records of recordBytes
+// bytes each in the files that files names (TensorFlow's
+// FixedLengthRecordReader, as CIFAR-10 is read), each cut into fields. A
+// last record cut short is dropped, as TensorFlow drops it.
+func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...RecordOption) *Dataset {
+	s := recordSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyRecord(&s)
+	}
+	d := &Dataset{kind: "FixedLengthRecords", settings: s.settings}
+	fs := make([]feature, len(fields))
+	for i, f := range fields {
+		fs[i] = feature{name: f.Name, dtype: f.DType}
+		if f.Offset < 0 || f.Size < 0 || f.Offset+f.Size > recordBytes {
+			d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: bytes [%d, %d) are not inside a record of %d bytes: %w", f.Name, f.Offset, f.Offset+f.Size, recordBytes, ErrInvalid)
+			return d
+		}
+		if f.DType != tensor.String {
+			if _, err := decode.NewRaw(f.DType, true); err != nil {
+				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: %w", f.Name, err)
+				return d
+			}
+		}
+	}
+	if err := uniqueNames(fs); err != nil {
+		d.err = fmt.Errorf("sluice: FixedLengthRecords: %w", err)
+		return d
+	}
+	d.layout = newLayout(slices.Clone(fs))
+	order := make([]int, len(fs))
+	for i, f := range d.layout.features {
+		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
+	}
+	d.newReader = func(q queue.Queue) (*recordio.Reader, error) {
+		return recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
+			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
+	}
+	d.newDecoder = func() (decoder, error) {
+		raws := make([]*decode.Raw, len(fields))
+		for i, f := range fields {
+			if f.DType != tensor.String {
+				raws[i], _ = decode.NewRaw(f.DType, !f.BigEndian)
+			}
+		}
+		var parts [][]byte
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			e := make(queue.Element, len(order))
+			for i, j := range order {
+				f := fields[j]
+				parts = parts[:0]
+				for _, r := range recs {
+					parts = append(parts, r[f.Offset:f.Offset+f.Size])
+				}
+				t, err := decodeField(raws[j], f, parts, keys)
+				if err != nil {
+					return nil, err
+				}
+				e[i] = t
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
+func decodeField(raw *decode.Raw, f Field, parts [][]byte, keys []string) (tensor.Tensor, error) {
+	if raw == nil {
+		// The bytes, copied into one buffer: the records are reused.
+		buf := make([]byte, 0, len(parts)*f.Size)
+		vals := make([][]byte, len(parts))
+		for i, p := range parts {
+			buf = append(buf, p...)
+			vals[i] = buf[len(buf)-len(p) : len(buf) : len(buf)]
+		}
+		return tensor.New(vals, len(vals)), nil
+	}
+	t, err := raw.DecodeBatch(parts, keys)
+	if err != nil {
+		return t, fmt.Errorf("field %q: %w", f.Name, err)
+	}
+	if f.Shape == nil {
+		return t, nil
+	}
+	shape := append(tensor.Shape{len(parts)}, f.Shape...)
+	r, err := t.Reshape(shape)
+	if err != nil {
+		return t, fmt.Errorf("field %q: %d bytes of %v do not make shape %v: %w", f.Name, f.Size, f.DType, f.Shape, ErrInvalid)
+	}
+	return r, nil
+}
+
+func uniqueNames(fs []feature) error {
+	for i, f := range fs {
+		if f.name == "" {
+			return fmt.Errorf("feature %d has no name: %w", i, ErrInvalid)
+		}
+		for _, g := range fs[:i] {
+			if g.name == f.name {
+				return fmt.Errorf("two features are named %q: %w", f.name, ErrInvalid)
+			}
+		}
+	}
+	return nil
+}
