@@ -80,13 +80,23 @@ func (l *layout) batch(e queue.Element) *Batch {
 // names and types are fixed by the program, so such a call is a bug to be
 // fixed, never a value to be used.
 //
-// A Batch and the slices it returns belong to the caller; the pipeline
-// never writes to them again.
+// A batch is valid until the next iteration of the loop that received it,
+// unless the loop was started with KeepBatches; Clone makes a copy that is
+// valid for good.
 type Batch struct {
 	l     *layout
 	e     queue.Element
 	n     int
 	dense map[string]tensor.Tensor // padded sparse features, made on demand
+}
+
+// Clone returns a deep copy of b, which later batches do not overwrite.
+func (b *Batch) Clone() *Batch {
+	e := make(queue.Element, len(b.e))
+	for i, t := range b.e {
+		e[i] = t.Clone()
+	}
+	return &Batch{l: b.l, e: e, n: b.n}
 }
 
 // Len returns the number of records in the batch.

@@ -38,8 +38,10 @@ type Dataset struct {
 
 	// newReader returns a reader of the files named in q.
 	newReader func(q queue.Queue) (*recordio.Reader, error)
-	// newDecoder returns a decoder for one goroutine.
-	newDecoder func() (decoder, error)
+	// newDecoder returns a decoder for one goroutine; with reuse, one
+	// that writes each batch over the one it returned before, where it
+	// can.
+	newDecoder func(reuse bool) (decoder, error)
 }
 
 // A decoder turns records into one batch element in the layout's order.
@@ -62,6 +64,10 @@ type decoder func(recs [][]byte, keys []string) (queue.Element, error)
 // corrupt record names its file and offset); it is yielded once, and the
 // loop then ends. Batches are n records each, except the last, which holds
 // what is left (use DropRemainder to drop it instead).
+//
+// A batch is valid until the loop's next iteration: later batches are
+// written into its memory. Copy what must outlive the iteration
+// (Batch.Clone), or ask for batches of their own with KeepBatches.
 func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.Seq2[*Batch, error] {
 	var bs batchSettings
 	for _, o := range opts {
@@ -159,7 +165,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 		if rd[i], err = d.newReader(names); err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
-		if dec[i], err = d.newDecoder(); err != nil {
+		if dec[i], err = d.rotating(!bs.keep, out.Capacity()+2); err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
 	}
@@ -176,6 +182,31 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
 	return &run{p: p, out: out}, nil
+}
+
+// rotating returns a decoder for one goroutine. With reuse it cycles
+// through k decoders that each overwrite their previous batch: a goroutine
+// that has put k-1 batches into the batch queue (capacity k-2) after one,
+// knows the consumer has taken a batch after that one, and so is done with
+// it, since the loop takes the next batch only when its body is done with
+// the last.
+func (d *Dataset) rotating(reuse bool, k int) (decoder, error) {
+	if !reuse {
+		return d.newDecoder(false)
+	}
+	decs := make([]decoder, k)
+	for i := range decs {
+		var err error
+		if decs[i], err = d.newDecoder(true); err != nil {
+			return nil, err
+		}
+	}
+	next := 0
+	return func(recs [][]byte, keys []string) (queue.Element, error) {
+		dc := decs[next]
+		next = (next + 1) % len(decs)
+		return dc(recs, keys)
+	}, nil
 }
 
 // match expands the data set's names and patterns.

@@ -173,6 +173,7 @@ func Compressed(c tfrecord.Compression) RecordOption {
 
 type batchSettings struct {
 	dropRemainder bool
+	keep          bool
 }
 
 type batchOption func(*batchSettings)
@@ -186,4 +187,15 @@ func (o batchOption) applyBatch(s *batchSettings) { o(s) }
 // delivered.
 func DropRemainder() BatchOption {
 	return batchOption(func(s *batchSettings) { s.dropRemainder = true })
+}
+
+// KeepBatches gives every batch memory of its own, so that the loop may
+// keep batches (and the slices read from them) after its iteration. By
+// default a batch is valid only until the loop's next iteration, as
+// bufio.Scanner's Bytes is until the next Scan: the pipeline writes later
+// batches into the memory of earlier ones, which saves allocating and
+// clearing every batch — more than half the CPU time of reading MNIST-like
+// Examples. Batch.Clone keeps a single batch.
+func KeepBatches() BatchOption {
+	return batchOption(func(s *batchSettings) { s.keep = true })
 }

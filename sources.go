@@ -44,10 +44,13 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		return recordio.NewReader("TFRecordReader", f, q), nil
 	}
 	l := d.layout
-	d.newDecoder = func() (decoder, error) {
+	d.newDecoder = func(reuse bool) (decoder, error) {
 		p, err := example.NewParser(spec)
 		if err != nil {
 			return nil, err
+		}
+		if reuse {
+			p.ReuseOutputs()
 		}
 		return func(recs [][]byte, keys []string) (queue.Element, error) {
 			out, err := p.Parse(recs, keys)
@@ -126,15 +129,22 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 	d.newReader = func(q queue.Queue) (*recordio.Reader, error) {
 		return recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
 	}
-	d.newDecoder = func() (decoder, error) {
+	d.newDecoder = func(reuse bool) (decoder, error) {
 		c, err := decode.NewCSV(cols, copts...)
 		if err != nil {
 			return nil, err
 		}
+		var reused []tensor.Tensor
 		return func(recs [][]byte, keys []string) (queue.Element, error) {
-			out, err := c.DecodeBatch(recs, keys)
-			if err != nil {
+			out := reused
+			if !reuse || len(out) == 0 || out[0].Len() != len(recs) {
+				out = c.NewBatch(len(recs))
+			}
+			if err := c.DecodeBatchInto(out, recs, keys); err != nil {
 				return nil, err
+			}
+			if reuse {
+				reused = out
 			}
 			e := make(queue.Element, len(order))
 			for i, j := range order {
@@ -195,7 +205,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		return recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
 			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
 	}
-	d.newDecoder = func() (decoder, error) {
+	d.newDecoder = func(reuse bool) (decoder, error) {
 		raws := make([]*decode.Raw, len(fields))
 		for i, f := range fields {
 			if f.DType != tensor.String {
@@ -203,6 +213,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 			}
 		}
 		var parts [][]byte
+		reused := make([]tensor.Tensor, len(fields))
 		return func(recs [][]byte, keys []string) (queue.Element, error) {
 			e := make(queue.Element, len(order))
 			for i, j := range order {
@@ -211,9 +222,16 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 				for _, r := range recs {
 					parts = append(parts, r[f.Offset:f.Offset+f.Size])
 				}
-				t, err := decodeField(raws[j], f, parts, keys)
+				var dst tensor.Tensor
+				if reuse && reused[j].IsValid() && reused[j].Len() == len(recs) {
+					dst = reused[j]
+				}
+				t, err := decodeField(raws[j], f, parts, keys, dst)
 				if err != nil {
 					return nil, err
+				}
+				if reuse && f.DType != tensor.String {
+					reused[j] = t
 				}
 				e[i] = t
 			}
@@ -223,7 +241,9 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	return d
 }
 
-func decodeField(raw *decode.Raw, f Field, parts [][]byte, keys []string) (tensor.Tensor, error) {
+// decodeField decodes one field of a batch of records, into dst (a
+// tensor decodeField returned before for as many records) if it is valid.
+func decodeField(raw *decode.Raw, f Field, parts [][]byte, keys []string, dst tensor.Tensor) (tensor.Tensor, error) {
 	if raw == nil {
 		// The bytes, copied into one buffer: the records are reused.
 		buf := make([]byte, 0, len(parts)*f.Size)
@@ -233,6 +253,16 @@ func decodeField(raw *decode.Raw, f Field, parts [][]byte, keys []string) (tenso
 			vals[i] = buf[len(buf)-len(p) : len(buf) : len(buf)]
 		}
 		return tensor.New(vals, len(vals)), nil
+	}
+	if dst.IsValid() {
+		flat, err := dst.Reshape(tensor.Shape{len(parts), dst.NumElements() / len(parts)})
+		if err == nil {
+			err = raw.DecodeBatchInto(flat, parts, keys)
+		}
+		if err != nil {
+			return dst, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		return dst, nil
 	}
 	t, err := raw.DecodeBatch(parts, keys)
 	if err != nil {
