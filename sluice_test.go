@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -404,6 +405,176 @@ func TestAccessorPanics(t *testing.T) {
 				}()
 				tc.call()
 			})
+		}
+	}
+}
+
+// With KeepBatches every batch keeps its values after later iterations;
+// Clone keeps one batch by default.
+func TestKeepBatches(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 3, 40)
+	check := func(t *testing.T, kept []*Batch) {
+		t.Helper()
+		seen := make([]int, 120)
+		for _, b := range kept {
+			img := b.Float32("image")
+			for i, l := range b.Int64("label") {
+				if img[4*i] != float32(l) {
+					t.Fatalf("kept batch: row %d has image %v and label %d", i, img[4*i:4*i+4], l)
+				}
+				seen[l]++
+			}
+		}
+		for l, c := range seen {
+			if c != 1 {
+				t.Fatalf("label %d is in %d kept batches, want 1: a batch was overwritten", l, c)
+			}
+		}
+	}
+	for _, opts := range [][]ExampleOption{{Readers(2)}, {Readers(2), Shuffle(20)}} {
+		var kept, cloned []*Batch
+		for b, err := range Examples(filepath.Join(dir, "train-*"), testSpec, opts...).Batches(t.Context(), 8, KeepBatches()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept = append(kept, b)
+		}
+		check(t, kept)
+		for b, err := range Examples(filepath.Join(dir, "train-*"), testSpec, opts...).Batches(t.Context(), 8) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			cloned = append(cloned, b.Clone())
+		}
+		check(t, cloned)
+	}
+}
+
+// CSV lines are decoded into named columns, with defaults for empty
+// fields, header lines skipped, and an error naming the file and line.
+func TestCSV(t *testing.T) {
+	dir := t.TempDir()
+	var want float64
+	for i := range 3 {
+		var sb strings.Builder
+		sb.WriteString("x,y,name\n")
+		for j := range 25 {
+			v := i*25 + j
+			if v%5 == 0 {
+				fmt.Fprintf(&sb, ",%d,n%d\n", v, v) // x takes its default, -1
+				want += -1
+			} else {
+				fmt.Fprintf(&sb, "%d.5,%d,n%d\n", v, v, v)
+				want += float64(v) + 0.5
+			}
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", i)), []byte(sb.String()), 0o644)
+	}
+	cols := []Column{
+		Col("x", decode.Float64Column(-1)),
+		Col("y", decode.RequiredInt64()),
+		Col("name", decode.RequiredString()),
+	}
+	for _, opts := range [][]CSVOption{{HeaderLines(1), Readers(2)}, {HeaderLines(1), Readers(2), Shuffle(10), Epochs(2)}} {
+		var sum float64
+		var rows int
+		for b, err := range CSV(filepath.Join(dir, "part-*.csv"), cols, opts...).Batches(t.Context(), 10) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, y := range b.Int64("y") {
+				if name := string(b.Bytes("name")[i]); name != fmt.Sprintf("n%d", y) {
+					t.Fatalf("row with y=%d has name %q: columns mixed up", y, name)
+				}
+			}
+			for _, x := range b.Float64("x") {
+				sum += x
+			}
+			rows += b.Len()
+		}
+		epochs := 1 + (len(opts)-2)/2
+		if rows != 75*epochs || sum != want*float64(epochs) {
+			t.Fatalf("%d rows summing to %v, want %d summing to %v", rows, sum, 75*epochs, want*float64(epochs))
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("1,2,a\n3,,b\n"), 0o644)
+	var got error
+	for _, err := range CSV(filepath.Join(dir, "bad.csv"), cols).Batches(t.Context(), 10) {
+		got = err
+	}
+	if got == nil || !strings.Contains(got.Error(), "bad.csv:2") {
+		t.Fatalf("error %v, want one naming bad.csv:2", got)
+	}
+}
+
+// Fixed-length records are cut into named fields: numbers decoded little-
+// or big-endian and shaped, and bytes as they are; header and footer are
+// skipped.
+func TestFixedLengthRecords(t *testing.T) {
+	dir := t.TempDir()
+	// A record: 1-byte label, 2 big-endian uint16 pixels, 3 bytes of tag.
+	const recBytes = 1 + 4 + 3
+	for i := range 2 {
+		data := []byte("HEAD")
+		for j := range 10 {
+			v := byte(i*10 + j)
+			data = append(data, v, 0, v, 1, v, 't', 'a', v)
+		}
+		data = append(data, "FOOT"...)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("data-%d.bin", i)), data, 0o644)
+	}
+	fields := []Field{
+		{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8},
+		{Name: "pixels", Offset: 1, Size: 4, DType: tensor.Uint16, Shape: []int{2, 1}, BigEndian: true},
+		{Name: "tag", Offset: 5, Size: 3, DType: tensor.String},
+	}
+	n := 0
+	for b, err := range FixedLengthRecords(filepath.Join(dir, "data-*.bin"), recBytes, fields,
+		RecordHeader(4), RecordFooter(4), Readers(1)).Batches(t.Context(), 6) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		px := b.Dense("pixels")
+		if !slices.Equal(px.Shape(), tensor.Shape{b.Len(), 2, 1}) {
+			t.Fatalf("pixels have shape %v, want [%d 2 1]", px.Shape(), b.Len())
+		}
+		for i, l := range b.Uint8("label") {
+			if l != byte(n) {
+				t.Fatalf("record %d has label %d", n, l)
+			}
+			if p := px.Uint16s()[2*i : 2*i+2]; p[0] != uint16(l) || p[1] != 1<<8|uint16(l) {
+				t.Fatalf("record %d has pixels %v", n, p)
+			}
+			if tag := string(b.Bytes("tag")[i]); tag != "ta"+string(rune(l)) {
+				t.Fatalf("record %d has tag %q", n, tag)
+			}
+			n++
+		}
+	}
+	if n != 20 {
+		t.Fatalf("read %d records, want 20", n)
+	}
+}
+
+// The memory a batch shares with later ones is never written while the
+// loop body holds it: the body sees the same values at its end as at its
+// start, however long it takes (readers keep running meanwhile).
+func TestReusedBatchStableDuringIteration(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 4, 60)
+	for _, opts := range [][]ExampleOption{{Readers(4), Epochs(3)}, {Readers(3), Epochs(3), Shuffle(30)}} {
+		for b, err := range Examples(filepath.Join(dir, "train-*"), testSpec, opts...).Batches(t.Context(), 4) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := slices.Clone(b.Int64("label"))
+			for range 20 {
+				runtime.Gosched() // let every reader run
+			}
+			if after := b.Int64("label"); !slices.Equal(before, after) {
+				t.Fatalf("batch changed during its iteration: %v, then %v", before, after)
+			}
 		}
 	}
 }
