@@ -22,10 +22,11 @@ import (
 
 // The MNIST benchmark's data: as bench/cmd/sluicebench gen writes its
 // "mnist" set (784 float32 pixels and an int64 label per Example, 4
-// uncompressed files), with fewer records so that one pass is one op.
+// uncompressed files of 12 500), so that one op is one pass, as one
+// sluicebench pass.
 const (
 	benchFiles   = 4
-	benchPerFile = 2500
+	benchPerFile = 12500
 	benchBatch   = 128
 )
 

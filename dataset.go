@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -36,8 +37,10 @@ type Dataset struct {
 	layout   *layout
 	err      error // a build error, returned by Batches
 
-	// newReader returns a reader of the files named in q.
-	newReader func(q queue.Queue) (*recordio.Reader, error)
+	// newReader returns a reader of the files named in q, and the
+	// positioner of its format if its records have no keys (to save an
+	// allocation per record) and are named by position instead.
+	newReader func(q queue.Queue) (*recordio.Reader, positioner, error)
 	// newDecoder returns a decoder for one goroutine; with reuse, one
 	// that writes each batch over the one it returned before, where it
 	// can.
@@ -154,17 +157,19 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 
 	// Whole batches travel as one element each, so the queue's cost is
 	// per batch, not per record.
-	out, err := queue.NewFIFO(2*readers, d.layout.dtypes, queue.WithName("batches"))
+	out, err := queue.NewFIFO(readers+1, d.layout.dtypes, queue.WithName("batches"))
 	if err != nil {
 		return nil, err
 	}
 	p.TrackQueue(out, 0)
-	rd := make([]*recordio.Reader, readers)
+	rd := make([]*collector, readers)
 	dec := make([]decoder, readers)
 	for i := range readers {
-		if rd[i], err = d.newReader(names); err != nil {
+		r, pos, err := d.newReader(names)
+		if err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
+		rd[i] = &collector{r: r, pos: pos}
 		if dec[i], err = d.rotating(!bs.keep, out.Capacity()+2); err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
@@ -235,11 +240,11 @@ func (d *Dataset) match(ctx context.Context) ([]string, error) {
 // direct runs one goroutine per reader that reads n records, decodes them
 // as one batch and enqueues it: no queue between reading and decoding, and
 // no record ever copied twice. This is the path without record shuffling.
-func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*recordio.Reader, dec []decoder, n int, bs batchSettings) error {
+func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*collector, dec []decoder, n int, bs batchSettings) error {
 	rem := &remainder{active: len(rd), n: n, drop: bs.dropRemainder, dec: dec[0], out: out}
 	steps := make([]coord.Step, len(rd))
 	for i := range rd {
-		w := &directReader{r: rd[i], dec: dec[i], out: out, n: n, rem: rem}
+		w := &directReader{c: rd[i], dec: dec[i], out: out, n: n, rem: rem}
 		steps[i] = w.step
 	}
 	qr, err := coord.NewQueueRunner(out, steps)
@@ -250,39 +255,102 @@ func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*recordio.Read
 	return nil
 }
 
-// A directReader is one reader goroutine's state on the direct path.
-type directReader struct {
-	r     *recordio.Reader
-	dec   decoder
-	out   queue.Queue
-	n     int
-	rem   *remainder
-	arena []byte // the batch's records, reused from batch to batch
-	recs  [][]byte
-	keys  []string
+// A positioner tells where the record a reader returned last comes from
+// (recordio.TFRecordFormat with NoKeys).
+type positioner interface {
+	Work() string
+	Offset() int64
 }
 
-func (w *directReader) step(ctx context.Context) error {
-	w.recs, w.keys, w.arena = w.recs[:0], w.keys[:0], w.arena[:0]
-	for len(w.recs) < w.n {
-		key, rec, err := w.r.Read(ctx)
-		if errors.Is(err, io.EOF) {
-			return w.rem.finish(ctx, w.recs, w.keys, err)
-		}
+// A collector reads records into batches: their bytes in one buffer, and
+// their keys, or their positions when the format gives no keys.
+type collector struct {
+	r     *recordio.Reader
+	pos   positioner
+	arena []byte
+	recs  [][]byte
+	keys  []string // with no positioner
+	works []string // with a positioner: the records' files and offsets
+	offs  []int64
+}
+
+// reset empties the batch. With fresh, the records of the batch before
+// were handed on as they are, so neither their bytes nor the slice of
+// them is reused.
+func (c *collector) reset(fresh bool) {
+	if fresh {
+		c.arena, c.recs = nil, nil
+	}
+	c.arena, c.recs, c.keys, c.works, c.offs = c.arena[:0], c.recs[:0], c.keys[:0], c.works[:0], c.offs[:0]
+}
+
+// read adds records up to n in all, and returns the error that stopped it
+// (wrapping io.EOF at the end of the input).
+func (c *collector) read(ctx context.Context, n int) error {
+	for len(c.recs) < n {
+		key, rec, err := c.r.Read(ctx)
 		if err != nil {
 			return err
 		}
-		if len(w.arena)+len(rec) > cap(w.arena) {
-			// A larger arena; the records already in the batch keep the
-			// old one alive until the batch is decoded.
-			w.arena = make([]byte, 0, max(2*cap(w.arena), len(w.arena)+len(rec)))
+		if len(c.arena)+len(rec) > cap(c.arena) {
+			// A larger buffer; the records already in the batch keep
+			// the old one alive until the batch is decoded.
+			c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), 64<<10))
 		}
-		start := len(w.arena)
-		w.arena = append(w.arena, rec...)
-		w.recs = append(w.recs, w.arena[start:len(w.arena):len(w.arena)])
-		w.keys = append(w.keys, key)
+		start := len(c.arena)
+		c.arena = append(c.arena, rec...)
+		c.recs = append(c.recs, c.arena[start:len(c.arena):len(c.arena)])
+		if c.pos != nil {
+			c.works = append(c.works, c.pos.Work())
+			c.offs = append(c.offs, c.pos.Offset())
+		} else {
+			c.keys = append(c.keys, key)
+		}
 	}
-	e, err := w.dec(w.recs, w.keys)
+	return nil
+}
+
+// keyList returns the keys of the batch's records, formed now if need be.
+func (c *collector) keyList() []string {
+	if c.pos == nil {
+		return c.keys
+	}
+	keys := make([]string, len(c.offs))
+	for i, off := range c.offs {
+		keys[i] = c.works[i] + ":" + strconv.FormatInt(off, 10)
+	}
+	return keys
+}
+
+// decodeNamed decodes recs; only if that fails does it form their keys
+// (keys() returns them) and decode again, for an error that names the
+// record.
+func decodeNamed(dec decoder, recs [][]byte, keys func() []string) (queue.Element, error) {
+	e, err := dec(recs, nil)
+	if err != nil {
+		_, err = dec(recs, keys())
+	}
+	return e, err
+}
+
+// A directReader is one reader goroutine's state on the direct path.
+type directReader struct {
+	c   *collector
+	dec decoder
+	out queue.Queue
+	n   int
+	rem *remainder
+}
+
+func (w *directReader) step(ctx context.Context) error {
+	w.c.reset(false)
+	if err := w.c.read(ctx, w.n); err != nil {
+		if errors.Is(err, io.EOF) {
+			return w.rem.finish(ctx, w.c.recs, w.c.keyList(), err)
+		}
+		return err
+	}
+	e, err := decodeNamed(w.dec, w.c.recs, w.c.keyList)
 	if err != nil {
 		return err
 	}
@@ -320,7 +388,8 @@ func (r *remainder) finish(ctx context.Context, recs [][]byte, keys []string, eo
 		if k < r.n && r.drop {
 			break
 		}
-		e, err := r.dec(r.recs[:k], r.keys[:k])
+		keys := r.keys[:k]
+		e, err := decodeNamed(r.dec, r.recs[:k], func() []string { return keys })
 		if err != nil {
 			return err
 		}
@@ -341,28 +410,47 @@ const readBatch = 128
 // from it at a time, decode them as one batch and enqueue it: TensorFlow's
 // shuffle_batch over serialized records followed by a batch parse, its
 // fast form.
-func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*recordio.Reader, dec []decoder, n int, bs batchSettings) error {
+func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, dec []decoder, n int, bs batchSettings) error {
 	s := d.settings
 	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
-		[]tensor.DType{tensor.String, tensor.String},
-		queue.WithShapes(tensor.Shape{}, tensor.Shape{}), queue.WithName("records"),
+		[]tensor.DType{tensor.String, tensor.String, tensor.Int64},
+		queue.WithShapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.WithName("records"),
 		queue.WithSeed(p.StageSeed(nil)))
 	if err != nil {
 		return fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
 	p.TrackQueue(records, s.shuffle)
 	read := make([]coord.Step, len(rd))
-	for i, r := range rd {
+	for i, c := range rd {
+		var work string
+		var workBytes []byte
 		read[i] = func(ctx context.Context) error {
-			keys, vals, err := r.ReadUpTo(ctx, readBatch)
-			if err != nil {
+			// The records stay in the queue: each batch gets a buffer of
+			// its own.
+			c.reset(true)
+			err := c.read(ctx, readBatch)
+			if len(c.recs) == 0 {
 				return err
 			}
-			kb := make([][]byte, len(keys))
-			for j, k := range keys {
-				kb[j] = []byte(k)
+			// The keys, or the files and offsets to form them from when
+			// a record fails to decode.
+			names := make([][]byte, len(c.recs))
+			offs := make([]int64, len(c.recs))
+			for j := range c.recs {
+				if c.pos == nil {
+					names[j], offs[j] = []byte(c.keys[j]), -1
+					continue
+				}
+				if c.works[j] != work {
+					work, workBytes = c.works[j], []byte(c.works[j])
+				}
+				names[j], offs[j] = workBytes, c.offs[j]
 			}
-			return records.EnqueueMany(ctx, queue.Element{tensor.New(vals, len(vals)), tensor.New(kb, len(kb))})
+			e := queue.Element{tensor.New(c.recs, len(c.recs)), tensor.New(names, len(names)), tensor.New(offs, len(offs))}
+			if qerr := records.EnqueueMany(ctx, e); qerr != nil {
+				return qerr
+			}
+			return err
 		}
 	}
 	rq, err := coord.NewQueueRunner(records, read)
@@ -386,15 +474,18 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*recordio.Re
 			if err != nil {
 				return err
 			}
-			b, err := dc(e[0].Strings(), nil)
-			if err != nil {
-				// Name the record only now: keys cost an allocation each.
-				kb := e[1].Strings()
-				keys := make([]string, len(kb))
-				for j, k := range kb {
+			b, err := decodeNamed(dc, e[0].Strings(), func() []string {
+				names, offs := e[1].Strings(), e[2].Int64s()
+				keys := make([]string, len(names))
+				for j, k := range names {
 					keys[j] = string(k)
+					if offs[j] >= 0 {
+						keys[j] += ":" + strconv.FormatInt(offs[j], 10)
+					}
 				}
-				_, err = dc(e[0].Strings(), keys)
+				return keys
+			})
+			if err != nil {
 				return err
 			}
 			if b := d.layout.batch(b); b.Len() < n {

@@ -39,9 +39,9 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 	if s.skipCorrupt {
 		ropts = append(ropts, tfrecord.SkipCorrupt())
 	}
-	d.newReader = func(q queue.Queue) (*recordio.Reader, error) {
-		f := &recordio.TFRecordFormat{Detect: true, Options: ropts}
-		return recordio.NewReader("TFRecordReader", f, q), nil
+	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
+		f := &recordio.TFRecordFormat{Detect: true, NoKeys: true, Options: ropts}
+		return recordio.NewReader("TFRecordReader", f, q), f, nil
 	}
 	l := d.layout
 	d.newDecoder = func(reuse bool) (decoder, error) {
@@ -126,8 +126,9 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 	for i, f := range d.layout.features {
 		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
 	}
-	d.newReader = func(q queue.Queue) (*recordio.Reader, error) {
-		return recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
+	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
+		r, err := recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
+		return r, nil, err
 	}
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		c, err := decode.NewCSV(cols, copts...)
@@ -201,9 +202,10 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	for i, f := range d.layout.features {
 		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
 	}
-	d.newReader = func(q queue.Queue) (*recordio.Reader, error) {
-		return recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
+	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
+		r, err := recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
 			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
+		return r, nil, err
 	}
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		raws := make([]*decode.Raw, len(fields))
