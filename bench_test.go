@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -97,6 +100,21 @@ func BenchmarkMNIST(b *testing.B) {
 		}
 		report(b)
 	})
+	// The TensorFlow-faithful shuffled pipeline, sluicebench's "seed"
+	// workload with one epoch: the comparison for Shuffle.
+	b.Run("seedpipeline-shuffle10000", func(b *testing.B) {
+		start()
+		for b.Loop() {
+			sum, err := seedPipeline(b.Context(), files)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sum != want {
+				b.Fatalf("label sum %d, want %d", sum, want)
+			}
+		}
+		report(b)
+	})
 	for _, bc := range []struct {
 		name  string
 		opts  []ExampleOption
@@ -126,6 +144,46 @@ func BenchmarkMNIST(b *testing.B) {
 			report(b)
 		})
 	}
+}
+
+// seedPipeline is bench/cmd/sluicebench's runSeed with one epoch: a
+// shuffled filename queue, two TFRecord readers, Example parsing per
+// record, shuffle_batch_join of 128 with min_after_dequeue 10000.
+func seedPipeline(ctx context.Context, files []string) (int64, error) {
+	p := input.NewPipeline(input.WithSeed(42))
+	names := p.StringInputProducer(files, input.NumEpochs(1))
+	readers := make([]input.Step, 2)
+	for i := range readers {
+		r := recordio.NewTFRecordReader(names, tfrecord.None)
+		parser, _ := example.NewParser(benchMNISTSpec)
+		readers[i] = func(ctx context.Context) (queue.Element, error) {
+			key, rec, err := r.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ex, err := parser.ParseSingle(rec, key)
+			if err != nil {
+				return nil, err
+			}
+			return ex.Components(), nil
+		}
+	}
+	batches := p.ShuffleBatchJoin(readers, benchBatch, input.Capacity(10000+3*benchBatch),
+		input.MinAfterDequeue(10000), input.AllowSmallerFinalBatch(), input.Names("image", "label"))
+	if err := p.Start(ctx); err != nil {
+		return 0, err
+	}
+	var sum int64
+	for b, err := range batches.All(ctx) {
+		if err != nil {
+			p.Stop()
+			return 0, err
+		}
+		for _, v := range b.Int64("label") {
+			sum += v
+		}
+	}
+	return sum, p.Join()
 }
 
 // cpuTime returns the process's user and system CPU time so far.

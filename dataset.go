@@ -279,7 +279,8 @@ type collector struct {
 // them is reused.
 func (c *collector) reset(fresh bool) {
 	if fresh {
-		c.arena, c.recs = nil, nil
+		// New memory of the size the last batch needed.
+		c.arena, c.recs = make([]byte, 0, cap(c.arena)), make([][]byte, 0, cap(c.recs))
 	}
 	c.arena, c.recs, c.keys, c.works, c.offs = c.arena[:0], c.recs[:0], c.keys[:0], c.works[:0], c.offs[:0]
 }

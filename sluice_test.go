@@ -250,6 +250,7 @@ func TestArgumentErrors(t *testing.T) {
 	}{
 		{"glob without match", Examples(pat, testSpec), 8, ErrNoFiles, pat},
 		{"second glob without match", Examples(all, testSpec, Files(pat)), 8, ErrNoFiles, pat},
+		{"missing file", Examples(filepath.Join(dir, "missing.tfrecord"), testSpec), 8, os.ErrNotExist, "missing.tfrecord"},
 		{"batch size 0", Examples(all, testSpec), 0, ErrInvalid, "batch size 0"},
 		{"Epochs(0)", Examples(all, testSpec, Epochs(0)), 8, ErrInvalid, "Epochs(0)"},
 		{"Readers(-1)", Examples(all, testSpec, Readers(-1)), 8, ErrInvalid, "Readers(-1)"},
