@@ -579,3 +579,29 @@ func TestReusedBatchStableDuringIteration(t *testing.T) {
 		}
 	}
 }
+
+// Workers built with Shard(i, n) read disjoint sets of files that together
+// cover every record once.
+func TestShard(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 5, 10)
+	count := make([]int, 50)
+	for i := range 2 {
+		labels, _ := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, Shard(i, 2), Shuffle(5)), 4)
+		for _, l := range labels {
+			count[l]++
+		}
+	}
+	for l, c := range count {
+		if c != 1 {
+			t.Fatalf("label %d read %d times by the two shards together, want 1", l, c)
+		}
+	}
+	var got error
+	for _, err := range Examples(filepath.Join(dir, "train-*"), testSpec, Shard(2, 2)).Batches(t.Context(), 4) {
+		got = err
+	}
+	if got == nil {
+		t.Fatal("Shard(2, 2) gave no error")
+	}
+}
