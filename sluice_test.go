@@ -605,3 +605,49 @@ func TestShard(t *testing.T) {
 		t.Fatal("Shard(2, 2) gave no error")
 	}
 }
+
+// The real MNIST file written by TensorFlow tooling (../shared/interop,
+// skipped when absent) reads into shuffled batches of 32: every record
+// once, the same labels as a direct parse.
+func TestInteropMNIST(t *testing.T) {
+	name := filepath.Join("..", "shared", "interop", "mnist-1000.tfrecord")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Skip(err)
+	}
+	spec := example.Spec{
+		"image_floats": example.FixedLen(tensor.Float32, 784),
+		"image_class":  example.FixedLen(tensor.Int64),
+	}
+	p, _ := example.NewParser(spec)
+	var want [10]int
+	r := tfrecord.NewReader(strings.NewReader(string(data)))
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := p.ParseSingle(rec, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := out.Dense("image_class")
+		want[l.Int64s()[0]]++
+	}
+	var got [10]int
+	n := 0
+	for b, err := range Examples(name, spec, Shuffle(1000), Seed(1)).Batches(t.Context(), 32) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Float32("image_floats")) != 784*b.Len() {
+			t.Fatalf("batch of %d has %d pixels", b.Len(), len(b.Float32("image_floats")))
+		}
+		for _, l := range b.Int64("image_class") {
+			got[l]++
+		}
+		n += b.Len()
+	}
+	if n != 1000 || got != want {
+		t.Fatalf("read %d records with labels %v, want 1000 with %v", n, got, want)
+	}
+}
