@@ -83,8 +83,15 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 			return
 		}
 		defer r.p.Stop()
+		var last queue.Element
 		for {
+			if r.pool != nil && last != nil {
+				// The body is done with the last batch: its memory
+				// can take another.
+				r.pool.release(last)
+			}
 			e, err := r.out.Dequeue(ctx)
+			last = e
 			if err != nil {
 				// The first error of any stage wins over what the
 				// consumer saw of it (a closed queue).
@@ -113,8 +120,9 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 
 // A run is one iteration's pipeline.
 type run struct {
-	p   *input.Pipeline
-	out queue.Queue // whole batches, in the layout's components
+	p    *input.Pipeline
+	out  queue.Queue // whole batches, in the layout's components
+	pool *pool       // nil with KeepBatches
 }
 
 func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, error) {
@@ -162,6 +170,10 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 		return nil, err
 	}
 	p.TrackQueue(out, 0)
+	var pl *pool
+	if !bs.keep {
+		pl = newPool(d.newDecoder)
+	}
 	rd := make([]*collector, readers)
 	dec := make([]decoder, readers)
 	for i := range readers {
@@ -170,7 +182,9 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
 		rd[i] = &collector{r: r, pos: pos}
-		if dec[i], err = d.rotating(!bs.keep, out.Capacity()+2); err != nil {
+		if pl != nil {
+			dec[i] = pl.decode
+		} else if dec[i], err = d.newDecoder(false); err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
 	}
@@ -186,32 +200,66 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 		p.Stop()
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
-	return &run{p: p, out: out}, nil
+	return &run{p: p, out: out, pool: pl}, nil
 }
 
-// rotating returns a decoder for one goroutine. With reuse it cycles
-// through k decoders that each overwrite their previous batch: a goroutine
-// that has put k-1 batches into the batch queue (capacity k-2) after one,
-// knows the consumer has taken a batch after that one, and so is done with
-// it, since the loop takes the next batch only when its body is done with
-// the last.
-func (d *Dataset) rotating(reuse bool, k int) (decoder, error) {
-	if !reuse {
-		return d.newDecoder(false)
+// A pool lends decoders that write each batch over the one they decoded
+// before (example.Parser.ReuseOutputs), and takes each back when the loop
+// asks for the batch after the one it decoded: the loop body is then done
+// with it. The decoder lent is the one returned last, whose memory is the
+// most likely to be in the CPU's caches. So a reading goroutine parses into
+// memory of its own, yet the loop's batches share a few buffers, as many
+// as are in flight at once (the batch queue's capacity, one per reader and
+// one in the loop).
+type pool struct {
+	newDecoder func(reuse bool) (decoder, error)
+
+	mu   sync.Mutex
+	free []decoder
+	lent map[*tensor.Tensor]decoder // by the batch's first component
+}
+
+func newPool(newDecoder func(reuse bool) (decoder, error)) *pool {
+	return &pool{newDecoder: newDecoder, lent: map[*tensor.Tensor]decoder{}}
+}
+
+// decode decodes a batch with a decoder of the pool.
+func (p *pool) decode(recs [][]byte, keys []string) (queue.Element, error) {
+	var dc decoder
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		dc = p.free[n-1]
+		p.free = p.free[:n-1]
 	}
-	decs := make([]decoder, k)
-	for i := range decs {
+	p.mu.Unlock()
+	if dc == nil {
 		var err error
-		if decs[i], err = d.newDecoder(true); err != nil {
+		if dc, err = p.newDecoder(true); err != nil {
 			return nil, err
 		}
 	}
-	next := 0
-	return func(recs [][]byte, keys []string) (queue.Element, error) {
-		dc := decs[next]
-		next = (next + 1) % len(decs)
-		return dc(recs, keys)
-	}, nil
+	e, err := dc(recs, keys)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil || len(e) == 0 {
+		p.free = append(p.free, dc)
+		return e, err
+	}
+	p.lent[&e[0]] = dc
+	return e, nil
+}
+
+// release takes back the decoder of batch e, which the loop is done with.
+func (p *pool) release(e queue.Element) {
+	if len(e) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if dc, ok := p.lent[&e[0]]; ok {
+		delete(p.lent, &e[0])
+		p.free = append(p.free, dc)
+	}
 }
 
 // match expands the data set's names and patterns.
