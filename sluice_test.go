@@ -651,3 +651,43 @@ func TestInteropMNIST(t *testing.T) {
 		t.Fatalf("read %d records with labels %v, want 1000 with %v", n, got, want)
 	}
 }
+
+// A field's Decode function decodes its bytes record by record; its error
+// names the record.
+func TestFixedLengthDecodeFunc(t *testing.T) {
+	dir := t.TempDir()
+	var data []byte
+	for i := range byte(10) {
+		data = append(data, i, 10*i, 20*i)
+	}
+	name := filepath.Join(dir, "planes.bin")
+	os.WriteFile(name, data, 0o644)
+	reverse := Field{Name: "rev", Offset: 0, Size: 3, DType: tensor.Uint8, Decode: func(b []byte) (tensor.Tensor, error) {
+		if b[0] == 7 {
+			return tensor.Tensor{}, errors.New("seven")
+		}
+		return tensor.New([]uint8{b[2], b[1], b[0]}, 3), nil
+	}}
+	n := 0
+	for b, err := range FixedLengthRecords(name, 3, []Field{reverse}, Readers(1)).Batches(t.Context(), 4) {
+		if n == 4 { // the second batch holds record 7
+			if err == nil || !strings.Contains(err.Error(), name+":7") || !strings.Contains(err.Error(), "seven") {
+				t.Fatalf("error %v, want one naming %s:7", err, name)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev := b.Uint8("rev")
+		for i := range b.Len() {
+			if v := rev[3*i : 3*i+3]; v[0] != 20*byte(n) || v[1] != 10*byte(n) || v[2] != byte(n) {
+				t.Fatalf("record %d decoded as %v", n, v)
+			}
+			n++
+		}
+	}
+	if n != 4 {
+		t.Fatalf("%d records before the error, want the first batch's 4", n)
+	}
+}

@@ -161,12 +161,18 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 // Offset, decoded as numbers of DType (decode.Raw, little-endian unless
 // BigEndian) into a tensor of Shape per record, or as the bytes themselves
 // when DType is tensor.String. A nil Shape is a vector of every value.
+//
+// Decode, if set, decodes the field's bytes instead, into a tensor of
+// DType of the same shape for every record (CIFAR-10's planes reordered
+// into height × width × channels, say); Shape is then ignored. The bytes
+// are valid only during the call.
 type Field struct {
 	Name         string
 	Offset, Size int
 	DType        tensor.DType
 	Shape        []int
 	BigEndian    bool
+	Decode       func(b []byte) (tensor.Tensor, error)
 }
 
 // FixedLengthRecords returns the data set of the records of recordBytes
@@ -186,7 +192,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 			d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: bytes [%d, %d) are not inside a record of %d bytes: %w", f.Name, f.Offset, f.Offset+f.Size, recordBytes, ErrInvalid)
 			return d
 		}
-		if f.DType != tensor.String {
+		if f.DType != tensor.String && f.Decode == nil {
 			if _, err := decode.NewRaw(f.DType, true); err != nil {
 				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: %w", f.Name, err)
 				return d
@@ -210,7 +216,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		raws := make([]*decode.Raw, len(fields))
 		for i, f := range fields {
-			if f.DType != tensor.String {
+			if f.DType != tensor.String && f.Decode == nil {
 				raws[i], _ = decode.NewRaw(f.DType, !f.BigEndian)
 			}
 		}
@@ -246,6 +252,9 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 // decodeField decodes one field of a batch of records, into dst (a
 // tensor decodeField returned before for as many records) if it is valid.
 func decodeField(raw *decode.Raw, f Field, parts [][]byte, keys []string, dst tensor.Tensor) (tensor.Tensor, error) {
+	if f.Decode != nil {
+		return decodeCustom(f, parts, keys, dst)
+	}
 	if raw == nil {
 		// The bytes, copied into one buffer: the records are reused.
 		buf := make([]byte, 0, len(parts)*f.Size)
@@ -279,6 +288,34 @@ func decodeField(raw *decode.Raw, f Field, parts [][]byte, keys []string, dst te
 		return t, fmt.Errorf("field %q: %d bytes of %v do not make shape %v: %w", f.Name, f.Size, f.DType, f.Shape, ErrInvalid)
 	}
 	return r, nil
+}
+
+// decodeCustom decodes a field with its Decode function, record by
+// record, and stacks the results.
+func decodeCustom(f Field, parts [][]byte, keys []string, dst tensor.Tensor) (tensor.Tensor, error) {
+	rows := make([]tensor.Tensor, len(parts))
+	for i, p := range parts {
+		t, err := f.Decode(p)
+		if err == nil && t.DType() != f.DType {
+			err = fmt.Errorf("Decode returned %v, not %v: %w", t.DType(), f.DType, ErrInvalid)
+		}
+		if err == nil && i > 0 && !slices.Equal(t.Shape(), rows[0].Shape()) {
+			err = fmt.Errorf("Decode returned shape %v after %v: %w", t.Shape(), rows[0].Shape(), ErrInvalid)
+		}
+		if err != nil {
+			if keys != nil {
+				return tensor.Tensor{}, fmt.Errorf("%s: field %q: %w", keys[i], f.Name, err)
+			}
+			return tensor.Tensor{}, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		rows[i] = t
+	}
+	if dst.IsValid() && slices.Equal(dst.Shape()[1:], rows[0].Shape()) {
+		if err := tensor.StackInto(dst, rows); err == nil {
+			return dst, nil
+		}
+	}
+	return tensor.Stack(rows)
 }
 
 func uniqueNames(fs []feature) error {
