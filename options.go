@@ -71,7 +71,7 @@ func Forever() Option {
 }
 
 // Readers sets how many goroutines read and decode files in parallel; the
-// default is runtime.GOMAXPROCS(0). Each reader reads whole files, so with
+// default (or Readers(0)) is runtime.GOMAXPROCS(0). Each reader reads whole files, so with
 // more than one the order of records across files varies from run to run;
 // Readers(1) without Shuffle delivers the files' records in order.
 func Readers(n int) Option {
