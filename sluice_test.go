@@ -255,6 +255,8 @@ func TestArgumentErrors(t *testing.T) {
 		{"Epochs(0)", Examples(all, testSpec, Epochs(0)), 8, ErrInvalid, "Epochs(0)"},
 		{"Readers(-1)", Examples(all, testSpec, Readers(-1)), 8, ErrInvalid, "Readers(-1)"},
 		{"bad spec", Examples(all, example.Spec{"x": example.FixedLen(tensor.Int32)}), 8, nil, "x"},
+		{"empty spec", Examples(all, example.Spec{}), 8, ErrInvalid, "no feature"},
+		{"CSV without columns", CSV(all, nil), 8, ErrInvalid, "no features"},
 		{"CSV duplicate column", CSV(all, []Column{Col("a", decode.Int64Column(0)), Col("a", decode.Int64Column(0))}), 8, ErrInvalid, `"a"`},
 		{"field outside record", FixedLengthRecords(all, 4, []Field{{Name: "x", Offset: 2, Size: 4, DType: tensor.Uint8}}), 8, ErrInvalid, `"x"`},
 	} {

@@ -25,6 +25,10 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		o.applyExample(&s)
 	}
 	d := &Dataset{kind: "Examples", settings: s.settings}
+	if len(spec) == 0 {
+		d.err = fmt.Errorf("sluice: Examples: the spec names no feature: %w", ErrInvalid)
+		return d
+	}
 	if _, err := example.NewParser(spec); err != nil {
 		d.err = fmt.Errorf("sluice: Examples: %w", err)
 		return d
@@ -319,6 +323,9 @@ func decodeCustom(f Field, parts [][]byte, keys []string, dst tensor.Tensor) (te
 }
 
 func uniqueNames(fs []feature) error {
+	if len(fs) == 0 {
+		return fmt.Errorf("no features: %w", ErrInvalid)
+	}
 	for i, f := range fs {
 		if f.name == "" {
 			return fmt.Errorf("feature %d has no name: %w", i, ErrInvalid)
