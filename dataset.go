@@ -315,6 +315,8 @@ type positioner interface {
 type collector struct {
 	r     *recordio.Reader
 	pos   positioner
+	bufs  *buffers // with a shuffle queue: a buffer for each record
+	local [][]byte // free buffers taken from bufs
 	arena []byte
 	recs  [][]byte
 	keys  []string // with no positioner
@@ -327,10 +329,27 @@ type collector struct {
 // them is reused.
 func (c *collector) reset(fresh bool) {
 	if fresh {
-		// New memory of the size the last batch needed.
-		c.arena, c.recs = make([]byte, 0, cap(c.arena)), make([][]byte, 0, cap(c.recs))
+		c.recs = make([][]byte, 0, cap(c.recs))
 	}
 	c.arena, c.recs, c.keys, c.works, c.offs = c.arena[:0], c.recs[:0], c.keys[:0], c.works[:0], c.offs[:0]
+}
+
+// own returns a copy of rec in a buffer of its own from c.bufs.
+func (c *collector) own(rec []byte) []byte {
+	if len(c.local) == 0 {
+		c.local = c.bufs.take(c.local, readBatch)
+	}
+	for len(c.local) > 0 {
+		buf := c.local[len(c.local)-1]
+		c.local[len(c.local)-1] = nil
+		c.local = c.local[:len(c.local)-1]
+		if cap(buf) >= len(rec) {
+			return append(buf[:0], rec...)
+		}
+		// Too small for this record: let it go.
+	}
+	// Room to grow, so that records of varying size find buffers.
+	return append(make([]byte, 0, len(rec)+len(rec)/8), rec...)
 }
 
 // read adds records up to n in all, and returns the error that stopped it
@@ -341,14 +360,18 @@ func (c *collector) read(ctx context.Context, n int) error {
 		if err != nil {
 			return err
 		}
-		if len(c.arena)+len(rec) > cap(c.arena) {
-			// A larger buffer; the records already in the batch keep
-			// the old one alive until the batch is decoded.
-			c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), 64<<10))
+		if c.bufs != nil {
+			c.recs = append(c.recs, c.own(rec))
+		} else {
+			if len(c.arena)+len(rec) > cap(c.arena) {
+				// A larger buffer; the records already in the batch
+				// keep the old one alive until the batch is decoded.
+				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), 64<<10))
+			}
+			start := len(c.arena)
+			c.arena = append(c.arena, rec...)
+			c.recs = append(c.recs, c.arena[start:len(c.arena):len(c.arena)])
 		}
-		start := len(c.arena)
-		c.arena = append(c.arena, rec...)
-		c.recs = append(c.recs, c.arena[start:len(c.arena):len(c.arena)])
 		if c.pos != nil {
 			c.works = append(c.works, c.pos.Work())
 			c.offs = append(c.offs, c.pos.Offset())
@@ -461,6 +484,8 @@ const readBatch = 128
 // fast form.
 func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, dec []decoder, n int, bs batchSettings) error {
 	s := d.settings
+	// A record's components: its bytes, and its file (or key) and offset
+	// to name it in an error.
 	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
 		[]tensor.DType{tensor.String, tensor.String, tensor.Int64},
 		queue.WithShapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.WithName("records"),
@@ -469,13 +494,15 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 		return fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
 	p.TrackQueue(records, s.shuffle)
+	bufs := new(buffers)
 	read := make([]coord.Step, len(rd))
 	for i, c := range rd {
+		c.bufs = bufs
 		var work string
 		var workBytes []byte
 		read[i] = func(ctx context.Context) error {
-			// The records stay in the queue: each batch gets a buffer of
-			// its own.
+			// The records stay in the queue: the batch's slice of them
+			// is not reused.
 			c.reset(true)
 			err := c.read(ctx, readBatch)
 			if len(c.recs) == 0 {
@@ -534,6 +561,9 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 				}
 				return keys
 			})
+			// The decoder copied what it keeps: the records' buffers
+			// can take other records.
+			bufs.put(e[0].Strings())
 			if err != nil {
 				return err
 			}
@@ -582,4 +612,33 @@ func (l *lastBatch) finish(ctx context.Context, out queue.Queue, eof error) erro
 		}
 	}
 	return eof
+}
+
+// buffers recycles the memory of the records in the shuffle queue: each
+// record has a buffer of its own, which goes back to a free list as soon
+// as the record is decoded, so the readers copy records into memory that
+// is mapped and likely cached instead of allocating and clearing new
+// memory for every record.
+type buffers struct {
+	mu   sync.Mutex
+	free [][]byte // last freed first
+}
+
+// take moves up to n free buffers onto local, for one reader to use
+// without taking the lock for each record.
+func (b *buffers) take(local [][]byte, n int) [][]byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := min(n, len(b.free))
+	local = append(local, b.free[len(b.free)-k:]...)
+	clear(b.free[len(b.free)-k:])
+	b.free = b.free[:len(b.free)-k]
+	return local
+}
+
+// put returns the buffers of decoded records.
+func (b *buffers) put(recs [][]byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.free = append(b.free, recs...)
 }
