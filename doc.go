@@ -58,8 +58,9 @@
 // once and no per-record value crosses a queue. With Shuffle, serialized
 // records go through a RandomShuffle queue and are parsed in batches as
 // they leave it (TensorFlow's shuffle_batch of serialized records followed
-// by parse_example). Record keys ("file:offset") are formed only to name a
-// record in an error.
+// by parse_example); each record's buffer is reused once it is parsed. The
+// keys of TFRecords ("file:offset") are formed only to name a record in an
+// error.
 //
 // # Relation to the TensorFlow-faithful layer
 //
