@@ -881,3 +881,41 @@ func TestTFRecordMaxRecordSize(t *testing.T) {
 		t.Errorf("claim of 1 GiB with 3 MiB present: allocated %d bytes", alloc)
 	}
 }
+
+// Detect reads files of every compression through one reader, each
+// detected from its first bytes (sluice extension); NoKeys returns empty
+// keys while Work and Offset give each record's position.
+func TestTFRecordDetectNoKeys(t *testing.T) {
+	var names []string
+	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
+		names = append(names, writeTFRecords(t, t.TempDir(), c, 1, 3)...)
+	}
+	for _, noKeys := range []bool{false, true} {
+		q := workQueue(t, names...)
+		q.Close(bg, false)
+		f := &TFRecordFormat{Detect: true, NoKeys: noKeys}
+		r := NewReader("TFRecordReader", f, q)
+		n := 0
+		for {
+			k, v, err := r.Read(bg)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("NoKeys %v: record %d: %v", noKeys, n, err)
+			}
+			file, j := n/3, n%3
+			if want := fmt.Sprintf("Record %d of file 0", j); string(v) != want {
+				t.Fatalf("NoKeys %v: record %d is %q, want %q", noKeys, n, v, want)
+			}
+			pos := fmt.Sprintf("%s:%d", f.Work(), f.Offset())
+			if want := fmt.Sprintf("%s:%d", names[file], 34*j); pos != want || !noKeys && k != want || noKeys && k != "" {
+				t.Fatalf("NoKeys %v: record %d has key %q and position %q, want %q", noKeys, n, k, pos, want)
+			}
+			n++
+		}
+		if n != 12 {
+			t.Fatalf("read %d records, want 12", n)
+		}
+	}
+}

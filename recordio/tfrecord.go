@@ -29,7 +29,15 @@ func newTFRecordFormat(c tfrecord.Compression, s *settings) *TFRecordFormat {
 // NewTFRecordReader.
 type TFRecordFormat struct {
 	Compression tfrecord.Compression
-	Options     []tfrecord.Option
+	// Detect makes the format choose each file's compression from the
+	// file's first bytes (tfrecord.DetectCompression) instead of
+	// Compression, so that files of mixed compression share one reader.
+	Detect bool
+	// NoKeys makes Read return an empty key, saving an allocation per
+	// record, for a caller that names a record only when something is
+	// wrong with it: it takes the record's position from Work and Offset.
+	NoKeys  bool
+	Options []tfrecord.Option
 
 	file    *unitFile
 	rd      *tfrecord.Reader
@@ -45,8 +53,18 @@ func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) er
 		return err
 	}
 	var src io.Reader = file
-	f.opts = append(append(f.opts[:0], f.Compression, tfrecord.WithName(work)), f.Options...)
-	if offset > 0 && f.Compression == tfrecord.None {
+	c := f.Compression
+	if f.Detect {
+		var prefix [12]byte
+		n, err := file.ReadAt(prefix[:], 0)
+		if err != nil && err != io.EOF {
+			file.Close()
+			return fmt.Errorf("%s: reading the first bytes to detect the compression: %w", work, err)
+		}
+		c = tfrecord.DetectCompression(prefix[:n])
+	}
+	f.opts = append(append(f.opts[:0], c, tfrecord.WithName(work)), f.Options...)
+	if offset > 0 && c == tfrecord.None {
 		if offset > file.Size() {
 			file.Close()
 			return fmt.Errorf("%w: %s has %d bytes, fewer than the saved offset %d", ErrState, work, file.Size(), offset)
@@ -82,8 +100,23 @@ func (f *TFRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 	if err != nil {
 		return "", nil, false, false, err
 	}
+	if f.NoKeys {
+		return "", rec, true, false, nil
+	}
 	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.rd.Offset(), 10)
 	return string(f.key), rec, true, false, nil
+}
+
+// Work returns the name of the file the last record read came from.
+func (f *TFRecordFormat) Work() string { return f.work }
+
+// Offset returns the offset of the last record read in its file's
+// uncompressed stream, the number after the colon of its key.
+func (f *TFRecordFormat) Offset() int64 {
+	if f.rd == nil {
+		return 0
+	}
+	return f.rd.Offset()
 }
 
 // OnWorkFinished closes the file.

@@ -1,0 +1,247 @@
+package sluice
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// A feature is one named output of a source, as the spec, the CSV columns
+// or the record fields declare it.
+type feature struct {
+	name   string
+	dtype  tensor.DType
+	sparse bool // a VarLen or SparseFeature: three components in an element
+}
+
+// A layout is a source's features, sorted by name, and where each lives in
+// the queue elements that carry whole batches: a dense feature is one
+// component, a sparse one three (indices, values, dense shape).
+type layout struct {
+	features []feature
+	first    []int // features[i]'s first component
+	dtypes   []tensor.DType
+}
+
+func newLayout(fs []feature) *layout {
+	slices.SortFunc(fs, func(a, b feature) int {
+		switch {
+		case a.name < b.name:
+			return -1
+		case a.name > b.name:
+			return 1
+		}
+		return 0
+	})
+	l := &layout{features: fs}
+	for _, f := range fs {
+		l.first = append(l.first, len(l.dtypes))
+		if f.sparse {
+			l.dtypes = append(l.dtypes, tensor.Int64, f.dtype, tensor.Int64)
+		} else {
+			l.dtypes = append(l.dtypes, f.dtype)
+		}
+	}
+	return l
+}
+
+func (l *layout) names() []string {
+	names := make([]string, len(l.features))
+	for i, f := range l.features {
+		names[i] = f.name
+	}
+	return names
+}
+
+// batch unpacks a queue element.
+func (l *layout) batch(e queue.Element) *Batch {
+	b := &Batch{l: l, e: e}
+	if len(l.features) > 0 {
+		f := l.features[0]
+		if f.sparse {
+			b.n = int(e[2].Int64s()[0])
+		} else {
+			b.n = e[0].Len()
+		}
+	}
+	return b
+}
+
+// A Batch is one batch of records, read by feature name. Every feature's
+// values have the batch as their leading dimension, in one order: row i of
+// every feature comes from the same record.
+//
+// Names come from the source's declaration (the Example spec, the CSV
+// columns, the record fields). Asking for a name the source did not
+// declare, or for values of another type than the feature's, panics with a
+// message that names the feature, as a failed type assertion does: the
+// names and types are fixed by the program, so such a call is a bug to be
+// fixed, never a value to be used.
+//
+// A batch is valid until the next iteration of the loop that received it,
+// unless the loop was started with KeepBatches; Clone makes a copy that is
+// valid for good.
+type Batch struct {
+	l     *layout
+	e     queue.Element
+	n     int
+	dense map[string]tensor.Tensor // padded sparse features, made on demand
+}
+
+// Clone returns a deep copy of b, which later batches do not overwrite.
+func (b *Batch) Clone() *Batch {
+	e := make(queue.Element, len(b.e))
+	for i, t := range b.e {
+		e[i] = t.Clone()
+	}
+	return &Batch{l: b.l, e: e, n: b.n}
+}
+
+// Len returns the number of records in the batch.
+func (b *Batch) Len() int { return b.n }
+
+// Names returns the names of the batch's features, sorted.
+func (b *Batch) Names() []string { return b.l.names() }
+
+func (b *Batch) feature(name string) (feature, int) {
+	for i, f := range b.l.features {
+		if f.name == name {
+			return f, b.l.first[i]
+		}
+	}
+	panic(fmt.Sprintf("sluice: batch has no feature %q (its features are %q)", name, b.l.names()))
+}
+
+// Dense returns the named feature as a dense tensor of shape [Len()] +
+// the feature's shape. A sparse feature (VarLen or SparseFeature) is
+// padded: each record's values are followed by zeros (empty strings) up to
+// the longest record's, so a VarLen feature becomes [Len(), longest]; see
+// Lengths for each record's own count.
+func (b *Batch) Dense(name string) tensor.Tensor {
+	f, c := b.feature(name)
+	if !f.sparse {
+		return b.e[c]
+	}
+	if t, ok := b.dense[name]; ok {
+		return t
+	}
+	t := toDense(b.sparse(c))
+	if b.dense == nil {
+		b.dense = map[string]tensor.Tensor{}
+	}
+	b.dense[name] = t
+	return t
+}
+
+// Sparse returns a VarLen or SparseFeature as a sparse tensor: its indices
+// begin with the record's row in the batch. It panics for a dense feature.
+func (b *Batch) Sparse(name string) tensor.Sparse {
+	f, c := b.feature(name)
+	if !f.sparse {
+		panic(fmt.Sprintf("sluice: feature %q is dense, not sparse (read it with Dense)", name))
+	}
+	return b.sparse(c)
+}
+
+func (b *Batch) sparse(c int) tensor.Sparse {
+	ds := b.e[c+2].Int64s()
+	shape := make(tensor.Shape, len(ds))
+	for i, d := range ds {
+		shape[i] = int(d)
+	}
+	return tensor.Sparse{Indices: b.e[c], Values: b.e[c+1], DenseShape: shape}
+}
+
+// Lengths returns the number of values of each record for a VarLen
+// feature: the part of each row of Dense that is not padding. It panics
+// for a dense feature.
+func (b *Batch) Lengths(name string) []int {
+	s := b.Sparse(name)
+	n := make([]int, b.n)
+	idx := s.Indices.Int64s()
+	rank := len(s.DenseShape)
+	for i := 0; i+rank <= len(idx); i += rank {
+		if v := int(idx[i+rank-1]) + 1; rank == 2 && v > n[idx[i]] {
+			n[idx[i]] = v
+		} else if rank != 2 {
+			n[idx[i]]++
+		}
+	}
+	return n
+}
+
+// typed returns the dense values of name after checking their type.
+func (b *Batch) typed(name string, want tensor.DType) tensor.Tensor {
+	f, _ := b.feature(name)
+	if f.dtype != want {
+		panic(fmt.Sprintf("sluice: feature %q is %v, not %v", name, f.dtype, want))
+	}
+	return b.Dense(name)
+}
+
+// Float32 returns the values of a float32 feature, row after row.
+func (b *Batch) Float32(name string) []float32 { return b.typed(name, tensor.Float32).Float32s() }
+
+// Float64 returns the values of a float64 feature, row after row.
+func (b *Batch) Float64(name string) []float64 { return b.typed(name, tensor.Float64).Float64s() }
+
+// Int64 returns the values of an int64 feature, row after row.
+func (b *Batch) Int64(name string) []int64 { return b.typed(name, tensor.Int64).Int64s() }
+
+// Int32 returns the values of an int32 feature, row after row.
+func (b *Batch) Int32(name string) []int32 { return b.typed(name, tensor.Int32).Int32s() }
+
+// Uint8 returns the values of a uint8 feature, row after row.
+func (b *Batch) Uint8(name string) []uint8 { return b.typed(name, tensor.Uint8).Uint8s() }
+
+// Bytes returns the values of a string (bytes) feature, row after row.
+func (b *Batch) Bytes(name string) [][]byte { return b.typed(name, tensor.String).Strings() }
+
+// toDense scatters a sparse tensor into a dense one of its dense shape,
+// zero where it has no value.
+func toDense(s tensor.Sparse) tensor.Tensor {
+	t := tensor.Zeros(s.Values.DType(), s.DenseShape)
+	rank := len(s.DenseShape)
+	strides := make([]int, rank)
+	st := 1
+	for d := rank - 1; d >= 0; d-- {
+		strides[d] = st
+		st *= s.DenseShape[d]
+	}
+	idx := s.Indices.Int64s()
+	pos := make([]int, s.NNZ())
+	for i := range pos {
+		for d := range rank {
+			pos[i] += int(idx[i*rank+d]) * strides[d]
+		}
+	}
+	scatter(t, s.Values, pos)
+	return t
+}
+
+func scatter(dst, src tensor.Tensor, pos []int) {
+	switch dst.DType() {
+	case tensor.Float32:
+		scatterT(dst.Float32s(), src.Float32s(), pos)
+	case tensor.Float64:
+		scatterT(dst.Float64s(), src.Float64s(), pos)
+	case tensor.Int64:
+		scatterT(dst.Int64s(), src.Int64s(), pos)
+	case tensor.Int32:
+		scatterT(dst.Int32s(), src.Int32s(), pos)
+	case tensor.Uint8:
+		scatterT(dst.Uint8s(), src.Uint8s(), pos)
+	case tensor.String:
+		scatterT(dst.Strings(), src.Strings(), pos)
+	default:
+		panic(fmt.Sprintf("sluice: cannot pad a sparse feature of type %v", dst.DType()))
+	}
+}
+
+func scatterT[T any](dst, src []T, pos []int) {
+	for i, p := range pos {
+		dst[p] = src[i]
+	}
+}

@@ -1,0 +1,297 @@
+package sluice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// The MNIST benchmark's data: as bench/cmd/sluicebench gen writes its
+// "mnist" set (784 float32 pixels and an int64 label per Example, 4
+// uncompressed files of 12 500), so that one op is one pass, as one
+// sluicebench pass.
+const (
+	benchFiles   = 4
+	benchPerFile = 12500
+	benchBatch   = 128
+)
+
+var benchMNISTSpec = example.Spec{
+	"image": example.FixedLen(tensor.Float32, 784),
+	"label": example.FixedLen(tensor.Int64),
+}
+
+func writeMNIST(b *testing.B) (dir string, files []string, labelSum int64) {
+	dir = b.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	eb := example.New()
+	pix := make([]float32, 784)
+	var rec []byte
+	for i := range benchFiles {
+		name := filepath.Join(dir, fmt.Sprintf("mnist-%05d-of-%05d.tfrecord", i, benchFiles))
+		f, err := os.Create(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := tfrecord.NewWriter(f)
+		for range benchPerFile {
+			for j := range pix {
+				pix[j] = rng.Float32()
+			}
+			label := rng.Int64N(10)
+			labelSum += label
+			rec = eb.Reset().Floats("image", pix).Int64("label", label).AppendMarshal(rec[:0])
+			if err := w.Write(rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		files = append(files, name)
+	}
+	return dir, files, labelSum
+}
+
+// BenchmarkMNIST compares the high-level layer with the fastest MNIST
+// path of bench/cmd/sluicebench (workload "mnist": one goroutine per
+// GOMAXPROCS taking whole files, tfrecord.Reader, records copied into a
+// reused arena, example.Parser.Parse of 128 records with ReuseOutputs), on
+// the same files. One op is one pass over every file.
+func BenchmarkMNIST(b *testing.B) {
+	dir, files, want := writeMNIST(b)
+	examples := float64(benchFiles * benchPerFile)
+	// CPU time per example is steadier than wall time on a shared
+	// machine; both are reported.
+	var cpu0 time.Duration
+	start := func() { cpu0 = cpuTime() }
+	report := func(b *testing.B) {
+		b.ReportMetric(examples*float64(b.N)/b.Elapsed().Seconds(), "examples/s")
+		b.ReportMetric(float64(cpuTime()-cpu0)/(examples*float64(b.N)), "cpu-ns/example")
+	}
+	b.Run("handtuned", func(b *testing.B) {
+		start()
+		for b.Loop() {
+			sum, err := handTuned(b.Context(), files)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sum != want {
+				b.Fatalf("label sum %d, want %d", sum, want)
+			}
+		}
+		report(b)
+	})
+	// The TensorFlow-faithful shuffled pipeline, sluicebench's "seed"
+	// workload with one epoch: the comparison for Shuffle.
+	b.Run("seedpipeline-shuffle10000", func(b *testing.B) {
+		start()
+		for b.Loop() {
+			sum, err := seedPipeline(b.Context(), files)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sum != want {
+				b.Fatalf("label sum %d, want %d", sum, want)
+			}
+		}
+		report(b)
+	})
+	for _, bc := range []struct {
+		name  string
+		opts  []ExampleOption
+		bopts []BatchOption
+	}{
+		{"sluice", nil, nil},
+		{"sluice-keep", nil, []BatchOption{KeepBatches()}},
+		{"sluice-shuffle10000", []ExampleOption{Shuffle(10000)}, nil},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ds := Examples(filepath.Join(dir, "mnist-*"), benchMNISTSpec, bc.opts...)
+			start()
+			for b.Loop() {
+				var sum int64
+				for batch, err := range ds.Batches(b.Context(), benchBatch, bc.bopts...) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, l := range batch.Int64("label") {
+						sum += l
+					}
+				}
+				if sum != want {
+					b.Fatalf("label sum %d, want %d", sum, want)
+				}
+			}
+			report(b)
+		})
+	}
+}
+
+// seedPipeline is bench/cmd/sluicebench's runSeed with one epoch: a
+// shuffled filename queue, two TFRecord readers, Example parsing per
+// record, shuffle_batch_join of 128 with min_after_dequeue 10000.
+func seedPipeline(ctx context.Context, files []string) (int64, error) {
+	p := input.NewPipeline(input.WithSeed(42))
+	names := p.StringInputProducer(files, input.NumEpochs(1))
+	readers := make([]input.Step, 2)
+	for i := range readers {
+		r := recordio.NewTFRecordReader(names, tfrecord.None)
+		parser, _ := example.NewParser(benchMNISTSpec)
+		readers[i] = func(ctx context.Context) (queue.Element, error) {
+			key, rec, err := r.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ex, err := parser.ParseSingle(rec, key)
+			if err != nil {
+				return nil, err
+			}
+			return ex.Components(), nil
+		}
+	}
+	batches := p.ShuffleBatchJoin(readers, benchBatch, input.Capacity(10000+3*benchBatch),
+		input.MinAfterDequeue(10000), input.AllowSmallerFinalBatch(), input.Names("image", "label"))
+	if err := p.Start(ctx); err != nil {
+		return 0, err
+	}
+	var sum int64
+	for b, err := range batches.All(ctx) {
+		if err != nil {
+			p.Stop()
+			return 0, err
+		}
+		for _, v := range b.Int64("label") {
+			sum += v
+		}
+	}
+	return sum, p.Join()
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// handTuned is bench/cmd/sluicebench's parseBatches for the mnist
+// workload, reproduced: it returns the sum of the labels.
+func handTuned(ctx context.Context, files []string) (int64, error) {
+	var total atomic.Int64
+	err := parallelFiles(ctx, files, func() func(string) error {
+		p, _ := example.NewParser(benchMNISTSpec)
+		p.ReuseOutputs()
+		var rb recordBatcher
+		return func(name string) error {
+			return rb.each(name, func(recs [][]byte, end int64) error {
+				out, err := p.Parse(recs, nil)
+				if err != nil {
+					return fmt.Errorf("%s: batch of %d records ending at offset %d: %w", name, len(recs), end, err)
+				}
+				var sum int64
+				labels, _ := out.Dense("label")
+				for _, v := range labels.Int64s() {
+					sum += v
+				}
+				total.Add(sum)
+				return nil
+			})
+		}
+	})
+	return total.Load(), err
+}
+
+func parallelFiles(ctx context.Context, files []string, newWorker func() func(name string) error) error {
+	n := min(runtime.GOMAXPROCS(0), len(files))
+	var next atomic.Int64
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			work := newWorker()
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(files) || ctx.Err() != nil {
+					return
+				}
+				if err := work(files[j]); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+type recordBatcher struct {
+	r     *tfrecord.Reader
+	arena []byte
+	recs  [][]byte
+}
+
+func (rb *recordBatcher) each(name string, batch func(recs [][]byte, end int64) error) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if rb.r == nil {
+		rb.r = tfrecord.NewReader(f, tfrecord.WithName(name))
+	} else {
+		rb.r.Reset(f, tfrecord.WithName(name))
+	}
+	flush := func() error {
+		if len(rb.recs) == 0 {
+			return nil
+		}
+		err := batch(rb.recs, rb.r.Offset())
+		rb.recs, rb.arena = rb.recs[:0], rb.arena[:0]
+		return err
+	}
+	for {
+		rec, err := rb.r.Next()
+		if err == io.EOF {
+			return flush()
+		}
+		if err != nil {
+			return err
+		}
+		if len(rb.arena)+len(rec) > cap(rb.arena) {
+			rb.arena = make([]byte, 0, max(2*cap(rb.arena), len(rb.arena)+len(rec)))
+		}
+		start := len(rb.arena)
+		rb.arena = append(rb.arena, rec...)
+		rb.recs = append(rb.recs, rb.arena[start:len(rb.arena):len(rb.arena)])
+		if len(rb.recs) == benchBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}

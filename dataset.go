@@ -1,0 +1,644 @@
+package sluice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// ErrNoFiles is the error, wrapped with the pattern, of a glob pattern that
+// matches no file.
+var ErrNoFiles = errors.New("no files match")
+
+// ErrInvalid is wrapped by the errors of options and arguments out of range
+// (Epochs(0), a batch size of 0, ...).
+var ErrInvalid = errors.New("invalid argument")
+
+// A Dataset is a set of files read as records and decoded into named
+// features: TFRecord Examples, CSV lines or fixed-length records. It holds
+// only the description; each call of Batches reads the files anew, with
+// goroutines that live as long as that loop.
+type Dataset struct {
+	kind     string // the constructor's name, for messages
+	settings settings
+	layout   *layout
+	err      error // a build error, returned by Batches
+
+	// newReader returns a reader of the files named in q, and the
+	// positioner of its format if its records have no keys (to save an
+	// allocation per record) and are named by position instead.
+	newReader func(q queue.Queue) (*recordio.Reader, positioner, error)
+	// newDecoder returns a decoder for one goroutine; with reuse, one
+	// that writes each batch over the one it returned before, where it
+	// can.
+	newDecoder func(reuse bool) (decoder, error)
+}
+
+// A decoder turns records into one batch element in the layout's order.
+// The records are valid only during the call. keys, which may be nil, name
+// the records in errors.
+type decoder func(recs [][]byte, keys []string) (queue.Element, error)
+
+// Batches returns the data set as batches of n records, for a range loop:
+//
+//	for b, err := range ds.Batches(ctx, 128) {
+//		if err != nil {
+//			return err
+//		}
+//		train(b.Float32("image"), b.Int64("label"))
+//	}
+//
+// The loop starts the reading goroutines and ends them when it ends: at
+// the end of the last epoch, at the first error, when ctx is cancelled or
+// when the loop body breaks out. An error is the first any stage met (a
+// corrupt record names its file and offset); it is yielded once, and the
+// loop then ends. Batches are n records each, except the last, which holds
+// what is left (use DropRemainder to drop it instead).
+//
+// A batch is valid until the loop's next iteration: later batches are
+// written into its memory. Copy what must outlive the iteration
+// (Batch.Clone), or ask for batches of their own with KeepBatches.
+func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.Seq2[*Batch, error] {
+	var bs batchSettings
+	for _, o := range opts {
+		o.applyBatch(&bs)
+	}
+	return func(yield func(*Batch, error) bool) {
+		r, err := d.start(ctx, n, bs)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer r.p.Stop()
+		var last queue.Element
+		for {
+			if r.pool != nil && last != nil {
+				// The body is done with the last batch: its memory
+				// can take another.
+				r.pool.release(last)
+			}
+			e, err := r.out.Dequeue(ctx)
+			last = e
+			if err != nil {
+				// The first error of any stage wins over what the
+				// consumer saw of it (a closed queue).
+				var jerr error
+				if errors.Is(err, io.EOF) && ctx.Err() == nil {
+					jerr = r.p.Join()
+				} else {
+					jerr = r.p.Stop()
+				}
+				switch {
+				case jerr != nil:
+					yield(nil, jerr)
+				case ctx.Err() != nil:
+					yield(nil, fmt.Errorf("sluice: %s: %w", d.kind, context.Cause(ctx)))
+				case !errors.Is(err, io.EOF):
+					yield(nil, err)
+				}
+				return
+			}
+			if !yield(d.layout.batch(e), nil) {
+				return
+			}
+		}
+	}
+}
+
+// A run is one iteration's pipeline.
+type run struct {
+	p    *input.Pipeline
+	out  queue.Queue // whole batches, in the layout's components
+	pool *pool       // nil with KeepBatches
+}
+
+func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	s := d.settings
+	switch {
+	case n < 1:
+		return nil, fmt.Errorf("sluice: %s: batch size %d: %w (want at least 1)", d.kind, n, ErrInvalid)
+	case s.epochs < 0 || s.epochs == 0 && s.epochsSet:
+		return nil, fmt.Errorf("sluice: %s: Epochs(%d): %w (want at least 1, or Forever)", d.kind, s.epochs, ErrInvalid)
+	case s.readers < 0:
+		return nil, fmt.Errorf("sluice: %s: Readers(%d): %w (want at least 1)", d.kind, s.readers, ErrInvalid)
+	case s.shuffle < 0:
+		return nil, fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size)", d.kind, s.shuffle, ErrInvalid)
+	}
+	files, err := d.match(ctx)
+	if err != nil {
+		return nil, err
+	}
+	readers := s.readers
+	if readers == 0 {
+		readers = runtime.GOMAXPROCS(0)
+	}
+
+	var popts []input.PipelineOption
+	if s.seeded {
+		popts = append(popts, input.WithSeed(s.seed))
+	}
+	p := input.NewPipeline(popts...)
+	fopts := []input.Option{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
+	if !s.forever {
+		fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
+	}
+	if s.shard[1] != 0 {
+		fopts = append(fopts, input.Shard(s.shard[0], s.shard[1]))
+	}
+	names := p.StringInputProducer(files, fopts...)
+
+	// Whole batches travel as one element each, so the queue's cost is
+	// per batch, not per record.
+	out, err := queue.NewFIFO(readers+1, d.layout.dtypes, queue.WithName("batches"))
+	if err != nil {
+		return nil, err
+	}
+	p.TrackQueue(out, 0)
+	var pl *pool
+	if !bs.keep {
+		pl = newPool(d.newDecoder)
+	}
+	rd := make([]*collector, readers)
+	dec := make([]decoder, readers)
+	for i := range readers {
+		r, pos, err := d.newReader(names)
+		if err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		rd[i] = &collector{r: r, pos: pos}
+		if pl != nil {
+			dec[i] = pl.decode
+		} else if dec[i], err = d.newDecoder(false); err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+	}
+	if s.shuffle == 0 {
+		err = d.direct(p, out, rd, dec, n, bs)
+	} else {
+		err = d.shuffled(p, out, rd, dec, n, bs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Start(ctx); err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+	}
+	return &run{p: p, out: out, pool: pl}, nil
+}
+
+// A pool lends decoders that write each batch over the one they decoded
+// before (example.Parser.ReuseOutputs), and takes each back when the loop
+// asks for the batch after the one it decoded: the loop body is then done
+// with it. The decoder lent is the one returned last, whose memory is the
+// most likely to be in the CPU's caches. So a reading goroutine parses into
+// memory of its own, yet the loop's batches share a few buffers, as many
+// as are in flight at once (the batch queue's capacity, one per reader and
+// one in the loop).
+type pool struct {
+	newDecoder func(reuse bool) (decoder, error)
+
+	mu   sync.Mutex
+	free []decoder
+	lent map[*tensor.Tensor]decoder // by the batch's first component
+}
+
+func newPool(newDecoder func(reuse bool) (decoder, error)) *pool {
+	return &pool{newDecoder: newDecoder, lent: map[*tensor.Tensor]decoder{}}
+}
+
+// decode decodes a batch with a decoder of the pool.
+func (p *pool) decode(recs [][]byte, keys []string) (queue.Element, error) {
+	var dc decoder
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		dc = p.free[n-1]
+		p.free = p.free[:n-1]
+	}
+	p.mu.Unlock()
+	if dc == nil {
+		var err error
+		if dc, err = p.newDecoder(true); err != nil {
+			return nil, err
+		}
+	}
+	e, err := dc(recs, keys)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil || len(e) == 0 {
+		p.free = append(p.free, dc)
+		return e, err
+	}
+	p.lent[&e[0]] = dc
+	return e, nil
+}
+
+// release takes back the decoder of batch e, which the loop is done with.
+func (p *pool) release(e queue.Element) {
+	if len(e) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if dc, ok := p.lent[&e[0]]; ok {
+		delete(p.lent, &e[0])
+		p.free = append(p.free, dc)
+	}
+}
+
+// match expands the data set's names and patterns.
+func (d *Dataset) match(ctx context.Context) ([]string, error) {
+	var files []string
+	for _, pat := range d.settings.files {
+		if !strings.ContainsAny(pat, "*?[") {
+			files = append(files, pat)
+			continue
+		}
+		m, err := storage.Glob(ctx, pat)
+		if err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("sluice: %s: %w %q", d.kind, ErrNoFiles, pat)
+		}
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("sluice: %s: %w: no file names given", d.kind, ErrNoFiles)
+	}
+	return files, nil
+}
+
+// direct runs one goroutine per reader that reads n records, decodes them
+// as one batch and enqueues it: no queue between reading and decoding, and
+// no record ever copied twice. This is the path without record shuffling.
+func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*collector, dec []decoder, n int, bs batchSettings) error {
+	rem := &remainder{active: len(rd), n: n, drop: bs.dropRemainder, dec: dec[0], out: out}
+	steps := make([]coord.Step, len(rd))
+	for i := range rd {
+		w := &directReader{c: rd[i], dec: dec[i], out: out, n: n, rem: rem}
+		steps[i] = w.step
+	}
+	qr, err := coord.NewQueueRunner(out, steps)
+	if err != nil {
+		return err
+	}
+	p.AddQueueRunner(qr)
+	return nil
+}
+
+// A positioner tells where the record a reader returned last comes from
+// (recordio.TFRecordFormat with NoKeys).
+type positioner interface {
+	Work() string
+	Offset() int64
+}
+
+// A collector reads records into batches: their bytes in one buffer, and
+// their keys, or their positions when the format gives no keys.
+type collector struct {
+	r     *recordio.Reader
+	pos   positioner
+	bufs  *buffers // with a shuffle queue: a buffer for each record
+	local [][]byte // free buffers taken from bufs
+	arena []byte
+	recs  [][]byte
+	keys  []string // with no positioner
+	works []string // with a positioner: the records' files and offsets
+	offs  []int64
+}
+
+// reset empties the batch. With fresh, the records of the batch before
+// were handed on as they are, so neither their bytes nor the slice of
+// them is reused.
+func (c *collector) reset(fresh bool) {
+	if fresh {
+		c.recs = make([][]byte, 0, cap(c.recs))
+	}
+	c.arena, c.recs, c.keys, c.works, c.offs = c.arena[:0], c.recs[:0], c.keys[:0], c.works[:0], c.offs[:0]
+}
+
+// own returns a copy of rec in a buffer of its own from c.bufs.
+func (c *collector) own(rec []byte) []byte {
+	if len(c.local) == 0 {
+		c.local = c.bufs.take(c.local, readBatch)
+	}
+	for len(c.local) > 0 {
+		buf := c.local[len(c.local)-1]
+		c.local[len(c.local)-1] = nil
+		c.local = c.local[:len(c.local)-1]
+		if cap(buf) >= len(rec) {
+			return append(buf[:0], rec...)
+		}
+		// Too small for this record: let it go.
+	}
+	// Room to grow, so that records of varying size find buffers.
+	return append(make([]byte, 0, len(rec)+len(rec)/8), rec...)
+}
+
+// read adds records up to n in all, and returns the error that stopped it
+// (wrapping io.EOF at the end of the input).
+func (c *collector) read(ctx context.Context, n int) error {
+	for len(c.recs) < n {
+		key, rec, err := c.r.Read(ctx)
+		if err != nil {
+			return err
+		}
+		if c.bufs != nil {
+			c.recs = append(c.recs, c.own(rec))
+		} else {
+			if len(c.arena)+len(rec) > cap(c.arena) {
+				// A larger buffer; the records already in the batch
+				// keep the old one alive until the batch is decoded.
+				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), 64<<10))
+			}
+			start := len(c.arena)
+			c.arena = append(c.arena, rec...)
+			c.recs = append(c.recs, c.arena[start:len(c.arena):len(c.arena)])
+		}
+		if c.pos != nil {
+			c.works = append(c.works, c.pos.Work())
+			c.offs = append(c.offs, c.pos.Offset())
+		} else {
+			c.keys = append(c.keys, key)
+		}
+	}
+	return nil
+}
+
+// keyList returns the keys of the batch's records, formed now if need be.
+func (c *collector) keyList() []string {
+	if c.pos == nil {
+		return c.keys
+	}
+	keys := make([]string, len(c.offs))
+	for i, off := range c.offs {
+		keys[i] = c.works[i] + ":" + strconv.FormatInt(off, 10)
+	}
+	return keys
+}
+
+// decodeNamed decodes recs; only if that fails does it form their keys
+// (keys() returns them) and decode again, for an error that names the
+// record.
+func decodeNamed(dec decoder, recs [][]byte, keys func() []string) (queue.Element, error) {
+	e, err := dec(recs, nil)
+	if err != nil {
+		_, err = dec(recs, keys())
+	}
+	return e, err
+}
+
+// A directReader is one reader goroutine's state on the direct path.
+type directReader struct {
+	c   *collector
+	dec decoder
+	out queue.Queue
+	n   int
+	rem *remainder
+}
+
+func (w *directReader) step(ctx context.Context) error {
+	w.c.reset(false)
+	if err := w.c.read(ctx, w.n); err != nil {
+		if errors.Is(err, io.EOF) {
+			return w.rem.finish(ctx, w.c.recs, w.c.keyList(), err)
+		}
+		return err
+	}
+	e, err := decodeNamed(w.dec, w.c.recs, w.c.keyList)
+	if err != nil {
+		return err
+	}
+	return w.out.Enqueue(ctx, e)
+}
+
+// A remainder collects the records each reader holds when the input ends,
+// fewer than a batch; the last reader to end makes batches of them, so
+// that only the very last batch can be short.
+type remainder struct {
+	mu     sync.Mutex
+	active int
+	recs   [][]byte
+	keys   []string
+	n      int
+	drop   bool
+	dec    decoder
+	out    queue.Queue
+}
+
+func (r *remainder) finish(ctx context.Context, recs [][]byte, keys []string, eof error) error {
+	r.mu.Lock()
+	// The reader's arena is not reused after it ended, so its records can
+	// be kept as they are.
+	r.recs = append(r.recs, recs...)
+	r.keys = append(r.keys, keys...)
+	r.active--
+	last := r.active == 0
+	r.mu.Unlock()
+	if !last {
+		return eof
+	}
+	for len(r.recs) > 0 {
+		k := min(r.n, len(r.recs))
+		if k < r.n && r.drop {
+			break
+		}
+		keys := r.keys[:k]
+		e, err := decodeNamed(r.dec, r.recs[:k], func() []string { return keys })
+		if err != nil {
+			return err
+		}
+		if err := r.out.Enqueue(ctx, e); err != nil {
+			return err
+		}
+		r.recs, r.keys = r.recs[k:], r.keys[k:]
+	}
+	return eof
+}
+
+// readBatch is how many records a reader moves into the shuffle buffer at
+// once.
+const readBatch = 128
+
+// shuffled runs the readers into a RandomShuffle queue of serialized
+// records (with their keys), and as many goroutines that take n records
+// from it at a time, decode them as one batch and enqueue it: TensorFlow's
+// shuffle_batch over serialized records followed by a batch parse, its
+// fast form.
+func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, dec []decoder, n int, bs batchSettings) error {
+	s := d.settings
+	// A record's components: its bytes, and its file (or key) and offset
+	// to name it in an error.
+	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
+		[]tensor.DType{tensor.String, tensor.String, tensor.Int64},
+		queue.WithShapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.WithName("records"),
+		queue.WithSeed(p.StageSeed(nil)))
+	if err != nil {
+		return fmt.Errorf("sluice: %s: %w", d.kind, err)
+	}
+	p.TrackQueue(records, s.shuffle)
+	bufs := new(buffers)
+	read := make([]coord.Step, len(rd))
+	for i, c := range rd {
+		c.bufs = bufs
+		var work string
+		var workBytes []byte
+		read[i] = func(ctx context.Context) error {
+			// The records stay in the queue: the batch's slice of them
+			// is not reused.
+			c.reset(true)
+			err := c.read(ctx, readBatch)
+			if len(c.recs) == 0 {
+				return err
+			}
+			// The keys, or the files and offsets to form them from when
+			// a record fails to decode.
+			names := make([][]byte, len(c.recs))
+			offs := make([]int64, len(c.recs))
+			for j := range c.recs {
+				if c.pos == nil {
+					names[j], offs[j] = []byte(c.keys[j]), -1
+					continue
+				}
+				if c.works[j] != work {
+					work, workBytes = c.works[j], []byte(c.works[j])
+				}
+				names[j], offs[j] = workBytes, c.offs[j]
+			}
+			e := queue.Element{tensor.New(c.recs, len(c.recs)), tensor.New(names, len(names)), tensor.New(offs, len(offs))}
+			if qerr := records.EnqueueMany(ctx, e); qerr != nil {
+				return qerr
+			}
+			return err
+		}
+	}
+	rq, err := coord.NewQueueRunner(records, read)
+	if err != nil {
+		return err
+	}
+	decode := make([]coord.Step, len(dec))
+	last := &lastBatch{active: len(dec)}
+	for i, dc := range dec {
+		decode[i] = func(ctx context.Context) error {
+			var e queue.Element
+			var err error
+			if bs.dropRemainder {
+				e, err = records.DequeueMany(ctx, n)
+			} else {
+				e, err = records.DequeueUpTo(ctx, n)
+			}
+			if errors.Is(err, io.EOF) {
+				return last.finish(ctx, out, err)
+			}
+			if err != nil {
+				return err
+			}
+			b, err := decodeNamed(dc, e[0].Strings(), func() []string {
+				names, offs := e[1].Strings(), e[2].Int64s()
+				keys := make([]string, len(names))
+				for j, k := range names {
+					keys[j] = string(k)
+					if offs[j] >= 0 {
+						keys[j] += ":" + strconv.FormatInt(offs[j], 10)
+					}
+				}
+				return keys
+			})
+			// The decoder copied what it keeps: the records' buffers
+			// can take other records.
+			bufs.put(e[0].Strings())
+			if err != nil {
+				return err
+			}
+			if b := d.layout.batch(b); b.Len() < n {
+				// The queue is closed and this is what was left: the
+				// other goroutines may still hold full batches, so the
+				// last of them to end delivers it.
+				last.keep(b.e)
+				return last.finish(ctx, out, io.EOF)
+			}
+			return out.Enqueue(ctx, b)
+		}
+	}
+	dq, err := coord.NewQueueRunner(out, decode)
+	if err != nil {
+		return err
+	}
+	p.AddQueueRunner(rq)
+	p.AddQueueRunner(dq)
+	return nil
+}
+
+// A lastBatch holds the short batch of a shuffled data set until every
+// decoding goroutine has delivered its full ones.
+type lastBatch struct {
+	mu     sync.Mutex
+	active int
+	e      queue.Element
+}
+
+func (l *lastBatch) keep(e queue.Element) {
+	l.mu.Lock()
+	l.e = e
+	l.mu.Unlock()
+}
+
+func (l *lastBatch) finish(ctx context.Context, out queue.Queue, eof error) error {
+	l.mu.Lock()
+	l.active--
+	e := l.e
+	last := l.active == 0
+	l.mu.Unlock()
+	if last && e != nil {
+		if err := out.Enqueue(ctx, e); err != nil {
+			return err
+		}
+	}
+	return eof
+}
+
+// buffers recycles the memory of the records in the shuffle queue: each
+// record has a buffer of its own, which goes back to a free list as soon
+// as the record is decoded, so the readers copy records into memory that
+// is mapped and likely cached instead of allocating and clearing new
+// memory for every record.
+type buffers struct {
+	mu   sync.Mutex
+	free [][]byte // last freed first
+}
+
+// take moves up to n free buffers onto local, for one reader to use
+// without taking the lock for each record.
+func (b *buffers) take(local [][]byte, n int) [][]byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := min(n, len(b.free))
+	local = append(local, b.free[len(b.free)-k:]...)
+	clear(b.free[len(b.free)-k:])
+	b.free = b.free[:len(b.free)-k]
+	return local
+}
+
+// put returns the buffers of decoded records.
+func (b *buffers) put(recs [][]byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.free = append(b.free, recs...)
+}

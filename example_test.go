@@ -1,0 +1,130 @@
+package sluice_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/decode"
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// Reading TFRecord files of Examples, some gzip-compressed, into batches
+// of named features for two epochs, records shuffled.
+func ExampleExamples() {
+	dir, err := os.MkdirTemp("", "sluice-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	// Two files of 50 Examples: a 4-pixel "image" and a "label".
+	for i, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Gzip} {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("train-%d.tfrecord", i)))
+		if err != nil {
+			log.Fatal(err)
+		}
+		w := tfrecord.NewWriter(f, c)
+		for j := range 50 {
+			v := float32(j) / 50
+			w.Write(example.New().Floats("image", []float32{v, v, v, v}).Int64("label", int64(j%10)).Marshal())
+		}
+		w.Close()
+		f.Close()
+	}
+
+	ctx := context.Background()
+	spec := example.Spec{
+		"image": example.FixedLen(tensor.Float32, 4),
+		"label": example.FixedLen(tensor.Int64),
+	}
+	ds := sluice.Examples(filepath.Join(dir, "train-*.tfrecord"), spec,
+		sluice.Epochs(2), sluice.Shuffle(64), sluice.Seed(42))
+	var batches, examples int
+	var labels [10]int
+	for b, err := range ds.Batches(ctx, 32) {
+		if err != nil {
+			log.Fatal(err) // the first error of any stage, with the file and offset
+		}
+		_ = b.Float32("image") // 4 values per example, row after row
+		for _, l := range b.Int64("label") {
+			labels[l]++
+		}
+		batches++
+		examples += b.Len()
+	}
+	fmt.Println(batches, "batches,", examples, "examples")
+	fmt.Println("examples per label:", labels)
+	// Output:
+	// 7 batches, 200 examples
+	// examples per label: [20 20 20 20 20 20 20 20 20 20]
+}
+
+// Reading CSV files with a header line into named columns; an empty field
+// takes its column's default.
+func ExampleCSV() {
+	dir, err := os.MkdirTemp("", "sluice-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "iris.csv"), []byte(
+		"sepal_length,sepal_width,species\n"+
+			"5.1,3.5,setosa\n"+
+			"7.0,,versicolor\n"+
+			"6.3,3.3,virginica\n"), 0o644)
+
+	ctx := context.Background()
+	ds := sluice.CSV(filepath.Join(dir, "*.csv"), []sluice.Column{
+		sluice.Col("sepal_length", decode.RequiredFloat32()),
+		sluice.Col("sepal_width", decode.Float32Column(-1)),
+		sluice.Col("species", decode.RequiredString()),
+	}, sluice.HeaderLines(1), sluice.Readers(1))
+	for b, err := range ds.Batches(ctx, 2) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		for i, s := range b.Bytes("species") {
+			fmt.Printf("%s %.1f %.1f\n", s, b.Float32("sepal_length")[i], b.Float32("sepal_width")[i])
+		}
+	}
+	// Output:
+	// setosa 5.1 3.5
+	// versicolor 7.0 -1.0
+	// virginica 6.3 3.3
+}
+
+// Reading fixed-length records, as CIFAR-10's binary files hold them: a
+// label byte, then the pixels. Here a record is one label byte and a 2×2
+// image of uint8 pixels.
+func ExampleFixedLengthRecords() {
+	dir, err := os.MkdirTemp("", "sluice-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	var data []byte
+	for label := range byte(6) {
+		data = append(data, label, label, label, label, label)
+	}
+	os.WriteFile(filepath.Join(dir, "data_batch_1.bin"), data, 0o644)
+
+	ctx := context.Background()
+	ds := sluice.FixedLengthRecords(filepath.Join(dir, "data_batch_*.bin"), 5, []sluice.Field{
+		{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8},
+		{Name: "image", Offset: 1, Size: 4, DType: tensor.Uint8, Shape: []int{2, 2}},
+	}, sluice.Readers(1))
+	for b, err := range ds.Batches(ctx, 4) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(b.Uint8("label"), b.Dense("image").Shape())
+	}
+	// Output:
+	// [0 1 2 3] [4,2,2]
+	// [4 5] [2,2,2]
+}

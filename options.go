@@ -1,0 +1,201 @@
+package sluice
+
+import "github.com/sluiceml/sluice/tfrecord"
+
+// Options are typed by the kind of thing they configure, so that an option
+// passed where it means nothing does not compile: HeaderLines belongs to
+// CSV, RecordHeader to FixedLengthRecords, DropRemainder to Batches. The
+// options every source takes (Epochs, Readers, Shuffle, Seed, ...) are of
+// type Option, which is all three source option kinds at once.
+
+// settings are the options every source shares.
+type settings struct {
+	files        []string
+	epochs       int // 0: one epoch
+	epochsSet    bool
+	forever      bool
+	readers      int // 0: GOMAXPROCS
+	shuffle      int // record shuffle buffer (min_after_dequeue); 0: none
+	shuffleFiles bool
+	seed         uint64
+	seeded       bool
+	shard        [2]int // index, count; count 0: no sharding
+	skipCorrupt  bool
+}
+
+// An ExampleOption configures Examples.
+type ExampleOption interface{ applyExample(*exampleSettings) }
+
+// A CSVOption configures CSV.
+type CSVOption interface{ applyCSV(*csvSettings) }
+
+// A RecordOption configures FixedLengthRecords.
+type RecordOption interface{ applyRecord(*recordSettings) }
+
+// An Option configures any source: it is an ExampleOption, a CSVOption and
+// a RecordOption.
+type Option interface {
+	ExampleOption
+	CSVOption
+	RecordOption
+}
+
+// A BatchOption configures Batches.
+type BatchOption interface{ applyBatch(*batchSettings) }
+
+type option func(*settings)
+
+func (o option) applyExample(s *exampleSettings) { o(&s.settings) }
+func (o option) applyCSV(s *csvSettings)         { o(&s.settings) }
+func (o option) applyRecord(s *recordSettings)   { o(&s.settings) }
+
+// Files adds names or glob patterns to the one a source was given, for a
+// list of files: Examples("a.tfrecord", spec, Files("b.tfrecord")). Names
+// are local paths or object-store URLs (see package storage); each pattern
+// must match at least one file.
+func Files(patterns ...string) Option {
+	return option(func(s *settings) { s.files = append(s.files, patterns...) })
+}
+
+// Epochs makes the data set deliver every record n times, once per epoch
+// (TensorFlow's num_epochs). Without it, or with Epochs(1), every record is
+// delivered once. n must be at least 1; use Forever to repeat without end.
+func Epochs(n int) Option {
+	return option(func(s *settings) { s.epochs, s.epochsSet, s.forever = n, true, false })
+}
+
+// Forever makes the data set repeat its files without end (TensorFlow's
+// num_epochs=None); the loop ends only by break, its context or an error.
+func Forever() Option {
+	return option(func(s *settings) { s.forever = true })
+}
+
+// Readers sets how many goroutines read and decode files in parallel; the
+// default (or Readers(0)) is runtime.GOMAXPROCS(0). Each reader reads whole files, so with
+// more than one the order of records across files varies from run to run;
+// Readers(1) without Shuffle delivers the files' records in order.
+func Readers(n int) Option {
+	return option(func(s *settings) { s.readers = n })
+}
+
+// Shuffle shuffles records through a buffer that keeps at least n records
+// back until the input ends (a RandomShuffle queue with min_after_dequeue
+// n, as TensorFlow's shuffle_batch), and shuffles the order of the files
+// in each epoch. Shuffle(0), the default, shuffles nothing.
+func Shuffle(n int) Option {
+	return option(func(s *settings) { s.shuffle = n })
+}
+
+// ShuffleFiles shuffles the order of the files in each epoch, without
+// shuffling records (Shuffle does both).
+func ShuffleFiles() Option {
+	return option(func(s *settings) { s.shuffleFiles = true })
+}
+
+// Seed seeds every shuffle, so that one reader (Readers(1)) gives the same
+// order on every run. Without it, shuffles are seeded from the clock.
+func Seed(seed uint64) Option {
+	return option(func(s *settings) { s.seed, s.seeded = seed, true })
+}
+
+// Shard makes this worker read only its part of the files: worker index of
+// count gets files index, index+count, ... of the sorted list, so count
+// workers together read every file once per epoch (see input.Shard).
+func Shard(index, count int) Option {
+	return option(func(s *settings) { s.shard = [2]int{index, count} })
+}
+
+type exampleSettings struct {
+	settings
+}
+
+type csvSettings struct {
+	settings
+	headerLines int
+	csvOpts     []csvDecodeOption
+}
+
+type recordSettings struct {
+	settings
+	headerBytes, footerBytes int
+	compression              tfrecord.Compression
+}
+
+type exampleOption func(*exampleSettings)
+
+func (o exampleOption) applyExample(s *exampleSettings) { o(s) }
+
+// SkipCorrupt makes Examples skip corrupt TFRecords (a bad CRC) instead of
+// failing, which is the default. Truncated files still fail.
+func SkipCorrupt() ExampleOption {
+	return exampleOption(func(s *exampleSettings) { s.skipCorrupt = true })
+}
+
+type csvOption func(*csvSettings)
+
+func (o csvOption) applyCSV(s *csvSettings) { o(s) }
+
+// HeaderLines makes CSV skip the first n lines of every file.
+func HeaderLines(n int) CSVOption {
+	return csvOption(func(s *csvSettings) { s.headerLines = n })
+}
+
+// Delimiter sets the field separator of CSV, a comma by default.
+func Delimiter(d string) CSVOption {
+	return csvOption(func(s *csvSettings) { s.csvOpts = append(s.csvOpts, csvDecodeOption{delim: d}) })
+}
+
+// csvDecodeOption is kept as data so that each reader builds its own
+// decoder.
+type csvDecodeOption struct{ delim string }
+
+type recordOption func(*recordSettings)
+
+func (o recordOption) applyRecord(s *recordSettings) { o(s) }
+
+// RecordHeader makes FixedLengthRecords skip n bytes at the start of every
+// file.
+func RecordHeader(n int) RecordOption {
+	return recordOption(func(s *recordSettings) { s.headerBytes = n })
+}
+
+// RecordFooter makes FixedLengthRecords ignore n bytes at the end of every
+// file.
+func RecordFooter(n int) RecordOption {
+	return recordOption(func(s *recordSettings) { s.footerBytes = n })
+}
+
+// Compressed makes FixedLengthRecords decompress each file with c first
+// (TensorFlow's encoding attribute); sizes then count uncompressed bytes.
+func Compressed(c tfrecord.Compression) RecordOption {
+	return recordOption(func(s *recordSettings) { s.compression = c })
+}
+
+type batchSettings struct {
+	dropRemainder bool
+	keep          bool
+}
+
+type batchOption func(*batchSettings)
+
+func (o batchOption) applyBatch(s *batchSettings) { o(s) }
+
+// DropRemainder drops the last batch of the input when it is smaller than
+// the batch size (TensorFlow's default for its queue batchers, tf.data's
+// drop_remainder=True), for models that need one fixed batch shape.
+// Without it the last batch holds what is left, so every record is
+// delivered.
+func DropRemainder() BatchOption {
+	return batchOption(func(s *batchSettings) { s.dropRemainder = true })
+}
+
+// KeepBatches gives every batch memory of its own, so that the loop may
+// keep batches (and the slices read from them) after its iteration. By
+// default a batch is valid only until the loop's next iteration, as
+// bufio.Scanner's Bytes is until the next Scan: the pipeline writes later
+// batches into the memory of earlier ones, which saves allocating and
+// clearing every batch — more than half the CPU time of reading MNIST-like
+// Examples. Batch.Clone keeps a single batch.
+func KeepBatches() BatchOption {
+	return batchOption(func(s *batchSettings) { s.keep = true })
+}

@@ -1,0 +1,340 @@
+package sluice
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sluiceml/sluice/decode"
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// Examples returns the data set of the tf.train.Example records in the
+// TFRecord files that files names (a name or a glob pattern; Files adds
+// more), parsed by spec. Each file's compression (none, GZIP, ZLIB or ZSTD)
+// is detected from its first bytes, so files of mixed compression can be
+// read together. The batch's features are spec's: FixedLen and
+// FixedLenSequence features dense, VarLen and SparseFeature features
+// sparse, or padded by Batch.Dense.
+func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
+	s := exampleSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyExample(&s)
+	}
+	d := &Dataset{kind: "Examples", settings: s.settings}
+	if len(spec) == 0 {
+		d.err = fmt.Errorf("sluice: Examples: the spec names no feature: %w", ErrInvalid)
+		return d
+	}
+	if _, err := example.NewParser(spec); err != nil {
+		d.err = fmt.Errorf("sluice: Examples: %w", err)
+		return d
+	}
+	var fs []feature
+	for name, f := range spec {
+		sparse := f.Kind() == example.KindVarLen || f.Kind() == example.KindSparse
+		fs = append(fs, feature{name: name, dtype: f.DType(), sparse: sparse})
+	}
+	d.layout = newLayout(fs)
+	var ropts []tfrecord.Option
+	if s.skipCorrupt {
+		ropts = append(ropts, tfrecord.SkipCorrupt())
+	}
+	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
+		f := &recordio.TFRecordFormat{Detect: true, NoKeys: true, Options: ropts}
+		return recordio.NewReader("TFRecordReader", f, q), f, nil
+	}
+	l := d.layout
+	d.newDecoder = func(reuse bool) (decoder, error) {
+		p, err := example.NewParser(spec)
+		if err != nil {
+			return nil, err
+		}
+		if reuse {
+			p.ReuseOutputs()
+		}
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			out, err := p.Parse(recs, keys)
+			if err != nil {
+				return nil, err
+			}
+			e := make(queue.Element, 0, len(l.dtypes))
+			for _, f := range l.features {
+				if !f.sparse {
+					t, _ := out.Dense(f.name)
+					e = append(e, t)
+					continue
+				}
+				s, _ := out.Sparse(f.name)
+				e = append(e, s.Indices, s.Values, shapeTensor(s.DenseShape))
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
+func shapeTensor(s tensor.Shape) tensor.Tensor {
+	v := make([]int64, len(s))
+	for i, d := range s {
+		v[i] = int64(d)
+	}
+	return tensor.New(v, len(v))
+}
+
+// A Column is one named column of CSV.
+type Column struct {
+	name string
+	col  decode.Column
+}
+
+// Col returns a CSV column called name, of c's type and default (see
+// decode.Float32Column, decode.RequiredInt64, ...).
+func Col(name string, c decode.Column) Column { return Column{name: name, col: c} }
+
+// CSV returns the data set of the lines of the text files that files
+// names, each decoded as comma-separated values into columns, in order
+// (TensorFlow's TextLineReader and decode_csv). A column's default fills
+// an empty field; a required column's empty field is an error naming the
+// file and line.
+func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
+	s := csvSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyCSV(&s)
+	}
+	d := &Dataset{kind: "CSV", settings: s.settings}
+	cols := make([]decode.Column, len(columns))
+	fs := make([]feature, len(columns))
+	for i, c := range columns {
+		cols[i] = c.col
+		fs[i] = feature{name: c.name, dtype: c.col.DType()}
+	}
+	if err := uniqueNames(fs); err != nil {
+		d.err = fmt.Errorf("sluice: CSV: %w", err)
+		return d
+	}
+	var copts []decode.CSVOption
+	for _, o := range s.csvOpts {
+		copts = append(copts, decode.FieldDelim(o.delim))
+	}
+	if _, err := decode.NewCSV(cols, copts...); err != nil {
+		d.err = fmt.Errorf("sluice: CSV: %w", err)
+		return d
+	}
+	d.layout = newLayout(slices.Clone(fs))
+	// order[i] is the column of the layout's feature i.
+	order := make([]int, len(fs))
+	for i, f := range d.layout.features {
+		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
+	}
+	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
+		r, err := recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
+		return r, nil, err
+	}
+	d.newDecoder = func(reuse bool) (decoder, error) {
+		c, err := decode.NewCSV(cols, copts...)
+		if err != nil {
+			return nil, err
+		}
+		var reused []tensor.Tensor
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			out := reused
+			if !reuse || len(out) == 0 || out[0].Len() != len(recs) {
+				out = c.NewBatch(len(recs))
+			}
+			if err := c.DecodeBatchInto(out, recs, keys); err != nil {
+				return nil, err
+			}
+			if reuse {
+				reused = out
+			}
+			e := make(queue.Element, len(order))
+			for i, j := range order {
+				e[i] = out[j]
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
+// A Field is one named part of a fixed-length record: Size bytes at
+// Offset, decoded as numbers of DType (decode.Raw, little-endian unless
+// BigEndian) into a tensor of Shape per record, or as the bytes themselves
+// when DType is tensor.String. A nil Shape is a vector of every value.
+//
+// Decode, if set, decodes the field's bytes instead, into a tensor of
+// DType of the same shape for every record (CIFAR-10's planes reordered
+// into height × width × channels, say); Shape is then ignored. The bytes
+// are valid only during the call.
+type Field struct {
+	Name         string
+	Offset, Size int
+	DType        tensor.DType
+	Shape        []int
+	BigEndian    bool
+	Decode       func(b []byte) (tensor.Tensor, error)
+}
+
+// FixedLengthRecords returns the data set of the records of recordBytes
+// bytes each in the files that files names (TensorFlow's
+// FixedLengthRecordReader, as CIFAR-10 is read), each cut into fields. A
+// last record cut short is dropped, as TensorFlow drops it.
+func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...RecordOption) *Dataset {
+	s := recordSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyRecord(&s)
+	}
+	d := &Dataset{kind: "FixedLengthRecords", settings: s.settings}
+	fs := make([]feature, len(fields))
+	for i, f := range fields {
+		fs[i] = feature{name: f.Name, dtype: f.DType}
+		if f.Offset < 0 || f.Size < 0 || f.Offset+f.Size > recordBytes {
+			d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: bytes [%d, %d) are not inside a record of %d bytes: %w", f.Name, f.Offset, f.Offset+f.Size, recordBytes, ErrInvalid)
+			return d
+		}
+		if f.DType != tensor.String && f.Decode == nil {
+			if _, err := decode.NewRaw(f.DType, true); err != nil {
+				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: %w", f.Name, err)
+				return d
+			}
+		}
+	}
+	if err := uniqueNames(fs); err != nil {
+		d.err = fmt.Errorf("sluice: FixedLengthRecords: %w", err)
+		return d
+	}
+	d.layout = newLayout(slices.Clone(fs))
+	order := make([]int, len(fs))
+	for i, f := range d.layout.features {
+		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
+	}
+	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
+		r, err := recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
+			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
+		return r, nil, err
+	}
+	d.newDecoder = func(reuse bool) (decoder, error) {
+		raws := make([]*decode.Raw, len(fields))
+		for i, f := range fields {
+			if f.DType != tensor.String && f.Decode == nil {
+				raws[i], _ = decode.NewRaw(f.DType, !f.BigEndian)
+			}
+		}
+		var parts [][]byte
+		reused := make([]tensor.Tensor, len(fields))
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			e := make(queue.Element, len(order))
+			for i, j := range order {
+				f := fields[j]
+				parts = parts[:0]
+				for _, r := range recs {
+					parts = append(parts, r[f.Offset:f.Offset+f.Size])
+				}
+				var dst tensor.Tensor
+				if reuse && reused[j].IsValid() && reused[j].Len() == len(recs) {
+					dst = reused[j]
+				}
+				t, err := decodeField(raws[j], f, parts, keys, dst)
+				if err != nil {
+					return nil, err
+				}
+				if reuse && f.DType != tensor.String {
+					reused[j] = t
+				}
+				e[i] = t
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
+// decodeField decodes one field of a batch of records, into dst (a
+// tensor decodeField returned before for as many records) if it is valid.
+func decodeField(raw *decode.Raw, f Field, parts [][]byte, keys []string, dst tensor.Tensor) (tensor.Tensor, error) {
+	if f.Decode != nil {
+		return decodeCustom(f, parts, keys, dst)
+	}
+	if raw == nil {
+		// The bytes, copied into one buffer: the records are reused.
+		buf := make([]byte, 0, len(parts)*f.Size)
+		vals := make([][]byte, len(parts))
+		for i, p := range parts {
+			buf = append(buf, p...)
+			vals[i] = buf[len(buf)-len(p) : len(buf) : len(buf)]
+		}
+		return tensor.New(vals, len(vals)), nil
+	}
+	if dst.IsValid() {
+		flat, err := dst.Reshape(tensor.Shape{len(parts), dst.NumElements() / len(parts)})
+		if err == nil {
+			err = raw.DecodeBatchInto(flat, parts, keys)
+		}
+		if err != nil {
+			return dst, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		return dst, nil
+	}
+	t, err := raw.DecodeBatch(parts, keys)
+	if err != nil {
+		return t, fmt.Errorf("field %q: %w", f.Name, err)
+	}
+	if f.Shape == nil {
+		return t, nil
+	}
+	shape := append(tensor.Shape{len(parts)}, f.Shape...)
+	r, err := t.Reshape(shape)
+	if err != nil {
+		return t, fmt.Errorf("field %q: %d bytes of %v do not make shape %v: %w", f.Name, f.Size, f.DType, f.Shape, ErrInvalid)
+	}
+	return r, nil
+}
+
+// decodeCustom decodes a field with its Decode function, record by
+// record, and stacks the results.
+func decodeCustom(f Field, parts [][]byte, keys []string, dst tensor.Tensor) (tensor.Tensor, error) {
+	rows := make([]tensor.Tensor, len(parts))
+	for i, p := range parts {
+		t, err := f.Decode(p)
+		if err == nil && t.DType() != f.DType {
+			err = fmt.Errorf("Decode returned %v, not %v: %w", t.DType(), f.DType, ErrInvalid)
+		}
+		if err == nil && i > 0 && !slices.Equal(t.Shape(), rows[0].Shape()) {
+			err = fmt.Errorf("Decode returned shape %v after %v: %w", t.Shape(), rows[0].Shape(), ErrInvalid)
+		}
+		if err != nil {
+			if keys != nil {
+				return tensor.Tensor{}, fmt.Errorf("%s: field %q: %w", keys[i], f.Name, err)
+			}
+			return tensor.Tensor{}, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		rows[i] = t
+	}
+	if dst.IsValid() && slices.Equal(dst.Shape()[1:], rows[0].Shape()) {
+		if err := tensor.StackInto(dst, rows); err == nil {
+			return dst, nil
+		}
+	}
+	return tensor.Stack(rows)
+}
+
+func uniqueNames(fs []feature) error {
+	if len(fs) == 0 {
+		return fmt.Errorf("no features: %w", ErrInvalid)
+	}
+	for i, f := range fs {
+		if f.name == "" {
+			return fmt.Errorf("feature %d has no name: %w", i, ErrInvalid)
+		}
+		for _, g := range fs[:i] {
+			if g.name == f.name {
+				return fmt.Errorf("two features are named %q: %w", f.name, ErrInvalid)
+			}
+		}
+	}
+	return nil
+}
