@@ -11,16 +11,31 @@ import (
 )
 
 // TempMarker is what the temporary name of a [Pending] file carries
-// between its final name and a random suffix:
-// "data.tfrecord.sluice-tmp-3f9a…". A name that contains it and has
-// outlived its writer is the leftover of a write that never finished
-// (the process was killed); [IsTemp] recognises one and [Leftovers] finds
-// those of a final name.
+// between its final name, made hidden by a leading dot, and a random
+// suffix: ".data.tfrecord.sluice-tmp-3f9a…" beside "data.tfrecord". The
+// dot keeps temporaries out of patterns such as "data-*" that find the
+// finished files. A name of that form that has outlived its writer is
+// the leftover of a write that never finished (the process was killed);
+// [IsTemp] recognises one and [Leftovers] finds those of a final name.
 const TempMarker = ".sluice-tmp-"
 
 // IsTemp reports whether name is the temporary name of a [Pending] file.
 func IsTemp(name string) bool {
-	return strings.Contains(name[strings.LastIndexAny(name, `/\`)+1:], TempMarker)
+	_, base := splitBase(name)
+	return strings.HasPrefix(base, ".") && strings.Contains(base, TempMarker)
+}
+
+// tempPrefix returns the beginning of name's temporary names, up to and
+// including TempMarker.
+func tempPrefix(name string) string {
+	dir, base := splitBase(name)
+	return dir + "." + base + TempMarker
+}
+
+// splitBase splits name after its last separator.
+func splitBase(name string) (dir, base string) {
+	i := strings.LastIndexAny(name, `/\`) + 1
+	return name[:i], name[i:]
 }
 
 // A RenameFS is an FS that can give a complete file a new name within the
@@ -74,10 +89,10 @@ func CreatePending(ctx context.Context, name string) (*Pending, error) {
 	}
 	var suffix [6]byte
 	rand.Read(suffix[:])
-	temp := name + TempMarker + hex.EncodeToString(suffix[:])
+	temp := tempPrefix(name) + hex.EncodeToString(suffix[:])
 	w, err := rfs.Create(ctx, temp)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("storage: create %s: %w", name, err)
 	}
 	return &Pending{ctx: ctx, fs: rfs, name: name, temp: temp, w: w}, nil
 }
@@ -159,7 +174,7 @@ func (p *Pending) Abort() error {
 // Leftovers returns the temporary files left beside name by writers of
 // it that never finished (see [TempMarker]), sorted.
 func Leftovers(ctx context.Context, name string) ([]string, error) {
-	return Glob(ctx, escapeMeta(name)+TempMarker+"*")
+	return Glob(ctx, escapeMeta(tempPrefix(name))+"*")
 }
 
 // Remove removes the named file. The FS serving name must be a

@@ -29,6 +29,10 @@ func TestPendingLocal(t *testing.T) {
 	if filepath.Dir(p.TempName()) != filepath.Dir(name) {
 		t.Errorf("temporary %s is not beside %s", p.TempName(), name)
 	}
+	// Hidden: a pattern that finds the finished files does not find it.
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(name), "weird*")); len(m) != 1 || m[0] != name {
+		t.Errorf("the pattern weird* matches %q, want only %s", m, name)
+	}
 	io.WriteString(p, "new")
 	if got, _ := os.ReadFile(name); string(got) != "old" {
 		t.Errorf("before Commit the file reads %q, want old", got)

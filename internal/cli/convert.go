@@ -50,7 +50,7 @@ Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
 compressed output. Output that would write over an input is refused.
 
 The output is all or nothing: files are written under temporary names
-beside their own (NAME.sluice-tmp-…) and renamed only when every one is
+beside their own (.NAME.sluice-tmp-…) and renamed only when every one is
 complete, so a failed or interrupted convert leaves no output and no
 temporaries, and existing files of the same names are untouched until
 then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:

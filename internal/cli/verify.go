@@ -52,7 +52,7 @@ a broken compressed stream ends that file's check. The exit code is non-zero
 if anything was wrong. --parallel files are checked at once; the output keeps
 the files' order.
 
-A file named NAME.sluice-tmp-… is the leftover of a write that never
+A file named .NAME.sluice-tmp-… is the leftover of a write that never
 finished (sluice convert, or a Go program's recordio.ShardedWriter, killed
 mid-write): verify reports each one it is given or finds beside a file it
 checks, and exits non-zero. Remove them, or run the writer again (convert

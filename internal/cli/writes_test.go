@@ -202,16 +202,22 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 	}
 	finals, _ := filepath.Glob(out + "-*")
 	// A killed writer of the same names: temporaries never committed.
-	leftover := finals[0] + storage.TempMarker + "dead01"
+	leftover := filepath.Join(dir, "."+filepath.Base(finals[0])+storage.TempMarker+"dead01")
 	writeExamples(t, dir, filepath.Base(leftover), 1, tfrecord.None)
 
 	code, stdout, _ := run(t, "verify", finals[0])
 	if code == 0 || !strings.Contains(stdout, leftover+": incomplete") || !strings.Contains(stdout, "1 incomplete file left by interrupted writes") {
 		t.Errorf("verify of the finished file beside a leftover: exit %d, %q", code, stdout)
 	}
+	// The pattern does not match the hidden leftover; verify finds it
+	// beside the file all the same, once.
 	code, stdout, _ = run(t, "verify", out+"-*")
 	if code == 0 || strings.Count(stdout, ": incomplete") != 1 || !strings.Contains(stdout, "4 good records in 2 files") {
 		t.Errorf("verify by pattern: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = run(t, "verify", leftover)
+	if code == 0 || !strings.Contains(stdout, leftover+": incomplete") {
+		t.Errorf("verify of the leftover itself: exit %d, %q", code, stdout)
 	}
 
 	code, _, errOut := run(t, "convert", in, "--out", out, "--shards", "2")
