@@ -183,7 +183,7 @@ func convertShuffled(ctx context.Context, conv converter, names []string, o conv
 	if o.shuffleMiB < 1 {
 		return fmt.Errorf("--shuffle-memory must be at least 1 (MiB), not %d", o.shuffleMiB)
 	}
-	s, err := newShuffler(inputBytes, o.shuffleMiB<<20, o.seed)
+	s, err := newShuffler("", inputBytes, o.shuffleMiB<<20, o.seed)
 	if err != nil {
 		return err
 	}

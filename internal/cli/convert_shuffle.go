@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -29,8 +28,15 @@ const maxBuckets = 256
 // every order of the whole input equally likely. A bucket that turns out
 // larger than mem is split again the same way before it is shuffled, so
 // the bound holds whatever the data's size.
+//
+// The buckets are temporary files in $TMPDIR that lose their names as soon
+// as they are created (where the system allows it, as every Unix does):
+// they are read back through the open file, and their space returns to
+// the system when the file is closed — by remove, or by the system when
+// the process ends in any way, SIGKILL included. Where an open file cannot
+// be unlinked, remove deletes it by name.
 type shuffler struct {
-	dir     string
+	dir     string // where the buckets are created
 	mem     int64
 	rng     *rand.Rand
 	buckets []*bucket
@@ -40,23 +46,24 @@ type shuffler struct {
 
 // A bucket is one temporary file of records, uncompressed TFRecord.
 type bucket struct {
-	name  string
-	f     *os.File
+	name  string   // for messages; where the system allows, the file no longer has it
+	f     *os.File // open for writing, then reading; nil once released
 	w     *tfrecord.Writer
+	named bool  // the file could not be unlinked while open: release removes it
 	bytes int64 // the memory its records take: lengths plus overhead
 }
 
 // newShuffler makes a shuffler whose first pass deals records to enough
-// buckets for expected bytes of records.
-func newShuffler(expected, mem int64, seed uint64) (*shuffler, error) {
-	dir, err := os.MkdirTemp("", "sluice-shuffle-")
-	if err != nil {
-		return nil, err
+// buckets for expected bytes of records, in temporary files in dir ("":
+// os.TempDir()).
+func newShuffler(dir string, expected, mem int64, seed uint64) (*shuffler, error) {
+	if dir == "" {
+		dir = os.TempDir()
 	}
 	s := &shuffler{dir: dir, mem: mem, rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
+	var err error
 	s.buckets, err = s.newBuckets(bucketsFor(expected, mem))
 	if err != nil {
-		s.remove()
 		return nil, err
 	}
 	return s, nil
@@ -72,13 +79,13 @@ func (s *shuffler) newBuckets(n int) ([]*bucket, error) {
 	s.depth++
 	bs := make([]*bucket, n)
 	for i := range bs {
-		name := filepath.Join(s.dir, fmt.Sprintf("bucket-%d-%d", s.depth, i))
-		f, err := os.Create(name)
+		f, err := os.CreateTemp(s.dir, fmt.Sprintf("sluice-shuffle-%d-%d-*", s.depth, i))
 		if err != nil {
-			closeBuckets(bs[:i])
-			return nil, err
+			releaseBuckets(bs[:i])
+			return nil, fmt.Errorf("shuffle: %w", err)
 		}
-		bs[i] = &bucket{name: name, f: f, w: tfrecord.NewWriter(f)}
+		named := os.Remove(f.Name()) != nil
+		bs[i] = &bucket{name: f.Name(), f: f, w: tfrecord.NewWriter(f), named: named}
 	}
 	return bs, nil
 }
@@ -116,10 +123,10 @@ func (s *shuffler) emitBuckets(ctx context.Context, bs []*bucket, write func([]b
 		} else {
 			err = s.split(ctx, b, write)
 		}
+		b.release() // the space is no longer needed
 		if err != nil {
 			return err
 		}
-		os.Remove(b.name) // the space is no longer needed
 	}
 	return nil
 }
@@ -159,19 +166,16 @@ func (s *shuffler) split(ctx context.Context, b *bucket, write func([]byte) erro
 	if err == nil {
 		err = s.emitBuckets(ctx, sub, write)
 	}
-	for _, sb := range sub {
-		os.Remove(sb.name)
-	}
+	releaseBuckets(sub)
 	return err
 }
 
+// readBucket reads a finished bucket's records from its start.
 func readBucket(b *bucket, fn func([]byte) error) error {
-	f, err := os.Open(b.name)
-	if err != nil {
-		return err
+	if _, err := b.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("shuffle: %w", err)
 	}
-	defer f.Close()
-	r := tfrecord.NewReader(f, tfrecord.WithName(b.name))
+	r := tfrecord.NewReader(b.f, tfrecord.WithName(b.name))
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -186,36 +190,41 @@ func readBucket(b *bucket, fn func([]byte) error) error {
 	}
 }
 
-// finishBuckets flushes and closes the buckets' files.
+// finishBuckets flushes the buckets' writers, so that their files can be
+// read back.
 func finishBuckets(bs []*bucket) error {
 	var errs []error
 	for _, b := range bs {
 		if b.f == nil {
 			continue
 		}
-		err := b.w.Close()
-		if cerr := b.f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := b.w.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("shuffle: %s: %w", b.name, err))
 		}
-		b.f = nil
 	}
 	return errors.Join(errs...)
 }
 
-func closeBuckets(bs []*bucket) {
-	for _, b := range bs {
-		if b != nil && b.f != nil {
-			b.f.Close()
-			b.f = nil
-		}
+// release closes the bucket's file, which frees its space, and removes
+// its name if it still has one.
+func (b *bucket) release() {
+	if b == nil || b.f == nil {
+		return
+	}
+	b.f.Close()
+	b.f = nil
+	if b.named {
+		os.Remove(b.name)
 	}
 }
 
-// remove deletes the temporary files.
+func releaseBuckets(bs []*bucket) {
+	for _, b := range bs {
+		b.release()
+	}
+}
+
+// remove deletes the temporary files that remain.
 func (s *shuffler) remove() {
-	closeBuckets(s.buckets)
-	os.RemoveAll(s.dir)
+	releaseBuckets(s.buckets)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +23,8 @@ func shuffleAll(t *testing.T, recs []string, mem int64, seed uint64) ([]string, 
 	for _, r := range recs {
 		expected += int64(len(r))
 	}
-	s, err := newShuffler(expected, mem, seed)
+	dir := t.TempDir()
+	s, err := newShuffler(dir, expected, mem, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +34,10 @@ func shuffleAll(t *testing.T, recs []string, mem int64, seed uint64) ([]string, 
 			t.Fatal(err)
 		}
 	}
+	// The buckets have no names: a process killed now leaves nothing.
+	if left, _ := os.ReadDir(dir); runtime.GOOS != "windows" && len(left) != 0 {
+		t.Errorf("%d named temporary files while shuffling", len(left))
+	}
 	var out []string
 	if err := s.emit(context.Background(), func(rec []byte) error {
 		out = append(out, string(rec))
@@ -39,11 +45,13 @@ func shuffleAll(t *testing.T, recs []string, mem int64, seed uint64) ([]string, 
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(s.dir); err != nil {
-		t.Fatalf("temporary folder gone before remove: %v", err)
-	}
-	if left, _ := os.ReadDir(s.dir); len(left) != 0 {
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("%d temporary files left after emit", len(left))
+	}
+	for _, b := range s.buckets {
+		if b.f != nil {
+			t.Errorf("bucket %s still open after emit", b.name)
+		}
 	}
 	return out, s
 }

@@ -286,11 +286,11 @@ func TestRunSignals(t *testing.T) {
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}, {syscall.SIGKILL, -1}} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
+			dir, tmp := t.TempDir(), t.TempDir()
 			cmd := exec.Command(exe, "-test.run=^TestSignalChild$")
-			cmd.Env = append(os.Environ(), "SLUICE_SIGNAL_CHILD="+dir)
+			cmd.Env = append(os.Environ(), "SLUICE_SIGNAL_CHILD="+dir, "TMPDIR="+tmp)
 			var errOut bytes.Buffer
 			cmd.Stderr = &errOut
 			stdout, err := cmd.StdoutPipe()
@@ -310,6 +310,24 @@ func TestRunSignals(t *testing.T) {
 			cmd.Wait()
 			if got := cmd.ProcessState.ExitCode(); got != tc.code {
 				t.Errorf("exit %d, want %d; stderr %q", got, tc.code, errOut.String())
+			}
+			// --shuffle's buckets have no names from the start: even
+			// SIGKILL leaves nothing in $TMPDIR.
+			if got := ls(t, tmp); len(got) != 0 {
+				t.Errorf("files left in $TMPDIR: %q", got)
+			}
+			if tc.sig == syscall.SIGKILL {
+				// Nothing under the final names; hidden temporaries,
+				// which verify reports and the next convert removes.
+				names, _ := filepath.Glob(filepath.Join(dir, "out-*"))
+				left, _ := filepath.Glob(filepath.Join(dir, ".out-*"))
+				if len(names) != 0 || len(left) != 2 {
+					t.Fatalf("after SIGKILL: files %q, leftovers %q; want none and 2", names, left)
+				}
+				if code, stdout, _ := run(t, append([]string{"verify"}, left...)...); code == 0 || strings.Count(stdout, ": incomplete") != 2 {
+					t.Errorf("verify of the leftovers: exit %d, %q", code, stdout)
+				}
+				return
 			}
 			if !strings.Contains(errOut.String(), "sluice: interrupted") {
 				t.Errorf("stderr %q", errOut.String())
@@ -331,5 +349,5 @@ func TestSignalChild(t *testing.T) {
 		<-s.blocked
 		fmt.Println("blocked")
 	}()
-	os.Exit(Run([]string{"convert", "stall://in", "--input-compression", "NONE", "--out", filepath.Join(dir, "out"), "--shards", "2"}))
+	os.Exit(Run([]string{"convert", "stall://in", "--input-compression", "NONE", "--out", filepath.Join(dir, "out"), "--shards", "2", "--shuffle"}))
 }
