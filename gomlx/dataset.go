@@ -1,0 +1,281 @@
+// Package gomlx feeds sluice batches to GoMLX: a Dataset here is a GoMLX
+// train.Dataset (github.com/gomlx/gomlx/pkg/ml/train) that reads a
+// sluice.Dataset, one batch per Yield, as GoMLX tensors.
+//
+//	spec := example.Spec{
+//		"image": example.FixedLen(tensor.Float32, 784),
+//		"label": example.FixedLen(tensor.Int64),
+//	}
+//	src := sluice.Examples("data/train-*.tfrecord.gz", spec, sluice.Shuffle(10000))
+//	ds, err := gomlx.New(ctx, src, 128, []string{"image"}, []string{"label"})
+//	if err != nil {
+//		return err
+//	}
+//	defer ds.Close()
+//	_, err = train.NewLoop(trainer).RunEpochs(ds, 10)
+//
+// The package lives in a module of its own, so that programs that do not
+// use GoMLX do not build it.
+//
+// # Epochs
+//
+// One GoMLX epoch is one pass of the sluice data set's Batches loop: Yield
+// returns io.EOF where that loop ends, and Reset starts it again. A data
+// set built with sluice.Epochs(n) therefore makes GoMLX epochs of n passes
+// over the files, and one built with sluice.Forever never ends an epoch
+// (what train.Loop.RunSteps wants). Reset in the middle of an epoch stops
+// the running loop's goroutines before the next Yield starts a new one.
+//
+// # Shapes
+//
+// Each feature becomes one tensor of shape [batch] + the feature's shape,
+// of the GoMLX dtype of the feature's type. GoMLX compiles a graph per
+// combination of shapes, so a change of shape costs a compilation: the
+// last batch of an epoch is smaller unless sluice.DropRemainder is given,
+// and sparse features are padded to the longest record of each batch.
+// String features have no GoMLX dtype: naming one is an error of the first
+// Yield, as is naming a feature the sluice data set does not have.
+package gomlx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"slices"
+	"sync"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/train"
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/x448/float16"
+)
+
+// ErrInvalid is wrapped by the errors of arguments out of range: no inputs,
+// a name given twice, a batch size below 1.
+var ErrInvalid = errors.New("invalid argument")
+
+// ErrDType is wrapped by the error of a feature whose type has no GoMLX
+// dtype (strings).
+var ErrDType = errors.New("no GoMLX dtype")
+
+// Spec is the spec that Yield returns with every batch: the names of the
+// features in the order of its inputs and labels. GoMLX passes it to the
+// model function, which can find an input's position by name.
+type Spec struct {
+	Inputs, Labels []string
+}
+
+// An Option changes a Dataset's defaults.
+type Option func(*Dataset)
+
+// Name sets the name that Name returns (default "sluice"), which GoMLX
+// shows in its metrics and plots.
+func Name(name string) Option { return func(d *Dataset) { d.name = name } }
+
+// BatchOptions passes options to each sluice Batches loop, such as
+// sluice.DropRemainder() to keep every batch the same shape.
+func BatchOptions(opts ...sluice.BatchOption) Option {
+	return func(d *Dataset) { d.batchOpts = append(d.batchOpts, opts...) }
+}
+
+// A Dataset is a GoMLX train.Dataset that reads a sluice.Dataset. Its
+// methods may be called from any goroutine, one at a time as GoMLX calls
+// them.
+//
+// A Dataset whose epoch is not read to its end holds the goroutines of its
+// sluice loop until Reset, Close or the context's end; call Close when done
+// with it.
+type Dataset struct {
+	ctx       context.Context
+	src       *sluice.Dataset
+	batchSize int
+	spec      Spec
+	name      string
+	batchOpts []sluice.BatchOption
+
+	mu   sync.Mutex
+	next func() (*sluice.Batch, error, bool) // the running loop, or nil
+	stop func()
+	err  error // io.EOF at the end of the epoch, or the loop's error
+}
+
+var _ train.Dataset = (*Dataset)(nil)
+
+// New returns a Dataset that yields src in batches of batchSize records:
+// the features named by inputs as the inputs of each step, those named by
+// labels as its labels, in the order given. Labels may be empty (for
+// inference). The names are checked against src's features when the first
+// batch arrives. ctx bounds every loop: once it is done, Yield returns its
+// error.
+func New(ctx context.Context, src *sluice.Dataset, batchSize int, inputs, labels []string, opts ...Option) (*Dataset, error) {
+	if src == nil {
+		return nil, fmt.Errorf("sluice/gomlx: nil sluice.Dataset: %w", ErrInvalid)
+	}
+	if batchSize < 1 {
+		return nil, fmt.Errorf("sluice/gomlx: batch size %d: %w", batchSize, ErrInvalid)
+	}
+	if len(inputs) == 0 {
+		return nil, fmt.Errorf("sluice/gomlx: no inputs: %w", ErrInvalid)
+	}
+	seen := map[string]bool{}
+	for _, n := range slices.Concat(inputs, labels) {
+		if seen[n] {
+			return nil, fmt.Errorf("sluice/gomlx: feature %q named twice: %w", n, ErrInvalid)
+		}
+		seen[n] = true
+	}
+	d := &Dataset{
+		ctx:       ctx,
+		src:       src,
+		batchSize: batchSize,
+		spec:      Spec{Inputs: slices.Clone(inputs), Labels: slices.Clone(labels)},
+		name:      "sluice",
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	return d, nil
+}
+
+// Name returns the data set's name (see the Name option).
+func (d *Dataset) Name() string { return d.name }
+
+// Reset starts the data set again from its beginning: the next Yield
+// starts a new pass of the sluice data set. A pass still running is
+// stopped, and its goroutines have ended when Reset returns.
+func (d *Dataset) Reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.halt()
+}
+
+// Close stops the running pass, if any, as Reset does. It returns nil; it
+// exists so that a Dataset can be closed with defer as other resources are.
+func (d *Dataset) Close() error {
+	d.Reset()
+	return nil
+}
+
+func (d *Dataset) halt() {
+	if d.stop != nil {
+		d.stop()
+	}
+	d.next, d.stop, d.err = nil, nil, nil
+}
+
+// Yield returns the next batch: spec is the Dataset's Spec, and inputs and
+// labels hold one tensor per feature named to New, of shape [batch] + the
+// feature's shape. At the end of the pass it returns io.EOF, and again on
+// every call until Reset. An error of the sluice loop (a corrupt record, a
+// missing file, the context's end) is returned, wrapped, in the same way.
+func (d *Dataset) Yield() (spec any, inputs, labels []*tensors.Tensor, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return nil, nil, nil, d.err
+	}
+	if d.next == nil {
+		d.next, d.stop = iter.Pull2(d.src.Batches(d.ctx, d.batchSize, d.batchOpts...))
+	}
+	b, err, ok := d.next()
+	if !ok {
+		d.end(io.EOF)
+		return nil, nil, nil, io.EOF
+	}
+	if err != nil {
+		d.end(fmt.Errorf("sluice/gomlx: %s: %w", d.name, err))
+		return nil, nil, nil, d.err
+	}
+	inputs, err = convert(b, d.spec.Inputs)
+	if err == nil {
+		labels, err = convert(b, d.spec.Labels)
+	}
+	if err != nil {
+		d.end(fmt.Errorf("sluice/gomlx: %s: %w", d.name, err))
+		return nil, nil, nil, d.err
+	}
+	return d.spec, inputs, labels, nil
+}
+
+// end stops the pass and keeps err for the calls of Yield up to Reset.
+func (d *Dataset) end(err error) {
+	d.stop()
+	d.next, d.stop = nil, nil
+	d.err = err
+}
+
+// convert copies the named features of b into new GoMLX tensors.
+func convert(b *sluice.Batch, names []string) ([]*tensors.Tensor, error) {
+	have := b.Names()
+	ts := make([]*tensors.Tensor, 0, len(names))
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			finalize(ts)
+			return nil, fmt.Errorf("no feature %q (the features are %q): %w", n, have, ErrInvalid)
+		}
+		t, err := Tensor(b.Dense(n))
+		if err != nil {
+			finalize(ts)
+			return nil, fmt.Errorf("feature %q: %w", n, err)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+func finalize(ts []*tensors.Tensor) {
+	for _, t := range ts {
+		t.MustFinalizeAll()
+	}
+}
+
+// Tensor returns a GoMLX tensor of t's shape and values, copied; t may be
+// reused once it returns. A tensor of strings, which GoMLX cannot hold,
+// is an error wrapping ErrDType.
+func Tensor(t tensor.Tensor) (*tensors.Tensor, error) {
+	dims := []int(t.Shape())
+	switch t.DType() {
+	case tensor.Bool:
+		return tensors.FromFlatDataAndDimensions(t.Bools(), dims...), nil
+	case tensor.Int8:
+		return tensors.FromFlatDataAndDimensions(t.Int8s(), dims...), nil
+	case tensor.Int16:
+		return tensors.FromFlatDataAndDimensions(t.Int16s(), dims...), nil
+	case tensor.Int32:
+		return tensors.FromFlatDataAndDimensions(t.Int32s(), dims...), nil
+	case tensor.Int64:
+		return tensors.FromFlatDataAndDimensions(t.Int64s(), dims...), nil
+	case tensor.Uint8:
+		return tensors.FromFlatDataAndDimensions(t.Uint8s(), dims...), nil
+	case tensor.Uint16:
+		return tensors.FromFlatDataAndDimensions(t.Uint16s(), dims...), nil
+	case tensor.Uint32:
+		return tensors.FromFlatDataAndDimensions(t.Uint32s(), dims...), nil
+	case tensor.Uint64:
+		return tensors.FromFlatDataAndDimensions(t.Uint64s(), dims...), nil
+	case tensor.Float16:
+		// Both are IEEE 754 half-precision bits in a uint16.
+		g := tensors.FromShape(shapes.Make(dtypes.Float16, dims...))
+		src := t.Halfs()
+		tensors.MustMutableFlatData(g, func(dst []float16.Float16) {
+			for i, v := range src {
+				dst[i] = float16.Float16(v)
+			}
+		})
+		return g, nil
+	case tensor.Float32:
+		return tensors.FromFlatDataAndDimensions(t.Float32s(), dims...), nil
+	case tensor.Float64:
+		return tensors.FromFlatDataAndDimensions(t.Float64s(), dims...), nil
+	case tensor.Complex64:
+		return tensors.FromFlatDataAndDimensions(t.Complex64s(), dims...), nil
+	case tensor.Complex128:
+		return tensors.FromFlatDataAndDimensions(t.Complex128s(), dims...), nil
+	}
+	return nil, fmt.Errorf("%v: %w", t.DType(), ErrDType)
+}
