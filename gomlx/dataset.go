@@ -63,8 +63,10 @@ var ErrInvalid = errors.New("invalid argument")
 // dtype (strings).
 var ErrDType = errors.New("no GoMLX dtype")
 
-// Spec is the spec that Yield returns with every batch: the names of the
-// features in the order of its inputs and labels. GoMLX passes it to the
+// Spec describes the batches of a Dataset: the names of the features in
+// the order of its inputs and labels. Yield returns the Dataset's *Spec
+// with every batch, the same pointer each time (GoMLX keys its compiled
+// graphs by the spec, so it must not change), and GoMLX passes it to the
 // model function, which can find an input's position by name.
 type Spec struct {
 	Inputs, Labels []string
@@ -94,7 +96,7 @@ type Dataset struct {
 	ctx       context.Context
 	src       *sluice.Dataset
 	batchSize int
-	spec      Spec
+	spec      *Spec
 	name      string
 	batchOpts []sluice.BatchOption
 
@@ -133,7 +135,7 @@ func New(ctx context.Context, src *sluice.Dataset, batchSize int, inputs, labels
 		ctx:       ctx,
 		src:       src,
 		batchSize: batchSize,
-		spec:      Spec{Inputs: slices.Clone(inputs), Labels: slices.Clone(labels)},
+		spec:      &Spec{Inputs: slices.Clone(inputs), Labels: slices.Clone(labels)},
 		name:      "sluice",
 	}
 	for _, o := range opts {
@@ -168,7 +170,7 @@ func (d *Dataset) halt() {
 	d.next, d.stop, d.err = nil, nil, nil
 }
 
-// Yield returns the next batch: spec is the Dataset's Spec, and inputs and
+// Yield returns the next batch: spec is the Dataset's *Spec, and inputs and
 // labels hold one tensor per feature named to New, of shape [batch] + the
 // feature's shape. At the end of the pass it returns io.EOF, and again on
 // every call until Reset. An error of the sluice loop (a corrupt record, a
