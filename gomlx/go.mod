@@ -6,6 +6,7 @@ require (
 	github.com/gomlx/gomlx v0.26.0
 	github.com/sluiceml/sluice v0.0.0
 	github.com/x448/float16 v0.8.4
+	go.uber.org/goleak v1.3.0
 )
 
 require (
