@@ -152,6 +152,9 @@ func TestYieldShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	if d.Name() != "sluice" {
+		t.Errorf("Name() = %q, want the default, sluice", d.Name())
+	}
 	tests := []struct {
 		x, v, id []int
 		v0       [][]int64
