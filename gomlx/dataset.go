@@ -89,9 +89,9 @@ func BatchOptions(opts ...sluice.BatchOption) Option {
 // methods may be called from any goroutine, one at a time as GoMLX calls
 // them.
 //
-// A Dataset whose epoch is not read to its end holds the goroutines of its
-// sluice loop until Reset, Close or the context's end; call Close when done
-// with it.
+// A Dataset whose pass is not read to its end (an endless one under
+// train.Loop.RunSteps, say) holds goroutines until Reset or Close, even
+// after its context is done; call Close when done with it.
 type Dataset struct {
 	ctx       context.Context
 	src       *sluice.Dataset
