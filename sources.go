@@ -124,12 +124,7 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 		d.err = fmt.Errorf("sluice: CSV: %w", err)
 		return d
 	}
-	d.layout = newLayout(slices.Clone(fs))
-	// order[i] is the column of the layout's feature i.
-	order := make([]int, len(fs))
-	for i, f := range d.layout.features {
-		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
-	}
+	order := d.setLayout(fs)
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
 		r, err := recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
 		return r, nil, err
@@ -207,11 +202,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		d.err = fmt.Errorf("sluice: FixedLengthRecords: %w", err)
 		return d
 	}
-	d.layout = newLayout(slices.Clone(fs))
-	order := make([]int, len(fs))
-	for i, f := range d.layout.features {
-		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
-	}
+	order := d.setLayout(fs)
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
 		r, err := recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
 			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
@@ -337,4 +328,16 @@ func uniqueNames(fs []feature) error {
 		}
 	}
 	return nil
+}
+
+// setLayout lays out the features fs, given in the order the records hold
+// them, by name, and returns order: order[i] is the position in fs of the
+// layout's feature i.
+func (d *Dataset) setLayout(fs []feature) []int {
+	d.layout = newLayout(slices.Clone(fs))
+	order := make([]int, len(fs))
+	for i, f := range d.layout.features {
+		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
+	}
+	return order
 }
