@@ -1,5 +1,6 @@
-// Package distdemo is the demonstration behind `sluice demo distributed`:
-// several workers share one filename queue, on NATS JetStream, and read
+// Package distdemo is the demonstration behind the command
+// sluice-demo-distributed (cmd/sluice-demo-distributed), kept out of the
+// sluice command so that only it links the servers below: several workers share one filename queue, on NATS JetStream, and read
 // their files from an object store, as a team's trainers on many hosts
 // would.
 //
