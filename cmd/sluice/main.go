@@ -3,7 +3,6 @@
 //
 //	sluice demo                  train and evaluate through two file pipelines
 //	sluice demo sequence         bucketing and the state saver, checked end to end
-//	sluice demo distributed      workers sharing a JetStream queue over files in S3
 //	sluice cat FILE...           records as JSON lines (--limit, --keys, --format)
 //	sluice head FILE...          the first 10 records (-n N)
 //	sluice count FILE...         records per file and in total
@@ -17,6 +16,10 @@
 // file. Run `sluice COMMAND --help` for a command's flags and
 // examples. The command line itself lives in internal/cli, whose Main
 // this program calls with its arguments and standard streams.
+//
+// The distributed demo (workers sharing a JetStream queue over files in
+// S3) is a command of its own, cmd/sluice-demo-distributed, so that this
+// one neither builds nor carries the NATS and S3 servers it embeds.
 package main
 
 import (

@@ -33,7 +33,7 @@ type Config struct {
 	Out       io.Writer
 }
 
-// DefaultConfig is the configuration of `sluice demo distributed`.
+// DefaultConfig is the configuration of sluice-demo-distributed without flags.
 func DefaultConfig() Config {
 	return Config{Images: 12000, Shards: 12, Workers: 3, Epochs: 2, KillAfter: 300,
 		AckWait: 2 * time.Second, Seed: 42, Out: os.Stdout}

@@ -1,0 +1,141 @@
+// Command sluice-demo-distributed runs several trainers' input pipelines
+// the way a team runs them on many hosts, all in one process: workers
+// share one filename queue on NATS JetStream and read their files from an
+// object store over s3:// names.
+//
+//	go run github.com/sluiceml/sluice/cmd/sluice-demo-distributed
+//	go run ./cmd/sluice-demo-distributed --workers 5 --shards 40 --ack-wait 1s
+//
+// It is a command of its own, not a subcommand of sluice, because it
+// embeds a NATS server and an S3-protocol server (internal/distdemo): the
+// everyday sluice binary should not build or carry test servers. Run it
+// with --help for its flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sluiceml/sluice/internal/distdemo"
+)
+
+func main() {
+	ctx, stop := signalContext(context.Background())
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs the command line args (without the program name) and returns
+// the exit code: 0 on success, 1 on an error, printed to stderr as one
+// line, and 128 plus the signal's number when a signal cancelled ctx.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := newCmd()
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	err := cmd.ExecuteContext(ctx)
+	var in interruption
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &in) {
+		fmt.Fprintln(stderr, "sluice-demo-distributed: interrupted")
+		return in.exitCode()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sluice-demo-distributed: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newCmd() *cobra.Command {
+	cfg := distdemo.DefaultConfig()
+	cmd := &cobra.Command{
+		Use:   "sluice-demo-distributed",
+		Short: "Share one filename queue on NATS JetStream among workers reading from S3",
+		Long: `sluice-demo-distributed runs several trainers' input pipelines the way a
+team runs them on many hosts, all in this process: it starts an embedded
+NATS server with JetStream and an S3-protocol server, writes digit images as
+GZIP TFRecord shards of tf.train.Example to a bucket, and for each epoch
+fills a shared filename queue (queue/natsqueue) that --workers workers take
+files from, reading them over s3:// names (storage/blobfs) and parsing every
+Example. A worker acknowledges a file after its last record.
+
+In the first epoch, the first worker to read --kill-after records of a file
+is killed there, without acknowledging the file; the file goes to another
+worker once --ack-wait has passed. The run fails
+unless, in every epoch, the finished files are each file exactly once and
+hold every example exactly once.
+
+To use your own cluster and bucket in a program instead, see the packages
+queue/natsqueue (natsqueue.Dial with a nats:// URL) and storage/blobfs
+(blobfs.RegisterDefault, then s3://, gs:// or azblob:// names anywhere a
+file name goes).`,
+		Example: "  go run ./cmd/sluice-demo-distributed\n" +
+			"  go run ./cmd/sluice-demo-distributed --workers 5 --shards 40 --ack-wait 1s",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg.Out = cmd.OutOrStdout()
+			res, err := distdemo.Run(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			res.Summary(cfg.Out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&cfg.Images, "images", cfg.Images, "digit images to write")
+	f.IntVar(&cfg.Shards, "shards", cfg.Shards, "TFRecord files in the bucket")
+	f.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker pipelines sharing the queue (at least 2)")
+	f.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "epochs, one shared queue each")
+	f.IntVar(&cfg.KillAfter, "kill-after", cfg.KillAfter, "in the first epoch, the first worker to read this many records of a file is killed there (-1: no kill)")
+	f.DurationVar(&cfg.AckWait, "ack-wait", cfg.AckWait, "how long an unacknowledged file stays with its worker")
+	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed for data and file order")
+	return cmd
+}
+
+// An interruption is the cause of the context when a signal ended the
+// run; the process then exits as a shell reports a process a signal
+// killed: 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM).
+type interruption struct{ sig os.Signal }
+
+func (e interruption) Error() string { return "interrupted by " + e.sig.String() }
+
+func (e interruption) exitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// signalContext returns a context that the first SIGINT or SIGTERM
+// cancels with an interruption as its cause, so that the servers stop
+// and the workers return; a second signal ends the process at once.
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(interruption{s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
