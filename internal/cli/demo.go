@@ -9,8 +9,8 @@ import (
 
 // demoCmds builds the subcommands of `sluice demo`, one constructor each.
 //
-// This is the hook for the other demos (`sluice demo sequence`, `sluice
-// demo distributed`): a file demo_<name>.go in this package adds its
+// This is the hook for the other demos (`sluice demo sequence`, and the
+// pointer to the distributed one): a file demo_<name>.go in this package adds its
 // constructor from its own init function,
 //
 //	func init() { demoCmds = append(demoCmds, newDemoSequenceCmd) }

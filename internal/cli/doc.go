@@ -13,8 +13,8 @@
 //	sluice convert IN...    CSV, MNIST IDX, CIFAR-10 or TFRecord → TFRecord
 //
 // The demos run the system end to end on data they generate: `sluice demo`
-// (internal/demo), `sluice demo sequence` (internal/seqdemo) and `sluice
-// demo distributed` (internal/distdemo).
+// (internal/demo) and `sluice demo sequence` (internal/seqdemo); the
+// distributed demo is its own command, cmd/sluice-demo-distributed.
 //
 // Every FILE argument is a name or a glob (expanded with storage.Glob; a
 // pattern that matches nothing is an error naming it), local or an
