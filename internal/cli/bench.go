@@ -31,6 +31,9 @@ that stays full means the consumer is.`,
 		Example: "  sluice bench 'data/train-*.tfrecord.gz' --readers 4 --parse",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := atLeast(cmd, 1, "readers", "batch", "epochs"); err != nil {
+				return err
+			}
 			return bench(cmd, args, readers, batch, epochs, parse, compressionFlag(comp))
 		},
 	}

@@ -27,7 +27,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return in.exitCode()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "sluice: %v\n", err)
+		fmt.Fprintf(stderr, "sluice: %v\n", withHint(err))
 		return 1
 	}
 	return 0

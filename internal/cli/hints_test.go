@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// Mistakes a user makes on the command line are refused in sluice's words,
+// saying what to do, rather than by whatever deep in a pipeline or a
+// reader first trips over them.
+func TestActionableErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := writeExamples(t, dir, "good.tfrecord", 2, tfrecord.None)
+	gz := writeExamples(t, dir, "packed.tfrecord.gz", 2, tfrecord.Gzip)
+	sub := filepath.Join(dir, "shards")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", sub}, sub + ": is a directory; name the files in it"},
+		{[]string{"count", sub}, sub + ": is a directory"},
+		{[]string{"cat", sub}, sub + ": is a directory"},
+		{[]string{"verify", filepath.Join(dir, "*")}, sub + ": is a directory"},
+		{[]string{"bench", good, "--readers", "0"}, "--readers must be at least 1, not 0"},
+		{[]string{"bench", good, "--batch", "-3"}, "--batch must be at least 1, not -3"},
+		{[]string{"bench", good, "--epochs", "0"}, "--epochs must be at least 1, not 0"},
+		{[]string{"demo", "--readers", "0"}, "--readers must be at least 1, not 0"},
+		{[]string{"demo", "--batch", "0"}, "--batch must be at least 1, not 0"},
+		{[]string{"demo", "--shards", "0"}, "--shards must be at least 1, not 0"},
+		{[]string{"demo", "--hidden", "-1"}, "--hidden must be at least 0, not -1"},
+		{[]string{"count", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},
+		{[]string{"count", good, "--parallel", "0"}, "--parallel must be at least 1, not 0"},
+		{[]string{"verify", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},
+		{[]string{"count", gz, "--compression", "NONE"}, "the file starts like GZIP data: try --compression GZIP or auto"},
+		{[]string{"cat", gz, "--compression", "none"}, "the file starts like GZIP data"},
+		{[]string{"verify", gz, "--compression", "NONE"}, "the file starts like GZIP data"},
+	} {
+		code, out, errOut := run(t, tc.args...)
+		if code == 0 || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%q: exit %d, output %q %q; want an error containing %q", tc.args, code, out, errOut, tc.want)
+		}
+		if strings.Contains(errOut, "batch_join") {
+			t.Errorf("%q: TensorFlow's words leak out: %q", tc.args, errOut)
+		}
+	}
+}
+
+// The hint is only for a file that looks compressed: a plain file that is
+// damaged gets no advice to change --compression.
+func TestNoneHintOnlyForCompressedFiles(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.tfrecord")
+	if err := os.WriteFile(bad, []byte("\x05\x00\x00\x00\x00\x00\x00\x00garbage-not-a-record"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "count", "--compression", "NONE", bad)
+	if code == 0 || strings.Contains(out+errOut, "starts like") {
+		t.Errorf("exit %d, output %q %q", code, out, errOut)
+	}
+}
+
+func TestConvertZstdWarns(t *testing.T) {
+	dir := t.TempDir()
+	in := writeExamples(t, dir, "in.tfrecord", 2, tfrecord.None)
+	for _, tc := range []struct {
+		comp string
+		warn bool
+	}{{"ZSTD", true}, {"zstd", true}, {"GZIP", false}, {"NONE", false}} {
+		code, _, errOut := run(t, "convert", "--from", "tfrecord", in, "--out", filepath.Join(dir, "out-"+tc.comp), "--compression", tc.comp)
+		if code != 0 {
+			t.Fatalf("%s: %s", tc.comp, errOut)
+		}
+		if got := strings.Contains(errOut, "TensorFlow cannot read ZSTD"); got != tc.warn {
+			t.Errorf("--compression %s: warning %v, want %v (stderr %q)", tc.comp, got, tc.warn, errOut)
+		}
+	}
+}
+
+func TestRegionHint(t *testing.T) {
+	for _, tc := range []struct {
+		err  string
+		hint bool
+	}{
+		// The AWS SDK v2's words when AWS_REGION and the config name none.
+		{"blobfs: glob s3://b/x: blob (code=Unknown): operation error S3: ListObjectsV2, resolve auth scheme: resolve endpoint: endpoint rule error, Invalid region: region was not a valid DNS name.", true},
+		{"operation error S3: GetObject, MissingRegion: could not find region configuration", true},
+		{"open x.tfrecord: no such file or directory", false},
+	} {
+		got := withHint(errors.New(tc.err))
+		if strings.Contains(got.Error(), "set AWS_REGION") != tc.hint {
+			t.Errorf("withHint(%q) = %q", tc.err, got)
+		}
+		if !strings.HasPrefix(got.Error(), tc.err) {
+			t.Errorf("withHint lost the error: %q", got)
+		}
+	}
+}
