@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -101,5 +102,29 @@ func TestRegionHint(t *testing.T) {
 		if !strings.HasPrefix(got.Error(), tc.err) {
 			t.Errorf("withHint lost the error: %q", got)
 		}
+	}
+}
+
+// bench --parse parses into tensors with a compiled parser of the features
+// the first records show, as a training job would, rather than rendering
+// records as text: a feature whose type changes later is a parse error
+// naming the record, and the output says what was parsed.
+func TestBenchParsesIntoTensors(t *testing.T) {
+	dir := t.TempDir()
+	good := writeExamples(t, dir, "good.tfrecord", 5, tfrecord.None)
+	code, out, errOut := run(t, "bench", "--parse", good)
+	if code != 0 || !strings.Contains(out, "parsed into tensors: label int64, x float32\n") {
+		t.Errorf("bench --parse: exit %d, output %q %q", code, out, errOut)
+	}
+
+	recs := make([][]byte, benchRecordsSampled+1)
+	for i := range recs {
+		recs[i] = example.New().Int64("label", int64(i)).Marshal()
+	}
+	recs[benchRecordsSampled] = example.New().Float("label", 1.5).Marshal()
+	changed := writeRecords(t, dir, "changed.tfrecord", tfrecord.None, recs...)
+	code, out, errOut = run(t, "bench", "--parse", "--readers", "1", changed)
+	if code == 0 || !strings.Contains(errOut, "label") {
+		t.Errorf("bench --parse of a feature whose type changes: exit %d, output %q %q", code, out, errOut)
 	}
 }
