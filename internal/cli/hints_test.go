@@ -128,3 +128,32 @@ func TestBenchParsesIntoTensors(t *testing.T) {
 		t.Errorf("bench --parse of a feature whose type changes: exit %d, output %q %q", code, out, errOut)
 	}
 }
+
+// cat shows text bytes as text and other bytes as {"b64":...}, and keeps
+// int64s beyond 2^53 exact for readers that hold numbers as float64.
+func TestCatBytesAndInt64Modes(t *testing.T) {
+	dir := t.TempDir()
+	rec := example.New().
+		Bytes("b", []byte("ann"), []byte{0xff, 0}, []byte("\x01\x02"), []byte("tab\there")).
+		Int64("i", 1<<53, 1<<53+1, -(1<<53 + 1), -(1 << 53)).
+		Marshal()
+	p := writeRecords(t, dir, "r.tfrecord", tfrecord.None, rec)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, `{"features":{"b":{"bytes":["ann",{"b64":"/wA="},{"b64":"AQI="},"tab\there"]},"i":{"int64":[9007199254740992,"9007199254740993","-9007199254740993",-9007199254740992]}}}`},
+		{[]string{"--bytes", "base64", "--int64", "number"}, `{"features":{"b":{"bytes":["YW5u","/wA=","AQI=","dGFiCWhlcmU="]},"i":{"int64":[9007199254740992,9007199254740993,-9007199254740993,-9007199254740992]}}}`},
+		{[]string{"--bytes", "text", "--int64", "string"}, `{"features":{"b":{"bytes":["ann","\ufffd\u0000","\u0001\u0002","tab\there"]},"i":{"int64":["9007199254740992","9007199254740993","-9007199254740993","-9007199254740992"]}}}`},
+	} {
+		code, out, errOut := run(t, append(append([]string{"cat"}, tc.args...), p)...)
+		if code != 0 || out != tc.want+"\n" {
+			t.Errorf("cat %q: exit %d %q\n got %s\nwant %s", tc.args, code, errOut, out, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--bytes", "hex"}, {"--int64", "float"}} {
+		if code, _, errOut := run(t, append(append([]string{"cat"}, args...), p)...); code == 0 || !strings.Contains(errOut, args[0]+" must be") {
+			t.Errorf("cat %q: exit %d, %q", args, code, errOut)
+		}
+	}
+}
