@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
@@ -31,6 +33,9 @@ that stays full means the consumer is.`,
 		Example: "  sluice bench 'data/train-*.tfrecord.gz' --readers 4 --parse",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := atLeast(cmd, 1, "readers", "batch", "epochs"); err != nil {
+				return err
+			}
 			return bench(cmd, args, readers, batch, epochs, parse, compressionFlag(comp))
 		},
 	}
@@ -38,7 +43,7 @@ that stays full means the consumer is.`,
 	f.IntVar(&readers, "readers", 2, "parallel readers sharing the filename queue")
 	f.IntVar(&batch, "batch", 128, "batch size")
 	f.IntVar(&epochs, "epochs", 1, "passes over the files")
-	f.BoolVar(&parse, "parse", false, "parse each record as a tf.train.Example (all features, checked only)")
+	f.BoolVar(&parse, "parse", false, "parse each record as a tf.train.Example into tensors, every feature as a VarLen of the type the first file's first records show")
 	f.StringVar(&comp, "compression", "auto", "auto, NONE, ZLIB, GZIP or ZSTD")
 	return cmd
 }
@@ -62,21 +67,34 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	} else if c, err = tfrecord.ParseCompression(string(comp)); err != nil {
 		return err
 	}
+	var spec example.Spec
+	if parse {
+		if spec, err = benchSpec(ctx, names[0], c); err != nil {
+			return err
+		}
+	}
 	p := input.NewPipeline()
 	files := p.StringInputProducer(names, input.NumEpochs(epochs), input.Shuffle(false), input.Name("filenames"))
 	var bytesRead atomic.Int64
 	steps := make([]input.Step, readers)
 	for i := range steps {
 		r := recordio.NewTFRecordReader(files, c, recordOptions(ctx))
+		var parser *example.Parser
+		if parse {
+			if parser, err = example.NewParser(spec); err != nil {
+				return err
+			}
+			parser.ReuseOutputs()
+		}
 		steps[i] = func(ctx context.Context) (queue.Element, error) {
 			key, rec, err := r.Read(ctx)
 			if err != nil {
 				return nil, err
 			}
 			bytesRead.Add(int64(len(rec)))
-			if parse {
-				if _, err := recordJSON(rec, "example"); err != nil {
-					return nil, fmt.Errorf("%s: %w", key, err)
+			if parser != nil {
+				if _, err := parser.ParseSingle(rec, key); err != nil {
+					return nil, err // names the key
 				}
 			}
 			return queue.Element{tensor.Scalar(int64(len(rec)))}, nil
@@ -122,6 +140,9 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	fmt.Fprintf(out, "%d records, %.1f MB in %.2fs: %.0f records/s, %.1f MB/s (%d readers, %v)\n",
 		records, float64(bytesRead.Load())/1e6, elapsed.Seconds(), float64(records)/elapsed.Seconds(),
 		float64(bytesRead.Load())/1e6/elapsed.Seconds(), readers, c)
+	if parse {
+		fmt.Fprintf(out, "parsed into tensors: %s\n", specSummary(spec))
+	}
 	var parts []string
 	for _, m := range p.Metrics() {
 		if samples > 0 {
@@ -132,4 +153,59 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 		fmt.Fprintf(out, "mean queue fullness: %s\n", strings.Join(parts, ", "))
 	}
 	return nil
+}
+
+// benchRecordsSampled is how many records of the first file bench --parse
+// reads to learn the features it parses.
+const benchRecordsSampled = 100
+
+// benchSpec returns the spec bench --parse parses with: every feature the
+// first records of name hold, as a VarLen of its type, so that any record
+// of the same data parses whatever its lengths. Features of mixed type
+// are left out (no one spec can parse them).
+func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (example.Spec, error) {
+	rf, err := newRecordFiles(c.String(), newTally())
+	if err != nil {
+		return nil, err
+	}
+	s := newSchema()
+	err = eachRecord(ctx, []string{name}, rf, benchRecordsSampled, func(_ string, _ int64, rec []byte) error {
+		s.add(rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	spec := example.Spec{}
+	for _, st := range sorted(s.features) {
+		var dt tensor.DType
+		switch st.kind() {
+		case "bytes", "":
+			dt = tensor.String
+		case "float":
+			dt = tensor.Float32
+		case "int64":
+			dt = tensor.Int64
+		default:
+			continue
+		}
+		spec[st.name] = example.VarLen(dt)
+	}
+	if len(spec) == 0 {
+		return nil, fmt.Errorf("%s: --parse: the first records hold no tf.train.Example features", name)
+	}
+	return spec, nil
+}
+
+// specSummary lists the features of spec and their types, in name order.
+func specSummary(spec example.Spec) string {
+	names := make([]string, 0, len(spec))
+	for n := range spec {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		names[i] = n + " " + spec[n].DType().String()
+	}
+	return strings.Join(names, ", ")
 }

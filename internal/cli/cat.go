@@ -14,6 +14,8 @@ type catOptions struct {
 	keys        bool
 	format      string
 	compression string
+	bytes       string
+	int64s      string
 }
 
 func newCatCmd() *cobra.Command { return catCmd(-1, "") }
@@ -27,15 +29,23 @@ func catCmd(defaultLimit int, limitShorthand string) *cobra.Command {
 		Long: `cat prints every record of the given TFRecord files (names or globs) as one
 JSON object per line:
 
-  {"features":{"label":{"int64":[7]},"image":{"float":[0.5,1]}}}     an Example
-  {"context":{...},"feature_lists":{"tokens":[{"bytes":["aGk="]}]}}  a SequenceExample
-  {"raw":"AAECAw=="}                                                 anything else
+  {"features":{"label":{"int64":[7]},"image":{"float":[0.5,1]}}}   an Example
+  {"context":{...},"feature_lists":{"tokens":[{"bytes":["hi"]}]}}  a SequenceExample
+  {"raw":"AAECAw=="}                                               anything else
 
 With --format auto (the default) each record is shown as a SequenceExample if
 it parses as one with feature lists, else as an Example if it parses as one
 with no unknown fields, else as base64. A SequenceExample without feature
-lists is byte for byte an Example. Byte strings are base64 and feature names
-are sorted. --keys adds TensorFlow's record key "file:offset" (the offset in
+lists is byte for byte an Example. Feature names are sorted.
+
+A bytes value that is valid UTF-8 with no control characters (but tab and
+line ends) is shown as a JSON string of its text; any other is shown as an object holding its base64, {"b64":"/wA="}, so that no
+text can be taken for base64. --bytes text shows every value as text (bytes
+that are not UTF-8 become U+FFFD), --bytes base64 every value as a base64
+string, as protobuf's JSON mapping does. An int64 beyond ±2^53 (9007199254740992),
+which jq and JavaScript would round, is a JSON string of its exact digits;
+--int64 number prints every int64 as a number, --int64 string every one as
+a string. --keys adds TensorFlow's record key "file:offset" (the offset in
 the uncompressed stream, as TFRecordReader forms it).`,
 		Example: "  sluice cat --limit 3 'data/train-*.tfrecord.gz'\n" +
 			"  sluice cat --keys --format raw file.tfrecord\n" +
@@ -50,6 +60,8 @@ the uncompressed stream, as TFRecordReader forms it).`,
 	f.BoolVar(&o.keys, "keys", false, `start each object with TensorFlow's record key, "key":"file:offset"`)
 	f.StringVar(&o.format, "format", "auto", "record format: auto, example, sequence or raw")
 	f.StringVar(&o.compression, "compression", "auto", compressionUsage)
+	f.StringVar(&o.bytes, "bytes", "auto", "bytes values: auto (text if valid UTF-8, else {\"b64\":...}), text or base64")
+	f.StringVar(&o.int64s, "int64", "exact", "int64 values: exact (strings beyond ±2^53), number or string")
 	return cmd
 }
 
@@ -67,6 +79,14 @@ func runCat(cmd *cobra.Command, patterns []string, o catOptions, t *tally) error
 	if err != nil {
 		return err
 	}
+	bm, err := parseBytesMode(o.bytes)
+	if err != nil {
+		return err
+	}
+	im, err := parseInt64Mode(o.int64s)
+	if err != nil {
+		return err
+	}
 	rf, err := newRecordFiles(o.compression, t)
 	if err != nil {
 		return err
@@ -76,7 +96,7 @@ func runCat(cmd *cobra.Command, patterns []string, o catOptions, t *tally) error
 		return err
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10)
-	r := &recordRenderer{format: format}
+	r := &recordRenderer{format: format, bytes: bm, int64s: im}
 	var key []byte
 	err = eachRecord(cmd.Context(), names, rf, o.limit, func(name string, off int64, rec []byte) error {
 		key = key[:0]

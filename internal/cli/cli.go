@@ -27,7 +27,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return in.exitCode()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "sluice: %v\n", err)
+		fmt.Fprintf(stderr, "sluice: %v\n", withHint(err))
 		return 1
 	}
 	return 0
@@ -59,8 +59,9 @@ var rootCmds = []func() *cobra.Command{
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "sluice",
-		Short: "TensorFlow's queue-based input pipeline, in Go, and tools for TFRecord data",
+		Version: version(),
+		Use:     "sluice",
+		Short:   "TensorFlow's queue-based input pipeline, in Go, and tools for TFRecord data",
 		Long: `sluice reads, writes, converts and checks TFRecord data and runs input
 pipelines. Start with ` + "`sluice demo`" + `.
 

@@ -118,6 +118,11 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if o.shards < 1 {
 		return fmt.Errorf("--shards must be at least 1, not %d", o.shards)
 	}
+	if c == tfrecord.Zstd {
+		// sluice's own extension: warn before the hours of work, not
+		// when the training job fails to open the result.
+		fmt.Fprintln(cmd.ErrOrStderr(), "sluice: warning: TensorFlow cannot read ZSTD TFRecord files; write GZIP or ZLIB for data TensorFlow will read")
+	}
 	names, err := expand(ctx, args)
 	if err != nil {
 		return err

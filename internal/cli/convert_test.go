@@ -192,7 +192,7 @@ func TestConvertCIFAR(t *testing.T) {
 		t.Fatalf("cifar: %q", stdout)
 	}
 	// HWC: image 0 starts 10,11,12; image 1 starts 0,0,0,20,21,22.
-	if !strings.Contains(lines[0], `"image_raw":{"bytes":["CgsM`) || !strings.Contains(lines[1], `"image_raw":{"bytes":["AAAAFBUW`) {
+	if !strings.Contains(lines[0], `"image_raw":{"bytes":[{"b64":"CgsM`) || !strings.Contains(lines[1], `"image_raw":{"bytes":[{"b64":"AAAAFBUW`) {
 		t.Errorf("pixels not in HWC order: %.200s", stdout)
 	}
 	for name, data := range map[string][]byte{

@@ -25,6 +25,9 @@ the files' order.`,
 		Example: "  sluice count 'data/*.tfrecord.gz'\n  sluice count --compression GZIP data.tfrecord.gz",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
+			if err := atLeast(cmd, 1, "parallel"); err != nil {
+				return err
+			}
 			rf, err := newRecordFiles(compression, t)
 			if err != nil {
 				return err

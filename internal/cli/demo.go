@@ -58,6 +58,12 @@ then limit how many images are used (default: all).`,
 			"  sluice demo --data ~/data/records --image-feature image_floats --label-feature image_class",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := atLeast(cmd, 1, "readers", "batch", "epochs", "shards"); err != nil {
+				return err
+			}
+			if err := atLeast(cmd, 0, "train", "test", "hidden"); err != nil {
+				return err
+			}
 			if cfg.DataDir != "" {
 				// Sizes limit the real data rather than set what to generate.
 				if !cmd.Flags().Changed("train") {

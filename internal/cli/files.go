@@ -37,6 +37,9 @@ func expand(ctx context.Context, patterns []string) ([]string, error) {
 			names = append(names, p)
 			continue
 		}
+		if err := checkNotDirectory(p); err != nil {
+			return nil, err
+		}
 		if strings.ContainsAny(p, `*?[\`) && exists(ctx, p) {
 			names = append(names, p)
 			continue
@@ -47,6 +50,11 @@ func expand(ctx context.Context, patterns []string) ([]string, error) {
 		}
 		if len(m) == 0 {
 			return nil, fmt.Errorf("%s: no such file (the pattern matches nothing)", p)
+		}
+		for _, n := range m {
+			if err := checkNotDirectory(n); err != nil {
+				return nil, err
+			}
 		}
 		names = append(names, m...)
 	}
@@ -153,7 +161,8 @@ type recordFiles struct {
 	r    *tfrecord.Reader
 	f    storage.File
 	name string
-	n    int // records since the last context check
+	hint string // set when --compression NONE was given and the file looks compressed
+	n    int    // records since the last context check
 }
 
 // newRecordFiles reads with the compression of the --compression value
@@ -176,6 +185,7 @@ func (rf *recordFiles) clone() *recordFiles {
 // standard input if name is "-" or /dev/stdin.
 func (rf *recordFiles) open(ctx context.Context, name string) error {
 	rf.close()
+	rf.hint = ""
 	set := settingsFrom(ctx)
 	c := rf.comp
 	opts := []tfrecord.Option{tfrecord.WithName(name), tfrecord.MaxRecordSize(set.maxRecord)}
@@ -200,6 +210,13 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 			if c, err = detectCompression(f); err != nil {
 				f.Close()
 				return err
+			}
+		} else if c == tfrecord.None {
+			// Only looked at to explain a failure: a compressed file read
+			// as NONE fails with a length or checksum error that does not
+			// say why.
+			if d, err := detectCompression(f); err == nil && d != tfrecord.None {
+				rf.hint = fmt.Sprintf("the file starts like %v data: try --compression %v or auto", d, d)
 			}
 		}
 		opts = append(opts, tfrecord.InputSize(f.Size()))
@@ -237,6 +254,9 @@ func (rf *recordFiles) next(ctx context.Context) ([]byte, error) {
 		err = fmt.Errorf("%w; --max-record-size raises the limit", err)
 	case err != io.EOF:
 		rf.tally.failed()
+		if rf.hint != "" {
+			err = fmt.Errorf("%w (%s)", err, rf.hint)
+		}
 	}
 	return rec, err
 }

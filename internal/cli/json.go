@@ -51,14 +51,18 @@ var (
 //	{"key":"f:99","raw":"base64 of the record"}
 //
 // Feature names are sorted, so output is stable whatever order the
-// writer put the map entries in. Byte strings are base64, as in protobuf's
-// JSON mapping. Floats print in the shortest form that reads back to the
+// writer put the map entries in. Byte strings are text when they are valid
+// UTF-8 and {"b64":"..."} otherwise (see bytesMode); int64s beyond ±2^53
+// are strings, exact for readers that hold numbers as float64 (see
+// int64Mode). Floats print in the shortest form that reads back to the
 // same float32; NaN and infinities, which JSON numbers cannot express, are
 // the strings "NaN", "Infinity" and "-Infinity", as in protobuf's JSON
 // mapping. The renderer reuses its messages and buffer from record to
 // record.
 type recordRenderer struct {
 	format recordFormat
+	bytes  bytesMode
+	int64s int64Mode
 	ex     pb.Example
 	seq    pb.SequenceExample
 	buf    []byte
@@ -189,7 +193,7 @@ func (r *recordRenderer) appendSequence(b []byte) []byte {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = appendFeature(b, f)
+			b = r.appendFeature(b, f)
 		}
 		b = append(b, ']')
 	}
@@ -205,7 +209,7 @@ func (r *recordRenderer) appendFeatures(b []byte, m map[string]*pb.Feature) []by
 		}
 		b = appendString(b, name)
 		b = append(b, ':')
-		b = appendFeature(b, m[name])
+		b = r.appendFeature(b, m[name])
 	}
 	return append(b, '}')
 }
@@ -222,7 +226,7 @@ func sortedKeys[V any](scratch []string, m map[string]V) []string {
 
 // appendFeature appends {"int64":[...]}, {"float":[...]}, {"bytes":[...]},
 // or {} for a feature with no list set.
-func appendFeature(b []byte, f *pb.Feature) []byte {
+func (r *recordRenderer) appendFeature(b []byte, f *pb.Feature) []byte {
 	switch {
 	case f.GetInt64List() != nil:
 		b = append(b, `{"int64":[`...)
@@ -230,7 +234,7 @@ func appendFeature(b []byte, f *pb.Feature) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendInt(b, v, 10)
+			b = r.appendInt64(b, v)
 		}
 	case f.GetFloatList() != nil:
 		b = append(b, `{"float":[`...)
@@ -246,14 +250,96 @@ func appendFeature(b []byte, f *pb.Feature) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, '"')
-			b = base64.StdEncoding.AppendEncode(b, v)
-			b = append(b, '"')
+			b = r.appendBytes(b, v)
 		}
 	default:
 		return append(b, '{', '}')
 	}
 	return append(b, ']', '}')
+}
+
+// bytesMode is how cat shows a bytes value (--bytes).
+type bytesMode int
+
+const (
+	bytesAuto   bytesMode = iota // text if valid UTF-8, else {"b64":"..."}
+	bytesText                    // always text; invalid UTF-8 becomes U+FFFD
+	bytesBase64                  // always a base64 string, as protobuf's JSON mapping
+)
+
+func parseBytesMode(s string) (bytesMode, error) {
+	switch s {
+	case "auto", "":
+		return bytesAuto, nil
+	case "text":
+		return bytesText, nil
+	case "base64":
+		return bytesBase64, nil
+	}
+	return 0, fmt.Errorf("--bytes must be auto, text or base64, not %q", s)
+}
+
+// appendBytes appends v as --bytes asks. In auto mode the base64 form is
+// an object, so that no text, whatever it holds, can be mistaken for it.
+func (r *recordRenderer) appendBytes(b, v []byte) []byte {
+	switch {
+	case r.bytes == bytesText, r.bytes == bytesAuto && isText(v):
+		return appendString(b, v)
+	case r.bytes == bytesBase64:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v)
+		return append(b, '"')
+	}
+	b = append(b, `{"b64":"`...)
+	b = base64.StdEncoding.AppendEncode(b, v)
+	return append(b, '"', '}')
+}
+
+// isText reports whether v is valid UTF-8 with no control characters but
+// tab, newline and carriage return: raw pixels or other binary data of
+// small bytes are valid UTF-8 too, and unreadable as text.
+func isText(v []byte) bool {
+	for _, c := range v {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return utf8.Valid(v)
+}
+
+// int64Mode is how cat shows an int64 value (--int64).
+type int64Mode int
+
+const (
+	int64Exact  int64Mode = iota // a number, or a string beyond ±2^53
+	int64Number                  // always a number
+	int64String                  // always a string
+)
+
+func parseInt64Mode(s string) (int64Mode, error) {
+	switch s {
+	case "exact", "":
+		return int64Exact, nil
+	case "number":
+		return int64Number, nil
+	case "string":
+		return int64String, nil
+	}
+	return 0, fmt.Errorf("--int64 must be exact, number or string, not %q", s)
+}
+
+// maxExactInt is 2^53: integers up to it in magnitude are exact as
+// float64, which is what jq and JavaScript read JSON numbers as.
+const maxExactInt = 1 << 53
+
+// appendInt64 appends v as --int64 asks.
+func (r *recordRenderer) appendInt64(b []byte, v int64) []byte {
+	if r.int64s == int64String || r.int64s == int64Exact && (v > maxExactInt || v < -maxExactInt) {
+		b = append(b, '"')
+		b = strconv.AppendInt(b, v, 10)
+		return append(b, '"')
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 // appendFloat formats v as encoding/json formats a float32 (plain

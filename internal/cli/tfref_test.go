@@ -161,7 +161,7 @@ func TestTFRefCat(t *testing.T) {
 	ref := loadTFRef(t)
 	for file, recs := range ref.Cat {
 		p := filepath.Join(tfrefDir, file)
-		code, out, errOut := run(t, "cat", "--keys", p)
+		code, out, errOut := run(t, "cat", "--keys", "--bytes", "base64", p)
 		if code != 0 {
 			t.Fatal(errOut)
 		}
@@ -226,7 +226,7 @@ func TestTFRefCSV(t *testing.T) {
 // and fully_connected_reader.py's decoding gets the IDX pixels back.
 func TestTFRefMNIST(t *testing.T) {
 	ref := loadTFRef(t)
-	_, out, _ := run(t, "cat", filepath.Join(tfrefDir, "mnist.tfrecord"))
+	_, out, _ := run(t, "cat", "--bytes", "base64", filepath.Join(tfrefDir, "mnist.tfrecord"))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != len(ref.MNIST.ConvertToRecords) || len(lines) != 4 {
 		t.Fatalf("%d records, TensorFlow's script wrote %d", len(lines), len(ref.MNIST.ConvertToRecords))

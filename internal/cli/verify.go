@@ -60,6 +60,9 @@ removes those of its own outputs).`,
 		Example: "  sluice verify 'data/train-*.tfrecord.gz'",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
+			if err := atLeast(cmd, 1, "parallel"); err != nil {
+				return err
+			}
 			rf, err := newRecordFiles(compression, t, tfrecord.SkipCorrupt())
 			if err != nil {
 				return err
@@ -180,6 +183,9 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, w io.Writer) 
 		case err == nil:
 			good++
 		case err == io.EOF:
+			if bad > 0 && rf.hint != "" {
+				fmt.Fprintf(w, "%s: %s\n", name, rf.hint)
+			}
 			return good, bad, nil
 		case ctx.Err() != nil:
 			return good, bad, ctx.Err()

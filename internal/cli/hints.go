@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// atLeast checks that each named int flag of cmd is at least min, so that a
+// size of zero or less is refused in the command's own words rather than by
+// whatever deep in a pipeline first trips over it.
+func atLeast(cmd *cobra.Command, min int, flags ...string) error {
+	for _, name := range flags {
+		v, err := cmd.Flags().GetInt(name)
+		if err != nil {
+			return err
+		}
+		if v < min {
+			return fmt.Errorf("--%s must be at least %d, not %d", name, min, v)
+		}
+	}
+	return nil
+}
+
+// errIsDirectory is returned for a name that is a local directory: the
+// commands read files, and "is a directory" reported as a corrupt record
+// or an open error leaves the user to guess what to type instead.
+var errIsDirectory = errors.New("is a directory")
+
+// checkNotDirectory returns an error if name is a local directory.
+func checkNotDirectory(name string) error {
+	if isStdin(name) || strings.Contains(name, "://") {
+		return nil
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: %w; name the files in it (for example '%s/*.tfrecord*')", name, errIsDirectory, strings.TrimSuffix(name, "/"))
+	}
+	return nil
+}
+
+// withHint adds to err what the user can do about it, where the cause is
+// a known one: today an object store's client that found no region.
+func withHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	// The AWS SDK says "Invalid region" when the region is empty (it
+	// builds a host name from it) and "MissingRegion" in older paths.
+	if strings.Contains(s, "Invalid region") || strings.Contains(s, "MissingRegion") ||
+		strings.Contains(s, "could not find region") {
+		return fmt.Errorf("%w (no AWS region is configured: set AWS_REGION, e.g. AWS_REGION=us-east-1)", err)
+	}
+	return err
+}

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// Mistakes a user makes on the command line are refused in sluice's words,
+// saying what to do, rather than by whatever deep in a pipeline or a
+// reader first trips over them.
+func TestActionableErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := writeExamples(t, dir, "good.tfrecord", 2, tfrecord.None)
+	gz := writeExamples(t, dir, "packed.tfrecord.gz", 2, tfrecord.Gzip)
+	sub := filepath.Join(dir, "shards")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", sub}, sub + ": is a directory; name the files in it"},
+		{[]string{"count", sub}, sub + ": is a directory"},
+		{[]string{"cat", sub}, sub + ": is a directory"},
+		{[]string{"verify", filepath.Join(dir, "*")}, sub + ": is a directory"},
+		{[]string{"bench", good, "--readers", "0"}, "--readers must be at least 1, not 0"},
+		{[]string{"bench", good, "--batch", "-3"}, "--batch must be at least 1, not -3"},
+		{[]string{"bench", good, "--epochs", "0"}, "--epochs must be at least 1, not 0"},
+		{[]string{"demo", "--readers", "0"}, "--readers must be at least 1, not 0"},
+		{[]string{"demo", "--batch", "0"}, "--batch must be at least 1, not 0"},
+		{[]string{"demo", "--shards", "0"}, "--shards must be at least 1, not 0"},
+		{[]string{"demo", "--hidden", "-1"}, "--hidden must be at least 0, not -1"},
+		{[]string{"count", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},
+		{[]string{"count", good, "--parallel", "0"}, "--parallel must be at least 1, not 0"},
+		{[]string{"verify", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},
+		{[]string{"count", gz, "--compression", "NONE"}, "the file starts like GZIP data: try --compression GZIP or auto"},
+		{[]string{"cat", gz, "--compression", "none"}, "the file starts like GZIP data"},
+		{[]string{"verify", gz, "--compression", "NONE"}, "the file starts like GZIP data"},
+	} {
+		code, out, errOut := run(t, tc.args...)
+		if code == 0 || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%q: exit %d, output %q %q; want an error containing %q", tc.args, code, out, errOut, tc.want)
+		}
+		if strings.Contains(errOut, "batch_join") {
+			t.Errorf("%q: TensorFlow's words leak out: %q", tc.args, errOut)
+		}
+	}
+}
+
+// The hint is only for a file that looks compressed: a plain file that is
+// damaged gets no advice to change --compression.
+func TestNoneHintOnlyForCompressedFiles(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.tfrecord")
+	if err := os.WriteFile(bad, []byte("\x05\x00\x00\x00\x00\x00\x00\x00garbage-not-a-record"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "count", "--compression", "NONE", bad)
+	if code == 0 || strings.Contains(out+errOut, "starts like") {
+		t.Errorf("exit %d, output %q %q", code, out, errOut)
+	}
+}
+
+func TestConvertZstdWarns(t *testing.T) {
+	dir := t.TempDir()
+	in := writeExamples(t, dir, "in.tfrecord", 2, tfrecord.None)
+	for _, tc := range []struct {
+		comp string
+		warn bool
+	}{{"ZSTD", true}, {"zstd", true}, {"GZIP", false}, {"NONE", false}} {
+		code, _, errOut := run(t, "convert", "--from", "tfrecord", in, "--out", filepath.Join(dir, "out-"+tc.comp), "--compression", tc.comp)
+		if code != 0 {
+			t.Fatalf("%s: %s", tc.comp, errOut)
+		}
+		if got := strings.Contains(errOut, "TensorFlow cannot read ZSTD"); got != tc.warn {
+			t.Errorf("--compression %s: warning %v, want %v (stderr %q)", tc.comp, got, tc.warn, errOut)
+		}
+	}
+}
+
+func TestRegionHint(t *testing.T) {
+	for _, tc := range []struct {
+		err  string
+		hint bool
+	}{
+		// The AWS SDK v2's words when AWS_REGION and the config name none.
+		{"blobfs: glob s3://b/x: blob (code=Unknown): operation error S3: ListObjectsV2, resolve auth scheme: resolve endpoint: endpoint rule error, Invalid region: region was not a valid DNS name.", true},
+		{"operation error S3: GetObject, MissingRegion: could not find region configuration", true},
+		{"open x.tfrecord: no such file or directory", false},
+	} {
+		got := withHint(errors.New(tc.err))
+		if strings.Contains(got.Error(), "set AWS_REGION") != tc.hint {
+			t.Errorf("withHint(%q) = %q", tc.err, got)
+		}
+		if !strings.HasPrefix(got.Error(), tc.err) {
+			t.Errorf("withHint lost the error: %q", got)
+		}
+	}
+}
+
+// bench --parse parses into tensors with a compiled parser of the features
+// the first records show, as a training job would, rather than rendering
+// records as text: a feature whose type changes later is a parse error
+// naming the record, and the output says what was parsed.
+func TestBenchParsesIntoTensors(t *testing.T) {
+	dir := t.TempDir()
+	good := writeExamples(t, dir, "good.tfrecord", 5, tfrecord.None)
+	code, out, errOut := run(t, "bench", "--parse", good)
+	if code != 0 || !strings.Contains(out, "parsed into tensors: label int64, x float32\n") {
+		t.Errorf("bench --parse: exit %d, output %q %q", code, out, errOut)
+	}
+
+	recs := make([][]byte, benchRecordsSampled+1)
+	for i := range recs {
+		recs[i] = example.New().Int64("label", int64(i)).Marshal()
+	}
+	recs[benchRecordsSampled] = example.New().Float("label", 1.5).Marshal()
+	changed := writeRecords(t, dir, "changed.tfrecord", tfrecord.None, recs...)
+	code, out, errOut = run(t, "bench", "--parse", "--readers", "1", changed)
+	if code == 0 || !strings.Contains(errOut, "label") {
+		t.Errorf("bench --parse of a feature whose type changes: exit %d, output %q %q", code, out, errOut)
+	}
+}
+
+// cat shows text bytes as text and other bytes as {"b64":...}, and keeps
+// int64s beyond 2^53 exact for readers that hold numbers as float64.
+func TestCatBytesAndInt64Modes(t *testing.T) {
+	dir := t.TempDir()
+	rec := example.New().
+		Bytes("b", []byte("ann"), []byte{0xff, 0}, []byte("\x01\x02"), []byte("tab\there")).
+		Int64("i", 1<<53, 1<<53+1, -(1<<53 + 1), -(1 << 53)).
+		Marshal()
+	p := writeRecords(t, dir, "r.tfrecord", tfrecord.None, rec)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, `{"features":{"b":{"bytes":["ann",{"b64":"/wA="},{"b64":"AQI="},"tab\there"]},"i":{"int64":[9007199254740992,"9007199254740993","-9007199254740993",-9007199254740992]}}}`},
+		{[]string{"--bytes", "base64", "--int64", "number"}, `{"features":{"b":{"bytes":["YW5u","/wA=","AQI=","dGFiCWhlcmU="]},"i":{"int64":[9007199254740992,9007199254740993,-9007199254740993,-9007199254740992]}}}`},
+		{[]string{"--bytes", "text", "--int64", "string"}, `{"features":{"b":{"bytes":["ann","\ufffd\u0000","\u0001\u0002","tab\there"]},"i":{"int64":["9007199254740992","9007199254740993","-9007199254740993","-9007199254740992"]}}}`},
+	} {
+		code, out, errOut := run(t, append(append([]string{"cat"}, tc.args...), p)...)
+		if code != 0 || out != tc.want+"\n" {
+			t.Errorf("cat %q: exit %d %q\n got %s\nwant %s", tc.args, code, errOut, out, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--bytes", "hex"}, {"--int64", "float"}} {
+		if code, _, errOut := run(t, append(append([]string{"cat"}, args...), p)...); code == 0 || !strings.Contains(errOut, args[0]+" must be") {
+			t.Errorf("cat %q: exit %d, %q", args, code, errOut)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, errOut := run(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "sluice version ") || strings.TrimSpace(out) == "sluice version" {
+		t.Errorf("--version: exit %d, %q %q", code, out, errOut)
+	}
+}
