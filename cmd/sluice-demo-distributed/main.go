@@ -14,20 +14,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sluiceml/sluice/internal/distdemo"
+	"github.com/sluiceml/sluice/internal/interrupt"
 )
 
 func main() {
-	ctx, stop := signalContext(context.Background())
+	ctx, stop := interrupt.Context(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -42,10 +40,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	err := cmd.ExecuteContext(ctx)
-	var in interruption
-	if ctx.Err() != nil && errors.As(context.Cause(ctx), &in) {
+	if in, ok := interrupt.Cause(ctx); ok {
 		fmt.Fprintln(stderr, "sluice-demo-distributed: interrupted")
-		return in.exitCode()
+		return in.ExitCode()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sluice-demo-distributed: %v\n", err)
@@ -101,41 +98,4 @@ file name goes).`,
 	f.DurationVar(&cfg.AckWait, "ack-wait", cfg.AckWait, "how long an unacknowledged file stays with its worker")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed for data and file order")
 	return cmd
-}
-
-// An interruption is the cause of the context when a signal ended the
-// run; the process then exits as a shell reports a process a signal
-// killed: 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM).
-type interruption struct{ sig os.Signal }
-
-func (e interruption) Error() string { return "interrupted by " + e.sig.String() }
-
-func (e interruption) exitCode() int {
-	if s, ok := e.sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return 130
-}
-
-// signalContext returns a context that the first SIGINT or SIGTERM
-// cancels with an interruption as its cause, so that the servers stop
-// and the workers return; a second signal ends the process at once.
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sigs:
-			signal.Stop(sigs)
-			cancel(interruption{s})
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
 }

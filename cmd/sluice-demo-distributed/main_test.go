@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/sluiceml/sluice/internal/interrupt"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -61,7 +63,7 @@ func TestErrors(t *testing.T) {
 // "interrupted" and exits as a shell reports the signal (143 for SIGTERM).
 func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
-	cancel(interruption{syscall.SIGTERM})
+	cancel(interrupt.Error{Signal: syscall.SIGTERM})
 	code, _, errOut := runArgs(t, ctx, "--images", "100", "--shards", "2")
 	if code != 143 || errOut != "sluice-demo-distributed: interrupted\n" {
 		t.Errorf("exit %d, stderr %q; want 143 and interrupted", code, errOut)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluiceml/sluice/internal/interrupt"
 	"github.com/sluiceml/sluice/storage/blobfs"
 )
 
@@ -22,9 +23,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if in, ok := interrupted(ctx); ok {
+	if in, ok := interrupt.Cause(ctx); ok {
 		fmt.Fprintln(stderr, "sluice: interrupted")
-		return in.exitCode()
+		return in.ExitCode()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sluice: %v\n", withHint(err))

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sluiceml/sluice/internal/interrupt"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -170,7 +171,7 @@ func TestConvertInterrupted(t *testing.T) {
 			if len(ls(t, dir)) < 2 {
 				t.Errorf("no temporaries while converting: %q", ls(t, dir))
 			}
-			cancel(interruption{tc.sig})
+			cancel(interrupt.Error{Signal: tc.sig})
 			if got := <-code; got != tc.code {
 				t.Errorf("exit %d, want %d", got, tc.code)
 			}
@@ -234,7 +235,7 @@ func TestBenchInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	f := writeExamples(t, dir, "a.tfrecord", 10, tfrecord.None)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(interruption{syscall.SIGINT})
+	cancel(interrupt.Error{Signal: syscall.SIGINT})
 	var out, errOut bytes.Buffer
 	if code := Main(ctx, []string{"bench", f}, &out, &errOut); code != 130 || errOut.String() != "sluice: interrupted\n" {
 		t.Errorf("exit %d, stderr %q; want 130 and sluice: interrupted", code, errOut.String())
@@ -263,7 +264,7 @@ func TestDemoRemovesItsData(t *testing.T) {
 	}
 	// Interrupted too.
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(interruption{syscall.SIGTERM})
+	cancel(interrupt.Error{Signal: syscall.SIGTERM})
 	var out, errOut bytes.Buffer
 	if code := Main(ctx, []string{"demo", "--train", "300", "--test", "60", "--quiet"}, &out, &errOut); code != 143 {
 		t.Errorf("interrupted demo: exit %d, %s", code, errOut.String())
