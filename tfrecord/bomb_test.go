@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -101,11 +102,12 @@ func TestBombOverMaxRecordSize(t *testing.T) {
 			_, err = r.Next()
 			r.Close()
 		})
-		var re *tfrecord.RecordError
-		if !errors.Is(err, tfrecord.ErrTooLarge) || !errors.As(err, &re) || re.Name != "bomb" || re.Offset != 0 || re.Length != length || re.Limit != limit {
+		re, _ := errors.AsType[*tfrecord.RecordError](err)
+		de, _ := errors.AsType[*dataerr.Error](err)
+		if !errors.Is(err, tfrecord.ErrTooLarge) || re == nil || de == nil || de.File != "bomb" || de.Offset != 0 || re.Length != length || re.Limit != limit {
 			t.Fatalf("%v: %#v, want ErrTooLarge naming the file, offset, length and limit", c, err)
 		}
-		want := "tfrecord: bomb: record size too large (67108864 bytes, more than the limit of 1048576) at 0"
+		want := "bomb: record size too large (67108864 bytes, more than the limit of 1048576) at 0"
 		if err.Error() != want {
 			t.Errorf("%v: %q, want %q", c, err, want)
 		}
@@ -175,8 +177,8 @@ func TestBombFalseClaim(t *testing.T) {
 				_, err = r.Next()
 				r.Close()
 			})
-			var re *tfrecord.RecordError
-			if !errors.Is(err, tfrecord.ErrTruncated) || !errors.As(err, &re) || re.Name != "claim" || re.Offset != 0 {
+			de, _ := errors.AsType[*dataerr.Error](err)
+			if !errors.Is(err, tfrecord.ErrTruncated) || de == nil || de.File != "claim" || de.Offset != 0 {
 				t.Fatalf("%v (size known: %v): %v, want ErrTruncated at 0", c, known, err)
 			}
 			limit := uint64(256 << 10) // the read buffer

@@ -20,9 +20,10 @@
 // forms its "file:offset" keys, count bytes of the uncompressed stream.
 //
 // A [Reader] verifies both CRCs by default and reports bad input as a
-// [*RecordError] that names the file and the record's byte offset and wraps
-// one of the sentinels [ErrCorrupt], [ErrTruncated] or [ErrTooLarge]; every
-// such error also matches [ErrDataLoss], TensorFlow's status code for them.
+// [*dataerr.Error] naming the file and the record's byte offset, whose Err
+// is a [*RecordError] (what was damaged) wrapping one of the sentinels
+// [ErrCorrupt], [ErrTruncated] or [ErrTooLarge]; every such error also
+// matches [ErrDataLoss], TensorFlow's status code for them.
 // The reader never allocates memory for a length field it has not seen
 // data for: it checks the claim against the input's size when that is
 // known (an uncompressed file) and otherwise grows its buffer in steps as
@@ -34,6 +35,6 @@
 // TensorFlow but not byte-identical to it, since TensorFlow uses zlib's
 // deflate and this package uses a different (faster) implementation.
 //
-// The package uses the standard library and github.com/klauspost/compress
-// only; it knows nothing about files, queues or Example protos.
+// The package uses the standard library, github.com/klauspost/compress and
+// sluice's dataerr only; it knows nothing about files, queues or Example protos.
 package tfrecord

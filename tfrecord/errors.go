@@ -3,9 +3,12 @@ package tfrecord
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sluiceml/sluice/dataerr"
 )
 
-// Sentinel errors. Bad input is reported as a [*RecordError] wrapping one of
+// Sentinel errors. Bad input is reported as a [*dataerr.Error] holding a
+// [*RecordError] that wraps one of
 // ErrCorrupt, ErrTruncated or ErrTooLarge; each of those also matches
 // ErrDataLoss, so errors.Is(err, ErrDataLoss) asks "is the data bad?"
 // the way TensorFlow's DataLoss status code does.
@@ -34,17 +37,17 @@ const (
 	damageCompressed = "compressed"
 )
 
-// A RecordError describes bad data at one record of a TFRecord stream.
-//
-// Offset is the byte offset, in the uncompressed stream, of the start of
-// the record being read; it is what TensorFlow puts in a record key. At is
-// the offset TensorFlow's message prints, which differs from Offset for a
-// data CRC mismatch (Offset + 12, where the data begins).
+// A RecordError is what is wrong with one record of a TFRecord stream.
+// The Reader returns it as the Err of a [*dataerr.Error] that says where:
+// the file (the name given with WithName) and the byte offset, in the
+// uncompressed stream, of the start of the record, which is what
+// TensorFlow puts in a record key. errors.As reaches either.
 type RecordError struct {
-	Name   string // file name given with WithName; may be empty
-	Offset int64  // start of the record in the uncompressed stream
-	At     int64  // offset as TensorFlow reports it
-	Err    error  // ErrCorrupt, ErrTruncated or ErrTooLarge
+	Err error // ErrCorrupt, ErrTruncated or ErrTooLarge
+	// At is the offset TensorFlow's message prints: the record's start,
+	// except for a data CRC mismatch, where it is the start of the data
+	// (12 bytes further).
+	At int64
 	// Part says what was damaged for ErrCorrupt: "length" (the length
 	// CRC; framing is lost), "data" (the data CRC; the next record is
 	// intact) or "compressed" (the decompressor failed). Empty otherwise.
@@ -55,8 +58,11 @@ type RecordError struct {
 	Limit uint64
 	// Cause is the underlying error, such as the decompressor's, or nil.
 	Cause error
+	start int64 // the record's start, which a data CRC message names
 }
 
+// Error returns TensorFlow's message ("corrupted record at <offset>",
+// DECODERS "TFRecord framing") with what sluice knows besides.
 func (e *RecordError) Error() string {
 	var msg string
 	switch {
@@ -65,7 +71,7 @@ func (e *RecordError) Error() string {
 	case e.Part == damageCompressed:
 		msg = fmt.Sprintf("%v at %d (in compressed stream)", e.Err, e.At)
 	case e.Part == damageData:
-		msg = fmt.Sprintf("%v at %d (data CRC mismatch in record at %d)", e.Err, e.At, e.Offset)
+		msg = fmt.Sprintf("%v at %d (data CRC mismatch in record at %d)", e.Err, e.At, e.start)
 	case e.Part == damageHeader:
 		msg = fmt.Sprintf("%v at %d (length CRC mismatch)", e.Err, e.At)
 	default:
@@ -74,10 +80,7 @@ func (e *RecordError) Error() string {
 	if e.Cause != nil {
 		msg += ": " + e.Cause.Error()
 	}
-	if e.Name != "" {
-		return "tfrecord: " + e.Name + ": " + msg
-	}
-	return "tfrecord: " + msg
+	return msg
 }
 
 // Unwrap returns the sentinel, ErrDataLoss and the cause, so errors.Is and
@@ -87,4 +90,11 @@ func (e *RecordError) Unwrap() []error {
 		return []error{e.Err, ErrDataLoss, e.Cause}
 	}
 	return []error{e.Err, ErrDataLoss}
+}
+
+// recordError returns the *dataerr.Error, at the record that starts at
+// start, of the given damage.
+func (r *Reader) recordError(kind error, part string, start, at int64, length uint64) *dataerr.Error {
+	re := &RecordError{Err: kind, At: at, Part: part, Length: length, start: start}
+	return &dataerr.Error{File: r.cfg.name, Offset: start, Record: -1, Err: re}
 }

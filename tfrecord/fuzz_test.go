@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -91,7 +92,7 @@ func FuzzReader(f *testing.F) {
 		if err != io.EOF && !errors.As(err, &re) {
 			t.Fatalf("error %v (%T), want io.EOF or *RecordError", err, err)
 		}
-		if re != nil && (!errors.Is(err, tfrecord.ErrDataLoss) || re.Name != "fuzz") {
+		if de, _ := errors.AsType[*dataerr.Error](err); re != nil && (!errors.Is(err, tfrecord.ErrDataLoss) || de == nil || de.File != "fuzz") {
 			t.Fatalf("error %v does not match ErrDataLoss or lacks the name", err)
 		}
 		if errors.Is(err, tfrecord.ErrTooLarge) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
+
+	"github.com/sluiceml/sluice/dataerr"
 )
 
 // Overhead is the framing cost of one record in bytes: a record of n
@@ -103,7 +105,7 @@ func (r *Reader) reset(src io.Reader, opts []Option) {
 
 // Next returns the next record's data. At the end of the stream (a record
 // boundary) it returns io.EOF; any other error describes bad or unreadable
-// data and is usually a [*RecordError]. Errors are sticky: once Next fails,
+// data and is usually a [*dataerr.Error] holding a [*RecordError]. Errors are sticky: once Next fails,
 // every later call returns the same error.
 //
 // One to eleven bytes after the last record (a partial header) are reported
@@ -130,7 +132,7 @@ func (r *Reader) Next() ([]byte, error) {
 			r.stats.Records++
 			return rec, nil
 		}
-		if re, ok := err.(*RecordError); ok && r.canSkip(re) {
+		if re := damage(err); re != nil && r.canSkip(re) {
 			r.stats.Skipped++
 			if re.Part == damageHeader {
 				r.resync()
@@ -142,6 +144,15 @@ func (r *Reader) Next() ([]byte, error) {
 		r.err = err
 		return nil, err
 	}
+}
+
+// damage returns the RecordError of an error of next, or nil.
+func damage(err error) *RecordError {
+	if e, ok := err.(*dataerr.Error); ok && e != nil {
+		re, _ := e.Err.(*RecordError)
+		return re
+	}
+	return nil
 }
 
 func (r *Reader) canSkip(e *RecordError) bool {
@@ -246,7 +257,7 @@ func (r *Reader) next() ([]byte, error) {
 	}
 	if length > r.cfg.maxRecord {
 		e := r.recordError(ErrTooLarge, "", start, start, length)
-		e.Limit = r.cfg.maxRecord
+		damage(e).Limit = r.cfg.maxRecord
 		return nil, e
 	}
 	var data []byte
@@ -469,12 +480,8 @@ func (r *Reader) readError(err error, start int64) error {
 		kind = ErrTruncated
 	}
 	e := r.recordError(kind, damageCompressed, start, start, 0)
-	e.Cause = err
+	damage(e).Cause = err
 	return e
-}
-
-func (r *Reader) recordError(kind error, part string, start, at int64, length uint64) *RecordError {
-	return &RecordError{Name: r.cfg.name, Offset: start, At: at, Err: kind, Part: part, Length: length}
 }
 
 func validHeader(h []byte) bool {

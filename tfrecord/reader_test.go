@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -155,7 +156,7 @@ func TestCorruption(t *testing.T) {
 		records int   // records before the error
 		kind    error // sentinel
 		part    string
-		offset  int64  // RecordError.Offset
+		offset  int64  // dataerr.Error.Offset
 		msg     string // substring of Error()
 	}{
 		{"data CRC", corrupt(good, int(r1)+12+3), nil, 1, tfrecord.ErrCorrupt, "data", r1, fmt.Sprintf("x.tfrecord: corrupted record at %d", r1+12)},
@@ -185,8 +186,9 @@ func TestCorruption(t *testing.T) {
 			if !errors.Is(err, tt.kind) || !errors.Is(err, tfrecord.ErrDataLoss) {
 				t.Errorf("error %v: errors.Is(%v) = false or not ErrDataLoss", err, tt.kind)
 			}
-			if re.Offset != tt.offset || re.Part != tt.part || re.Name != "x.tfrecord" {
-				t.Errorf("Offset, Part, Name = %d, %q, %q; want %d, %q, x.tfrecord", re.Offset, re.Part, re.Name, tt.offset, tt.part)
+			de, _ := errors.AsType[*dataerr.Error](err)
+			if de == nil || de.Offset != tt.offset || re.Part != tt.part || de.File != "x.tfrecord" || de.Record != -1 {
+				t.Errorf("error %#v, Part %q; want offset %d, part %q, file x.tfrecord, record -1", de, re.Part, tt.offset, tt.part)
 			}
 			if !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("error %q does not contain %q", err, tt.msg)
@@ -335,7 +337,7 @@ func TestBrokenCompressedStream(t *testing.T) {
 			if tt.kind != nil && !errors.Is(err, tt.kind) {
 				t.Errorf("%v %s: error %v, want %v", c, tt.name, err, tt.kind)
 			}
-			if !strings.Contains(err.Error(), "f.gz: ") || !strings.Contains(err.Error(), fmt.Sprintf(" at %d", re.Offset)) {
+			if de, _ := errors.AsType[*dataerr.Error](err); de == nil || de.File != "f.gz" || !strings.Contains(err.Error(), "f.gz: ") || !strings.Contains(err.Error(), fmt.Sprintf(" at %d", de.Offset)) {
 				t.Errorf("%v %s: error %q does not name the file and offset", c, tt.name, err)
 			}
 		}
