@@ -21,7 +21,10 @@
 // so every layer can use it.
 package dataerr
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // An Error is bad data and where it is. A number that is not known is -1;
 // a name that is not known is "".
@@ -53,11 +56,22 @@ func New(err error) *Error {
 
 // Error returns Err's text after the place it is: the record's key when
 // there is one (TensorFlow's keys already name the file and the offset,
-// line or index), else the file, with ":line" for text.
+// line or index), else the file, with ":line" for text. A key that Err's
+// text already contains is not repeated: TensorFlow's messages about a
+// record begin with its name ("Name: <key>, ...").
 func (e *Error) Error() string {
+	var msg string
+	if e.Err != nil {
+		msg = e.Err.Error()
+	} else {
+		msg = "bad data"
+	}
 	var b []byte
 	switch {
 	case e.Key != "":
+		if strings.Contains(msg, e.Key) {
+			return msg
+		}
 		b = append(b, e.Key...)
 	case e.File != "":
 		b = append(b, e.File...)
@@ -69,10 +83,7 @@ func (e *Error) Error() string {
 	if len(b) > 0 {
 		b = append(b, ": "...)
 	}
-	if e.Err == nil {
-		return string(append(b, "bad data"...))
-	}
-	return string(append(b, e.Err.Error()...))
+	return string(append(b, msg...))
 }
 
 // Unwrap returns Err.

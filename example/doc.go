@@ -38,6 +38,8 @@
 // prefixed with the record's name and batch index ("Name: <key>, Key:
 // <feature>, Index: <i>.  ...") and, for malformed input, the byte offset
 // inside the record; they wrap the sentinel errors below for errors.Is.
+// A parse error is a [*dataerr.Error] with the record's Key and its Record
+// index in the batch, holding a [*ParseError] with the feature.
 //
 // Hostile input costs memory in proportion to its bytes: counts come from
 // values actually present, a feature list is summarized per list rather

@@ -3,6 +3,8 @@ package example
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sluiceml/sluice/dataerr"
 )
 
 // Sentinel errors, wrapped by every parse error so callers can test the
@@ -24,44 +26,61 @@ var (
 	ErrInvalidSpec = errors.New("invalid feature spec")
 )
 
-// A ParseError describes a record that could not be parsed. Error returns
-// TensorFlow's message text with the record's name in front.
+// A ParseError is what is wrong with a record that could not be parsed.
+// Parsers return it as the Err of a [*dataerr.Error] that says which
+// record: its Key (the name the caller gave) and its Record index in the
+// batch (0 for a single record). errors.As reaches either.
 type ParseError struct {
-	Name    string // the record's key as the caller gave it, or "<unknown>"
-	Index   int    // the record's position in the batch (0 for a single record)
 	Feature string // the feature (or feature list) concerned, if any
-	Offset  int    // byte offset in the record of malformed data, or -1
-	Err     error  // one of the sentinel errors
-	msg     string
+	// At is the byte offset, in the serialized record, of malformed data,
+	// or -1.
+	At  int
+	Err error // one of the sentinel errors
+	msg string
 }
 
+// Error returns TensorFlow's message text, which begins with the record's
+// name ("Name: <key>, ..."; spec EXAMPLE items).
 func (e *ParseError) Error() string { return e.msg }
 
 // Unwrap returns the sentinel error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// unknownName is the name TensorFlow's messages give a record without one.
+const unknownName = "<unknown>"
+
 func recordName(keys []string, i int) string {
 	if i < len(keys) && keys[i] != "" {
 		return keys[i]
 	}
-	return "<unknown>"
+	return unknownName
+}
+
+// at returns the *dataerr.Error of pe, about the record of the given name
+// at index i of its batch.
+func at(pe *ParseError, name string, i int) *dataerr.Error {
+	e := &dataerr.Error{Offset: -1, Record: int64(i), Err: pe}
+	if name != unknownName {
+		e.Key = name
+	}
+	return e
 }
 
 // featureError formats TensorFlow's per-feature message prefix:
 // "Name: n, Key: k, Index: i.  " followed by the detail.
-func featureError(sentinel error, name, feature string, index int, format string, args ...any) *ParseError {
-	return &ParseError{
-		Name: name, Index: index, Feature: feature, Offset: -1, Err: sentinel,
+func featureError(sentinel error, name, feature string, index int, format string, args ...any) *dataerr.Error {
+	return at(&ParseError{
+		Feature: feature, At: -1, Err: sentinel,
 		msg: fmt.Sprintf("Name: %s, Key: %s, Index: %d.  ", name, feature, index) + fmt.Sprintf(format, args...),
-	}
+	}, name, index)
 }
 
 // missingError is TensorFlow's message for an absent required feature.
-func missingError(name, feature string, index int, dtypeName string) *ParseError {
-	return &ParseError{
-		Name: name, Index: index, Feature: feature, Offset: -1, Err: ErrMissing,
+func missingError(name, feature string, index int, dtypeName string) *dataerr.Error {
+	return at(&ParseError{
+		Feature: feature, At: -1, Err: ErrMissing,
 		msg: fmt.Sprintf("Name: %s, Feature: %s (data type: %s) is required but could not be found.", name, feature, dtypeName),
-	}
+	}, name, index)
 }
 
 // wireError is a malformed record: where it is, and what was wrong.
@@ -71,8 +90,8 @@ type wireError struct {
 	what    string
 }
 
-func (w *wireError) toParseError(name string, index int, kind string) *ParseError {
-	e := &ParseError{Name: name, Index: index, Feature: w.feature, Offset: w.offset, Err: ErrMalformed}
+func (w *wireError) toParseError(name string, index int, kind string) *dataerr.Error {
+	e := &ParseError{Feature: w.feature, At: w.offset, Err: ErrMalformed}
 	if w.feature != "" {
 		e.msg = fmt.Sprintf("Name: %s, Key: %s, Index: %d.  Can't parse serialized %s: %s", name, w.feature, index, kind, w.what)
 	} else {
@@ -81,5 +100,5 @@ func (w *wireError) toParseError(name string, index int, kind string) *ParseErro
 	if w.offset >= 0 {
 		e.msg += fmt.Sprintf(" at byte %d", w.offset)
 	}
-	return e
+	return at(e, name, index)
 }

@@ -71,8 +71,8 @@ func TestHostileInput(t *testing.T) {
 				if !errors.As(err, &pe) {
 					t.Fatalf("%T", err)
 				}
-				if !reference && tt.offset >= 0 && pe.Offset != tt.offset {
-					t.Errorf("offset %d, want %d (%v)", pe.Offset, tt.offset, err)
+				if !reference && tt.offset >= 0 && pe.At != tt.offset {
+					t.Errorf("offset %d, want %d (%v)", pe.At, tt.offset, err)
 				}
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/example/pb"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -241,9 +242,11 @@ func ParseSequence(serialized [][]byte, context, featureLists Spec, keys []strin
 	return p.Parse(serialized, keys)
 }
 
-func listError(sentinel error, name, list string, format string, args ...any) *ParseError {
-	return &ParseError{Name: name, Feature: list, Offset: -1, Err: sentinel,
-		msg: fmt.Sprintf("Name: %s, ", name) + fmt.Sprintf(format, args...)}
+// listError is an error about feature list list of the record called
+// name; the caller sets its Record.
+func listError(sentinel error, name, list string, format string, args ...any) *dataerr.Error {
+	return at(&ParseError{Feature: list, At: -1, Err: sentinel,
+		msg: fmt.Sprintf("Name: %s, ", name) + fmt.Sprintf(format, args...)}, name, -1)
 }
 
 func (p *SequenceParser) buildLists(recs []seqRecord, keys []string) (*Parsed, error) {
@@ -267,7 +270,7 @@ func (p *SequenceParser) buildLists(recs []seqRecord, keys []string) (*Parsed, e
 			if !l.present && c.kind == KindFixedLenSequence && !c.allowMissing {
 				err := listError(ErrMissing, name, c.name, "Feature list '%s' is required but could not be found.  "+
 					"Did you mean to include it in feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?", c.name)
-				err.Index = i
+				err.Record = int64(i)
 				return nil, err
 			}
 			bad := -1
@@ -279,14 +282,14 @@ func (p *SequenceParser) buildLists(recs []seqRecord, keys []string) (*Parsed, e
 			if bad >= 0 {
 				err := listError(ErrDTypeMismatch, name, c.name, "Feature list: %s, Index: %d.  Data types don't match. Expected type: %s",
 					c.name, bad, c.dtype.TFName())
-				err.Index = i
+				err.Record = int64(i)
 				return nil, err
 			}
 			count := l.count[c.list]
 			if c.kind == KindFixedLenSequence && (c.rowSize == 0 && count > 0 || c.rowSize > 0 && count%c.rowSize != 0) {
 				err := listError(ErrValueCount, name, c.name, "Feature list '%s' has an unexpected number of values.  "+
 					"Total values size: %d is not consistent with output shape: %v", c.name, count, c.shape.Prepend(tensor.Unknown))
-				err.Index = i
+				err.Record = int64(i)
 				return nil, err
 			}
 			total += count
@@ -346,7 +349,7 @@ func (c *compiled) buildListDense(recs []seqRecord, keys []string, maxSteps int)
 			}
 			err := listError(ErrValueCount, recordName(keys, i), c.name, "Key: %s, Index: %d.  Number of values != expected.  "+
 				"values size: %d but output shape: %v", c.name, s, r.count, c.shape)
-			err.Index = i
+			err.Record = int64(i)
 			return err
 		})
 		if err != nil {
