@@ -60,21 +60,19 @@ func (c Column) DType() tensor.DType { return c.dtype }
 // ErrCSV is wrapped by every error about a malformed CSV record.
 var ErrCSV = errors.New("invalid CSV record")
 
-// A CSVError reports a record that could not be decoded.
+// A CSVError is what is wrong with a record that could not be decoded.
+// The decoder returns it as the Err of a [*dataerr.Error] that names the
+// record: its Record index in the batch and its Key, if the caller gave
+// keys.
 type CSVError struct {
-	Record int    // index of the record in the batch
-	Key    string // the record's key, if the caller gave one
-	Field  int    // index of the offending field among the columns, or -1
-	Msg    string // TensorFlow's message, which names the field and its text
+	Field int    // index of the offending field among the columns, or -1
+	Msg   string // TensorFlow's message, which names the field and its text
 }
 
-func (e *CSVError) Error() string {
-	if e.Key != "" {
-		return "decode: " + e.Key + ": " + e.Msg
-	}
-	return "decode: " + e.Msg
-}
+// Error returns TensorFlow's message (spec DECODERS "decode_csv").
+func (e *CSVError) Error() string { return e.Msg }
 
+// Unwrap returns ErrCSV.
 func (e *CSVError) Unwrap() error { return ErrCSV }
 
 // CSV decodes comma-separated records into columns, TensorFlow's
@@ -217,10 +215,7 @@ func (d *CSV) DecodeBatchInto(dst []tensor.Tensor, records [][]byte, keys []stri
 	}
 	for r, rec := range records {
 		if err := d.decodeRecord(dst, r, rec, &arena); err != nil {
-			if keys != nil {
-				err.Key = keys[r]
-			}
-			return err
+			return recordError(err, r, keys)
 		}
 	}
 	return nil
@@ -229,16 +224,16 @@ func (d *CSV) DecodeBatchInto(dst []tensor.Tensor, records [][]byte, keys []stri
 // decodeRecord decodes record r into element r of the columns.
 func (d *CSV) decodeRecord(dst []tensor.Tensor, r int, rec []byte, arena *[]byte) *CSVError {
 	if msg := d.split(rec); msg != "" {
-		return &CSVError{Record: r, Field: -1, Msg: msg}
+		return &CSVError{Field: -1, Msg: msg}
 	}
 	if len(d.fields) != len(d.columns) {
-		return &CSVError{Record: r, Field: -1, Msg: fmt.Sprintf("Expect %d fields but have %d in record %d", len(d.columns), len(d.fields), r)}
+		return &CSVError{Field: -1, Msg: fmt.Sprintf("Expect %d fields but have %d in record %d", len(d.columns), len(d.fields), r)}
 	}
 	for f, field := range d.fields {
 		col := &d.columns[f]
 		missing := len(field) == 0 || (d.naValue != "" && string(field) == d.naValue)
 		if missing && col.required {
-			return &CSVError{Record: r, Field: f, Msg: fmt.Sprintf("Field %d is required but missing in record %d!", f, r)}
+			return &CSVError{Field: f, Msg: fmt.Sprintf("Field %d is required but missing in record %d!", f, r)}
 		}
 		switch col.dtype {
 		case tensor.Int32:
@@ -292,7 +287,7 @@ func (d *CSV) decodeRecord(dst []tensor.Tensor, r int, rec []byte, arena *[]byte
 // invalid is TensorFlow's error for a field that is not a number of its
 // column's type.
 func (d *CSV) invalid(r, f int, field []byte) *CSVError {
-	return &CSVError{Record: r, Field: f, Msg: fmt.Sprintf("Field %d in record %d is not a valid %s: %s", f, r, d.columns[f].dtype.TFName(), field)}
+	return &CSVError{Field: f, Msg: fmt.Sprintf("Field %d in record %d is not a valid %s: %s", f, r, d.columns[f].dtype.TFName(), field)}
 }
 
 // split cuts rec into d.fields exactly as TensorFlow's decode_csv does,

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tensor"
 	"golang.org/x/image/bmp"
 )
@@ -25,7 +26,9 @@ func TestCSVErrorNamesKey(t *testing.T) {
 	d, _ := NewCSV([]Column{Int32Column(0), Int32Column(0)})
 	_, err := d.DecodeBatch([][]byte{[]byte("1,2"), []byte("3,x")}, []string{"a.csv:1", "a.csv:2"})
 	var ce *CSVError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrCSV) || ce.Record != 1 || err.Error() != "decode: a.csv:2: Field 1 in record 1 is not a valid int32: x" {
+	de, _ := errors.AsType[*dataerr.Error](err)
+	if !errors.As(err, &ce) || !errors.Is(err, ErrCSV) || de == nil || de.Record != 1 || de.Key != "a.csv:2" || ce.Field != 1 ||
+		err.Error() != "a.csv:2: Field 1 in record 1 is not a valid int32: x" {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -236,12 +239,13 @@ func TestRawBatchErrors(t *testing.T) {
 	r, _ := NewRaw(tensor.Int16, true)
 	_, err := r.DecodeBatch([][]byte{{1, 2}, {3, 4}, {5}}, []string{"f:0", "f:1", "f:2"})
 	var re *RawError
-	if !errors.As(err, &re) || !errors.Is(err, ErrRaw) || re.Record != 2 || re.Key != "f:2" ||
-		err.Error() != "decode: f:2: DecodeRaw requires input strings to all be the same size, but element 2 has size 2 != 1" {
+	de, _ := errors.AsType[*dataerr.Error](err)
+	if !errors.As(err, &re) || !errors.Is(err, ErrRaw) || de == nil || de.Record != 2 || de.Key != "f:2" ||
+		err.Error() != "f:2: DecodeRaw requires input strings to all be the same size, but element 2 has size 2 != 1" {
 		t.Fatalf("got %v", err)
 	}
 	_, err = r.DecodeBatch([][]byte{{1, 2, 3}}, []string{"g:0"})
-	if err == nil || err.Error() != "decode: g:0: Input to DecodeRaw has length 3 that is not a multiple of 2, the size of int16" {
+	if err == nil || err.Error() != "g:0: Input to DecodeRaw has length 3 that is not a multiple of 2, the size of int16" {
 		t.Fatalf("got %v", err)
 	}
 	if err := r.DecodeBatchInto(tensor.Zeros(tensor.Int16, tensor.Shape{1, 2}), [][]byte{{1, 2}}, nil); err == nil {
@@ -321,8 +325,9 @@ func TestImageErrorType(t *testing.T) {
 	data, _ := os.ReadFile("testdata/images/rgb.jpg")
 	_, err := d.Decode(data, "photos:17")
 	var ie *ImageError
-	if !errors.As(err, &ie) || ie.Key != "photos:17" || ie.Format != "jpeg" ||
-		err.Error() != "decode: photos:17: jpeg: JPEG does not support 4 channels" {
+	de, _ := errors.AsType[*dataerr.Error](err)
+	if !errors.As(err, &ie) || de == nil || de.Key != "photos:17" || ie.Format != "jpeg" ||
+		err.Error() != "photos:17: jpeg: JPEG does not support 4 channels" {
 		t.Fatalf("got %v", err)
 	}
 	for _, c := range []struct{ data, format string }{

@@ -10,9 +10,11 @@
 // bytes with TensorFlow's rules (C's strtol and strtod: surrounding
 // spaces, hexadecimal floats, inf and nan, overflow an error for integers).
 //
-// Errors are values of CSVError, RawError and ImageError: they name the
-// record (its index in a batch and, where the caller gave one, its key
-// such as "file.csv:12") and carry TensorFlow's message texts, so that a
+// An error about a record is a [*dataerr.Error] naming the record (its
+// Record index in a batch and, where the caller gave one, its Key such as
+// "file.csv:12"), holding a [*CSVError], [*RawError] or [*ImageError]
+// with TensorFlow's message text and what else is known (the field, the
+// image format), so that a
 // failing record is easy to find and tests written against TensorFlow's
 // messages keep matching. No input makes a decoder panic, and no header
 // makes it allocate more than its limit.

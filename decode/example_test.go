@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -31,7 +32,7 @@ func ExampleCSV_Decode() {
 	fmt.Println(err)
 	// Output:
 	// [] 7 0.5 a, quoted "field"
-	// decode: Field 0 is required but missing in record 0!
+	// Field 0 is required but missing in record 0!
 }
 
 func ExampleCSV_DecodeBatch() {
@@ -51,11 +52,18 @@ func ExampleCSV_DecodeBatch() {
 
 	// Keys name the bad record in errors.
 	_, err = d.DecodeBatch([][]byte{[]byte("1|2"), []byte("x|3")}, []string{"data.csv:1", "data.csv:2"})
-	var ce *decode.CSVError
-	fmt.Println(err, errors.As(err, &ce) && ce.Record == 1 && ce.Field == 0)
+	// The error says where (a *dataerr.Error: the record's index in the
+	// batch and its key) and what (a *decode.CSVError: the field).
+	var where *dataerr.Error
+	var what *decode.CSVError
+	if errors.As(err, &where) && errors.As(err, &what) {
+		fmt.Printf("record %d, key %q, field %d\n", where.Record, where.Key, what.Field)
+	}
+	fmt.Println(err)
 	// Output:
 	// [1 2 3] [2.5 -1 1000]
-	// decode: data.csv:2: Field 0 in record 1 is not a valid int32: x true
+	// record 1, key "data.csv:2", field 0
+	// data.csv:2: Field 0 in record 1 is not a valid int32: x
 }
 
 func ExampleCSV_DecodeBatchInto() {
@@ -89,7 +97,7 @@ func ExampleRaw() {
 	// Output:
 	// [2] [258 65280]
 	// [2,1] [1 -2]
-	// decode: Input to DecodeRaw has length 3 that is not a multiple of 4, the size of float
+	// Input to DecodeRaw has length 3 that is not a multiple of 4, the size of float
 }
 
 func ExampleImage() {
@@ -111,5 +119,5 @@ func ExampleImage() {
 	fmt.Println(err)
 	// Output:
 	// [1,2,3] [10 10 10 200 200 200]
-	// decode: img-0002.png: Unknown image file format. One of JPEG, PNG, GIF, BMP required.
+	// img-0002.png: Unknown image file format. One of JPEG, PNG, GIF, BMP required.
 }

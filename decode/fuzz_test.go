@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -52,7 +53,7 @@ func FuzzCSV(f *testing.F) {
 			t.Fatalf("single %v, batch %v, into %v", errSingle, errBatch, errInto)
 		}
 		if errSingle != nil {
-			if ce, ok := errBatch.(*CSVError); !ok || ce.Key != "a" || ce.Record != 0 {
+			if de, ok := errBatch.(*dataerr.Error); !ok || de.Key != "a" || de.Record != 0 {
 				t.Fatalf("batch error %#v does not name record 0 by its key", errBatch)
 			}
 			return

@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"strings"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -23,9 +24,10 @@ var ErrImageFormat = errors.New("Unknown image file format. One of JPEG, PNG, GI
 // the decoder's limit; nothing is allocated for it.
 var ErrImageTooLarge = errors.New("image too large")
 
-// An ImageError reports an image that could not be decoded.
+// An ImageError is what is wrong with an image that could not be decoded.
+// Decode returns it as the Err of a [*dataerr.Error] with the record's
+// Key.
 type ImageError struct {
-	Key    string // the record's key, if the caller gave one
 	Format string // "jpeg", "png", "gif", "bmp", or "" if unknown
 	Err    error
 }
@@ -35,10 +37,7 @@ func (e *ImageError) Error() string {
 	if e.Format != "" && !strings.HasPrefix(msg, e.Format+":") { // Go's decoders name their format
 		msg = e.Format + ": " + msg
 	}
-	if e.Key != "" {
-		return "decode: " + e.Key + ": " + msg
-	}
-	return "decode: " + msg
+	return msg
 }
 
 func (e *ImageError) Unwrap() error { return e.Err }
@@ -118,7 +117,7 @@ func ImageFormat(b []byte) string {
 func (d *Image) Decode(b []byte, key string) (tensor.Tensor, error) {
 	f := ImageFormat(b)
 	fail := func(err error) (tensor.Tensor, error) {
-		return tensor.Tensor{}, &ImageError{Key: key, Format: f, Err: err}
+		return tensor.Tensor{}, &dataerr.Error{Offset: -1, Record: -1, Key: key, Err: &ImageError{Format: f, Err: err}}
 	}
 	if len(b) == 0 {
 		return fail(errors.New("Input is empty."))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -33,21 +34,29 @@ func NewRaw(dtype tensor.DType, littleEndian bool) (*Raw, error) {
 // ErrRaw is wrapped by every error about a record of the wrong length.
 var ErrRaw = errors.New("invalid raw record")
 
-// A RawError reports a record decode_raw cannot decode.
+// A RawError is what is wrong with a record decode_raw cannot decode. The
+// decoder returns it as the Err of a [*dataerr.Error] that names the
+// record: its Record index in the batch and its Key, if the caller gave
+// keys.
 type RawError struct {
-	Record int    // index of the record in the batch
-	Key    string // the record's key, if the caller gave one
-	Msg    string // TensorFlow's message
+	Msg string // TensorFlow's message
 }
 
-func (e *RawError) Error() string {
-	if e.Key != "" {
-		return "decode: " + e.Key + ": " + e.Msg
-	}
-	return "decode: " + e.Msg
-}
+// Error returns TensorFlow's message (spec DECODERS "decode_raw").
+func (e *RawError) Error() string { return e.Msg }
 
+// Unwrap returns ErrRaw.
 func (e *RawError) Unwrap() error { return ErrRaw }
+
+// recordError returns the *dataerr.Error of err, about record i of a batch
+// whose keys, if not nil, name the records.
+func recordError(err error, i int, keys []string) *dataerr.Error {
+	e := &dataerr.Error{Offset: -1, Record: int64(i), Err: err}
+	if keys != nil {
+		e.Key = keys[i]
+	}
+	return e
+}
 
 // Decode decodes one string into a vector of len(b)/size values.
 func (r *Raw) Decode(b []byte) (tensor.Tensor, error) {
@@ -59,12 +68,8 @@ func (r *Raw) Decode(b []byte) (tensor.Tensor, error) {
 	return out, nil
 }
 
-func (r *Raw) lengthError(i int, keys []string, n int) *RawError {
-	e := &RawError{Record: i, Msg: fmt.Sprintf("Input to DecodeRaw has length %d that is not a multiple of %d, the size of %s", n, r.size, r.tfName)}
-	if keys != nil {
-		e.Key = keys[i]
-	}
-	return e
+func (r *Raw) lengthError(i int, keys []string, n int) *dataerr.Error {
+	return recordError(&RawError{Msg: fmt.Sprintf("Input to DecodeRaw has length %d that is not a multiple of %d, the size of %s", n, r.size, r.tfName)}, i, keys)
 }
 
 // DecodeBatch decodes strings of equal length into a matrix [n, len/size].
@@ -94,11 +99,7 @@ func (r *Raw) DecodeBatchInto(dst tensor.Tensor, bs [][]byte, keys []string) err
 	}
 	for i, b := range bs {
 		if len(b) != n {
-			e := &RawError{Record: i, Msg: fmt.Sprintf("DecodeRaw requires input strings to all be the same size, but element %d has size %d != %d", i, n, len(b))}
-			if keys != nil {
-				e.Key = keys[i]
-			}
-			return e
+			return recordError(&RawError{Msg: fmt.Sprintf("DecodeRaw requires input strings to all be the same size, but element %d has size %d != %d", i, n, len(b))}, i, keys)
 		}
 	}
 	if n%r.size != 0 {
