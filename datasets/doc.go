@@ -10,5 +10,6 @@
 //
 // The parsers never trust a length field: counts are checked against the
 // bytes that are really there before anything is allocated from them, and
-// every failure is an *Error naming the file, the byte offset and the record.
+// every failure is a *dataerr.Error naming the file, the byte offset and the
+// record.
 package datasets

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/sluiceml/sluice/dataerr"
 )
 
 // Sentinels for the conditions callers test with errors.Is. Truncation is
@@ -21,45 +23,26 @@ var (
 	ErrLabel = errors.New("label out of range")
 )
 
-// An Error reports malformed input: where it is (file, byte offset, record)
-// and what is wrong (Err, which wraps one of the sentinels above or
-// io.ErrUnexpectedEOF). Offsets count bytes of the decompressed stream when
-// the file is compressed.
-type Error struct {
-	File   string // file name, or "" when the reader had none
-	Offset int64  // byte offset in the (decompressed) stream
-	Record int64  // index of the image, label or record; -1 for a header
-	Err    error
-}
-
-func (e *Error) Error() string {
-	b := make([]byte, 0, 96)
-	if e.File != "" {
-		b = append(b, e.File...)
-		b = append(b, ": "...)
-	}
-	if e.Record >= 0 {
-		b = append(b, "record "...)
-		b = strconv.AppendInt(b, e.Record, 10)
-		b = append(b, " at "...)
-	}
-	b = append(b, "offset "...)
-	b = strconv.AppendInt(b, e.Offset, 10)
-	b = append(b, ": "...)
-	b = append(b, e.Err.Error()...)
-	return string(b)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf returns an *Error at the given place. A nil err with a format
-// wraps nothing; format is optional detail appended to err's text, so that
-// errors.Is(result, err) holds.
-func Errorf(file string, offset, record int64, err error, format string, args ...any) *Error {
+// Errorf returns the *dataerr.Error of malformed input at the given place
+// in file: offset counts bytes of the decompressed stream when the file is
+// compressed, and record is the index of the image, label or record, or -1
+// for a header. Its Err wraps err (one of the sentinels above or
+// io.ErrUnexpectedEOF), so that errors.Is(result, err) holds, followed by
+// the optional detail that format gives; its text says where, as
+// "record 3 at offset 100: ..." or "offset 0: ...".
+func Errorf(file string, offset, record int64, err error, format string, args ...any) *dataerr.Error {
 	if format != "" {
 		err = fmt.Errorf("%w: %s", err, fmt.Sprintf(format, args...))
 	}
-	return &Error{File: file, Offset: offset, Record: record, Err: err}
+	b := make([]byte, 0, 32)
+	if record >= 0 {
+		b = append(b, "record "...)
+		b = strconv.AppendInt(b, record, 10)
+		b = append(b, " at "...)
+	}
+	b = append(b, "offset "...)
+	b = strconv.AppendInt(b, offset, 10)
+	return &dataerr.Error{File: file, Offset: offset, Record: record, Err: fmt.Errorf("%s: %w", b, err)}
 }
 
 // NameOf returns r's file name when r has one (an *os.File, or anything

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/datasets"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -133,7 +134,7 @@ func TestAgainstTensorFlow(t *testing.T) {
 			}
 			// The deliberate difference: the truncated tail is an error.
 			err = rd.Err()
-			var de *datasets.Error
+			var de *dataerr.Error
 			if !errors.As(err, &de) || !errors.Is(err, io.ErrUnexpectedEOF) || de.Record != 3 || de.Offset != int64(len(file)) {
 				t.Fatalf("after the last record: %v", err)
 			}

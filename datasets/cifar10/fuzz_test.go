@@ -6,12 +6,13 @@ import (
 	"io"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/datasets"
 )
 
 // FuzzReader reads arbitrary bytes as records of a small layout and of
 // CIFAR-10's. It must not panic; every record it accepts must survive a
-// decode and re-encode unchanged; every failure must be a *datasets.Error
+// decode and re-encode unchanged; every failure must be a *dataerr.Error
 // for a record that really is bad (short tail or bad label).
 func FuzzReader(f *testing.F) {
 	small := Layout{LabelBytes: 2, Height: 2, Width: 3, Depth: 2, Classes: 5}
@@ -63,9 +64,9 @@ func FuzzReader(f *testing.F) {
 		default:
 			t.Fatalf("unexpected error %v", err)
 		}
-		var de *datasets.Error
+		var de *dataerr.Error
 		if err != nil && !errors.As(err, &de) {
-			t.Fatalf("error %v is not a *datasets.Error", err)
+			t.Fatalf("error %v is not a *dataerr.Error", err)
 		}
 	})
 }

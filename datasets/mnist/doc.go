@@ -12,7 +12,7 @@
 //
 // Counts in a header are never trusted: ReadImages and ReadLabels grow
 // their buffers only as data arrives, and report a file whose length does
-// not match its header — shorter or longer — as a *datasets.Error naming the
+// not match its header — shorter or longer — as a *dataerr.Error naming the
 // file, the byte offset (of the decompressed stream) and the image or label
 // index. ImageReader streams images one at a time through one reused buffer.
 //

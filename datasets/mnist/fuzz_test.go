@@ -5,11 +5,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/sluiceml/sluice/datasets"
+	"github.com/sluiceml/sluice/dataerr"
 )
 
 // FuzzReadImages feeds arbitrary bytes to both image readers. They must
-// not panic, must agree, must return *datasets.Error on failure, and what
+// not panic, must agree, must return *dataerr.Error on failure, and what
 // they accept must be exactly what WriteImages writes back.
 func FuzzReadImages(f *testing.F) {
 	f.Add(header(0x803, 1, 2, 2))
@@ -33,9 +33,9 @@ func FuzzReadImages(f *testing.F) {
 			t.Fatalf("ReadImages: %v; ImageReader: %v", err, rerr)
 		}
 		if err != nil {
-			var de *datasets.Error
+			var de *dataerr.Error
 			if !errors.As(err, &de) && !errors.As(rerr, &de) {
-				t.Fatalf("error %v is not a *datasets.Error", err)
+				t.Fatalf("error %v is not a *dataerr.Error", err)
 			}
 			return
 		}
@@ -63,9 +63,9 @@ func FuzzReadLabels(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ls, err := ReadLabels(bytes.NewReader(data))
 		if err != nil {
-			var de *datasets.Error
+			var de *dataerr.Error
 			if !errors.As(err, &de) {
-				t.Fatalf("error %v is not a *datasets.Error", err)
+				t.Fatalf("error %v is not a *dataerr.Error", err)
 			}
 			return
 		}

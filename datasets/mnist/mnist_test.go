@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/datasets"
 )
 
@@ -190,9 +191,9 @@ func TestCorruptImages(t *testing.T) {
 						err = ir.Err()
 					}
 				}
-				var de *datasets.Error
+				var de *dataerr.Error
 				if !errors.As(err, &de) {
-					t.Fatalf("%s: error %v is not a *datasets.Error", mode, err)
+					t.Fatalf("%s: error %v is not a *dataerr.Error", mode, err)
 				}
 				for _, target := range tc.is {
 					if !errors.Is(err, target) {
@@ -224,7 +225,7 @@ func TestCorruptLabels(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadLabels(bytes.NewReader(tc.data))
-			var de *datasets.Error
+			var de *dataerr.Error
 			if !errors.As(err, &de) || !errors.Is(err, tc.is) || de.Offset != tc.offset || de.Record != tc.record {
 				t.Fatalf("error %v, want %v at offset %d record %d", err, tc.is, tc.offset, tc.record)
 			}
