@@ -42,11 +42,14 @@
 //
 // A unit that cannot be opened fails one read with an error naming it;
 // it does not count as started, and the next read takes the next unit.
-// A TFRecord file's corrupt record fails the read with a
-// *tfrecord.RecordError naming the file and byte offset (errors.Is
+// Bad data fails the read with a [*dataerr.Error] naming the file and the
+// byte offset (and, for fixed-length records, the record's index and key);
+// the reader fills in the file where the format did not. A TFRecord file's
+// corrupt record is one holding a *tfrecord.RecordError (errors.Is
 // tfrecord.ErrDataLoss); SkipCorrupt and SkipCorruptUpTo skip such records
-// instead and NumRecordsSkipped counts them. Bad options and work queues
-// wrap ErrInvalidArgument, bad states ErrState.
+// instead and NumRecordsSkipped counts them. A fixed-length file shorter
+// than its header is one wrapping ErrShortHeader. Bad options and work queues
+// wrap [queue.ErrInvalidArgument], bad states ErrState.
 //
 // Where sluice departs from TensorFlow 2.21 (checked by
 // tools/tfref/readers.py): WholeFileReader fails once for a missing file

@@ -1,20 +1,11 @@
 package recordio
 
-import (
-	"errors"
-
-	"github.com/sluiceml/sluice/queue"
-)
+import "errors"
 
 var (
 	// ErrState is wrapped by RestoreState's errors: a state that does not
 	// parse, is inconsistent, or does not fit the unit it names.
 	ErrState = errors.New("invalid reader state")
-
-	// ErrInvalidArgument reports a bad reader option or a work queue that
-	// does not hold scalar strings. It is queue's sentinel, so one
-	// errors.Is test serves the whole pipeline.
-	ErrInvalidArgument = queue.ErrInvalidArgument
 
 	// ErrShortHeader reports a fixed-length record file shorter than its
 	// header. TensorFlow fails such a unit with OutOfRange ("reached end of

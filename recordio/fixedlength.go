@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -35,12 +36,12 @@ func newFixedLengthFormat(s *settings) (Format, error) {
 		return nil, err
 	}
 	if s.recordBytes == 0 {
-		return nil, fmt.Errorf("recordio: record_bytes must be > 0: %w", ErrInvalidArgument)
+		return nil, fmt.Errorf("recordio: record_bytes must be > 0: %w", queue.ErrInvalidArgument)
 	}
 	switch s.encoding {
 	case tfrecord.None, tfrecord.Gzip, tfrecord.Zlib:
 	default:
-		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB or GZIP, not %v: %w", s.encoding, ErrInvalidArgument)
+		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB or GZIP, not %v: %w", s.encoding, queue.ErrInvalidArgument)
 	}
 	return &FixedLengthFormat{RecordBytes: s.recordBytes, HeaderBytes: s.headerBytes,
 		FooterBytes: s.footerBytes, HopBytes: s.hopBytes, Encoding: s.encoding}, nil
@@ -102,7 +103,7 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 			r = br
 		case err != nil:
 			file.Close()
-			return false, fmt.Errorf("%s: %v stream: %w", work, f.Encoding, err)
+			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", f.Encoding, err)}
 		default:
 			r, closer = dr, dr
 		}
@@ -147,7 +148,8 @@ func (f *FixedLengthFormat) OnWorkStarted(ctx context.Context, work string) erro
 	}
 	if short {
 		f.Reset()
-		return fmt.Errorf("%s: reached end of file in the %d-byte header: %w", work, f.HeaderBytes, ErrShortHeader)
+		return &dataerr.Error{File: work, Offset: 0, Record: -1,
+			Err: fmt.Errorf("reached end of file in the %d-byte header: %w", f.HeaderBytes, ErrShortHeader)}
 	}
 	return nil
 }
@@ -174,6 +176,12 @@ func (f *FixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, boo
 	f.have += n
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return "", nil, false, true, nil // a short last record is dropped, as in TensorFlow
+	}
+	if err != nil && f.closer != nil {
+		// The decompressor failed: the data is bad at this record, which
+		// has a key though it was never produced.
+		return "", nil, false, false, &dataerr.Error{File: f.work, Offset: int64(f.HeaderBytes) + f.index*f.hop(), Record: f.index,
+			Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: fmt.Errorf("%v stream: %w", f.Encoding, err)}
 	}
 	if err != nil {
 		return "", nil, false, false, fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, int64(f.HeaderBytes)+f.index*f.hop(), err)

@@ -3,6 +3,7 @@ package recordio
 import (
 	"fmt"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -98,9 +99,9 @@ func (s shard) check() error {
 	case !s.set:
 		return nil
 	case s.count <= 0:
-		return fmt.Errorf("Number of shards must be greater than zero (currently num_shards = %d): %w", s.count, ErrInvalidArgument)
+		return fmt.Errorf("Number of shards must be greater than zero (currently num_shards = %d): %w", s.count, queue.ErrInvalidArgument)
 	case s.index < 0 || s.index >= s.count:
-		return fmt.Errorf("Index must be between 0 and %d (currently index = %d): %w", s.count-1, s.index, ErrInvalidArgument)
+		return fmt.Errorf("Index must be between 0 and %d (currently index = %d): %w", s.count-1, s.index, queue.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -123,7 +124,7 @@ func newSettings(opts []Option) *settings {
 func nonNegative(attrs ...any) error {
 	for i := 0; i < len(attrs); i += 2 {
 		if v := attrs[i+1].(int); v < 0 {
-			return fmt.Errorf("recordio: %s must be >= 0 not %d: %w", attrs[i], v, ErrInvalidArgument)
+			return fmt.Errorf("recordio: %s must be >= 0 not %d: %w", attrs[i], v, queue.ErrInvalidArgument)
 		}
 	}
 	return nil

@@ -2,9 +2,11 @@ package recordio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
@@ -70,7 +72,7 @@ func (r *Reader) nextWork(ctx context.Context) error {
 			return err
 		}
 		if len(e) != 1 || e[0].DType() != tensor.String || e[0].Rank() != 0 {
-			return fmt.Errorf("%v: work queue must hold scalar strings, got %v: %w", r, e, ErrInvalidArgument)
+			return fmt.Errorf("%v: work queue must hold scalar strings, got %v: %w", r, e, queue.ErrInvalidArgument)
 		}
 		work = string(e[0].Strings()[0])
 	}
@@ -97,9 +99,14 @@ func (r *Reader) setUnit(work string) {
 // readFormat calls the format's Read. r.mu is held.
 func (r *Reader) readFormat(ctx context.Context) (key string, value []byte, produced, atEnd bool, err error) {
 	if r.remote {
-		return r.readRemote(ctx)
+		key, value, produced, atEnd, err = r.readRemote(ctx)
+	} else {
+		key, value, produced, atEnd, err = r.f.Read(ctx)
 	}
-	return r.f.Read(ctx)
+	if err != nil {
+		err = r.origin(err)
+	}
+	return key, value, produced, atEnd, err
 }
 
 // readRemote reads from a unit on an object store. A read that the end of
@@ -163,6 +170,15 @@ func (r *Reader) Read(ctx context.Context) (key string, value []byte, err error)
 	}
 }
 
+// origin completes a data error of the unit in progress with its file, for
+// formats that do not know it.
+func (r *Reader) origin(err error) error {
+	if e, ok := errors.AsType[*dataerr.Error](err); ok {
+		e.Fill(dataerr.Error{File: r.work, Offset: -1, Record: -1})
+	}
+	return err
+}
+
 // ReadUpTo returns up to n records, at least one. It never mixes two units:
 // when a unit ends after at least one record, it returns early. At end of
 // input, with nothing read, it returns the queue's error (wrapping io.EOF).
@@ -174,7 +190,7 @@ func (r *Reader) Read(ctx context.Context) (key string, value []byte, err error)
 // call.
 func (r *Reader) ReadUpTo(ctx context.Context, n int) (keys []string, values [][]byte, err error) {
 	if n <= 0 {
-		return nil, nil, fmt.Errorf("%v: ReadUpTo needs a positive count, not %d: %w", r, n, ErrInvalidArgument)
+		return nil, nil, fmt.Errorf("%v: ReadUpTo needs a positive count, not %d: %w", r, n, queue.ErrInvalidArgument)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

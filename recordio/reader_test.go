@@ -19,6 +19,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -493,8 +494,9 @@ func TestTFRecordCorruptPolicy(t *testing.T) {
 					t.Errorf("%s: error %v", c.name, err)
 				}
 				var re *tfrecord.RecordError
-				if !errors.As(err, &re) || re.Name != file {
-					t.Errorf("%s: error %v is not a *tfrecord.RecordError for %s", c.name, err, file)
+				de, _ := errors.AsType[*dataerr.Error](err)
+				if !errors.As(err, &re) || de == nil || de.File != file {
+					t.Errorf("%s: error %v is not a *dataerr.Error holding a *tfrecord.RecordError for %s", c.name, err, file)
 				}
 				keys = append(keys, "ERROR")
 				continue
@@ -590,13 +592,13 @@ func TestOpenByName(t *testing.T) {
 			t.Errorf("%s is not registered", name)
 		}
 	}
-	if _, err := Open("NoSuchReader", workQueue(t)); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "NoSuchReader") {
+	if _, err := Open("NoSuchReader", workQueue(t)); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "NoSuchReader") {
 		t.Errorf("unknown format: %v", err)
 	}
-	if _, err := Open("FixedLengthRecordReader", workQueue(t)); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "record_bytes must be > 0") {
+	if _, err := Open("FixedLengthRecordReader", workQueue(t)); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "record_bytes must be > 0") {
 		t.Errorf("FixedLength without record_bytes: %v", err)
 	}
-	if _, err := Open("FixedLengthRecordReader", workQueue(t), RecordBytes(2), Encoding(tfrecord.Zstd)); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := Open("FixedLengthRecordReader", workQueue(t), RecordBytes(2), Encoding(tfrecord.Zstd)); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Errorf("FixedLength with ZSTD: %v", err)
 	}
 	r, err := Open("TextLineReader", workQueue(t), Name("lines"))
@@ -619,10 +621,10 @@ func TestWorkQueueType(t *testing.T) {
 	}
 	q.Enqueue(bg, queue.Element{tensor.Scalar(int64(1))})
 	r := NewIdentityReader(q)
-	if _, _, err := r.Read(bg); !errors.Is(err, ErrInvalidArgument) {
+	if _, _, err := r.Read(bg); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Fatalf("int64 work: %v", err)
 	}
-	if _, _, err := r.ReadUpTo(bg, 0); !errors.Is(err, ErrInvalidArgument) {
+	if _, _, err := r.ReadUpTo(bg, 0); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Fatalf("ReadUpTo(0): %v", err)
 	}
 }
@@ -859,7 +861,8 @@ func TestTFRecordMaxRecordSize(t *testing.T) {
 	q.Close(bg, false)
 	_, _, err := NewTFRecordReader(q, tfrecord.None, MaxRecordSize(999)).Read(bg)
 	var re *tfrecord.RecordError
-	if !errors.Is(err, tfrecord.ErrTooLarge) || !errors.As(err, &re) || re.Name != name || re.Limit != 999 {
+	de, _ := errors.AsType[*dataerr.Error](err)
+	if !errors.Is(err, tfrecord.ErrTooLarge) || !errors.As(err, &re) || de == nil || de.File != name || re.Limit != 999 {
 		t.Errorf("MaxRecordSize(999): %v, want ErrTooLarge for %s", err, name)
 	}
 

@@ -57,7 +57,7 @@ func Open(name string, q queue.Queue, opts ...Option) (*Reader, error) {
 	b, ok := registry[name]
 	registryMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("recordio: unknown format %q (registered: %q): %w", name, Formats(), ErrInvalidArgument)
+		return nil, fmt.Errorf("recordio: unknown format %q (registered: %q): %w", name, Formats(), queue.ErrInvalidArgument)
 	}
 	f, err := b(newSettings(opts))
 	if err != nil {

@@ -110,10 +110,10 @@ func TestShardInvalid(t *testing.T) {
 	} {
 		r := NewTFRecordReader(workQueue(t), tfrecord.None, Shard(tc.index, tc.count))
 		_, _, err := r.Read(bg)
-		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "TFRecordReader") {
+		if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "TFRecordReader") {
 			t.Errorf("Shard(%d, %d): %v", tc.index, tc.count, err)
 		}
-		if _, _, err := r.ReadUpTo(bg, 2); !errors.Is(err, ErrInvalidArgument) {
+		if _, _, err := r.ReadUpTo(bg, 2); !errors.Is(err, queue.ErrInvalidArgument) {
 			t.Errorf("Shard(%d, %d) ReadUpTo: %v", tc.index, tc.count, err)
 		}
 	}

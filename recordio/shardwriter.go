@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -55,7 +56,7 @@ type ShardedWriter struct {
 // are removed and the error names the file.
 func NewShardedWriter(ctx context.Context, names []string, opts ...tfrecord.Option) (*ShardedWriter, error) {
 	if len(names) == 0 {
-		return nil, fmt.Errorf("recordio: sharded writer with no files: %w", ErrInvalidArgument)
+		return nil, fmt.Errorf("recordio: sharded writer with no files: %w", queue.ErrInvalidArgument)
 	}
 	w := &ShardedWriter{names: append([]string(nil), names...)}
 	for _, name := range names {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -90,8 +91,8 @@ func TestShardedWriterErrors(t *testing.T) {
 	if _, err := NewShardedWriter(bg, []string{filepath.Join(dir, "a.tfrecord"), missing}); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("creating in a missing folder: %v, want an error naming %s", err, missing)
 	}
-	if _, err := NewShardedWriter(bg, nil); !errors.Is(err, ErrInvalidArgument) {
-		t.Errorf("no files: %v, want ErrInvalidArgument", err)
+	if _, err := NewShardedWriter(bg, nil); !errors.Is(err, queue.ErrInvalidArgument) {
+		t.Errorf("no files: %v, want queue.ErrInvalidArgument", err)
 	}
 
 	w, err := NewShardedWriter(bg, []string{filepath.Join(dir, "c.tfrecord")}, tfrecord.Compression(99))

@@ -17,7 +17,7 @@ import (
 // lines. Values are lines without "\n" or "\r\n"; a last line without a
 // newline is still a record, and a file ending in a newline has no empty
 // last record. SkipHeaderLines(n) skips n lines of every file; a negative
-// n is an error wrapping ErrInvalidArgument.
+// n is an error wrapping [queue.ErrInvalidArgument].
 func NewTextLineReader(q queue.Queue, opts ...Option) (*Reader, error) {
 	return Open(textLineKind, q, opts...)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -322,7 +323,7 @@ func TestStateAgainstTensorFlow(t *testing.T) {
 		{ref.NegativeHead, func() error { _, err := NewFixedLengthRecordReader(q, 3, HeaderBytes(-1)); return err }()},
 	} {
 		msg := strings.TrimPrefix(c.tf, "InvalidArgumentError: ")
-		if !errors.Is(c.err, ErrInvalidArgument) || !strings.Contains(c.err.Error(), msg) {
+		if !errors.Is(c.err, queue.ErrInvalidArgument) || !strings.Contains(c.err.Error(), msg) {
 			t.Errorf("%v, TensorFlow %s", c.err, c.tf)
 		}
 	}

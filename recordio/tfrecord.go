@@ -14,7 +14,8 @@ import (
 // NewTFRecordReader returns a reader of the TFRecord files named in q,
 // compressed with c. Keys are "file:offset", the offset of the record in
 // the uncompressed stream. A corrupt record fails the read with an error
-// naming the file and offset (a *tfrecord.RecordError, matching
+// naming the file and offset (a *dataerr.Error holding a
+// *tfrecord.RecordError, matching
 // tfrecord.ErrDataLoss), unless SkipCorrupt or SkipCorruptUpTo asks to
 // skip it; the error stays until the reader moves to another file.
 func NewTFRecordReader(q queue.Queue, c tfrecord.Compression, opts ...Option) *Reader {
