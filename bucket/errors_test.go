@@ -61,10 +61,10 @@ func TestBuildErrors(t *testing.T) {
 				p.Stop()
 				t.Fatalf("Start succeeded, want %q", tc.want)
 			}
-			if !strings.Contains(err.Error(), tc.want) || !errors.Is(err, bucket.ErrInvalidArgument) {
-				t.Errorf("Start: %v, want %q wrapping ErrInvalidArgument", err, tc.want)
+			if !strings.Contains(err.Error(), tc.want) || !errors.Is(err, queue.ErrInvalidArgument) {
+				t.Errorf("Start: %v, want %q wrapping queue.ErrInvalidArgument", err, tc.want)
 			}
-			if nerr := next(t.Context()); !errors.Is(nerr, bucket.ErrInvalidArgument) {
+			if nerr := next(t.Context()); !errors.Is(nerr, queue.ErrInvalidArgument) {
 				t.Errorf("Next: %v, want the build error", nerr)
 			}
 		})
@@ -113,18 +113,18 @@ func TestRuntimeErrors(t *testing.T) {
 			"bucket id -1 is not in [0, 3)"},
 		{"step error", func(context.Context) (int, queue.Element, error) { return 0, nil, boom }, nil, boom, "boom"},
 		{"empty example", counter(5, func(int) (int, queue.Element) { return 0, queue.Element{} }), nil,
-			bucket.ErrInvalidArgument, "Expected at least one tensor in bucket()."},
-		{"names", scalarStep(0), []bucket.Option{bucket.Names("a", "b")}, bucket.ErrInvalidArgument,
+			queue.ErrInvalidArgument, "Expected at least one tensor in bucket()."},
+		{"names", scalarStep(0), []bucket.Option{bucket.Names("a", "b")}, queue.ErrInvalidArgument,
 			"2 names for 1 components"},
 		{"shape changes", counter(5, func(v int) (int, queue.Element) {
 			return 0, queue.Element{fill(1, 1+v)}
-		}), nil, bucket.ErrInvalidArgument, ""},
+		}), nil, queue.ErrInvalidArgument, ""},
 		{"rank changes with dynamic pad", counter(5, func(v int) (int, queue.Element) {
 			if v == 3 {
 				return 0, queue.Element{tensor.Scalar(int64(v))}
 			}
 			return 0, queue.Element{fill(1, 1+v)}
-		}), []bucket.Option{bucket.DynamicPad()}, bucket.ErrInvalidArgument, ""},
+		}), []bucket.Option{bucket.DynamicPad()}, queue.ErrInvalidArgument, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := input.NewPipeline()

@@ -37,10 +37,10 @@
 //
 //	batches := sample.StratifiedSample(p, sample.UnbatchLabels(batchStep), target, 64)
 //
-// Build errors (bad probabilities, rates, options) wrap ErrInvalidArgument
+// Build errors (bad probabilities, rates, options) wrap [queue.ErrInvalidArgument]
 // and are returned by Pipeline.Start, which then starts nothing. A bad
 // label, rate, weight or acceptance probability met at run time is an
-// error wrapping ErrInvalidArgument that names the value and the
+// error wrapping [queue.ErrInvalidArgument] that names the value and the
 // example's position in the stream; it stops the pipeline through its
 // Coordinator, and Next returns it.
 //

@@ -1,14 +1,14 @@
 package sample
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/sluiceml/sluice/queue"
 )
 
-// ErrInvalidArgument marks bad probabilities, rates, labels and options:
-// TensorFlow's InvalidArgument and ValueError.
-var ErrInvalidArgument = errors.New("invalid argument")
-
+// invalidf is an error wrapping queue.ErrInvalidArgument, for bad
+// probabilities, rates, labels and options: TensorFlow's InvalidArgument
+// and ValueError.
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf(format+": %w", append(args, ErrInvalidArgument)...)
+	return fmt.Errorf(format+": %w", append(args, queue.ErrInvalidArgument)...)
 }

@@ -88,17 +88,17 @@ func TestRuntimeErrors(t *testing.T) {
 			}
 			defer p.Stop()
 			_, err := next(t.Context())
-			if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Next = %v, want %q", err, tc.want)
 			}
-			if err := p.Join(); !errors.Is(err, ErrInvalidArgument) {
+			if err := p.Join(); !errors.Is(err, queue.ErrInvalidArgument) {
 				t.Errorf("Join = %v, want the stage's error", err)
 			}
 		})
 	}
 }
 
-// Build errors of every stage wrap ErrInvalidArgument and come from
+// Build errors of every stage wrap queue.ErrInvalidArgument and come from
 // Pipeline.Start, which then starts nothing.
 func TestBuildErrors(t *testing.T) {
 	one := []float64{1}
@@ -128,7 +128,7 @@ func TestBuildErrors(t *testing.T) {
 			tc.build(p)
 			err := p.Start(t.Context())
 			p.Stop()
-			if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Start = %v, want %q", err, tc.want)
 			}
 		})

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/sluiceml/sluice/queue"
 )
 
 // SAMPLING.md §1's worked examples.
@@ -47,7 +49,7 @@ func TestAcceptanceProbsErrors(t *testing.T) {
 		{nil, []float64{1}, "init_probs is empty"},
 	} {
 		_, _, err := AcceptanceProbs(tc.init, tc.target)
-		if !errors.Is(err, ErrInvalidArgument) || !contains(err, tc.want) {
+		if !errors.Is(err, queue.ErrInvalidArgument) || !contains(err, tc.want) {
 			t.Errorf("init %v target %v: %v, want %q", tc.init, tc.target, err, tc.want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -60,7 +61,7 @@ func TestResampleAtRateErrors(t *testing.T) {
 		{"scalar", []float64{1}, []tensor.Tensor{tensor.Scalar[int64](1)}, "input 0 is a scalar"},
 	} {
 		_, _, err := ResampleAtRate(rng, tc.rates, tc.inputs...)
-		if !errors.Is(err, ErrInvalidArgument) || !contains(err, tc.want) {
+		if !errors.Is(err, queue.ErrInvalidArgument) || !contains(err, tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -85,7 +86,7 @@ func TestWeightedResamplerMean(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ rate, decay float64 }{{-1, 0.9}, {1, 1}, {1, -0.1}, {math.NaN(), 0.5}} {
-		if _, err := NewWeightedResampler(tc.rate, tc.decay, nil); !errors.Is(err, ErrInvalidArgument) {
+		if _, err := NewWeightedResampler(tc.rate, tc.decay, nil); !errors.Is(err, queue.ErrInvalidArgument) {
 			t.Errorf("rate %v decay %v: %v", tc.rate, tc.decay, err)
 		}
 	}

@@ -93,7 +93,7 @@ func failed(p *input.Pipeline, err error, batchSize int) *input.Batches {
 
 // checkStage checks what every stage needs: a step and a positive batch
 // size. The batcher would check the batch size too, but its error would
-// not wrap ErrInvalidArgument, and a nil step would only fail at run time.
+// not wrap queue.ErrInvalidArgument, and a nil step would only fail at run time.
 func checkStage(op string, noStep bool, batchSize int) error {
 	if noStep {
 		return invalidf("sample: %s: no step", op)

@@ -46,7 +46,7 @@ func TestRejectionSample(t *testing.T) {
 	for _, prob := range []float64{-0.1, 1.1, math.NaN()} {
 		p := input.NewPipeline()
 		b := RejectionSample(p, values(1, 2), func(queue.Element) float64 { return prob }, 1)
-		if _, err := drain(t, p, b.Next); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: acceptance probability") {
+		if _, err := drain(t, p, b.Next); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: acceptance probability") {
 			t.Errorf("probability %v: %v", prob, err)
 		}
 	}
@@ -98,7 +98,7 @@ func TestResampleAtRateStage(t *testing.T) {
 		return -1, queue.Element{tensor.Scalar(int64(0))}, nil
 	}
 	b = ResampleAtRateStage(p, bad, 1)
-	if _, err := drain(t, p, b.Next); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: rate -1") {
+	if _, err := drain(t, p, b.Next); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: rate -1") {
 		t.Errorf("negative rate: %v", err)
 	}
 }
@@ -180,12 +180,12 @@ func TestStratifiedSampleUnknownDist(t *testing.T) {
 	}
 	p := input.NewPipeline()
 	b := StratifiedSampleUnknownDist(p, source(10, func(int) int { return 7 }), []float64{.5, .5}, 2)
-	if _, err := drain(t, p, b.Next); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: label 7 is not in [0, 2)") {
+	if _, err := drain(t, p, b.Next); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: label 7 is not in [0, 2)") {
 		t.Errorf("bad label: %v", err)
 	}
 	p = input.NewPipeline()
 	StratifiedSampleUnknownDist(p, source(1, func(int) int { return 0 }), []float64{.5, .6}, 2)
-	if err := p.Start(t.Context()); !errors.Is(err, ErrInvalidArgument) {
+	if err := p.Start(t.Context()); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Errorf("probabilities summing to 1.1: %v", err)
 	}
 	p.Stop()

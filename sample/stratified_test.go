@@ -124,7 +124,7 @@ func TestStratifiedSampleErrors(t *testing.T) {
 	} {
 		p := input.NewPipeline()
 		StratifiedSample(p, source(10, func(int) int { return 0 }), tc.target, 2, tc.opts...)
-		if err := p.Start(t.Context()); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+		if err := p.Start(t.Context()); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Start = %v, want %q", tc.name, err, tc.want)
 		}
 		p.Stop()
@@ -138,7 +138,7 @@ func TestStratifiedSampleErrors(t *testing.T) {
 			return 0
 		}), []float64{.2, .2, .2, .2, .2}, 2)
 		_, err := drain(t, p, b.Next)
-		if want := "example 3: label " + itoa(bad) + " is not in [0, 5)"; !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), want) {
+		if want := "example 3: label " + itoa(bad) + " is not in [0, 5)"; !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), want) {
 			t.Errorf("label %d: %v, want %q", bad, err, want)
 		}
 	}

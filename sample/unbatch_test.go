@@ -57,7 +57,7 @@ func TestUnbatchLabelsChecks(t *testing.T) {
 			b := StratifiedSample(p, UnbatchLabels(labelBatches([][]int{{0, 1}, tc.labels}, []queue.Element{first, tc.data})),
 				[]float64{.5, .5}, 1, InitProbs([]float64{.5, .5}))
 			_, err := drain(t, p, b.Next)
-			if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%v, want %q", err, tc.want)
 			}
 		})
@@ -201,7 +201,7 @@ func TestUnbatchRejection(t *testing.T) {
 	} {
 		p := input.NewPipeline()
 		b := RejectionSample(p, Unbatch(batches(tc.e)), accept, 1)
-		if _, err := drain(t, p, b.Next); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+		if _, err := drain(t, p, b.Next); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}

@@ -202,7 +202,7 @@ func (b *Batch) State(name string) tensor.Tensor {
 // examples' last segments are dropped. value is copied.
 //
 // SaveState fails with ErrUnknownState for an undeclared name ("state was
-// not declared: state2"), with ErrInvalidArgument for a value of the wrong
+// not declared: state2"), with [queue.ErrInvalidArgument] for a value of the wrong
 // type or shape or a state saved twice for one batch, and with an error wrapping
 // queue.ErrClosed once the state saver was closed with cancel. It does not
 // block; ctx is checked first.

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -234,9 +235,9 @@ func TestBSWS04NotAMultiple(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Next(ctx)
-	wantErr(t, err, ErrInvalidArgument, "should be a multiple of: 3, but saw value: 4. Consider setting pad=True.")
+	wantErr(t, err, queue.ErrInvalidArgument, "should be a multiple of: 3, but saw value: 4. Consider setting pad=True.")
 	wantErr(t, err, nil, `example "key_1"`)
-	wantErr(t, p.Join(), ErrInvalidArgument, "should be a multiple of: 3, but saw value: 4. Consider setting pad=True.")
+	wantErr(t, p.Join(), queue.ErrInvalidArgument, "should be a multiple of: 3, but saw value: 4. Consider setting pad=True.")
 }
 
 // BSWS-02, BSWS-03: padding to a multiple of num_unroll.
@@ -270,7 +271,7 @@ func TestBSWS02BSWS03Padding(t *testing.T) {
 	}
 
 	bad := Input{Key: "k", Sequences: map[string]tensor.Tensor{"key_1": tensor.New([]int32{1, 2, 3}), "key_2": tensor.New([]float32{1.5, 2.5})}}
-	wantErr(t, padInput(&bad, 2), ErrInvalidArgument, "All sequence lengths must match, but received lengths: [3 2]")
+	wantErr(t, padInput(&bad, 2), queue.ErrInvalidArgument, "All sequence lengths must match, but received lengths: [3 2]")
 
 	same := Input{Key: "k", Length: 1, Sequences: map[string]tensor.Tensor{"a": tensor.New([]int32{1, 2, 3, 4})},
 		SparseSequences: map[string]tensor.Sparse{"s": {Indices: tensor.New([]int64{3}, 1, 1), Values: tensor.New([]int64{7}), DenseShape: tensor.Shape{4}}}}
@@ -330,7 +331,7 @@ func TestBSWS01Defaults(t *testing.T) {
 	if s := BatchSequencesWithStates(p, nil, bswsStates(), 2, 4, Capacity(3)); s != nil {
 		t.Error("a state saver with capacity < batch size was built")
 	}
-	wantErr(t, p.Start(context.Background()), ErrInvalidArgument, "capacity must be larger or equal to batch_size")
+	wantErr(t, p.Start(context.Background()), queue.ErrInvalidArgument, "capacity must be larger or equal to batch_size")
 }
 
 // The end of input cascades: every example is delivered, then Next reports

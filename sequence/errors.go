@@ -9,13 +9,6 @@ import (
 
 // Errors callers test for with errors.Is.
 var (
-	// ErrInvalidArgument reports a state saver built with invalid options,
-	// an example that cannot be segmented (TensorFlow's InvalidArgument and
-	// ValueError), or a state saved with the wrong type or shape. It is the
-	// queue package's ErrInvalidArgument, so errors from the barrier
-	// underneath match it too.
-	ErrInvalidArgument = queue.ErrInvalidArgument
-
 	// ErrUnknownState reports a state name that was not among the initial
 	// states (TensorFlow's KeyError "state was not declared: <name>").
 	ErrUnknownState = errors.New("sequence: unknown state")
@@ -32,7 +25,11 @@ func exampleError(key string, err error) error {
 	return fmt.Errorf("sequence: example %q: %w", key, err)
 }
 
-// invalidf is an ErrInvalidArgument with TensorFlow's message text.
+// invalidf is an error wrapping queue.ErrInvalidArgument, with
+// TensorFlow's message text: a state saver built with invalid options, an
+// example that cannot be segmented (TensorFlow's InvalidArgument and
+// ValueError), or a state saved with the wrong type or shape. Errors from
+// the barrier underneath wrap the same sentinel.
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf(format+": %w", append(args, ErrInvalidArgument)...)
+	return fmt.Errorf(format+": %w", append(args, queue.ErrInvalidArgument)...)
 }

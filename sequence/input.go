@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -413,7 +414,7 @@ func padInput(in *Input, u int) error {
 		shape[0] = padded
 		p, err := tensor.PadTo(t, shape)
 		if err != nil {
-			return fmt.Errorf("sequence %s: %w", k, errors.Join(err, ErrInvalidArgument))
+			return fmt.Errorf("sequence %s: %w", k, errors.Join(err, queue.ErrInvalidArgument))
 		}
 		seqs[k] = p
 	}

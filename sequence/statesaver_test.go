@@ -17,7 +17,7 @@ import (
 // capacity is unbounded.
 func TestSQ01Capacity(t *testing.T) {
 	_, err := NewStateSaver(32, 2, scalarState(), Capacity(10))
-	wantErr(t, err, ErrInvalidArgument, "capacity must be larger or equal to batch_size")
+	wantErr(t, err, queue.ErrInvalidArgument, "capacity must be larger or equal to batch_size")
 
 	s := newSaver(t, 1, 2, scalarState())
 	if s.Capacity() != 0 {
@@ -48,7 +48,7 @@ func TestSQ02SQ03InputChecks(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewStateSaver(2, 2, tt.states)
-			wantErr(t, err, ErrInvalidArgument, tt.want)
+			wantErr(t, err, queue.ErrInvalidArgument, tt.want)
 		})
 	}
 
@@ -74,7 +74,7 @@ func TestSQ02SQ03InputChecks(t *testing.T) {
 			in := good()
 			tt.modify(&in)
 			err := s.Prefetch(context.Background(), in)
-			wantErr(t, err, ErrInvalidArgument, tt.want)
+			wantErr(t, err, queue.ErrInvalidArgument, tt.want)
 			wantErr(t, err, nil, `example "k"`) // errors name the key
 		})
 	}
@@ -103,7 +103,7 @@ func TestSQ04SQ05SQ06PaddedLength(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSaver(t, 32, 17, scalarState())
 			err := s.Prefetch(context.Background(), tt.in)
-			wantErr(t, err, ErrInvalidArgument, tt.want)
+			wantErr(t, err, queue.ErrInvalidArgument, tt.want)
 			if s.Barrier().IncompleteSize()+s.Barrier().ReadySize() != 0 || s.CapacityQueue().Size() != 0 {
 				t.Error("a rejected example left something in the state saver")
 			}
@@ -285,9 +285,9 @@ func TestSQ10SaveStateErrors(t *testing.T) {
 		want   string
 	}{
 		{"unknown state", "state2", tensor.New([]float32{1}), ErrUnknownState, "state was not declared: state2"},
-		{"wrong rank", "state1", tensor.New([]float32{1}, 1, 1), ErrInvalidArgument, "convert_state1 should be: 1, shape received: [1,1]"},
-		{"wrong size", "state1", tensor.New([]float32{1, 2}), ErrInvalidArgument, "convert_state1 should be: [1], shape received: [2]"},
-		{"wrong type", "state1", tensor.New([]float64{1}), ErrInvalidArgument, "convert_state1 should be: float, type received: double"},
+		{"wrong rank", "state1", tensor.New([]float32{1}, 1, 1), queue.ErrInvalidArgument, "convert_state1 should be: 1, shape received: [1,1]"},
+		{"wrong size", "state1", tensor.New([]float32{1, 2}), queue.ErrInvalidArgument, "convert_state1 should be: [1], shape received: [2]"},
+		{"wrong type", "state1", tensor.New([]float64{1}), queue.ErrInvalidArgument, "convert_state1 should be: float, type received: double"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			wantErr(t, b.SaveState(ctx, tt.state, tt.value), tt.target, tt.want)
@@ -299,7 +299,7 @@ func TestSQ10SaveStateErrors(t *testing.T) {
 	if err := b.SaveState(ctx, "state1", tensor.New([]float32{1})); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, b.SaveState(ctx, "state1", tensor.New([]float32{1})), ErrInvalidArgument, "state1 was already saved for this batch")
+	wantErr(t, b.SaveState(ctx, "state1", tensor.New([]float32{1})), queue.ErrInvalidArgument, "state1 was already saved for this batch")
 }
 
 // SQ-11: segments are served in insertion order, an example's second
@@ -569,7 +569,7 @@ func TestLayoutMismatch(t *testing.T) {
 			in := simpleInput("b", 2, 2)
 			tt.modify(&in)
 			err := s.Prefetch(context.Background(), in)
-			wantErr(t, err, ErrInvalidArgument, tt.want)
+			wantErr(t, err, queue.ErrInvalidArgument, tt.want)
 			wantErr(t, err, nil, `example "b"`)
 		})
 	}
