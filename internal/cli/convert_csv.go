@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/recordio"
@@ -431,17 +432,23 @@ func (c *csvConverter) flush() error {
 // column's type is named with the column, and, for an inferred type, the
 // --columns flag that gives the type it needs.
 func (c *csvConverter) recordError(d *decode.CSV, err error) error {
-	var ce *decode.CSVError
-	if !errors.As(err, &ce) || ce.Record >= len(c.recs) {
+	de, ok := errors.AsType[*dataerr.Error](err)
+	if !ok || de.Record < 0 || de.Record >= int64(len(c.recs)) {
 		return fmt.Errorf("%s: %w", c.source, err)
 	}
-	key := fmt.Sprintf("%s:%d", c.source, c.lines[ce.Record])
-	rec := c.recs[ce.Record : ce.Record+1]
+	line := c.lines[de.Record]
+	key := fmt.Sprintf("%s:%d", c.source, line)
+	rec := c.recs[de.Record : de.Record+1]
 	_, err = d.DecodeBatch(rec, []string{key})
 	if err == nil {
-		return fmt.Errorf("%s: %w", key, ce)
+		de.File, de.Line, de.Key = c.source, int64(line), key
+		return de
 	}
-	if !errors.As(err, &ce) || ce.Field < 0 || d != c.dec {
+	if de, ok = errors.AsType[*dataerr.Error](err); ok {
+		de.File, de.Line = c.source, int64(line)
+	}
+	ce, ok := errors.AsType[*decode.CSVError](err)
+	if !ok || ce.Field < 0 || d != c.dec {
 		return err
 	}
 	j := -1

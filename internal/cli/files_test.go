@@ -73,7 +73,7 @@ func TestMaxRecordSize(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		code, out, errOut := run(t, append(cmd, bomb)...)
 		runtime.ReadMemStats(&after)
-		want := "tfrecord: " + bomb + ": record size too large (314572800 bytes, more than the limit of 268435456) at 0"
+		want := bomb + ": record size too large (314572800 bytes, more than the limit of 268435456) at 0"
 		if cmd[0] != "bench" {
 			want += "; --max-record-size raises the limit"
 		}
@@ -147,7 +147,7 @@ func TestStdin(t *testing.T) {
 	}
 	// Bad data on standard input is named as such.
 	err, _, _ = runIn(t, onlyReader{bytes.NewReader(data[:len(data)-10])}, "count", "-")
-	if err == nil || !strings.Contains(err.Error(), "tfrecord: -: ") {
+	if err == nil || !strings.Contains(err.Error(), "-: truncated record") {
 		t.Errorf("truncated standard input: %v", err)
 	}
 }

@@ -226,7 +226,7 @@ func TestSchemaErrors(t *testing.T) {
 	data, _ := os.ReadFile(bad)
 	data[19+12] ^= 1 // the second record's first data byte
 	os.WriteFile(bad, data, 0o644)
-	want := "sluice: tfrecord: " + bad + ": corrupted record at 31 (data CRC mismatch in record at 19)\n"
+	want := "sluice: " + bad + ": corrupted record at 31 (data CRC mismatch in record at 19)\n"
 	if code, _, errOut := run(t, "schema", bad); code != 1 || errOut != want {
 		t.Errorf("corrupt file: exit %d, %q; want %q", code, errOut, want)
 	}
