@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
@@ -24,8 +25,11 @@ import (
 var ErrNoFiles = errors.New("no files match")
 
 // ErrInvalid is wrapped by the errors of options and arguments out of range
-// (Epochs(0), a batch size of 0, ...).
-var ErrInvalid = errors.New("invalid argument")
+// (Epochs(0), a batch size of 0, ...). It is queue.ErrInvalidArgument, the
+// sentinel of the layers below, so that one errors.Is test also catches
+// the invalid arguments the data set passes on from them (a negative
+// SkipHeaderLines, say) without importing those packages.
+var ErrInvalid = queue.ErrInvalidArgument
 
 // A Dataset is a set of files read as records and decoded into named
 // features: TFRecord Examples, CSV lines or fixed-length records. It holds
@@ -41,6 +45,9 @@ type Dataset struct {
 	// positioner of its format if its records have no keys (to save an
 	// allocation per record) and are named by position instead.
 	newReader func(q queue.Queue) (*recordio.Reader, positioner, error)
+	// origin returns where the record with the given key comes from, to
+	// complete a decoder's error about it.
+	origin func(key string) dataerr.Error
 	// newDecoder returns a decoder for one goroutine; with reuse, one
 	// that writes each batch over the one it returned before, where it
 	// can.
@@ -289,10 +296,10 @@ func (d *Dataset) match(ctx context.Context) ([]string, error) {
 // as one batch and enqueues it: no queue between reading and decoding, and
 // no record ever copied twice. This is the path without record shuffling.
 func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*collector, dec []decoder, n int, bs batchSettings) error {
-	rem := &remainder{active: len(rd), n: n, drop: bs.dropRemainder, dec: dec[0], out: out}
+	rem := &remainder{active: len(rd), n: n, drop: bs.dropRemainder, dec: dec[0], out: out, origin: d.origin}
 	steps := make([]coord.Step, len(rd))
 	for i := range rd {
-		w := &directReader{c: rd[i], dec: dec[i], out: out, n: n, rem: rem}
+		w := &directReader{c: rd[i], dec: dec[i], out: out, n: n, rem: rem, origin: d.origin}
 		steps[i] = w.step
 	}
 	qr, err := coord.NewQueueRunner(out, steps)
@@ -396,22 +403,47 @@ func (c *collector) keyList() []string {
 
 // decodeNamed decodes recs; only if that fails does it form their keys
 // (keys() returns them) and decode again, for an error that names the
-// record.
-func decodeNamed(dec decoder, recs [][]byte, keys func() []string) (queue.Element, error) {
+// record, and completes that error with the record's origin.
+func decodeNamed(dec decoder, recs [][]byte, keys func() []string, origin func(string) dataerr.Error) (queue.Element, error) {
 	e, err := dec(recs, nil)
 	if err != nil {
-		_, err = dec(recs, keys())
+		ks := keys()
+		_, err = dec(recs, ks)
+		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.Record >= 0 && de.Record < int64(len(ks)) && origin != nil {
+			de.Fill(origin(ks[de.Record]))
+		}
 	}
 	return e, err
 }
 
+// keyOrigin returns the origin of a record whose key is "file:n", for
+// formats whose keys are formed so: n is passed to at, which fills in the
+// offset or line it stands for.
+func keyOrigin(at func(e *dataerr.Error, n int64)) func(key string) dataerr.Error {
+	return func(key string) dataerr.Error {
+		e := dataerr.Error{Offset: -1, Record: -1, Key: key}
+		i := strings.LastIndexByte(key, ':')
+		if i < 0 {
+			return e
+		}
+		n, err := strconv.ParseInt(key[i+1:], 10, 64)
+		if err != nil {
+			return e
+		}
+		e.File = key[:i]
+		at(&e, n)
+		return e
+	}
+}
+
 // A directReader is one reader goroutine's state on the direct path.
 type directReader struct {
-	c   *collector
-	dec decoder
-	out queue.Queue
-	n   int
-	rem *remainder
+	c      *collector
+	dec    decoder
+	out    queue.Queue
+	n      int
+	rem    *remainder
+	origin func(string) dataerr.Error
 }
 
 func (w *directReader) step(ctx context.Context) error {
@@ -422,7 +454,7 @@ func (w *directReader) step(ctx context.Context) error {
 		}
 		return err
 	}
-	e, err := decodeNamed(w.dec, w.c.recs, w.c.keyList)
+	e, err := decodeNamed(w.dec, w.c.recs, w.c.keyList, w.origin)
 	if err != nil {
 		return err
 	}
@@ -441,6 +473,7 @@ type remainder struct {
 	drop   bool
 	dec    decoder
 	out    queue.Queue
+	origin func(string) dataerr.Error
 }
 
 func (r *remainder) finish(ctx context.Context, recs [][]byte, keys []string, eof error) error {
@@ -461,7 +494,7 @@ func (r *remainder) finish(ctx context.Context, recs [][]byte, keys []string, eo
 			break
 		}
 		keys := r.keys[:k]
-		e, err := decodeNamed(r.dec, r.recs[:k], func() []string { return keys })
+		e, err := decodeNamed(r.dec, r.recs[:k], func() []string { return keys }, r.origin)
 		if err != nil {
 			return err
 		}
@@ -560,7 +593,7 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 					}
 				}
 				return keys
-			})
+			}, d.origin)
 			// The decoder copied what it keeps: the records' buffers
 			// can take other records.
 			bufs.put(e[0].Strings())

@@ -1,9 +1,11 @@
 package sluice
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/queue"
@@ -47,6 +49,8 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		f := &recordio.TFRecordFormat{Detect: true, NoKeys: true, Options: ropts}
 		return recordio.NewReader("TFRecordReader", f, q), f, nil
 	}
+	// Keys are "file:offset".
+	d.origin = keyOrigin(func(e *dataerr.Error, off int64) { e.Offset = off })
 	l := d.layout
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		p, err := example.NewParser(spec)
@@ -129,6 +133,8 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 		r, err := recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
 		return r, nil, err
 	}
+	// Keys are "file:line".
+	d.origin = keyOrigin(func(e *dataerr.Error, line int64) { e.Line = line })
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		c, err := decode.NewCSV(cols, copts...)
 		if err != nil {
@@ -208,6 +214,10 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
 		return r, nil, err
 	}
+	// Keys are "file:index"; offsets count bytes of the decompressed
+	// stream when the files are compressed.
+	hop := int64(recordBytes + s.footerBytes)
+	d.origin = keyOrigin(func(e *dataerr.Error, i int64) { e.Offset = int64(s.headerBytes) + i*hop })
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		raws := make([]*decode.Raw, len(fields))
 		for i, f := range fields {
@@ -298,10 +308,20 @@ func decodeCustom(f Field, parts [][]byte, keys []string, dst tensor.Tensor) (te
 			err = fmt.Errorf("Decode returned shape %v after %v: %w", t.Shape(), rows[0].Shape(), ErrInvalid)
 		}
 		if err != nil {
+			// An error about record i: the Decode function's own
+			// *dataerr.Error (decode.Image's, say), completed, or a new one.
+			where := dataerr.Error{Offset: -1, Record: int64(i)}
 			if keys != nil {
-				return tensor.Tensor{}, fmt.Errorf("%s: field %q: %w", keys[i], f.Name, err)
+				where.Key = keys[i]
 			}
-			return tensor.Tensor{}, fmt.Errorf("field %q: %w", f.Name, err)
+			if de, ok := errors.AsType[*dataerr.Error](err); ok {
+				// Decode saw one record, which it may call record 0.
+				de.Record = where.Record
+				de.Fill(where)
+				return tensor.Tensor{}, fmt.Errorf("field %q: %w", f.Name, err)
+			}
+			where.Err = fmt.Errorf("field %q: %w", f.Name, err)
+			return tensor.Tensor{}, &where
 		}
 		rows[i] = t
 	}
