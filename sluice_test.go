@@ -259,6 +259,10 @@ func TestArgumentErrors(t *testing.T) {
 		{"CSV without columns", CSV(all, nil), 8, ErrInvalid, "no features"},
 		{"CSV duplicate column", CSV(all, []Column{Col("a", decode.Int64Column(0)), Col("a", decode.Int64Column(0))}), 8, ErrInvalid, `"a"`},
 		{"field outside record", FixedLengthRecords(all, 4, []Field{{Name: "x", Offset: 2, Size: 4, DType: tensor.Uint8}}), 8, ErrInvalid, `"x"`},
+		// Invalid arguments the layers below find match ErrInvalid too.
+		{"HeaderLines(-1)", CSV(all, []Column{Col("a", decode.Int64Column(0))}, HeaderLines(-1)), 8, ErrInvalid, "-1"},
+		{"RecordHeader(-1)", FixedLengthRecords(all, 4, []Field{{Name: "x", Size: 4, DType: tensor.Uint8}}, RecordHeader(-1)), 8, ErrInvalid, "-1"},
+		{"Shard(2, 2)", Examples(all, testSpec, Shard(2, 2)), 8, ErrInvalid, "2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got error

@@ -170,9 +170,9 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, allowed [
 func shardRows(t tensor.Tensor, index, count int) (tensor.Tensor, error) {
 	switch {
 	case count <= 0:
-		return t, fmt.Errorf("shard count must be positive, not %d", count)
+		return t, fmt.Errorf("shard count must be positive, not %d: %w", count, queue.ErrInvalidArgument)
 	case index < 0 || index >= count:
-		return t, fmt.Errorf("shard index must be between 0 and %d, not %d", count-1, index)
+		return t, fmt.Errorf("shard index must be between 0 and %d, not %d: %w", count-1, index, queue.ErrInvalidArgument)
 	case index >= t.Len():
 		return t, fmt.Errorf("shard %d of %d is empty: the input has only %d items (shard the records of each file instead)", index, count, t.Len())
 	}
