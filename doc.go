@@ -62,6 +62,20 @@
 // keys of TFRecords ("file:offset") are formed only to name a record in an
 // error.
 //
+// # Errors
+//
+// Bad data ends the loop with an error holding one [*dataerr.Error]:
+// errors.As finds the file, the byte offset (the line, for CSV), the
+// record's index in its batch and its key in one place, whichever layer
+// found the damage; errors.Is finds that layer's sentinel
+// (tfrecord.ErrDataLoss, example.ErrMalformed, decode.ErrCSV, ...).
+// Options and arguments out of range wrap [ErrInvalid].
+//
+//	var bad *dataerr.Error
+//	if errors.As(err, &bad) {
+//		log.Printf("skip %s at byte %d (record %q)", bad.File, bad.Offset, bad.Key)
+//	}
+//
 // # Relation to the TensorFlow-faithful layer
 //
 // This package is built from the packages that rebuild TensorFlow 1.x's
