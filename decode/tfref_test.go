@@ -130,6 +130,9 @@ func wantValue(v any, dtype tensor.DType) string {
 	return fmt.Sprint(v)
 }
 
+// DECODERS.md decode_csv: values and error messages (the text of each
+// *CSVError) as TensorFlow gives them for the cases in
+// testdata/tf_decode_csv.json.
 func TestDecodeCSVMatchesTensorFlow(t *testing.T) {
 	var ref struct{ Cases []csvCase }
 	loadJSON(t, "tf_decode_csv.json", &ref)
@@ -169,6 +172,9 @@ func TestDecodeCSVMatchesTensorFlow(t *testing.T) {
 	}
 }
 
+// DECODERS.md decode_raw: values and error messages (the text of each
+// *RawError) as TensorFlow gives them for the cases in
+// testdata/tf_decode_raw.json.
 func TestDecodeRawMatchesTensorFlow(t *testing.T) {
 	var ref struct {
 		Cases []struct {

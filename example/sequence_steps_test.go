@@ -14,7 +14,9 @@ import (
 // values of one row, as TensorFlow's ParseSequenceExample requires
 // ("Number of values != expected"): steps of 1 and 3 values with shape [2]
 // have a total that fits two steps, but moving a value from one step to
-// the other would give a wrong answer. Both paths agree.
+// the other would give a wrong answer. Both paths agree, and the
+// *ParseError's text is TensorFlow's (DECODERS.md "tf.train.Example and
+// SequenceExample").
 func TestFixedLenSequenceStepCounts(t *testing.T) {
 	lists := Spec{"t": FixedLenSequence(tensor.Int64, 2)}
 	good := NewSequence().List("t", Int64List(1, 2), Int64List(3, 4)).Marshal()
@@ -58,7 +60,7 @@ func TestFixedLenSequenceStepCounts(t *testing.T) {
 				continue
 			}
 			var pe *ParseError
-			if !errors.Is(err, ErrValueCount) || !errors.As(err, &pe) || pe.Feature != "t" || err.Error() != tt.want {
+			if !errors.Is(err, ErrValueCount) || !errors.As(err, &pe) || pe.Feature != "t" || pe.Error() != tt.want {
 				t.Errorf("%s (reference %v): %v, want %q", tt.name, reference, err, tt.want)
 			}
 		}
