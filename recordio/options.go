@@ -99,9 +99,9 @@ func (s shard) check() error {
 	case !s.set:
 		return nil
 	case s.count <= 0:
-		return fmt.Errorf("recordio: number of shards must be greater than zero (currently num_shards = %d): %w", s.count, queue.ErrInvalidArgument)
+		return fmt.Errorf("Number of shards must be greater than zero (currently num_shards = %d): %w", s.count, queue.ErrInvalidArgument)
 	case s.index < 0 || s.index >= s.count:
-		return fmt.Errorf("recordio: shard index must be between 0 and %d (currently index = %d): %w", s.count-1, s.index, queue.ErrInvalidArgument)
+		return fmt.Errorf("Index must be between 0 and %d (currently index = %d): %w", s.count-1, s.index, queue.ErrInvalidArgument)
 	}
 	return nil
 }

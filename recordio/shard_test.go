@@ -99,6 +99,9 @@ func TestShardRestoreMidUnit(t *testing.T) {
 	}
 }
 
+// Bad shard arguments fail the first read with tf.data's messages
+// (ShardDatasetOp; Shard is modelled on Dataset.shard, outside the spec's
+// items), which therefore keep TensorFlow's capitals.
 func TestShardInvalid(t *testing.T) {
 	for _, tc := range []struct {
 		index, count int
