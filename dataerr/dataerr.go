@@ -49,11 +49,6 @@ type Error struct {
 	Err error
 }
 
-// New returns an Error wrapping err at no known position.
-func New(err error) *Error {
-	return &Error{Offset: -1, Record: -1, Err: err}
-}
-
 // Error returns Err's text after the place it is: the record's key when
 // there is one (TensorFlow's keys already name the file and the offset,
 // line or index), else the file, with ":line" for text. A key that Err's

@@ -19,7 +19,7 @@ func TestError(t *testing.T) {
 		{"key", dataerr.Error{File: "a.csv", Line: 3, Key: "a.csv:3", Record: 1, Offset: -1, Err: cause}, "a.csv:3: bad value"},
 		{"file and line", dataerr.Error{File: "a.csv", Line: 3, Record: -1, Offset: -1, Err: cause}, "a.csv:3: bad value"},
 		{"file", dataerr.Error{File: "a.tfrecord", Offset: 19, Record: -1, Err: cause}, "a.tfrecord: bad value"},
-		{"nothing known", *dataerr.New(cause), "bad value"},
+		{"nothing known", dataerr.Error{Offset: -1, Record: -1, Err: cause}, "bad value"},
 		{"no cause", dataerr.Error{File: "f", Offset: -1, Record: -1}, "f: bad data"},
 		// TensorFlow's messages name the record already.
 		{"key in the message", dataerr.Error{Key: "f:7", Record: 0, Offset: -1, Err: errors.New("Name: f:7, Index: 0.  Can't parse")}, "Name: f:7, Index: 0.  Can't parse"},
