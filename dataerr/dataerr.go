@@ -26,8 +26,8 @@ import (
 	"strings"
 )
 
-// An Error is bad data and where it is. A number that is not known is -1;
-// a name that is not known is "".
+// An Error is bad data and where it is. An Offset or Record that is not
+// known is -1, a Line 0 (as in go/token.Position), a name "".
 type Error struct {
 	// File is the file (or object URL) the data came from.
 	File string
