@@ -45,11 +45,11 @@ log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 # lives on PyTorch's own index), so this is what installing from PyPI costs.
 # tfrecord registers its own copy of the Example protos, which clashes with
 # TensorFlow's in one process, so each side is checked in its own.
-if ! { "$py" -c 'import tensorflow' && "$py" -c 'import torch, tfrecord'; } >/dev/null 2>&1; then
-	log "installing the Python peers into $venv (tensorflow-cpu 2.21.0, torch, tfrecord; several GB)"
+if ! { "$py" -c 'import tensorflow' && "$py" -c 'import torch, tfrecord, grain, array_record'; } >/dev/null 2>&1; then
+	log "installing the Python peers into $venv (tensorflow-cpu 2.21.0, torch, tfrecord, grain, array_record; several GB)"
 	[ -x "$py" ] || "${SLUICE_BENCH_PYTHON:-python3}" -m venv "$venv"
 	"$py" -m pip install -q --upgrade pip
-	"$py" -m pip install -q --progress-bar off tensorflow-cpu==2.21.0 torch tfrecord numpy
+	"$py" -m pip install -q --progress-bar off tensorflow-cpu==2.21.0 torch tfrecord grain array_record numpy
 fi
 
 log "building sluicebench"
@@ -91,6 +91,11 @@ for round in $(seq "$runs"); do
 		for workers in 0 2; do
 			"$py" bench/py/torchloader.py --workload "$w" --workers "$workers" --data "$data" \
 				>>"$results/torch-w$workers.jsonl" 2>>"$results/torch.log"
+		done
+		case "$w" in framing-*) continue ;; esac
+		for workers in 0 2; do
+			"$py" bench/py/grainloader.py --workload "$w" --workers "$workers" --data "$data" \
+				>>"$results/grain-w$workers.jsonl" 2>>"$results/grain.log"
 		done
 	done
 	for w in $scaling; do

@@ -134,10 +134,10 @@ var mainWorkloads = []struct{ name, what string }{
 	{"seed", "(6) the seed pipeline: MNIST-like files, num_epochs 2, shuffled, 2 readers, shuffle_batch 128 (min_after_dequeue 10000)"},
 }
 
-var systemOrder = []string{"sluice", "sluice (1 core)", "sluice-reuse", "sluice-lib", "tf-queue", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2"}
+var systemOrder = []string{"sluice", "sluice (1 core)", "sluice-reuse", "sluice-lib", "tf-queue", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2", "grain-w0", "grain-w2"}
 
 // summaryOrder is the columns of the summary table: the headline rows.
-var summaryOrder = []string{"sluice", "sluice (1 core)", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2"}
+var summaryOrder = []string{"sluice", "sluice (1 core)", "tf-queue-batched", "tf.data", "torch-w2", "grain-w2"}
 
 var systemNames = map[string]string{
 	"sluice":           "sluice (2 cores)",
@@ -149,6 +149,8 @@ var systemNames = map[string]string{
 	"tf.data":          "TF 2.21 tf.data AUTOTUNE",
 	"torch-w0":         "PyTorch DataLoader, 0 workers",
 	"torch-w2":         "PyTorch DataLoader, 2 workers",
+	"grain-w0":         "Grain over ArrayRecord, in process",
+	"grain-w2":         "Grain over ArrayRecord, 2 workers",
 }
 
 func write(w io.Writer, m meta, mach string, ss []summary) {
@@ -175,8 +177,10 @@ func write(w io.Writer, m meta, mach string, ss []summary) {
 	} else if v := versions["tf.data"]; v != "" {
 		fmt.Fprintf(w, ", TensorFlow %s", v)
 	}
-	if v := versions["torch-w0"]; v != "" {
-		fmt.Fprintf(w, ", %s", v)
+	for _, sys := range []string{"torch-w0", "grain-w0"} {
+		if v := versions[sys]; v != "" {
+			fmt.Fprintf(w, ", %s", v)
+		}
 	}
 	fmt.Fprintf(w, "\n\nThe systems are interleaved: each round runs every system once on each workload, "+
 		"so a change in the machine's load falls on all of them. Every run of every system is one untimed "+
