@@ -70,8 +70,6 @@ def build(a):
         batch = v1.train.shuffle_batch_join(lists, common.BATCH, capacity=common.MIN_AFTER_DEQUEUE + 3 * common.BATCH,
                                             min_after_dequeue=common.MIN_AFTER_DEQUEUE, seed=42,
                                             allow_smaller_final_batch=True)
-        if isinstance(b, (list, tuple)):
-            (b,) = b
     else:
         batch = v1.train.batch_join(lists, common.BATCH, capacity=4 * common.BATCH, allow_smaller_final_batch=True)
     # csv: four floats, the label; cifar: image, label; small10: f0..f9
