@@ -120,6 +120,10 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 		d.err = fmt.Errorf("sluice: CSV: %w", err)
 		return d
 	}
+	if s.headerLines < 0 {
+		d.err = fmt.Errorf("sluice: CSV: %w: HeaderLines(%d)", ErrInvalid, s.headerLines)
+		return d
+	}
 	var copts []decode.CSVOption
 	for _, o := range s.csvOpts {
 		copts = append(copts, decode.FieldDelim(o.delim))
@@ -130,8 +134,8 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 	}
 	order := d.setLayout(fs)
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		r, err := recordio.NewTextLineReader(q, recordio.SkipHeaderLines(s.headerLines))
-		return r, nil, err
+		f := &recordio.TextLineFormat{SkipHeaderLines: s.headerLines, NoKeys: true}
+		return recordio.NewReader("TextLineReader", f, q), f, nil
 	}
 	// Keys are "file:line".
 	d.origin = keyOrigin(func(e *dataerr.Error, line int64) { e.Line = line })

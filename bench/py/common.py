@@ -41,7 +41,9 @@ def args(description, extra=None):
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--workload", required=True, choices=sorted(WORKLOADS))
     p.add_argument("--data", default="build/bench-data")
-    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--runs", type=int, default=1)
+    p.add_argument("--min-time", type=float, default=1.0,
+                   help="repeat whole passes within a run until it lasts this long, as sluicebench does")
     if extra:
         extra(p)
     a = p.parse_args()
@@ -53,30 +55,103 @@ def args(description, extra=None):
     return a
 
 
-def max_rss_kb(workers=0):
-    """Peak resident set in KiB: this process's, plus, for a process with
-    worker children (torch's DataLoader), the largest child's times the
-    number of workers — an estimate, since ru_maxrss of the children is the
-    peak of the largest one only."""
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    if workers:
-        rss += workers * resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return rss
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def emit(system, workload, run, examples, nbytes, seconds, check, version, workers=0):
+def tree():
+    """The pids of this process's descendants (DataLoader workers, Grain's
+    processes), read from /proc."""
+    out, todo = [], [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def children_cpu():
+    """CPU seconds (user + system) used so far by the live descendants, plus
+    those already reaped."""
+    ticks = 0
+    for pid in tree():
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ticks / CLK_TCK + ru.ru_utime + ru.ru_stime
+
+
+def status_kb(pid, key):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def memory_kb():
+    """(peak RSS of the largest process, PSS of the whole tree now): the
+    largest process's own high-water mark, and the proportional set size
+    summed over the tree, which counts a page shared by N processes 1/N in
+    each, so copy-on-write pages of forked workers are not counted N times."""
+    pids = [os.getpid()] + tree()
+    peak = max(status_kb(p, "VmHWM") for p in pids)
+    pss = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+                        break
+        except OSError:
+            pass
+    return peak, pss
+
+
+def measure(a, prepare):
+    """Times one run as every system in bench/ is timed: prepare() builds
+    the pipeline (untimed) and returns a function that runs one whole pass,
+    returning (examples, bytes, check). One untimed pass warms the page
+    cache, the code paths and any worker processes; then passes repeat until
+    the run lasts --min-time. Returns examples, bytes and CPU seconds of the
+    timed passes, their wall-clock seconds, the check of one pass and the
+    number of passes."""
+    prepare()()
+    examples = nbytes = check = passes = 0
+    seconds = cpu = 0.0
+    while passes == 0 or seconds < a.min_time:
+        run = prepare()
+        c0, k0, t0 = time.process_time(), children_cpu(), time.perf_counter()
+        e, b, c = run()
+        seconds += time.perf_counter() - t0
+        cpu += time.process_time() - c0 + children_cpu() - k0
+        examples, nbytes, check, passes = examples + e, nbytes + b, c, passes + 1
+    return examples, nbytes, cpu, seconds, check, passes
+
+
+def emit(system, workload, run, measured, version):
+    examples, nbytes, cpu, seconds, check, passes = measured
+    peak, pss = memory_kb()
     print(json.dumps({
         "system": system, "workload": workload, "run": run,
-        "examples": int(examples), "bytes": int(nbytes), "seconds": seconds,
-        "check": int(check), "max_rss_kb": max_rss_kb(workers),
+        "examples": int(examples), "bytes": int(nbytes), "seconds": seconds, "cpu_seconds": cpu,
+        "check": int(check), "passes": passes, "max_rss_kb": peak, "pss_kb": pss,
         "version": version, "python_version": platform.python_version(),
     }), flush=True)
-
-
-class Timer:
-    def __enter__(self):
-        self.start = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds = time.perf_counter() - self.start

@@ -65,23 +65,23 @@ def dataset(a):
     return ds.batch(common.BATCH).map(parse, num_parallel_calls=AUTOTUNE)
 
 
-def once(a):
-    ds = dataset(a).prefetch(AUTOTUNE)
-    examples = nbytes = check = 0
-    with common.Timer() as t:
-        for out in ds:
-            examples += int(out[0])
-            nbytes += int(out[1])
-            check += int(out[2])
-            tf.nest.map_structure(lambda x: x.numpy(), out[3:])  # the batch, as a training step gets it
-    return examples, nbytes, t.seconds, check
-
-
 def main():
     a = common.args("tf.data with AUTOTUNE")
+    ds = dataset(a).prefetch(AUTOTUNE)
+
+    def prepare():
+        def run():
+            examples = nbytes = check = 0
+            for out in ds:
+                examples += int(out[0])
+                nbytes += int(out[1])
+                check += int(out[2])
+                tf.nest.map_structure(lambda x: x.numpy(), out[3:])  # the batch, as a training step gets it
+            return examples, nbytes, check
+        return run
+
     for run in range(1, a.runs + 1):
-        examples, nbytes, seconds, check = once(a)
-        common.emit("tf.data", a.workload, run, examples, nbytes, seconds, check, tf.__version__)
+        common.emit("tf.data", a.workload, run, common.measure(a, prepare), tf.__version__)
 
 
 if __name__ == "__main__":

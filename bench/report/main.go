@@ -30,6 +30,7 @@ type meta struct {
 	Python    string `json:"python"`
 	GoVersion string `json:"go"`
 	Kernel    string `json:"kernel"`
+	CPU       string `json:"cpu"` // the model name in /proc/cpuinfo when the runs were made
 }
 
 func main() {
@@ -57,7 +58,11 @@ func run(dir, out string) error {
 		return fmt.Errorf("no results in %s", dir)
 	}
 	var buf bytes.Buffer
-	write(&buf, m, machine(), summarize(rs))
+	mach := machine()
+	if m.CPU != "" {
+		mach = m.CPU + strings.TrimPrefix(mach, cpuModel())
+	}
+	write(&buf, m, mach, summarize(rs))
 	return os.WriteFile(out, buf.Bytes(), 0o644)
 }
 
@@ -93,17 +98,21 @@ func readResults(dir string) ([]result, error) {
 	return rs, nil
 }
 
-// machine describes the CPU and memory from /proc, as Linux reports them.
-func machine() string {
-	cpu := "unknown CPU"
+// cpuModel is the first model name in /proc/cpuinfo.
+func cpuModel() string {
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for line := range strings.Lines(string(b)) {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				cpu = strings.TrimSpace(v)
-				break
+				return strings.TrimSpace(v)
 			}
 		}
 	}
+	return "unknown CPU"
+}
+
+// machine describes the CPU and memory from /proc, as Linux reports them.
+func machine() string {
+	cpu := cpuModel()
 	mem := "unknown memory"
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var kb int64
@@ -125,15 +134,23 @@ var mainWorkloads = []struct{ name, what string }{
 	{"seed", "(6) the seed pipeline: MNIST-like files, num_epochs 2, shuffled, 2 readers, shuffle_batch 128 (min_after_dequeue 10000)"},
 }
 
-var systemOrder = []string{"sluice", "sluice (1 core)", "tf-queue", "tf.data", "torch-w0", "torch-w2"}
+var systemOrder = []string{"sluice", "sluice (1 core)", "sluice-reuse", "sluice-lib", "tf-queue", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2", "grain-w0", "grain-w2"}
+
+// summaryOrder is the columns of the summary table: the headline rows.
+var summaryOrder = []string{"sluice", "sluice (1 core)", "tf-queue-batched", "tf.data", "torch-w2", "grain-w2"}
 
 var systemNames = map[string]string{
-	"sluice":          "sluice (2 cores)",
-	"sluice (1 core)": "sluice (1 core)",
-	"tf-queue":        "TF 2.21 tf.compat.v1 queues",
-	"tf.data":         "TF 2.21 tf.data AUTOTUNE",
-	"torch-w0":        "PyTorch DataLoader, 0 workers",
-	"torch-w2":        "PyTorch DataLoader, 2 workers",
+	"sluice":           "sluice (2 cores)",
+	"sluice (1 core)":  "sluice (1 core)",
+	"sluice-reuse":     "sluice, reusing batch memory",
+	"sluice-lib":       "sluice, hand-tuned library path",
+	"tf-queue":         "TF 2.21 queues, the guide's per-record idiom",
+	"tf-queue-batched": "TF 2.21 queues, read_up_to + batched parse",
+	"tf.data":          "TF 2.21 tf.data AUTOTUNE",
+	"torch-w0":         "PyTorch DataLoader, 0 workers",
+	"torch-w2":         "PyTorch DataLoader, 2 workers",
+	"grain-w0":         "Grain over ArrayRecord, in process",
+	"grain-w2":         "Grain over ArrayRecord, 2 workers",
 }
 
 func write(w io.Writer, m meta, mach string, ss []summary) {
@@ -148,7 +165,7 @@ func write(w io.Writer, m meta, mach string, ss []summary) {
 	fmt.Fprintf(w, "# Benchmarks\n\n")
 	fmt.Fprintf(w, "Written by `bash bench/run.sh%s` (see [bench/README.md](bench/README.md)); do not edit by hand.\n\n",
 		map[bool]string{true: " --quick"}[m.Mode == "quick"])
-	fmt.Fprintf(w, "- date: %s; sluice commit %s; %s mode, %d runs of each system on each workload, each system in its own process\n", m.Date, m.Commit, m.Mode, m.Runs)
+	fmt.Fprintf(w, "- date: %s; sluice commit %s; %s mode, %d rounds of every system on each workload, each run in its own process\n", m.Date, m.Commit, m.Mode, m.Runs)
 	fmt.Fprintf(w, "- machine: %s; %s\n", mach, m.Kernel)
 	versions := map[string]string{}
 	for _, s := range ss {
@@ -160,34 +177,42 @@ func write(w io.Writer, m meta, mach string, ss []summary) {
 	} else if v := versions["tf.data"]; v != "" {
 		fmt.Fprintf(w, ", TensorFlow %s", v)
 	}
-	if v := versions["torch-w0"]; v != "" {
-		fmt.Fprintf(w, ", %s", v)
+	for _, sys := range []string{"torch-w0", "grain-w0"} {
+		if v := versions[sys]; v != "" {
+			fmt.Fprintf(w, ", %s", v)
+		}
 	}
-	fmt.Fprintf(w, "\n\nEach figure is the median of the runs, with the slowest and fastest run; "+
-		"\"vs sluice\" is the system's median over sluice's (2 cores). "+
-		"Peak RSS is the process's ru_maxrss (for the DataLoader with workers: the main process plus "+
-		"workers × the largest worker's). A ✗ marks a run whose checksum (label sum, or byte count) "+
-		"differs from sluice's: a wrong answer, not a slow one. The machine is shared with other "+
-		"work, so two-core figures can fall below one-core ones when the other core is busy; the min – max "+
-		"columns show how much a figure moved.\n\n")
+	fmt.Fprintf(w, "\n\nThe systems are interleaved: each round runs every system once on each workload, "+
+		"so a change in the machine's load falls on all of them. Every run of every system is one untimed "+
+		"pass (page cache, code paths and worker processes warm) and then whole passes until it lasts 1 s. "+
+		"Each figure is the median of the rounds, with the slowest and fastest; CPU/example is user + system "+
+		"time of the process and its workers over the timed passes, divided by the examples — steadier than "+
+		"wall clock on a shared machine. \"vs sluice\" is the system's median examples/s over sluice's "+
+		"(2 cores, headline row), and the CPU ratio the system's CPU per example over sluice's. "+
+		"The headline sluice rows read through the `sluice` package as a user writes it, every batch in "+
+		"memory of its own as every peer's is; two more rows show sluice reusing batch memory (its default) "+
+		"and sluice's hand-tuned library path. Peak RSS is the largest process's high-water mark; PSS is the "+
+		"proportional set size of the whole process tree at the end of a run (a page shared by n processes "+
+		"counts 1/n in each), so forked workers' shared pages are not counted twice. A ✗ marks a run whose "+
+		"checksum (label sum, or byte count) differs from sluice's: a wrong answer, not a slow one.\n\n")
 
-	fmt.Fprintf(w, "## Summary (examples/s, median)\n\n| workload |")
-	for _, sys := range systemOrder {
+	fmt.Fprintf(w, "## Summary (examples/s, median; CPU ns per example)\n\n| workload |")
+	for _, sys := range summaryOrder {
 		fmt.Fprintf(w, " %s |", systemNames[sys])
 	}
-	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(systemOrder)))
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(summaryOrder)))
 	for _, wl := range mainWorkloads {
 		fmt.Fprintf(w, "| %s |", wl.name)
 		base, _ := find("sluice", wl.name)
-		for _, sys := range systemOrder {
+		for _, sys := range summaryOrder {
 			s, ok := find(sys, wl.name)
 			switch {
 			case !ok:
 				fmt.Fprintf(w, " — |")
 			case sys == "sluice" || base.Median == 0:
-				fmt.Fprintf(w, " %s |", rate(s.Median))
+				fmt.Fprintf(w, " %s; %s |", rate(s.Median), cpuNs(s.CPUNs))
 			default:
-				fmt.Fprintf(w, " %s (%s) |", rate(s.Median), ratio(s.Median/base.Median))
+				fmt.Fprintf(w, " %s (%s); %s |", rate(s.Median), ratio(s.Median/base.Median), cpuNs(s.CPUNs))
 			}
 		}
 		fmt.Fprintln(w)
@@ -197,7 +222,7 @@ func write(w io.Writer, m meta, mach string, ss []summary) {
 	fmt.Fprintf(w, "\n## Each workload\n")
 	for _, wl := range mainWorkloads {
 		fmt.Fprintf(w, "\n### %s\n\n%s.\n\n", wl.name, wl.what)
-		fmt.Fprintf(w, "| system | examples/s | min – max | MB/s | vs sluice | peak RSS | runs |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| system | examples/s | min – max | CPU/example | MB/s | vs sluice | CPU vs sluice | peak RSS | PSS | runs |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		base, _ := find("sluice", wl.name)
 		for _, sys := range systemOrder {
 			s, ok := find(sys, wl.name)
@@ -208,16 +233,24 @@ func write(w io.Writer, m meta, mach string, ss []summary) {
 			if !s.ChecksAgree || (base.Runs > 0 && s.Check != base.Check) {
 				mark = " ✗"
 			}
-			vs := "1×"
+			vs, cpuVs := "1×", "1×"
 			if sys != "sluice" && base.Median > 0 {
 				vs = ratio(s.Median / base.Median)
+				cpuVs = "—"
+				if base.CPUNs > 0 && s.CPUNs > 0 {
+					cpuVs = fmt.Sprintf("%.2f×", s.CPUNs/base.CPUNs)
+				}
 			}
 			mbps := "—"
 			if s.MBps > 0 {
 				mbps = fmt.Sprintf("%.0f", s.MBps)
 			}
-			fmt.Fprintf(w, "| %s%s | %s | %s – %s | %s | %s | %.0f MB | %d |\n", systemNames[sys], mark,
-				rate(s.Median), rate(s.Min), rate(s.Max), mbps, vs, float64(s.MaxRSSKB)/1024, s.Runs)
+			pss := "—"
+			if s.PSSKB > 0 {
+				pss = fmt.Sprintf("%.0f MB", float64(s.PSSKB)/1024)
+			}
+			fmt.Fprintf(w, "| %s%s | %s | %s – %s | %s | %s | %s | %s | %.0f MB | %s | %d |\n", systemNames[sys], mark,
+				rate(s.Median), rate(s.Min), rate(s.Max), cpuNs(s.CPUNs), mbps, vs, cpuVs, float64(s.MaxRSSKB)/1024, pss, s.Runs)
 		}
 	}
 
@@ -253,6 +286,20 @@ func rate(x float64) string {
 		return fmt.Sprintf("%.3g k", x/1e3)
 	default:
 		return fmt.Sprintf("%.3g", x)
+	}
+}
+
+// cpuNs formats CPU time per example.
+func cpuNs(ns float64) string {
+	switch {
+	case ns <= 0:
+		return "—"
+	case ns >= 1e4:
+		return fmt.Sprintf("%.0f µs", ns/1e3)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2f µs", ns/1e3)
+	default:
+		return fmt.Sprintf("%.0f ns", ns)
 	}
 }
 

@@ -13,8 +13,10 @@ type result struct {
 	Examples int64   `json:"examples"`
 	Bytes    int64   `json:"bytes"`
 	Seconds  float64 `json:"seconds"`
+	CPU      float64 `json:"cpu_seconds"` // user + system, worker processes included
 	Check    int64   `json:"check"`
 	MaxRSSKB int64   `json:"max_rss_kb"`
+	PSSKB    int64   `json:"pss_kb"`
 	Cores    int     `json:"cores"`
 	Version  string  `json:"version"`
 }
@@ -33,7 +35,9 @@ type summary struct {
 	Runs             int
 	Median, Min, Max float64 // examples/s
 	MBps             float64 // median MB/s
-	MaxRSSKB         int64
+	CPUNs            float64 // median CPU time per example, in ns; 0 if not measured
+	MaxRSSKB         int64   // peak RSS of the largest process
+	PSSKB            int64   // proportional set size of the process tree, largest run
 	Check            int64
 	ChecksAgree      bool // every run gave the same check
 	Version          string
@@ -57,17 +61,23 @@ func summarize(rs []result) []summary {
 		g := groups[k]
 		rates := make([]float64, len(g))
 		mbps := make([]float64, len(g))
+		var cpu []float64
 		s := summary{System: k.system, Workload: k.workload, Runs: len(g), Check: g[0].Check, ChecksAgree: true, Version: g[0].Version}
 		for i, r := range g {
 			if r.Seconds > 0 {
 				rates[i] = float64(r.Examples) / r.Seconds
 				mbps[i] = float64(r.Bytes) / 1e6 / r.Seconds
 			}
+			if r.CPU > 0 && r.Examples > 0 {
+				cpu = append(cpu, r.CPU*1e9/float64(r.Examples))
+			}
+			s.PSSKB = max(s.PSSKB, r.PSSKB)
 			s.MaxRSSKB = max(s.MaxRSSKB, r.MaxRSSKB)
 			s.ChecksAgree = s.ChecksAgree && r.Check == s.Check
 		}
 		s.Median, s.Min, s.Max = median(rates), slices.Min(rates), slices.Max(rates)
 		s.MBps = median(mbps)
+		s.CPUNs = median(cpu)
 		out = append(out, s)
 	}
 	return out

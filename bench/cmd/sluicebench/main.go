@@ -24,7 +24,8 @@ type result struct {
 	Examples  int64   `json:"examples"`
 	Bytes     int64   `json:"bytes"`
 	Seconds   float64 `json:"seconds"`
-	Check     int64   `json:"check"` // per pass
+	CPU       float64 `json:"cpu_seconds"` // user + system time of the timed passes
+	Check     int64   `json:"check"`       // per pass
 	Passes    int64   `json:"passes,omitempty"`
 	MaxRSSKB  int64   `json:"max_rss_kb"`
 	Cores     int     `json:"cores"`
@@ -57,8 +58,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	runs := fs.Int("runs", 5, "timed runs")
 	asJSON := fs.Bool("json", false, "print one JSON line per run instead of a summary")
 	list := fs.Bool("list", false, "list the workloads")
-	minTime := fs.Duration("min-time", 300*time.Millisecond,
-		"repeat whole passes within a run until it lasts this long (a pass of sluice can take a few milliseconds)")
+	minTime := fs.Duration("min-time", time.Second,
+		"repeat whole passes within a run until it lasts this long (every system in bench/ does the same, after one untimed pass)")
+	mode := fs.String("mode", "api", "api: the sluice package, a batch's memory its own (the headline rows); "+
+		"api-reuse: the sluice package reusing batch memory (its default); lib: the hand-tuned library path")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -91,6 +94,23 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(files) == 0 {
 		return fmt.Errorf("no files in %s: run sluicebench gen -data %s first", filepath.Join(*data, w.data), *data)
 	}
+	system, pass := "", w.run
+	switch *mode {
+	case "api":
+		system, pass = "sluice", func(ctx context.Context, files []string, t *tally) error { return w.api(ctx, files, true, t) }
+	case "api-reuse":
+		system, pass = "sluice-reuse", func(ctx context.Context, files []string, t *tally) error { return w.api(ctx, files, false, t) }
+	case "lib":
+		system = "sluice-lib"
+	default:
+		return fmt.Errorf("unknown -mode %q (api, api-reuse or lib)", *mode)
+	}
+	// One untimed pass, as every system in bench/ makes: the files are in
+	// the page cache and the code paths warm before any run is timed.
+	var warm tally
+	if err := pass(ctx, files, &warm); err != nil {
+		return err
+	}
 	version := "devel"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
@@ -103,18 +123,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	for i := range *runs {
 		runtime.GC() // start each run from the same heap, not the last run's garbage
 		var t tally
+		cpu0 := cpuSeconds()
 		start := time.Now()
 		passes := int64(0)
 		for passes == 0 || time.Since(start) < *minTime {
-			if err := w.run(ctx, files, &t); err != nil {
+			if err := pass(ctx, files, &t); err != nil {
 				return err
 			}
 			passes++
 		}
 		r := result{
-			System: "sluice", Workload: w.name, Run: i + 1,
+			System: system, Workload: w.name, Run: i + 1,
 			Examples: t.examples.Load(), Bytes: t.bytes.Load(), Check: t.check.Load() / passes,
-			Seconds: time.Since(start).Seconds(), MaxRSSKB: maxRSSKB(),
+			Seconds: time.Since(start).Seconds(), CPU: cpuSeconds() - cpu0, MaxRSSKB: maxRSSKB(),
 			Passes: passes, Cores: runtime.GOMAXPROCS(0), Version: version, GoVersion: runtime.Version(),
 		}
 		if *asJSON {
@@ -123,11 +144,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 			continue
 		}
-		fmt.Fprintf(stdout, "%s run %d: %d examples in %.3fs: %.0f examples/s, %.1f MB/s (GOMAXPROCS %d, check %d)\n",
-			r.Workload, r.Run, r.Examples, r.Seconds, float64(r.Examples)/r.Seconds,
-			float64(r.Bytes)/1e6/r.Seconds, r.Cores, r.Check)
+		fmt.Fprintf(stdout, "%s %s run %d: %d examples in %.3fs: %.0f examples/s, %.0f CPU-ns/example, %.1f MB/s (GOMAXPROCS %d, check %d)\n",
+			r.System, r.Workload, r.Run, r.Examples, r.Seconds, float64(r.Examples)/r.Seconds,
+			r.CPU*1e9/float64(r.Examples), float64(r.Bytes)/1e6/r.Seconds, r.Cores, r.Check)
 	}
 	return nil
+}
+
+// cpuSeconds is the user and system time the process has used so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // maxRSSKB is the process's peak resident set so far, in KiB (Linux's unit

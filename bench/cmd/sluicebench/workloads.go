@@ -34,22 +34,28 @@ type tally struct {
 // A workload names a data set and the function that consumes it once.
 type workload struct {
 	name, data string
-	run        func(ctx context.Context, files []string, t *tally) error
+	// run is the hand-tuned library path (sluicebench -mode lib): the
+	// packages below the front door, with buffers reused.
+	run func(ctx context.Context, files []string, t *tally) error
+	// api reads the same data through the sluice package as a user writes
+	// it (-mode api, the headline rows, with keep: a batch's memory is its
+	// own, as every peer's is; -mode api-reuse without keep).
+	api func(ctx context.Context, files []string, keep bool, t *tally) error
 }
 
 var workloads = []workload{
-	{"framing-100B", "framing-100B", runFraming},
-	{"framing-1KB", "framing-1KB", runFraming},
-	{"framing-10KB", "framing-10KB", runFraming},
-	{"framing-100KB", "framing-100KB", runFraming},
-	{"files-1", "files-1", runFraming},
-	{"files-4", "framing-1KB", runFraming},
-	{"files-16", "files-16", runFraming},
-	{"mnist", "mnist", runMNIST},
-	{"small10", "small10", runSmall10},
-	{"csv", "csv", runCSV},
-	{"cifar", "cifar", runCIFAR},
-	{"seed", "mnist", runSeed},
+	{"framing-100B", "framing-100B", runFraming, framingBatches},
+	{"framing-1KB", "framing-1KB", runFraming, framingBatches},
+	{"framing-10KB", "framing-10KB", runFraming, framingBatches},
+	{"framing-100KB", "framing-100KB", runFraming, framingBatches},
+	{"files-1", "files-1", runFraming, framingBatches},
+	{"files-4", "framing-1KB", runFraming, framingBatches},
+	{"files-16", "files-16", runFraming, framingBatches},
+	{"mnist", "mnist", runMNIST, apiExamples(mnistSpec, "label", 1, false)},
+	{"small10", "small10", runSmall10, apiExamples(smallSpec(), "f5", 1, false)},
+	{"csv", "csv", runCSV, apiCSV},
+	{"cifar", "cifar", runCIFAR, apiCIFAR},
+	{"seed", "mnist", runSeed, apiExamples(mnistSpec, "label", 2, true)},
 }
 
 func lookupWorkload(name string) (workload, bool) {

@@ -47,6 +47,18 @@ func TestWorkloads(t *testing.T) {
 			t.Errorf("%s: checksum 0", w.name)
 		}
 		checks[w.name] = got.check.Load()
+		// The front door reads the same examples and sums the same
+		// checks, with batch memory of its own and reused.
+		for _, keep := range []bool{true, false} {
+			var api tally
+			if err := w.api(context.Background(), d.fileNames(root), keep, &api); err != nil {
+				t.Fatalf("%s through the sluice package (keep %v): %v", w.name, keep, err)
+			}
+			if api.examples.Load() != got.examples.Load() || api.check.Load() != got.check.Load() {
+				t.Errorf("%s through the sluice package (keep %v): %d examples, check %d; library path: %d, %d",
+					w.name, keep, api.examples.Load(), api.check.Load(), got.examples.Load(), got.check.Load())
+			}
+		}
 	}
 	if checks["seed"] != 2*checks["mnist"] {
 		t.Errorf("seed checksum %d, want twice mnist's %d", checks["seed"], checks["mnist"])
