@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -126,9 +127,10 @@ func apiCIFAR(ctx context.Context, files []string, keep bool, t *tally) error {
 	return addFileBytes(files, 1, t)
 }
 
-// framingBatches is framing as the peers' string tensors are made: each
-// batch of 1024 records copied into memory of its own (keep), or into one
-// reused arena.
+// framingBatches is framing as the peers' batches of records are made:
+// each record of a batch of 1024 copied into memory of its own (keep), as a
+// Python bytes object or a string tensor's element is, or into one arena
+// reused batch after batch.
 func framingBatches(ctx context.Context, files []string, keep bool, t *tally) error {
 	const framingBatch = 1024
 	return parallelFiles(ctx, files, func() func(string) error {
@@ -154,26 +156,24 @@ func framingBatches(ctx context.Context, files []string, keep bool, t *tally) er
 				t.examples.Add(int64(len(recs)))
 				t.bytes.Add(n)
 				t.check.Add(n)
-				recs = recs[:0]
-				if keep {
-					arena = nil
-				} else {
-					arena = arena[:0]
-				}
+				recs, arena = recs[:0], arena[:0]
 			}
 			for rec, err := range r.All() {
 				if err != nil {
 					return err
 				}
-				if arena == nil {
-					arena = make([]byte, 0, max(framingBatch*len(rec), 1<<16))
+				if keep {
+					recs = append(recs, bytes.Clone(rec))
+				} else {
+					if len(arena)+len(rec) > cap(arena) {
+						// Records already in the batch keep the old arena
+						// alive until the batch is flushed.
+						arena = make([]byte, 0, max(2*cap(arena), len(arena)+len(rec), 64<<10))
+					}
+					start := len(arena)
+					arena = append(arena, rec...)
+					recs = append(recs, arena[start:len(arena):len(arena)])
 				}
-				if len(arena)+len(rec) > cap(arena) {
-					arena = make([]byte, 0, max(2*cap(arena), len(arena)+len(rec)))
-				}
-				start := len(arena)
-				arena = append(arena, rec...)
-				recs = append(recs, arena[start:len(arena):len(arena)])
 				if len(recs) == framingBatch {
 					flush()
 				}
