@@ -40,11 +40,16 @@ type file struct {
 	pos    int64
 }
 
-// A block is one ranged read, in flight until done is closed.
+// A block is one ranged read, in flight until done is closed. Its buffer
+// goes back to the pool when the last of its holders lets go: the cache,
+// the fetch filling it, and each ReadAt copying from it (refs, under the
+// file's mu).
 type block struct {
 	done chan struct{}
+	buf  *[]byte
 	data []byte
 	err  error
+	refs int
 }
 
 var _ storage.File = (*file)(nil)
@@ -128,6 +133,7 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer f.release(blocks)
 	n := 0
 	for i, blk := range blocks {
 		if err := f.wait(first+int64(i), blk); err != nil {
@@ -164,7 +170,9 @@ func (f *file) request(first, last int64) ([]*block, error) {
 	}
 	blocks := make([]*block, 0, last-first+1)
 	for i := first; i <= last; i++ {
-		blocks = append(blocks, f.get(i))
+		blk := f.get(i)
+		blk.refs++ // the caller's, until it has copied from the block
+		blocks = append(blocks, blk)
 	}
 	sequential := first == f.last || first == f.last+1
 	f.last = last
@@ -184,20 +192,21 @@ func (f *file) get(i int64) *block {
 		f.touch(i)
 		return blk
 	}
-	blk := &block{done: make(chan struct{})}
+	off := i * int64(f.cfg.blockSize)
+	n := min(int64(f.cfg.blockSize), f.size-off)
+	blk := &block{done: make(chan struct{}), buf: f.cfg.blocks.get(int(n)), refs: 2} // the cache's and the fetch's
 	f.blocks[i] = blk
 	f.lru = append(f.lru, i)
 	// Evict the least recently used blocks. A reader still copying from
-	// an evicted block holds its own pointer, and an evicted fetch still
-	// in flight finishes on its own, so eviction never breaks a read.
+	// an evicted block holds a reference, and an evicted fetch still in
+	// flight finishes on its own, so eviction never breaks a read.
 	for len(f.lru) > f.cacheCap {
+		f.unref(f.blocks[f.lru[0]])
 		delete(f.blocks, f.lru[0])
 		f.lru = f.lru[1:]
 	}
-	off := i * int64(f.cfg.blockSize)
-	n := min(int64(f.cfg.blockSize), f.size-off)
 	f.wg.Add(1)
-	go f.fetch(blk, off, int(n))
+	go f.fetch(blk, off)
 	return blk
 }
 
@@ -227,6 +236,7 @@ func (f *file) wait(i int64, blk *block) error {
 	}
 	f.mu.Lock()
 	if f.blocks[i] == blk {
+		f.unref(blk)
 		delete(f.blocks, i)
 		for j, k := range f.lru {
 			if k == i {
@@ -239,10 +249,15 @@ func (f *file) wait(i int64, blk *block) error {
 	return blk.err
 }
 
-// fetch fills blk with n bytes at off, in its own goroutine.
-func (f *file) fetch(blk *block, off int64, n int) {
+// fetch fills blk with the bytes at off, in its own goroutine.
+func (f *file) fetch(blk *block, off int64) {
 	defer f.wg.Done()
-	defer close(blk.done)
+	defer func() {
+		close(blk.done)
+		f.mu.Lock()
+		f.unref(blk)
+		f.mu.Unlock()
+	}()
 	select {
 	case f.sem <- struct{}{}:
 		defer func() { <-f.sem }()
@@ -250,7 +265,28 @@ func (f *file) fetch(blk *block, off int64, n int) {
 		blk.err = fmt.Errorf("blobfs: read %s at offset %d: %w", f.name, off, context.Cause(f.ctx))
 		return
 	}
-	blk.data, blk.err = f.readRange(off, n)
+	if blk.err = f.readRange(off, *blk.buf); blk.err == nil {
+		blk.data = *blk.buf
+	}
+}
+
+// release lets go of blocks request returned.
+func (f *file) release(blocks []*block) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, blk := range blocks {
+		f.unref(blk)
+	}
+}
+
+// unref drops one reference to blk, and returns its buffer to the pool
+// when it was the last. f.mu is held.
+func (f *file) unref(blk *block) {
+	blk.refs--
+	if blk.refs == 0 {
+		f.cfg.blocks.put(blk.buf)
+		blk.buf, blk.data = nil, nil
+	}
 }
 
 // Close stops the fetches in flight and waits for their goroutines.
@@ -261,6 +297,9 @@ func (f *file) Close() error {
 		return fmt.Errorf("blobfs: close %s: %w", f.name, ErrClosed)
 	}
 	f.closed = true
+	for _, blk := range f.blocks {
+		f.unref(blk)
+	}
 	f.blocks, f.lru = nil, nil
 	f.mu.Unlock()
 	f.cancel()

@@ -43,6 +43,7 @@ type config struct {
 	stallTimeout  time.Duration // 0: none
 	partSize      int
 	uploadStreams int
+	blocks        *blockPool // buffers of blockSize bytes, shared by the FS's files
 }
 
 func newConfig(opts []Option) config {
@@ -61,6 +62,7 @@ func newConfig(opts []Option) config {
 	if c.open == nil {
 		c.open = c.openDefault
 	}
+	c.blocks = &blockPool{size: c.blockSize}
 	return c
 }
 

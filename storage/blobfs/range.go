@@ -14,12 +14,11 @@ import (
 // Asking again would get the same answer, so it is not retried.
 var ErrLongBody = errors.New("blobfs: response body longer than the range asked for")
 
-// readRange reads exactly n bytes at off with ranged requests, resuming
-// after a failure at the first byte not yet read. A body that ends early
-// is io.ErrUnexpectedEOF — retried, and if it persists returned with the
-// object's name and the offset reached — never a short block.
-func (f *file) readRange(off int64, n int) ([]byte, error) {
-	buf := make([]byte, n)
+// readRange fills buf with the bytes at off with ranged requests,
+// resuming after a failure at the first byte not yet read. A body that
+// ends early is io.ErrUnexpectedEOF — retried, and if it persists returned
+// with the object's name and the offset reached — never a short block.
+func (f *file) readRange(off int64, buf []byte) error {
 	got := 0
 	err := f.cfg.retry(f.ctx, func() (int, error) {
 		m, err := f.readOnce(off+int64(got), buf[got:])
@@ -27,9 +26,9 @@ func (f *file) readRange(off int64, n int) ([]byte, error) {
 		return m, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("blobfs: read %s at offset %d: %w", f.name, off+int64(got), notExist(err))
+		return fmt.Errorf("blobfs: read %s at offset %d: %w", f.name, off+int64(got), notExist(err))
 	}
-	return buf, nil
+	return nil
 }
 
 // readOnce makes one ranged request for len(p) bytes at off. A request
