@@ -262,9 +262,9 @@ func (rb *recordBatcher) each(name string, batch func(recs [][]byte, end int64) 
 	}
 	defer f.Close()
 	if rb.r == nil {
-		rb.r = tfrecord.NewReader(f, tfrecord.WithName(name))
+		rb.r = tfrecord.NewReader(f, tfrecord.Name(name))
 	} else {
-		rb.r.Reset(f, tfrecord.WithName(name))
+		rb.r.Reset(f, tfrecord.Name(name))
 	}
 	flush := func() error {
 		if len(rb.recs) == 0 {

@@ -165,7 +165,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 
 	// Whole batches travel as one element each, so the queue's cost is
 	// per batch, not per record.
-	out, err := queue.NewFIFO(readers+1, d.layout.dtypes, queue.WithName("batches"))
+	out, err := queue.NewFIFO(readers+1, d.layout.dtypes, queue.Name("batches"))
 	if err != nil {
 		return nil, err
 	}
@@ -488,8 +488,8 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 	// to name it in an error.
 	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
 		[]tensor.DType{tensor.String, tensor.String, tensor.Int64},
-		queue.WithShapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.WithName("records"),
-		queue.WithSeed(p.StageSeed(nil)))
+		queue.Shapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.Name("records"),
+		queue.Seed(p.StageSeed(nil)))
 	if err != nil {
 		return fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}

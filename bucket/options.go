@@ -40,9 +40,9 @@ func (c *config) fail(err error) {
 	}
 }
 
-// NumThreads sets how many goroutines run the step (default 1). With more
+// Threads sets how many goroutines run the step (default 1). With more
 // than one, examples of a bucket may be batched out of the step's order.
-func NumThreads(n int) Option {
+func Threads(n int) Option {
 	return func(c *config) {
 		if n <= 0 {
 			c.fail(invalidf("bucket: num_threads must be positive, not %d", n))

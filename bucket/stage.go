@@ -21,7 +21,7 @@ import (
 type routeFunc func(ctx context.Context) (id int, e queue.Element, keep bool, err error)
 
 // A stage is the machinery Bucket and BySequenceLength share, laid out as
-// TensorFlow lays it out (BK-01): NumThreads goroutines run the step and
+// TensorFlow lays it out (BK-01): Threads goroutines run the step and
 // enqueue each example into its bucket's queue; one mover per bucket
 // takes a batch from its queue and pushes it, with the bucket id, onto
 // the top queue; Next dequeues from the top queue. A batch therefore
@@ -265,18 +265,18 @@ func (s *stage) makeQueues(first queue.Element) error {
 	bucketQueues := make([]queue.Queue, len(s.buckets))
 	for i, l := range s.buckets {
 		var err error
-		opts := queue.WithName(l.Name())
+		opts := queue.Name(l.Name())
 		if s.cfg.dynamicPad {
 			bucketQueues[i], err = queue.NewPaddingFIFO(l.Capacity(), dtypes, shapes, opts)
 		} else {
-			bucketQueues[i], err = queue.NewFIFO(l.Capacity(), dtypes, opts, queue.WithShapes(shapes...))
+			bucketQueues[i], err = queue.NewFIFO(l.Capacity(), dtypes, opts, queue.Shapes(shapes...))
 		}
 		if err != nil {
 			return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 		}
 	}
 	top, err := queue.NewPaddingFIFO(s.top.Capacity(), append([]tensor.DType{tensor.Int32}, dtypes...), topShapes,
-		queue.WithName(s.top.Name()))
+		queue.Name(s.top.Name()))
 	if err != nil {
 		return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 	}

@@ -30,7 +30,7 @@ var bg = context.Background()
 // workQueue returns a queue holding units; closed unless open is set.
 func workQueue(t *testing.T, units ...string) *queue.FIFO {
 	t.Helper()
-	q, err := queue.NewFIFO(100, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}), queue.WithName("work"))
+	q, err := queue.NewFIFO(100, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}), queue.Name("work"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) er
 		}
 		c = tfrecord.DetectCompression(prefix[:n])
 	}
-	f.opts = append(append(f.opts[:0], c, tfrecord.WithName(work)), f.Options...)
+	f.opts = append(append(f.opts[:0], c, tfrecord.Name(work)), f.Options...)
 	if offset > 0 && c == tfrecord.None {
 		if offset > file.Size() {
 			file.Close()

@@ -69,7 +69,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 			for j, t := range first {
 				dtypes[j], shapes[j] = t.DType(), t.Shape()
 			}
-			return queue.NewFIFO(c.classCapacity, dtypes, queue.WithShapes(shapes...), queue.WithName(qname))
+			return queue.NewFIFO(c.classCapacity, dtypes, queue.Shapes(shapes...), queue.Name(qname))
 		}))
 		p.TrackQueue(b.classes[i], 0)
 	}

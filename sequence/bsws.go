@@ -11,7 +11,7 @@ import (
 )
 
 // BatchSequencesWithStates builds a state saver on p fed by step,
-// TensorFlow's batch_sequences_with_states: NumThreads goroutines (default
+// TensorFlow's batch_sequences_with_states: Threads goroutines (default
 // 3) run step and prefetch its examples, as a queue runner that p starts,
 // stops and joins with its other stages. The defaults follow TensorFlow's
 // (BSWS-01): Capacity 1000, AllowSmallBatch true, Pad true, and the name

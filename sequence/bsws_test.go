@@ -131,7 +131,7 @@ func runTwoStepsTF(t *testing.T, u, length int, key func(int64) string, opts ...
 	p := input.NewPipeline(input.WithSeed(1))
 	var n atomic.Int64
 	step := func(context.Context) (Input, error) { return bswsInput(key(n.Add(1)), length), nil }
-	s := BatchSequencesWithStates(p, step, bswsStates(), u, 2, append([]Option{NumThreads(3), Capacity(2)}, opts...)...)
+	s := BatchSequencesWithStates(p, step, bswsStates(), u, 2, append([]Option{Threads(3), Capacity(2)}, opts...)...)
 	if err := p.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestBSWSEndOfInput(t *testing.T) {
 // BSWS-08: with a seed, the unique keys are the same on every run.
 func TestBSWS08UniqueKeysSeeded(t *testing.T) {
 	run := func(seed uint64) []string {
-		bs := runTwoStepsTF(t, 2, 3, func(int64) string { return "fixed_key" }, NumThreads(1), MakeKeysUnique(), Seed(seed))
+		bs := runTwoStepsTF(t, 2, 3, func(int64) string { return "fixed_key" }, Threads(1), MakeKeysUnique(), Seed(seed))
 		return bs[0].Key()
 	}
 	a, b, c := run(9), run(9), run(10)

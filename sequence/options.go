@@ -50,11 +50,11 @@ func Name(name string) Option {
 	return func(c *config) { c.name = name }
 }
 
-// NumThreads sets the number of prefetch goroutines of
+// Threads sets the number of prefetch goroutines of
 // BatchSequencesWithStates (default 3).
-func NumThreads(n int) Option {
+func Threads(n int) Option {
 	return func(c *config) {
-		c.pipelineOnly = append(c.pipelineOnly, "NumThreads")
+		c.pipelineOnly = append(c.pipelineOnly, "Threads")
 		if n <= 0 {
 			c.fail(invalidf("sequence: num_threads must be positive, not %d", n))
 		}

@@ -129,7 +129,7 @@ func newStateSaver(batchSize, numUnroll int, initialStates map[string]tensor.Ten
 		capacity = math.MaxInt // TensorFlow's unbounded -1
 	}
 	if s.tokens, err = queue.NewFIFO(capacity, []tensor.DType{tensor.Int32},
-		queue.WithShapes(tensor.Shape{}), queue.WithName(s.name+"/capacity_queue")); err != nil {
+		queue.Shapes(tensor.Shape{}), queue.Name(s.name+"/capacity_queue")); err != nil {
 		return nil, fmt.Errorf("sequence: %w", err)
 	}
 	s.token = queue.Element{tensor.Scalar[int32](21051976)} // TensorFlow's TOKEN_WITH_IGNORED_VALUE

@@ -29,8 +29,8 @@ func TestSQ01Capacity(t *testing.T) {
 	if s.CapacityQueue().Size() != 2000 {
 		t.Errorf("active examples = %d, want 2000", s.CapacityQueue().Size())
 	}
-	if _, err := NewStateSaver(1, 2, scalarState(), NumThreads(2)); err == nil {
-		t.Error("NewStateSaver accepted NumThreads, an option of BatchSequencesWithStates")
+	if _, err := NewStateSaver(1, 2, scalarState(), Threads(2)); err == nil {
+		t.Error("NewStateSaver accepted Threads, an option of BatchSequencesWithStates")
 	}
 }
 

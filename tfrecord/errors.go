@@ -41,7 +41,7 @@ const (
 // the offset TensorFlow's message prints, which differs from Offset for a
 // data CRC mismatch (Offset + 12, where the data begins).
 type RecordError struct {
-	Name   string // file name given with WithName; may be empty
+	Name   string // file name given with Name; may be empty
 	Offset int64  // start of the record in the uncompressed stream
 	At     int64  // offset as TensorFlow reports it
 	Err    error  // ErrCorrupt, ErrTruncated or ErrTooLarge

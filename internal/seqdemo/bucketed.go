@@ -31,7 +31,7 @@ func runBucketed(ctx context.Context, cfg Config, res *Result, out io.Writer) (m
 		return s.x.Len(), queue.Element{tensor.Scalar(s.id), tensor.Scalar(s.phi), s.x}, nil
 	}
 	buckets := bucket.BySequenceLength(p, step, cfg.Boundaries, cfg.BucketBatch,
-		bucket.DynamicPad(), bucket.AllowSmallerFinalBatch(), bucket.NumThreads(cfg.Readers),
+		bucket.DynamicPad(), bucket.AllowSmallerFinalBatch(), bucket.Threads(cfg.Readers),
 		bucket.Capacity(4*maxInt(cfg.BucketBatch)), bucket.Names(featureID, featurePhi, featureX), bucket.Name("by_length"))
 	if cfg.OnPipeline != nil {
 		cfg.OnPipeline("bucketed", p)

@@ -108,9 +108,9 @@ func (rb *recordBatcher) each(name string, batch func(recs [][]byte, end int64) 
 	}
 	defer f.Close()
 	if rb.r == nil {
-		rb.r = tfrecord.NewReader(f, tfrecord.WithName(name))
+		rb.r = tfrecord.NewReader(f, tfrecord.Name(name))
 	} else {
-		rb.r.Reset(f, tfrecord.WithName(name))
+		rb.r.Reset(f, tfrecord.Name(name))
 	}
 	flush := func() error {
 		if len(rb.recs) == 0 {
@@ -155,9 +155,9 @@ func runFraming(ctx context.Context, files []string, t *tally) error {
 			}
 			defer f.Close()
 			if r == nil {
-				r = tfrecord.NewReader(f, tfrecord.WithName(name))
+				r = tfrecord.NewReader(f, tfrecord.Name(name))
 			} else {
-				r.Reset(f, tfrecord.WithName(name))
+				r.Reset(f, tfrecord.Name(name))
 			}
 			var n, bytes int64
 			for rec, err := range r.All() {
