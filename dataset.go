@@ -151,10 +151,10 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 
 	var popts []input.PipelineOption
 	if s.seeded {
-		popts = append(popts, input.WithSeed(s.seed))
+		popts = append(popts, input.Seed(s.seed))
 	}
 	p := input.NewPipeline(popts...)
-	fopts := []input.Option{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
+	fopts := []input.ProducerOption{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
 	if !s.forever {
 		fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
 	}

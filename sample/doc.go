@@ -25,7 +25,7 @@
 // batching, so it starts, stops, reports errors and publishes metrics as
 // every other stage:
 //
-//	p := input.NewPipeline(input.WithSeed(1))
+//	p := input.NewPipeline(input.Seed(1))
 //	batches := sample.StratifiedSample(p, step, []float64{0.5, 0.5}, 64,
 //		sample.InitProbs([]float64{0.999, 0.001}), sample.Names("image"))
 //	if err := p.Start(ctx); err != nil { ... }

@@ -36,7 +36,7 @@ func ResampleAtRateStage(p *input.Pipeline, step RateStep, batchSize int, opts .
 			}
 		}
 	}
-	c.batching = append([]input.Option{input.EnqueueMany()}, c.batching...)
+	c.batching = append([]input.BatchOption{input.EnqueueMany()}, c.batching...)
 	return batch(p, copies, batchSize, c)
 }
 
@@ -94,6 +94,6 @@ func WeightedResample(p *input.Pipeline, step RateStep, overallRate float64, bat
 			}
 		}
 	}
-	c.batching = append([]input.Option{input.EnqueueMany()}, c.batching...)
+	c.batching = append([]input.BatchOption{input.EnqueueMany()}, c.batching...)
 	return batch(p, copies, batchSize, c, "rate")
 }

@@ -47,7 +47,7 @@ func (r *lockedRand) poisson(lambda float64) int {
 func batch(p *input.Pipeline, step input.Step, batchSize int, c *config, own ...string) *input.Batches {
 	opts := c.batching
 	if c.names != nil {
-		opts = append(append([]input.Option(nil), opts...), input.Names(append(own, c.names...)...))
+		opts = append(append([]input.BatchOption(nil), opts...), input.Names(append(own, c.names...)...))
 	}
 	return p.Batch(named(step, c.names, own), batchSize, opts...)
 }

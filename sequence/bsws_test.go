@@ -128,7 +128,7 @@ func seq4Batch1(u int) sparseWant {
 func runTwoStepsTF(t *testing.T, u, length int, key func(int64) string, opts ...Option) [2]*Batch {
 	t.Helper()
 	ctx := context.Background()
-	p := input.NewPipeline(input.WithSeed(1))
+	p := input.NewPipeline(input.Seed(1))
 	var n atomic.Int64
 	step := func(context.Context) (Input, error) { return bswsInput(key(n.Add(1)), length), nil }
 	s := BatchSequencesWithStates(p, step, bswsStates(), u, 2, append([]Option{Threads(3), Capacity(2)}, opts...)...)

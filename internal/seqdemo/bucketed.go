@@ -18,7 +18,7 @@ import (
 // with dynamic padding, and a direct estimate of each series' φ from its
 // whole sequence. It returns the estimates by series id.
 func runBucketed(ctx context.Context, cfg Config, res *Result, out io.Writer) (map[int64]estimate, error) {
-	p := input.NewPipeline(input.WithSeed(cfg.Seed))
+	p := input.NewPipeline(input.Seed(cfg.Seed))
 	src, err := newSeriesSource(ctx, p, cfg, res)
 	if err != nil {
 		return nil, err

@@ -227,7 +227,7 @@ func (s *seriesSource) next(ctx context.Context) (parsedSeries, error) {
 // runStateful runs the state saver pipeline and checks its estimates
 // against direct.
 func runStateful(ctx context.Context, cfg Config, res *Result, direct map[int64]estimate, series []Series, out io.Writer) error {
-	p := input.NewPipeline(input.WithSeed(cfg.Seed))
+	p := input.NewPipeline(input.Seed(cfg.Seed))
 	src, err := newSeriesSource(ctx, p, cfg, res)
 	if err != nil {
 		return err

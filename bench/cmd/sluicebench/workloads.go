@@ -366,7 +366,7 @@ func runCIFAR(ctx context.Context, files []string, t *tally) error {
 // parsing per record, and shuffle_batch_join of 128 with
 // min_after_dequeue 10000, through the input package's queues and runners.
 func runSeed(ctx context.Context, files []string, t *tally) error {
-	p := input.NewPipeline(input.WithSeed(42))
+	p := input.NewPipeline(input.Seed(42))
 	names := p.StringInputProducer(files, input.NumEpochs(2))
 	parser := make([]*example.Parser, 2)
 	readers := make([]input.Step, 2)
