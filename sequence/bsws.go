@@ -14,8 +14,8 @@ import (
 // TensorFlow's batch_sequences_with_states: Threads goroutines (default
 // 3) run step and prefetch its examples, as a queue runner that p starts,
 // stops and joins with its other stages. The defaults follow TensorFlow's
-// (BSWS-01): Capacity 1000, AllowSmallBatch true, Pad true, and the name
-// "batch_sequences_with_states".
+// (BSWS-01): Capacity 1000, AllowSmallerFinalBatch (DropRemainder turns it
+// off), Pad true, and the name "batch_sequences_with_states".
 //
 // With padding, every sequence is padded at the end to the next multiple
 // of numUnroll with zeros ("" for strings), and an Input whose Length is

@@ -17,7 +17,7 @@ import (
 func Example() {
 	ctx := context.Background()
 	saver, err := sequence.NewStateSaver(2, 3, map[string]tensor.Tensor{"h": tensor.Scalar[float32](0)},
-		sequence.AllowSmallBatch(true))
+		sequence.AllowSmallerFinalBatch())
 	if err != nil {
 		panic(err)
 	}

@@ -446,7 +446,7 @@ func TestSQ14Close(t *testing.T) {
 		}
 	})
 	t.Run("plain, small batch", func(t *testing.T) {
-		s := newSaver(t, 2, 2, scalarState(), AllowSmallBatch(true))
+		s := newSaver(t, 2, 2, scalarState(), AllowSmallerFinalBatch())
 		mustPrefetch(t, s, simpleInput("a", 4, 4))
 		mustPrefetch(t, s, simpleInput("b", 2, 2))
 		mustPrefetch(t, s, simpleInput("c", 2, 2))
@@ -469,7 +469,7 @@ func TestSQ14Close(t *testing.T) {
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {
-		s := newSaver(t, 2, 2, scalarState(), AllowSmallBatch(true))
+		s := newSaver(t, 2, 2, scalarState(), AllowSmallerFinalBatch())
 		mustPrefetch(t, s, simpleInput("a", 4, 4))
 		mustPrefetch(t, s, simpleInput("b", 4, 4))
 		b := mustNext(t, s)
