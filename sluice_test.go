@@ -479,7 +479,7 @@ func TestCSV(t *testing.T) {
 		Col("y", decode.RequiredInt64()),
 		Col("name", decode.RequiredString()),
 	}
-	for _, opts := range [][]CSVOption{{HeaderLines(1), Readers(2)}, {HeaderLines(1), Readers(2), Shuffle(10), Epochs(2)}} {
+	for _, opts := range [][]CSVOption{{SkipHeaderLines(1), Readers(2)}, {SkipHeaderLines(1), Readers(2), Shuffle(10), Epochs(2)}} {
 		var sum float64
 		var rows int
 		for b, err := range CSV(filepath.Join(dir, "part-*.csv"), cols, opts...).Batches(t.Context(), 10) {
@@ -534,7 +534,7 @@ func TestFixedLengthRecords(t *testing.T) {
 	}
 	n := 0
 	for b, err := range FixedLengthRecords(filepath.Join(dir, "data-*.bin"), recBytes, fields,
-		RecordHeader(4), RecordFooter(4), Readers(1)).Batches(t.Context(), 6) {
+		HeaderBytes(4), FooterBytes(4), Readers(1)).Batches(t.Context(), 6) {
 		if err != nil {
 			t.Fatal(err)
 		}

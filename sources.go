@@ -205,7 +205,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	order := d.setLayout(fs)
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
 		r, err := recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
-			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
+			recordio.FooterBytes(s.footerBytes), recordio.Compression(s.compression))
 		return r, nil, err
 	}
 	d.newDecoder = func(reuse bool) (decoder, error) {

@@ -20,7 +20,7 @@ import (
 // starts every HopBytes (default: recordBytes), and FooterBytes at the end
 // are ignored. Keys are "file:index", counting from 0. As in TensorFlow, a
 // last record that is cut short, or not followed by the footer, is
-// dropped silently. Encoding decompresses each file first; the sizes then
+// dropped silently. Compression decompresses each file first; the sizes then
 // count uncompressed bytes.
 //
 // A file shorter than its header fails its read with an error wrapping
@@ -37,20 +37,20 @@ func newFixedLengthFormat(s *settings) (Format, error) {
 	if s.recordBytes == 0 {
 		return nil, fmt.Errorf("recordio: record_bytes must be > 0: %w", ErrInvalidArgument)
 	}
-	switch s.encoding {
+	switch s.compression {
 	case tfrecord.None, tfrecord.Gzip, tfrecord.Zlib:
 	default:
-		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB or GZIP, not %v: %w", s.encoding, ErrInvalidArgument)
+		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB or GZIP, not %v: %w", s.compression, ErrInvalidArgument)
 	}
 	return &FixedLengthFormat{RecordBytes: s.recordBytes, HeaderBytes: s.headerBytes,
-		FooterBytes: s.footerBytes, HopBytes: s.hopBytes, Encoding: s.encoding}, nil
+		FooterBytes: s.footerBytes, HopBytes: s.hopBytes, Compression: s.compression}, nil
 }
 
 // FixedLengthFormat reads fixed-length records. It is the Format behind
 // NewFixedLengthRecordReader.
 type FixedLengthFormat struct {
 	RecordBytes, HeaderBytes, FooterBytes, HopBytes int
-	Encoding                                        tfrecord.Compression
+	Compression                                     tfrecord.Compression
 
 	file    *unitFile
 	closer  io.Closer // the decompressor, if any
@@ -86,11 +86,11 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 	var r io.Reader
 	var closer io.Closer
 	skip := start
-	switch f.Encoding {
+	switch f.Compression {
 	case tfrecord.Gzip, tfrecord.Zlib:
 		var dr io.ReadCloser
 		br := bufio.NewReaderSize(file, 64<<10)
-		if f.Encoding == tfrecord.Gzip {
+		if f.Compression == tfrecord.Gzip {
 			dr, err = gzip.NewReader(br)
 		} else {
 			dr, err = zlib.NewReader(br)
@@ -102,7 +102,7 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 			r = br
 		case err != nil:
 			file.Close()
-			return false, fmt.Errorf("%s: %v stream: %w", work, f.Encoding, err)
+			return false, fmt.Errorf("%s: %v stream: %w", work, f.Compression, err)
 		default:
 			r, closer = dr, dr
 		}

@@ -350,7 +350,7 @@ func TestFixedLength(t *testing.T) {
 			}
 			q := workQueue(t, names...)
 			q.Close(bg, false)
-			r, err := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), HopBytes(c.hop), Encoding(enc))
+			r, err := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), HopBytes(c.hop), Compression(enc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +366,7 @@ func TestFixedLength(t *testing.T) {
 		good := writeFile(t, dir, "good", compress(t, enc, []byte("HHHHHabcFF")))
 		q := workQueue(t, short, good)
 		q.Close(bg, false)
-		r, _ := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), Encoding(enc))
+		r, _ := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), Compression(enc))
 		_, _, err := r.Read(bg)
 		if !errors.Is(err, ErrShortHeader) || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), short) {
 			t.Errorf("%v: short header: %v", enc, err)
@@ -551,7 +551,7 @@ func TestMissingFile(t *testing.T) {
 		{"TextLine", text, func(q queue.Queue) (*Reader, error) { return NewTextLineReader(q) }},
 		{"FixedLength", fixed, func(q queue.Queue) (*Reader, error) { return NewFixedLengthRecordReader(q, 3) }},
 		{"FixedLength ZLIB", fixed, func(q queue.Queue) (*Reader, error) {
-			return NewFixedLengthRecordReader(q, 3, Encoding(tfrecord.Zlib))
+			return NewFixedLengthRecordReader(q, 3, Compression(tfrecord.Zlib))
 		}},
 		{"WholeFile", fixed, func(q queue.Queue) (*Reader, error) { return NewWholeFileReader(q), nil }},
 	}
@@ -596,7 +596,7 @@ func TestOpenByName(t *testing.T) {
 	if _, err := Open("FixedLengthRecordReader", workQueue(t)); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "record_bytes must be > 0") {
 		t.Errorf("FixedLength without record_bytes: %v", err)
 	}
-	if _, err := Open("FixedLengthRecordReader", workQueue(t), RecordBytes(2), Encoding(tfrecord.Zstd)); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := Open("FixedLengthRecordReader", workQueue(t), RecordBytes(2), Compression(tfrecord.Zstd)); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("FixedLength with ZSTD: %v", err)
 	}
 	r, err := Open("TextLineReader", workQueue(t), Name("lines"))

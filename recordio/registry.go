@@ -67,7 +67,7 @@ func Open(name string, q queue.Queue, opts ...Option) (*Reader, error) {
 }
 
 func init() {
-	register(tfRecordKind, func(s *settings) (Format, error) { return newTFRecordFormat(s.encoding, s), nil })
+	register(tfRecordKind, func(s *settings) (Format, error) { return newTFRecordFormat(s.compression, s), nil })
 	register(textLineKind, newTextLineFormat)
 	register(fixedLengthKind, newFixedLengthFormat)
 	register(wholeFileKind, func(*settings) (Format, error) { return &WholeFileFormat{}, nil })
