@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
@@ -169,7 +170,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 	if err != nil {
 		return nil, err
 	}
-	p.TrackQueue(out, 0)
+	stagehook.Of(p).TrackQueue(out, 0)
 	var pl *pool
 	if !bs.keep {
 		pl = newPool(d.newDecoder)
@@ -489,11 +490,11 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
 		[]tensor.DType{tensor.String, tensor.String, tensor.Int64},
 		queue.Shapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.Name("records"),
-		queue.Seed(p.StageSeed(nil)))
+		queue.Seed(stagehook.Of(p).Seed(nil)))
 	if err != nil {
 		return fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
-	p.TrackQueue(records, s.shuffle)
+	stagehook.Of(p).TrackQueue(records, s.shuffle)
 	bufs := new(buffers)
 	read := make([]coord.Step, len(rd))
 	for i, c := range rd {

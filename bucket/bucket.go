@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -35,7 +36,7 @@ func Bucket(p *input.Pipeline, step Step, batchSizes []int, numBuckets int, opts
 	if name == "" {
 		name = "bucket"
 	}
-	cfg.namer = input.NewNamer(name, cfg.names)
+	cfg.namer = stagehook.NewNamer(name, cfg.names)
 	var route routeFunc
 	if step != nil {
 		route = func(ctx context.Context) (int, queue.Element, bool, error) {

@@ -1,7 +1,7 @@
 package bucket
 
 import (
-	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -18,8 +18,8 @@ type config struct {
 	allowSmaller bool
 	name         string
 	names        []string
-	namer        *input.Namer // names the step's components: names, or the step's own
-	err          error        // the first invalid option
+	namer        stagehook.Namer // names the step's components: names, or the step's own
+	err          error           // the first invalid option
 
 	// boundsErr is BySequenceLength's boundary error, which TensorFlow
 	// reports before any other argument's.

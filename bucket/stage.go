@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -51,12 +52,12 @@ type stage struct {
 
 // callNamed runs step and returns its example with the components in the
 // stage's order (see Names and input.Named).
-func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx context.Context, namer *input.Namer, step S) (K, queue.Element, error) {
+func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx context.Context, namer stagehook.Namer, step S) (K, queue.Element, error) {
 	var (
 		k K
 		e queue.Element
 	)
-	declared, err := input.StepNames(ctx, func(ctx context.Context) error {
+	declared, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
 		var err error
 		k, e, err = step(ctx)
 		return err
@@ -123,15 +124,15 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	p.AddQueueRunner(in)
 	p.AddQueueRunner(out)
 	for _, q := range s.buckets {
-		p.TrackQueue(q, 0)
+		stagehook.Of(p).TrackQueue(q, 0)
 	}
-	p.TrackQueue(s.top, 0)
+	stagehook.Of(p).TrackQueue(s.top, 0)
 	return s
 }
 
 func (s *stage) fail(err error) {
 	s.err = err
-	s.p.Fail(err)
+	stagehook.Of(s.p).Fail(err)
 	s.top.Close(context.Background(), true)
 }
 

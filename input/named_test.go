@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -225,21 +226,22 @@ func TestNamesMismatch(t *testing.T) {
 }
 
 // Outside a stage, Named only returns the element; StepNames collects
-// what a step declares, for stages built outside this package.
+// what a step declares, for stages built outside this package
+// (stagehook.StepNames).
 func TestStepNames(t *testing.T) {
 	step := examples(3, true)
 	e, err := step(t.Context())
 	if err != nil || len(e) != 2 {
 		t.Fatalf("%v, %v", e, err)
 	}
-	names, err := StepNames(t.Context(), func(ctx context.Context) error {
+	names, err := stagehook.StepNames(t.Context(), func(ctx context.Context) error {
 		_, err := step(ctx)
 		return err
 	})
 	if err != nil || !slices.Equal(names, []string{"image", "label"}) {
 		t.Fatalf("names %q, %v", names, err)
 	}
-	names, err = StepNames(t.Context(), func(ctx context.Context) error {
+	names, err = stagehook.StepNames(t.Context(), func(ctx context.Context) error {
 		_, err := examples(3, false)(ctx)
 		return err
 	})

@@ -13,9 +13,11 @@ import (
 )
 
 // An option given to a kind of stage that does not take it must not
-// compile: each snippet below is type-checked against this package's
-// source, and the misplaced ones must fail with the option's type named.
-func TestMisplacedOptionsDoNotCompile(t *testing.T) {
+// compile, nor may a user call the hooks kept for the module's own stage
+// packages (internal/stagehook): each snippet below is type-checked
+// against this package's source, and the wrong ones must fail with the
+// option's type or the missing name in the error.
+func TestDoesNotCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("type-checks the package and its imports from source")
 	}
@@ -47,6 +49,15 @@ func TestMisplacedOptionsDoNotCompile(t *testing.T) {
 		// Stage options given to the pipeline, and the pipeline's to a stage.
 		{`input.NewPipeline(input.Capacity(3))`, "input.Option does not implement input.PipelineOption"},
 		{`p.Batch(step, 2, input.GracePeriod(time.Second))`, "input.PipelineOption does not implement input.BatchOption"},
+
+		// What a stage built outside the package uses.
+		{`p.AddQueueRunner(nil); _ = input.NewBatch(nil, nil); _ = p.Coordinator()`, ""},
+		// Plumbing the module's own stages use, through internal/stagehook.
+		{`p.Fail(nil)`, "p.Fail undefined"},
+		{`p.TrackQueue(nil, 0)`, "p.TrackQueue undefined"},
+		{`p.StageSeed(nil)`, "p.StageSeed undefined"},
+		{`input.StepNames(nil, nil)`, "undefined: input.StepNames"},
+		{`input.NewNamer("s", nil)`, "undefined: input.NewNamer"},
 	}
 	fset := token.NewFileSet()
 	imp := importer.ForCompiler(fset, "source", nil)

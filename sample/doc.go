@@ -44,9 +44,10 @@
 // example's position in the stream; it stops the pipeline through its
 // Coordinator, and Next returns it.
 //
-// A stage's randomness comes from the pipeline's seed (Pipeline.StageSeed)
-// or its own Seed option, so a stage whose step runs in one goroutine (the
-// default) is reproducible.
+// A stage's randomness comes from the pipeline's seed (input.Seed given to
+// NewPipeline), as input's shuffling stages' does, or from its own Seed
+// option, so a stage whose step runs in one goroutine (the default) is
+// reproducible.
 //
 // # Differences from TensorFlow
 //

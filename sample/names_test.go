@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -58,7 +59,7 @@ func TestSampleNames(t *testing.T) {
 			// batch names each of its examples.
 			batches := func(ctx context.Context) (queue.Element, error) {
 				var rows [2]queue.Element
-				names, err := input.StepNames(ctx, func(ctx context.Context) error {
+				names, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
 					var err error
 					for i := range rows {
 						if rows[i], err = step(ctx); err != nil {

@@ -31,7 +31,7 @@ func newConfig(opts []Option) *config {
 }
 
 // Seed sets the stage's random seed; by default it is derived from the
-// pipeline's (Pipeline.StageSeed).
+// pipeline's, as input's shuffling stages' seeds are.
 func Seed(seed uint64) Option { return func(c *config) { c.seed = &seed } }
 
 // InitProbs gives StratifiedSample the class proportions of its input.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -43,26 +44,26 @@ func BatchSequencesWithStates(p *input.Pipeline, step Step, initialStates map[st
 	}
 	s, err := newStateSaver(batchSize, numUnroll, initialStates, c)
 	if err != nil {
-		p.Fail(err)
+		stagehook.Of(p).Fail(err)
 		return nil
 	}
 	if step == nil {
-		p.Fail(invalidf("sequence: %s: no step", c.name))
+		stagehook.Of(p).Fail(invalidf("sequence: %s: no step", c.name))
 		return nil
 	}
 	s.stageErr = p.Coordinator().Err
 
 	prepare := padStep(step, numUnroll, c.pad)
 	if c.makeKeysUnique {
-		prepare = uniqueKeys(prepare, p.StageSeed(c.seed))
+		prepare = uniqueKeys(prepare, stagehook.Of(p).Seed(c.seed))
 	}
 	r, err := s.QueueRunner(c.numThreads, prepare)
 	if err != nil {
-		p.Fail(err)
+		stagehook.Of(p).Fail(err)
 		return nil
 	}
 	p.AddQueueRunner(r)
-	p.TrackQueue(s.tokens, 0)
+	stagehook.Of(p).TrackQueue(s.tokens, 0)
 	return s
 }
 
