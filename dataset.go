@@ -305,7 +305,7 @@ func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*collector, de
 }
 
 // A positioner tells where the record a reader returned last comes from
-// (recordio.TFRecordFormat with NoKeys).
+// (recordhook.Format).
 type positioner interface {
 	Work() string
 	Offset() int64

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tensor"
@@ -44,7 +45,7 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		ropts = append(ropts, tfrecord.SkipCorrupt())
 	}
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		f := &recordio.TFRecordFormat{Detect: true, NoKeys: true, Options: ropts}
+		f := recordhook.NewTFRecordFormat(ropts)
 		return recordio.NewReader("TFRecordReader", f, q), f, nil
 	}
 	l := d.layout

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -608,7 +609,7 @@ func TestOpenByName(t *testing.T) {
 			t.Error("Register of a taken name did not panic")
 		}
 	}()
-	Register("TextLineReader", func() Format { return &IdentityFormat{} })
+	Register("TextLineReader", func() Format { return &identityFormat{} })
 }
 
 // A work queue of anything but scalar strings is an InvalidArgument.
@@ -884,8 +885,12 @@ func TestTFRecordMaxRecordSize(t *testing.T) {
 
 // Detect reads files of every compression through one reader, each
 // detected from its first bytes (sluice extension); NoKeys returns empty
-// keys while Work and Offset give each record's position.
+// keys while Work and Offset give each record's position. The module
+// root gets such a format through recordhook.
 func TestTFRecordDetectNoKeys(t *testing.T) {
+	if f, ok := recordhook.NewTFRecordFormat(nil).(*tfRecordFormat); !ok || !f.detect || !f.noKeys {
+		t.Fatalf("recordhook.NewTFRecordFormat = %#v, want a tfRecordFormat that detects, without keys", f)
+	}
 	var names []string
 	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
 		names = append(names, writeTFRecords(t, t.TempDir(), c, 1, 3)...)
@@ -893,7 +898,7 @@ func TestTFRecordDetectNoKeys(t *testing.T) {
 	for _, noKeys := range []bool{false, true} {
 		q := workQueue(t, names...)
 		q.Close(bg, false)
-		f := &TFRecordFormat{Detect: true, NoKeys: noKeys}
+		f := &tfRecordFormat{detect: true, noKeys: noKeys}
 		r := NewReader("TFRecordReader", f, q)
 		n := 0
 		for {

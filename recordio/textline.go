@@ -26,13 +26,13 @@ func newTextLineFormat(s *settings) (Format, error) {
 	if err := nonNegative("skip_header_lines", s.skipHeaderLines); err != nil {
 		return nil, err
 	}
-	return &TextLineFormat{SkipHeaderLines: s.skipHeaderLines}, nil
+	return &textLineFormat{skipHeaderLines: s.skipHeaderLines}, nil
 }
 
-// TextLineFormat reads text files line by line. It is the Format behind
+// textLineFormat reads text files line by line. It is the Format behind
 // NewTextLineReader.
-type TextLineFormat struct {
-	SkipHeaderLines int
+type textLineFormat struct {
+	skipHeaderLines int
 
 	file *unitFile
 	br   *bufio.Reader
@@ -43,7 +43,7 @@ type TextLineFormat struct {
 	key  []byte
 }
 
-// LineSplitter splits r into lines as TextLineFormat does, for use without
+// LineSplitter splits r into lines as a TextLine reader does, for use without
 // a queue: each call to Next returns the next line without its "\n" or
 // "\r\n", and io.EOF after the last.
 type LineSplitter struct {
@@ -95,7 +95,7 @@ func readLine(br *bufio.Reader, long *[]byte) ([]byte, int64, error) {
 	return line, n, nil
 }
 
-func (f *TextLineFormat) open(ctx context.Context, work string) error {
+func (f *textLineFormat) open(ctx context.Context, work string) error {
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
@@ -111,12 +111,12 @@ func (f *TextLineFormat) open(ctx context.Context, work string) error {
 
 // OnWorkStarted opens the file and skips its header lines; a file shorter
 // than its header simply has no records.
-func (f *TextLineFormat) OnWorkStarted(ctx context.Context, work string) error {
+func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 	if err := f.open(ctx, work); err != nil {
 		return err
 	}
 	defer f.file.watch(ctx)()
-	for range f.SkipHeaderLines {
+	for range f.skipHeaderLines {
 		_, n, err := readLine(f.br, &f.long)
 		if err == io.EOF {
 			break
@@ -132,7 +132,7 @@ func (f *TextLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 }
 
 // Read reads the next line.
-func (f *TextLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+func (f *textLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	line, n, err := readLine(f.br, &f.long)
 	if err == io.EOF {
 		return "", nil, false, true, nil
@@ -147,14 +147,14 @@ func (f *TextLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 }
 
 // OnWorkFinished closes the file.
-func (f *TextLineFormat) OnWorkFinished() error {
+func (f *textLineFormat) OnWorkFinished() error {
 	err := f.file.Close()
 	f.file = nil
 	return err
 }
 
 // Reset closes any open file.
-func (f *TextLineFormat) Reset() error {
+func (f *textLineFormat) Reset() error {
 	if f.file != nil {
 		f.file.Close()
 		f.file = nil
@@ -163,13 +163,13 @@ func (f *TextLineFormat) Reset() error {
 }
 
 // Position returns the line number and byte offset of the next line.
-func (f *TextLineFormat) Position() ([]byte, error) {
+func (f *textLineFormat) Position() ([]byte, error) {
 	b := protowire.AppendVarint(nil, uint64(f.line))
 	return protowire.AppendVarint(b, uint64(f.off)), nil
 }
 
 // Seek opens work at a position Position returned.
-func (f *TextLineFormat) Seek(ctx context.Context, work string, pos []byte) error {
+func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) error {
 	line, n := protowire.ConsumeVarint(pos)
 	if n < 0 {
 		return fmt.Errorf("%w: bad text line position %x", ErrState, pos)
@@ -191,4 +191,4 @@ func (f *TextLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 }
 
 // unit returns the file of the unit in progress (see unitWatcher).
-func (f *TextLineFormat) unit() *unitFile { return f.file }
+func (f *textLineFormat) unit() *unitFile { return f.file }
