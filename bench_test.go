@@ -150,7 +150,7 @@ func BenchmarkMNIST(b *testing.B) {
 // shuffled filename queue, two TFRecord readers, Example parsing per
 // record, shuffle_batch_join of 128 with min_after_dequeue 10000.
 func seedPipeline(ctx context.Context, files []string) (int64, error) {
-	p := input.NewPipeline(input.WithSeed(42))
+	p := input.NewPipeline(input.Seed(42))
 	names := p.StringInputProducer(files, input.NumEpochs(1))
 	readers := make([]input.Step, 2)
 	for i := range readers {
@@ -262,9 +262,9 @@ func (rb *recordBatcher) each(name string, batch func(recs [][]byte, end int64) 
 	}
 	defer f.Close()
 	if rb.r == nil {
-		rb.r = tfrecord.NewReader(f, tfrecord.WithName(name))
+		rb.r = tfrecord.NewReader(f, tfrecord.Name(name))
 	} else {
-		rb.r.Reset(f, tfrecord.WithName(name))
+		rb.r.Reset(f, tfrecord.Name(name))
 	}
 	flush := func() error {
 		if len(rb.recs) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
@@ -158,10 +159,10 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 
 	var popts []input.PipelineOption
 	if s.seeded {
-		popts = append(popts, input.WithSeed(s.seed))
+		popts = append(popts, input.Seed(s.seed))
 	}
 	p := input.NewPipeline(popts...)
-	fopts := []input.Option{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
+	fopts := []input.ProducerOption{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
 	if !s.forever {
 		fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
 	}
@@ -172,11 +173,11 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 
 	// Whole batches travel as one element each, so the queue's cost is
 	// per batch, not per record.
-	out, err := queue.NewFIFO(readers+1, d.layout.dtypes, queue.WithName("batches"))
+	out, err := queue.NewFIFO(readers+1, d.layout.dtypes, queue.Name("batches"))
 	if err != nil {
 		return nil, err
 	}
-	p.TrackQueue(out, 0)
+	stagehook.Of(p).TrackQueue(out, 0)
 	var pl *pool
 	if !bs.keep {
 		pl = newPool(d.newDecoder)
@@ -311,7 +312,7 @@ func (d *Dataset) direct(p *input.Pipeline, out queue.Queue, rd []*collector, de
 }
 
 // A positioner tells where the record a reader returned last comes from
-// (recordio.TFRecordFormat with NoKeys).
+// (recordhook.Format).
 type positioner interface {
 	Work() string
 	Offset() int64
@@ -521,12 +522,12 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 	// to name it in an error.
 	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
 		[]tensor.DType{tensor.String, tensor.String, tensor.Int64},
-		queue.WithShapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.WithName("records"),
-		queue.WithSeed(p.StageSeed(nil)))
+		queue.Shapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.Name("records"),
+		queue.Seed(stagehook.Of(p).Seed(nil)))
 	if err != nil {
 		return fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
-	p.TrackQueue(records, s.shuffle)
+	stagehook.Of(p).TrackQueue(records, s.shuffle)
 	bufs := new(buffers)
 	read := make([]coord.Step, len(rd))
 	for i, c := range rd {

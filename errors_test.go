@@ -91,10 +91,10 @@ func TestDataErrors(t *testing.T) {
 		{"bad CSV field", func() error { return first(CSV(csvName, csvCols, Readers(1)).Batches(t.Context(), 3)) },
 			decode.ErrCSV, csvName, -1, 2, 1, csvName + ":2", "Field 1 in record 1 is not a valid float: x"},
 		{"short fixed-length header", func() error {
-			return first(FixedLengthRecords(shortName, 3, []Field{rawField}, RecordHeader(4), Readers(1)).Batches(t.Context(), 2))
+			return first(FixedLengthRecords(shortName, 3, []Field{rawField}, HeaderBytes(4), Readers(1)).Batches(t.Context(), 2))
 		}, recordio.ErrShortHeader, shortName, 0, 0, -1, "", "header"},
 		{"bad raw length", func() error {
-			return first(FixedLengthRecords(rawName, 3, []Field{rawField}, RecordHeader(4), Readers(1)).Batches(t.Context(), 2))
+			return first(FixedLengthRecords(rawName, 3, []Field{rawField}, HeaderBytes(4), Readers(1)).Batches(t.Context(), 2))
 		}, decode.ErrRaw, rawName, 4, 0, 0, rawName + ":0", "Input to DecodeRaw has length 3"},
 		{"malformed MNIST header", func() error { _, err := mnist.ReadImagesFile(mnistName); return err },
 			datasets.ErrHeader, mnistName, 0, 0, -1, "", "invalid header"},

@@ -83,7 +83,7 @@ func ExampleCSV() {
 		sluice.Col("sepal_length", decode.RequiredFloat32()),
 		sluice.Col("sepal_width", decode.Float32Column(-1)),
 		sluice.Col("species", decode.RequiredString()),
-	}, sluice.HeaderLines(1), sluice.Readers(1))
+	}, sluice.SkipHeaderLines(1), sluice.Readers(1))
 	for b, err := range ds.Batches(ctx, 2) {
 		if err != nil {
 			log.Fatal(err)

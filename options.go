@@ -3,8 +3,8 @@ package sluice
 import "github.com/sluiceml/sluice/tfrecord"
 
 // Options are typed by the kind of thing they configure, so that an option
-// passed where it means nothing does not compile: HeaderLines belongs to
-// CSV, RecordHeader to FixedLengthRecords, DropRemainder to Batches. The
+// passed where it means nothing does not compile: SkipHeaderLines belongs to
+// CSV, HeaderBytes to FixedLengthRecords, DropRemainder to Batches. The
 // options every source takes (Epochs, Readers, Shuffle, Seed, ...) are of
 // type Option, which is all three source option kinds at once.
 
@@ -135,13 +135,13 @@ type csvOption func(*csvSettings)
 
 func (o csvOption) applyCSV(s *csvSettings) { o(s) }
 
-// HeaderLines makes CSV skip the first n lines of every file.
-func HeaderLines(n int) CSVOption {
+// SkipHeaderLines makes CSV skip the first n lines of every file.
+func SkipHeaderLines(n int) CSVOption {
 	return csvOption(func(s *csvSettings) { s.headerLines = n })
 }
 
-// Delimiter sets the field separator of CSV, a comma by default.
-func Delimiter(d string) CSVOption {
+// FieldDelim sets the field separator of CSV, a comma by default.
+func FieldDelim(d string) CSVOption {
 	return csvOption(func(s *csvSettings) { s.csvOpts = append(s.csvOpts, csvDecodeOption{delim: d}) })
 }
 
@@ -153,21 +153,21 @@ type recordOption func(*recordSettings)
 
 func (o recordOption) applyRecord(s *recordSettings) { o(s) }
 
-// RecordHeader makes FixedLengthRecords skip n bytes at the start of every
+// HeaderBytes makes FixedLengthRecords skip n bytes at the start of every
 // file.
-func RecordHeader(n int) RecordOption {
+func HeaderBytes(n int) RecordOption {
 	return recordOption(func(s *recordSettings) { s.headerBytes = n })
 }
 
-// RecordFooter makes FixedLengthRecords ignore n bytes at the end of every
+// FooterBytes makes FixedLengthRecords ignore n bytes at the end of every
 // file.
-func RecordFooter(n int) RecordOption {
+func FooterBytes(n int) RecordOption {
 	return recordOption(func(s *recordSettings) { s.footerBytes = n })
 }
 
-// Compressed makes FixedLengthRecords decompress each file with c first
+// Compression makes FixedLengthRecords decompress each file with c first
 // (TensorFlow's encoding attribute); sizes then count uncompressed bytes.
-func Compressed(c tfrecord.Compression) RecordOption {
+func Compression(c tfrecord.Compression) RecordOption {
 	return recordOption(func(s *recordSettings) { s.compression = c })
 }
 

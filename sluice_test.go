@@ -260,8 +260,8 @@ func TestArgumentErrors(t *testing.T) {
 		{"CSV duplicate column", CSV(all, []Column{Col("a", decode.Int64Column(0)), Col("a", decode.Int64Column(0))}), 8, ErrInvalid, `"a"`},
 		{"field outside record", FixedLengthRecords(all, 4, []Field{{Name: "x", Offset: 2, Size: 4, DType: tensor.Uint8}}), 8, ErrInvalid, `"x"`},
 		// Invalid arguments the layers below find match ErrInvalid too.
-		{"HeaderLines(-1)", CSV(all, []Column{Col("a", decode.Int64Column(0))}, HeaderLines(-1)), 8, ErrInvalid, "-1"},
-		{"RecordHeader(-1)", FixedLengthRecords(all, 4, []Field{{Name: "x", Size: 4, DType: tensor.Uint8}}, RecordHeader(-1)), 8, ErrInvalid, "-1"},
+		{"SkipHeaderLines(-1)", CSV(all, []Column{Col("a", decode.Int64Column(0))}, SkipHeaderLines(-1)), 8, ErrInvalid, "-1"},
+		{"HeaderBytes(-1)", FixedLengthRecords(all, 4, []Field{{Name: "x", Size: 4, DType: tensor.Uint8}}, HeaderBytes(-1)), 8, ErrInvalid, "-1"},
 		{"Shard(2, 2)", Examples(all, testSpec, Shard(2, 2)), 8, ErrInvalid, "2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -483,7 +483,7 @@ func TestCSV(t *testing.T) {
 		Col("y", decode.RequiredInt64()),
 		Col("name", decode.RequiredString()),
 	}
-	for _, opts := range [][]CSVOption{{HeaderLines(1), Readers(2)}, {HeaderLines(1), Readers(2), Shuffle(10), Epochs(2)}} {
+	for _, opts := range [][]CSVOption{{SkipHeaderLines(1), Readers(2)}, {SkipHeaderLines(1), Readers(2), Shuffle(10), Epochs(2)}} {
 		var sum float64
 		var rows int
 		for b, err := range CSV(filepath.Join(dir, "part-*.csv"), cols, opts...).Batches(t.Context(), 10) {
@@ -538,7 +538,7 @@ func TestFixedLengthRecords(t *testing.T) {
 	}
 	n := 0
 	for b, err := range FixedLengthRecords(filepath.Join(dir, "data-*.bin"), recBytes, fields,
-		RecordHeader(4), RecordFooter(4), Readers(1)).Batches(t.Context(), 6) {
+		HeaderBytes(4), FooterBytes(4), Readers(1)).Batches(t.Context(), 6) {
 		if err != nil {
 			t.Fatal(err)
 		}

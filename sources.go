@@ -8,6 +8,7 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tensor"
@@ -46,7 +47,7 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		ropts = append(ropts, tfrecord.SkipCorrupt())
 	}
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		f := &recordio.TFRecordFormat{Detect: true, NoKeys: true, Options: ropts}
+		f := recordhook.NewTFRecordFormat(ropts)
 		return recordio.NewReader("TFRecordReader", f, q), f, nil
 	}
 	// Keys are "file:offset".
@@ -121,7 +122,7 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 		return d
 	}
 	if s.headerLines < 0 {
-		d.err = fmt.Errorf("sluice: CSV: %w: HeaderLines(%d)", ErrInvalid, s.headerLines)
+		d.err = fmt.Errorf("sluice: CSV: %w: SkipHeaderLines(%d)", ErrInvalid, s.headerLines)
 		return d
 	}
 	var copts []decode.CSVOption
@@ -134,7 +135,7 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 	}
 	order := d.setLayout(fs)
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		f := &recordio.TextLineFormat{SkipHeaderLines: s.headerLines, NoKeys: true}
+		f := recordhook.NewTextLineFormat(s.headerLines)
 		return recordio.NewReader("TextLineReader", f, q), f, nil
 	}
 	// Keys are "file:line".
@@ -215,7 +216,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	order := d.setLayout(fs)
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
 		r, err := recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
-			recordio.FooterBytes(s.footerBytes), recordio.Encoding(s.compression))
+			recordio.FooterBytes(s.footerBytes), recordio.Compression(s.compression))
 		return r, nil, err
 	}
 	// Keys are "file:index"; offsets count bytes of the decompressed

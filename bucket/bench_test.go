@@ -31,7 +31,7 @@ func BenchmarkBySequenceLength(b *testing.B) {
 	}
 	p := input.NewPipeline()
 	s := bucket.BySequenceLength(p, step, []int{10, 20, 30, 40}, []int{batch},
-		bucket.DynamicPad(), bucket.NumThreads(threads), bucket.Capacity(4*batch))
+		bucket.DynamicPad(), bucket.Threads(threads), bucket.Capacity(4*batch))
 	ctx := context.Background()
 	if err := p.Start(ctx); err != nil {
 		b.Fatal(err)

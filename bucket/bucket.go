@@ -4,19 +4,20 @@ import (
 	"context"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
 // A Step produces one example for Bucket: the bucket it goes into, in
 // [0, numBuckets), and its components. It reports the end of its input
-// with an error for which errors.Is(err, io.EOF) holds. With NumThreads
+// with an error for which errors.Is(err, io.EOF) holds. With Threads
 // above 1 it is called from several goroutines at once.
 type Step func(ctx context.Context) (bucket int, e queue.Element, err error)
 
 // Buckets is the output of Bucket: batches, each from one bucket.
 type Buckets struct{ s *stage }
 
-// Bucket builds TensorFlow's contrib bucket on p: NumThreads goroutines
+// Bucket builds TensorFlow's contrib bucket on p: Threads goroutines
 // (default 1) run step and put each example into the queue of the bucket
 // it names; whenever a bucket holds its batch size of examples, they are
 // batched and queued, with the bucket id, on a top queue of Capacity
@@ -35,7 +36,7 @@ func Bucket(p *input.Pipeline, step Step, batchSizes []int, numBuckets int, opts
 	if name == "" {
 		name = "bucket"
 	}
-	cfg.namer = input.NewNamer(name, cfg.names)
+	cfg.namer = stagehook.NewNamer(name, cfg.names)
 	var route routeFunc
 	if step != nil {
 		route = func(ctx context.Context) (int, queue.Element, bool, error) {

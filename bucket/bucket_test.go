@@ -63,7 +63,7 @@ func TestBK03SingleBucketDynamicPad(t *testing.T) {
 			fill(v, v),
 			tensor.Strings("a", "b", fmt.Sprint(v)),
 		}
-	}), []int{32}, 2, bucket.NumThreads(10), bucket.DynamicPad())
+	}), []int{32}, 2, bucket.Threads(10), bucket.DynamicPad())
 	got := drain(t, p, nextOf(b))
 	if len(got) != 1 || got[0].id != 0 {
 		t.Fatalf("got %d batches (%v), want one from bucket 0", len(got), got)
@@ -175,7 +175,7 @@ func TestBK07BatchesNeverMix(t *testing.T) {
 	p := input.NewPipeline()
 	b := bucket.Bucket(p, counter(n, func(v int) (int, queue.Element) {
 		return v % buckets, queue.Element{tensor.Scalar(int64(v))}
-	}), []int{size}, buckets, bucket.NumThreads(4), bucket.Capacity(4))
+	}), []int{size}, buckets, bucket.Threads(4), bucket.Capacity(4))
 	seen := make([]bool, n)
 	for _, g := range drain(t, p, nextOf(b)) {
 		vs := g.batch.Component(0).Int64s()

@@ -68,7 +68,7 @@ func TestNextContext(t *testing.T) {
 func TestStopWhileBlocked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := input.NewPipeline()
-		b := bucket.Bucket(p, blockAfter(40), []int{2}, 1, bucket.Capacity(1), bucket.NumThreads(1))
+		b := bucket.Bucket(p, blockAfter(40), []int{2}, 1, bucket.Capacity(1), bucket.Threads(1))
 		if err := p.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}

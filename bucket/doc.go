@@ -36,7 +36,7 @@
 // returns the length of each example. Batch sizes are one for all buckets
 // or one per bucket; Capacity bounds the examples in each bucket's queue
 // (or BucketCapacities, per bucket) and the batches waiting for Next;
-// KeepInput drops examples; NumThreads runs the step in several
+// KeepInput drops examples; Threads runs the step in several
 // goroutines.
 //
 // Inside, as in TensorFlow, each bucket has a queue; a mover per bucket

@@ -52,7 +52,7 @@ func TestBK08EndOfInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := input.NewPipeline()
-			opts := []bucket.Option{bucket.NumThreads(tc.threads), bucket.Capacity(4)}
+			opts := []bucket.Option{bucket.Threads(tc.threads), bucket.Capacity(4)}
 			if tc.allow {
 				opts = append(opts, bucket.AllowSmallerFinalBatch())
 			}

@@ -37,7 +37,7 @@ func TestBuildErrors(t *testing.T) {
 		{"capacity", bucketBuild(scalarStep(0), []int{1}, 1, bucket.Capacity(0)), "capacity must be positive, not 0"},
 		{"bucket capacity", bucketBuild(scalarStep(0), []int{1}, 2, bucket.BucketCapacities(1, -1)),
 			"bucket capacities must be positive, not -1"},
-		{"threads", bucketBuild(scalarStep(0), []int{1}, 1, bucket.NumThreads(0)), "num_threads must be positive, not 0"},
+		{"threads", bucketBuild(scalarStep(0), []int{1}, 1, bucket.Threads(0)), "num_threads must be positive, not 0"},
 		{"no step", bucketBuild(nil, []int{1}, 1), `bucket: stage "bucket": no step`},
 		{"BSL-04 empty", lengthBuild(lengthStep, nil, []int{1}), "bucket_boundaries must not be empty"},
 		{"BSL-04 equal", lengthBuild(lengthStep, []int{1, 5, 5}, []int{1}),

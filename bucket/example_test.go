@@ -32,7 +32,7 @@ func ExampleBySequenceLength() {
 		"never gonna give you up never gonna let you down",
 	}
 	next := 0
-	// One goroutine runs the step (NumThreads defaults to 1), so it needs
+	// One goroutine runs the step (Threads defaults to 1), so it needs
 	// no lock.
 	step := func(context.Context) (int, queue.Element, error) {
 		if next == len(sentences) {

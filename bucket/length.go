@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -40,7 +41,7 @@ func BySequenceLength(p *input.Pipeline, step LengthStep, boundaries []int, batc
 	name += "/bucket"
 	cfg.boundsErr = checkBoundaries(boundaries)
 	bounds := append([]int{}, boundaries...)
-	cfg.namer = input.NewNamer(name, cfg.names)
+	cfg.namer = stagehook.NewNamer(name, cfg.names)
 	var route routeFunc
 	if step != nil {
 		route = func(ctx context.Context) (int, queue.Element, bool, error) {

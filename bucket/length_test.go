@@ -24,7 +24,7 @@ func TestBSL02Buckets(t *testing.T) {
 		data := []int64{int64(n), int64(n), int64(n), int64(n)}
 		label := []string{fmt.Sprint(n), fmt.Sprint(n), fmt.Sprint(n)}
 		return n, queue.Element{tensor.New(data), tensor.Strings(label...)}
-	}), []int{3, 4, 5, 10}, []int{8}, bucket.NumThreads(3), bucket.Names("data", "label"))
+	}), []int{3, 4, 5, 10}, []int{8}, bucket.Threads(3), bucket.Names("data", "label"))
 	got := drain(t, p, nextLen(b))
 	// 84, 84, 83, 166 and 83 examples per bucket: 10+10+10+20+10 batches.
 	if len(got) != 60 {

@@ -1,7 +1,7 @@
 package bucket
 
 import (
-	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -18,8 +18,8 @@ type config struct {
 	allowSmaller bool
 	name         string
 	names        []string
-	namer        *input.Namer // names the step's components: names, or the step's own
-	err          error        // the first invalid option
+	namer        stagehook.Namer // names the step's components: names, or the step's own
+	err          error           // the first invalid option
 
 	// boundsErr is BySequenceLength's boundary error, which TensorFlow
 	// reports before any other argument's.
@@ -40,9 +40,9 @@ func (c *config) fail(err error) {
 	}
 }
 
-// NumThreads sets how many goroutines run the step (default 1). With more
+// Threads sets how many goroutines run the step (default 1). With more
 // than one, examples of a bucket may be batched out of the step's order.
-func NumThreads(n int) Option {
+func Threads(n int) Option {
 	return func(c *config) {
 		if n <= 0 {
 			c.fail(invalidf("bucket: num_threads must be positive, not %d", n))

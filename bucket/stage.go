@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -21,7 +22,7 @@ import (
 type routeFunc func(ctx context.Context) (id int, e queue.Element, keep bool, err error)
 
 // A stage is the machinery Bucket and BySequenceLength share, laid out as
-// TensorFlow lays it out (BK-01): NumThreads goroutines run the step and
+// TensorFlow lays it out (BK-01): Threads goroutines run the step and
 // enqueue each example into its bucket's queue; one mover per bucket
 // takes a batch from its queue and pushes it, with the bucket id, onto
 // the top queue; Next dequeues from the top queue. A batch therefore
@@ -51,12 +52,12 @@ type stage struct {
 
 // callNamed runs step and returns its example with the components in the
 // stage's order (see Names and input.Named).
-func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx context.Context, namer *input.Namer, step S) (K, queue.Element, error) {
+func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx context.Context, namer stagehook.Namer, step S) (K, queue.Element, error) {
 	var (
 		k K
 		e queue.Element
 	)
-	declared, err := input.StepNames(ctx, func(ctx context.Context) error {
+	declared, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
 		var err error
 		k, e, err = step(ctx)
 		return err
@@ -123,15 +124,15 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	p.AddQueueRunner(in)
 	p.AddQueueRunner(out)
 	for _, q := range s.buckets {
-		p.TrackQueue(q, 0)
+		stagehook.Of(p).TrackQueue(q, 0)
 	}
-	p.TrackQueue(s.top, 0)
+	stagehook.Of(p).TrackQueue(s.top, 0)
 	return s
 }
 
 func (s *stage) fail(err error) {
 	s.err = err
-	s.p.Fail(err)
+	stagehook.Of(s.p).Fail(err)
 	s.top.Close(context.Background(), true)
 }
 
@@ -265,18 +266,18 @@ func (s *stage) makeQueues(first queue.Element) error {
 	bucketQueues := make([]queue.Queue, len(s.buckets))
 	for i, l := range s.buckets {
 		var err error
-		opts := queue.WithName(l.Name())
+		opts := queue.Name(l.Name())
 		if s.cfg.dynamicPad {
 			bucketQueues[i], err = queue.NewPaddingFIFO(l.Capacity(), dtypes, shapes, opts)
 		} else {
-			bucketQueues[i], err = queue.NewFIFO(l.Capacity(), dtypes, opts, queue.WithShapes(shapes...))
+			bucketQueues[i], err = queue.NewFIFO(l.Capacity(), dtypes, opts, queue.Shapes(shapes...))
 		}
 		if err != nil {
 			return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 		}
 	}
 	top, err := queue.NewPaddingFIFO(s.top.Capacity(), append([]tensor.DType{tensor.Int32}, dtypes...), topShapes,
-		queue.WithName(s.top.Name()))
+		queue.Name(s.top.Name()))
 	if err != nil {
 		return fmt.Errorf("bucket: stage %q: %w", s.name, err)
 	}

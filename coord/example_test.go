@@ -16,7 +16,7 @@ import (
 // until end of input, then joins the coordinator.
 func ExampleQueueRunner() {
 	ctx := context.Background()
-	q, _ := queue.NewFIFO(2, []tensor.DType{tensor.Int64}, queue.WithShapes(tensor.Shape{}))
+	q, _ := queue.NewFIFO(2, []tensor.DType{tensor.Int64}, queue.Shapes(tensor.Shape{}))
 	next := int64(0)
 	produce := func(ctx context.Context) error {
 		if next == 5 {
@@ -65,7 +65,7 @@ func ExampleCoordinator() {
 func ExampleStartAll() {
 	ctx := context.Background()
 	scalars := func(name string) *queue.FIFO {
-		q, _ := queue.NewFIFO(4, []tensor.DType{tensor.Int64}, queue.WithShapes(tensor.Shape{}), queue.WithName(name))
+		q, _ := queue.NewFIFO(4, []tensor.DType{tensor.Int64}, queue.Shapes(tensor.Shape{}), queue.Name(name))
 		return q
 	}
 	numbers, squares := scalars("numbers"), scalars("squares")

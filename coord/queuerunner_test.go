@@ -17,7 +17,7 @@ import (
 
 func fifo(t *testing.T, capacity int, name string) *queue.FIFO {
 	t.Helper()
-	q, err := queue.NewFIFO(capacity, []tensor.DType{tensor.Float32}, queue.WithShapes(tensor.Shape{}), queue.WithName(name))
+	q, err := queue.NewFIFO(capacity, []tensor.DType{tensor.Float32}, queue.Shapes(tensor.Shape{}), queue.Name(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func BenchmarkQueueRunnerStep(b *testing.B) {
 // and out to a consumer: the cost per element of a one-stage pipeline.
 func BenchmarkQueueRunnerEnqueue(b *testing.B) {
 	ctx := context.Background()
-	q, _ := queue.NewFIFO(64, []tensor.DType{tensor.Float32}, queue.WithShapes(tensor.Shape{}))
+	q, _ := queue.NewFIFO(64, []tensor.DType{tensor.Float32}, queue.Shapes(tensor.Shape{}))
 	e := queue.Element{tensor.Scalar(float32(1))}
 	var n atomic.Int64
 	limit := int64(b.N)

@@ -103,65 +103,66 @@ const (
 	shuffleBatch
 )
 
-var (
-	batchOptions   = []string{"SparseComponents", "Capacity", "NumThreads", "EnqueueMany", "DynamicPad", "AllowSmallerFinalBatch", "Names", "Name"}
-	shuffleOptions = []string{"SparseComponents", "Capacity", "NumThreads", "EnqueueMany", "AllowSmallerFinalBatch", "Names", "Name", "MinAfterDequeue", "Seed"}
-	joinOptions    = []string{"SparseComponents", "Capacity", "EnqueueMany", "DynamicPad", "AllowSmallerFinalBatch", "Names", "Name"}
-	shuffleJoinOpt = []string{"SparseComponents", "Capacity", "EnqueueMany", "AllowSmallerFinalBatch", "Names", "Name", "MinAfterDequeue", "Seed"}
-)
-
 // Batch collects the elements step produces into batches of batchSize,
-// in order (TensorFlow's tf.train.batch). With NumThreads(n), n goroutines
+// in order (TensorFlow's tf.train.batch). With Threads(n), n goroutines
 // run step; with DynamicPad, examples may differ in size and each batch is
 // padded to its largest; with AllowSmallerFinalBatch, the examples left at
 // end of input form a last, smaller batch.
-func (p *Pipeline) Batch(step Step, batchSize int, opts ...Option) *Batches {
-	return p.batch("batch", fifoBatch, []KeepStep{alwaysKeep(step)}, true, batchSize, batchOptions, opts)
+func (p *Pipeline) Batch(step Step, batchSize int, opts ...BatchOption) *Batches {
+	cfg, err := batchConfig("batch", true, opts)
+	return p.batch("batch", fifoBatch, []KeepStep{alwaysKeep(step)}, true, batchSize, cfg, err)
 }
 
 // MaybeBatch is Batch that keeps only the elements step says to keep
 // (TensorFlow's maybe_batch).
-func (p *Pipeline) MaybeBatch(step KeepStep, batchSize int, opts ...Option) *Batches {
-	return p.batch("maybe_batch", fifoBatch, []KeepStep{step}, true, batchSize, batchOptions, opts)
+func (p *Pipeline) MaybeBatch(step KeepStep, batchSize int, opts ...BatchOption) *Batches {
+	cfg, err := batchConfig("maybe_batch", true, opts)
+	return p.batch("maybe_batch", fifoBatch, []KeepStep{step}, true, batchSize, cfg, err)
 }
 
 // BatchJoin batches the elements of several steps, one goroutine each
 // (TensorFlow's batch_join): typically one reader per step, for parallel
 // reading. The elements of each step keep their order; the stage's input
 // ends only when every step's input has ended.
-func (p *Pipeline) BatchJoin(steps []Step, batchSize int, opts ...Option) *Batches {
-	return p.batch("batch_join", fifoBatch, keepAll(steps), false, batchSize, joinOptions, opts)
+func (p *Pipeline) BatchJoin(steps []Step, batchSize int, opts ...BatchOption) *Batches {
+	cfg, err := batchConfig("batch_join", false, opts)
+	return p.batch("batch_join", fifoBatch, keepAll(steps), false, batchSize, cfg, err)
 }
 
 // MaybeBatchJoin is BatchJoin with keep flags (TensorFlow's
 // maybe_batch_join).
-func (p *Pipeline) MaybeBatchJoin(steps []KeepStep, batchSize int, opts ...Option) *Batches {
-	return p.batch("maybe_batch_join", fifoBatch, steps, false, batchSize, joinOptions, opts)
+func (p *Pipeline) MaybeBatchJoin(steps []KeepStep, batchSize int, opts ...BatchOption) *Batches {
+	cfg, err := batchConfig("maybe_batch_join", false, opts)
+	return p.batch("maybe_batch_join", fifoBatch, steps, false, batchSize, cfg, err)
 }
 
 // ShuffleBatch collects elements in a RandomShuffle queue and draws
 // batches from it at random (TensorFlow's shuffle_batch). The queue keeps
 // at least MinAfterDequeue elements after each batch while the input lasts,
 // for mixing; Capacity must exceed it.
-func (p *Pipeline) ShuffleBatch(step Step, batchSize int, opts ...Option) *Batches {
-	return p.batch("shuffle_batch", shuffleBatch, []KeepStep{alwaysKeep(step)}, true, batchSize, shuffleOptions, opts)
+func (p *Pipeline) ShuffleBatch(step Step, batchSize int, opts ...ShuffleBatchOption) *Batches {
+	cfg, err := shuffleBatchConfig("shuffle_batch", true, opts)
+	return p.batch("shuffle_batch", shuffleBatch, []KeepStep{alwaysKeep(step)}, true, batchSize, cfg, err)
 }
 
 // MaybeShuffleBatch is ShuffleBatch with keep flags.
-func (p *Pipeline) MaybeShuffleBatch(step KeepStep, batchSize int, opts ...Option) *Batches {
-	return p.batch("maybe_shuffle_batch", shuffleBatch, []KeepStep{step}, true, batchSize, shuffleOptions, opts)
+func (p *Pipeline) MaybeShuffleBatch(step KeepStep, batchSize int, opts ...ShuffleBatchOption) *Batches {
+	cfg, err := shuffleBatchConfig("maybe_shuffle_batch", true, opts)
+	return p.batch("maybe_shuffle_batch", shuffleBatch, []KeepStep{step}, true, batchSize, cfg, err)
 }
 
 // ShuffleBatchJoin is ShuffleBatch over several steps, one goroutine each
 // (TensorFlow's shuffle_batch_join): the seed guide's way to read several
 // files at once and mix their examples.
-func (p *Pipeline) ShuffleBatchJoin(steps []Step, batchSize int, opts ...Option) *Batches {
-	return p.batch("shuffle_batch_join", shuffleBatch, keepAll(steps), false, batchSize, shuffleJoinOpt, opts)
+func (p *Pipeline) ShuffleBatchJoin(steps []Step, batchSize int, opts ...ShuffleBatchOption) *Batches {
+	cfg, err := shuffleBatchConfig("shuffle_batch_join", false, opts)
+	return p.batch("shuffle_batch_join", shuffleBatch, keepAll(steps), false, batchSize, cfg, err)
 }
 
 // MaybeShuffleBatchJoin is ShuffleBatchJoin with keep flags.
-func (p *Pipeline) MaybeShuffleBatchJoin(steps []KeepStep, batchSize int, opts ...Option) *Batches {
-	return p.batch("maybe_shuffle_batch_join", shuffleBatch, steps, false, batchSize, shuffleJoinOpt, opts)
+func (p *Pipeline) MaybeShuffleBatchJoin(steps []KeepStep, batchSize int, opts ...ShuffleBatchOption) *Batches {
+	cfg, err := shuffleBatchConfig("maybe_shuffle_batch_join", false, opts)
+	return p.batch("maybe_shuffle_batch_join", shuffleBatch, steps, false, batchSize, cfg, err)
 }
 
 func keepAll(steps []Step) []KeepStep {
@@ -172,10 +173,10 @@ func keepAll(steps []Step) []KeepStep {
 	return out
 }
 
-// batch builds every batching stage. threaded says whether NumThreads
-// copies of the single step run (batch) or one goroutine per step (join).
-func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threaded bool, batchSize int, allowed []string, opts []Option) *Batches {
-	cfg, err := newStageConfig(stage, allowed, opts)
+// batch builds every batching stage, configured by cfg, or failed with
+// err, the error of its options. threaded says whether Threads copies of
+// the single step run (batch) or one goroutine per step (join).
+func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threaded bool, batchSize int, cfg *stageConfig, err error) *Batches {
 	if err == nil {
 		err = checkBatchArgs(stage, kind, steps, batchSize, cfg)
 	}
@@ -221,7 +222,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	var runSteps []coord.Step
 	var stepNames []string
 	if threaded {
-		for i := range cfg.numThreads {
+		for i := range cfg.threads {
 			runSteps = append(runSteps, enqueueStep(steps[0], sq, cfg.enqueueMany, sn))
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}

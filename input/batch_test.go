@@ -21,12 +21,12 @@ func TestBatchInOrder(t *testing.T) {
 	cases := []struct {
 		name    string
 		limit   int64
-		opts    []Option
+		opts    []BatchOption
 		batches [][]int64
 	}{
 		{"exact", 30, nil, [][]int64{seq(0, 10), seq(10, 20), seq(20, 30)}},
 		{"leftover dropped", 35, nil, [][]int64{seq(0, 10), seq(10, 20), seq(20, 30)}},
-		{"smaller final", 35, []Option{AllowSmallerFinalBatch()}, [][]int64{seq(0, 10), seq(10, 20), seq(20, 30), seq(30, 35)}},
+		{"smaller final", 35, []BatchOption{AllowSmallerFinalBatch()}, [][]int64{seq(0, 10), seq(10, 20), seq(20, 30), seq(30, 35)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,7 +57,7 @@ func seq(from, to int64) []int64 {
 // BAT-08, BAT-09 with threads: full batches whose union is the input.
 func TestBatchThreads(t *testing.T) {
 	p := NewPipeline()
-	b := p.Batch(counter(35), 10, NumThreads(4), AllowSmallerFinalBatch())
+	b := p.Batch(counter(35), 10, Threads(4), AllowSmallerFinalBatch())
 	start(t, p)
 	var all []int64
 	batches := drain(t, b)
@@ -214,7 +214,7 @@ func evenKeep(inner Step) KeepStep {
 func TestMaybeBatch(t *testing.T) {
 	for _, threads := range []int{1, 5} {
 		p := NewPipeline()
-		b := p.MaybeBatch(evenKeep(counter(40)), 5, NumThreads(threads))
+		b := p.MaybeBatch(evenKeep(counter(40)), 5, Threads(threads))
 		start(t, p)
 		batches := drain(t, b)
 		if len(batches) != 4 {
@@ -332,8 +332,8 @@ func TestShuffleBatch(t *testing.T) {
 	for _, threads := range []int{1, 4} {
 		for _, limit := range []int64{30, 35} {
 			t.Run(fmt.Sprintf("threads=%d limit=%d", threads, limit), func(t *testing.T) {
-				p := NewPipeline(WithSeed(141421))
-				b := p.ShuffleBatch(counter(limit), 10, Capacity(32), MinAfterDequeue(16), NumThreads(threads), AllowSmallerFinalBatch())
+				p := NewPipeline(Seed(141421))
+				b := p.ShuffleBatch(counter(limit), 10, Capacity(32), MinAfterDequeue(16), Threads(threads), AllowSmallerFinalBatch())
 				start(t, p)
 				var all []int64
 				batches := drain(t, b)
@@ -357,7 +357,7 @@ func TestShuffleBatch(t *testing.T) {
 
 // SB-06: join mixes sources.
 func TestShuffleBatchJoin(t *testing.T) {
-	p := NewPipeline(WithSeed(7))
+	p := NewPipeline(Seed(7))
 	b := p.ShuffleBatchJoin([]Step{tagged("a", counter(25)), tagged("b", counter(35))}, 5, Capacity(32), MinAfterDequeue(16))
 	start(t, p)
 	batches := drain(t, b)
@@ -390,7 +390,7 @@ func TestShuffleBatchJoin(t *testing.T) {
 // shuffle and in-order batching are exact.)
 func TestDeterministicWithSeed(t *testing.T) {
 	run := func() [][]int64 {
-		p := NewPipeline(WithSeed(42))
+		p := NewPipeline(Seed(42))
 		names := p.RangeInputProducer(50, NumEpochs(2))
 		step := func(ctx context.Context) (queue.Element, error) {
 			e, err := names.Dequeue(ctx)
@@ -453,7 +453,7 @@ func TestStopEarly(t *testing.T) {
 	step := func(ctx context.Context) (queue.Element, error) {
 		return names.Dequeue(ctx)
 	}
-	b := p.ShuffleBatch(step, 4, Capacity(100), MinAfterDequeue(50), NumThreads(3))
+	b := p.ShuffleBatch(step, 4, Capacity(100), MinAfterDequeue(50), Threads(3))
 	if err := p.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}

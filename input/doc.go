@@ -18,7 +18,19 @@
 // cancels every blocked call, so nothing hangs and no goroutine outlives
 // Stop.
 //
-// Building a stage never fails on the spot: a stage given invalid options
-// records the error on the pipeline, Start returns it, and the stage is
-// inert. This keeps pipeline construction as short as TensorFlow's.
+// Each kind of stage takes its own type of option, as each TensorFlow
+// function takes its own keyword arguments: a ProducerOption, BatchOption,
+// ShuffleBatchOption or PipelineOption. An option several kinds take
+// (Capacity, Name, Threads, Seed, ...) is of each of their types, and an
+// option given to a stage that does not take it does not compile.
+//
+// Building a stage never fails on the spot: a stage given invalid option
+// values records the error on the pipeline, Start returns it, and the
+// stage is inert. This keeps pipeline construction as short as
+// TensorFlow's.
+//
+// A stage of one's own runs with the pipeline through AddQueueRunner and
+// Coordinator, and may hand out batches made with NewBatch; steps declare
+// their components' names with Named and store sparse tensors with
+// StoreSparse.
 package input

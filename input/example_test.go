@@ -37,7 +37,7 @@ func Example() {
 	writeShards(dir)
 	ctx := context.Background()
 
-	p := input.NewPipeline(input.WithSeed(42))
+	p := input.NewPipeline(input.Seed(42))
 	files, _ := input.MatchFilenamesOnce(ctx, filepath.Join(dir, "train-*.tfrecord.gz"))
 	names := p.StringInputProducer(files, input.NumEpochs(2))
 	spec := example.Spec{

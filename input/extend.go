@@ -1,65 +1,72 @@
 package input
 
 import (
+	"context"
+
 	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
-// The methods in this file let packages that build stages of their own
-// (bucket, sequence, sample) run them as part of a pipeline: their
-// goroutines start with Start, stop with Stop and report errors through
-// Join, their queues appear in Metrics, and their build errors are
-// returned by Start, exactly as the stages this package builds.
+// A stage built outside this package runs as part of a pipeline through
+// AddQueueRunner and Coordinator, and produces batches with NewBatch, as
+// the stages this package builds do: its goroutines start with Start,
+// stop with Stop and report errors through Join. What this package's own
+// stages use besides (build errors returned by Start, queue metrics,
+// derived seeds, component naming) is given to the module's other stage
+// packages (bucket, sample, sequence) through internal/stagehook.
 
-// AddQueueRunner adds a queue runner that Start starts and Join waits for.
-// Runners added after Start are not started.
+// AddQueueRunner adds a queue runner that Start starts and Join waits for,
+// for a stage built outside this package. Runners added after Start are
+// not started.
 func (p *Pipeline) AddQueueRunner(r *coord.QueueRunner) { p.addRunner(r) }
 
-// TrackQueue adds q to the queues Metrics reports. minAfterDequeue is the
-// queue's min_after_dequeue if it shuffles, else 0.
-func (p *Pipeline) TrackQueue(q queue.Queue, minAfterDequeue int) { p.addQueue(q, minAfterDequeue) }
-
-// Fail records err as an error found while building the pipeline: Start
-// returns the first such error and starts nothing. A nil err is ignored.
-func (p *Pipeline) Fail(err error) {
-	if err != nil {
-		p.fail(err)
-	}
-}
-
-// StageSeed returns the seed for a new random stage, as the pipeline's own
-// shuffling stages get theirs: derived from the pipeline seed and the
-// stage's creation order, or from the stage's own seed when it has one
-// (explicit non-nil), or from the clock when neither is set.
-func (p *Pipeline) StageSeed(explicit *uint64) uint64 { return p.opSeed(explicit) }
-
 // NewBatch returns a Batch over the components of e, named by names
-// (nil for unnamed components), for stages that assemble batches of their
-// own.
+// (nil for unnamed components), for stages built outside this package
+// that assemble batches of their own.
 func NewBatch(names []string, e queue.Element) Batch {
 	return Batch{names: names, element: e}
 }
 
-// A Namer names the components of a stage built outside this package as
-// this package's stages name theirs (see Names and Named): by the names
-// its step declares, matched by name to the stage's Names, or by Names
-// alone, which must then be sorted. It is safe for concurrent use.
-type Namer struct{ s *stageNames }
+// hooks implements stagehook.Pipeline.
+type hooks struct{ p *Pipeline }
 
-// NewNamer returns a Namer for a stage, called stage in messages, given
-// the names of its Names option (nil without one).
-func NewNamer(stage string, names []string) *Namer {
-	return &Namer{newStageNames(stage, names)}
+func (h hooks) TrackQueue(q queue.Queue, minAfterDequeue int) { h.p.addQueue(q, minAfterDequeue) }
+func (h hooks) Seed(explicit *uint64) uint64                  { return h.p.opSeed(explicit) }
+
+func (h hooks) Fail(err error) {
+	if err != nil {
+		h.p.fail(err)
+	}
 }
 
-// Names returns the stage's component names: its Names, else those the
-// first element declared, else nil.
-func (n *Namer) Names() []string { return n.s.names() }
+// namer implements stagehook.Namer.
+type namer struct{ s *stageNames }
 
-// Arrange returns e with its components in the stage's order, given the
-// names its step declared (from StepNames; nil if none), or an error that
-// names both lists when they cannot be matched.
-func (n *Namer) Arrange(e queue.Element, declared []string) (queue.Element, error) {
+func (n namer) Names() []string { return n.s.names() }
+
+func (n namer) Arrange(e queue.Element, declared []string) (queue.Element, error) {
 	var o order
 	return n.s.arrange(e, declared, declared != nil, &o)
+}
+
+func init() {
+	stagehook.Of = func(p any) stagehook.Pipeline { return hooks{p.(*Pipeline)} }
+	stagehook.NewNamer = func(stage string, names []string) stagehook.Namer {
+		return namer{newStageNames(stage, names)}
+	}
+	stagehook.StepNames = stepNames
+}
+
+// stepNames implements stagehook.StepNames.
+func stepNames(ctx context.Context, run func(ctx context.Context) error) ([]string, error) {
+	d := new(declaration)
+	err := run(context.WithValue(ctx, declarationKey{}, d))
+	if !d.declared {
+		return nil, err
+	}
+	if d.names == nil {
+		d.names = []string{}
+	}
+	return d.names, err
 }

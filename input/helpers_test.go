@@ -79,3 +79,12 @@ func expectEOF(t *testing.T, err error) {
 }
 
 var errEOF = io.EOF
+
+// as converts batcher options to the option type of one kind of batcher.
+func as[T any](opts []BatcherOption) []T {
+	out := make([]T, len(opts))
+	for i, o := range opts {
+		out[i] = o.(T)
+	}
+	return out
+}

@@ -34,7 +34,7 @@ func BenchmarkShuffleQueueMemory(b *testing.B) {
 	const n, size = 10000, 784
 	for b.Loop() {
 		q, _ := queue.NewRandomShuffle(n+1, n, []tensor.DType{tensor.Float32, tensor.Int64},
-			queue.WithShapes(tensor.Shape{size}, tensor.Shape{}))
+			queue.Shapes(tensor.Shape{size}, tensor.Shape{}))
 		for i := range n {
 			img := make([]float32, size)
 			for j := range img {

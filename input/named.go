@@ -28,22 +28,6 @@ func Named(ctx context.Context, e queue.Element, names ...string) queue.Element 
 	return e
 }
 
-// StepNames runs step, a function that calls a Step, with a context that
-// collects the step's Named declaration, and returns the names declared
-// (nil if none) with run's error. Stages built outside this package call
-// their steps through it, to honour the names the steps declare.
-func StepNames(ctx context.Context, run func(ctx context.Context) error) ([]string, error) {
-	d := new(declaration)
-	err := run(context.WithValue(ctx, declarationKey{}, d))
-	if !d.declared {
-		return nil, err
-	}
-	if d.names == nil {
-		d.names = []string{}
-	}
-	return d.names, err
-}
-
 type declarationKey struct{}
 
 // A declaration receives the names a step declares with Named.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -45,19 +46,25 @@ func reversed(n int64) Step {
 // namedStages builds each batching stage that takes Names over steps.
 var namedStages = []struct {
 	name  string
-	build func(p *Pipeline, steps []Step, opts ...Option) *Batches
+	build func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches
 }{
-	{"Batch", func(p *Pipeline, s []Step, o ...Option) *Batches { return p.Batch(s[0], 4, o...) }},
-	{"BatchJoin", func(p *Pipeline, s []Step, o ...Option) *Batches { return p.BatchJoin(s, 4, o...) }},
-	{"ShuffleBatch", func(p *Pipeline, s []Step, o ...Option) *Batches {
-		return p.ShuffleBatch(s[0], 4, append(o, Capacity(20), MinAfterDequeue(5))...)
+	{"Batch", func(p *Pipeline, s []Step, o ...BatcherOption) *Batches {
+		return p.Batch(s[0], 4, as[BatchOption](o)...)
 	}},
-	{"ShuffleBatchJoin", func(p *Pipeline, s []Step, o ...Option) *Batches {
-		return p.ShuffleBatchJoin(s, 4, append(o, Capacity(20), MinAfterDequeue(5))...)
+	{"BatchJoin", func(p *Pipeline, s []Step, o ...BatcherOption) *Batches {
+		return p.BatchJoin(s, 4, as[BatchOption](o)...)
 	}},
-	{"MaybeBatch", func(p *Pipeline, s []Step, o ...Option) *Batches { return p.MaybeBatch(alwaysKeep(s[0]), 4, o...) }},
-	{"MaybeShuffleBatchJoin", func(p *Pipeline, s []Step, o ...Option) *Batches {
-		return p.MaybeShuffleBatchJoin(keepAll(s), 4, append(o, Capacity(20), MinAfterDequeue(5))...)
+	{"ShuffleBatch", func(p *Pipeline, s []Step, o ...BatcherOption) *Batches {
+		return p.ShuffleBatch(s[0], 4, append(as[ShuffleBatchOption](o), Capacity(20), MinAfterDequeue(5))...)
+	}},
+	{"ShuffleBatchJoin", func(p *Pipeline, s []Step, o ...BatcherOption) *Batches {
+		return p.ShuffleBatchJoin(s, 4, append(as[ShuffleBatchOption](o), Capacity(20), MinAfterDequeue(5))...)
+	}},
+	{"MaybeBatch", func(p *Pipeline, s []Step, o ...BatcherOption) *Batches {
+		return p.MaybeBatch(alwaysKeep(s[0]), 4, as[BatchOption](o)...)
+	}},
+	{"MaybeShuffleBatchJoin", func(p *Pipeline, s []Step, o ...BatcherOption) *Batches {
+		return p.MaybeShuffleBatchJoin(keepAll(s), 4, append(as[ShuffleBatchOption](o), Capacity(20), MinAfterDequeue(5))...)
 	}},
 }
 
@@ -87,13 +94,13 @@ func TestNamesFromStep(t *testing.T) {
 	cases := []struct {
 		name      string
 		steps     func() []Step
-		opts      []Option
+		opts      []BatcherOption
 		wantNames []string
 	}{
-		{"Names in the step's order", func() []Step { return []Step{examples(20, true)} }, []Option{Names("image", "label")}, []string{"image", "label"}},
-		{"Names in another order", func() []Step { return []Step{examples(20, true)} }, []Option{Names("label", "image")}, []string{"label", "image"}},
+		{"Names in the step's order", func() []Step { return []Step{examples(20, true)} }, []BatcherOption{Names("image", "label")}, []string{"image", "label"}},
+		{"Names in another order", func() []Step { return []Step{examples(20, true)} }, []BatcherOption{Names("label", "image")}, []string{"label", "image"}},
 		{"no Names", func() []Step { return []Step{examples(20, true)} }, nil, []string{"image", "label"}},
-		{"steps in two orders", func() []Step { return []Step{examples(10, true), reversed(10)} }, []Option{Names("label", "image")}, []string{"label", "image"}},
+		{"steps in two orders", func() []Step { return []Step{examples(10, true), reversed(10)} }, []BatcherOption{Names("label", "image")}, []string{"label", "image"}},
 		{"steps in two orders, no Names", func() []Step { return []Step{reversed(10), examples(10, true)} }, nil, nil},
 	}
 	for _, st := range namedStages {
@@ -127,14 +134,14 @@ func TestNamesMismatch(t *testing.T) {
 	cases := []struct {
 		name  string
 		steps func() []Step
-		opts  []Option
+		opts  []BatcherOption
 		want  []string
 	}{
 		// The issue's program: Example components (sorted by name) and
 		// Names in another order, nothing declared.
-		{"unsorted Names, undeclared", func() []Step { return []Step{examples(20, false)} }, []Option{Names("label", "image")},
+		{"unsorted Names, undeclared", func() []Step { return []Step{examples(20, false)} }, []BatcherOption{Names("label", "image")},
 			[]string{`Names ["label" "image"] is not in sorted order`, `give Names as ["image" "label"]`, "input.Named"}},
-		{"declared names differ", func() []Step { return []Step{examples(20, true)} }, []Option{Names("label", "pixels")},
+		{"declared names differ", func() []Step { return []Step{examples(20, true)} }, []BatcherOption{Names("label", "pixels")},
 			[]string{`the step's components are named ["image" "label"], but the stage's names are ["label" "pixels"]`}},
 		{"declared fewer than returned", func() []Step {
 			inner := examples(20, false)
@@ -169,7 +176,7 @@ func TestNamesMismatch(t *testing.T) {
 			steps := c.steps()
 			var b *Batches
 			if len(steps) == 1 {
-				b = p.Batch(steps[0], 4, c.opts...)
+				b = p.Batch(steps[0], 4, as[BatchOption](c.opts)...)
 			} else {
 				// Let the second step run only once the first has named
 				// the stage (its second call comes after its first
@@ -192,7 +199,7 @@ func TestNamesMismatch(t *testing.T) {
 					}
 					return second(ctx)
 				}
-				b = p.BatchJoin(steps, 4, c.opts...)
+				b = p.BatchJoin(steps, 4, as[BatchOption](c.opts)...)
 			}
 			if err := p.Start(t.Context()); err != nil {
 				t.Fatal(err)
@@ -219,21 +226,22 @@ func TestNamesMismatch(t *testing.T) {
 }
 
 // Outside a stage, Named only returns the element; StepNames collects
-// what a step declares, for stages built outside this package.
+// what a step declares, for stages built outside this package
+// (stagehook.StepNames).
 func TestStepNames(t *testing.T) {
 	step := examples(3, true)
 	e, err := step(t.Context())
 	if err != nil || len(e) != 2 {
 		t.Fatalf("%v, %v", e, err)
 	}
-	names, err := StepNames(t.Context(), func(ctx context.Context) error {
+	names, err := stagehook.StepNames(t.Context(), func(ctx context.Context) error {
 		_, err := step(ctx)
 		return err
 	})
 	if err != nil || !slices.Equal(names, []string{"image", "label"}) {
 		t.Fatalf("names %q, %v", names, err)
 	}
-	names, err = StepNames(t.Context(), func(ctx context.Context) error {
+	names, err = stagehook.StepNames(t.Context(), func(ctx context.Context) error {
 		_, err := examples(3, false)(ctx)
 		return err
 	})

@@ -2,17 +2,89 @@ package input
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/sluiceml/sluice/tensor"
 )
 
-// An Option configures one stage of a pipeline: a producer or a batcher.
-// Each stage accepts the options TensorFlow's function of the same name
-// takes; giving a stage an option it does not take is a build error.
-type Option func(*stageConfig)
+// Options are typed by the kind of stage they configure, so that an option
+// given to a stage that does not take it does not compile: NumEpochs
+// belongs to producers, DynamicPad to Batch, MinAfterDequeue to
+// ShuffleBatch, GracePeriod to NewPipeline. An option several kinds take
+// has a type that is each of them: Capacity and Name are an Option, which
+// every stage takes; Threads, Names and the other batching options are a
+// BatcherOption, which Batch and ShuffleBatch both take; Seed is a
+// SeedOption, for NewPipeline and every stage that draws random numbers.
+// Each stage takes the options TensorFlow's function of the same name
+// takes.
 
-// stageConfig gathers every option; each stage reads the fields it uses
-// and rejects the ones it does not (see stageConfig.only).
+// A ProducerOption configures a producer: StringInputProducer,
+// RangeInputProducer, InputProducer or SliceInputProducer.
+type ProducerOption interface{ applyProducer(*stageConfig) }
+
+// A BatchOption configures Batch, MaybeBatch, BatchJoin or MaybeBatchJoin.
+type BatchOption interface{ applyBatch(*stageConfig) }
+
+// A ShuffleBatchOption configures ShuffleBatch, MaybeShuffleBatch,
+// ShuffleBatchJoin or MaybeShuffleBatchJoin.
+type ShuffleBatchOption interface{ applyShuffleBatch(*stageConfig) }
+
+// A BatcherOption configures any batcher, shuffling or not: it is a
+// BatchOption and a ShuffleBatchOption.
+type BatcherOption interface {
+	BatchOption
+	ShuffleBatchOption
+}
+
+// An Option configures any stage: it is a ProducerOption, a BatchOption
+// and a ShuffleBatchOption.
+type Option interface {
+	ProducerOption
+	BatchOption
+	ShuffleBatchOption
+}
+
+// A PipelineOption configures NewPipeline.
+type PipelineOption interface{ applyPipeline(*Pipeline) }
+
+// A SeedOption is a random seed (Seed): the pipeline's, given to
+// NewPipeline, or a stage's own, given to a producer or a shuffling
+// batcher.
+type SeedOption interface {
+	PipelineOption
+	ProducerOption
+	ShuffleBatchOption
+}
+
+// The option types: each implements the apply methods of the kinds of
+// stage it applies to, and no other, so that not even a type assertion
+// turns an option into one of another kind.
+type (
+	producerOption func(*stageConfig)
+	batchOption    func(*stageConfig)
+	shuffleOption  func(*stageConfig)
+	batcherOption  func(*stageConfig)
+	anyOption      func(*stageConfig)
+	pipelineOption func(*Pipeline)
+	seedOption     uint64
+)
+
+func (o producerOption) applyProducer(c *stageConfig)    { o(c) }
+func (o batchOption) applyBatch(c *stageConfig)          { o(c) }
+func (o shuffleOption) applyShuffleBatch(c *stageConfig) { o(c) }
+func (o batcherOption) applyBatch(c *stageConfig)        { o(c) }
+func (o batcherOption) applyShuffleBatch(c *stageConfig) { o(c) }
+func (o anyOption) applyProducer(c *stageConfig)         { o(c) }
+func (o anyOption) applyBatch(c *stageConfig)            { o(c) }
+func (o anyOption) applyShuffleBatch(c *stageConfig)     { o(c) }
+func (o pipelineOption) applyPipeline(p *Pipeline)       { o(p) }
+func (o seedOption) applyPipeline(p *Pipeline)           { s := uint64(o); p.seed = &s }
+func (o seedOption) applyProducer(c *stageConfig)        { o.apply(c) }
+func (o seedOption) applyShuffleBatch(c *stageConfig)    { o.apply(c) }
+func (o seedOption) apply(c *stageConfig)                { s := uint64(o); c.mark("Seed"); c.seed = &s }
+
+// stageConfig gathers every stage option; each stage reads the fields it
+// uses.
 type stageConfig struct {
 	set map[string]bool
 
@@ -22,7 +94,7 @@ type stageConfig struct {
 	capacity        int
 	name            string
 	elementShape    tensor.Shape
-	numThreads      int
+	threads         int
 	minAfterDequeue int
 	enqueueMany     bool
 	dynamicPad      bool
@@ -40,70 +112,80 @@ func (c *stageConfig) mark(opt string) {
 	c.set[opt] = true
 }
 
+// Seed sets a random seed. Given to NewPipeline it is the pipeline's seed:
+// with it, every stage that draws random numbers draws the same ones on
+// every run, so a pipeline with one goroutine per stage produces the same
+// batches in the same order. Given to a producer or a shuffling batcher it
+// is that stage's own seed, which, combined with the pipeline's, fixes the
+// stage's random order (TensorFlow's graph and op seeds).
+func Seed(seed uint64) SeedOption { return seedOption(seed) }
+
+// GracePeriod sets how long Stop and Join wait for goroutines after a
+// stop before reporting them as still running (default 2 minutes).
+func GracePeriod(d time.Duration) PipelineOption {
+	return pipelineOption(func(p *Pipeline) { p.grace = d })
+}
+
 // NumEpochs limits a producer to n passes over its input; after the last
 // it closes its queue, so the pipeline ends with end of input. n must be
 // positive. Without it a producer cycles for ever.
-func NumEpochs(n int) Option {
-	return func(c *stageConfig) { c.mark("NumEpochs"); c.numEpochs = n }
+func NumEpochs(n int) ProducerOption {
+	return producerOption(func(c *stageConfig) { c.mark("NumEpochs"); c.numEpochs = n })
 }
 
 // Shuffle turns a producer's per-epoch shuffling on or off. Producers
 // shuffle by default, as TensorFlow's do; each epoch gets a fresh
 // permutation and epochs never mix.
-func Shuffle(on bool) Option {
-	return func(c *stageConfig) { c.mark("Shuffle"); c.shuffle = on }
-}
-
-// Seed sets the stage's own random seed. Combined with the pipeline's seed
-// (WithSeed) it fixes the stage's random order.
-func Seed(seed uint64) Option {
-	return func(c *stageConfig) { c.mark("Seed"); c.seed = &seed }
+func Shuffle(on bool) ProducerOption {
+	return producerOption(func(c *stageConfig) { c.shuffle = on })
 }
 
 // Capacity sets the capacity of the stage's queue (default 32).
 func Capacity(n int) Option {
-	return func(c *stageConfig) { c.mark("Capacity"); c.capacity = n }
+	return anyOption(func(c *stageConfig) { c.capacity = n })
 }
 
 // Name names the stage's queue, for error messages and metrics.
 func Name(name string) Option {
-	return func(c *stageConfig) { c.mark("Name"); c.name = name }
+	return anyOption(func(c *stageConfig) { c.name = name })
 }
 
 // ElementShape declares the shape of the rows InputProducer emits, for an
 // input whose row shape should be checked (TensorFlow's element_shape).
-func ElementShape(shape tensor.Shape) Option {
-	return func(c *stageConfig) { c.mark("ElementShape"); c.elementShape = shape.Clone() }
+// The other producers, whose rows are scalars, do not take it.
+func ElementShape(shape tensor.Shape) ProducerOption {
+	return producerOption(func(c *stageConfig) { c.mark("ElementShape"); c.elementShape = shape.Clone() })
 }
 
-// NumThreads sets how many goroutines run a batcher's step (default 1).
-func NumThreads(n int) Option {
-	return func(c *stageConfig) { c.mark("NumThreads"); c.numThreads = n }
+// Threads sets how many goroutines run a batcher's step (default 1). The
+// Join batchers, which run one goroutine per step, do not take it.
+func Threads(n int) BatcherOption {
+	return batcherOption(func(c *stageConfig) { c.mark("Threads"); c.threads = n })
 }
 
 // MinAfterDequeue sets how many elements a shuffling batcher keeps in its
 // queue after each dequeue, the pool it draws batches from. The limit is
 // lifted when the input ends, so every example is still delivered.
-func MinAfterDequeue(n int) Option {
-	return func(c *stageConfig) { c.mark("MinAfterDequeue"); c.minAfterDequeue = n }
+func MinAfterDequeue(n int) ShuffleBatchOption {
+	return shuffleOption(func(c *stageConfig) { c.minAfterDequeue = n })
 }
 
 // EnqueueMany tells a batcher that each element its step returns is
 // already a batch: dimension 0 of every component indexes examples.
-func EnqueueMany() Option {
-	return func(c *stageConfig) { c.mark("EnqueueMany"); c.enqueueMany = true }
+func EnqueueMany() BatcherOption {
+	return batcherOption(func(c *stageConfig) { c.enqueueMany = true })
 }
 
 // DynamicPad lets examples of a batch differ in size: each batch is padded
 // on the right to its largest example, with zeros or empty strings.
-func DynamicPad() Option {
-	return func(c *stageConfig) { c.mark("DynamicPad"); c.dynamicPad = true }
+func DynamicPad() BatchOption {
+	return batchOption(func(c *stageConfig) { c.dynamicPad = true })
 }
 
 // AllowSmallerFinalBatch delivers the examples left at end of input as a
 // final, smaller batch instead of dropping them.
-func AllowSmallerFinalBatch() Option {
-	return func(c *stageConfig) { c.mark("AllowSmallerFinalBatch"); c.allowSmaller = true }
+func AllowSmallerFinalBatch() BatcherOption {
+	return batcherOption(func(c *stageConfig) { c.allowSmaller = true })
 }
 
 // Names names a batcher's components, so batches can be read by name
@@ -116,15 +198,15 @@ func AllowSmallerFinalBatch() Option {
 // Components, TensorFlow's dictionaries); other orders fail the stage at
 // its first element rather than risk a feature's values under another's
 // name.
-func Names(names ...string) Option {
-	return func(c *stageConfig) { c.mark("Names"); c.names = append([]string(nil), names...) }
+func Names(names ...string) BatcherOption {
+	return batcherOption(func(c *stageConfig) { c.names = append([]string(nil), names...) })
 }
 
 // SparseComponents names the components that hold sparse-tensor handles
 // from Pipeline.StoreSparse; each batch joins their tensors, read with
 // Batch.Sparse. The components must be named with Names.
-func SparseComponents(names ...string) Option {
-	return func(c *stageConfig) { c.mark("SparseComponents"); c.sparse = append([]string(nil), names...) }
+func SparseComponents(names ...string) BatcherOption {
+	return batcherOption(func(c *stageConfig) { c.sparse = append([]string(nil), names...) })
 }
 
 // Shard makes a producer emit only its part of the input: the items at
@@ -138,37 +220,60 @@ func SparseComponents(names ...string) Option {
 // positive, 0 <= index < count, and every part must be non-empty: with
 // fewer files than workers, shard the records of each file instead
 // (recordio.Shard).
-func Shard(index, count int) Option {
-	return func(c *stageConfig) { c.mark("Shard"); c.shardIndex, c.shardCount = index, count }
+func Shard(index, count int) ProducerOption {
+	return producerOption(func(c *stageConfig) { c.mark("Shard"); c.shardIndex, c.shardCount = index, count })
 }
 
-// newStageConfig applies opts over the defaults and checks that the stage,
-// called stage in messages, takes every option given.
-func newStageConfig(stage string, allowed []string, opts []Option) (*stageConfig, error) {
-	c := &stageConfig{shuffle: true, capacity: 32, numThreads: 1}
-	for _, o := range opts {
-		o(c)
-	}
-	for opt := range c.set {
-		ok := false
-		for _, a := range allowed {
-			if a == opt {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return nil, fmt.Errorf("input: %s does not take the %s option", stage, opt)
-		}
-	}
-	if c.set["NumEpochs"] && c.numEpochs <= 0 {
+// newStageConfig returns the defaults with the options apply sets, and
+// checks them for the stage, called stage in messages. The types of the
+// options keep each kind of stage from options of the others; the two
+// options that only some stages of a kind take are checked here:
+// ElementShape (InputProducer's alone) unless elementShape, and Threads
+// unless threaded (the Join batchers run one goroutine per step).
+func newStageConfig(stage string, elementShape, threaded bool, apply func(*stageConfig)) (*stageConfig, error) {
+	c := &stageConfig{shuffle: true, capacity: 32, threads: 1}
+	apply(c)
+	switch {
+	case c.set["ElementShape"] && !elementShape:
+		return nil, fmt.Errorf("input: %s does not take the ElementShape option", stage)
+	case c.set["Threads"] && !threaded:
+		return nil, fmt.Errorf("input: %s does not take the Threads option", stage)
+	case c.set["NumEpochs"] && c.numEpochs <= 0:
 		return nil, fmt.Errorf("input: num_epochs must be > 0 not %d.", c.numEpochs)
-	}
-	if c.capacity <= 0 {
+	case c.capacity <= 0:
 		return nil, fmt.Errorf("input: %s: capacity must be positive, not %d", stage, c.capacity)
-	}
-	if c.numThreads <= 0 {
-		return nil, fmt.Errorf("input: %s: num_threads must be positive, not %d", stage, c.numThreads)
+	case c.threads <= 0:
+		return nil, fmt.Errorf("input: %s: num_threads must be positive, not %d", stage, c.threads)
 	}
 	return c, nil
+}
+
+func producerConfig(stage string, elementShape bool, opts []ProducerOption) (*stageConfig, error) {
+	return newStageConfig(stage, elementShape, false, func(c *stageConfig) {
+		for _, o := range opts {
+			if o != nil {
+				o.applyProducer(c)
+			}
+		}
+	})
+}
+
+func batchConfig(stage string, threaded bool, opts []BatchOption) (*stageConfig, error) {
+	return newStageConfig(stage, false, threaded, func(c *stageConfig) {
+		for _, o := range opts {
+			if o != nil {
+				o.applyBatch(c)
+			}
+		}
+	})
+}
+
+func shuffleBatchConfig(stage string, threaded bool, opts []ShuffleBatchOption) (*stageConfig, error) {
+	return newStageConfig(stage, false, threaded, func(c *stageConfig) {
+		for _, o := range opts {
+			if o != nil {
+				o.applyShuffleBatch(c)
+			}
+		}
+	})
 }

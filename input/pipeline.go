@@ -36,27 +36,14 @@ type Pipeline struct {
 	sparse  sparseTable
 }
 
-// A PipelineOption configures a Pipeline.
-type PipelineOption func(*Pipeline)
-
-// WithSeed sets the pipeline's random seed. With a seed, every shuffling
-// stage draws the same numbers on every run, so a pipeline with one
-// goroutine per stage produces the same batches in the same order.
-func WithSeed(seed uint64) PipelineOption {
-	return func(p *Pipeline) { p.seed = &seed }
-}
-
-// WithGracePeriod sets how long Stop and Join wait for goroutines after a
-// stop before reporting them as still running (default 2 minutes).
-func WithGracePeriod(d time.Duration) PipelineOption {
-	return func(p *Pipeline) { p.grace = d }
-}
-
-// NewPipeline returns an empty pipeline.
+// NewPipeline returns an empty pipeline, configured by Seed and
+// GracePeriod.
 func NewPipeline(opts ...PipelineOption) *Pipeline {
 	p := &Pipeline{coord: coord.New(), grace: coord.DefaultGracePeriod}
 	for _, o := range opts {
-		o(p)
+		if o != nil {
+			o.applyPipeline(p)
+		}
 	}
 	return p
 }

@@ -117,7 +117,7 @@ func TestCorruptRecordStopsPipeline(t *testing.T) {
 
 // Two pipelines in one process share nothing.
 func TestTwoPipelines(t *testing.T) {
-	a, b := NewPipeline(WithSeed(1)), NewPipeline(WithSeed(1))
+	a, b := NewPipeline(Seed(1)), NewPipeline(Seed(1))
 	qa := a.StringInputProducer([]string{"a"}, NumEpochs(1))
 	qb := b.StringInputProducer([]string{"b"}, NumEpochs(2))
 	start(t, a)
@@ -155,11 +155,33 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// The options a kind of stage takes are kept from it by their types
+// (options_test.go); the few that only some stages of a kind take are
+// rejected by Start.
 func TestOptionsRejected(t *testing.T) {
-	p := NewPipeline()
-	p.Batch(counter(1), 1, MinAfterDequeue(3))
-	if err := p.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "batch does not take the MinAfterDequeue option") {
-		t.Fatalf("Start = %v", err)
+	cases := []struct {
+		name  string
+		build func(p *Pipeline)
+		want  string
+	}{
+		{"ElementShape on string_input_producer", func(p *Pipeline) {
+			p.StringInputProducer([]string{"a"}, ElementShape(tensor.Shape{}))
+		}, "string_input_producer does not take the ElementShape option"},
+		{"Threads on batch_join", func(p *Pipeline) {
+			p.BatchJoin([]Step{counter(1)}, 1, Threads(2))
+		}, "batch_join does not take the Threads option"},
+		{"Threads on shuffle_batch_join", func(p *Pipeline) {
+			p.ShuffleBatchJoin([]Step{counter(1)}, 1, Threads(2))
+		}, "shuffle_batch_join does not take the Threads option"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := NewPipeline()
+			c.build(p)
+			if err := p.Start(t.Context()); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Start = %v, want %q", err, c.want)
+			}
+		})
 	}
 }
 

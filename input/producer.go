@@ -11,14 +11,12 @@ import (
 	"github.com/sluiceml/sluice/tensor"
 )
 
-var producerOptions = []string{"NumEpochs", "Shuffle", "Seed", "Capacity", "Name", "Shard"}
-
 // StringInputProducer returns a queue of file names (scalar strings) that
 // a queue runner fills with names once per epoch, reshuffled each epoch
 // unless Shuffle(false) is given (TensorFlow's string_input_producer).
 // With NumEpochs(n) the queue is closed after n epochs. Readers take their
 // work from the returned queue. names must not be empty.
-func (p *Pipeline) StringInputProducer(names []string, opts ...Option) queue.Queue {
+func (p *Pipeline) StringInputProducer(names []string, opts ...ProducerOption) queue.Queue {
 	data := make([][]byte, len(names))
 	for i, n := range names {
 		data[i] = []byte(n)
@@ -26,12 +24,12 @@ func (p *Pipeline) StringInputProducer(names []string, opts ...Option) queue.Que
 	if len(names) == 0 {
 		p.fail(fmt.Errorf("input: string_input_producer requires a non-null input tensor"))
 	}
-	return p.produce("string_input_producer", "input_producer", tensor.New(data), producerOptions, opts)
+	return p.produce("string_input_producer", "input_producer", tensor.New(data), false, opts)
 }
 
 // RangeInputProducer returns a queue of the int32 numbers 0..limit-1,
 // refilled once per epoch (TensorFlow's range_input_producer).
-func (p *Pipeline) RangeInputProducer(limit int, opts ...Option) queue.Queue {
+func (p *Pipeline) RangeInputProducer(limit int, opts ...ProducerOption) queue.Queue {
 	data := make([]int32, max(limit, 0))
 	for i := range data {
 		data[i] = int32(i)
@@ -39,15 +37,14 @@ func (p *Pipeline) RangeInputProducer(limit int, opts ...Option) queue.Queue {
 	if limit <= 0 {
 		p.fail(fmt.Errorf("input: range_input_producer requires a positive limit, not %d", limit))
 	}
-	return p.produce("range_input_producer", "input_producer", tensor.New(data), producerOptions, opts)
+	return p.produce("range_input_producer", "input_producer", tensor.New(data), false, opts)
 }
 
 // InputProducer returns a queue of the rows of t (index 0 of its first
 // dimension), all rows once per epoch (TensorFlow's input_producer).
 // ElementShape declares the rows' shape, which must match t's.
-func (p *Pipeline) InputProducer(t tensor.Tensor, opts ...Option) queue.Queue {
-	return p.produce("input_producer", "input_producer", t,
-		append(producerOptions[:len(producerOptions):len(producerOptions)], "ElementShape"), opts)
+func (p *Pipeline) InputProducer(t tensor.Tensor, opts ...ProducerOption) queue.Queue {
+	return p.produce("input_producer", "input_producer", t, true, opts)
 }
 
 // SliceInputProducer returns a step that yields one row of each tensor at
@@ -55,7 +52,7 @@ func (p *Pipeline) InputProducer(t tensor.Tensor, opts ...Option) queue.Queue {
 // slice_input_producer, used for preloaded data). A range producer of the
 // row indices drives it, so the options are a producer's: NumEpochs,
 // Shuffle, Seed, Capacity. The number of rows is that of the first tensor.
-func (p *Pipeline) SliceInputProducer(tensors []tensor.Tensor, opts ...Option) Step {
+func (p *Pipeline) SliceInputProducer(tensors []tensor.Tensor, opts ...ProducerOption) Step {
 	if len(tensors) == 0 {
 		p.fail(fmt.Errorf("input: Expected at least one tensor in slice_input_producer()."))
 		return func(context.Context) (queue.Element, error) { return nil, io.EOF }
@@ -94,8 +91,9 @@ func MatchFilenamesOnce(ctx context.Context, pattern string) ([]string, error) {
 
 // produce builds a producer: a FIFO queue of t's rows and a runner whose
 // one step enqueues a whole epoch, in order or shuffled.
-func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, allowed []string, opts []Option) queue.Queue {
-	cfg, err := newStageConfig(stage, allowed, opts)
+// elementShape says whether the producer takes ElementShape.
+func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementShape bool, opts []ProducerOption) queue.Queue {
+	cfg, err := producerConfig(stage, elementShape, opts)
 	name := defaultName
 	capacity := 32
 	if cfg != nil {

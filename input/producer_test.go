@@ -75,7 +75,7 @@ func TestStringInputProducerEpochsInOrder(t *testing.T) {
 
 // SIP-04: every epoch is a permutation; all orders occur about equally.
 func TestStringInputProducerShuffleFrequencies(t *testing.T) {
-	p := NewPipeline(WithSeed(271828))
+	p := NewPipeline(Seed(271828))
 	q := p.StringInputProducer([]string{"a", "b", "c"}, NumEpochs(600))
 	start(t, p)
 	got := strs(dequeueAll(t, q))
@@ -134,7 +134,7 @@ func TestRangeInputProducer(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 
-	p2 := NewPipeline(WithSeed(314159))
+	p2 := NewPipeline(Seed(314159))
 	q2 := p2.RangeInputProducer(2, NumEpochs(200))
 	start(t, p2)
 	vals := dequeueAll(t, q2)
@@ -177,7 +177,7 @@ func TestSliceInputProducer(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 
-	p2 := NewPipeline(WithSeed(161803))
+	p2 := NewPipeline(Seed(161803))
 	step2 := p2.SliceInputProducer([]tensor.Tensor{names, nums}, NumEpochs(1200))
 	start(t, p2)
 	freq := map[string]int{}

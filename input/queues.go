@@ -61,16 +61,16 @@ func elementSpec(e queue.Element, many, pad bool, names []string) (elementInfo, 
 
 // newQueue makes the queue a stage needs.
 func newQueue(s queueSpec) (queue.Queue, error) {
-	opts := []queue.Option{queue.WithName(s.name)}
+	opts := []queue.Option{queue.Name(s.name)}
 	if s.names != nil {
-		opts = append(opts, queue.WithNames(s.names...))
+		opts = append(opts, queue.Names(s.names...))
 	}
 	switch s.kind {
 	case "PaddingFIFOQueue":
 		return queue.NewPaddingFIFO(s.capacity, s.dtypes, s.shapes, opts...)
 	case "RandomShuffleQueue":
 		return queue.NewRandomShuffle(s.capacity, s.minAfterDequeue, s.dtypes,
-			append(opts, queue.WithShapes(s.shapes...), queue.WithSeed(s.seed|1))...)
+			append(opts, queue.Shapes(s.shapes...), queue.Seed(s.seed|1))...)
 	}
-	return queue.NewFIFO(s.capacity, s.dtypes, append(opts, queue.WithShapes(s.shapes...))...)
+	return queue.NewFIFO(s.capacity, s.dtypes, append(opts, queue.Shapes(s.shapes...))...)
 }

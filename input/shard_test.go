@@ -19,7 +19,7 @@ func TestShardProducer(t *testing.T) {
 		for _, n := range []int{1, 3, 10} {
 			seen := make(map[string]int)
 			for i := range n {
-				p := NewPipeline(WithSeed(uint64(100 + i))) // different seeds on different workers
+				p := NewPipeline(Seed(uint64(100 + i))) // different seeds on different workers
 				q := p.StringInputProducer(files, NumEpochs(2), Shuffle(shuffle), Shard(i, n))
 				start(t, p)
 				got := strs(dequeueAll(t, q))

@@ -9,7 +9,7 @@ import (
 
 // Uncontended Enqueue+Dequeue of a pre-built one-tensor element.
 func BenchmarkFIFOEnqueueDequeue(b *testing.B) {
-	q, _ := NewFIFO(100, []tensor.DType{tensor.Float32}, WithShapes(tensor.Shape{784}))
+	q, _ := NewFIFO(100, []tensor.DType{tensor.Float32}, Shapes(tensor.Shape{784}))
 	e := Element{tensor.Zeros(tensor.Float32, tensor.Shape{784})}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -63,7 +63,7 @@ func BenchmarkChannel4x4(b *testing.B) {
 
 // DequeueMany(128) of float32[784] elements: batch assembly.
 func BenchmarkFIFODequeueMany128x784(b *testing.B) {
-	q, _ := NewFIFO(256, []tensor.DType{tensor.Float32}, WithShapes(tensor.Shape{784}))
+	q, _ := NewFIFO(256, []tensor.DType{tensor.Float32}, Shapes(tensor.Shape{784}))
 	e := Element{tensor.Zeros(tensor.Float32, tensor.Shape{784})}
 	b.SetBytes(128 * 784 * 4)
 	b.ReportAllocs()
@@ -79,7 +79,7 @@ func BenchmarkFIFODequeueMany128x784(b *testing.B) {
 
 // RandomShuffle holding min_after_dequeue 10 000 elements.
 func BenchmarkRandomShuffleMAD10000(b *testing.B) {
-	q, _ := NewRandomShuffle(10100, 10000, i32, flat, WithSeed(1))
+	q, _ := NewRandomShuffle(10100, 10000, i32, flat, Seed(1))
 	for i := range 10000 {
 		q.Enqueue(bg, sc(int32(i)))
 	}
@@ -151,7 +151,7 @@ func BenchmarkPriority1000(b *testing.B) {
 // DequeueManyInto(128) reusing one batch: no allocation per batch beyond
 // the list of taken elements.
 func BenchmarkFIFODequeueManyInto128x784(b *testing.B) {
-	q, _ := NewFIFO(256, []tensor.DType{tensor.Float32}, WithShapes(tensor.Shape{784}))
+	q, _ := NewFIFO(256, []tensor.DType{tensor.Float32}, Shapes(tensor.Shape{784}))
 	e := Element{tensor.Zeros(tensor.Float32, tensor.Shape{784})}
 	dst := Element{tensor.Zeros(tensor.Float32, tensor.Shape{128, 784})}
 	b.SetBytes(128 * 784 * 4)
@@ -168,7 +168,7 @@ func BenchmarkFIFODequeueManyInto128x784(b *testing.B) {
 
 // EnqueueMany of a [128,784] batch split into rows, then DequeueManyInto.
 func BenchmarkFIFOEnqueueMany128x784(b *testing.B) {
-	q, _ := NewFIFO(256, []tensor.DType{tensor.Float32}, WithShapes(tensor.Shape{784}))
+	q, _ := NewFIFO(256, []tensor.DType{tensor.Float32}, Shapes(tensor.Shape{784}))
 	batch := Element{tensor.Zeros(tensor.Float32, tensor.Shape{128, 784})}
 	dst := Element{tensor.Zeros(tensor.Float32, tensor.Shape{128, 784})}
 	b.SetBytes(128 * 784 * 4)

@@ -108,13 +108,13 @@ type config struct {
 // An Option configures a queue.
 type Option func(*config)
 
-// WithName names the queue, for error messages and metrics.
-func WithName(name string) Option { return func(c *config) { c.name = name } }
+// Name names the queue, for error messages and metrics.
+func Name(name string) Option { return func(c *config) { c.name = name } }
 
-// WithShapes declares the shape of each component. FIFO, RandomShuffle and
+// Shapes declares the shape of each component. FIFO, RandomShuffle and
 // Priority queues need fully defined shapes; a PaddingFIFO queue requires
 // shapes and allows tensor.Unknown dimensions.
-func WithShapes(shapes ...tensor.Shape) Option {
+func Shapes(shapes ...tensor.Shape) Option {
 	return func(c *config) {
 		c.shapes = make([]tensor.Shape, len(shapes))
 		for i, s := range shapes {
@@ -126,16 +126,16 @@ func WithShapes(shapes ...tensor.Shape) Option {
 	}
 }
 
-// WithNames names the components, TensorFlow's dictionary elements; see
+// Names names the components, TensorFlow's dictionary elements; see
 // FromMap and Lookup.
-func WithNames(names ...string) Option {
+func Names(names ...string) Option {
 	return func(c *config) { c.names = slices.Clone(names) }
 }
 
-// WithSeed seeds a RandomShuffle queue's draws. With a non-zero seed the
+// Seed seeds a RandomShuffle queue's draws. With a non-zero seed the
 // queue draws the same sequence of positions on every run; zero (the
 // default) seeds from the clock.
-func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+func Seed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 
 func newCore(kind, defaultName string, capacity int, dtypes []tensor.DType, opts []Option) (*core, *config, error) {
 	c := &config{name: defaultName}

@@ -11,7 +11,7 @@ import (
 
 func int64FIFO(t *testing.T) Queue {
 	t.Helper()
-	q, err := NewFIFO(2, []tensor.DType{tensor.Int64}, WithShapes(tensor.Shape{}))
+	q, err := NewFIFO(2, []tensor.DType{tensor.Int64}, Shapes(tensor.Shape{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestDeferredCreate(t *testing.T) {
 		if fail {
 			return nil, errors.New("bad first element")
 		}
-		return NewFIFO(2, []tensor.DType{first[0].DType()}, WithShapes(first[0].Shape()))
+		return NewFIFO(2, []tensor.DType{first[0].DType()}, Shapes(first[0].Shape()))
 	})
 	if got := d.Names(); len(got) != 1 || got[0] != "x" {
 		t.Errorf("Names = %q", got)

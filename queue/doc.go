@@ -19,7 +19,7 @@
 // Element types and shapes are checked on every call, with TensorFlow's
 // messages ("Shape mismatch in tuple component 1. Expected [2,?,3], got
 // [2,3,4]"); a rejected call changes nothing and returns an error wrapping
-// ErrInvalidArgument. Components may be named (WithNames): FromMap builds
+// ErrInvalidArgument. Components may be named (Names): FromMap builds
 // an element from a map, Lookup and ToMap read one.
 //
 // A Priority queue's elements begin with their priority: component 0 is

@@ -16,7 +16,7 @@ import (
 func ExampleNewFIFO() {
 	ctx := context.Background()
 	q, err := queue.NewFIFO(8, []tensor.DType{tensor.Int64, tensor.Float32},
-		queue.WithShapes(tensor.Shape{}, tensor.Shape{2}), queue.WithName("examples"))
+		queue.Shapes(tensor.Shape{}, tensor.Shape{2}), queue.Name("examples"))
 	if err != nil {
 		panic(err)
 	}
@@ -51,7 +51,7 @@ func ExampleNewFIFO() {
 func ExampleNewRandomShuffle() {
 	ctx := context.Background()
 	q, _ := queue.NewRandomShuffle(10, 3, []tensor.DType{tensor.Int32},
-		queue.WithShapes(tensor.Shape{}), queue.WithSeed(42))
+		queue.Shapes(tensor.Shape{}), queue.Seed(42))
 	q.EnqueueMany(ctx, queue.Element{tensor.New([]int32{1, 2, 3, 4, 5, 6, 7, 8})})
 
 	// Five elements are above min_after_dequeue; a sixth would block.
@@ -92,7 +92,7 @@ func ExampleNewPaddingFIFO() {
 // smallest comes out first.
 func ExampleNewPriority() {
 	ctx := context.Background()
-	q, _ := queue.NewPriority(10, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+	q, _ := queue.NewPriority(10, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 	q.EnqueueMany(ctx, queue.Element{tensor.New([]int64{3, 1, 2}), tensor.Strings("c", "a", "b")})
 	b, _ := q.DequeueMany(ctx, 3)
 	fmt.Printf("%v %s\n", b[0].Int64s(), b[1].Strings())
@@ -105,7 +105,7 @@ func ExampleNewPriority() {
 func ExampleFromMap() {
 	ctx := context.Background()
 	q, _ := queue.NewFIFO(4, []tensor.DType{tensor.String, tensor.Int64},
-		queue.WithShapes(tensor.Shape{}, tensor.Shape{}), queue.WithNames("word", "count"))
+		queue.Shapes(tensor.Shape{}, tensor.Shape{}), queue.Names("word", "count"))
 	e, err := queue.FromMap(q, map[string]tensor.Tensor{
 		"count": tensor.Scalar(int64(2)),
 		"word":  tensor.StringScalar("sluice"),

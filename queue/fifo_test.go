@@ -21,15 +21,15 @@ func TestConstructionErrors(t *testing.T) {
 		want string
 	}{
 		{"shapes length", func() error {
-			_, err := NewFIFO(10, []tensor.DType{tensor.Int32, tensor.Float32}, WithShapes(tensor.Shape{}))
+			_, err := NewFIFO(10, []tensor.DType{tensor.Int32, tensor.Float32}, Shapes(tensor.Shape{}))
 			return err
 		}, "Queue shapes must have the same length as dtypes"},
 		{"not fully defined", func() error {
-			_, err := NewFIFO(10, i32, WithShapes(tensor.Shape{tensor.Unknown}))
+			_, err := NewFIFO(10, i32, Shapes(tensor.Shape{tensor.Unknown}))
 			return err
 		}, "All shapes must be fully defined"},
 		{"names length", func() error {
-			_, err := NewFIFO(10, i32, WithNames("a", "b"))
+			_, err := NewFIFO(10, i32, Names("a", "b"))
 			return err
 		}, "List of names must have the same length as the list of dtypes"},
 		{"padding needs shapes", func() error {
@@ -41,7 +41,7 @@ func TestConstructionErrors(t *testing.T) {
 			return err
 		}, "Shapes must be provided for all components, but received 1 dtypes and 2 shapes."},
 		{"shuffle not fully defined", func() error {
-			_, err := NewRandomShuffle(10, 0, i32, WithShapes(tensor.Shape{tensor.Unknown}))
+			_, err := NewRandomShuffle(10, 0, i32, Shapes(tensor.Shape{tensor.Unknown}))
 			return err
 		}, "All shapes must be fully defined"},
 		{"capacity", func() error {
@@ -58,7 +58,7 @@ func TestConstructionErrors(t *testing.T) {
 
 // type and shape checks.
 func TestElementChecks(t *testing.T) {
-	q, _ := NewFIFO(10, []tensor.DType{tensor.Float32, tensor.Float32}, WithShapes(tensor.Shape{2, 2}, tensor.Shape{3, 3}))
+	q, _ := NewFIFO(10, []tensor.DType{tensor.Float32, tensor.Float32}, Shapes(tensor.Shape{2, 2}, tensor.Shape{3, 3}))
 	ok := Element{tensor.Zeros(tensor.Float32, tensor.Shape{2, 2}), tensor.Zeros(tensor.Float32, tensor.Shape{3, 3})}
 	if err := q.Enqueue(bg, ok); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestSizesAndZeroCounts(t *testing.T) {
 
 // FIFO-01..04
 func TestFIFOOrder(t *testing.T) {
-	q, _ := NewFIFO(10, []tensor.DType{tensor.Float32, tensor.Int32}, WithShapes(tensor.Shape{}, tensor.Shape{2}))
+	q, _ := NewFIFO(10, []tensor.DType{tensor.Float32, tensor.Int32}, Shapes(tensor.Shape{}, tensor.Shape{2}))
 	for i := range 10 {
 		q.Enqueue(bg, Element{tensor.Scalar(float32(10 * (i + 1))), tensor.New([]int32{int32(2*i + 1), int32(2*i + 2)})})
 	}
@@ -271,7 +271,7 @@ func TestMixedEnqueueOrder(t *testing.T) {
 //
 func TestCloseBasics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := mustFIFO(t, 10, WithName("fq"))
+		q := mustFIFO(t, 10, Name("fq"))
 		errc := make(chan error, 1)
 		go func() { _, err := q.Dequeue(bg); errc <- err }()
 		synctest.Wait()
@@ -358,7 +358,7 @@ func TestCloseWaitsForPendingEnqueues(t *testing.T) {
 // a failed DequeueMany gives back what it absorbed.
 func TestDequeueManyOnClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q, _ := NewFIFO(4, []tensor.DType{tensor.Int32, tensor.Int32}, WithShapes(tensor.Shape{}, tensor.Shape{}))
+		q, _ := NewFIFO(4, []tensor.DType{tensor.Int32, tensor.Int32}, Shapes(tensor.Shape{}, tensor.Shape{}))
 		q.EnqueueMany(bg, Element{tensor.New([]int32{1, 2, 3}), tensor.New([]int32{10, 20, 30})})
 		errc := make(chan error, 1)
 		go func() { _, err := q.DequeueMany(bg, 4); errc <- err }()
@@ -516,7 +516,7 @@ func TestContextCancellation(t *testing.T) {
 // named components.
 func TestNames(t *testing.T) {
 	q, err := NewFIFO(10, []tensor.DType{tensor.Float32, tensor.Int32, tensor.String},
-		WithShapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), WithNames("f", "i", "s"))
+		Shapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), Names("f", "i", "s"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,7 +548,7 @@ func TestNames(t *testing.T) {
 // DequeueMany, values included.
 func TestAllDTypesRoundTrip(t *testing.T) {
 	for d := tensor.Bool; d <= tensor.String; d++ {
-		q, err := NewFIFO(10, []tensor.DType{d}, WithShapes(tensor.Shape{2}))
+		q, err := NewFIFO(10, []tensor.DType{d}, Shapes(tensor.Shape{2}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,9 +34,9 @@ func FuzzOperations(f *testing.F) {
 		var q Queue
 		var err error
 		if pad {
-			q, err = NewPaddingFIFO(capacity, i32, []tensor.Shape{{tensor.Unknown}}, WithName("fz"))
+			q, err = NewPaddingFIFO(capacity, i32, []tensor.Shape{{tensor.Unknown}}, Name("fz"))
 		} else {
-			q, err = NewFIFO(capacity, i32, WithShapes(tensor.Shape{2}), WithName("fz"))
+			q, err = NewFIFO(capacity, i32, Shapes(tensor.Shape{2}), Name("fz"))
 		}
 		if err != nil {
 			t.Fatal(err)

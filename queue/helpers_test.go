@@ -12,7 +12,7 @@ import (
 var (
 	i32  = []tensor.DType{tensor.Int32}
 	f32  = []tensor.DType{tensor.Float32}
-	flat = WithShapes(tensor.Shape{})
+	flat = Shapes(tensor.Shape{})
 	bg   = context.Background()
 )
 

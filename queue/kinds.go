@@ -33,7 +33,7 @@ var (
 )
 
 // NewFIFO returns a FIFO queue of at most capacity elements with the given
-// component types. Shapes, if declared with WithShapes, must be fully
+// component types. Shapes, if declared with Shapes, must be fully
 // defined; without them the queue accepts any shapes but cannot make
 // batches (DequeueMany and DequeueUpTo fail).
 func NewFIFO(capacity int, dtypes []tensor.DType, opts ...Option) (*FIFO, error) {
@@ -57,7 +57,7 @@ func NewPaddingFIFO(capacity int, dtypes []tensor.DType, shapes []tensor.Shape, 
 	if len(shapes) != len(dtypes) {
 		return nil, buildErrorf("Shapes must be provided for all components, but received %d dtypes and %d shapes.", len(dtypes), len(shapes))
 	}
-	c, _, err := newCore("PaddingFIFOQueue", "padding_fifo_queue", capacity, dtypes, append(opts, WithShapes(shapes...)))
+	c, _, err := newCore("PaddingFIFOQueue", "padding_fifo_queue", capacity, dtypes, append(opts, Shapes(shapes...)))
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func NewPaddingFIFO(capacity int, dtypes []tensor.DType, shapes []tensor.Shape, 
 }
 
 // NewRandomShuffle returns a RandomShuffle queue. minAfterDequeue must be
-// less than capacity. WithSeed makes its order repeatable.
+// less than capacity. Seed makes its order repeatable.
 func NewRandomShuffle(capacity, minAfterDequeue int, dtypes []tensor.DType, opts ...Option) (*RandomShuffle, error) {
 	c, cfg, err := newCore("RandomShuffleQueue", "random_shuffle_queue", capacity, dtypes, opts)
 	if err != nil {
@@ -87,7 +87,7 @@ func NewRandomShuffle(capacity, minAfterDequeue int, dtypes []tensor.DType, opts
 
 // NewPriority returns a Priority queue whose elements are an Int64
 // priority followed by components of the given types (and shapes, if
-// declared with WithShapes, which then describes those components only).
+// declared with Shapes, which then describes those components only).
 func NewPriority(capacity int, dtypes []tensor.DType, opts ...Option) (*Priority, error) {
 	// Shapes and names given describe the components after the priority;
 	// add the priority's own before building.
@@ -99,13 +99,13 @@ func NewPriority(capacity int, dtypes []tensor.DType, opts ...Option) (*Priority
 		if len(cfg.shapes) != len(dtypes) {
 			return nil, buildErrorf("Queue shapes must have the same length as dtypes")
 		}
-		opts = append(opts, WithShapes(append([]tensor.Shape{{}}, cfg.shapes...)...))
+		opts = append(opts, Shapes(append([]tensor.Shape{{}}, cfg.shapes...)...))
 	}
 	if cfg.names != nil {
 		if len(cfg.names) != len(dtypes) {
 			return nil, buildErrorf("List of names must have the same length as the list of dtypes")
 		}
-		opts = append(opts, WithNames(append([]string{"priority"}, cfg.names...)...))
+		opts = append(opts, Names(append([]string{"priority"}, cfg.names...)...))
 	}
 	c, _, err := newCore("PriorityQueue", "priority_queue", capacity, append([]tensor.DType{tensor.Int64}, dtypes...), opts)
 	if err != nil {

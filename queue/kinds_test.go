@@ -23,7 +23,7 @@ func mustShuffle(t *testing.T, capacity, mad int, opts ...Option) *RandomShuffle
 
 // RSQ-01: a random permutation, tuples kept together.
 func TestRandomShufflePairs(t *testing.T) {
-	q, _ := NewRandomShuffle(10, 0, []tensor.DType{tensor.Int32, tensor.Int32}, WithShapes(tensor.Shape{}, tensor.Shape{1}))
+	q, _ := NewRandomShuffle(10, 0, []tensor.DType{tensor.Int32, tensor.Int32}, Shapes(tensor.Shape{}, tensor.Shape{1}))
 	q.EnqueueMany(bg, Element{tensor.New([]int32{1, 2, 3, 4}), tensor.New([]int32{5, 6, 7, 8}, 4, 1)})
 	q.Enqueue(bg, Element{tensor.Scalar(int32(9)), tensor.New([]int32{10})})
 	b, err := q.DequeueMany(bg, 3)
@@ -125,7 +125,7 @@ func TestShuffleDequeueManyOnClose(t *testing.T) {
 func TestShuffleFullQueueFairness(t *testing.T) {
 	for seed := range uint64(50) {
 		synctest.Test(t, func(t *testing.T) {
-			q := mustShuffle(t, 4, 0, WithSeed(seed+1))
+			q := mustShuffle(t, 4, 0, Seed(seed+1))
 			q.EnqueueMany(bg, vec(10, 20, 30, 40))
 			done := make(chan error, 1)
 			go func() { done <- q.EnqueueMany(bg, vec(50, 60)) }()
@@ -145,7 +145,7 @@ func TestShuffleFullQueueFairness(t *testing.T) {
 // RSQ-11, RSQ-12: a seed fixes the order; different seeds differ.
 func TestShuffleSeeds(t *testing.T) {
 	order := func(seed uint64) []int32 {
-		q := mustShuffle(t, 100, 0, WithSeed(seed))
+		q := mustShuffle(t, 100, 0, Seed(seed))
 		all := make([]int32, 100)
 		for i := range all {
 			all[i] = int32(i)
@@ -249,7 +249,7 @@ func padNil(t tensor.Tensor) tensor.Tensor {
 
 // PRI-02, PRI-03, PRI-05
 func TestPriority(t *testing.T) {
-	q, err := NewPriority(1000, []tensor.DType{tensor.String}, WithShapes(tensor.Shape{}))
+	q, err := NewPriority(1000, []tensor.DType{tensor.String}, Shapes(tensor.Shape{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func strconvI(p int64) string { return string(rune('A'+(p+100)%26)) + string(run
 
 // PRI-06: 40 producers and 40 consumers on a capacity-10 queue finish.
 func TestPriorityNoDeadlock(t *testing.T) {
-	q, _ := NewPriority(10, i32, WithShapes(tensor.Shape{}))
+	q, _ := NewPriority(10, i32, Shapes(tensor.Shape{}))
 	counts := make([]int, 40)
 	for i := range counts {
 		counts[i] = i % 10

@@ -31,7 +31,7 @@ var propertyKinds = []propertyKind{
 	},
 	{
 		name:  "RandomShuffle",
-		make:  func(seed uint64) (Queue, error) { return NewRandomShuffle(7, 2, i32, flat, WithSeed(seed)) },
+		make:  func(seed uint64) (Queue, error) { return NewRandomShuffle(7, 2, i32, flat, Seed(seed)) },
 		batch: func(vs []int32) Element { return Element{tensor.New(vs)} },
 		value: func(b Element) []int32 { return b[0].Int32s() },
 	},

@@ -25,7 +25,7 @@ func TestSharedQueues(t *testing.T) {
 	}{
 		{mustFIFO(t, 11), "capacity"},
 		{func() Queue { q, _ := NewFIFO(10, f32, flat); return q }(), "component types"},
-		{func() Queue { q, _ := NewFIFO(10, i32, WithShapes(tensor.Shape{2})); return q }(), "component shapes"},
+		{func() Queue { q, _ := NewFIFO(10, i32, Shapes(tensor.Shape{2})); return q }(), "component shapes"},
 		{func() Queue { q, _ := NewFIFO(10, i32); return q }(), "component shapes"},
 	}
 	for _, m := range mismatches {
@@ -33,11 +33,11 @@ func TestSharedQueues(t *testing.T) {
 			t.Errorf("Q-50 %s: %v", m.want, err)
 		}
 	}
-	c.Share("r", mustShuffle(t, 10, 2, WithSeed(12)))
-	if _, err := c.Share("r", mustShuffle(t, 10, 3, WithSeed(12))); err == nil || !strings.Contains(err.Error(), "min_after_dequeue") {
+	c.Share("r", mustShuffle(t, 10, 2, Seed(12)))
+	if _, err := c.Share("r", mustShuffle(t, 10, 3, Seed(12))); err == nil || !strings.Contains(err.Error(), "min_after_dequeue") {
 		t.Errorf("RSQ mad: %v", err)
 	}
-	if _, err := c.Share("r", mustShuffle(t, 10, 2, WithSeed(21))); err == nil || !strings.Contains(err.Error(), "random seeds") {
+	if _, err := c.Share("r", mustShuffle(t, 10, 2, Seed(21))); err == nil || !strings.Contains(err.Error(), "random seeds") {
 		t.Errorf("RSQ-13: %v", err)
 	}
 	if _, err := c.Share("r", mustShuffle(t, 10, 2)); err != nil {

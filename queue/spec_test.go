@@ -25,7 +25,7 @@ import (
 func TestEnqueueManyBatchDimMismatch(t *testing.T) {
 	three := []tensor.DType{tensor.Int32, tensor.Int32, tensor.Int32}
 	free, _ := NewFIFO(10, three)
-	shaped, _ := NewFIFO(10, three, WithShapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}))
+	shaped, _ := NewFIFO(10, three, Shapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}))
 	cases := [][]int{{3, 2, 3}, {2, 3, 3}, {3, 3, 2}}
 	for _, q := range []*FIFO{free, shaped} {
 		for _, lens := range cases {
@@ -136,7 +136,7 @@ func TestArrivalOrder(t *testing.T) {
 // the count of DequeueMany and DequeueUpTo may come from data, here
 // another queue.
 func TestDequeueCountFromQueue(t *testing.T) {
-	counts, _ := NewFIFO(10, []tensor.DType{tensor.Int32}, WithShapes(tensor.Shape{}))
+	counts, _ := NewFIFO(10, []tensor.DType{tensor.Int32}, Shapes(tensor.Shape{}))
 	counts.EnqueueMany(bg, vec(2, 3))
 	q := mustFIFO(t, 10)
 	q.EnqueueMany(bg, vec(1, 2, 3, 4, 5))
@@ -219,7 +219,7 @@ func TestHighRankRoundTrip(t *testing.T) {
 		data[i] = float32(i)
 	}
 	in := tensor.New(data, 10, 4, 4, 4, 4)
-	fifo, _ := NewFIFO(10, f32, WithShapes(tensor.Shape{4, 4, 4, 4}))
+	fifo, _ := NewFIFO(10, f32, Shapes(tensor.Shape{4, 4, 4, 4}))
 	pad, _ := NewPaddingFIFO(10, f32, []tensor.Shape{{4, tensor.Unknown, 4, tensor.Unknown}})
 	for _, q := range []Queue{fifo, pad} {
 		if err := q.EnqueueMany(bg, Element{in}); err != nil {
@@ -236,7 +236,7 @@ func TestHighRankRoundTrip(t *testing.T) {
 // and its own name in messages.
 func TestPaddingFIFOBehavesAsFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q, _ := NewPaddingFIFO(2, i32, []tensor.Shape{{tensor.Unknown}}, WithName("pq"))
+		q, _ := NewPaddingFIFO(2, i32, []tensor.Shape{{tensor.Unknown}}, Name("pq"))
 		q.Enqueue(bg, vec(1))
 		q.Enqueue(bg, vec(2, 2))
 		enq := make(chan error, 1)
@@ -271,7 +271,7 @@ func TestPaddingFIFOBehavesAsFIFO(t *testing.T) {
 // RSQ-07, RSQ-08: a closed RandomShuffle queue refuses enqueues, and a
 // closed empty one ends batches with end of input despite min_after_dequeue.
 func TestShuffleClosed(t *testing.T) {
-	q := mustShuffle(t, 10, 5, WithName("rq"))
+	q := mustShuffle(t, 10, 5, Name("rq"))
 	q.Close(bg, false)
 	if _, err := q.DequeueMany(bg, 4); !isEOF(err) || !strings.Contains(err.Error(), "RandomShuffleQueue 'rq' is closed and has insufficient elements (requested 4, current size 0)") {
 		t.Fatalf("RSQ-07 DequeueMany: %v", err)
@@ -362,7 +362,7 @@ func TestShufflePartialProgress(t *testing.T) {
 // components the queue was declared with; EnqueueMany takes a vector of
 // priorities. The priority is checked even without declared shapes.
 func TestPriorityLayout(t *testing.T) {
-	q, err := NewPriority(10, []tensor.DType{tensor.String, tensor.Float32}, WithNames("s", "f"))
+	q, err := NewPriority(10, []tensor.DType{tensor.String, tensor.Float32}, Names("s", "f"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestPriorityLayout(t *testing.T) {
 	if err := q.EnqueueMany(bg, Element{tensor.Scalar(int64(1)), tensor.Strings("x"), tensor.New([]float32{1})}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("scalar priorities for a batch: %v", err)
 	}
-	if _, err := NewPriority(10, f32, WithShapes(tensor.Shape{2}, tensor.Shape{})); err == nil {
+	if _, err := NewPriority(10, f32, Shapes(tensor.Shape{2}, tensor.Shape{})); err == nil {
 		t.Fatal("shapes for more components than types accepted")
 	}
 }
@@ -442,7 +442,7 @@ func TestStats(t *testing.T) {
 // DequeueManyInto reuses the caller's batch when it fits and allocates
 // components that do not.
 func TestDequeueManyInto(t *testing.T) {
-	q, _ := NewFIFO(10, []tensor.DType{tensor.Int32, tensor.Float32}, WithShapes(tensor.Shape{2}, tensor.Shape{}))
+	q, _ := NewFIFO(10, []tensor.DType{tensor.Int32, tensor.Float32}, Shapes(tensor.Shape{2}, tensor.Shape{}))
 	for i := range int32(6) {
 		q.Enqueue(bg, Element{tensor.New([]int32{i, -i}), tensor.Scalar(float32(i))})
 	}

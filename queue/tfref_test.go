@@ -160,18 +160,18 @@ func tfQueue(t *testing.T, spec []json.RawMessage) (q Queue, shuffled bool) {
 		}
 		shapes = append(shapes, s)
 	}
-	opts := []Option{WithName("q")}
+	opts := []Option{Name("q")}
 	if shapes != nil {
-		opts = append(opts, WithShapes(shapes...))
+		opts = append(opts, Shapes(shapes...))
 	}
 	var err error
 	switch kind {
 	case "fifo":
 		q, err = NewFIFO(capacity, dtypes, opts...)
 	case "padding":
-		q, err = NewPaddingFIFO(capacity, dtypes, shapes, WithName("q"))
+		q, err = NewPaddingFIFO(capacity, dtypes, shapes, Name("q"))
 	case "shuffle":
-		q, err = NewRandomShuffle(capacity, mad, dtypes, append(opts, WithSeed(1))...)
+		q, err = NewRandomShuffle(capacity, mad, dtypes, append(opts, Seed(1))...)
 		shuffled = true
 	case "priority":
 		q, err = NewPriority(capacity, dtypes, opts...)

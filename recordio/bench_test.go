@@ -26,7 +26,7 @@ func benchUnits(b *testing.B, data []byte, n int) func() queue.Queue {
 		names = append(names, p)
 	}
 	return func() queue.Queue {
-		q, _ := queue.NewFIFO(n, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+		q, _ := queue.NewFIFO(n, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 		q.EnqueueMany(bg, queue.Element{tensor.Strings(names...)})
 		q.Close(bg, false)
 		return q

@@ -96,7 +96,7 @@ func TestConformance(t *testing.T) {
 			return must(t)(recordio.NewFixedLengthRecordReader(q, 2, fixedOpts...))
 		}, Units: fixed, Values: values}},
 		{"FixedLength GZIP", readertest.Case{New: func(q queue.Queue) *recordio.Reader {
-			return must(t)(recordio.NewFixedLengthRecordReader(q, 2, append(fixedOpts, recordio.Encoding(tfrecord.Gzip))...))
+			return must(t)(recordio.NewFixedLengthRecordReader(q, 2, append(fixedOpts, recordio.Compression(tfrecord.Gzip))...))
 		}, Units: fixedGz, Values: values}},
 		{"FixedLength by name", readertest.Case{New: func(q queue.Queue) *recordio.Reader {
 			return must(t)(recordio.Open("FixedLengthRecordReader", q, append(fixedOpts, recordio.RecordBytes(2))...))

@@ -23,8 +23,11 @@
 // counting records and units, ReadUpTo, and saving and restoring state.
 // Formats are registered by name (Register) so that Open can make a
 // reader of a format chosen at run time; the built-in ones go by
-// TensorFlow's names, such as "TFRecordReader". The package example
-// below is a complete custom format.
+// TensorFlow's names, such as "TFRecordReader". Their formats are not
+// exported: a reader of a built-in format is made by its constructor
+// (NewTFRecordReader, ...) or by Open, and a custom format, a type of
+// one's own, is given to NewReader or Register. The package example below
+// is a complete custom format.
 //
 // # State
 //

@@ -17,7 +17,7 @@ import (
 // filenameQueue returns a closed queue of file names, as an input
 // producer would fill it.
 func filenameQueue(names ...string) queue.Queue {
-	q, err := queue.NewFIFO(max(len(names), 1), []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+	q, err := queue.NewFIFO(max(len(names), 1), []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 	if err != nil {
 		panic(err)
 	}

@@ -60,7 +60,7 @@ func init() {
 // A custom format registered by name, reading work units from a queue.
 func Example_customFormat() {
 	ctx := context.Background()
-	q, _ := queue.NewFIFO(10, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+	q, _ := queue.NewFIFO(10, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 	q.EnqueueMany(ctx, queue.Element{tensor.Strings("to be", "or not")})
 	q.Close(ctx, false)
 

@@ -21,7 +21,7 @@ import (
 // starts every HopBytes (default: recordBytes), and FooterBytes at the end
 // are ignored. Keys are "file:index", counting from 0. As in TensorFlow, a
 // last record that is cut short, or not followed by the footer, is
-// dropped silently. Encoding decompresses each file first; the sizes then
+// dropped silently. Compression decompresses each file first; the sizes then
 // count uncompressed bytes.
 //
 // A file shorter than its header fails its read with an error wrapping
@@ -38,20 +38,20 @@ func newFixedLengthFormat(s *settings) (Format, error) {
 	if s.recordBytes == 0 {
 		return nil, fmt.Errorf("recordio: record_bytes must be > 0: %w", queue.ErrInvalidArgument)
 	}
-	switch s.encoding {
+	switch s.compression {
 	case tfrecord.None, tfrecord.Gzip, tfrecord.Zlib:
 	default:
-		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB or GZIP, not %v: %w", s.encoding, queue.ErrInvalidArgument)
+		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB or GZIP, not %v: %w", s.compression, queue.ErrInvalidArgument)
 	}
-	return &FixedLengthFormat{RecordBytes: s.recordBytes, HeaderBytes: s.headerBytes,
-		FooterBytes: s.footerBytes, HopBytes: s.hopBytes, Encoding: s.encoding}, nil
+	return &fixedLengthFormat{recordBytes: s.recordBytes, headerBytes: s.headerBytes,
+		footerBytes: s.footerBytes, hopBytes: s.hopBytes, compression: s.compression}, nil
 }
 
-// FixedLengthFormat reads fixed-length records. It is the Format behind
+// fixedLengthFormat reads fixed-length records. It is the Format behind
 // NewFixedLengthRecordReader.
-type FixedLengthFormat struct {
-	RecordBytes, HeaderBytes, FooterBytes, HopBytes int
-	Encoding                                        tfrecord.Compression
+type fixedLengthFormat struct {
+	recordBytes, headerBytes, footerBytes, hopBytes int
+	compression                                     tfrecord.Compression
 
 	file    *unitFile
 	closer  io.Closer // the decompressor, if any
@@ -64,21 +64,21 @@ type FixedLengthFormat struct {
 	key     []byte
 }
 
-func (f *FixedLengthFormat) hop() int64 {
-	if f.HopBytes == 0 {
-		return int64(f.RecordBytes)
+func (f *fixedLengthFormat) hop() int64 {
+	if f.hopBytes == 0 {
+		return int64(f.recordBytes)
 	}
-	return int64(f.HopBytes)
+	return int64(f.hopBytes)
 }
 
 // open opens work positioned at record index: TensorFlow's algorithm
 // reaches record i at HeaderBytes + i*hop. short reports that the stream
 // ends before that position.
-func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) (short bool, err error) {
-	if index > (math.MaxInt64-int64(f.HeaderBytes))/f.hop() {
+func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) (short bool, err error) {
+	if index > (math.MaxInt64-int64(f.headerBytes))/f.hop() {
 		return false, fmt.Errorf("%w: record index %d out of range", ErrState, index)
 	}
-	start := int64(f.HeaderBytes) + index*f.hop()
+	start := int64(f.headerBytes) + index*f.hop()
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return false, err
@@ -87,11 +87,11 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 	var r io.Reader
 	var closer io.Closer
 	skip := start
-	switch f.Encoding {
+	switch f.compression {
 	case tfrecord.Gzip, tfrecord.Zlib:
 		var dr io.ReadCloser
 		br := bufio.NewReaderSize(file, 64<<10)
-		if f.Encoding == tfrecord.Gzip {
+		if f.compression == tfrecord.Gzip {
 			dr, err = gzip.NewReader(br)
 		} else {
 			dr, err = zlib.NewReader(br)
@@ -103,7 +103,7 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 			r = br
 		case err != nil:
 			file.Close()
-			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", f.Encoding, err)}
+			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", f.compression, err)}
 		default:
 			r, closer = dr, dr
 		}
@@ -119,10 +119,10 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 	} else {
 		f.src.Reset(r)
 	}
-	if need := f.RecordBytes + f.FooterBytes; cap(f.buf) < need {
+	if need := f.recordBytes + f.footerBytes; cap(f.buf) < need {
 		f.buf = make([]byte, need)
 	}
-	f.buf = f.buf[:f.RecordBytes+f.FooterBytes]
+	f.buf = f.buf[:f.recordBytes+f.footerBytes]
 	f.file, f.closer, f.work = file, closer, work
 	f.have, f.index, f.resumed = 0, index, true
 	for skip > 0 {
@@ -141,7 +141,7 @@ func (f *FixedLengthFormat) open(ctx context.Context, work string, index int64) 
 }
 
 // OnWorkStarted opens the file and skips its header.
-func (f *FixedLengthFormat) OnWorkStarted(ctx context.Context, work string) error {
+func (f *fixedLengthFormat) OnWorkStarted(ctx context.Context, work string) error {
 	short, err := f.open(ctx, work, 0)
 	if err != nil {
 		return err
@@ -149,13 +149,13 @@ func (f *FixedLengthFormat) OnWorkStarted(ctx context.Context, work string) erro
 	if short {
 		f.Reset()
 		return &dataerr.Error{File: work, Offset: 0, Record: -1,
-			Err: fmt.Errorf("reached end of file in the %d-byte header: %w", f.HeaderBytes, ErrShortHeader)}
+			Err: fmt.Errorf("reached end of file in the %d-byte header: %w", f.headerBytes, ErrShortHeader)}
 	}
 	return nil
 }
 
 // Read reads the next record. The value is valid until the next Read.
-func (f *FixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+func (f *fixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	if !f.resumed {
 		// Advance by hop: drop look-ahead bytes, then skip the rest.
 		if hop := f.hop(); hop <= int64(f.have) {
@@ -180,22 +180,22 @@ func (f *FixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, boo
 	if err != nil && f.closer != nil {
 		// The decompressor failed: the data is bad at this record, which
 		// has a key though it was never produced.
-		return "", nil, false, false, &dataerr.Error{File: f.work, Offset: int64(f.HeaderBytes) + f.index*f.hop(), Record: f.index,
-			Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: fmt.Errorf("%v stream: %w", f.Encoding, err)}
+		return "", nil, false, false, &dataerr.Error{File: f.work, Offset: int64(f.headerBytes) + f.index*f.hop(), Record: f.index,
+			Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: fmt.Errorf("%v stream: %w", f.compression, err)}
 	}
 	if err != nil {
-		return "", nil, false, false, fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, int64(f.HeaderBytes)+f.index*f.hop(), err)
+		return "", nil, false, false, fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, int64(f.headerBytes)+f.index*f.hop(), err)
 	}
 	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.index, 10)
 	f.index++
-	return string(f.key), f.buf[:f.RecordBytes], true, false, nil
+	return string(f.key), f.buf[:f.recordBytes], true, false, nil
 }
 
 // OnWorkFinished closes the file.
-func (f *FixedLengthFormat) OnWorkFinished() error { return f.Reset() }
+func (f *fixedLengthFormat) OnWorkFinished() error { return f.Reset() }
 
 // Reset closes any open file.
-func (f *FixedLengthFormat) Reset() error {
+func (f *fixedLengthFormat) Reset() error {
 	var err error
 	if f.closer != nil {
 		f.closer.Close()
@@ -209,14 +209,14 @@ func (f *FixedLengthFormat) Reset() error {
 }
 
 // Position returns the index of the next record of the current file.
-func (f *FixedLengthFormat) Position() ([]byte, error) {
+func (f *fixedLengthFormat) Position() ([]byte, error) {
 	return protowire.AppendVarint(nil, uint64(f.index)), nil
 }
 
 // Seek reopens work at the record Position saved: directly for an
 // uncompressed file, by decompressing up to it otherwise. A position past
 // the end leaves no records to read.
-func (f *FixedLengthFormat) Seek(ctx context.Context, work string, pos []byte) error {
+func (f *fixedLengthFormat) Seek(ctx context.Context, work string, pos []byte) error {
 	n, m := protowire.ConsumeVarint(pos)
 	if m < 0 || m != len(pos) || int64(n) < 0 {
 		return fmt.Errorf("%w: bad fixed-length position %x", ErrState, pos)
@@ -226,4 +226,4 @@ func (f *FixedLengthFormat) Seek(ctx context.Context, work string, pos []byte) e
 }
 
 // unit returns the file of the unit in progress (see unitWatcher).
-func (f *FixedLengthFormat) unit() *unitFile { return f.file }
+func (f *fixedLengthFormat) unit() *unitFile { return f.file }

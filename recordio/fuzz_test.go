@@ -70,7 +70,7 @@ func FuzzFixedLength(f *testing.F) {
 		dir := t.TempDir()
 		name := filepath.Join(dir, "f")
 		os.WriteFile(name, data, 0o644)
-		q, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+		q, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 		q.Enqueue(context.Background(), queue.Element{tensor.StringScalar(name)})
 		q.Close(context.Background(), false)
 		r, err := NewFixedLengthRecordReader(q, int(rec), HeaderBytes(int(header)), FooterBytes(int(footer)), HopBytes(int(hop)))
@@ -147,7 +147,7 @@ func FuzzRestoreState(f *testing.F) {
 		}},
 	}
 	f.Fuzz(func(t *testing.T, state, pos []byte) {
-		q, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+		q, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 		q.Close(context.Background(), false)
 		r := NewIdentityReader(q)
 		if err := r.RestoreState(context.Background(), state); err == nil {

@@ -15,7 +15,7 @@ type settings struct {
 	headerBytes     int
 	footerBytes     int
 	hopBytes        int
-	encoding        tfrecord.Compression
+	compression     tfrecord.Compression
 	recordOpts      []tfrecord.Option
 	shard           shard
 }
@@ -48,11 +48,12 @@ func FooterBytes(n int) Option { return func(s *settings) { s.footerBytes = n } 
 // start to the next; 0 (the default) means the record size.
 func HopBytes(n int) Option { return func(s *settings) { s.hopBytes = n } }
 
-// Encoding sets how every file is compressed: for a FixedLengthRecord
+// Compression sets how every file is compressed: for a FixedLengthRecord
 // reader (TensorFlow's encoding attribute: ZLIB or GZIP) the sizes then
 // count uncompressed bytes; for a TFRecord reader opened with Open it is
-// the compression_type (NewTFRecordReader takes it as an argument).
-func Encoding(c tfrecord.Compression) Option { return func(s *settings) { s.encoding = c } }
+// the compression_type (NewTFRecordReader takes it as an argument). One
+// name serves both, as one type, tfrecord.Compression, does.
+func Compression(c tfrecord.Compression) Option { return func(s *settings) { s.compression = c } }
 
 // SkipCorrupt makes a TFRecord reader skip corrupt records and count them
 // (Reader.NumRecordsSkipped) instead of failing, which is the default as

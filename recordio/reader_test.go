@@ -20,6 +20,7 @@ import (
 	"testing/synctest"
 
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -31,7 +32,7 @@ var bg = context.Background()
 // workQueue returns a queue holding units; closed unless open is set.
 func workQueue(t *testing.T, units ...string) *queue.FIFO {
 	t.Helper()
-	q, err := queue.NewFIFO(100, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}), queue.WithName("work"))
+	q, err := queue.NewFIFO(100, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}), queue.Name("work"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ func TestFixedLength(t *testing.T) {
 			}
 			q := workQueue(t, names...)
 			q.Close(bg, false)
-			r, err := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), HopBytes(c.hop), Encoding(enc))
+			r, err := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), HopBytes(c.hop), Compression(enc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -367,7 +368,7 @@ func TestFixedLength(t *testing.T) {
 		good := writeFile(t, dir, "good", compress(t, enc, []byte("HHHHHabcFF")))
 		q := workQueue(t, short, good)
 		q.Close(bg, false)
-		r, _ := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), Encoding(enc))
+		r, _ := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), Compression(enc))
 		_, _, err := r.Read(bg)
 		if !errors.Is(err, ErrShortHeader) || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), short) {
 			t.Errorf("%v: short header: %v", enc, err)
@@ -553,7 +554,7 @@ func TestMissingFile(t *testing.T) {
 		{"TextLine", text, func(q queue.Queue) (*Reader, error) { return NewTextLineReader(q) }},
 		{"FixedLength", fixed, func(q queue.Queue) (*Reader, error) { return NewFixedLengthRecordReader(q, 3) }},
 		{"FixedLength ZLIB", fixed, func(q queue.Queue) (*Reader, error) {
-			return NewFixedLengthRecordReader(q, 3, Encoding(tfrecord.Zlib))
+			return NewFixedLengthRecordReader(q, 3, Compression(tfrecord.Zlib))
 		}},
 		{"WholeFile", fixed, func(q queue.Queue) (*Reader, error) { return NewWholeFileReader(q), nil }},
 	}
@@ -598,7 +599,7 @@ func TestOpenByName(t *testing.T) {
 	if _, err := Open("FixedLengthRecordReader", workQueue(t)); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "record_bytes must be > 0") {
 		t.Errorf("FixedLength without record_bytes: %v", err)
 	}
-	if _, err := Open("FixedLengthRecordReader", workQueue(t), RecordBytes(2), Encoding(tfrecord.Zstd)); !errors.Is(err, queue.ErrInvalidArgument) {
+	if _, err := Open("FixedLengthRecordReader", workQueue(t), RecordBytes(2), Compression(tfrecord.Zstd)); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Errorf("FixedLength with ZSTD: %v", err)
 	}
 	r, err := Open("TextLineReader", workQueue(t), Name("lines"))
@@ -610,7 +611,7 @@ func TestOpenByName(t *testing.T) {
 			t.Error("Register of a taken name did not panic")
 		}
 	}()
-	Register("TextLineReader", func() Format { return &IdentityFormat{} })
+	Register("TextLineReader", func() Format { return &identityFormat{} })
 }
 
 // A work queue of anything but scalar strings is an InvalidArgument.
@@ -887,8 +888,12 @@ func TestTFRecordMaxRecordSize(t *testing.T) {
 
 // Detect reads files of every compression through one reader, each
 // detected from its first bytes (sluice extension); NoKeys returns empty
-// keys while Work and Offset give each record's position.
+// keys while Work and Offset give each record's position. The module
+// root gets such a format through recordhook.
 func TestTFRecordDetectNoKeys(t *testing.T) {
+	if f, ok := recordhook.NewTFRecordFormat(nil).(*tfRecordFormat); !ok || !f.detect || !f.noKeys {
+		t.Fatalf("recordhook.NewTFRecordFormat = %#v, want a tfRecordFormat that detects, without keys", f)
+	}
 	var names []string
 	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
 		names = append(names, writeTFRecords(t, t.TempDir(), c, 1, 3)...)
@@ -896,7 +901,7 @@ func TestTFRecordDetectNoKeys(t *testing.T) {
 	for _, noKeys := range []bool{false, true} {
 		q := workQueue(t, names...)
 		q.Close(bg, false)
-		f := &TFRecordFormat{Detect: true, NoKeys: noKeys}
+		f := &tfRecordFormat{detect: true, noKeys: noKeys}
 		r := NewReader("TFRecordReader", f, q)
 		n := 0
 		for {

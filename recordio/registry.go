@@ -67,11 +67,11 @@ func Open(name string, q queue.Queue, opts ...Option) (*Reader, error) {
 }
 
 func init() {
-	register(tfRecordKind, func(s *settings) (Format, error) { return newTFRecordFormat(s.encoding, s), nil })
+	register(tfRecordKind, func(s *settings) (Format, error) { return newTFRecordFormat(s.compression, s), nil })
 	register(textLineKind, newTextLineFormat)
 	register(fixedLengthKind, newFixedLengthFormat)
-	register(wholeFileKind, func(*settings) (Format, error) { return &WholeFileFormat{}, nil })
-	register(identityKind, func(*settings) (Format, error) { return &IdentityFormat{}, nil })
+	register(wholeFileKind, func(*settings) (Format, error) { return &wholeFileFormat{}, nil })
+	register(identityKind, func(*settings) (Format, error) { return &identityFormat{}, nil })
 }
 
 // The built-in readers' kinds, TensorFlow's op names.

@@ -76,7 +76,7 @@ func readFileRecords(t *testing.T, name string, c tfrecord.Compression) []string
 	}
 	defer f.Close()
 	var recs []string
-	for rec, err := range tfrecord.NewReader(f, c, tfrecord.WithName(name)).All() {
+	for rec, err := range tfrecord.NewReader(f, c, tfrecord.Name(name)).All() {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -22,21 +23,27 @@ func NewTextLineReader(q queue.Queue, opts ...Option) (*Reader, error) {
 	return Open(textLineKind, q, opts...)
 }
 
+func init() {
+	recordhook.NewTextLineFormat = func(skipHeaderLines int) recordhook.Format {
+		return &textLineFormat{skipHeaderLines: skipHeaderLines, noKeys: true}
+	}
+}
+
 func newTextLineFormat(s *settings) (Format, error) {
 	if err := nonNegative("skip_header_lines", s.skipHeaderLines); err != nil {
 		return nil, err
 	}
-	return &TextLineFormat{SkipHeaderLines: s.skipHeaderLines}, nil
+	return &textLineFormat{skipHeaderLines: s.skipHeaderLines}, nil
 }
 
-// TextLineFormat reads text files line by line. It is the Format behind
+// textLineFormat reads text files line by line. It is the Format behind
 // NewTextLineReader.
-type TextLineFormat struct {
-	SkipHeaderLines int
-	// NoKeys makes Read return an empty key, saving an allocation per
+type textLineFormat struct {
+	skipHeaderLines int
+	// noKeys makes Read return an empty key, saving an allocation per
 	// line, for a caller that names a line only when something is wrong
 	// with it: it takes the line's position from Work and Offset.
-	NoKeys bool
+	noKeys bool
 
 	file *unitFile
 	br   *bufio.Reader
@@ -47,7 +54,7 @@ type TextLineFormat struct {
 	key  []byte
 }
 
-// LineSplitter splits r into lines as TextLineFormat does, for use without
+// LineSplitter splits r into lines as a TextLine reader does, for use without
 // a queue: each call to Next returns the next line without its "\n" or
 // "\r\n", and io.EOF after the last.
 type LineSplitter struct {
@@ -99,7 +106,7 @@ func readLine(br *bufio.Reader, long *[]byte) ([]byte, int64, error) {
 	return line, n, nil
 }
 
-func (f *TextLineFormat) open(ctx context.Context, work string) error {
+func (f *textLineFormat) open(ctx context.Context, work string) error {
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
@@ -115,12 +122,12 @@ func (f *TextLineFormat) open(ctx context.Context, work string) error {
 
 // OnWorkStarted opens the file and skips its header lines; a file shorter
 // than its header simply has no records.
-func (f *TextLineFormat) OnWorkStarted(ctx context.Context, work string) error {
+func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 	if err := f.open(ctx, work); err != nil {
 		return err
 	}
 	defer f.file.watch(ctx)()
-	for range f.SkipHeaderLines {
+	for range f.skipHeaderLines {
 		_, n, err := readLine(f.br, &f.long)
 		if err == io.EOF {
 			break
@@ -136,7 +143,7 @@ func (f *TextLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 }
 
 // Read reads the next line.
-func (f *TextLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+func (f *textLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	line, n, err := readLine(f.br, &f.long)
 	if err == io.EOF {
 		return "", nil, false, true, nil
@@ -146,7 +153,7 @@ func (f *TextLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 	}
 	f.line++
 	f.off += n
-	if f.NoKeys {
+	if f.noKeys {
 		return "", line, true, false, nil
 	}
 	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.line, 10)
@@ -154,22 +161,22 @@ func (f *TextLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 }
 
 // Work returns the name of the file the last line read came from.
-func (f *TextLineFormat) Work() string { return f.work }
+func (f *textLineFormat) Work() string { return f.work }
 
 // Offset returns the number of the last line read in its file, counting
 // from 1 and including skipped header lines: what follows the colon of the
 // line's key.
-func (f *TextLineFormat) Offset() int64 { return f.line }
+func (f *textLineFormat) Offset() int64 { return f.line }
 
 // OnWorkFinished closes the file.
-func (f *TextLineFormat) OnWorkFinished() error {
+func (f *textLineFormat) OnWorkFinished() error {
 	err := f.file.Close()
 	f.file = nil
 	return err
 }
 
 // Reset closes any open file.
-func (f *TextLineFormat) Reset() error {
+func (f *textLineFormat) Reset() error {
 	if f.file != nil {
 		f.file.Close()
 		f.file = nil
@@ -178,13 +185,13 @@ func (f *TextLineFormat) Reset() error {
 }
 
 // Position returns the line number and byte offset of the next line.
-func (f *TextLineFormat) Position() ([]byte, error) {
+func (f *textLineFormat) Position() ([]byte, error) {
 	b := protowire.AppendVarint(nil, uint64(f.line))
 	return protowire.AppendVarint(b, uint64(f.off)), nil
 }
 
 // Seek opens work at a position Position returned.
-func (f *TextLineFormat) Seek(ctx context.Context, work string, pos []byte) error {
+func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) error {
 	line, n := protowire.ConsumeVarint(pos)
 	if n < 0 {
 		return fmt.Errorf("%w: bad text line position %x", ErrState, pos)
@@ -206,4 +213,4 @@ func (f *TextLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 }
 
 // unit returns the file of the unit in progress (see unitWatcher).
-func (f *TextLineFormat) unit() *unitFile { return f.file }
+func (f *textLineFormat) unit() *unitFile { return f.file }

@@ -76,7 +76,7 @@ func tfOptions(t *testing.T, attrs map[string]any) []Option {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts = append(opts, Encoding(c))
+			opts = append(opts, Compression(c))
 		default:
 			t.Fatalf("unknown attribute %s", k)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -22,23 +23,29 @@ func NewTFRecordReader(q queue.Queue, c tfrecord.Compression, opts ...Option) *R
 	return NewReader(tfRecordKind, newTFRecordFormat(c, newSettings(opts)), q, opts...)
 }
 
-func newTFRecordFormat(c tfrecord.Compression, s *settings) *TFRecordFormat {
-	return &TFRecordFormat{Compression: c, Options: s.recordOpts}
+func newTFRecordFormat(c tfrecord.Compression, s *settings) *tfRecordFormat {
+	return &tfRecordFormat{compression: c, options: s.recordOpts}
 }
 
-// TFRecordFormat reads TFRecord files. It is the Format behind
+func init() {
+	recordhook.NewTFRecordFormat = func(opts []tfrecord.Option) recordhook.Format {
+		return &tfRecordFormat{detect: true, noKeys: true, options: opts}
+	}
+}
+
+// tfRecordFormat reads TFRecord files. It is the Format behind
 // NewTFRecordReader.
-type TFRecordFormat struct {
-	Compression tfrecord.Compression
-	// Detect makes the format choose each file's compression from the
+type tfRecordFormat struct {
+	compression tfrecord.Compression
+	// detect makes the format choose each file's compression from the
 	// file's first bytes (tfrecord.DetectCompression) instead of
-	// Compression, so that files of mixed compression share one reader.
-	Detect bool
-	// NoKeys makes Read return an empty key, saving an allocation per
+	// compression, so that files of mixed compression share one reader.
+	detect bool
+	// noKeys makes Read return an empty key, saving an allocation per
 	// record, for a caller that names a record only when something is
 	// wrong with it: it takes the record's position from Work and Offset.
-	NoKeys  bool
-	Options []tfrecord.Option
+	noKeys  bool
+	options []tfrecord.Option
 
 	file    *unitFile
 	rd      *tfrecord.Reader
@@ -48,14 +55,14 @@ type TFRecordFormat struct {
 	skipped int64 // in files already closed
 }
 
-func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) error {
+func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) error {
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
 	}
 	var src io.Reader = file
-	c := f.Compression
-	if f.Detect {
+	c := f.compression
+	if f.detect {
 		var prefix [12]byte
 		n, err := file.ReadAt(prefix[:], 0)
 		if err != nil && err != io.EOF {
@@ -64,7 +71,7 @@ func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) er
 		}
 		c = tfrecord.DetectCompression(prefix[:n])
 	}
-	f.opts = append(append(f.opts[:0], c, tfrecord.WithName(work)), f.Options...)
+	f.opts = append(append(f.opts[:0], c, tfrecord.Name(work)), f.options...)
 	if offset > 0 && c == tfrecord.None {
 		if offset > file.Size() {
 			file.Close()
@@ -73,7 +80,7 @@ func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) er
 		src = io.NewSectionReader(file, offset, file.Size()-offset)
 		f.opts = append(f.opts, tfrecord.StartOffset(offset))
 	}
-	if f.Compression == tfrecord.None {
+	if f.compression == tfrecord.None {
 		// A length field claiming more than the file holds is then
 		// found without reading or allocating for it.
 		f.opts = append(f.opts, tfrecord.InputSize(file.Size()-max(offset, 0)))
@@ -88,12 +95,12 @@ func (f *TFRecordFormat) open(ctx context.Context, work string, offset int64) er
 }
 
 // OnWorkStarted opens the file work.
-func (f *TFRecordFormat) OnWorkStarted(ctx context.Context, work string) error {
+func (f *tfRecordFormat) OnWorkStarted(ctx context.Context, work string) error {
 	return f.open(ctx, work, 0)
 }
 
 // Read reads the next record.
-func (f *TFRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+func (f *tfRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	rec, err := f.rd.Next()
 	if err == io.EOF {
 		return "", nil, false, true, nil
@@ -101,7 +108,7 @@ func (f *TFRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 	if err != nil {
 		return "", nil, false, false, err
 	}
-	if f.NoKeys {
+	if f.noKeys {
 		return "", rec, true, false, nil
 	}
 	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.rd.Offset(), 10)
@@ -109,11 +116,11 @@ func (f *TFRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 }
 
 // Work returns the name of the file the last record read came from.
-func (f *TFRecordFormat) Work() string { return f.work }
+func (f *tfRecordFormat) Work() string { return f.work }
 
 // Offset returns the offset of the last record read in its file's
 // uncompressed stream, the number after the colon of its key.
-func (f *TFRecordFormat) Offset() int64 {
+func (f *tfRecordFormat) Offset() int64 {
 	if f.rd == nil {
 		return 0
 	}
@@ -121,9 +128,9 @@ func (f *TFRecordFormat) Offset() int64 {
 }
 
 // OnWorkFinished closes the file.
-func (f *TFRecordFormat) OnWorkFinished() error { return f.close() }
+func (f *tfRecordFormat) OnWorkFinished() error { return f.close() }
 
-func (f *TFRecordFormat) close() error {
+func (f *tfRecordFormat) close() error {
 	if f.file == nil {
 		return nil
 	}
@@ -134,7 +141,7 @@ func (f *TFRecordFormat) close() error {
 }
 
 // Reset closes any open file and zeroes the skip count.
-func (f *TFRecordFormat) Reset() error {
+func (f *tfRecordFormat) Reset() error {
 	f.close()
 	f.skipped = 0
 	return nil
@@ -142,7 +149,7 @@ func (f *TFRecordFormat) Reset() error {
 
 // Skipped returns how many corrupt records were skipped since the last
 // Reset, under a SkipCorrupt policy.
-func (f *TFRecordFormat) Skipped() int64 {
+func (f *tfRecordFormat) Skipped() int64 {
 	if f.file != nil {
 		return f.skipped + f.rd.Stats().Skipped
 	}
@@ -150,13 +157,13 @@ func (f *TFRecordFormat) Skipped() int64 {
 }
 
 // Position returns the uncompressed offset of the next record.
-func (f *TFRecordFormat) Position() ([]byte, error) {
+func (f *tfRecordFormat) Position() ([]byte, error) {
 	return protowire.AppendVarint(nil, uint64(f.rd.NextOffset())), nil
 }
 
 // Seek opens work at the offset Position returned: directly for an
 // uncompressed file, by reading up to it for a compressed one.
-func (f *TFRecordFormat) Seek(ctx context.Context, work string, pos []byte) error {
+func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) error {
 	off, n := protowire.ConsumeVarint(pos)
 	if n < 0 || n != len(pos) || int64(off) < 0 {
 		return fmt.Errorf("%w: bad TFRecord position %x", ErrState, pos)
@@ -181,4 +188,4 @@ func (f *TFRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 }
 
 // unit returns the file of the unit in progress (see unitWatcher).
-func (f *TFRecordFormat) unit() *unitFile { return f.file }
+func (f *tfRecordFormat) unit() *unitFile { return f.file }

@@ -16,18 +16,18 @@ import (
 // read step, so it fails every later read with the same error and never
 // gets past the file.)
 func NewWholeFileReader(q queue.Queue, opts ...Option) *Reader {
-	return NewReader(wholeFileKind, &WholeFileFormat{}, q, opts...)
+	return NewReader(wholeFileKind, &wholeFileFormat{}, q, opts...)
 }
 
-// WholeFileFormat reads whole files. It is the Format behind
+// wholeFileFormat reads whole files. It is the Format behind
 // NewWholeFileReader.
-type WholeFileFormat struct {
+type wholeFileFormat struct {
 	file *unitFile
 	work string
 }
 
 // OnWorkStarted opens the file.
-func (f *WholeFileFormat) OnWorkStarted(ctx context.Context, work string) error {
+func (f *wholeFileFormat) OnWorkStarted(ctx context.Context, work string) error {
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func (f *WholeFileFormat) OnWorkStarted(ctx context.Context, work string) error 
 
 // Read returns the whole file as one record and ends the unit. The value
 // is a new slice, sized by the file system's size of the file.
-func (f *WholeFileFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+func (f *wholeFileFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	size := f.file.Size()
 	if size < 0 {
 		return "", nil, false, false, fmt.Errorf("%s: unknown size", f.work)
@@ -51,10 +51,10 @@ func (f *WholeFileFormat) Read(ctx context.Context) (string, []byte, bool, bool,
 }
 
 // OnWorkFinished closes the file.
-func (f *WholeFileFormat) OnWorkFinished() error { return f.Reset() }
+func (f *wholeFileFormat) OnWorkFinished() error { return f.Reset() }
 
 // Reset closes any open file.
-func (f *WholeFileFormat) Reset() error {
+func (f *wholeFileFormat) Reset() error {
 	var err error
 	if f.file != nil {
 		err = f.file.Close()
@@ -66,10 +66,10 @@ func (f *WholeFileFormat) Reset() error {
 
 // Position returns the only position inside a unit: before its record.
 // (The unit ends with the Read that returns the record.)
-func (f *WholeFileFormat) Position() ([]byte, error) { return []byte{0}, nil }
+func (f *wholeFileFormat) Position() ([]byte, error) { return []byte{0}, nil }
 
 // Seek opens work before its record.
-func (f *WholeFileFormat) Seek(ctx context.Context, work string, pos []byte) error {
+func (f *wholeFileFormat) Seek(ctx context.Context, work string, pos []byte) error {
 	if len(pos) != 1 || pos[0] != 0 {
 		return fmt.Errorf("%w: bad whole-file position %x", ErrState, pos)
 	}
@@ -79,31 +79,31 @@ func (f *WholeFileFormat) Seek(ctx context.Context, work string, pos []byte) err
 // NewIdentityReader returns a reader whose records are the work units
 // themselves: key and value are both the dequeued string.
 func NewIdentityReader(q queue.Queue, opts ...Option) *Reader {
-	return NewReader(identityKind, &IdentityFormat{}, q, opts...)
+	return NewReader(identityKind, &identityFormat{}, q, opts...)
 }
 
-// IdentityFormat returns each work unit as its own record. It is the
+// identityFormat returns each work unit as its own record. It is the
 // Format behind NewIdentityReader.
-type IdentityFormat struct {
+type identityFormat struct {
 	work string
 }
 
 // OnWorkStarted takes the unit as the record.
-func (f *IdentityFormat) OnWorkStarted(ctx context.Context, work string) error {
+func (f *identityFormat) OnWorkStarted(ctx context.Context, work string) error {
 	f.work = work
 	return nil
 }
 
 // Read returns the unit and ends it.
-func (f *IdentityFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+func (f *identityFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	return f.work, []byte(f.work), true, true, nil
 }
 
 // OnWorkFinished does nothing: an identity unit holds no resources.
-func (f *IdentityFormat) OnWorkFinished() error { return nil }
+func (f *identityFormat) OnWorkFinished() error { return nil }
 
 // Reset forgets the unit.
-func (f *IdentityFormat) Reset() error { f.work = ""; return nil }
+func (f *identityFormat) Reset() error { f.work = ""; return nil }
 
 // unit returns the file of the unit in progress (see unitWatcher).
-func (f *WholeFileFormat) unit() *unitFile { return f.file }
+func (f *wholeFileFormat) unit() *unitFile { return f.file }

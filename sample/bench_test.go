@@ -56,9 +56,9 @@ func BenchmarkStratifiedSample(b *testing.B) {
 		}
 		return l, queue.Element{feature}, nil
 	}
-	p := input.NewPipeline(input.WithSeed(1))
+	p := input.NewPipeline(input.Seed(1))
 	s := sample.StratifiedSample(p, step, []float64{0.5, 0.5}, batch,
-		sample.InitProbs([]float64{0.7, 0.3}), sample.Batching(input.Capacity(4*batch)))
+		sample.InitProbs([]float64{0.7, 0.3}), sample.BatchOptions(input.Capacity(4*batch)))
 	ctx := context.Background()
 	if err := p.Start(ctx); err != nil {
 		b.Fatal(err)

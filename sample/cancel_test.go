@@ -73,7 +73,7 @@ func TestCancel(t *testing.T) {
 // SU-02 allows), and Stop then frees the blocked step.
 func TestStratifiedSampleUnknownDistBlockedClass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := input.NewPipeline(input.WithSeed(3))
+		p := input.NewPipeline(input.Seed(3))
 		always1 := func(context.Context) (int, queue.Element, error) {
 			return 1, queue.Element{tensor.Scalar(int64(1))}, nil
 		}

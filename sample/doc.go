@@ -25,7 +25,7 @@
 // batching, so it starts, stops, reports errors and publishes metrics as
 // every other stage:
 //
-//	p := input.NewPipeline(input.WithSeed(1))
+//	p := input.NewPipeline(input.Seed(1))
 //	batches := sample.StratifiedSample(p, step, []float64{0.5, 0.5}, 64,
 //		sample.InitProbs([]float64{0.999, 0.001}), sample.Names("image"))
 //	if err := p.Start(ctx); err != nil { ... }
@@ -44,9 +44,10 @@
 // example's position in the stream; it stops the pipeline through its
 // Coordinator, and Next returns it.
 //
-// A stage's randomness comes from the pipeline's seed (Pipeline.StageSeed)
-// or its own Seed option, so a stage whose step runs in one goroutine (the
-// default) is reproducible.
+// A stage's randomness comes from the pipeline's seed (input.Seed given to
+// NewPipeline), as input's shuffling stages' does, or from its own Seed
+// option, so a stage whose step runs in one goroutine (the default) is
+// reproducible.
 //
 // # Differences from TensorFlow
 //

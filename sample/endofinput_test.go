@@ -18,10 +18,10 @@ func TestStratifiedSampleEndOfInput(t *testing.T) {
 		sizes []int
 	}{
 		{"full batches", nil, []int{4, 4}},
-		{"smaller final", []Option{Batching(input.AllowSmallerFinalBatch())}, []int{4, 4, 2}},
+		{"smaller final", []Option{BatchOptions(input.AllowSmallerFinalBatch())}, []int{4, 4, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := input.NewPipeline(input.WithSeed(1))
+			p := input.NewPipeline(input.Seed(1))
 			// Target equal to the input's proportions: every example is kept.
 			b := StratifiedSample(p, source(10, func(i int) int { return i % 2 }), []float64{.5, .5}, 4,
 				append(tc.opts, InitProbs([]float64{.5, .5}), Names("id"))...)
@@ -54,7 +54,7 @@ func TestStratifiedSampleEndOfInput(t *testing.T) {
 // SU-02: at end of input a batch whose class counts the queues can no
 // longer supply ends the stream; the batches before it are complete.
 func TestStratifiedSampleUnknownDistEndOfInput(t *testing.T) {
-	p := input.NewPipeline(input.WithSeed(2))
+	p := input.NewPipeline(input.Seed(2))
 	b := StratifiedSampleUnknownDist(p, source(101, func(i int) int { return i % 2 }), []float64{.5, .5}, 10,
 		ClassCapacity(101))
 	batches, err := drain(t, p, b.Next)

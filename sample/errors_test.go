@@ -81,7 +81,7 @@ func TestRuntimeErrors(t *testing.T) {
 		}, "example 2: acceptance probability -0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := input.NewPipeline(input.WithSeed(1))
+			p := input.NewPipeline(input.Seed(1))
 			next := tc.build(p)
 			if err := p.Start(t.Context()); err != nil {
 				t.Fatal(err)

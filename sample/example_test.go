@@ -33,7 +33,7 @@ func ExampleStratifiedSample() {
 		return l, queue.Element{tensor.Scalar(rng.Float32())}, nil
 	}
 	warnings := map[string]int{}
-	p := input.NewPipeline(input.WithSeed(7))
+	p := input.NewPipeline(input.Seed(7))
 	batches := sample.StratifiedSample(p, step, []float64{0.5, 0.5}, 100,
 		sample.InitProbs([]float64{0.999, 0.001}), sample.Names("feature"),
 		sample.Warn(func(msg string) { warnings[msg]++ }))

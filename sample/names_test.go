@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -40,7 +41,7 @@ func TestSampleNames(t *testing.T) {
 	}{
 		{"StratifiedSample", func(p *input.Pipeline, step func(context.Context) (queue.Element, error), opts ...Option) func(context.Context) (input.Batch, error) {
 			ls := func(ctx context.Context) (int, queue.Element, error) { e, err := step(ctx); return 0, e, err }
-			return StratifiedSample(p, ls, []float64{1, 0}, 4, append(opts, InitProbs([]float64{1, 0}), Batching(input.AllowSmallerFinalBatch()))...).Next
+			return StratifiedSample(p, ls, []float64{1, 0}, 4, append(opts, InitProbs([]float64{1, 0}), BatchOptions(input.AllowSmallerFinalBatch()))...).Next
 		}},
 		{"StratifiedSampleUnknownDist", func(p *input.Pipeline, step func(context.Context) (queue.Element, error), opts ...Option) func(context.Context) (input.Batch, error) {
 			ls := func(ctx context.Context) (int, queue.Element, error) { e, err := step(ctx); return 0, e, err }
@@ -48,17 +49,17 @@ func TestSampleNames(t *testing.T) {
 		}},
 		{"ResampleAtRateStage", func(p *input.Pipeline, step func(context.Context) (queue.Element, error), opts ...Option) func(context.Context) (input.Batch, error) {
 			rs := func(ctx context.Context) (float64, queue.Element, error) { e, err := step(ctx); return 1, e, err }
-			return ResampleAtRateStage(p, rs, 4, append(opts, Batching(input.AllowSmallerFinalBatch()))...).Next
+			return ResampleAtRateStage(p, rs, 4, append(opts, BatchOptions(input.AllowSmallerFinalBatch()))...).Next
 		}},
 		{"RejectionSample", func(p *input.Pipeline, step func(context.Context) (queue.Element, error), opts ...Option) func(context.Context) (input.Batch, error) {
-			return RejectionSample(p, step, func(queue.Element) float64 { return 1 }, 4, append(opts, Batching(input.AllowSmallerFinalBatch()))...).Next
+			return RejectionSample(p, step, func(queue.Element) float64 { return 1 }, 4, append(opts, BatchOptions(input.AllowSmallerFinalBatch()))...).Next
 		}},
 		{"RejectionSample/Unbatch", func(p *input.Pipeline, step func(context.Context) (queue.Element, error), opts ...Option) func(context.Context) (input.Batch, error) {
 			// Batches of two examples, unbatched: the declaration of a
 			// batch names each of its examples.
 			batches := func(ctx context.Context) (queue.Element, error) {
 				var rows [2]queue.Element
-				names, err := input.StepNames(ctx, func(ctx context.Context) error {
+				names, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
 					var err error
 					for i := range rows {
 						if rows[i], err = step(ctx); err != nil {
@@ -79,7 +80,7 @@ func TestSampleNames(t *testing.T) {
 				}
 				return e, nil
 			}
-			return RejectionSample(p, Unbatch(batches), func(queue.Element) float64 { return 1 }, 4, append(opts, Batching(input.AllowSmallerFinalBatch()))...).Next
+			return RejectionSample(p, Unbatch(batches), func(queue.Element) float64 { return 1 }, 4, append(opts, BatchOptions(input.AllowSmallerFinalBatch()))...).Next
 		}},
 	}
 	for _, st := range stages {
@@ -96,7 +97,7 @@ func TestSampleNames(t *testing.T) {
 			{"declared, other Names", true, []Option{Names("a", "c")}, `"b" "a"], but the stage's names are`},
 		} {
 			t.Run(st.name+"/"+tc.name, func(t *testing.T) {
-				p := input.NewPipeline(input.WithSeed(1))
+				p := input.NewPipeline(input.Seed(1))
 				next := st.run(p, pairs(20, tc.declare), tc.opts...)
 				batches, err := drain(t, p, next)
 				if tc.wantErr != "" {

@@ -14,7 +14,7 @@ type config struct {
 	initProbs []float64
 	smoothing int64
 	names     []string
-	batching  []input.Option
+	batching  []input.BatchOption
 	warn      func(msg string)
 	meanDecay float64
 
@@ -31,7 +31,7 @@ func newConfig(opts []Option) *config {
 }
 
 // Seed sets the stage's random seed; by default it is derived from the
-// pipeline's (Pipeline.StageSeed).
+// pipeline's, as input's shuffling stages' seeds are.
 func Seed(seed uint64) Option { return func(c *config) { c.seed = &seed } }
 
 // InitProbs gives StratifiedSample the class proportions of its input.
@@ -55,12 +55,13 @@ func MeanDecay(d float64) Option { return func(c *config) { c.meanDecay = d } }
 // return them in Names' order, which must then be sorted.
 func Names(names ...string) Option { return func(c *config) { c.names = names } }
 
-// Batching passes options to the stage's batcher (input.Batch): Capacity,
-// NumThreads, AllowSmallerFinalBatch, DynamicPad, Name. Name components
-// with this package's Names, which knows the stage's own components. For
+// BatchOptions passes options to the stage's batcher (input.Batch):
+// Capacity, Threads, AllowSmallerFinalBatch, DynamicPad, Name, as
+// gomlx.BatchOptions passes them to sluice's. Name components with this
+// package's Names, which knows the stage's own components. For
 // a step that returns batches, wrap it in UnbatchLabels, UnbatchRates or
 // Unbatch rather than passing EnqueueMany: the stage decides per example.
-func Batching(opts ...input.Option) Option {
+func BatchOptions(opts ...input.BatchOption) Option {
 	return func(c *config) { c.batching = append(c.batching, opts...) }
 }
 
@@ -73,9 +74,9 @@ func Warn(f func(msg string)) Option { return func(c *config) { c.warn = f } }
 func ClassCapacity(n int) Option { return func(c *config) { c.classCapacity = n } }
 
 // Threads sets how many goroutines run StratifiedSampleUnknownDist's step
-// (default 1); the other stages take input.NumThreads through Batching.
+// (default 1); the other stages take input.Threads through BatchOptions.
 func Threads(n int) Option { return func(c *config) { c.threads = n } }
 
 // Name names StratifiedSampleUnknownDist's queues; the other stages take
-// input.Name through Batching.
+// input.Name through BatchOptions.
 func Name(name string) Option { return func(c *config) { c.name = name } }

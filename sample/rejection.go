@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -20,7 +21,7 @@ func RejectionSample(p *input.Pipeline, step input.Step, acceptProb func(queue.E
 	if acceptProb == nil {
 		return failed(p, invalidf("sample: rejection_sample: no acceptance function"), batchSize)
 	}
-	rng := newLockedRand(p.StageSeed(c.seed))
+	rng := newLockedRand(stagehook.Of(p).Seed(c.seed))
 	var seen atomic.Int64
 	filter := func(ctx context.Context) (queue.Element, error) {
 		for {

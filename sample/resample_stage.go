@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -19,7 +20,7 @@ func ResampleAtRateStage(p *input.Pipeline, step RateStep, batchSize int, opts .
 	if err := checkStage("resample_at_rate", step == nil, batchSize); err != nil {
 		return failed(p, err, batchSize)
 	}
-	rng := newLockedRand(p.StageSeed(c.seed))
+	rng := newLockedRand(stagehook.Of(p).Seed(c.seed))
 	var seen atomic.Int64
 	copies := func(ctx context.Context) (queue.Element, error) {
 		for {
@@ -36,7 +37,7 @@ func ResampleAtRateStage(p *input.Pipeline, step RateStep, batchSize int, opts .
 			}
 		}
 	}
-	c.batching = append([]input.Option{input.EnqueueMany()}, c.batching...)
+	c.batching = append([]input.BatchOption{input.EnqueueMany()}, c.batching...)
 	return batch(p, copies, batchSize, c)
 }
 
@@ -64,7 +65,7 @@ func repeat(e queue.Element, k int) (queue.Element, error) {
 // float64; the step's components follow.
 func WeightedResample(p *input.Pipeline, step RateStep, overallRate float64, batchSize int, opts ...Option) *input.Batches {
 	c := newConfig(opts)
-	seed := p.StageSeed(c.seed)
+	seed := stagehook.Of(p).Seed(c.seed)
 	w, err := NewWeightedResampler(overallRate, c.meanDecay, nil)
 	if err == nil {
 		err = checkStage("weighted_resample", step == nil, batchSize)
@@ -94,6 +95,6 @@ func WeightedResample(p *input.Pipeline, step RateStep, overallRate float64, bat
 			}
 		}
 	}
-	c.batching = append([]input.Option{input.EnqueueMany()}, c.batching...)
+	c.batching = append([]input.BatchOption{input.EnqueueMany()}, c.batching...)
 	return batch(p, copies, batchSize, c, "rate")
 }

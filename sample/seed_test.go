@@ -39,7 +39,7 @@ func TestDeterministic(t *testing.T) {
 			run := func(pipelineSeed uint64, opts ...Option) []int64 {
 				var popts []input.PipelineOption
 				if pipelineSeed != 0 {
-					popts = append(popts, input.WithSeed(pipelineSeed))
+					popts = append(popts, input.Seed(pipelineSeed))
 				}
 				p := input.NewPipeline(popts...)
 				batches, err := drain(t, p, tc.build(p, opts...))

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -47,7 +48,7 @@ func (r *lockedRand) poisson(lambda float64) int {
 func batch(p *input.Pipeline, step input.Step, batchSize int, c *config, own ...string) *input.Batches {
 	opts := c.batching
 	if c.names != nil {
-		opts = append(append([]input.Option(nil), opts...), input.Names(append(own, c.names...)...))
+		opts = append(append([]input.BatchOption(nil), opts...), input.Names(append(own, c.names...)...))
 	}
 	return p.Batch(named(step, c.names, own), batchSize, opts...)
 }
@@ -60,7 +61,7 @@ func batch(p *input.Pipeline, step input.Step, batchSize int, c *config, own ...
 func named(step input.Step, names, own []string) input.Step {
 	return func(ctx context.Context) (queue.Element, error) {
 		var e queue.Element
-		declared, err := input.StepNames(ctx, func(ctx context.Context) error {
+		declared, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
 			var err error
 			e, err = step(ctx)
 			return err
@@ -87,7 +88,7 @@ func named(step input.Step, names, own []string) input.Step {
 // failed returns a stage that reports err from Start, as input's stages
 // do with their build errors.
 func failed(p *input.Pipeline, err error, batchSize int) *input.Batches {
-	p.Fail(err)
+	stagehook.Of(p).Fail(err)
 	return p.Batch(func(context.Context) (queue.Element, error) { return nil, err }, max(batchSize, 1))
 }
 

@@ -32,7 +32,7 @@ func TestRejectionSample(t *testing.T) {
 	for i := range 200 {
 		vs = append(vs, float64(1+i%2))
 	}
-	p := input.NewPipeline(input.WithSeed(3))
+	p := input.NewPipeline(input.Seed(3))
 	b := RejectionSample(p, values(vs...), func(e queue.Element) float64 { return e[0].Float64s()[0] - 1 }, 10)
 	batches, err := drain(t, p, b.Next)
 	if err != nil || len(batches) != 10 {
@@ -65,8 +65,8 @@ func TestResampleAtRateStage(t *testing.T) {
 		i++
 		return float64(i%3) * 0.75, queue.Element{tensor.Scalar(int64(i - 1))}, nil // rates 0.75, 1.5, 0
 	}
-	p := input.NewPipeline(input.WithSeed(4))
-	b := ResampleAtRateStage(p, step, 32, Names("id"), Batching(input.AllowSmallerFinalBatch()))
+	p := input.NewPipeline(input.Seed(4))
+	b := ResampleAtRateStage(p, step, 32, Names("id"), BatchOptions(input.AllowSmallerFinalBatch()))
 	batches, err := drain(t, p, b.Next)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestWeightedResample(t *testing.T) {
 		i++
 		return float64(1 + i%2), queue.Element{tensor.Scalar(int64(i % 2))}, nil // weight 1 or 2
 	}
-	p := input.NewPipeline(input.WithSeed(5))
+	p := input.NewPipeline(input.Seed(5))
 	b := WeightedResample(p, step, 0.5, 16, Names("heavy"), MeanDecay(0.99))
 	batches, err := drain(t, p, b.Next)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestStratifiedSampleUnknownDist(t *testing.T) {
 		{[]float64{0, 0, 0, 1, 0}, func(int) int { return 3 }},
 		{[]float64{.5, 0, 0, .5, 0}, func(i int) int { return 3 * (i % 2) }},
 	} {
-		p := input.NewPipeline(input.WithSeed(6))
+		p := input.NewPipeline(input.Seed(6))
 		// Capacity for the whole input: the multinomial draws of the mixed
 		// case may run ahead of the input's alternation.
 		b := StratifiedSampleUnknownDist(p, source(400, tc.label), tc.probs, 8, Names("id"), ClassCapacity(400))
@@ -214,7 +214,7 @@ func TestRejectionSampleComponents(t *testing.T) {
 			}
 			return 0
 		}
-		p := input.NewPipeline(input.WithSeed(8))
+		p := input.NewPipeline(input.Seed(8))
 		b := RejectionSample(p, step, accept, 4)
 		batches, err := drain(t, p, b.Next)
 		if err != nil || len(batches) != 5 {

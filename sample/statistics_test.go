@@ -51,7 +51,7 @@ func TestStratifiedSampleTargetProportions(t *testing.T) {
 				if !online {
 					opts = append(opts, InitProbs(tc.init))
 				}
-				p := input.NewPipeline(input.WithSeed(uint64(10 + i)))
+				p := input.NewPipeline(input.Seed(uint64(10 + i)))
 				b := StratifiedSample(p, drawn(40000, tc.init, uint64(i)), tc.target, 50, opts...)
 				batches, err := drain(t, p, b.Next)
 				if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -49,7 +50,7 @@ func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batch
 		return failed(p, invalidf("sample: %s: smoothing_constant must be nonzero. (Smoothing(%d))", op, c.smoothing), batchSize)
 	}
 	s := &stratified{target: target, init: c.initProbs, accept: static, warn: c.warn,
-		rng: newLockedRand(p.StageSeed(c.seed)), counts: make([]int64, len(target))}
+		rng: newLockedRand(stagehook.Of(p).Seed(c.seed)), counts: make([]int64, len(target))}
 	for i := range s.counts {
 		s.counts[i] = c.smoothing
 	}

@@ -45,7 +45,7 @@ func TestStratifiedSampleProportions(t *testing.T) {
 		{"online", .5, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := input.NewPipeline(input.WithSeed(42))
+			p := input.NewPipeline(input.Seed(42))
 			b := StratifiedSample(p, classData(4000, tc.p3, 1), target, 16, append(tc.opts, Names("data"))...)
 			batches, err := drain(t, p, b.Next)
 			if err != nil {
@@ -89,7 +89,7 @@ func TestStratifiedSampleWarning(t *testing.T) {
 		{[]Option{InitProbs([]float64{.5, .5})}, 0},
 	} {
 		var got []string
-		p := input.NewPipeline(input.WithSeed(1))
+		p := input.NewPipeline(input.Seed(1))
 		labels := func(i int) int {
 			if i%10 == 0 {
 				return 1

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -92,7 +93,7 @@ func (u *unbatcher[K]) next(ctx context.Context) (K, queue.Element, error) {
 			keys  []K
 			batch queue.Element
 		)
-		names, err := input.StepNames(ctx, func(ctx context.Context) error {
+		names, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
 			var err error
 			keys, batch, err = u.step(ctx)
 			return err

@@ -86,7 +86,7 @@ func TestStratifiedSampleEnqueueMany(t *testing.T) {
 		labels = append(labels, ls)
 		data = append(data, queue.Element{tensor.New(rows, 11, 2)})
 	}
-	p := input.NewPipeline(input.WithSeed(5))
+	p := input.NewPipeline(input.Seed(5))
 	target := []float64{0, .2, 0, .8, 0}
 	known := StratifiedSample(p, UnbatchLabels(labelBatches(labels, data)), target, 20,
 		InitProbs([]float64{0, .3, 0, .7, 0}), Names("data"))
@@ -132,10 +132,10 @@ func TestUnbatchLabelsConcurrent(t *testing.T) {
 		labels = append(labels, ls)
 		data = append(data, queue.Element{tensor.New(ids)})
 	}
-	p := input.NewPipeline(input.WithSeed(1))
+	p := input.NewPipeline(input.Seed(1))
 	b := StratifiedSample(p, UnbatchLabels(labelBatches(labels, data)), []float64{.5, .5}, 8,
 		Names("id"), Smoothing(1_000_000), // the estimate stays at .5/.5: everything is kept
-		Batching(input.NumThreads(4), input.AllowSmallerFinalBatch()))
+		BatchOptions(input.Threads(4), input.AllowSmallerFinalBatch()))
 	batches, err := drain(t, p, b.Next)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestUnbatchRejection(t *testing.T) {
 		es = append(es, queue.Element{tensor.New([]float64{1, 2, 1, 2, 2})})
 	}
 	accept := func(e queue.Element) float64 { return e[0].Float64s()[0] - 1 }
-	p := input.NewPipeline(input.WithSeed(2))
+	p := input.NewPipeline(input.Seed(2))
 	b := RejectionSample(p, Unbatch(batches(es...)), accept, 10)
 	out, err := drain(t, p, b.Next)
 	if err != nil || len(out) != 12 {
@@ -220,7 +220,7 @@ func TestUnbatchRates(t *testing.T) {
 			return rates[i-1], es[i-1], nil
 		}
 	}
-	p := input.NewPipeline(input.WithSeed(3))
+	p := input.NewPipeline(input.Seed(3))
 	b := ResampleAtRateStage(p, UnbatchRates(batches(
 		[][]float64{{}, {0, 30}, {}},
 		[]queue.Element{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -26,7 +27,7 @@ type ClassBatches struct {
 	probs     []float64
 	batchSize int
 	rng       *lockedRand
-	names     *input.Namer
+	names     stagehook.Namer
 	err       error // a build error
 }
 
@@ -43,8 +44,8 @@ type ClassBatches struct {
 // holds the classes as int64; the step's components follow.
 func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
 	c := newConfig(opts)
-	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(p.StageSeed(c.seed))}
-	b.names = input.NewNamer("stratified_sample_unknown_dist", c.names)
+	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(stagehook.Of(p).Seed(c.seed))}
+	b.names = stagehook.NewNamer("stratified_sample_unknown_dist", c.names)
 	const op = "stratified_sample_unknown_dist"
 	b.err = checkStage(op, step == nil, batchSize)
 	if b.err == nil {
@@ -54,7 +55,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 		b.err = invalidf("sample: %s: class capacity %d and threads %d must be positive", op, c.classCapacity, c.threads)
 	}
 	if b.err != nil {
-		p.Fail(b.err)
+		stagehook.Of(p).Fail(b.err)
 		return b
 	}
 	name := c.name
@@ -69,9 +70,9 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 			for j, t := range first {
 				dtypes[j], shapes[j] = t.DType(), t.Shape()
 			}
-			return queue.NewFIFO(c.classCapacity, dtypes, queue.WithShapes(shapes...), queue.WithName(qname))
+			return queue.NewFIFO(c.classCapacity, dtypes, queue.Shapes(shapes...), queue.Name(qname))
 		}))
-		p.TrackQueue(b.classes[i], 0)
+		stagehook.Of(p).TrackQueue(b.classes[i], 0)
 	}
 	var seen atomic.Int64
 	feed := func(ctx context.Context) error {
@@ -79,7 +80,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 			l int
 			e queue.Element
 		)
-		declared, err := input.StepNames(ctx, func(ctx context.Context) error {
+		declared, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
 			var err error
 			l, e, err = step(ctx)
 			return err
@@ -107,7 +108,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 	r, err := coord.NewQueueRunner(queue.NewGroup(name+"/class_queues", qs...), steps)
 	if err != nil {
 		b.err = err
-		p.Fail(err)
+		stagehook.Of(p).Fail(err)
 		return b
 	}
 	p.AddQueueRunner(r)

@@ -7,15 +7,16 @@ import (
 	"sync"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/tensor"
 )
 
 // BatchSequencesWithStates builds a state saver on p fed by step,
-// TensorFlow's batch_sequences_with_states: NumThreads goroutines (default
+// TensorFlow's batch_sequences_with_states: Threads goroutines (default
 // 3) run step and prefetch its examples, as a queue runner that p starts,
 // stops and joins with its other stages. The defaults follow TensorFlow's
-// (BSWS-01): Capacity 1000, AllowSmallBatch true, Pad true, and the name
-// "batch_sequences_with_states".
+// (BSWS-01): Capacity 1000, AllowSmallerFinalBatch (DropRemainder turns it
+// off), Pad true, and the name "batch_sequences_with_states".
 //
 // With padding, every sequence is padded at the end to the next multiple
 // of numUnroll with zeros ("" for strings), and an Input whose Length is
@@ -43,26 +44,26 @@ func BatchSequencesWithStates(p *input.Pipeline, step Step, initialStates map[st
 	}
 	s, err := newStateSaver(batchSize, numUnroll, initialStates, c)
 	if err != nil {
-		p.Fail(err)
+		stagehook.Of(p).Fail(err)
 		return nil
 	}
 	if step == nil {
-		p.Fail(invalidf("sequence: %s: no step", c.name))
+		stagehook.Of(p).Fail(invalidf("sequence: %s: no step", c.name))
 		return nil
 	}
 	s.stageErr = p.Coordinator().Err
 
 	prepare := padStep(step, numUnroll, c.pad)
 	if c.makeKeysUnique {
-		prepare = uniqueKeys(prepare, p.StageSeed(c.seed))
+		prepare = uniqueKeys(prepare, stagehook.Of(p).Seed(c.seed))
 	}
 	r, err := s.QueueRunner(c.numThreads, prepare)
 	if err != nil {
-		p.Fail(err)
+		stagehook.Of(p).Fail(err)
 		return nil
 	}
 	p.AddQueueRunner(r)
-	p.TrackQueue(s.tokens, 0)
+	stagehook.Of(p).TrackQueue(s.tokens, 0)
 	return s
 }
 

@@ -129,10 +129,10 @@ func seq4Batch1(u int) sparseWant {
 func runTwoStepsTF(t *testing.T, u, length int, key func(int64) string, opts ...Option) [2]*Batch {
 	t.Helper()
 	ctx := context.Background()
-	p := input.NewPipeline(input.WithSeed(1))
+	p := input.NewPipeline(input.Seed(1))
 	var n atomic.Int64
 	step := func(context.Context) (Input, error) { return bswsInput(key(n.Add(1)), length), nil }
-	s := BatchSequencesWithStates(p, step, bswsStates(), u, 2, append([]Option{NumThreads(3), Capacity(2)}, opts...)...)
+	s := BatchSequencesWithStates(p, step, bswsStates(), u, 2, append([]Option{Threads(3), Capacity(2)}, opts...)...)
 	if err := p.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -305,8 +305,8 @@ func TestBSWS01Defaults(t *testing.T) {
 			return Input{}, ctx.Err()
 		}
 		s := BatchSequencesWithStates(p, step, bswsStates(), 2, 4)
-		if s.Capacity() != 1000 || !s.AllowSmallBatch() || s.Name() != "batch_sequences_with_states" {
-			t.Errorf("capacity %d, small batch %v, name %q", s.Capacity(), s.AllowSmallBatch(), s.Name())
+		if s.Capacity() != 1000 || !s.AllowSmallerFinalBatch() || s.Name() != "batch_sequences_with_states" {
+			t.Errorf("capacity %d, small batch %v, name %q", s.Capacity(), s.AllowSmallerFinalBatch(), s.Name())
 		}
 		if err := p.Start(context.Background()); err != nil {
 			t.Fatal(err)
@@ -402,7 +402,7 @@ func TestBSWSEndOfInput(t *testing.T) {
 // BSWS-08: with a seed, the unique keys are the same on every run.
 func TestBSWS08UniqueKeysSeeded(t *testing.T) {
 	run := func(seed uint64) []string {
-		bs := runTwoStepsTF(t, 2, 3, func(int64) string { return "fixed_key" }, NumThreads(1), MakeKeysUnique(), Seed(seed))
+		bs := runTwoStepsTF(t, 2, 3, func(int64) string { return "fixed_key" }, Threads(1), MakeKeysUnique(), Seed(seed))
 		return bs[0].Key()
 	}
 	a, b, c := run(9), run(9), run(10)
@@ -411,5 +411,38 @@ func TestBSWS08UniqueKeysSeeded(t *testing.T) {
 	}
 	if slices.Equal(a, c) {
 		t.Errorf("seeds 9 and 10 gave the same keys %v", a)
+	}
+}
+
+// BSWS-01: BatchSequencesWithStates delivers a smaller final batch by
+// default and DropRemainder turns it off (allow_small_batch=False);
+// NewStateSaver is the other way round. The last of the two options wins.
+func TestSmallerFinalBatchOptions(t *testing.T) {
+	eof := func(context.Context) (Input, error) { return Input{}, io.EOF }
+	cases := []struct {
+		name        string
+		opts        []Option
+		bsws, saver bool
+	}{
+		{"defaults", nil, true, false},
+		{"AllowSmallerFinalBatch", []Option{AllowSmallerFinalBatch()}, true, true},
+		{"DropRemainder", []Option{DropRemainder()}, false, false},
+		{"allow then drop", []Option{AllowSmallerFinalBatch(), DropRemainder()}, false, false},
+		{"drop then allow", []Option{DropRemainder(), AllowSmallerFinalBatch()}, true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := BatchSequencesWithStates(input.NewPipeline(), eof, bswsStates(), 2, 4, c.opts...)
+			if s == nil || s.AllowSmallerFinalBatch() != c.bsws {
+				t.Errorf("BatchSequencesWithStates: smaller final batch %v, want %v", s != nil && s.AllowSmallerFinalBatch(), c.bsws)
+			}
+			ss, err := NewStateSaver(4, 2, bswsStates(), c.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ss.AllowSmallerFinalBatch() != c.saver {
+				t.Errorf("NewStateSaver: smaller final batch %v, want %v", ss.AllowSmallerFinalBatch(), c.saver)
+			}
+		})
 	}
 }

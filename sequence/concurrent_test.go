@@ -123,7 +123,7 @@ func checkEntries(t *testing.T, b *Batch, u int, originals *sync.Map) error {
 // and after a plain Close every segment is delivered exactly once.
 func TestSQ15ManyWritersReaders(t *testing.T) {
 	const batch, u, writers, each, readers = 8, 5, 16, 20, 8
-	s, insert, originals := sq15Saver(t, batch, u, AllowSmallBatch(true), Capacity(4*batch))
+	s, insert, originals := sq15Saver(t, batch, u, AllowSmallerFinalBatch(), Capacity(4*batch))
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() { insert(w, each) })

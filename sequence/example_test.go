@@ -17,7 +17,7 @@ import (
 func Example() {
 	ctx := context.Background()
 	saver, err := sequence.NewStateSaver(2, 3, map[string]tensor.Tensor{"h": tensor.Scalar[float32](0)},
-		sequence.AllowSmallBatch(true))
+		sequence.AllowSmallerFinalBatch())
 	if err != nil {
 		panic(err)
 	}
@@ -77,7 +77,7 @@ func ExampleBatchSequencesWithStates() {
 	}
 	p := input.NewPipeline()
 	batches := sequence.BatchSequencesWithStates(p, step,
-		map[string]tensor.Tensor{"count": tensor.Scalar[int32](0)}, 2, 2, sequence.NumThreads(1))
+		map[string]tensor.Tensor{"count": tensor.Scalar[int32](0)}, 2, 2, sequence.Threads(1))
 	if err := p.Start(ctx); err != nil {
 		panic(err)
 	}

@@ -7,7 +7,6 @@ type config struct {
 	capacity       int // 0: unbounded
 	capacitySet    bool
 	allowSmall     bool
-	allowSmallSet  bool
 	name           string
 	numThreads     int
 	pad            bool
@@ -34,12 +33,22 @@ func Capacity(n int) Option {
 	}
 }
 
-// AllowSmallBatch lets Next return batches smaller than the batch size once
-// the state saver is closed, so the segments left at the end of input are
-// delivered. NewStateSaver's default is false, BatchSequencesWithStates' is
-// true.
-func AllowSmallBatch(on bool) Option {
-	return func(c *config) { c.allowSmall, c.allowSmallSet = on, true }
+// AllowSmallerFinalBatch lets Next return batches smaller than the batch
+// size once the state saver is closed, so the segments left at the end of
+// input are delivered (TensorFlow's allow_small_batch). It is
+// BatchSequencesWithStates' default, as TensorFlow's; NewStateSaver's
+// default is to wait for full batches.
+func AllowSmallerFinalBatch() Option {
+	return func(c *config) { c.allowSmall = true }
+}
+
+// DropRemainder makes Next return only full batches: once the state saver
+// is closed, segments too few for a batch are not delivered and Next
+// returns end of input (allow_small_batch=False). It is NewStateSaver's
+// default; BatchSequencesWithStates takes it to turn AllowSmallerFinalBatch
+// off. The name is the one package sluice and tf.data give the same choice.
+func DropRemainder() Option {
+	return func(c *config) { c.allowSmall = false }
 }
 
 // Name sets the state saver's name; its barrier and capacity queue are
@@ -50,11 +59,11 @@ func Name(name string) Option {
 	return func(c *config) { c.name = name }
 }
 
-// NumThreads sets the number of prefetch goroutines of
+// Threads sets the number of prefetch goroutines of
 // BatchSequencesWithStates (default 3).
-func NumThreads(n int) Option {
+func Threads(n int) Option {
 	return func(c *config) {
-		c.pipelineOnly = append(c.pipelineOnly, "NumThreads")
+		c.pipelineOnly = append(c.pipelineOnly, "Threads")
 		if n <= 0 {
 			c.fail(invalidf("sequence: num_threads must be positive, not %d", n))
 		}

@@ -63,7 +63,7 @@ type StateSaver struct {
 // segments of numUnroll time steps. initialStates names the states kept
 // for every example and gives the value each example starts with; it may
 // not be empty, and names may not contain ":" (SQ-02). Options: Capacity,
-// AllowSmallBatch, Name.
+// AllowSmallerFinalBatch or DropRemainder, Name.
 func NewStateSaver(batchSize, numUnroll int, initialStates map[string]tensor.Tensor, opts ...Option) (*StateSaver, error) {
 	c := newConfig(opts)
 	if err := c.checkStateSaverOnly(); err != nil {
@@ -129,7 +129,7 @@ func newStateSaver(batchSize, numUnroll int, initialStates map[string]tensor.Ten
 		capacity = math.MaxInt // TensorFlow's unbounded -1
 	}
 	if s.tokens, err = queue.NewFIFO(capacity, []tensor.DType{tensor.Int32},
-		queue.WithShapes(tensor.Shape{}), queue.WithName(s.name+"/capacity_queue")); err != nil {
+		queue.Shapes(tensor.Shape{}), queue.Name(s.name+"/capacity_queue")); err != nil {
 		return nil, fmt.Errorf("sequence: %w", err)
 	}
 	s.token = queue.Element{tensor.Scalar[int32](21051976)} // TensorFlow's TOKEN_WITH_IGNORED_VALUE
@@ -149,9 +149,9 @@ func (s *StateSaver) NumUnroll() int { return s.numUnroll }
 // unbounded.
 func (s *StateSaver) Capacity() int { return s.capacity }
 
-// AllowSmallBatch reports whether Next returns smaller batches once the
+// AllowSmallerFinalBatch reports whether Next returns smaller batches once the
 // state saver is closed.
-func (s *StateSaver) AllowSmallBatch() bool { return s.allowSmall }
+func (s *StateSaver) AllowSmallerFinalBatch() bool { return s.allowSmall }
 
 // StateNames returns the names of the states, sorted.
 func (s *StateSaver) StateNames() []string { return slices.Clone(s.stateNames) }
@@ -289,7 +289,7 @@ func (s *StateSaver) done() {
 // Next returns the next batch of BatchSize segments, TensorFlow's
 // next_batch. Segments are taken oldest example first (by insertion
 // index). It blocks until enough segments are ready; once the state saver
-// is closed it returns a smaller batch if AllowSmallBatch is set, and
+// is closed it returns a smaller batch with AllowSmallerFinalBatch, and
 // then end of input: an error for which errors.Is(err, io.EOF) holds.
 //
 // Call SaveState on the batch for every state before the examples' next
@@ -364,7 +364,7 @@ func (s *StateSaver) All(ctx context.Context) iter.Seq2[*Batch, error] {
 // Close first waits for Prefetch calls in progress, including those
 // blocked on capacity, to insert their examples (ctx bounds the wait),
 // then closes the barrier. Next keeps serving segments as their states are
-// saved, returning a smaller batch at the end if AllowSmallBatch is set,
+// saved, returning a smaller batch at the end with AllowSmallerFinalBatch,
 // and then end of input.
 //
 // With cancelPendingEnqueues, Close returns at once: blocked Prefetch

@@ -29,8 +29,8 @@ func TestSQ01Capacity(t *testing.T) {
 	if s.CapacityQueue().Size() != 2000 {
 		t.Errorf("active examples = %d, want 2000", s.CapacityQueue().Size())
 	}
-	if _, err := NewStateSaver(1, 2, scalarState(), NumThreads(2)); err == nil {
-		t.Error("NewStateSaver accepted NumThreads, an option of BatchSequencesWithStates")
+	if _, err := NewStateSaver(1, 2, scalarState(), Threads(2)); err == nil {
+		t.Error("NewStateSaver accepted Threads, an option of BatchSequencesWithStates")
 	}
 }
 
@@ -446,7 +446,7 @@ func TestSQ14Close(t *testing.T) {
 		}
 	})
 	t.Run("plain, small batch", func(t *testing.T) {
-		s := newSaver(t, 2, 2, scalarState(), AllowSmallBatch(true))
+		s := newSaver(t, 2, 2, scalarState(), AllowSmallerFinalBatch())
 		mustPrefetch(t, s, simpleInput("a", 4, 4))
 		mustPrefetch(t, s, simpleInput("b", 2, 2))
 		mustPrefetch(t, s, simpleInput("c", 2, 2))
@@ -469,7 +469,7 @@ func TestSQ14Close(t *testing.T) {
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {
-		s := newSaver(t, 2, 2, scalarState(), AllowSmallBatch(true))
+		s := newSaver(t, 2, 2, scalarState(), AllowSmallerFinalBatch())
 		mustPrefetch(t, s, simpleInput("a", 4, 4))
 		mustPrefetch(t, s, simpleInput("b", 4, 4))
 		b := mustNext(t, s)

@@ -98,7 +98,7 @@ func TestBombOverMaxRecordSize(t *testing.T) {
 		data := bomb(t, c, length, -1)
 		var err error
 		alloc := allocated(func() {
-			r := tfrecord.NewReader(onlyReader{bytes.NewReader(data)}, c, tfrecord.WithName("bomb"), tfrecord.MaxRecordSize(limit))
+			r := tfrecord.NewReader(onlyReader{bytes.NewReader(data)}, c, tfrecord.Name("bomb"), tfrecord.MaxRecordSize(limit))
 			_, err = r.Next()
 			r.Close()
 		})
@@ -173,7 +173,7 @@ func TestBombFalseClaim(t *testing.T) {
 				if !known {
 					src = onlyReader{src}
 				}
-				r := tfrecord.NewReader(src, c, tfrecord.WithName("claim"))
+				r := tfrecord.NewReader(src, c, tfrecord.Name("claim"))
 				_, err = r.Next()
 				r.Close()
 			})

@@ -42,7 +42,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	r := tfrecord.NewReader(f, tfrecord.WithName(name))
+	r := tfrecord.NewReader(f, tfrecord.Name(name))
 	for rec, err := range r.All() {
 		if err != nil {
 			log.Fatal(err)

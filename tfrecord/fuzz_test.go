@@ -56,7 +56,7 @@ func FuzzReader(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, comp, flags uint8) {
 		c := tfrecord.Compression(comp % 4)
-		opts := []tfrecord.Option{c, tfrecord.WithName("fuzz"), tfrecord.MaxRecordSize(1 << 40)}
+		opts := []tfrecord.Option{c, tfrecord.Name("fuzz"), tfrecord.MaxRecordSize(1 << 40)}
 		if flags&fuzzSkip != 0 {
 			opts = append(opts, tfrecord.SkipCorrupt())
 		}

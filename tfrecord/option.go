@@ -41,8 +41,8 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// WithName sets the name, normally the file name, that errors report.
-func WithName(name string) Option {
+// Name sets the name, normally the file name, that errors report.
+func Name(name string) Option {
 	return optionFunc(func(c *config) { c.name = name })
 }
 

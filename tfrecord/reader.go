@@ -62,7 +62,7 @@ type Reader struct {
 
 // NewReader returns a Reader of the TFRecord stream in r. Options select
 // the compression (a [Compression] value; default None), the name errors
-// report ([WithName]), CRC checking ([SkipDataCRC]), the largest record
+// report ([Name]), CRC checking ([SkipDataCRC]), the largest record
 // ([MaxRecordSize]) and what to do with corrupt records ([SkipCorrupt],
 // [SkipCorruptUpTo]; the default, as in TensorFlow, is to fail).
 //

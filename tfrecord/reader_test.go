@@ -175,7 +175,7 @@ func TestCorruption(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := readAll(tt.data, append([]tfrecord.Option{tfrecord.WithName("x.tfrecord")}, tt.opts...)...)
+			got, _, err := readAll(tt.data, append([]tfrecord.Option{tfrecord.Name("x.tfrecord")}, tt.opts...)...)
 			if len(got) != tt.records {
 				t.Errorf("%d records before the error, want %d", len(got), tt.records)
 			}
@@ -328,7 +328,7 @@ func TestBrokenCompressedStream(t *testing.T) {
 			{"garbage", append(bytes.Clone(data[:8]), bytes.Repeat([]byte{0xff}, 64)...), nil},
 		}
 		for _, tt := range tests {
-			_, _, err := readAll(tt.data, c, tfrecord.WithName("f.gz"))
+			_, _, err := readAll(tt.data, c, tfrecord.Name("f.gz"))
 			var re *tfrecord.RecordError
 			if !errors.As(err, &re) || !errors.Is(err, tfrecord.ErrDataLoss) {
 				t.Errorf("%v %s: error %v (%T), want a *RecordError", c, tt.name, err, err)
@@ -350,7 +350,7 @@ func TestSourceError(t *testing.T) {
 	for _, c := range compressions {
 		data := write(t, c, testRecords()...)
 		src := io.MultiReader(bytes.NewReader(data[:len(data)/2]), iotest.ErrReader(boom))
-		r := tfrecord.NewReader(src, c, tfrecord.WithName("f"))
+		r := tfrecord.NewReader(src, c, tfrecord.Name("f"))
 		var n int
 		var err error
 		for _, err = range r.All() {
@@ -443,7 +443,7 @@ func TestReset(t *testing.T) {
 	recs := testRecords()
 	r := tfrecord.NewReader(bytes.NewReader(nil))
 	for _, c := range append(compressions, tfrecord.None, tfrecord.Gzip) {
-		r.Reset(bytes.NewReader(write(t, c, recs...)), c, tfrecord.WithName(c.String()))
+		r.Reset(bytes.NewReader(write(t, c, recs...)), c, tfrecord.Name(c.String()))
 		var got [][]byte
 		for rec, err := range r.All() {
 			if err != nil {
@@ -454,7 +454,7 @@ func TestReset(t *testing.T) {
 		equalRecords(t, got, recs)
 	}
 	// Reset clears a sticky error, and the name and offsets start afresh.
-	r.Reset(bytes.NewReader([]byte{1, 2, 3}), tfrecord.WithName("bad"))
+	r.Reset(bytes.NewReader([]byte{1, 2, 3}), tfrecord.Name("bad"))
 	if _, err := r.Next(); !errors.Is(err, tfrecord.ErrTruncated) || !strings.Contains(err.Error(), "bad: truncated record at 0") {
 		t.Fatalf("Next = %v", err)
 	}

@@ -106,7 +106,7 @@ func TestTensorFlowCorruptFiles(t *testing.T) {
 		{"corrupt_gzip_garbage.tfrecord", tfrecord.Gzip, 0, tfrecord.ErrCorrupt, false},
 	}
 	for _, tt := range tests {
-		got, _, err := readAll(readTestdata(t, tt.file), tt.c, tfrecord.WithName(tt.file))
+		got, _, err := readAll(readTestdata(t, tt.file), tt.c, tfrecord.Name(tt.file))
 		if len(got) != tt.records || !errors.Is(err, tt.kind) || !strings.Contains(fmt.Sprint(err), tt.file) {
 			t.Errorf("%s: %d records, %v; want %d, %v", tt.file, len(got), err, tt.records, tt.kind)
 			continue
@@ -150,7 +150,7 @@ func TestInteropFiles(t *testing.T) {
 		if c := tfrecord.DetectCompression(data[:min(16, len(data))]); c != tt.c {
 			t.Errorf("%s: DetectCompression = %v, want %v", tt.file, c, tt.c)
 		}
-		got, offs, err := readAll(data, tt.c, tfrecord.WithName(tt.file))
+		got, offs, err := readAll(data, tt.c, tfrecord.Name(tt.file))
 		if err != nil || len(got) != tt.records {
 			t.Fatalf("%s: %d records, %v; want %d", tt.file, len(got), err, tt.records)
 		}

@@ -175,7 +175,7 @@ func readBucket(b *bucket, fn func([]byte) error) error {
 	if _, err := b.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("shuffle: %w", err)
 	}
-	r := tfrecord.NewReader(b.f, tfrecord.WithName(b.name))
+	r := tfrecord.NewReader(b.f, tfrecord.Name(b.name))
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {

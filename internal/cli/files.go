@@ -188,7 +188,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 	rf.hint = ""
 	set := settingsFrom(ctx)
 	c := rf.comp
-	opts := []tfrecord.Option{tfrecord.WithName(name), tfrecord.MaxRecordSize(set.maxRecord)}
+	opts := []tfrecord.Option{tfrecord.Name(name), tfrecord.MaxRecordSize(set.maxRecord)}
 	var src io.Reader
 	if isStdin(name) {
 		// A pipe cannot be read at an offset: peek at its first bytes.

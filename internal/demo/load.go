@@ -335,7 +335,7 @@ func (ld *tfrecordLoader) readFile(path string, test bool) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
 	prefix, _ := br.Peek(16)
-	r := tfrecord.NewReader(br, tfrecord.DetectCompression(prefix), tfrecord.WithName(path))
+	r := tfrecord.NewReader(br, tfrecord.DetectCompression(prefix), tfrecord.Name(path))
 	var ex pb.Example
 	for i := 0; ; i++ {
 		rec, err := r.Next()

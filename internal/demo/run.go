@@ -176,7 +176,7 @@ func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
 // StringInputProducer(num_epochs, shuffle) → several TFRecord readers →
 // parse_single_example → decode and preprocess → shuffle_batch_join.
 func train(ctx context.Context, cfg Config, res *Result, nTrain int, m *model.Model, out io.Writer) error {
-	p := input.NewPipeline(input.WithSeed(cfg.Seed))
+	p := input.NewPipeline(input.Seed(cfg.Seed))
 	// The pattern names this run's shard count, so that a reused --dir
 	// holding another run's shards does not mix them in.
 	pattern := fmt.Sprintf("train-*-of-%05d.tfrecord.gz", len(res.TrainFiles))

@@ -116,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	// The FS serves s3:// names for every reader in the process, as
 	// blobfs.RegisterDefault would for Amazon S3.
-	fsys := blobfs.New(blobfs.WithOpener(s3srv.opener()), blobfs.BlockSize(1<<20))
+	fsys := blobfs.New(blobfs.Opener(s3srv.opener()), blobfs.BlockSize(1<<20))
 	defer fsys.Close()
 	prev, hadPrev := storage.Registered("s3")
 	blobfs.Register(fsys, "s3")
@@ -229,7 +229,7 @@ type finishedFile struct {
 // end of input.
 func runEpoch(ctx context.Context, cfg Config, url string, epoch int, files []string) (*EpochResult, error) {
 	start := time.Now()
-	opts := []natsqueue.Option{natsqueue.WithEpoch(epoch), natsqueue.WithAckWait(cfg.AckWait)}
+	opts := []natsqueue.Option{natsqueue.Epoch(epoch), natsqueue.AckWait(cfg.AckWait)}
 
 	// The producer: the epoch's files, shuffled, then the closed flag.
 	prod, err := natsqueue.Dial(ctx, url, queueName, opts...)

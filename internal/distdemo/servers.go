@@ -68,7 +68,7 @@ func startS3(bucket string) (*s3Local, error) {
 	return s, nil
 }
 
-// opener opens buckets on this server, for blobfs.WithOpener.
+// opener opens buckets on this server, for blobfs.Opener.
 func (s *s3Local) opener() blobfs.OpenBucketFunc {
 	return func(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
 		u, err := url.Parse(bucketURL)

@@ -18,7 +18,7 @@ import (
 // with dynamic padding, and a direct estimate of each series' φ from its
 // whole sequence. It returns the estimates by series id.
 func runBucketed(ctx context.Context, cfg Config, res *Result, out io.Writer) (map[int64]estimate, error) {
-	p := input.NewPipeline(input.WithSeed(cfg.Seed))
+	p := input.NewPipeline(input.Seed(cfg.Seed))
 	src, err := newSeriesSource(ctx, p, cfg, res)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func runBucketed(ctx context.Context, cfg Config, res *Result, out io.Writer) (m
 		return s.x.Len(), queue.Element{tensor.Scalar(s.id), tensor.Scalar(s.phi), s.x}, nil
 	}
 	buckets := bucket.BySequenceLength(p, step, cfg.Boundaries, cfg.BucketBatch,
-		bucket.DynamicPad(), bucket.AllowSmallerFinalBatch(), bucket.NumThreads(cfg.Readers),
+		bucket.DynamicPad(), bucket.AllowSmallerFinalBatch(), bucket.Threads(cfg.Readers),
 		bucket.Capacity(4*maxInt(cfg.BucketBatch)), bucket.Names(featureID, featurePhi, featureX), bucket.Name("by_length"))
 	if cfg.OnPipeline != nil {
 		cfg.OnPipeline("bucketed", p)

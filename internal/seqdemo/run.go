@@ -227,7 +227,7 @@ func (s *seriesSource) next(ctx context.Context) (parsedSeries, error) {
 // runStateful runs the state saver pipeline and checks its estimates
 // against direct.
 func runStateful(ctx context.Context, cfg Config, res *Result, direct map[int64]estimate, series []Series, out io.Writer) error {
-	p := input.NewPipeline(input.WithSeed(cfg.Seed))
+	p := input.NewPipeline(input.Seed(cfg.Seed))
 	src, err := newSeriesSource(ctx, p, cfg, res)
 	if err != nil {
 		return err
@@ -251,7 +251,7 @@ func runStateful(ctx context.Context, cfg Config, res *Result, direct map[int64]
 		"sxy": tensor.Scalar(0.0), "sxx": tensor.Scalar(0.0), "prev": tensor.Scalar(0.0), "steps": tensor.Scalar[int64](0),
 	}
 	saver := sequence.BatchSequencesWithStates(p, step, initial, cfg.NumUnroll, cfg.BatchSize,
-		sequence.NumThreads(cfg.Readers), sequence.Capacity(4*cfg.BatchSize), sequence.Name("state_saver"))
+		sequence.Threads(cfg.Readers), sequence.Capacity(4*cfg.BatchSize), sequence.Name("state_saver"))
 	if cfg.OnPipeline != nil {
 		cfg.OnPipeline("sequence", p)
 	}

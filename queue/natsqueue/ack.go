@@ -104,7 +104,7 @@ func (q *Queue) heartbeat(stop <-chan struct{}) {
 // deletes it, and it counts no more against the capacity or end of input.
 // If the handle holds the same content several times, the oldest delivery
 // is acknowledged. The acknowledgement is confirmed by the server and
-// retried while the server is away (see WithUnreachableAfter); if ctx
+// retried while the server is away (see UnreachableAfter); if ctx
 // ends or the server stays unreachable, the unit stays held.
 func (q *Queue) WorkDone(ctx context.Context, unit string) error {
 	m := q.unhold(unit)

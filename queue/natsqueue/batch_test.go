@@ -26,8 +26,8 @@ func TestEnqueueRuns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, mk := setup(t)
-			producer := mk("runs", natsqueue.WithCapacity(tc.capacity), natsqueue.WithPollInterval(20*time.Millisecond))
-			consumer := mk("runs", natsqueue.WithCapacity(tc.capacity))
+			producer := mk("runs", natsqueue.Capacity(tc.capacity), natsqueue.PollInterval(20*time.Millisecond))
+			consumer := mk("runs", natsqueue.Capacity(tc.capacity))
 			want := units(tc.n)
 			ctx, cancel := context.WithTimeout(bg, 60*time.Second)
 			defer cancel()
@@ -67,7 +67,7 @@ func TestEnqueueAcrossServerRestart(t *testing.T) {
 	url, restart := restartableServer(t, 200*time.Millisecond)
 	const n = 3000
 	want := units(n)
-	q := open(t, connect(t, url), "restart-enqueue", natsqueue.WithCapacity(n), natsqueue.WithPollInterval(50*time.Millisecond))
+	q := open(t, connect(t, url), "restart-enqueue", natsqueue.Capacity(n), natsqueue.PollInterval(50*time.Millisecond))
 	ctx, cancel := context.WithTimeout(bg, 60*time.Second)
 	defer cancel()
 	done := make(chan error, 1)

@@ -22,10 +22,10 @@ func BenchmarkFileNames(b *testing.B) {
 	for _, workers := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("consumers=%d", workers), func(b *testing.B) {
 			name := uniqueName("bench")
-			producer := open(b, connect(b, url), name, natsqueue.WithCapacity(1024))
+			producer := open(b, connect(b, url), name, natsqueue.Capacity(1024))
 			qs := make([]*natsqueue.Queue, workers)
 			for i := range qs {
-				qs[i] = open(b, connect(b, url), name, natsqueue.WithCapacity(1024))
+				qs[i] = open(b, connect(b, url), name, natsqueue.Capacity(1024))
 			}
 			names := make([]string, b.N)
 			for i := range names {
@@ -75,7 +75,7 @@ func BenchmarkFileNames(b *testing.B) {
 // does at the start of each epoch.
 func BenchmarkEnqueue(b *testing.B) {
 	s := runServer(b, b.TempDir(), -1)
-	q := open(b, connect(b, s.ClientURL()), uniqueName("enqueue"), natsqueue.WithCapacity(1<<30))
+	q := open(b, connect(b, s.ClientURL()), uniqueName("enqueue"), natsqueue.Capacity(1<<30))
 	names := make([]string, b.N)
 	for i := range names {
 		names[i] = fmt.Sprintf("gs://bucket/train/part-%08d.tfrecord", i)

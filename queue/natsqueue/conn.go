@@ -12,7 +12,7 @@ import (
 )
 
 // ErrUnreachable is wrapped by the error of every call made once the NATS
-// server has not answered for the time WithUnreachableAfter sets. The
+// server has not answered for the time UnreachableAfter sets. The
 // error's text names the server's URL and how long it has been silent.
 var ErrUnreachable = errors.New("NATS server unreachable")
 

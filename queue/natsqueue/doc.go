@@ -12,7 +12,7 @@
 // context of its own connection (New) or a URL (Dial):
 //
 //	q, err := natsqueue.Dial(ctx, "nats://queue-host:4222", "train_files",
-//		natsqueue.WithEpoch(epoch), natsqueue.WithAckWait(time.Minute))
+//		natsqueue.Epoch(epoch), natsqueue.AckWait(time.Minute))
 //	defer q.Stop()
 //
 // The producer (any worker, or several) enqueues the epoch's file list and
@@ -39,10 +39,10 @@
 // # Secured servers
 //
 // Dial takes the connection's credentials and TLS settings as NATS's own
-// options, through WithNATSOptions:
+// options, through NATSOptions:
 //
 //	q, err := natsqueue.Dial(ctx, "tls://queue-host:4222", "train_files",
-//		natsqueue.WithNATSOptions(
+//		natsqueue.NATSOptions(
 //			nats.UserCredentials("worker.creds"), // or nats.UserInfo, nats.Token
 //			nats.RootCAs("ca.pem"),
 //			nats.ClientCert("worker-cert.pem", "worker-key.pem")))
@@ -55,7 +55,7 @@
 //
 // Errors of the server's (a lost connection, a restart, a request that
 // times out) are retried, every poll interval, while the server has been
-// silent for less than WithUnreachableAfter (default 20s), so a server
+// silent for less than UnreachableAfter (default 20s), so a server
 // restart or a cluster's leader election goes unnoticed. Once it has been
 // silent that long, every call that needs it (the enqueues, the dequeues,
 // WorkDone and Ack, Close, State, Release) fails with an error wrapping
@@ -112,7 +112,7 @@
 // hash of the unit and how many times this handle enqueued the same unit
 // before. Two producers that enqueue the same epoch's list, in any order,
 // therefore store each unit once, and a producer restarted from scratch
-// adds nothing, within the stream's duplicate window (WithDuplicateWindow,
+// adds nothing, within the stream's duplicate window (DuplicateWindow,
 // default one hour). A unit listed twice is stored twice, as an
 // in-process queue would hold it twice.
 //
@@ -120,7 +120,7 @@
 //
 //   - Capacity counts delivered but unacknowledged units too: they are
 //     still in the stream. Size counts only units not yet delivered.
-//   - Blocked calls poll (WithPollInterval, default 200ms): a full queue
+//   - Blocked calls poll (PollInterval, default 200ms): a full queue
 //     for room, an empty one for the closed flag. Units themselves arrive
 //     as soon as they are enqueued. Blocked calls are not served in
 //     arrival order across workers, and with several producers the

@@ -48,8 +48,8 @@ func Example() {
 		js, _ := jetstream.New(nc)
 		// Calls fail with natsqueue.ErrUnreachable, rather than wait,
 		// once the server has been silent for 10s.
-		q, err := natsqueue.New(ctx, js, "train_files", natsqueue.WithEpoch(0), natsqueue.WithCapacity(8),
-			natsqueue.WithUnreachableAfter(10*time.Second))
+		q, err := natsqueue.New(ctx, js, "train_files", natsqueue.Epoch(0), natsqueue.Capacity(8),
+			natsqueue.UnreachableAfter(10*time.Second))
 		if err != nil {
 			panic(err)
 		}

@@ -19,8 +19,8 @@ import (
 func TestDeadWorkersUnitIsRedelivered(t *testing.T) {
 	_, mk := setup(t)
 	const ackWait = time.Second
-	dying := mk("epoch", natsqueue.WithAckWait(ackWait), natsqueue.WithHeartbeat(-1))
-	alive := mk("epoch", natsqueue.WithAckWait(ackWait))
+	dying := mk("epoch", natsqueue.AckWait(ackWait), natsqueue.Heartbeat(-1))
+	alive := mk("epoch", natsqueue.AckWait(ackWait))
 	if err := dying.EnqueueStrings(bg, "big-file"); err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,8 @@ func TestDeadWorkersUnitIsRedelivered(t *testing.T) {
 func TestHeartbeatKeepsLongUnit(t *testing.T) {
 	_, mk := setup(t)
 	const ackWait = 600 * time.Millisecond
-	a := mk("long", natsqueue.WithAckWait(ackWait), natsqueue.WithHeartbeat(150*time.Millisecond))
-	b := mk("long", natsqueue.WithAckWait(ackWait), natsqueue.WithHeartbeat(150*time.Millisecond))
+	a := mk("long", natsqueue.AckWait(ackWait), natsqueue.Heartbeat(150*time.Millisecond))
+	b := mk("long", natsqueue.AckWait(ackWait), natsqueue.Heartbeat(150*time.Millisecond))
 	if err := a.EnqueueStrings(bg, "u1", "u2"); err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestHeartbeatKeepsLongUnit(t *testing.T) {
 // Release hands a unit back at once, not after AckWait.
 func TestReleaseHandsBack(t *testing.T) {
 	_, mk := setup(t)
-	a := mk("release", natsqueue.WithAckWait(time.Minute))
-	b := mk("release", natsqueue.WithAckWait(time.Minute))
+	a := mk("release", natsqueue.AckWait(time.Minute))
+	b := mk("release", natsqueue.AckWait(time.Minute))
 	if err := a.EnqueueStrings(bg, "u"); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestServerRestartMidEpoch(t *testing.T) {
 
 	const n, workers = 60, 3
 	want := units(n)
-	producer := open(t, connect(t, url), "restart", natsqueue.WithCapacity(n), natsqueue.WithAckWait(2*time.Second))
+	producer := open(t, connect(t, url), "restart", natsqueue.Capacity(n), natsqueue.AckWait(2*time.Second))
 	if err := producer.EnqueueStrings(bg, want...); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestServerRestartMidEpoch(t *testing.T) {
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for i := range workers {
-		q := open(t, connect(t, url), "restart", natsqueue.WithCapacity(n), natsqueue.WithAckWait(2*time.Second))
+		q := open(t, connect(t, url), "restart", natsqueue.Capacity(n), natsqueue.AckWait(2*time.Second))
 		wg.Go(func() {
 			for {
 				e, err := q.Dequeue(ctx)

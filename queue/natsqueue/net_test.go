@@ -98,9 +98,9 @@ func slowLink(t *testing.T, serverURL string, delay time.Duration) (url string) 
 func TestSlowPullRequestsLoseNothing(t *testing.T) {
 	url, _ := setup(t)
 	const ackWait = time.Minute // longer than the test: a dropped unit never comes back in time
-	producer := open(t, connect(t, url), "slow", natsqueue.WithAckWait(ackWait))
+	producer := open(t, connect(t, url), "slow", natsqueue.AckWait(ackWait))
 	worker := open(t, connect(t, slowLink(t, url, 150*time.Millisecond)), "slow",
-		natsqueue.WithAckWait(ackWait), natsqueue.WithPollInterval(50*time.Millisecond))
+		natsqueue.AckWait(ackWait), natsqueue.PollInterval(50*time.Millisecond))
 	want := units(3)
 	if err := producer.EnqueueStrings(bg, want...); err != nil {
 		t.Fatal(err)
@@ -125,13 +125,13 @@ func TestSlowPullRequestsLoseNothing(t *testing.T) {
 func TestCancelledDequeueHandsBackLateUnit(t *testing.T) {
 	url, _ := setup(t)
 	const ackWait = time.Minute
-	producer := open(t, connect(t, url), "late", natsqueue.WithAckWait(ackWait))
+	producer := open(t, connect(t, url), "late", natsqueue.AckWait(ackWait))
 	// Both workers share one slow connection, so that the cancelled
 	// worker's request reaches the server before the other's.
 	const delay = 300 * time.Millisecond
 	js := connect(t, slowLink(t, url, delay))
-	cancelled := open(t, js, "late", natsqueue.WithAckWait(ackWait), natsqueue.WithPollInterval(time.Second))
-	other := open(t, js, "late", natsqueue.WithAckWait(ackWait))
+	cancelled := open(t, js, "late", natsqueue.AckWait(ackWait), natsqueue.PollInterval(time.Second))
+	other := open(t, js, "late", natsqueue.AckWait(ackWait))
 	if err := producer.EnqueueStrings(bg, "u"); err != nil {
 		t.Fatal(err)
 	}

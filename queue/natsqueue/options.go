@@ -43,61 +43,61 @@ func defaults() config {
 // An Option configures a queue.
 type Option func(*config)
 
-// WithCapacity sets how many units the queue holds, counting those
+// Capacity sets how many units the queue holds, counting those
 // delivered to a worker and not yet acknowledged (default 32). Enqueue
 // blocks while the epoch's consumer has that many.
-func WithCapacity(n int) Option { return func(c *config) { c.capacity = n } }
+func Capacity(n int) Option { return func(c *config) { c.capacity = n } }
 
-// WithEpoch selects the epoch (default 0). Each epoch of a queue name has
+// Epoch selects the epoch (default 0). Each epoch of a queue name has
 // its own subject, durable consumer, closed flag and message IDs inside the
 // queue's one stream, so the workers of epoch 3 share one queue and never
 // see epoch 2's units.
-func WithEpoch(epoch int) Option { return func(c *config) { c.epoch = epoch } }
+func Epoch(epoch int) Option { return func(c *config) { c.epoch = epoch } }
 
-// WithAckWait sets the consumer's AckWait (default 30s): how long the
+// AckWait sets the consumer's AckWait (default 30s): how long the
 // server waits for a delivered unit's ack, or a heartbeat, before it
 // redelivers the unit to another worker. It is the time a dead worker's
 // unit stays unavailable.
-func WithAckWait(d time.Duration) Option { return func(c *config) { c.ackWait = d } }
+func AckWait(d time.Duration) Option { return func(c *config) { c.ackWait = d } }
 
-// WithHeartbeat sets how often a worker tells the server it is still
+// Heartbeat sets how often a worker tells the server it is still
 // working on the units it holds (default AckWait/3); a negative value turns
 // the heartbeat off, so that a unit held longer than AckWait is
 // redelivered.
-func WithHeartbeat(d time.Duration) Option { return func(c *config) { c.heartbeat = d } }
+func Heartbeat(d time.Duration) Option { return func(c *config) { c.heartbeat = d } }
 
-// WithPollInterval sets how often blocked calls look at the queue's state:
+// PollInterval sets how often blocked calls look at the queue's state:
 // a full queue for room, an empty one for its closed flag (default 200ms).
 // Units themselves arrive without polling. A blocked Dequeue looks at
 // least every second, which is how long its pull requests last.
-func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
+func PollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
-// WithDuplicateWindow sets the stream's de-duplication window (default one
+// DuplicateWindow sets the stream's de-duplication window (default one
 // hour) when this call creates the stream: two enqueues of the same unit
 // for the same epoch are merged if they are this close in time.
-func WithDuplicateWindow(d time.Duration) Option { return func(c *config) { c.dupWindow = d } }
+func DuplicateWindow(d time.Duration) Option { return func(c *config) { c.dupWindow = d } }
 
-// WithStream names the stream (default "SLUICE_" and the queue's name). A
+// Stream names the stream (default "SLUICE_" and the queue's name). A
 // stream holds the epochs of one queue name only.
-func WithStream(name string) Option { return func(c *config) { c.stream = name } }
+func Stream(name string) Option { return func(c *config) { c.stream = name } }
 
-// WithBucket names the key-value bucket of closed flags (default
+// Bucket names the key-value bucket of closed flags (default
 // "sluice_queues"), which any number of queues share.
-func WithBucket(name string) Option { return func(c *config) { c.bucket = name } }
+func Bucket(name string) Option { return func(c *config) { c.bucket = name } }
 
-// WithStorage sets the storage of a stream and bucket this call creates
+// Storage sets the storage of a stream and bucket this call creates
 // (default jetstream.FileStorage, which survives a server restart).
-func WithStorage(s jetstream.StorageType) Option { return func(c *config) { c.storage = s } }
+func Storage(s jetstream.StorageType) Option { return func(c *config) { c.storage = s } }
 
-// WithReplicas sets the replicas of a stream and bucket this call creates
+// Replicas sets the replicas of a stream and bucket this call creates
 // (default 1), for a clustered server.
-func WithReplicas(n int) Option { return func(c *config) { c.replicas = n } }
+func Replicas(n int) Option { return func(c *config) { c.replicas = n } }
 
-// WithMaxDeliver caps how often a unit is delivered (default unlimited);
+// MaxDeliver caps how often a unit is delivered (default unlimited);
 // a unit that kills every worker that reads it is then dropped.
-func WithMaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } }
+func MaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } }
 
-// WithUnreachableAfter sets how long the server may stay silent (the
+// UnreachableAfter sets how long the server may stay silent (the
 // connection lost, requests unanswered) before every call fails with an
 // error wrapping ErrUnreachable (default 20s). Until then calls retry,
 // so that a server restart or a cluster's leader election goes unnoticed.
@@ -107,21 +107,21 @@ func WithMaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } 
 // over, and is shorter than the default AckWait (30s): a worker cut off
 // from the server fails, and its caller can stop reading, before the
 // server hands that worker's units to the others.
-func WithUnreachableAfter(d time.Duration) Option {
+func UnreachableAfter(d time.Duration) Option {
 	return func(c *config) { c.unreachable = d }
 }
 
-// WithNATSOptions adds options to the connection Dial makes, after its
+// NATSOptions adds options to the connection Dial makes, after its
 // own (reconnect forever, every 250ms), which they may override: user
 // credentials and TLS for a secured server, for instance
 //
-//	natsqueue.WithNATSOptions(
+//	natsqueue.NATSOptions(
 //		nats.UserCredentials("worker.creds"),
 //		nats.RootCAs("ca.pem"),
 //		nats.ClientCert("worker-cert.pem", "worker-key.pem"))
 //
 // New, given a connection made by its caller, ignores them.
-func WithNATSOptions(opts ...nats.Option) Option {
+func NATSOptions(opts ...nats.Option) Option {
 	return func(c *config) { c.natsOpts = append(c.natsOpts, opts...) }
 }
 

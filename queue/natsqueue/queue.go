@@ -50,12 +50,12 @@ type Queue struct {
 
 var _ queue.Queue = (*Queue)(nil)
 
-// New opens the queue name, epoch 0 unless WithEpoch says otherwise,
+// New opens the queue name, epoch 0 unless Epoch says otherwise,
 // creating its stream, its epoch's durable consumer and the bucket of
 // closed flags if they do not exist yet. Every worker of a job calls New
 // with the same name and epoch; existing objects are used as they are,
 // except that the consumer's AckWait and MaxDeliver are set to this
-// call's. A server that does not answer for WithUnreachableAfter fails it
+// call's. A server that does not answer for UnreachableAfter fails it
 // with an error wrapping ErrUnreachable.
 func New(ctx context.Context, js jetstream.JetStream, name string, opts ...Option) (*Queue, error) {
 	c := defaults()
@@ -79,7 +79,7 @@ func New(ctx context.Context, js jetstream.JetStream, name string, opts ...Optio
 
 // Dial connects to the NATS server or cluster at url (nats.DefaultURL if
 // empty) and opens the queue there. The connection reconnects forever
-// after a server restart; Stop closes it. WithNATSOptions passes
+// after a server restart; Stop closes it. NATSOptions passes
 // credentials, TLS and other options to the connection. A server that
 // cannot be reached at all fails Dial at once with an error wrapping
 // ErrUnreachable.

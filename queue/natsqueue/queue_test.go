@@ -27,7 +27,7 @@ func setup(t *testing.T) (string, func(name string, opts ...natsqueue.Option) *n
 
 func TestFIFOSingleConsumer(t *testing.T) {
 	_, mk := setup(t)
-	q := mk("files", natsqueue.WithCapacity(100))
+	q := mk("files", natsqueue.Capacity(100))
 	want := units(20)
 	if err := q.EnqueueMany(bg, strings(want...)); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestFIFOSingleConsumer(t *testing.T) {
 
 func TestInterface(t *testing.T) {
 	_, mk := setup(t)
-	q := mk("input_producer/scope name", natsqueue.WithCapacity(7))
+	q := mk("input_producer/scope name", natsqueue.Capacity(7))
 	if q.Name() != "input_producer/scope name" || q.Capacity() != 7 || q.Names() != nil ||
 		!slices.Equal(q.DTypes(), []tensor.DType{tensor.String}) || len(q.Shapes()) != 1 || len(q.Shapes()[0]) != 0 {
 		t.Fatalf("metadata: %q %d %v %v %v", q.Name(), q.Capacity(), q.Names(), q.DTypes(), q.Shapes())
@@ -78,7 +78,7 @@ func TestInterface(t *testing.T) {
 	if err := q.WorkDone(bg, "never dequeued"); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Errorf("WorkDone of an unknown unit = %v", err)
 	}
-	if _, err := natsqueue.New(bg, nil, "x", natsqueue.WithCapacity(0)); !errors.Is(err, queue.ErrInvalidArgument) {
+	if _, err := natsqueue.New(bg, nil, "x", natsqueue.Capacity(0)); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Errorf("capacity 0: %v", err)
 	}
 }
@@ -88,10 +88,10 @@ func TestInterface(t *testing.T) {
 func TestConsumersShareUnits(t *testing.T) {
 	_, mk := setup(t)
 	const workers, n = 4, 200
-	producer := mk("shared", natsqueue.WithCapacity(16))
+	producer := mk("shared", natsqueue.Capacity(16))
 	qs := make([]*natsqueue.Queue, workers)
 	for i := range qs {
-		qs[i] = mk("shared", natsqueue.WithCapacity(16))
+		qs[i] = mk("shared", natsqueue.Capacity(16))
 	}
 	var wg sync.WaitGroup
 	got := make([][]string, workers)
@@ -126,8 +126,8 @@ func TestConsumersShareUnits(t *testing.T) {
 func TestDedupOnDoubleEnqueue(t *testing.T) {
 	_, mk := setup(t)
 	list := append(units(30), "/data/shard-00007.tfrecord") // listed twice
-	a := mk("dedup", natsqueue.WithCapacity(100))
-	b := mk("dedup", natsqueue.WithCapacity(100))
+	a := mk("dedup", natsqueue.Capacity(100))
+	b := mk("dedup", natsqueue.Capacity(100))
 	shuffled := slices.Clone(list)
 	rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	if err := a.EnqueueStrings(bg, list...); err != nil {
@@ -137,7 +137,7 @@ func TestDedupOnDoubleEnqueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A producer restarted from scratch repeats its IDs too.
-	c := mk("dedup", natsqueue.WithCapacity(100))
+	c := mk("dedup", natsqueue.Capacity(100))
 	if err := c.EnqueueStrings(bg, list...); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestDedupOnDoubleEnqueue(t *testing.T) {
 		t.Fatalf("Size = %d after three enqueues of one list, want %d", got, len(list))
 	}
 	// Another epoch of the same name is a different queue.
-	e1 := mk("dedup", natsqueue.WithEpoch(1))
+	e1 := mk("dedup", natsqueue.Epoch(1))
 	if err := e1.EnqueueStrings(bg, list[:3]...); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestDedupOnDoubleEnqueue(t *testing.T) {
 // delivered and not yet acknowledged, and proceeds once one is finished.
 func TestCapacityBlocksThenProceeds(t *testing.T) {
 	_, mk := setup(t)
-	q := mk("cap", natsqueue.WithCapacity(3))
+	q := mk("cap", natsqueue.Capacity(3))
 	if err := q.EnqueueStrings(bg, "a", "b", "c"); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func blockedDequeues(t *testing.T, url, name string) func() bool {
 // non-cancelling one waiting behind enqueues.
 func TestCancelClose(t *testing.T) {
 	_, mk := setup(t)
-	q := mk("cancel", natsqueue.WithCapacity(1))
+	q := mk("cancel", natsqueue.Capacity(1))
 	if err := q.EnqueueStrings(bg, "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestCancelClose(t *testing.T) {
 // A non-cancelling Close waits for a blocked enqueue, which completes.
 func TestCloseWaitsForBlockedEnqueue(t *testing.T) {
 	_, mk := setup(t)
-	q := mk("wait", natsqueue.WithCapacity(1))
+	q := mk("wait", natsqueue.Capacity(1))
 	if err := q.EnqueueStrings(bg, "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestCloseWaitsForBlockedEnqueue(t *testing.T) {
 // pull request, a second away) and leaves the queue as it was.
 func TestContextCancelsBlockedCalls(t *testing.T) {
 	url, mk := setup(t)
-	q := mk("ctx", natsqueue.WithCapacity(1), natsqueue.WithPollInterval(time.Minute))
+	q := mk("ctx", natsqueue.Capacity(1), natsqueue.PollInterval(time.Minute))
 	ctx, cancel := context.WithCancel(bg)
 	res := make(chan error, 1)
 	go func() { _, err := q.Dequeue(ctx); res <- err }()

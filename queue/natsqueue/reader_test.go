@@ -41,7 +41,7 @@ func TestReadersShareEpochs(t *testing.T) {
 	}
 	slices.Sort(want)
 	for epoch := range 2 {
-		producer := open(t, connect(t, url), "train_files", natsqueue.WithEpoch(epoch), natsqueue.WithCapacity(4))
+		producer := open(t, connect(t, url), "train_files", natsqueue.Epoch(epoch), natsqueue.Capacity(4))
 		var mu sync.Mutex
 		var got []string
 		var wg sync.WaitGroup
@@ -56,7 +56,7 @@ func TestReadersShareEpochs(t *testing.T) {
 			errs <- producer.Close(bg, false)
 		})
 		for range 3 {
-			q := open(t, connect(t, url), "train_files", natsqueue.WithEpoch(epoch), natsqueue.WithCapacity(4))
+			q := open(t, connect(t, url), "train_files", natsqueue.Epoch(epoch), natsqueue.Capacity(4))
 			r, err := recordio.NewTextLineReader(q)
 			if err != nil {
 				t.Fatal(err)

@@ -43,7 +43,7 @@ func runSecureServer(t *testing.T, secure func(*server.Options)) *server.Server 
 // roundTrip enqueues, closes and drains a queue opened by Dial with opts.
 func roundTrip(t *testing.T, url string, opts ...natsqueue.Option) error {
 	t.Helper()
-	q, err := natsqueue.Dial(bg, url, uniqueName("secure"), append(opts, natsqueue.WithPollInterval(50*time.Millisecond))...)
+	q, err := natsqueue.Dial(bg, url, uniqueName("secure"), append(opts, natsqueue.PollInterval(50*time.Millisecond))...)
 	if err != nil {
 		return err
 	}
@@ -76,9 +76,9 @@ func TestUserPassword(t *testing.T) {
 		opts []natsqueue.Option
 		ok   bool
 	}{
-		{"right credentials", []natsqueue.Option{natsqueue.WithNATSOptions(nats.UserInfo("worker", "s3cret"))}, true},
+		{"right credentials", []natsqueue.Option{natsqueue.NATSOptions(nats.UserInfo("worker", "s3cret"))}, true},
 		{"no credentials", nil, false},
-		{"wrong password", []natsqueue.Option{natsqueue.WithNATSOptions(nats.UserInfo("worker", "guess"))}, false},
+		{"wrong password", []natsqueue.Option{natsqueue.NATSOptions(nats.UserInfo("worker", "guess"))}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := roundTrip(t, s.ClientURL(), tc.opts...)
@@ -169,7 +169,7 @@ func TestTLS(t *testing.T) {
 		{"no client certificate", &tls.Config{RootCAs: c.pool}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := roundTrip(t, url, natsqueue.WithNATSOptions(nats.Secure(tc.tls)))
+			err := roundTrip(t, url, natsqueue.NATSOptions(nats.Secure(tc.tls)))
 			switch {
 			case tc.ok && err != nil:
 				t.Fatal(err)

@@ -100,7 +100,7 @@ func open(tb testing.TB, js jetstream.JetStream, name string, opts ...natsqueue.
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	q, err := natsqueue.New(ctx, js, name, append([]natsqueue.Option{natsqueue.WithPollInterval(50 * time.Millisecond)}, opts...)...)
+	q, err := natsqueue.New(ctx, js, name, append([]natsqueue.Option{natsqueue.PollInterval(50 * time.Millisecond)}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}

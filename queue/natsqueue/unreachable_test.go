@@ -66,11 +66,11 @@ func holding(t *testing.T, url string, dial bool, opts ...natsqueue.Option) (*na
 	reconnected := make(chan struct{})
 	var once sync.Once
 	onReconnect := func(*nats.Conn) { once.Do(func() { close(reconnected) }) }
-	opts = append([]natsqueue.Option{natsqueue.WithPollInterval(50 * time.Millisecond), natsqueue.WithCapacity(10)}, opts...)
+	opts = append([]natsqueue.Option{natsqueue.PollInterval(50 * time.Millisecond), natsqueue.Capacity(10)}, opts...)
 	var q *natsqueue.Queue
 	if dial {
 		var err error
-		opts = append(opts, natsqueue.WithNATSOptions(nats.ReconnectHandler(onReconnect)))
+		opts = append(opts, natsqueue.NATSOptions(nats.ReconnectHandler(onReconnect)))
 		if q, err = natsqueue.Dial(bg, url, "unreachable", opts...); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestServerGoneEveryCallFails(t *testing.T) {
 			s := runServer(t, dir, -1)
 			url, port := s.ClientURL(), s.Addr().(*net.TCPAddr).Port
 			const after = time.Second
-			q, reconnected := holding(t, url, dial, natsqueue.WithUnreachableAfter(after))
+			q, reconnected := holding(t, url, dial, natsqueue.UnreachableAfter(after))
 			start := time.Now()
 			s.Shutdown()
 			s.WaitForShutdown()
@@ -167,7 +167,7 @@ func TestServerGoneEveryCallFails(t *testing.T) {
 // unreachable.
 func TestServerGoneCancelledCallsReturn(t *testing.T) {
 	s := runServer(t, t.TempDir(), -1)
-	q, _ := holding(t, s.ClientURL(), true, natsqueue.WithUnreachableAfter(time.Hour))
+	q, _ := holding(t, s.ClientURL(), true, natsqueue.UnreachableAfter(time.Hour))
 	s.Shutdown()
 	s.WaitForShutdown()
 	for _, c := range calls {

@@ -48,7 +48,7 @@ const eofText = "is closed and has insufficient elements (requested 1, current s
 
 func workQueue(t *testing.T, units []string, closed bool) queue.Queue {
 	t.Helper()
-	q, err := queue.NewFIFO(len(units)+1, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+	q, err := queue.NewFIFO(len(units)+1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@
 // metadata server); for Azure AZURE_STORAGE_ACCOUNT with a key, SAS token
 // or the default Azure credential chain. BucketParams adds gocloud URL
 // parameters per scheme (an S3-compatible server needs
-// "endpoint=...&use_path_style=true"), and WithOpener replaces the opener
+// "endpoint=...&use_path_style=true"), and Opener replaces the opener
 // altogether, for a client configured in code.
 //
 // # Reading

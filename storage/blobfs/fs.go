@@ -26,7 +26,7 @@ type FS struct {
 
 var _ storage.FS = (*FS)(nil)
 
-// New returns an FS. Without WithOpener it opens buckets with gocloud's
+// New returns an FS. Without Opener it opens buckets with gocloud's
 // default URL mux, which reads credentials from the usual environment.
 func New(opts ...Option) *FS {
 	return &FS{cfg: newConfig(opts), buckets: map[string]*blob.Bucket{}}

@@ -64,9 +64,9 @@ func FuzzReadAt(f *testing.F) {
 		if len(faults) > 0 {
 			flaky := &flakyBucket{under: mem, faults: faults}
 			opts = append(opts, blobfs.Retries(2), blobfs.Backoff(time.Nanosecond, time.Nanosecond),
-				blobfs.WithOpener(func(context.Context, string) (*blob.Bucket, error) { return blob.NewBucket(flaky), nil }))
+				blobfs.Opener(func(context.Context, string) (*blob.Bucket, error) { return blob.NewBucket(flaky), nil }))
 		} else {
-			opts = append(opts, blobfs.WithOpener(func(context.Context, string) (*blob.Bucket, error) { return mem, nil }))
+			opts = append(opts, blobfs.Opener(func(context.Context, string) (*blob.Bucket, error) { return mem, nil }))
 		}
 		fsys := blobfs.New(opts...)
 		defer fsys.Close()

@@ -66,10 +66,10 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// WithOpener makes the FS open buckets with f instead of gocloud's
+// Opener makes the FS open buckets with f instead of gocloud's
 // default URL mux. Use it to pass a configured client (an S3-compatible
 // endpoint, explicit credentials, a custom HTTP transport).
-func WithOpener(f OpenBucketFunc) Option { return func(c *config) { c.open = f } }
+func Opener(f OpenBucketFunc) Option { return func(c *config) { c.open = f } }
 
 // BucketParams adds a URL query to every bucket of scheme that the
 // default opener opens, for example

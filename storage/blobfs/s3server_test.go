@@ -190,7 +190,7 @@ func (s *s3Server) fs(t testing.TB, opts ...blobfs.Option) *blobfs.FS {
 			RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		})
 	}
-	opts = append([]blobfs.Option{blobfs.WithOpener(open), blobfs.Backoff(time.Millisecond, 10*time.Millisecond)}, opts...)
+	opts = append([]blobfs.Option{blobfs.Opener(open), blobfs.Backoff(time.Millisecond, 10*time.Millisecond)}, opts...)
 	fsys := blobfs.New(opts...)
 	t.Cleanup(func() {
 		fsys.Close()

@@ -73,7 +73,7 @@ func TestTFRecordThroughRecordio(t *testing.T) {
 			if err != nil || len(names) != 1 {
 				t.Fatalf("Glob = %q, %v", names, err)
 			}
-			q, err := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+			q, err := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestTFRecordThroughRecordio(t *testing.T) {
 
 			// A restored reader reopens the object and resumes at the
 			// saved record (by ReadAt from its offset when uncompressed).
-			q2, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.WithShapes(tensor.Shape{}))
+			q2, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 			q2.Close(ctx, false)
 			r2 := recordio.NewTFRecordReader(q2, c)
 			if err := r2.RestoreState(ctx, state); err != nil {

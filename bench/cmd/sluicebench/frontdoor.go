@@ -144,9 +144,9 @@ func framingBatches(ctx context.Context, files []string, keep bool, t *tally) er
 			}
 			defer f.Close()
 			if r == nil {
-				r = tfrecord.NewReader(f, tfrecord.WithName(name))
+				r = tfrecord.NewReader(f, tfrecord.Name(name))
 			} else {
-				r.Reset(f, tfrecord.WithName(name))
+				r.Reset(f, tfrecord.Name(name))
 			}
 			flush := func() {
 				var n int64

@@ -114,9 +114,9 @@ func (rb *recordBatcher) each(name string, batch func(recs [][]byte, end int64) 
 	}
 	defer f.Close()
 	if rb.r == nil {
-		rb.r = tfrecord.NewReader(f, tfrecord.WithName(name))
+		rb.r = tfrecord.NewReader(f, tfrecord.Name(name))
 	} else {
-		rb.r.Reset(f, tfrecord.WithName(name))
+		rb.r.Reset(f, tfrecord.Name(name))
 	}
 	flush := func() error {
 		if len(rb.recs) == 0 {
@@ -161,9 +161,9 @@ func runFraming(ctx context.Context, files []string, t *tally) error {
 			}
 			defer f.Close()
 			if r == nil {
-				r = tfrecord.NewReader(f, tfrecord.WithName(name))
+				r = tfrecord.NewReader(f, tfrecord.Name(name))
 			} else {
-				r.Reset(f, tfrecord.WithName(name))
+				r.Reset(f, tfrecord.Name(name))
 			}
 			var n, bytes int64
 			for rec, err := range r.All() {
@@ -372,7 +372,7 @@ func runCIFAR(ctx context.Context, files []string, t *tally) error {
 // parsing per record, and shuffle_batch_join of 128 with
 // min_after_dequeue 10000, through the input package's queues and runners.
 func runSeed(ctx context.Context, files []string, t *tally) error {
-	p := input.NewPipeline(input.WithSeed(42))
+	p := input.NewPipeline(input.Seed(42))
 	names := p.StringInputProducer(files, input.NumEpochs(2))
 	parser := make([]*example.Parser, 2)
 	readers := make([]input.Step, 2)

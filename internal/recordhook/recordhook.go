@@ -1,0 +1,43 @@
+// Package recordhook gives the module root (package sluice) the TFRecord
+// reading that package recordio keeps from its users: a format that
+// detects each file's compression and returns records without keys,
+// telling their position only when asked, which saves an allocation per
+// record where keys are wanted only to name a bad record.
+//
+// Package recordio sets NewTFRecordFormat when it is initialised, so it is
+// set before any package that imports recordio runs.
+package recordhook
+
+import (
+	"context"
+
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// A Format is a recordio.Format that also tells where the last record it
+// read comes from. Its first four methods are recordio.Format's, which
+// this package cannot name (recordio imports it), so a Format can be
+// given to recordio.NewReader.
+type Format interface {
+	OnWorkStarted(ctx context.Context, work string) error
+	Read(ctx context.Context) (key string, value []byte, produced, atEnd bool, err error)
+	OnWorkFinished() error
+	Reset() error
+
+	// Work returns the name of the file the last record read came from.
+	Work() string
+	// Offset returns the offset of the last record read in its file's
+	// uncompressed stream.
+	Offset() int64
+}
+
+// NewTFRecordFormat returns a new Format of TFRecord files, read with
+// opts, that chooses each file's compression from the file's first bytes
+// (tfrecord.DetectCompression) and returns every record with an empty
+// key: Work and Offset give its position.
+var NewTFRecordFormat func(opts []tfrecord.Option) Format
+
+// NewTextLineFormat returns a new Format of text files that skips
+// skipHeaderLines lines of every file and returns every line with an
+// empty key: Work and Offset (the line's number) give its position.
+var NewTextLineFormat func(skipHeaderLines int) Format
