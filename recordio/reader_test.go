@@ -927,3 +927,31 @@ func TestTFRecordDetectNoKeys(t *testing.T) {
 		}
 	}
 }
+
+// The module root's text-line format (recordhook.NewTextLineFormat)
+// returns lines with empty keys; Work and Offset give the key a
+// TextLineReader would have formed, "file:line", header lines counted.
+func TestTextLineNoKeys(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "lines.csv")
+	if err := os.WriteFile(name, []byte("header\na,1\nb,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := workQueue(t, name)
+	q.Close(bg, false)
+	f := recordhook.NewTextLineFormat(1)
+	r := NewReader("TextLineReader", f, q)
+	for i, want := range []string{"a,1", "b,2"} {
+		k, v, err := r.Read(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := fmt.Sprintf("%s:%d", f.Work(), f.Offset())
+		if k != "" || string(v) != want || pos != fmt.Sprintf("%s:%d", name, i+2) {
+			t.Errorf("line %d: key %q, value %q, position %q", i, k, v, pos)
+		}
+	}
+	if _, _, err := r.Read(bg); !errors.Is(err, io.EOF) {
+		t.Errorf("after the last line: %v, want io.EOF", err)
+	}
+}

@@ -1,11 +1,12 @@
-// Package recordhook gives the module root (package sluice) the TFRecord
-// reading that package recordio keeps from its users: a format that
-// detects each file's compression and returns records without keys,
-// telling their position only when asked, which saves an allocation per
-// record where keys are wanted only to name a bad record.
+// Package recordhook gives the module root (package sluice) the formats
+// that package recordio keeps from its users: TFRecord files with each
+// file's compression detected, and text lines, both returning records
+// without keys and telling their position only when asked, which saves an
+// allocation per record where keys are wanted only to name a bad record.
 //
-// Package recordio sets NewTFRecordFormat when it is initialised, so it is
-// set before any package that imports recordio runs.
+// Package recordio sets NewTFRecordFormat and NewTextLineFormat when it is
+// initialised, so they are set before any package that imports recordio
+// runs.
 package recordhook
 
 import (

@@ -143,11 +143,7 @@ func framingBatches(ctx context.Context, files []string, keep bool, t *tally) er
 				return err
 			}
 			defer f.Close()
-			if r == nil {
-				r = tfrecord.NewReader(f, tfrecord.Name(name))
-			} else {
-				r.Reset(f, tfrecord.Name(name))
-			}
+			r = readerOn(r, f, name)
 			flush := func() {
 				var n int64
 				for _, rec := range recs {

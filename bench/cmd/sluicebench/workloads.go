@@ -113,11 +113,7 @@ func (rb *recordBatcher) each(name string, batch func(recs [][]byte, end int64) 
 		return err
 	}
 	defer f.Close()
-	if rb.r == nil {
-		rb.r = tfrecord.NewReader(f, tfrecord.Name(name))
-	} else {
-		rb.r.Reset(f, tfrecord.Name(name))
-	}
+	rb.r = readerOn(rb.r, f, name)
 	flush := func() error {
 		if len(rb.recs) == 0 {
 			return nil
@@ -150,6 +146,16 @@ func (rb *recordBatcher) each(name string, batch func(recs [][]byte, end int64) 
 	}
 }
 
+// readerOn returns a reader of f, named name: r reset, or a new reader
+// when r is nil, so that a worker reuses its buffers file after file.
+func readerOn(r *tfrecord.Reader, f io.Reader, name string) *tfrecord.Reader {
+	if r == nil {
+		return tfrecord.NewReader(f, tfrecord.Name(name))
+	}
+	r.Reset(f, tfrecord.Name(name))
+	return r
+}
+
 // runFraming is workload 1: TFRecord framing only, both CRCs checked.
 func runFraming(ctx context.Context, files []string, t *tally) error {
 	return parallelFiles(ctx, files, func() func(string) error {
@@ -160,11 +166,7 @@ func runFraming(ctx context.Context, files []string, t *tally) error {
 				return err
 			}
 			defer f.Close()
-			if r == nil {
-				r = tfrecord.NewReader(f, tfrecord.Name(name))
-			} else {
-				r.Reset(f, tfrecord.Name(name))
-			}
+			r = readerOn(r, f, name)
 			var n, bytes int64
 			for rec, err := range r.All() {
 				if err != nil {
