@@ -214,10 +214,16 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		return d
 	}
 	order := d.setLayout(fs)
+	if _, err := recordhook.NewFixedLengthFormat(recordBytes, s.headerBytes, s.footerBytes, s.compression); err != nil {
+		d.err = fmt.Errorf("sluice: FixedLengthRecords: %w", err)
+		return d
+	}
 	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		r, err := recordio.NewFixedLengthRecordReader(q, recordBytes, recordio.HeaderBytes(s.headerBytes),
-			recordio.FooterBytes(s.footerBytes), recordio.Compression(s.compression))
-		return r, nil, err
+		f, err := recordhook.NewFixedLengthFormat(recordBytes, s.headerBytes, s.footerBytes, s.compression)
+		if err != nil {
+			return nil, nil, err
+		}
+		return recordio.NewReader("FixedLengthRecordReader", f, q), f, nil
 	}
 	// Keys are "file:index"; offsets count bytes of the decompressed
 	// stream when the files are compressed.

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -30,7 +31,7 @@ func NewFixedLengthRecordReader(q queue.Queue, recordBytes int, opts ...Option) 
 	return Open(fixedLengthKind, q, append(opts[:len(opts):len(opts)], RecordBytes(recordBytes))...)
 }
 
-func newFixedLengthFormat(s *settings) (Format, error) {
+func newFixedLengthFormat(s *settings) (*fixedLengthFormat, error) {
 	if err := nonNegative("record_bytes", s.recordBytes, "header_bytes", s.headerBytes,
 		"footer_bytes", s.footerBytes, "hop_bytes", s.hopBytes); err != nil {
 		return nil, err
@@ -47,11 +48,25 @@ func newFixedLengthFormat(s *settings) (Format, error) {
 		footerBytes: s.footerBytes, hopBytes: s.hopBytes, compression: s.compression}, nil
 }
 
+func init() {
+	recordhook.NewFixedLengthFormat = func(recordBytes, headerBytes, footerBytes int, c tfrecord.Compression) (recordhook.Format, error) {
+		f, err := newFixedLengthFormat(&settings{recordBytes: recordBytes, headerBytes: headerBytes, footerBytes: footerBytes, compression: c})
+		if err != nil {
+			return nil, err
+		}
+		f.noKeys = true
+		return f, nil
+	}
+}
+
 // fixedLengthFormat reads fixed-length records. It is the Format behind
 // NewFixedLengthRecordReader.
 type fixedLengthFormat struct {
 	recordBytes, headerBytes, footerBytes, hopBytes int
 	compression                                     tfrecord.Compression
+	// noKeys makes Read return an empty key, saving an allocation per
+	// record; Work and Offset give the record's position instead.
+	noKeys bool
 
 	file    *unitFile
 	closer  io.Closer // the decompressor, if any
@@ -186,10 +201,20 @@ func (f *fixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, boo
 	if err != nil {
 		return "", nil, false, false, fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, int64(f.headerBytes)+f.index*f.hop(), err)
 	}
-	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.index, 10)
 	f.index++
+	if f.noKeys {
+		return "", f.buf[:f.recordBytes], true, false, nil
+	}
+	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.index-1, 10)
 	return string(f.key), f.buf[:f.recordBytes], true, false, nil
 }
+
+// Work returns the name of the file the last record read came from.
+func (f *fixedLengthFormat) Work() string { return f.work }
+
+// Offset returns the index of the last record read in its file, counting
+// from 0: what follows the colon of the record's key.
+func (f *fixedLengthFormat) Offset() int64 { return f.index - 1 }
 
 // OnWorkFinished closes the file.
 func (f *fixedLengthFormat) OnWorkFinished() error { return f.Reset() }

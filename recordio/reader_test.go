@@ -955,3 +955,51 @@ func TestTextLineNoKeys(t *testing.T) {
 		t.Errorf("after the last line: %v, want io.EOF", err)
 	}
 }
+
+// The module root's fixed-length format (recordhook.NewFixedLengthFormat)
+// returns the records NewFixedLengthRecordReader returns, with empty keys;
+// Work and Offset give the key that reader forms, "file:index".
+func TestFixedLengthNoKeys(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for i, body := range []string{"HHaaabbbcF", "HHcccdddF"} {
+		name := filepath.Join(dir, fmt.Sprintf("f%d.bin", i))
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	kq, q := workQueue(t, names...), workQueue(t, names...)
+	kq.Close(bg, false)
+	q.Close(bg, false)
+	keyed, err := NewFixedLengthRecordReader(kq, 3, HeaderBytes(2), FooterBytes(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := recordhook.NewFixedLengthFormat(3, 2, 1, tfrecord.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader("FixedLengthRecordReader", f, q)
+	n := 0
+	for ; ; n++ {
+		wantKey, wantVal, wantErr := keyed.Read(bg)
+		k, v, err := r.Read(bg)
+		if wantErr != nil || err != nil {
+			if !errors.Is(wantErr, io.EOF) || !errors.Is(err, io.EOF) {
+				t.Fatalf("record %d: errors %v and %v, want io.EOF from both", n, wantErr, err)
+			}
+			break
+		}
+		pos := fmt.Sprintf("%s:%d", f.Work(), f.Offset())
+		if k != "" || string(v) != string(wantVal) || pos != wantKey {
+			t.Errorf("record %d: key %q, value %q, position %q; want \"\", %q, %q", n, k, v, pos, wantVal, wantKey)
+		}
+	}
+	if n != 4 {
+		t.Errorf("read %d records, want 4 (a cut-short last record dropped)", n)
+	}
+	if _, err := recordhook.NewFixedLengthFormat(0, 0, 0, tfrecord.None); !errors.Is(err, queue.ErrInvalidArgument) {
+		t.Errorf("record size 0: %v, want ErrInvalidArgument", err)
+	}
+}

@@ -69,7 +69,7 @@ func Open(name string, q queue.Queue, opts ...Option) (*Reader, error) {
 func init() {
 	register(tfRecordKind, func(s *settings) (Format, error) { return newTFRecordFormat(s.compression, s), nil })
 	register(textLineKind, newTextLineFormat)
-	register(fixedLengthKind, newFixedLengthFormat)
+	register(fixedLengthKind, func(s *settings) (Format, error) { return newFixedLengthFormat(s) })
 	register(wholeFileKind, func(*settings) (Format, error) { return &wholeFileFormat{}, nil })
 	register(identityKind, func(*settings) (Format, error) { return &identityFormat{}, nil })
 }

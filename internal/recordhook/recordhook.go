@@ -1,10 +1,10 @@
 // Package recordhook gives the module root (package sluice) the formats
 // that package recordio keeps from its users: TFRecord files with each
-// file's compression detected, and text lines, both returning records
-// without keys and telling their position only when asked, which saves an
+// file's compression detected, text lines and fixed-length records, all
+// returning records without keys and telling their position only when asked, which saves an
 // allocation per record where keys are wanted only to name a bad record.
 //
-// Package recordio sets NewTFRecordFormat and NewTextLineFormat when it is
+// Package recordio sets the three constructors when it is
 // initialised, so they are set before any package that imports recordio
 // runs.
 package recordhook
@@ -37,6 +37,13 @@ type Format interface {
 // (tfrecord.DetectCompression) and returns every record with an empty
 // key: Work and Offset give its position.
 var NewTFRecordFormat func(opts []tfrecord.Option) Format
+
+// NewFixedLengthFormat returns a new Format of files of fixed-length
+// records (recordio.NewFixedLengthRecordReader's, with its HeaderBytes,
+// FooterBytes and Compression) that returns every record with an empty
+// key: Work and Offset (the record's index in its file) give its
+// position. It fails on sizes or a compression that reader refuses.
+var NewFixedLengthFormat func(recordBytes, headerBytes, footerBytes int, c tfrecord.Compression) (Format, error)
 
 // NewTextLineFormat returns a new Format of text files that skips
 // skipHeaderLines lines of every file and returns every line with an
