@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,6 +97,10 @@ func TestDataErrors(t *testing.T) {
 		{"bad raw length", func() error {
 			return first(FixedLengthRecords(rawName, 3, []Field{rawField}, HeaderBytes(4), Readers(1)).Batches(t.Context(), 2))
 		}, decode.ErrRaw, rawName, 4, 0, 0, rawName + ":0", "Input to DecodeRaw has length 3"},
+		// The footer ends the file only: record 1 starts at 4 + 3.
+		{"bad second record, with a footer", func() error {
+			return first(FixedLengthRecords(rawName, 3, []Field{failOn('d')}, HeaderBytes(4), FooterBytes(1), Readers(1)).Batches(t.Context(), 2))
+		}, errBadByte, rawName, 7, 0, 1, rawName + ":1", "bad byte"},
 		{"malformed MNIST header", func() error { _, err := mnist.ReadImagesFile(mnistName); return err },
 			datasets.ErrHeader, mnistName, 0, 0, -1, "", "invalid header"},
 	}
@@ -122,6 +127,18 @@ func TestDataErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+var errBadByte = errors.New("bad byte")
+
+// failOn returns a field that fails on every record starting with c.
+func failOn(c byte) Field {
+	return Field{Name: "f", Size: 3, DType: tensor.Uint8, Decode: func(b []byte) (tensor.Tensor, error) {
+		if b[0] == c {
+			return tensor.Tensor{}, errBadByte
+		}
+		return tensor.New(slices.Clone(b), 3), nil
+	}}
 }
 
 // examples returns a read of name's Examples, one reader, in batches of

@@ -226,9 +226,9 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		return recordio.NewReader("FixedLengthRecordReader", f, q), f, nil
 	}
 	// Keys are "file:index"; offsets count bytes of the decompressed
-	// stream when the files are compressed.
-	hop := int64(recordBytes + s.footerBytes)
-	d.origin = keyOrigin(func(e *dataerr.Error, i int64) { e.Offset = int64(s.headerBytes) + i*hop })
+	// stream when the files are compressed. Records follow each other:
+	// the footer ends the file, not each record.
+	d.origin = keyOrigin(func(e *dataerr.Error, i int64) { e.Offset = int64(s.headerBytes) + i*int64(recordBytes) })
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		raws := make([]*decode.Raw, len(fields))
 		for i, f := range fields {
