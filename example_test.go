@@ -99,8 +99,9 @@ func ExampleCSV() {
 }
 
 // Reading fixed-length records, as CIFAR-10's binary files hold them: a
-// label byte, then the pixels. Here a record is one label byte and a 2×2
-// image of uint8 pixels.
+// label byte, then the image as three planes (red, green, blue), read
+// pixel by pixel with Transpose as TensorFlow's tf.transpose would. Here
+// an image is 1×2 pixels.
 func ExampleFixedLengthRecords() {
 	dir, err := os.MkdirTemp("", "sluice-example")
 	if err != nil {
@@ -109,22 +110,24 @@ func ExampleFixedLengthRecords() {
 	defer os.RemoveAll(dir)
 	var data []byte
 	for label := range byte(6) {
-		data = append(data, label, label, label, label, label)
+		r, g, b := 10*label, 10*label+1, 10*label+2
+		data = append(data, label, r, r, g, g, b, b)
 	}
 	os.WriteFile(filepath.Join(dir, "data_batch_1.bin"), data, 0o644)
 
 	ctx := context.Background()
-	ds := sluice.FixedLengthRecords(filepath.Join(dir, "data_batch_*.bin"), 5, []sluice.Field{
+	ds := sluice.FixedLengthRecords(filepath.Join(dir, "data_batch_*.bin"), 7, []sluice.Field{
 		{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8},
-		{Name: "image", Offset: 1, Size: 4, DType: tensor.Uint8, Shape: []int{2, 2}},
+		{Name: "image", Offset: 1, Size: 6, DType: tensor.Uint8, Shape: []int{3, 1, 2}, Transpose: []int{1, 2, 0}},
 	}, sluice.Readers(1))
 	for b, err := range ds.Batches(ctx, 4) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(b.Uint8("label"), b.Dense("image").Shape())
+		img := b.Dense("image")
+		fmt.Println(b.Uint8("label"), img.Shape(), img.Uint8s()[:6])
 	}
 	// Output:
-	// [0 1 2 3] [4,2,2]
-	// [4 5] [2,2,2]
+	// [0 1 2 3] [4,1,2,3] [0 1 2 0 1 2]
+	// [4 5] [2,1,2,3] [40 41 42 40 41 42]
 }

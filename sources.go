@@ -172,15 +172,20 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 // BigEndian) into a tensor of Shape per record, or as the bytes themselves
 // when DType is tensor.String. A nil Shape is a vector of every value.
 //
+// Transpose, if set, permutes the dimensions of Shape in every record, as
+// tf.transpose after decode_raw and reshape does: CIFAR-10's image, stored
+// as three planes (Shape [3, 32, 32]), becomes height × width × channels
+// with Transpose [1, 2, 0].
+//
 // Decode, if set, decodes the field's bytes instead, into a tensor of
-// DType of the same shape for every record (CIFAR-10's planes reordered
-// into height × width × channels, say); Shape is then ignored. The bytes
-// are valid only during the call.
+// DType of the same shape for every record; Shape and Transpose are then
+// ignored. The bytes are valid only during the call.
 type Field struct {
 	Name         string
 	Offset, Size int
 	DType        tensor.DType
 	Shape        []int
+	Transpose    []int
 	BigEndian    bool
 	Decode       func(b []byte) (tensor.Tensor, error)
 }
@@ -205,6 +210,12 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		if f.DType != tensor.String && f.Decode == nil {
 			if _, err := decode.NewRaw(f.DType, true); err != nil {
 				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: %w", f.Name, err)
+				return d
+			}
+		}
+		if f.Transpose != nil && f.Decode == nil {
+			if _, err := gatherIndex(f.Shape, f.Transpose); err != nil || f.DType == tensor.String {
+				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: Transpose %v of Shape %v of %v: %w", f.Name, f.Transpose, f.Shape, f.DType, ErrInvalid)
 				return d
 			}
 		}
@@ -238,6 +249,13 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		}
 		var parts [][]byte
 		reused := make([]tensor.Tensor, len(fields))
+		transposed := make([]*transposer, len(fields))
+		for i, f := range fields {
+			if f.Transpose != nil && f.Decode == nil {
+				idx, _ := gatherIndex(f.Shape, f.Transpose)
+				transposed[i] = &transposer{idx: idx, shape: permuted(f.Shape, f.Transpose)}
+			}
+		}
 		return func(recs [][]byte, keys []string) (queue.Element, error) {
 			e := make(queue.Element, len(order))
 			for i, j := range order {
@@ -247,12 +265,23 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 					parts = append(parts, r[f.Offset:f.Offset+f.Size])
 				}
 				var dst tensor.Tensor
-				if reuse && reused[j].IsValid() && reused[j].Len() == len(recs) {
+				tr := transposed[j]
+				switch {
+				case tr != nil && tr.src.IsValid() && tr.src.Len() == len(recs):
+					dst = tr.src // the records' values, before they are transposed
+				case tr == nil && reuse && reused[j].IsValid() && reused[j].Len() == len(recs):
 					dst = reused[j]
 				}
 				t, err := decodeField(raws[j], f, parts, keys, dst)
 				if err != nil {
 					return nil, err
+				}
+				if tr != nil {
+					var out tensor.Tensor
+					if reuse {
+						out = reused[j]
+					}
+					t = tr.transpose(t, out)
 				}
 				if reuse && f.DType != tensor.String {
 					reused[j] = t

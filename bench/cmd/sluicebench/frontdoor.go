@@ -111,15 +111,7 @@ func apiCSV(ctx context.Context, files []string, keep bool, t *tally) error {
 func apiCIFAR(ctx context.Context, files []string, keep bool, t *tally) error {
 	fields := []sluice.Field{
 		{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8, Shape: []int{}},
-		{Name: "image", Offset: 1, Size: 3072, DType: tensor.Uint8, Decode: func(planes []byte) (tensor.Tensor, error) {
-			img := make([]uint8, 3072)
-			for c := range 3 {
-				for p, v := range planes[c*1024 : (c+1)*1024] {
-					img[p*3+c] = v
-				}
-			}
-			return tensor.New(img, 32, 32, 3), nil
-		}},
+		{Name: "image", Offset: 1, Size: 3072, DType: tensor.Uint8, Shape: []int{3, 32, 32}, Transpose: []int{1, 2, 0}},
 	}
 	if err := drain(ctx, sluice.FixedLengthRecords(pattern(files), cifarRecord, fields), keep, "label", t, nil); err != nil {
 		return err

@@ -1,0 +1,94 @@
+package sluice
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sluiceml/sluice/tensor"
+)
+
+func TestGatherIndex(t *testing.T) {
+	tests := []struct {
+		shape, perm, want []int
+	}{
+		{[]int{4}, []int{0}, []int{0, 1, 2, 3}},
+		{[]int{2, 3}, []int{0, 1}, []int{0, 1, 2, 3, 4, 5}},
+		// A 2×3 matrix, transposed: out[c][r] = in[r][c].
+		{[]int{2, 3}, []int{1, 0}, []int{0, 3, 1, 4, 2, 5}},
+		// Two planes of 1×2 pixels to pixels of two channels.
+		{[]int{2, 1, 2}, []int{1, 2, 0}, []int{0, 2, 1, 3}},
+		{[]int{0, 3}, []int{1, 0}, []int{}},
+	}
+	for _, tt := range tests {
+		got, err := gatherIndex(tt.shape, tt.perm)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("gatherIndex(%v, %v) = %v, %v; want %v", tt.shape, tt.perm, got, err, tt.want)
+		}
+	}
+	for _, bad := range [][2][]int{{{2, 3}, {0}}, {{2, 3}, {0, 0}}, {{2, 3}, {0, 2}}, {{2, 3}, {-1, 0}}} {
+		if _, err := gatherIndex(bad[0], bad[1]); err == nil {
+			t.Errorf("gatherIndex(%v, %v) succeeded", bad[0], bad[1])
+		}
+	}
+}
+
+// CIFAR-10's layout: a label byte, then three planes of pixels. Transpose
+// [1, 2, 0] of Shape [3, H, W] gives H × W × 3, pixel by pixel, for the
+// reused and the kept batches alike.
+func TestFieldTranspose(t *testing.T) {
+	const h, w, n = 2, 3, 5
+	var data []byte
+	for r := range n {
+		data = append(data, byte(r))
+		for i := range 3 * h * w {
+			data = append(data, byte(100*r+i))
+		}
+	}
+	name := filepath.Join(t.TempDir(), "planes.bin")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fields := []Field{
+		{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8, Shape: []int{}},
+		{Name: "image", Offset: 1, Size: 3 * h * w, DType: tensor.Uint8, Shape: []int{3, h, w}, Transpose: []int{1, 2, 0}},
+	}
+	for _, opts := range [][]BatchOption{nil, {KeepBatches()}} {
+		ds := FixedLengthRecords(name, 1+3*h*w, fields, Readers(1))
+		seen := 0
+		for b, err := range ds.Batches(t.Context(), 2, opts...) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			img := b.Dense("image")
+			if want := (tensor.Shape{b.Len(), h, w, 3}); !slices.Equal(img.Shape(), want) {
+				t.Fatalf("image shape %v, want %v", img.Shape(), want)
+			}
+			px := img.Uint8s()
+			for i, r := range b.Uint8("label") {
+				for y := range h {
+					for x := range w {
+						for c := range 3 {
+							got := px[((i*h+y)*w+x)*3+c]
+							if want := byte(100*int(r) + c*h*w + y*w + x); got != want {
+								t.Fatalf("record %d pixel (%d, %d) channel %d = %d, want %d", r, y, x, c, got, want)
+							}
+						}
+					}
+				}
+				seen++
+			}
+		}
+		if seen != n {
+			t.Errorf("read %d records, want %d", seen, n)
+		}
+	}
+	bad := []Field{{Name: "image", Size: 6, DType: tensor.Uint8, Shape: []int{2, 3}, Transpose: []int{0, 0}}}
+	for _, err := range FixedLengthRecords(name, 1+3*h*w, bad).Batches(t.Context(), 2) {
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("Transpose [0 0]: %v, want ErrInvalid", err)
+		}
+	}
+}
