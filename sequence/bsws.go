@@ -34,10 +34,10 @@ import (
 //
 // Build errors are recorded on p (Start returns them); the state saver
 // returned is then nil.
-func BatchSequencesWithStates(p *input.Pipeline, step Step, initialStates map[string]tensor.Tensor, numUnroll, batchSize int, opts ...Option) *StateSaver {
+func BatchSequencesWithStates(p *input.Pipeline, step Step, initialStates map[string]tensor.Tensor, numUnroll, batchSize int, opts ...BatchOption) *StateSaver {
 	c := &config{capacity: 1000, capacitySet: true, allowSmall: true, numThreads: 3, pad: true}
 	for _, o := range opts {
-		o(c)
+		o.applyBatch(c)
 	}
 	if c.name == "" {
 		c.name = "batch_sequences_with_states"

@@ -76,11 +76,11 @@ func TestBSWS05TwoSteps(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		key  func(int64) string
-		opts []Option
+		opts []BatchOption
 	}{
-		{"pad", random, []Option{Pad(true)}},
-		{"no pad", random, []Option{Pad(false)}},
-		{"make keys unique", func(int64) string { return "fixed_key" }, []Option{Pad(false), MakeKeysUnique(), Seed(9)}},
+		{"pad", random, []BatchOption{Pad(true)}},
+		{"no pad", random, []BatchOption{Pad(false)}},
+		{"make keys unique", func(int64) string { return "fixed_key" }, []BatchOption{Pad(false), MakeKeysUnique(), Seed(9)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bs := runTwoStepsTF(t, 2, 3, tt.key, tt.opts...)
@@ -126,13 +126,13 @@ func seq4Batch1(u int) sparseWant {
 
 // runTwoStepsTF is runTwoSteps saving state1+1 and state2-1 after each
 // batch, as TensorFlow's test does.
-func runTwoStepsTF(t *testing.T, u, length int, key func(int64) string, opts ...Option) [2]*Batch {
+func runTwoStepsTF(t *testing.T, u, length int, key func(int64) string, opts ...BatchOption) [2]*Batch {
 	t.Helper()
 	ctx := context.Background()
 	p := input.NewPipeline(input.Seed(1))
 	var n atomic.Int64
 	step := func(context.Context) (Input, error) { return bswsInput(key(n.Add(1)), length), nil }
-	s := BatchSequencesWithStates(p, step, bswsStates(), u, 2, append([]Option{Threads(3), Capacity(2)}, opts...)...)
+	s := BatchSequencesWithStates(p, step, bswsStates(), u, 2, append([]BatchOption{Threads(3), Capacity(2)}, opts...)...)
 	if err := p.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -432,11 +432,16 @@ func TestSmallerFinalBatchOptions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := BatchSequencesWithStates(input.NewPipeline(), eof, bswsStates(), 2, 4, c.opts...)
+			var bopts []BatchOption
+			var sopts []StateSaverOption
+			for _, o := range c.opts {
+				bopts, sopts = append(bopts, o), append(sopts, o)
+			}
+			s := BatchSequencesWithStates(input.NewPipeline(), eof, bswsStates(), 2, 4, bopts...)
 			if s == nil || s.AllowSmallerFinalBatch() != c.bsws {
 				t.Errorf("BatchSequencesWithStates: smaller final batch %v, want %v", s != nil && s.AllowSmallerFinalBatch(), c.bsws)
 			}
-			ss, err := NewStateSaver(4, 2, bswsStates(), c.opts...)
+			ss, err := NewStateSaver(4, 2, bswsStates(), sopts...)
 			if err != nil {
 				t.Fatal(err)
 			}

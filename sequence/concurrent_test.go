@@ -23,7 +23,7 @@ type stored struct {
 
 // sq15Saver returns a state saver and a function that inserts `each`
 // varying-length examples from one goroutine, recording them.
-func sq15Saver(t *testing.T, batch, u int, opts ...Option) (*StateSaver, func(which, each int), *sync.Map) {
+func sq15Saver(t *testing.T, batch, u int, opts ...StateSaverOption) (*StateSaver, func(which, each int), *sync.Map) {
 	s := newSaver(t, batch, u, map[string]tensor.Tensor{
 		"state1": tensor.Zeros(tensor.Float32, tensor.Shape{6, 7}),
 		"state2": tensor.Scalar[int32](0),

@@ -24,7 +24,7 @@ func ramp(start float64, dims ...int) tensor.Tensor {
 	return tensor.New(v, dims...)
 }
 
-func newSaver(t testing.TB, batch, u int, states map[string]tensor.Tensor, opts ...Option) *StateSaver {
+func newSaver(t testing.TB, batch, u int, states map[string]tensor.Tensor, opts ...StateSaverOption) *StateSaver {
 	t.Helper()
 	s, err := NewStateSaver(batch, u, states, opts...)
 	if err != nil {

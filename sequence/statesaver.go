@@ -64,10 +64,10 @@ type StateSaver struct {
 // for every example and gives the value each example starts with; it may
 // not be empty, and names may not contain ":" (SQ-02). Options: Capacity,
 // AllowSmallerFinalBatch or DropRemainder, Name.
-func NewStateSaver(batchSize, numUnroll int, initialStates map[string]tensor.Tensor, opts ...Option) (*StateSaver, error) {
-	c := newConfig(opts)
-	if err := c.checkStateSaverOnly(); err != nil {
-		return nil, err
+func NewStateSaver(batchSize, numUnroll int, initialStates map[string]tensor.Tensor, opts ...StateSaverOption) (*StateSaver, error) {
+	c := &config{}
+	for _, o := range opts {
+		o.applyStateSaver(c)
 	}
 	if c.name == "" {
 		c.name = "InputQueueingStateSaver"

@@ -29,9 +29,6 @@ func TestSQ01Capacity(t *testing.T) {
 	if s.CapacityQueue().Size() != 2000 {
 		t.Errorf("active examples = %d, want 2000", s.CapacityQueue().Size())
 	}
-	if _, err := NewStateSaver(1, 2, scalarState(), Threads(2)); err == nil {
-		t.Error("NewStateSaver accepted Threads, an option of BatchSequencesWithStates")
-	}
 }
 
 // SQ-02, SQ-03: checks on the initial states, names and shapes.
