@@ -22,10 +22,13 @@ func TestRun(t *testing.T) {
 	total, batches := 0, 0
 	for sc := bufio.NewScanner(strings.NewReader(out.String())); sc.Scan(); batches++ {
 		f := strings.Fields(sc.Text())
+		if len(f) != 3 {
+			t.Fatalf("line %q: want three fields", sc.Text())
+		}
 		n, _ := strconv.Atoi(f[0])
 		label, _ := strconv.Atoi(f[1])
 		mean, err := strconv.ParseFloat(f[2], 32)
-		if len(f) != 3 || n < 1 || label < 0 || label > 9 || err != nil || mean < -0.5 || mean > 0.5 {
+		if n < 1 || label < 0 || label > 9 || err != nil || mean < -0.5 || mean > 0.5 {
 			t.Errorf("line %q: want batch size, a digit and a mean pixel in [-0.5, 0.5]", sc.Text())
 		}
 		total += n
