@@ -14,6 +14,7 @@ import (
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
@@ -42,10 +43,13 @@ type Dataset struct {
 	layout   *layout
 	err      error // a build error, returned by Batches
 
-	// newReader returns a reader of the files named in q, and the
-	// positioner of its format if its records have no keys (to save an
-	// allocation per record) and are named by position instead.
-	newReader func(q queue.Queue) (*recordio.Reader, positioner, error)
+	// newFormat returns a format of the data set's files, whose records
+	// have no keys (to save an allocation per record) and are named by
+	// position instead; readerKind names its reader in errors.
+	newFormat  func() (recordhook.Format, error)
+	readerKind string
+	// extra describes the format's settings, for checkpoints.
+	extra string
 	// origin returns where the record with the given key comes from, to
 	// complete a decoder's error about it.
 	origin func(key string) dataerr.Error
@@ -79,47 +83,27 @@ type decoder func(recs [][]byte, keys []string) (queue.Element, error)
 // A batch is valid until the loop's next iteration: later batches are
 // written into its memory. Copy what must outlive the iteration
 // (Batch.Clone), or ask for batches of their own with KeepBatches.
+//
+// Batches is an Iterator in a range loop; use an Iterator to save
+// checkpoints between batches.
 func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.Seq2[*Batch, error] {
-	var bs batchSettings
-	for _, o := range opts {
-		o.applyBatch(&bs)
-	}
 	return func(yield func(*Batch, error) bool) {
-		r, err := d.start(ctx, n, bs)
+		it, err := d.Iterator(ctx, n, opts...)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		defer r.p.Stop()
-		var last queue.Element
+		defer it.Close()
 		for {
-			if r.pool != nil && last != nil {
-				// The body is done with the last batch: its memory
-				// can take another.
-				r.pool.release(last)
-			}
-			e, err := r.out.Dequeue(ctx)
-			last = e
-			if err != nil {
-				// The first error of any stage wins over what the
-				// consumer saw of it (a closed queue).
-				var jerr error
-				if errors.Is(err, io.EOF) && ctx.Err() == nil {
-					jerr = r.p.Join()
-				} else {
-					jerr = r.p.Stop()
-				}
-				switch {
-				case jerr != nil:
-					yield(nil, jerr)
-				case ctx.Err() != nil:
-					yield(nil, fmt.Errorf("sluice: %s: %w", d.kind, context.Cause(ctx)))
-				case !errors.Is(err, io.EOF):
-					yield(nil, err)
-				}
+			b, err := it.Next()
+			if err == io.EOF {
 				return
 			}
-			if !yield(d.layout.batch(e), nil) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(b, nil) {
 				return
 			}
 		}
@@ -128,26 +112,32 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 
 // A run is one iteration's pipeline.
 type run struct {
-	p    *input.Pipeline
-	out  queue.Queue // whole batches, in the layout's components
-	pool *pool       // nil with KeepBatches
+	p   *input.Pipeline
+	out queue.Queue // whole batches, in the layout's components
 }
 
-func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, error) {
+// check reports a build error of the data set, or an option or batch
+// size out of range.
+func (d *Dataset) check(n int) error {
 	if d.err != nil {
-		return nil, d.err
+		return d.err
 	}
 	s := d.settings
 	switch {
 	case n < 1:
-		return nil, fmt.Errorf("sluice: %s: batch size %d: %w (want at least 1)", d.kind, n, ErrInvalid)
+		return fmt.Errorf("sluice: %s: batch size %d: %w (want at least 1)", d.kind, n, ErrInvalid)
 	case s.epochs < 0 || s.epochs == 0 && s.epochsSet:
-		return nil, fmt.Errorf("sluice: %s: Epochs(%d): %w (want at least 1, or Forever)", d.kind, s.epochs, ErrInvalid)
+		return fmt.Errorf("sluice: %s: Epochs(%d): %w (want at least 1, or Forever)", d.kind, s.epochs, ErrInvalid)
 	case s.readers < 0:
-		return nil, fmt.Errorf("sluice: %s: Readers(%d): %w (want at least 1)", d.kind, s.readers, ErrInvalid)
+		return fmt.Errorf("sluice: %s: Readers(%d): %w (want at least 1)", d.kind, s.readers, ErrInvalid)
 	case s.shuffle < 0:
-		return nil, fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size)", d.kind, s.shuffle, ErrInvalid)
+		return fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size)", d.kind, s.shuffle, ErrInvalid)
 	}
+	return nil
+}
+
+func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) (*run, error) {
+	s := d.settings
 	files, err := d.match(ctx)
 	if err != nil {
 		return nil, err
@@ -178,18 +168,14 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 		return nil, err
 	}
 	stagehook.Of(p).TrackQueue(out, 0)
-	var pl *pool
-	if !bs.keep {
-		pl = newPool(d.newDecoder)
-	}
 	rd := make([]*collector, readers)
 	dec := make([]decoder, readers)
 	for i := range readers {
-		r, pos, err := d.newReader(names)
+		f, err := d.newFormat()
 		if err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
-		rd[i] = &collector{r: r, pos: pos}
+		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f}
 		if pl != nil {
 			dec[i] = pl.decode
 		} else if dec[i], err = d.newDecoder(false); err != nil {
@@ -208,7 +194,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 		p.Stop()
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
-	return &run{p: p, out: out, pool: pl}, nil
+	return &run{p: p, out: out}, nil
 }
 
 // A pool lends decoders that write each batch over the one they decoded

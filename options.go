@@ -21,6 +21,8 @@ type settings struct {
 	seeded       bool
 	shard        [2]int // index, count; count 0: no sharding
 	skipCorrupt  bool
+
+	deterministic bool
 }
 
 // An ExampleOption configures Examples.
@@ -174,6 +176,7 @@ func Compression(c tfrecord.Compression) RecordOption {
 type batchSettings struct {
 	dropRemainder bool
 	keep          bool
+	resume        []byte
 }
 
 type batchOption func(*batchSettings)
@@ -203,4 +206,14 @@ func DropRemainder() BatchOption {
 // to a few times the data in flight (see the README's Performance section).
 func KeepBatches() BatchOption {
 	return batchOption(func(s *batchSettings) { s.keep = true })
+}
+
+// Resume makes an Iterator (or Batches) of a Deterministic data set go on
+// from a checkpoint that Iterator.Checkpoint returned, delivering exactly
+// the batches that the iteration which saved it would have delivered
+// next. The data set must have the options, and its files the sizes, it
+// had then; otherwise the iteration fails with an error wrapping
+// ErrCheckpoint that names what changed.
+func Resume(checkpoint []byte) BatchOption {
+	return batchOption(func(s *batchSettings) { s.resume = checkpoint })
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -46,10 +45,8 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 	if s.skipCorrupt {
 		ropts = append(ropts, tfrecord.SkipCorrupt())
 	}
-	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		f := recordhook.NewTFRecordFormat(ropts)
-		return recordio.NewReader("TFRecordReader", f, q), f, nil
-	}
+	d.readerKind = "TFRecordReader"
+	d.newFormat = func() (recordhook.Format, error) { return recordhook.NewTFRecordFormat(ropts), nil }
 	// Keys are "file:offset".
 	d.origin = keyOrigin(func(e *dataerr.Error, off int64) { e.Offset = off })
 	l := d.layout
@@ -134,10 +131,8 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 		return d
 	}
 	order := d.setLayout(fs)
-	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		f := recordhook.NewTextLineFormat(s.headerLines)
-		return recordio.NewReader("TextLineReader", f, q), f, nil
-	}
+	d.readerKind, d.extra = "TextLineReader", fmt.Sprintf("header=%d", s.headerLines)
+	d.newFormat = func() (recordhook.Format, error) { return recordhook.NewTextLineFormat(s.headerLines), nil }
 	// Keys are "file:line".
 	d.origin = keyOrigin(func(e *dataerr.Error, line int64) { e.Line = line })
 	d.newDecoder = func(reuse bool) (decoder, error) {
@@ -229,12 +224,10 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		d.err = fmt.Errorf("sluice: FixedLengthRecords: %w", err)
 		return d
 	}
-	d.newReader = func(q queue.Queue) (*recordio.Reader, positioner, error) {
-		f, err := recordhook.NewFixedLengthFormat(recordBytes, s.headerBytes, s.footerBytes, s.compression)
-		if err != nil {
-			return nil, nil, err
-		}
-		return recordio.NewReader("FixedLengthRecordReader", f, q), f, nil
+	d.readerKind = "FixedLengthRecordReader"
+	d.extra = fmt.Sprintf("record=%d header=%d footer=%d %v", recordBytes, s.headerBytes, s.footerBytes, s.compression)
+	d.newFormat = func() (recordhook.Format, error) {
+		return recordhook.NewFixedLengthFormat(recordBytes, s.headerBytes, s.footerBytes, s.compression)
 	}
 	// Keys are "file:index"; offsets count bytes of the decompressed
 	// stream when the files are compressed. Records follow each other:

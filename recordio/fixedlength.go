@@ -252,3 +252,9 @@ func (f *fixedLengthFormat) Seek(ctx context.Context, work string, pos []byte) e
 
 // unit returns the file of the unit in progress (see unitWatcher).
 func (f *fixedLengthFormat) unit() *unitFile { return f.file }
+
+// PositionOf returns the position of the record of index i: Position's
+// form, the index itself.
+func (f *fixedLengthFormat) PositionOf(i int64) ([]byte, bool) {
+	return protowire.AppendVarint(nil, uint64(i)), true
+}

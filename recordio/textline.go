@@ -214,3 +214,7 @@ func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 
 // unit returns the file of the unit in progress (see unitWatcher).
 func (f *textLineFormat) unit() *unitFile { return f.file }
+
+// PositionOf reports that a line's number alone does not locate it: its
+// byte offset is known only to a reader that has read up to it.
+func (f *textLineFormat) PositionOf(int64) ([]byte, bool) { return nil, false }

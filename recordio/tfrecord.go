@@ -189,3 +189,9 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 
 // unit returns the file of the unit in progress (see unitWatcher).
 func (f *tfRecordFormat) unit() *unitFile { return f.file }
+
+// PositionOf returns the position of the record at offset: Position's
+// form, the offset itself.
+func (f *tfRecordFormat) PositionOf(offset int64) ([]byte, bool) {
+	return protowire.AppendVarint(nil, uint64(offset)), true
+}

@@ -27,9 +27,21 @@ type Format interface {
 
 	// Work returns the name of the file the last record read came from.
 	Work() string
-	// Offset returns the offset of the last record read in its file's
-	// uncompressed stream.
+	// Offset returns where in its file the last record read is: the
+	// offset in the uncompressed stream of a TFRecord, the number of a
+	// line, the index of a fixed-length record.
 	Offset() int64
+
+	// Position returns the position of the next record of the open file,
+	// for Seek.
+	Position() ([]byte, error)
+	// Seek opens work positioned at pos, a value Position returned for
+	// that work or PositionOf made.
+	Seek(ctx context.Context, work string, pos []byte) error
+	// PositionOf returns the position, for Seek, of the record whose
+	// Offset is offset, if the format can go to it without reading the
+	// file from its start (text lines cannot: ok is false).
+	PositionOf(offset int64) (pos []byte, ok bool)
 }
 
 // NewTFRecordFormat returns a new Format of TFRecord files, read with

@@ -1,0 +1,372 @@
+package sluice
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sluiceml/sluice/storage"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// ErrCheckpoint is wrapped by the errors of a checkpoint that cannot be
+// restored: not a checkpoint, another version, or saved by a data set
+// whose options or files differ from the one restoring it (the error
+// names what changed).
+var ErrCheckpoint = errors.New("checkpoint does not fit")
+
+// ErrNotDeterministic is returned by Iterator.Checkpoint, and by Resume,
+// for a data set read without Deterministic: its order depends on timing,
+// so no position in it can be resumed.
+var ErrNotDeterministic = errors.New("sluice: checkpoints need Deterministic()")
+
+// checkpointFormat names the format, so that a checkpoint file says what
+// it is.
+const (
+	checkpointFormat  = "sluice.checkpoint"
+	checkpointVersion = 1
+)
+
+// An identity is what a checkpoint must agree on with the data set that
+// restores it: every option that shapes the order of the records, the
+// decoding, and the files.
+type identity struct {
+	Source        string   `json:"source"` // the constructor and its features
+	Files         []string `json:"files"`  // after sharding, in order
+	Batch         int      `json:"batch"`
+	Readers       int      `json:"readers"`
+	Shuffle       int      `json:"shuffle"`
+	ShuffleFiles  bool     `json:"shuffle_files"`
+	Seed          uint64   `json:"seed"`
+	Epochs        int      `json:"epochs"` // 0 with Forever
+	Forever       bool     `json:"forever,omitempty"`
+	Shard         [2]int   `json:"shard"`
+	DropRemainder bool     `json:"drop_remainder,omitempty"`
+}
+
+// identity returns the identity of an iteration of d over files.
+func (d *Dataset) identity(files []string, n, readers int, bs batchSettings) identity {
+	s := d.settings
+	id := identity{Source: d.describe(), Files: files, Batch: n, Readers: readers, Shuffle: s.shuffle,
+		ShuffleFiles: s.shuffle > 0 || s.shuffleFiles, Seed: s.seed, Epochs: max(s.epochs, 1),
+		Forever: s.forever, Shard: s.shard, DropRemainder: bs.dropRemainder}
+	if s.forever {
+		id.Epochs = 0
+	}
+	return id
+}
+
+// describe names the data set's kind and features, in the layout's order.
+func (d *Dataset) describe() string {
+	var b strings.Builder
+	b.WriteString(d.kind)
+	if d.extra != "" {
+		b.WriteString(" " + d.extra)
+	}
+	for _, f := range d.layout.features {
+		fmt.Fprintf(&b, " %s:%v", f.name, f.dtype)
+		if f.sparse {
+			b.WriteString(":sparse")
+		}
+	}
+	return b.String()
+}
+
+// A checkpoint is a deterministic iteration's position between two
+// batches. It holds where every reader goes on, the shuffle generator's
+// state, and the records held in memory (the shuffle buffer, the rest of
+// the block being merged, batches made but not delivered) by their places
+// in the files — never their bytes: a restore reads them again.
+type checkpoint struct {
+	Format   string   `json:"format"`
+	Version  int      `json:"version"`
+	Identity identity `json:"identity"`
+	Sizes    []int64  `json:"sizes"` // of Identity.Files, when saved
+
+	Delivered int64    `json:"delivered"` // batches delivered before this point
+	Cursor    int      `json:"cursor"`
+	Readers   []ckSlot `json:"readers"`
+	RNG       []byte   `json:"rng"`
+	Pending   []byte   `json:"pending"` // packed recIDs
+	Buffer    []byte   `json:"buffer"`
+	Emitted   [][]byte `json:"emitted"`
+}
+
+type ckSlot struct {
+	File int64  `json:"file"` // index in the run's sequence of files
+	Pos  []byte `json:"pos,omitempty"`
+	Done bool   `json:"done,omitempty"`
+}
+
+// packIDs encodes ids as varints: a few bytes a record.
+func packIDs(ids []recID) []byte {
+	var b []byte
+	for _, id := range ids {
+		b = protowire.AppendVarint(b, uint64(id.file))
+		b = protowire.AppendVarint(b, uint64(id.off))
+	}
+	return b
+}
+
+func unpackIDs(b []byte) ([]recID, error) {
+	var ids []recID
+	for len(b) > 0 {
+		f, n := protowire.ConsumeVarint(b)
+		if n < 0 {
+			return nil, fmt.Errorf("%w: bad record list", ErrCheckpoint)
+		}
+		o, m := protowire.ConsumeVarint(b[n:])
+		if m < 0 || int64(f) < 0 || int64(o) < 0 {
+			return nil, fmt.Errorf("%w: bad record list", ErrCheckpoint)
+		}
+		ids = append(ids, recID{int64(f), int64(o)})
+		b = b[n+m:]
+	}
+	return ids, nil
+}
+
+func recIDs(rs []rec) []recID {
+	ids := make([]recID, len(rs))
+	for i, r := range rs {
+		ids[i] = r.id
+	}
+	return ids
+}
+
+// checkpoint returns the run's position after the batches delivered.
+func (r *detRun) checkpoint(ctx context.Context, delivered int64) ([]byte, error) {
+	p := r.p
+	p.mu.Lock()
+	ck := checkpoint{Format: checkpointFormat, Version: checkpointVersion, Identity: r.id,
+		Delivered: delivered, Cursor: p.cursor}
+	for i := range p.pos {
+		ck.Readers = append(ck.Readers, ckSlot{File: p.pos[i].k, Pos: p.pos[i].pos, Done: p.done[i]})
+	}
+	var err error
+	ck.RNG, err = p.rng.MarshalBinary()
+	pending := recIDs(p.pending)
+	if p.cur != nil {
+		pending = append(pending, p.cur.ids[p.curNext:]...)
+	}
+	ck.Pending = packIDs(pending)
+	ck.Buffer = packIDs(recIDs(p.buf))
+	for _, ids := range p.emitted {
+		ck.Emitted = append(ck.Emitted, packIDs(ids))
+	}
+	for _, recs := range p.restore {
+		ck.Emitted = append(ck.Emitted, packIDs(recIDs(recs)))
+	}
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if ck.Sizes, err = fileSizes(ctx, r.id.Files); err != nil {
+		return nil, err
+	}
+	return json.Marshal(ck)
+}
+
+// fileSizes returns the sizes of files, to tell on restore whether they
+// changed.
+func fileSizes(ctx context.Context, files []string) ([]int64, error) {
+	sizes := make([]int64, len(files))
+	for i, name := range files {
+		f, err := storage.Open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		sizes[i] = f.Size()
+		f.Close()
+	}
+	return sizes, nil
+}
+
+// parseCheckpoint decodes a checkpoint.
+func parseCheckpoint(b []byte) (*checkpoint, error) {
+	var ck checkpoint
+	if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
+		return nil, fmt.Errorf("%w: not a sluice checkpoint", ErrCheckpoint)
+	}
+	if ck.Version != checkpointVersion {
+		return nil, fmt.Errorf("%w: version %d, this sluice reads version %d", ErrCheckpoint, ck.Version, checkpointVersion)
+	}
+	return &ck, nil
+}
+
+// check reports the first difference between the checkpoint's identity
+// and now's, the data set restoring it.
+func (ck *checkpoint) check(ctx context.Context, now identity) error {
+	was := ck.Identity
+	differ := func(what string, a, b any) error {
+		return fmt.Errorf("%w: it was saved with %s %v, this data set has %v", ErrCheckpoint, what, a, b)
+	}
+	switch {
+	case was.Source != now.Source:
+		return differ("the source", was.Source, now.Source)
+	case !slices.Equal(was.Files, now.Files):
+		for i := range min(len(was.Files), len(now.Files)) {
+			if was.Files[i] != now.Files[i] {
+				return differ(fmt.Sprintf("file %d", i), was.Files[i], now.Files[i])
+			}
+		}
+		return differ("the number of files", len(was.Files), len(now.Files))
+	case was.Batch != now.Batch:
+		return differ("batch size", was.Batch, now.Batch)
+	case was.Readers != now.Readers:
+		return differ("Readers", was.Readers, now.Readers)
+	case was.Shuffle != now.Shuffle:
+		return differ("Shuffle", was.Shuffle, now.Shuffle)
+	case was.ShuffleFiles != now.ShuffleFiles:
+		return differ("file shuffling", was.ShuffleFiles, now.ShuffleFiles)
+	case was.Seed != now.Seed:
+		return differ("Seed", was.Seed, now.Seed)
+	case was.Epochs != now.Epochs || was.Forever != now.Forever:
+		return differ("Epochs (0: Forever)", was.Epochs, now.Epochs)
+	case was.Shard != now.Shard:
+		return differ("Shard", was.Shard, now.Shard)
+	case was.DropRemainder != now.DropRemainder:
+		return differ("DropRemainder", was.DropRemainder, now.DropRemainder)
+	case len(ck.Readers) != now.Readers:
+		return fmt.Errorf("%w: %d reader positions for %d readers", ErrCheckpoint, len(ck.Readers), now.Readers)
+	}
+	sizes, err := fileSizes(ctx, now.Files)
+	if err != nil {
+		return err
+	}
+	for i, size := range sizes {
+		if i < len(ck.Sizes) && ck.Sizes[i] != size {
+			return fmt.Errorf("%w: %s has %d bytes, %d when the checkpoint was saved", ErrCheckpoint, now.Files[i], size, ck.Sizes[i])
+		}
+	}
+	return nil
+}
+
+// restoreInto sets p to the checkpoint's position, reading again the
+// records it held.
+func (ck *checkpoint) restoreInto(ctx context.Context, d *Dataset, p *planner, seq *fileSeq) error {
+	p.cursor = ck.Cursor
+	if p.cursor < 0 || p.cursor >= len(p.pos) {
+		return fmt.Errorf("%w: reader %d of %d", ErrCheckpoint, p.cursor, len(p.pos))
+	}
+	for i, s := range ck.Readers {
+		p.pos[i], p.done[i] = slotPos{k: s.File, pos: s.Pos}, s.Done
+	}
+	if err := p.rng.UnmarshalBinary(ck.RNG); err != nil {
+		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	pending, err := unpackIDs(ck.Pending)
+	if err != nil {
+		return err
+	}
+	buffer, err := unpackIDs(ck.Buffer)
+	if err != nil {
+		return err
+	}
+	emitted := make([][]recID, len(ck.Emitted))
+	for i, b := range ck.Emitted {
+		if emitted[i], err = unpackIDs(b); err != nil {
+			return err
+		}
+	}
+	all := slices.Concat(append([][]recID{pending, buffer}, emitted...)...)
+	got, err := readRecords(ctx, d, seq, all, len(p.pos))
+	if err != nil {
+		return err
+	}
+	recsOf := func(ids []recID) []rec {
+		rs := make([]rec, len(ids))
+		for i, id := range ids {
+			rs[i] = rec{id: id, b: got[id]}
+		}
+		return rs
+	}
+	p.pending, p.buf = recsOf(pending), recsOf(buffer)
+	for _, ids := range emitted {
+		p.restore = append(p.restore, recsOf(ids))
+	}
+	return nil
+}
+
+// readRecords reads the records ids name, file by file, each file once
+// from its first wanted record (or its start, for text), with up to par
+// files at once.
+func readRecords(ctx context.Context, d *Dataset, seq *fileSeq, ids []recID, par int) (map[recID][]byte, error) {
+	byFile := map[int64][]int64{}
+	for _, id := range ids {
+		if seq.total >= 0 && id.file >= seq.total {
+			return nil, fmt.Errorf("%w: file %d of a run of %d", ErrCheckpoint, id.file, seq.total)
+		}
+		byFile[id.file] = append(byFile[id.file], id.off)
+	}
+	got := make(map[recID][]byte, len(ids))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(par, 1))
+	errs := make(chan error, len(byFile))
+	for k, offs := range byFile {
+		slices.SortFunc(offs, cmp.Compare)
+		offs = slices.Compact(offs)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			name := seq.name(k)
+			recs, err := readAt(ctx, d, name, offs)
+			if err != nil {
+				errs <- err
+				return
+			}
+			mu.Lock()
+			for i, off := range offs {
+				got[recID{k, off}] = recs[i]
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	return got, nil
+}
+
+// readAt reads the records of name at the sorted offsets offs.
+func readAt(ctx context.Context, d *Dataset, name string, offs []int64) ([][]byte, error) {
+	f, err := d.newFormat()
+	if err != nil {
+		return nil, err
+	}
+	if pos, ok := f.PositionOf(offs[0]); ok {
+		err = f.Seek(ctx, name, pos)
+	} else {
+		err = f.OnWorkStarted(ctx, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.OnWorkFinished()
+	out := make([][]byte, 0, len(offs))
+	for len(out) < len(offs) {
+		_, b, produced, atEnd, err := f.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if produced {
+			switch off := f.Offset(); {
+			case off == offs[len(out)]:
+				out = append(out, append([]byte(nil), b...))
+			case off > offs[len(out)]:
+				return nil, fmt.Errorf("%w: %s has no record at %d: it changed since the checkpoint", ErrCheckpoint, name, offs[len(out)])
+			}
+		}
+		if atEnd && len(out) < len(offs) {
+			return nil, fmt.Errorf("%w: %s ends before its record at %d: it changed since the checkpoint", ErrCheckpoint, name, offs[len(out)])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,578 @@
+package sluice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/sluiceml/sluice/internal/recordhook"
+	"github.com/sluiceml/sluice/queue"
+)
+
+// Deterministic makes the order of a data set's records, and so its
+// batches, a function of the files' contents, the seed and the options
+// alone: not of goroutine timing, GOMAXPROCS or machine load. Two runs
+// with the same options give the same batches, bit for bit, and an
+// Iterator can save a Checkpoint between two batches that a later run
+// resumes from exactly.
+//
+// The readers still read in parallel, but each takes a fixed share of the
+// files: in each epoch's order (shuffled by the seed), file k goes to
+// reader k mod Readers, and the records are merged in turn, 128 from each
+// reader. One goroutine runs the shuffle buffer, seeded; the batches are
+// decoded in parallel and delivered in order. Without Seed, the seed is 0.
+func Deterministic() Option {
+	return option(func(s *settings) { s.deterministic = true })
+}
+
+// deterministicReaders is the number of readers of a deterministic run
+// without Readers.
+const deterministicReaders = 4
+
+// blockSize is how many records the merge takes from each reader in turn.
+const blockSize = 128
+
+// A recID names a record by its place in a deterministic run: the index
+// of its file in the run's sequence of files (every epoch's files, one
+// epoch after the other) and its offset there (the format's Offset: a
+// TFRecord's byte offset, a line's number, a fixed-length record's index).
+type recID struct {
+	file int64
+	off  int64
+}
+
+// A fileSeq is the sequence of files a deterministic run reads: epoch e's
+// files in a permutation drawn from the seed and e, epoch after epoch.
+type fileSeq struct {
+	files   []string
+	shuffle bool
+	seed    uint64
+	total   int64 // files in all epochs; -1: without end
+
+	mu    sync.Mutex
+	epoch int64
+	perm  []int // of epoch
+}
+
+func (q *fileSeq) name(k int64) string {
+	n := int64(len(q.files))
+	e, j := k/n, int(k%n)
+	if !q.shuffle {
+		return q.files[j]
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.perm == nil || q.epoch != e {
+		q.epoch, q.perm = e, permutation(len(q.files), q.seed, uint64(e))
+	}
+	return q.files[q.perm[j]]
+}
+
+// permutation returns a permutation of [0, n) drawn from seed and stream
+// by a Fisher–Yates shuffle over PCG, whose every step is specified here,
+// so that a checkpoint means the same order in every version of Go.
+func permutation(n int, seed, stream uint64) []int {
+	r := rand.NewPCG(seed, stream^0x5eed_f11e5)
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(below(r, uint64(i+1)))
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+// below returns a uniform random number in [0, n), n > 0, by Lemire's
+// multiply-and-reject method.
+func below(r *rand.PCG, n uint64) uint64 {
+	hi, lo := bits.Mul64(r.Uint64(), n)
+	if lo < n {
+		min := -n % n
+		for lo < min {
+			hi, lo = bits.Mul64(r.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// A slotPos is where a reader's share of the files goes on: the record at
+// pos (a Position of the format) in file k, or file k's start if pos is
+// nil. A k at or past the run's total is the end of the share.
+type slotPos struct {
+	k   int64
+	pos []byte
+}
+
+// A block is up to blockSize records a reader read, in one buffer.
+type block struct {
+	arena []byte
+	recs  [][]byte
+	ids   []recID
+	next  slotPos // where the reader goes on after this block
+	done  bool    // the reader's share ends with this block
+	err   error   // the reader's error after recs
+}
+
+// A slot is one reader of a deterministic run: it reads files k, k+R,
+// k+2R, ... of the run's sequence, from start, into blocks.
+type slot struct {
+	seq    *fileSeq
+	stride int64
+	f      recordhook.Format
+	out    chan *block
+	free   chan *block
+}
+
+func (s *slot) run(ctx context.Context, start slotPos) {
+	defer close(s.out)
+	k, pos, open := start.k, start.pos, false
+	defer func() {
+		if open {
+			s.f.OnWorkFinished()
+		}
+	}()
+	for {
+		var b *block
+		select {
+		case b = <-s.free:
+			b.arena, b.recs, b.ids, b.done, b.err = b.arena[:0], b.recs[:0], b.ids[:0], false, nil
+		default:
+			b = new(block)
+		}
+		for len(b.recs) < blockSize {
+			if !open {
+				if s.seq.total >= 0 && k >= s.seq.total {
+					b.done = true
+					break
+				}
+				name := s.seq.name(k)
+				var err error
+				if pos != nil {
+					err = s.f.Seek(ctx, name, pos)
+				} else {
+					err = s.f.OnWorkStarted(ctx, name)
+				}
+				if err != nil {
+					b.err = err
+					break
+				}
+				open, pos = true, nil
+			}
+			_, rec, produced, atEnd, err := s.f.Read(ctx)
+			if err != nil {
+				b.err = err
+				break
+			}
+			if produced {
+				start := len(b.arena)
+				b.arena = append(b.arena, rec...)
+				b.recs = append(b.recs, b.arena[start:len(b.arena):len(b.arena)])
+				b.ids = append(b.ids, recID{k, s.f.Offset()})
+			}
+			if atEnd {
+				open = false
+				if err := s.f.OnWorkFinished(); err != nil {
+					b.err = err
+					break
+				}
+				k += s.stride
+			}
+		}
+		// The arena may have moved as it grew: point the records at
+		// where their bytes are now.
+		rebase(b)
+		b.next = slotPos{k: k}
+		if open && b.err == nil {
+			p, err := s.f.Position()
+			if err != nil {
+				b.err = err
+			}
+			b.next.pos = p
+		}
+		select {
+		case s.out <- b:
+		case <-ctx.Done():
+			return
+		}
+		if b.done || b.err != nil {
+			return
+		}
+	}
+}
+
+// rebase points b's records into b's arena as it is, for records appended
+// before the arena last grew.
+func rebase(b *block) {
+	off := 0
+	for i, r := range b.recs {
+		n := len(r)
+		b.recs[i] = b.arena[off : off+n : off+n]
+		off += n
+	}
+}
+
+// A rec is a record the planner holds: its name and its bytes.
+type rec struct {
+	id recID
+	b  []byte
+}
+
+// A job is one batch's records, decoded by a worker and delivered in the
+// order the planner made them.
+type job struct {
+	recs []rec
+	e    queue.Element
+	err  error
+	done chan struct{}
+}
+
+// A planner merges the readers' blocks in turn, runs the shuffle buffer
+// and cuts batches, in one goroutine, so that the order depends on nothing
+// but the data and the seed. Its state, read under mu between batches, is
+// what a Checkpoint saves.
+type planner struct {
+	mu sync.Mutex
+
+	slots  []*slot
+	pos    []slotPos // where each reader goes on after the blocks taken
+	done   []bool
+	cursor int // the reader whose block is taken next
+
+	cur     *block // the block being taken apart, from reader curSlot
+	curSlot int
+	curNext int   // cur's next record
+	pending []rec // restored records ahead of the blocks: a checkpointed block's rest
+
+	shuffle int
+	buf     []rec
+	rng     *rand.PCG
+
+	emitted [][]recID // batches made and not yet delivered
+	restore [][]rec   // restored batches, delivered before any other
+
+	n    int
+	drop bool
+	bufs *buffers
+}
+
+// next returns the next record of the merged stream, in memory of its own.
+func (p *planner) next(ctx context.Context) (rec, bool, error) {
+	if len(p.pending) > 0 {
+		r := p.pending[0]
+		p.pending = p.pending[1:]
+		return r, true, nil
+	}
+	for p.cur == nil || p.curNext == len(p.cur.recs) {
+		if p.cur != nil {
+			select {
+			case p.slots[p.curSlot].free <- p.cur:
+			default:
+			}
+			p.cur = nil
+		}
+		if !slices.Contains(p.done, false) {
+			return rec{}, false, nil
+		}
+		i := p.cursor
+		p.cursor = (p.cursor + 1) % len(p.slots)
+		if p.done[i] {
+			continue
+		}
+		var b *block
+		var ok bool
+		select {
+		case b, ok = <-p.slots[i].out:
+		case <-ctx.Done():
+			return rec{}, false, context.Cause(ctx)
+		}
+		if !ok {
+			return rec{}, false, fmt.Errorf("sluice: reader %d stopped", i)
+		}
+		if b.err != nil {
+			return rec{}, false, b.err
+		}
+		p.pos[i], p.done[i] = b.next, b.done
+		p.cur, p.curSlot, p.curNext = b, i, 0
+	}
+	r := rec{id: p.cur.ids[p.curNext], b: p.own(p.cur.recs[p.curNext])}
+	p.curNext++
+	return r, true, nil
+}
+
+// own copies b into a record buffer of the planner's.
+func (p *planner) own(b []byte) []byte {
+	var local [][]byte
+	if local = p.bufs.take(local, 1); len(local) == 1 && cap(local[0]) >= len(b) {
+		return append(local[0][:0], b...)
+	}
+	return append(make([]byte, 0, len(b)+len(b)/8), b...)
+}
+
+// pick returns the next record out of the shuffle buffer: a record drawn
+// at random from a buffer kept full (tf.data's shuffle), whose place the
+// next record of the stream takes; the stream as it comes without Shuffle.
+func (p *planner) pick(ctx context.Context) (rec, bool, error) {
+	if p.shuffle == 0 {
+		return p.next(ctx)
+	}
+	for len(p.buf) < p.shuffle {
+		r, ok, err := p.next(ctx)
+		if err != nil {
+			return rec{}, false, err
+		}
+		if !ok {
+			break
+		}
+		p.buf = append(p.buf, r)
+	}
+	if len(p.buf) == 0 {
+		return rec{}, false, nil
+	}
+	j := below(p.rng, uint64(len(p.buf)))
+	out := p.buf[j]
+	r, ok, err := p.next(ctx)
+	if err != nil {
+		return rec{}, false, err
+	}
+	if ok {
+		p.buf[j] = r
+	} else {
+		last := len(p.buf) - 1
+		p.buf[j], p.buf[last] = p.buf[last], rec{}
+		p.buf = p.buf[:last]
+	}
+	return out, true, nil
+}
+
+// batch makes the next batch: its records, or none at the end of input.
+// It holds mu throughout, so that a Checkpoint sees the state between two
+// batches, and records the batch as emitted.
+func (p *planner) batch(ctx context.Context) ([]rec, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var recs []rec
+	if len(p.restore) > 0 {
+		recs, p.restore = p.restore[0], p.restore[1:]
+		p.emit(recs)
+		return recs, nil
+	}
+	recs = make([]rec, 0, p.n)
+	for len(recs) < p.n {
+		r, ok, err := p.pick(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) == 0 || len(recs) < p.n && p.drop {
+		return nil, nil
+	}
+	p.emit(recs)
+	return recs, nil
+}
+
+// emit records a batch made as not yet delivered.
+func (p *planner) emit(recs []rec) {
+	ids := make([]recID, len(recs))
+	for i, r := range recs {
+		ids[i] = r.id
+	}
+	p.emitted = append(p.emitted, ids)
+}
+
+// A detRun is one deterministic iteration: readers, planner, decoders.
+type detRun struct {
+	id     identity
+	p      *planner
+	seq    *fileSeq
+	order  chan *job
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+}
+
+// startDeterministic starts a deterministic iteration of d in batches of
+// n, from the beginning or from the checkpoint ck.
+func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSettings, pl *pool, ck *checkpoint) (*detRun, error) {
+	s := d.settings
+	files, err := d.match(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.shard[1] != 0 {
+		if s.shard[1] < 0 || s.shard[0] < 0 || s.shard[0] >= s.shard[1] {
+			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w", d.kind, s.shard[0], s.shard[1], ErrInvalid)
+		}
+		var mine []string
+		for i := s.shard[0]; i < len(files); i += s.shard[1] {
+			mine = append(mine, files[i])
+		}
+		if len(mine) == 0 {
+			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d) of %d files is empty: %w", d.kind, s.shard[0], s.shard[1], len(files), ErrInvalid)
+		}
+		files = mine
+	}
+	seq := &fileSeq{files: files, shuffle: s.shuffle > 0 || s.shuffleFiles, seed: s.seed, total: int64(len(files) * max(s.epochs, 1))}
+	if s.forever {
+		seq.total = -1
+	}
+	// The number of readers shapes the order, so its default is a
+	// constant, not GOMAXPROCS.
+	readers := s.readers
+	if readers == 0 {
+		readers = deterministicReaders
+	}
+	if seq.total >= 0 {
+		readers = int(min(int64(readers), seq.total))
+	}
+	id := d.identity(files, n, readers, bs)
+	p := &planner{shuffle: s.shuffle, n: n, drop: bs.dropRemainder, bufs: new(buffers),
+		rng: rand.NewPCG(s.seed, 0x5eed_b0ff), pos: make([]slotPos, readers), done: make([]bool, readers)}
+	for i := range readers {
+		p.pos[i] = slotPos{k: int64(i)}
+		if seq.total >= 0 && int64(i) >= seq.total {
+			p.done[i] = true
+		}
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	r := &detRun{p: p, seq: seq, order: make(chan *job, readers+1), cancel: cancel}
+	if ck != nil {
+		if err := ck.check(ctx, id); err != nil {
+			cancel(nil)
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		if err := ck.restoreInto(rctx, d, p, seq); err != nil {
+			cancel(nil)
+			return nil, fmt.Errorf("sluice: %s: restoring a checkpoint: %w", d.kind, err)
+		}
+	}
+	r.id = id
+	workers := max(1, runtime.GOMAXPROCS(0))
+	decs := make([]decoder, workers)
+	for i := range decs {
+		if pl != nil {
+			decs[i] = pl.decode
+		} else if decs[i], err = d.newDecoder(false); err != nil {
+			cancel(nil)
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+	}
+	for i := range readers {
+		f, err := d.newFormat()
+		if err != nil {
+			cancel(nil)
+			r.wg.Wait()
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		sl := &slot{seq: seq, stride: int64(readers), f: f, out: make(chan *block, 2), free: make(chan *block, 3)}
+		p.slots = append(p.slots, sl)
+		if p.done[i] {
+			close(sl.out)
+			continue
+		}
+		start := p.pos[i]
+		r.wg.Go(func() { sl.run(rctx, start) })
+	}
+
+	// Workers decode the batches the planner makes, in parallel; the
+	// order channel delivers them as they were made.
+	jobs := make(chan *job, readers)
+	for _, dec := range decs {
+		r.wg.Go(func() {
+			for j := range jobs {
+				recs := make([][]byte, len(j.recs))
+				for i, x := range j.recs {
+					recs[i] = x.b
+				}
+				j.e, j.err = decodeNamed(dec, recs, func() []string {
+					keys := make([]string, len(j.recs))
+					for i, x := range j.recs {
+						keys[i] = seq.name(x.id.file) + ":" + strconv.FormatInt(x.id.off, 10)
+					}
+					return keys
+				}, d.origin)
+				// The decoder copied what it keeps.
+				p.bufs.put(recs)
+				close(j.done)
+			}
+		})
+	}
+	r.wg.Go(func() {
+		defer close(r.order)
+		defer close(jobs)
+		for {
+			recs, err := p.batch(rctx)
+			if err == nil && recs == nil {
+				return
+			}
+			j := &job{recs: recs, err: err, done: make(chan struct{})}
+			if err != nil {
+				close(j.done)
+			}
+			select {
+			case r.order <- j:
+			case <-rctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-rctx.Done():
+				return
+			}
+		}
+	})
+	return r, nil
+}
+
+// next returns the next batch's components, io.EOF at the end.
+func (r *detRun) next(ctx context.Context) (queue.Element, error) {
+	var j *job
+	var ok bool
+	select {
+	case j, ok = <-r.order:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if !ok {
+		return nil, io.EOF
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if j.err != nil {
+		return nil, j.err
+	}
+	r.p.mu.Lock()
+	if len(r.p.emitted) > 0 {
+		r.p.emitted = r.p.emitted[1:]
+	}
+	r.p.mu.Unlock()
+	return j.e, nil
+}
+
+// stop ends every goroutine of the run.
+func (r *detRun) stop() {
+	r.cancel(errStopped)
+	// Unblock the planner and workers: drain what they deliver.
+	for range r.order {
+	}
+	r.wg.Wait()
+}
+
+var errStopped = errors.New("sluice: iteration stopped")

@@ -1,0 +1,164 @@
+package sluice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sluiceml/sluice/queue"
+)
+
+// An Iterator delivers a data set's batches one call at a time, and, for
+// a Deterministic data set, saves checkpoints between them. Its goroutines
+// run from Dataset.Iterator until the end of the input, an error or Close;
+// call Close when done with it, as with a file.
+type Iterator struct {
+	d   *Dataset
+	ctx context.Context
+
+	run  *run    // the data set's default engine, or
+	det  *detRun // its deterministic one
+	pool *pool   // nil with KeepBatches
+
+	last      queue.Element
+	delivered int64
+	err       error // the iteration's end: io.EOF or the error returned
+	closed    bool
+}
+
+// Iterator starts reading the data set in batches of n, as Batches does,
+// and returns an Iterator over them. With Resume, a Deterministic data set
+// goes on from a checkpoint.
+func (d *Dataset) Iterator(ctx context.Context, n int, opts ...BatchOption) (*Iterator, error) {
+	var bs batchSettings
+	for _, o := range opts {
+		o.applyBatch(&bs)
+	}
+	if err := d.check(n); err != nil {
+		return nil, err
+	}
+	it := &Iterator{d: d, ctx: ctx}
+	if !bs.keep {
+		it.pool = newPool(d.newDecoder)
+	}
+	var err error
+	switch {
+	case d.settings.deterministic:
+		var ck *checkpoint
+		if bs.resume != nil {
+			if ck, err = parseCheckpoint(bs.resume); err != nil {
+				return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+			}
+		}
+		if it.det, err = d.startDeterministic(ctx, n, bs, it.pool, ck); err != nil {
+			return nil, err
+		}
+		if ck != nil {
+			it.delivered = ck.Delivered
+		}
+	case bs.resume != nil:
+		return nil, fmt.Errorf("sluice: %s: Resume: %w", d.kind, ErrNotDeterministic)
+	default:
+		if it.run, err = d.start(ctx, n, bs, it.pool); err != nil {
+			return nil, err
+		}
+	}
+	return it, nil
+}
+
+// Next returns the next batch, or io.EOF after the last. The batch is
+// valid until the next call of Next, unless the Iterator was started with
+// KeepBatches. After an error, Next returns it again.
+func (it *Iterator) Next() (*Batch, error) {
+	if it.err != nil {
+		return nil, it.err
+	}
+	if it.pool != nil && it.last != nil {
+		// The caller is done with the last batch: its memory can take
+		// another.
+		it.pool.release(it.last)
+		it.last = nil
+	}
+	var e queue.Element
+	var err error
+	if it.det != nil {
+		e, err = it.det.next(it.ctx)
+		if err != nil && it.ctx.Err() != nil {
+			err = fmt.Errorf("sluice: %s: %w", it.d.kind, context.Cause(it.ctx))
+		}
+	} else {
+		e, err = it.run.next(it.ctx, it.d.kind)
+	}
+	if err != nil {
+		it.err = err
+		it.stop()
+		return nil, err
+	}
+	it.last = e
+	it.delivered++
+	return it.d.layout.batch(e), nil
+}
+
+// Checkpoint returns the Iterator's position after the batches Next has
+// returned: a small, self-describing value (JSON) that Resume turns back
+// into an Iterator delivering exactly the batches this one would have
+// delivered next. It holds no records, only their places in the files,
+// so its size grows with the records held in memory (the shuffle buffer,
+// batches being decoded), a few bytes each, and not with their size. The
+// data set must be Deterministic.
+func (it *Iterator) Checkpoint() ([]byte, error) {
+	if it.det == nil {
+		return nil, ErrNotDeterministic
+	}
+	if it.err != nil && it.err != io.EOF {
+		return nil, it.err
+	}
+	return it.det.checkpoint(it.ctx, it.delivered)
+}
+
+// Close stops the iteration and ends its goroutines; the batches Next
+// returned stay valid only if the Iterator was started with KeepBatches.
+// The error is always nil: a reading error is returned by Next.
+func (it *Iterator) Close() error {
+	it.stop()
+	return nil
+}
+
+func (it *Iterator) stop() {
+	if it.closed {
+		return
+	}
+	it.closed = true
+	if it.det != nil {
+		it.det.stop()
+	} else {
+		it.run.p.Stop()
+	}
+}
+
+// next returns the next batch of the default engine, or io.EOF after the
+// last.
+func (r *run) next(ctx context.Context, kind string) (queue.Element, error) {
+	e, err := r.out.Dequeue(ctx)
+	if err == nil {
+		return e, nil
+	}
+	// The first error of any stage wins over what the consumer saw of
+	// it (a closed queue).
+	var jerr error
+	if errors.Is(err, io.EOF) && ctx.Err() == nil {
+		jerr = r.p.Join()
+	} else {
+		jerr = r.p.Stop()
+	}
+	switch {
+	case jerr != nil:
+		return nil, jerr
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("sluice: %s: %w", kind, context.Cause(ctx))
+	case !errors.Is(err, io.EOF):
+		return nil, err
+	}
+	return nil, io.EOF
+}
