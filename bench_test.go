@@ -123,6 +123,10 @@ func BenchmarkMNIST(b *testing.B) {
 		{"sluice", nil, nil},
 		{"sluice-keep", nil, []BatchOption{KeepBatches()}},
 		{"sluice-shuffle10000", []ExampleOption{Shuffle(10000)}, nil},
+		// Deterministic mode's cost: the same reads, in an order fixed
+		// by the seed, with one goroutine merging and shuffling.
+		{"sluice-deterministic", []ExampleOption{Deterministic(), Readers(2)}, nil},
+		{"sluice-deterministic-shuffle10000", []ExampleOption{Deterministic(), Readers(2), Shuffle(10000)}, nil},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ds := Examples(filepath.Join(dir, "mnist-*"), benchMNISTSpec, bc.opts...)

@@ -173,6 +173,11 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 				break
 			}
 			if produced {
+				if len(b.arena)+len(rec) > cap(b.arena) {
+					// Room for a block of records like this one, so
+					// that the arena grows once, not by append's steps.
+					b.arena = slices.Grow(b.arena, max(len(rec), 64)*(blockSize-len(b.recs))*9/8)
+				}
 				start := len(b.arena)
 				b.arena = append(b.arena, rec...)
 				b.recs = append(b.recs, b.arena[start:len(b.arena):len(b.arena)])
@@ -259,9 +264,10 @@ type planner struct {
 	emitted [][]recID // batches made and not yet delivered
 	restore [][]rec   // restored batches, delivered before any other
 
-	n    int
-	drop bool
-	bufs *buffers
+	n     int
+	drop  bool
+	bufs  *buffers
+	local [][]byte // free record buffers taken from bufs
 }
 
 // next returns the next record of the merged stream, in memory of its own.
@@ -308,11 +314,19 @@ func (p *planner) next(ctx context.Context) (rec, bool, error) {
 	return r, true, nil
 }
 
-// own copies b into a record buffer of the planner's.
+// own copies b into a record buffer of the planner's: one freed by a
+// decoder, taken readBatch at a time, or a new one.
 func (p *planner) own(b []byte) []byte {
-	var local [][]byte
-	if local = p.bufs.take(local, 1); len(local) == 1 && cap(local[0]) >= len(b) {
-		return append(local[0][:0], b...)
+	if len(p.local) == 0 {
+		p.local = p.bufs.take(p.local, readBatch)
+	}
+	for len(p.local) > 0 {
+		buf := p.local[len(p.local)-1]
+		p.local[len(p.local)-1] = nil
+		p.local = p.local[:len(p.local)-1]
+		if cap(buf) >= len(b) {
+			return append(buf[:0], b...)
+		}
 	}
 	return append(make([]byte, 0, len(b)+len(b)/8), b...)
 }
