@@ -53,6 +53,16 @@ type Config struct {
 	// OnPipeline, if set, is called with each pipeline before it starts,
 	// for example to serve its metrics.
 	OnPipeline func(name string, p *input.Pipeline)
+
+	// CheckpointDir, if set, makes the training resumable: it reads
+	// through package sluice's deterministic pipeline, saves the model and
+	// the pipeline there every CheckpointEvery steps, and a run started
+	// again with the same configuration goes on from the last checkpoint.
+	// The data goes to CheckpointDir/data unless Dir is set.
+	CheckpointDir   string
+	CheckpointEvery int
+
+	onCheckpoint func(step int) // after each checkpoint saved, for tests
 }
 
 // DefaultConfig is the configuration of `sluice demo`.
@@ -80,6 +90,12 @@ type Result struct {
 	EvalQueues     []input.QueueMetrics // of the evaluation pipeline
 	PrepareTime    time.Duration        // generating or reading, and writing, the data
 	FinalTrainLoss float32
+
+	// With Config.CheckpointDir: the SHA-256 of the final weights, the
+	// step the run resumed at (0: it did not), and, if it resumed, the
+	// digest of an uninterrupted run's weights, which must be the same.
+	Digest, UninterruptedDigest string
+	ResumedAt                   int
 }
 
 // Run prepares the data (generating it, or reading cfg.DataDir), writes it
@@ -117,6 +133,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	res := &Result{Dir: cfg.Dir, Kind: data.Kind, Source: data.Source, Layout: data.Layout, HeldOut: data.HeldOut}
+	if res.Dir == "" && cfg.CheckpointDir != "" {
+		// A resumed run must read the files the first one read.
+		res.Dir = filepath.Join(cfg.CheckpointDir, "data")
+	}
 	if res.Dir == "" {
 		// Generated files nobody asked to keep go when the demo ends,
 		// however it ends.
@@ -135,12 +155,36 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	fmt.Fprintf(out, "wrote GZIP TFRecord shards of tf.train.Example and CIFAR-style fixed-length records to %s (%.1fs)\n",
 		res.Dir, res.PrepareTime.Seconds())
 
-	m, err := model.New(model.Config{Inputs: data.Layout.ImageBytes(), Classes: data.Layout.Classes, Hidden: cfg.Hidden,
-		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Seed: cfg.Seed})
+	mcfg := model.Config{Inputs: data.Layout.ImageBytes(), Classes: data.Layout.Classes, Hidden: cfg.Hidden,
+		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Seed: cfg.Seed}
+	m, err := model.New(mcfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := train(ctx, cfg, res, data.Train.Len(), m, out); err != nil {
+	if cfg.CheckpointDir != "" {
+		if err := os.MkdirAll(cfg.CheckpointDir, 0o755); err != nil {
+			return nil, err
+		}
+		if res.ResumedAt, err = trainResumable(ctx, cfg, cfg.CheckpointDir, res, data.Train.Len(), m, out); err != nil {
+			return nil, err
+		}
+		res.Digest = m.Digest()
+		if res.ResumedAt > 0 {
+			// Check the promise: the same weights as a run that was never
+			// interrupted.
+			fmt.Fprintf(out, "training again without interruption, to compare the weights...\n")
+			ref, _ := model.New(mcfg)
+			quiet := cfg
+			quiet.Quiet = true
+			if _, err := trainResumable(ctx, quiet, "", &Result{Dir: res.Dir, Layout: res.Layout, TrainFiles: res.TrainFiles}, data.Train.Len(), ref, io.Discard); err != nil {
+				return nil, err
+			}
+			res.UninterruptedDigest = ref.Digest()
+			if res.UninterruptedDigest != res.Digest {
+				return nil, fmt.Errorf("demo: the resumed run's weights (sha256 %s) differ from an uninterrupted run's (%s)", res.Digest, res.UninterruptedDigest)
+			}
+		}
+	} else if err := train(ctx, cfg, res, data.Train.Len(), m, out); err != nil {
 		return nil, err
 	}
 	if err := evaluate(ctx, cfg, res, data.Test.Len(), m); err != nil {
@@ -428,11 +472,14 @@ func startProgress(out io.Writer, cfg Config, p *input.Pipeline, total int, seen
 // progressLine describes the training so far.
 func progressLine(p *input.Pipeline, n int64, total int, rate float64, loss float32) string {
 	var fill []string
+	line := fmt.Sprintf("train %6d/%d examples  %7.0f ex/s  loss %.3f", n, total, rate, loss)
+	if p == nil {
+		return line
+	}
 	for _, m := range p.Metrics() {
 		fill = append(fill, fmt.Sprintf("%s %3.0f%%", m.Name, 100*float64(m.Size)/float64(m.Capacity)))
 	}
-	return fmt.Sprintf("train %6d/%d examples  %7.0f ex/s  loss %.3f  queues: %s",
-		n, total, rate, loss, strings.Join(fill, ", "))
+	return line + "  queues: " + strings.Join(fill, ", ")
 }
 
 // Summary writes the run's results for a person.
@@ -444,11 +491,20 @@ func (r *Result) Summary(w io.Writer) {
 		what string
 		m    []input.QueueMetrics
 	}{{"training", r.Queues}, {"evaluation", r.EvalQueues}} {
+		if len(q.m) == 0 {
+			continue
+		}
 		fmt.Fprintf(w, "queues (%s):\n", q.what)
 		for _, m := range q.m {
 			fmt.Fprintf(w, "  %-16s in %7d  out %7d  producers blocked %6.2fs  consumers blocked %6.2fs\n",
 				m.Name, m.Enqueued, m.Dequeued, m.EnqueueBlocked.Seconds(), m.DequeueBlocked.Seconds())
 		}
+	}
+	switch {
+	case r.ResumedAt > 0:
+		fmt.Fprintf(w, "weights           sha256 %s: resumed at step %d, equal bit for bit to an uninterrupted run's\n", r.Digest[:16], r.ResumedAt)
+	case r.Digest != "":
+		fmt.Fprintf(w, "weights           sha256 %s (deterministic: a run killed and resumed ends with the same)\n", r.Digest[:16])
 	}
 	files := "train-*.tfrecord.gz, test-*.tfrecord, *.bin"
 	if r.Source != "" {

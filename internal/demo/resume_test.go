@@ -1,0 +1,74 @@
+package demo
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func resumableConfig(dir string) Config {
+	cfg := smallConfig("")
+	cfg.CheckpointDir, cfg.CheckpointEvery, cfg.Train, cfg.MinAfter, cfg.Quiet = dir, 5, 640, 300, true
+	return cfg
+}
+
+// A run killed with SIGKILL after its second checkpoint and started again
+// resumes there and ends with the weights of a run never interrupted,
+// which Run itself checks; a run never interrupted ends with them too.
+func TestResumeAfterKill(t *testing.T) {
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), killChildEnv+"="+dir)
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Scan()
+		line <- sc.Text()
+	}()
+	select {
+	case l := <-line:
+		if !strings.HasPrefix(l, "checkpointed") {
+			child.Process.Kill()
+			child.Wait()
+			t.Fatalf("child said %q", l)
+		}
+	case <-time.After(2 * time.Minute):
+		child.Process.Kill()
+		child.Wait()
+		t.Fatal("the child saved no second checkpoint")
+	}
+	child.Process.Kill() // SIGKILL: nothing of the child's runs after it
+	child.Wait()
+
+	res, err := Run(context.Background(), resumableConfig(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ResumedAt != 10 || res.Digest == "" || res.Digest != res.UninterruptedDigest {
+		t.Fatalf("resumed at %d with weights %s, an uninterrupted run's %s", res.ResumedAt, res.Digest, res.UninterruptedDigest)
+	}
+	if res.TrainExamples != 2*640 {
+		t.Errorf("trained on %d examples in all, want %d", res.TrainExamples, 2*640)
+	}
+
+	// From the start, without a checkpoint, the same weights.
+	fresh, err := Run(context.Background(), resumableConfig(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.ResumedAt != 0 || fresh.Digest != res.Digest {
+		t.Errorf("an uninterrupted run ends with %s, the resumed one with %s", fresh.Digest, res.Digest)
+	}
+}
