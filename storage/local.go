@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 var _ RenameFS = Local{}
@@ -41,7 +42,7 @@ func (Local) Open(_ context.Context, name string) (File, error) {
 		f.Close()
 		return nil, fmt.Errorf("storage: open %s: is a directory", name)
 	}
-	return &localFile{File: f, name: name, size: st.Size()}, nil
+	return &localFile{File: f, name: name, size: st.Size(), modTime: st.ModTime()}, nil
 }
 
 // Create creates or truncates a local file. Parent directories must exist.
@@ -108,12 +109,16 @@ func (Local) Glob(_ context.Context, pattern string) ([]string, error) {
 
 type localFile struct {
 	*os.File
-	name string
-	size int64
+	name    string
+	size    int64
+	modTime time.Time
 }
 
 func (f *localFile) Size() int64  { return f.size }
 func (f *localFile) Name() string { return f.name }
+
+// ModTime returns the file's modification time when it was opened.
+func (f *localFile) ModTime() time.Time { return f.modTime }
 
 // Close closes the file; the error names the path.
 func (f *localFile) Close() error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"gocloud.dev/blob"
 
@@ -83,6 +84,10 @@ func openFile(ctx context.Context, cfg *config, b *blob.Bucket, name, key string
 
 func (f *file) Name() string { return f.name }
 func (f *file) Size() int64  { return f.size }
+
+// ModTime returns the object's modification time when it was opened, as
+// its store reports it (the zero time if it does not).
+func (f *file) ModTime() time.Time { return f.ver.modTime }
 
 // Read reads from the current offset. It returns at most the rest of the
 // current block, so it never waits for more than one fetch.

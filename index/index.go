@@ -1,0 +1,125 @@
+// Package index builds, stores and loads indexes of TFRecord files: the
+// offset of every record, found in one pass over the file, so that a
+// reader can go straight to any record (a global shuffle reads records in
+// any order this way).
+//
+// An index is stored in a cache folder (under os.UserCacheDir, or
+// SLUICE_INDEX_DIR), named by a hash of the file's name, or beside the
+// file as NAME.idx (Save's beside argument; Load looks there first). It
+// records the file's size and modification time, and Load refuses an
+// index whose file no longer matches them (ErrStale): an index is never
+// used for a file it was not built from.
+//
+// Only uncompressed files can be indexed: a compressed stream has no
+// offsets a reader can go to (ErrCompressed).
+package index
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// ErrCompressed is returned for a file that is compressed: its records
+// have no offsets in the file a reader could go to.
+var ErrCompressed = errors.New("index: compressed files cannot be indexed")
+
+// ErrStale is wrapped by Load's error when the file changed since its
+// index was built (its size or modification time differ).
+var ErrStale = errors.New("index: the file changed since its index was built")
+
+// ErrNoIndex is wrapped by Load's error when the file has no index.
+var ErrNoIndex = errors.New("index: no index")
+
+// An Index holds the offsets of a TFRecord file's records.
+type Index struct {
+	// Name is the file's name, as it was opened.
+	Name string
+	// Size and ModTime are the file's when the index was built; ModTime
+	// is the zero time for a store that reports none.
+	Size    int64
+	ModTime time.Time
+
+	// ends[i] is the offset just past record i; record i starts at
+	// ends[i-1] (0 for the first).
+	ends []int64
+}
+
+// Len returns the number of records.
+func (x *Index) Len() int { return len(x.ends) }
+
+// Record returns where record i starts in the file and where it ends,
+// framing included: the bytes [start, end) are one whole TFRecord.
+func (x *Index) Record(i int) (start, end int64) {
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return start, x.ends[i]
+}
+
+// Build reads the TFRecord file name once, checking every record's CRCs,
+// and returns its index.
+func Build(ctx context.Context, name string) (*Index, error) {
+	f, err := storage.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	x := &Index{Name: name, Size: f.Size(), ModTime: modTime(f)}
+	br := bufio.NewReaderSize(f, 256<<10)
+	head, err := br.Peek(min(16, int(f.Size())))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("index: %s: %w", name, err)
+	}
+	if c := tfrecord.DetectCompression(head); c != tfrecord.None {
+		return nil, fmt.Errorf("%w: %s is %v", ErrCompressed, name, c)
+	}
+	r := tfrecord.NewReader(br, tfrecord.Name(name), tfrecord.InputSize(f.Size()))
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if _, err := r.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		x.ends = append(x.ends, r.NextOffset())
+	}
+	return x, nil
+}
+
+// modTime returns f's modification time, if its store reports one.
+func modTime(f storage.File) time.Time {
+	if m, ok := f.(interface{ ModTime() time.Time }); ok {
+		return m.ModTime()
+	}
+	return time.Time{}
+}
+
+// Check reports whether the file still has the size and modification
+// time the index was built for, wrapping ErrStale if not.
+func (x *Index) Check(ctx context.Context) error {
+	f, err := storage.Open(ctx, x.Name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return x.check(f)
+}
+
+func (x *Index) check(f storage.File) error {
+	if f.Size() != x.Size {
+		return fmt.Errorf("%w: %s has %d bytes, %d when indexed", ErrStale, x.Name, f.Size(), x.Size)
+	}
+	if m := modTime(f); !m.Equal(x.ModTime) {
+		return fmt.Errorf("%w: %s was modified at %v, indexed at %v", ErrStale, x.Name, m.Format(time.RFC3339Nano), x.ModTime.Format(time.RFC3339Nano))
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sluiceml/sluice/storage"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// magic starts every stored index; the number is the format's version.
+const magic = "sluice-index 1\n"
+
+// overhead is the least a TFRecord takes: its framing around no data.
+const overhead = 16
+
+// MarshalBinary encodes the index: its file's name, size and modification
+// time, and the length of every record, as varints, with a CRC at the end.
+func (x *Index) MarshalBinary() ([]byte, error) {
+	b := []byte(magic)
+	b = protowire.AppendBytes(b, []byte(x.Name))
+	b = protowire.AppendVarint(b, uint64(x.Size))
+	if x.ModTime.IsZero() {
+		b = protowire.AppendVarint(b, 0)
+	} else {
+		b = protowire.AppendVarint(b, 1)
+		b = protowire.AppendVarint(b, uint64(x.ModTime.UnixNano()))
+	}
+	b = protowire.AppendVarint(b, uint64(len(x.ends)))
+	var prev int64
+	for _, end := range x.ends {
+		b = protowire.AppendVarint(b, uint64(end-prev))
+		prev = end
+	}
+	sum := crc32.ChecksumIEEE(b)
+	return append(b, byte(sum), byte(sum>>8), byte(sum>>16), byte(sum>>24)), nil
+}
+
+// UnmarshalBinary decodes an index MarshalBinary encoded. It checks the
+// encoding whole (the CRC, every length at least a record's framing, the
+// records ending where the file does) and allocates no more than the
+// data's size warrants.
+func (x *Index) UnmarshalBinary(data []byte) error {
+	bad := func(what string) error { return fmt.Errorf("index: not a valid index: %s", what) }
+	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
+		return bad("no header")
+	}
+	body, sum := data[:len(data)-4], data[len(data)-4:]
+	if crc32.ChecksumIEEE(body) != uint32(sum[0])|uint32(sum[1])<<8|uint32(sum[2])<<16|uint32(sum[3])<<24 {
+		return bad("checksum mismatch")
+	}
+	b := body[len(magic):]
+	next := func() (uint64, bool) {
+		v, n := protowire.ConsumeVarint(b)
+		if n < 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	name, n := protowire.ConsumeBytes(b)
+	if n < 0 {
+		return bad("name")
+	}
+	b = b[n:]
+	size, ok1 := next()
+	hasTime, ok2 := next()
+	var nanos uint64
+	ok3 := true
+	if hasTime == 1 {
+		nanos, ok3 = next()
+	}
+	count, ok4 := next()
+	if !ok1 || !ok2 || !ok3 || !ok4 || hasTime > 1 || int64(size) < 0 {
+		return bad("file attributes")
+	}
+	// Each record's length takes at least a byte.
+	if count > uint64(len(b)) {
+		return bad("more records than bytes")
+	}
+	ends := make([]int64, 0, count)
+	var end int64
+	for range count {
+		l, ok := next()
+		if !ok || l < overhead || l > uint64(size) || end > int64(size)-int64(l) {
+			return bad("record lengths")
+		}
+		end += int64(l)
+		ends = append(ends, end)
+	}
+	if len(b) != 0 || end != int64(size) {
+		return bad("records do not end where the file does")
+	}
+	*x = Index{Name: string(name), Size: int64(size), ends: ends}
+	if hasTime == 1 {
+		x.ModTime = time.Unix(0, int64(nanos))
+	}
+	return nil
+}
+
+// Dir returns the folder where indexes are cached: $SLUICE_INDEX_DIR if
+// set, else sluice/index in the user's cache folder.
+func Dir() (string, error) {
+	if d := os.Getenv("SLUICE_INDEX_DIR"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("index: no cache folder (set SLUICE_INDEX_DIR): %w", err)
+	}
+	return filepath.Join(d, "sluice", "index"), nil
+}
+
+// canonical names a local file by its absolute path, so that an index is
+// found whatever the working folder.
+func canonical(name string) string {
+	if storage.Scheme(name) != "" {
+		return name
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
+}
+
+// Beside returns the name of the index stored beside the file name.
+func Beside(name string) string { return name + ".idx" }
+
+// cached returns the name of name's index in the cache.
+func cached(name string) (string, error) {
+	dir, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(canonical(name)))
+	return filepath.Join(dir, hex.EncodeToString(sum[:16])+".idx"), nil
+}
+
+// Save stores the index, beside its file or in the cache, all or nothing,
+// and returns where.
+func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
+	path := Beside(x.Name)
+	if !beside {
+		var err error
+		if path, err = cached(x.Name); err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", fmt.Errorf("index: %w", err)
+		}
+	}
+	data, err := x.MarshalBinary()
+	if err != nil {
+		return "", err
+	}
+	w, err := storage.CreatePending(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Abort()
+		return "", err
+	}
+	if err := w.Commit(); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// Load returns the stored index of the file name, from beside it or from
+// the cache, after checking that the file has not changed since (ErrStale).
+// A file without an index gives an error wrapping ErrNoIndex.
+func Load(ctx context.Context, name string) (*Index, error) {
+	paths := []string{Beside(name)}
+	if c, err := cached(name); err == nil {
+		paths = append(paths, c)
+	}
+	var why []error
+	for _, path := range paths {
+		data, err := readAll(ctx, path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			why = append(why, err)
+			continue
+		}
+		x := new(Index)
+		if err := x.UnmarshalBinary(data); err != nil {
+			// A damaged index is no index: LoadOrBuild builds another.
+			why = append(why, fmt.Errorf("%s: %w", path, err))
+			continue
+		}
+		if canonical(x.Name) != canonical(name) {
+			continue // another file's index under a colliding name
+		}
+		x.Name = name
+		if err := x.Check(ctx); err != nil {
+			return nil, err
+		}
+		return x, nil
+	}
+	if len(why) > 0 {
+		return nil, fmt.Errorf("%w for %s: %w", ErrNoIndex, name, errors.Join(why...))
+	}
+	return nil, fmt.Errorf("%w for %s", ErrNoIndex, name)
+}
+
+// LoadOrBuild returns the file's stored index, or builds one (and caches
+// it) if it has none or the one it has is stale.
+func LoadOrBuild(ctx context.Context, name string) (*Index, error) {
+	x, err := Load(ctx, name)
+	if err == nil || !errors.Is(err, ErrNoIndex) && !errors.Is(err, ErrStale) {
+		return x, err
+	}
+	if x, err = Build(ctx, name); err != nil {
+		return nil, err
+	}
+	// A cache that cannot be written costs only the next build.
+	x.Save(ctx, false)
+	return x, nil
+}
+
+// readAll reads a whole file, local or in an object store.
+func readAll(ctx context.Context, name string) ([]byte, error) {
+	if storage.Scheme(name) == "" {
+		return os.ReadFile(name)
+	}
+	f, err := storage.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
