@@ -47,6 +47,7 @@ type identity struct {
 	Forever       bool     `json:"forever,omitempty"`
 	Shard         [2]int   `json:"shard"`
 	DropRemainder bool     `json:"drop_remainder,omitempty"`
+	Global        bool     `json:"global_shuffle,omitempty"`
 }
 
 // identity returns the identity of an iteration of d over files.
@@ -171,6 +172,17 @@ func (r *detRun) checkpoint(ctx context.Context, delivered int64) ([]byte, error
 	return json.Marshal(ck)
 }
 
+// newCheckpoint returns the checkpoint of a run whose position is the
+// number of batches delivered.
+func newCheckpoint(ctx context.Context, id identity, delivered int64) ([]byte, error) {
+	ck := checkpoint{Format: checkpointFormat, Version: checkpointVersion, Identity: id, Delivered: delivered}
+	var err error
+	if ck.Sizes, err = fileSizes(ctx, id.Files); err != nil {
+		return nil, err
+	}
+	return json.Marshal(ck)
+}
+
 // fileSizes returns the sizes of files, to tell on restore whether they
 // changed.
 func fileSizes(ctx context.Context, files []string) ([]int64, error) {
@@ -231,6 +243,8 @@ func (ck *checkpoint) check(ctx context.Context, now identity) error {
 		return differ("Shard", was.Shard, now.Shard)
 	case was.DropRemainder != now.DropRemainder:
 		return differ("DropRemainder", was.DropRemainder, now.DropRemainder)
+	case was.Global != now.Global:
+		return differ("GlobalShuffle", was.Global, now.Global)
 	case len(ck.Readers) != now.Readers:
 		return fmt.Errorf("%w: %d reader positions for %d readers", ErrCheckpoint, len(ck.Readers), now.Readers)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // ErrNoFiles is the error, wrapped with the pattern, of a glob pattern that
@@ -50,6 +51,11 @@ type Dataset struct {
 	readerKind string
 	// extra describes the format's settings, for checkpoints.
 	extra string
+	// fixed holds FixedLengthRecords' sizes, for random access.
+	fixed struct {
+		recordBytes, headerBytes, footerBytes int
+		compression                           tfrecord.Compression
+	}
 	// origin returns where the record with the given key comes from, to
 	// complete a decoder's error about it.
 	origin func(key string) dataerr.Error
@@ -112,8 +118,9 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 
 // A run is one iteration's pipeline.
 type run struct {
-	p   *input.Pipeline
-	out queue.Queue // whole batches, in the layout's components
+	p    *input.Pipeline
+	out  queue.Queue // whole batches, in the layout's components
+	kind string      // the data set's, for messages
 }
 
 // check reports a build error of the data set, or an option or batch
@@ -194,7 +201,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		p.Stop()
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
-	return &run{p: p, out: out}, nil
+	return &run{p: p, out: out, kind: d.kind}, nil
 }
 
 // A pool lends decoders that write each batch over the one they decoded

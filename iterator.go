@@ -17,9 +17,8 @@ type Iterator struct {
 	d   *Dataset
 	ctx context.Context
 
-	run  *run    // the data set's default engine, or
-	det  *detRun // its deterministic one
-	pool *pool   // nil with KeepBatches
+	eng  engine
+	pool *pool // nil with KeepBatches
 
 	last      queue.Element
 	delivered int64
@@ -42,29 +41,40 @@ func (d *Dataset) Iterator(ctx context.Context, n int, opts ...BatchOption) (*It
 	if !bs.keep {
 		it.pool = newPool(d.newDecoder)
 	}
+	var ck *checkpoint
+	if bs.resume != nil {
+		if !d.settings.deterministic && !d.settings.globalShuffle {
+			return nil, fmt.Errorf("sluice: %s: Resume: %w", d.kind, ErrNotDeterministic)
+		}
+		var err error
+		if ck, err = parseCheckpoint(bs.resume); err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		it.delivered = ck.Delivered
+	}
 	var err error
 	switch {
+	case d.settings.globalShuffle:
+		it.eng, err = d.startGlobal(ctx, n, bs, it.pool, ck)
 	case d.settings.deterministic:
-		var ck *checkpoint
-		if bs.resume != nil {
-			if ck, err = parseCheckpoint(bs.resume); err != nil {
-				return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
-			}
-		}
-		if it.det, err = d.startDeterministic(ctx, n, bs, it.pool, ck); err != nil {
-			return nil, err
-		}
-		if ck != nil {
-			it.delivered = ck.Delivered
-		}
-	case bs.resume != nil:
-		return nil, fmt.Errorf("sluice: %s: Resume: %w", d.kind, ErrNotDeterministic)
+		it.eng, err = d.startDeterministic(ctx, n, bs, it.pool, ck)
 	default:
-		if it.run, err = d.start(ctx, n, bs, it.pool); err != nil {
-			return nil, err
-		}
+		it.eng, err = d.start(ctx, n, bs, it.pool)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return it, nil
+}
+
+// An engine runs an iteration's goroutines.
+type engine interface {
+	// next returns the next batch's components, or io.EOF after the last.
+	next(ctx context.Context) (queue.Element, error)
+	// stop ends every goroutine.
+	stop()
+	// checkpoint returns the position after delivered batches.
+	checkpoint(ctx context.Context, delivered int64) ([]byte, error)
 }
 
 // Next returns the next batch, or io.EOF after the last. The batch is
@@ -80,15 +90,9 @@ func (it *Iterator) Next() (*Batch, error) {
 		it.pool.release(it.last)
 		it.last = nil
 	}
-	var e queue.Element
-	var err error
-	if it.det != nil {
-		e, err = it.det.next(it.ctx)
-		if err != nil && it.ctx.Err() != nil {
-			err = fmt.Errorf("sluice: %s: %w", it.d.kind, context.Cause(it.ctx))
-		}
-	} else {
-		e, err = it.run.next(it.ctx, it.d.kind)
+	e, err := it.eng.next(it.ctx)
+	if err != nil && err != io.EOF && it.ctx.Err() != nil {
+		err = fmt.Errorf("sluice: %s: %w", it.d.kind, context.Cause(it.ctx))
 	}
 	if err != nil {
 		it.err = err
@@ -108,13 +112,10 @@ func (it *Iterator) Next() (*Batch, error) {
 // batches being decoded), a few bytes each, and not with their size. The
 // data set must be Deterministic.
 func (it *Iterator) Checkpoint() ([]byte, error) {
-	if it.det == nil {
-		return nil, ErrNotDeterministic
-	}
 	if it.err != nil && it.err != io.EOF {
 		return nil, it.err
 	}
-	return it.det.checkpoint(it.ctx, it.delivered)
+	return it.eng.checkpoint(it.ctx, it.delivered)
 }
 
 // Close stops the iteration and ends its goroutines; the batches Next
@@ -130,16 +131,18 @@ func (it *Iterator) stop() {
 		return
 	}
 	it.closed = true
-	if it.det != nil {
-		it.det.stop()
-	} else {
-		it.run.p.Stop()
-	}
+	it.eng.stop()
 }
+
+func (r *run) stop() { r.p.Stop() }
+
+// checkpoint fails: the default engine's order depends on timing.
+func (r *run) checkpoint(context.Context, int64) ([]byte, error) { return nil, ErrNotDeterministic }
 
 // next returns the next batch of the default engine, or io.EOF after the
 // last.
-func (r *run) next(ctx context.Context, kind string) (queue.Element, error) {
+func (r *run) next(ctx context.Context) (queue.Element, error) {
+	kind := r.kind
 	e, err := r.out.Dequeue(ctx)
 	if err == nil {
 		return e, nil

@@ -23,6 +23,7 @@ type settings struct {
 	skipCorrupt  bool
 
 	deterministic bool
+	globalShuffle bool
 }
 
 // An ExampleOption configures Examples.

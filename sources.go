@@ -225,6 +225,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		return d
 	}
 	d.readerKind = "FixedLengthRecordReader"
+	d.fixed.recordBytes, d.fixed.headerBytes, d.fixed.footerBytes, d.fixed.compression = recordBytes, s.headerBytes, s.footerBytes, s.compression
 	d.extra = fmt.Sprintf("record=%d header=%d footer=%d %v", recordBytes, s.headerBytes, s.footerBytes, s.compression)
 	d.newFormat = func() (recordhook.Format, error) {
 		return recordhook.NewFixedLengthFormat(recordBytes, s.headerBytes, s.footerBytes, s.compression)

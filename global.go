@@ -1,0 +1,498 @@
+package sluice
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/sluiceml/sluice/index"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// A RandomAccessOption configures a source whose records can be read in
+// any order: Examples (uncompressed TFRecord files, through an index) and
+// FixedLengthRecords (uncompressed).
+type RandomAccessOption interface {
+	ExampleOption
+	RecordOption
+}
+
+type randomAccessOption func(*settings)
+
+func (o randomAccessOption) applyExample(s *exampleSettings) { o(&s.settings) }
+func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
+
+// GlobalShuffle makes each epoch visit every record of every file in an
+// order drawn from the seed and the epoch: a shuffle of the whole data
+// set, not of a window of it as Shuffle's buffer is. Records are read where
+// they are: TFRecord files through an index of their record offsets
+// (package index; built in one pass and cached the first time a file is
+// read this way, or beforehand by `sluice index`), fixed-length records
+// directly. Files must be uncompressed.
+//
+// The order is deterministic (see Deterministic), and an Iterator's
+// checkpoint is the number of batches delivered. With Shard(i, n), worker
+// i reads positions i, i+n, i+2n, ... of each epoch's order, so n workers
+// read every record once per epoch between them. Readers sets how many
+// batches are read at once (default 8): nearby records are read in one
+// request, and several requests are in flight, which is what object
+// stores need.
+func GlobalShuffle() RandomAccessOption {
+	return randomAccessOption(func(s *settings) { s.globalShuffle = true })
+}
+
+// globalReaders is the number of batches a global shuffle reads at once
+// without Readers.
+const globalReaders = 8
+
+// coalesceGap is the largest gap between two wanted records that one read
+// spans: reading the bytes between costs less than another request.
+const coalesceGap = 64 << 10
+
+// A randomAccess locates the records of a source's files.
+type randomAccess struct {
+	files  []string
+	counts []int64 // records per file
+	first  []int64 // index of each file's first record among all
+	total  int64
+	// span returns where record i of file f is: [start, end).
+	span func(f int, i int64) (start, end int64)
+	// framed reports that a span holds a TFRecord to unframe.
+	framed bool
+}
+
+// locate returns where the records of files are, with their indexes
+// loaded or built for TFRecord files.
+func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, error) {
+	ra := &randomAccess{files: files, counts: make([]int64, len(files))}
+	switch d.kind {
+	case "Examples":
+		idx := make([]*index.Index, len(files))
+		errs := make([]error, len(files))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 8)
+		for i, name := range files {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				idx[i], errs[i] = index.LoadOrBuild(ctx, name)
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+			ra.counts[i] = int64(idx[i].Len())
+		}
+		ra.span = func(f int, i int64) (int64, int64) { return idx[f].Record(int(i)) }
+		ra.framed = true
+	case "FixedLengthRecords":
+		rb, hb, fb := d.fixed.recordBytes, d.fixed.headerBytes, d.fixed.footerBytes
+		if d.fixed.compression != tfrecord.None {
+			return nil, fmt.Errorf("GlobalShuffle: %v files have no record offsets to read at", d.fixed.compression)
+		}
+		for i, name := range files {
+			f, err := storage.Open(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			size := f.Size()
+			f.Close()
+			ra.counts[i] = max(0, (size-int64(hb)-int64(fb))/int64(rb))
+		}
+		ra.span = func(_ int, i int64) (int64, int64) {
+			start := int64(hb) + i*int64(rb)
+			return start, start + int64(rb)
+		}
+	default:
+		return nil, fmt.Errorf("GlobalShuffle needs records that can be read in any order, which %s does not have: %w", d.kind, ErrInvalid)
+	}
+	ra.first = make([]int64, len(files))
+	for i, c := range ra.counts {
+		ra.first[i] = ra.total
+		ra.total += c
+	}
+	return ra, nil
+}
+
+// where returns the file and the index in it of record g of all.
+func (ra *randomAccess) where(g int64) (int, int64) {
+	f := sort.Search(len(ra.first), func(i int) bool { return ra.first[i] > g }) - 1
+	return f, g - ra.first[f]
+}
+
+// A feistel is a permutation of [0, n) drawn from a key: a balanced
+// Feistel network over the smallest even number of bits that holds n,
+// walked until it lands in [0, n) (cycle walking). Its state is its key:
+// the position in an epoch is all a checkpoint needs.
+type feistel struct {
+	n    uint64
+	half uint
+	mask uint64
+	keys [4]uint64
+}
+
+func newFeistel(n, seed, epoch uint64) *feistel {
+	b := uint(bits.Len64(max(n, 2) - 1))
+	half := (b + 1) / 2
+	f := &feistel{n: n, half: half, mask: 1<<half - 1}
+	k := mix64(seed ^ mix64(epoch+0x9e3779b97f4a7c15))
+	for i := range f.keys {
+		k = mix64(k + uint64(i) + 1)
+		f.keys[i] = k
+	}
+	return f
+}
+
+// mix64 is SplitMix64's finaliser: every input bit affects every output
+// bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// at returns the permutation's value at i, i < n.
+func (f *feistel) at(i uint64) uint64 {
+	x := f.encrypt(i)
+	for x >= f.n {
+		x = f.encrypt(x)
+	}
+	return x
+}
+
+func (f *feistel) encrypt(x uint64) uint64 {
+	l, r := x>>f.half, x&f.mask
+	for _, k := range f.keys {
+		l, r = r, l^(mix64(r^k)&f.mask)
+	}
+	return l<<f.half | r
+}
+
+// A globalRun is an iteration of a globally shuffled data set: batch k
+// holds the records at positions k·n to (k+1)·n of the run's sequence.
+type globalRun struct {
+	id     identity
+	order  chan *job
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+	seq    *globalSeq
+}
+
+// A globalSeq is a worker's sequence of records: in each epoch, its
+// positions of the epoch's permutation.
+type globalSeq struct {
+	ra           *randomAccess
+	seed         uint64
+	shard, count int64
+	perEpoch     int64 // records of the worker in an epoch
+	total        int64 // in all epochs; -1 without end
+
+	mu    sync.Mutex
+	epoch int64
+	perm  *feistel
+}
+
+// at returns record t of the sequence, as an index among all records.
+func (s *globalSeq) at(t int64) int64 {
+	e, j := t/s.perEpoch, t%s.perEpoch
+	s.mu.Lock()
+	if s.perm == nil || s.epoch != e {
+		s.epoch, s.perm = e, newFeistel(uint64(s.ra.total), s.seed, uint64(e))
+	}
+	p := s.perm
+	s.mu.Unlock()
+	return int64(p.at(uint64(s.shard + j*s.count)))
+}
+
+// startGlobal starts a globally shuffled iteration, from the start or
+// from batch `from`.
+func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *pool, ck *checkpoint) (*globalRun, error) {
+	s := d.settings
+	files, err := d.match(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ra, err := d.locate(ctx, files)
+	if err != nil {
+		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+	}
+	shard, count := int64(0), int64(1)
+	if s.shard[1] != 0 {
+		shard, count = int64(s.shard[0]), int64(s.shard[1])
+		if count < 0 || shard < 0 || shard >= count {
+			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w", d.kind, shard, count, ErrInvalid)
+		}
+	}
+	seq := &globalSeq{ra: ra, seed: s.seed, shard: shard, count: count, perEpoch: (ra.total - shard + count - 1) / count}
+	if seq.perEpoch <= 0 {
+		return nil, fmt.Errorf("sluice: %s: %d records for shard %d of %d: %w", d.kind, ra.total, shard, count, ErrInvalid)
+	}
+	seq.total = seq.perEpoch * int64(max(s.epochs, 1))
+	if s.forever {
+		seq.total = -1
+	}
+	readers := s.readers
+	if readers == 0 {
+		readers = globalReaders
+	}
+	id := d.identity(files, n, 0, bs)
+	id.Global = true
+	batches := int64(-1)
+	if seq.total >= 0 {
+		batches = seq.total / int64(n)
+		if !bs.dropRemainder && seq.total%int64(n) != 0 {
+			batches++
+		}
+	}
+	var from int64
+	if ck != nil {
+		if err := ck.check(ctx, id); err != nil {
+			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
+		}
+		from = ck.Delivered
+		if from < 0 || batches >= 0 && from > batches {
+			return nil, fmt.Errorf("sluice: %s: %w: batch %d of %d", d.kind, ErrCheckpoint, from, batches)
+		}
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	r := &globalRun{id: id, order: make(chan *job, readers+1), cancel: cancel, seq: seq}
+	jobs := make(chan *gjob, readers)
+	for range readers {
+		dec := pl.decodeOrNew(d)
+		if dec == nil {
+			cancel(nil)
+			return nil, fmt.Errorf("sluice: %s: no decoder", d.kind)
+		}
+		w := &globalReader{d: d, ra: ra, seq: seq, dec: dec, files: map[int]storage.File{}}
+		r.wg.Go(func() {
+			defer w.close()
+			for j := range jobs {
+				j.e, j.err = w.batch(rctx, j.first, j.n)
+				close(j.done)
+			}
+		})
+	}
+	r.wg.Go(func() {
+		defer close(r.order)
+		defer close(jobs)
+		for k := from; batches < 0 || k < batches; k++ {
+			first := k * int64(n)
+			m := int64(n)
+			if seq.total >= 0 {
+				m = min(m, seq.total-first)
+			}
+			j := &gjob{job: job{done: make(chan struct{})}, first: first, n: int(m)}
+			select {
+			case r.order <- &j.job:
+			case <-rctx.Done():
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-rctx.Done():
+				return
+			}
+		}
+	})
+	return r, nil
+}
+
+// A gjob is a job of a global shuffle: the batch of n records from
+// position first of the sequence.
+type gjob struct {
+	job
+	first int64
+	n     int
+}
+
+// decodeOrNew returns the pool's decoder, or a decoder of d's own without
+// a pool (KeepBatches).
+func (p *pool) decodeOrNew(d *Dataset) decoder {
+	if p != nil {
+		return p.decode
+	}
+	dec, err := d.newDecoder(false)
+	if err != nil {
+		return nil
+	}
+	return dec
+}
+
+// A globalReader reads and decodes batches of a global shuffle.
+type globalReader struct {
+	d     *Dataset
+	ra    *randomAccess
+	seq   *globalSeq
+	dec   decoder
+	files map[int]storage.File
+	tr    *tfrecord.Reader
+	buf   []byte
+	arena []byte
+	wants []want
+	recs  [][]byte
+}
+
+// A want is a record a batch needs: its place in the batch and where it is.
+type want struct {
+	row        int
+	file       int
+	i          int64
+	start, end int64
+}
+
+func (w *globalReader) close() {
+	for _, f := range w.files {
+		f.Close()
+	}
+}
+
+// batch reads and decodes the records at positions first to first+n.
+func (w *globalReader) batch(ctx context.Context, first int64, n int) (queue.Element, error) {
+	w.wants = w.wants[:0]
+	for row := range n {
+		g := w.seq.at(first + int64(row))
+		f, i := w.ra.where(g)
+		start, end := w.ra.span(f, i)
+		w.wants = append(w.wants, want{row: row, file: f, i: i, start: start, end: end})
+	}
+	// Read in file order, nearby records together.
+	sorted := slices.Clone(w.wants)
+	slices.SortFunc(sorted, func(a, b want) int {
+		if a.file != b.file {
+			return a.file - b.file
+		}
+		return int(a.start - b.start)
+	})
+	if cap(w.recs) < n {
+		w.recs = make([][]byte, n)
+	}
+	w.recs = w.recs[:n]
+	w.arena = w.arena[:0]
+	placed := make([][2]int, n) // arena span of each row
+	for lo := 0; lo < len(sorted); {
+		hi := lo + 1
+		for hi < len(sorted) && sorted[hi].file == sorted[lo].file && sorted[hi].start-sorted[hi-1].end <= coalesceGap {
+			hi++
+		}
+		if err := w.read(ctx, sorted[lo:hi], placed); err != nil {
+			return nil, err
+		}
+		lo = hi
+	}
+	for row, p := range placed {
+		w.recs[row] = w.arena[p[0]:p[1]:p[1]]
+	}
+	return decodeNamed(w.dec, w.recs, func() []string {
+		keys := make([]string, n)
+		for _, x := range w.wants {
+			keys[x.row] = w.ra.files[x.file] + ":" + fmt.Sprint(w.key(x))
+		}
+		return keys
+	}, w.d.origin)
+}
+
+// key returns what follows the colon of a record's key: a TFRecord's
+// offset, a fixed-length record's index.
+func (w *globalReader) key(x want) int64 {
+	if w.ra.framed {
+		return x.start
+	}
+	return x.i
+}
+
+// read reads the records ws, sorted and close together in one file, with
+// one request, into the arena.
+func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) error {
+	fi := ws[0].file
+	f, ok := w.files[fi]
+	if !ok {
+		var err error
+		if f, err = storage.Open(ctx, w.ra.files[fi]); err != nil {
+			return err
+		}
+		w.files[fi] = f
+	}
+	start, end := ws[0].start, ws[len(ws)-1].end
+	if int64(cap(w.buf)) < end-start {
+		w.buf = make([]byte, end-start)
+	}
+	buf := w.buf[:end-start]
+	if k, err := f.ReadAt(buf, start); k < len(buf) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("sluice: %s: reading bytes %d to %d: %w", w.ra.files[fi], start, end, err)
+	}
+	for _, x := range ws {
+		rec := buf[x.start-start : x.end-start]
+		if w.ra.framed {
+			var err error
+			if rec, err = w.unframe(rec, w.ra.files[fi], x.start); err != nil {
+				return err
+			}
+		}
+		at := len(w.arena)
+		w.arena = append(w.arena, rec...)
+		placed[x.row] = [2]int{at, len(w.arena)}
+	}
+	return nil
+}
+
+// unframe returns the data of the one TFRecord in b, which starts at off
+// in name, after checking its CRCs.
+func (w *globalReader) unframe(b []byte, name string, off int64) ([]byte, error) {
+	src := bytes.NewReader(b)
+	if w.tr == nil {
+		w.tr = tfrecord.NewReader(src, tfrecord.Name(name), tfrecord.StartOffset(off), tfrecord.BufferSize(64<<10))
+	} else {
+		w.tr.Reset(src, tfrecord.Name(name), tfrecord.StartOffset(off), tfrecord.BufferSize(64<<10))
+	}
+	rec, err := w.tr.Next()
+	if err == io.EOF {
+		err = fmt.Errorf("sluice: %s: no record at offset %d: %w", name, off, io.ErrUnexpectedEOF)
+	}
+	return rec, err
+}
+
+// next returns the next batch's components, io.EOF at the end.
+func (r *globalRun) next(ctx context.Context) (queue.Element, error) {
+	var j *job
+	var ok bool
+	select {
+	case j, ok = <-r.order:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if !ok {
+		return nil, io.EOF
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	return j.e, j.err
+}
+
+func (r *globalRun) stop() {
+	r.cancel(errStopped)
+	for range r.order {
+	}
+	r.wg.Wait()
+}
+
+// checkpoint returns the run's position: the batches delivered.
+func (r *globalRun) checkpoint(ctx context.Context, delivered int64) ([]byte, error) {
+	return newCheckpoint(ctx, r.id, delivered)
+}
