@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+
+	"github.com/sluiceml/sluice/index"
+	"github.com/spf13/cobra"
+)
+
+func init() { rootCmds = append(rootCmds, newIndexCmd) }
+
+func newIndexCmd() *cobra.Command {
+	var (
+		beside   bool
+		parallel int
+	)
+	cmd := &cobra.Command{
+		Use:   "index FILE...",
+		Short: "Build the record-offset indexes that a global shuffle reads TFRecord files through",
+		Long: `index reads each uncompressed TFRecord file once, checking every record's
+CRCs, and stores the offset of every record: in sluice's cache folder
+(SLUICE_INDEX_DIR, or sluice/index in the user's cache folder), or with
+--beside next to the file as FILE.idx. A Go program reading the files with
+sluice.GlobalShuffle() then goes straight to any record; it would build a
+missing index itself, on its first run. An index records the file's size and
+modification time and is rebuilt when either changes. index prints each
+file's record count and where its index is. A file whose index is current is
+not read again.`,
+		Example: "  sluice index 'data/train-*.tfrecord'\n  sluice index --beside data/train-00000-of-00008.tfrecord",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := atLeast(cmd, 1, "parallel"); err != nil {
+				return err
+			}
+			names, err := expand(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(cmd.OutOrStdout())
+			defer w.Flush()
+			type indexed struct {
+				records int
+				where   string
+			}
+			return forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (indexed, error) {
+				if x, err := index.Load(ctx, name); err == nil && (!beside || exists(ctx, index.Beside(name))) {
+					return indexed{x.Len(), "index current"}, nil
+				}
+				x, err := index.Build(ctx, name)
+				if err != nil {
+					return indexed{}, err
+				}
+				path, err := x.Save(ctx, beside)
+				if err != nil {
+					return indexed{}, err
+				}
+				return indexed{x.Len(), path}, nil
+			}, func(name string, x indexed) error {
+				_, err := fmt.Fprintf(w, "%d\t%s\t%s\n", x.records, name, x.where)
+				return err
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&beside, "beside", false, "store each index next to its file, as FILE.idx, instead of in the cache")
+	cmd.Flags().IntVar(&parallel, "parallel", defaultParallel, "files indexed at once")
+	return cmd
+}
