@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
@@ -127,8 +128,17 @@ func BenchmarkMNIST(b *testing.B) {
 		// by the seed, with one goroutine merging and shuffling.
 		{"sluice-deterministic", []ExampleOption{Deterministic(), Readers(2)}, nil},
 		{"sluice-deterministic-shuffle10000", []ExampleOption{Deterministic(), Readers(2), Shuffle(10000)}, nil},
+		// Every record in a random order, read where it is.
+		{"sluice-globalshuffle", []ExampleOption{GlobalShuffle()}, nil},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
+			// Indexes, built before the timing as `sluice index` would.
+			b.Setenv("SLUICE_INDEX_DIR", b.TempDir())
+			for _, name := range files {
+				if _, err := index.LoadOrBuild(b.Context(), name); err != nil {
+					b.Fatal(err)
+				}
+			}
 			ds := Examples(filepath.Join(dir, "mnist-*"), benchMNISTSpec, bc.opts...)
 			start()
 			for b.Loop() {

@@ -1,7 +1,6 @@
 package sluice
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -336,7 +335,6 @@ type globalReader struct {
 	seq   *globalSeq
 	dec   decoder
 	files map[int]storage.File
-	tr    *tfrecord.Reader
 	buf   []byte
 	arena []byte
 	wants []want
@@ -438,7 +436,7 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 		rec := buf[x.start-start : x.end-start]
 		if w.ra.framed {
 			var err error
-			if rec, err = w.unframe(rec, w.ra.files[fi], x.start); err != nil {
+			if rec, err = tfrecord.Unframe(rec, w.ra.files[fi], x.start); err != nil {
 				return err
 			}
 		}
@@ -447,22 +445,6 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 		placed[x.row] = [2]int{at, len(w.arena)}
 	}
 	return nil
-}
-
-// unframe returns the data of the one TFRecord in b, which starts at off
-// in name, after checking its CRCs.
-func (w *globalReader) unframe(b []byte, name string, off int64) ([]byte, error) {
-	src := bytes.NewReader(b)
-	if w.tr == nil {
-		w.tr = tfrecord.NewReader(src, tfrecord.Name(name), tfrecord.StartOffset(off), tfrecord.BufferSize(64<<10))
-	} else {
-		w.tr.Reset(src, tfrecord.Name(name), tfrecord.StartOffset(off), tfrecord.BufferSize(64<<10))
-	}
-	rec, err := w.tr.Next()
-	if err == io.EOF {
-		err = fmt.Errorf("sluice: %s: no record at offset %d: %w", name, off, io.ErrUnexpectedEOF)
-	}
-	return rec, err
 }
 
 // next returns the next batch's components, io.EOF at the end.
