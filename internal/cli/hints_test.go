@@ -157,10 +157,3 @@ func TestCatBytesAndInt64Modes(t *testing.T) {
 		}
 	}
 }
-
-func TestVersion(t *testing.T) {
-	code, out, errOut := run(t, "--version")
-	if code != 0 || !strings.HasPrefix(out, "sluice version ") || strings.TrimSpace(out) == "sluice version" {
-		t.Errorf("--version: exit %d, %q %q", code, out, errOut)
-	}
-}
