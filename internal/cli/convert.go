@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sluiceml/sluice/recordio"
-	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"github.com/spf13/cobra"
 )
@@ -135,13 +134,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if err := checkOutputs(inputs, outputs); err != nil {
 		return err
 	}
-	var total int64
-	for _, n := range inputs {
-		if f, err := storage.Open(ctx, n); err == nil {
-			total += f.Size()
-			f.Close()
-		}
-	}
+	total := inputSize(ctx, inputs)
 	if err := removeLeftovers(ctx, outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
