@@ -113,7 +113,7 @@ func TestBenchParsesIntoTensors(t *testing.T) {
 	dir := t.TempDir()
 	good := writeExamples(t, dir, "good.tfrecord", 5, tfrecord.None)
 	code, out, errOut := run(t, "bench", "--parse", good)
-	if code != 0 || !strings.Contains(out, "parsed into tensors: label int64, x float32\n") {
+	if code != 0 || !strings.Contains(out, "parsed into tensors, 128 records at a time: label FixedLen(int64, []), x FixedLen(float32, [])\n") {
 		t.Errorf("bench --parse: exit %d, output %q %q", code, out, errOut)
 	}
 
