@@ -68,6 +68,7 @@ where "records" at the top is the total.`,
 				report.Records += n
 				if format == "text" {
 					fmt.Fprintf(w, "%d\t%s\n", n, name)
+					return prog.showLines(w)
 				}
 				return nil
 			})

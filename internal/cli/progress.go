@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -102,6 +103,17 @@ func (p *progress) status(now time.Time) string {
 		s += fmt.Sprintf(" of %.1f MB (%.0f%%)", float64(p.total)/1e6, 100*float64(read)/float64(p.total))
 	}
 	return s + fmt.Sprintf(" in %v", now.Sub(p.start).Round(time.Second))
+}
+
+// showLines clears the bar, if any, so that what the command prints next
+// on the same terminal starts a line of its own, then flushes w; the bar
+// is drawn again on the next update.
+func (p *progress) showLines(w *bufio.Writer) error {
+	if p == nil || p.bar == nil {
+		return nil
+	}
+	p.bar.Clear()
+	return w.Flush()
 }
 
 // finish removes the bar.

@@ -124,6 +124,9 @@ known); "incomplete" lists the leftovers of interrupted writes.`,
 			}, func(name string, v *fileVerdict) error {
 				if format == "text" {
 					v.writeText(w)
+					if err := prog.showLines(w); err != nil {
+						return err
+					}
 				}
 				if v.temp {
 					report.Incomplete = append(report.Incomplete, name)
