@@ -5,11 +5,12 @@
 //	sluice demo sequence         bucketing and the state saver, checked end to end
 //	sluice cat FILE...           records as JSON lines (--limit, --keys, --format)
 //	sluice head FILE...          the first 10 records (-n N)
-//	sluice count FILE...         records per file and in total
+//	sluice count FILE...         records per file and in total (--json)
 //	sluice schema FILE...        each feature's kind and counts, and the parse spec
-//	sluice verify FILE...        check every CRC; name each corrupt record
+//	sluice verify FILE...        check every CRC; name each corrupt record (--json)
 //	sluice convert IN... --out P CSV, MNIST IDX, CIFAR-10 or TFRecord to TFRecord
-//	sluice bench FILE...         throughput through a real pipeline
+//	sluice bench FILE...         throughput through a real pipeline (--parse)
+//	sluice --version             the release, or the commit it was built from
 //
 // FILE arguments are names or glob patterns, local or in object storage
 // (s3://, gs://, azblob://, mem://); compression is detected from each

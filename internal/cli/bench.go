@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -29,7 +28,15 @@ func newBenchCmd() *cobra.Command {
 filename queue, parallel TFRecord readers, optionally Example parsing, and
 batching — and reports records/s, MB/s and how full each queue was. A
 batch queue that stays near empty means the readers are the bottleneck; one
-that stays full means the consumer is.`,
+that stays full means the consumer is.
+
+Each reader reads --batch records at a time. With --parse it parses them
+together into tensors with a compiled parser, as a training job's
+pipeline does (tf.io.parse_example after batching), using the spec that
+sluice schema infers from the first file's first 100 records: FixedLen
+where they agree on a feature's number of values, VarLen otherwise. The
+output names that spec; a later record it does not fit is an error naming
+the record.`,
 		Example: "  sluice bench 'data/train-*.tfrecord.gz' --readers 4 --parse",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,7 +50,7 @@ that stays full means the consumer is.`,
 	f.IntVar(&readers, "readers", 2, "parallel readers sharing the filename queue")
 	f.IntVar(&batch, "batch", 128, "batch size")
 	f.IntVar(&epochs, "epochs", 1, "passes over the files")
-	f.BoolVar(&parse, "parse", false, "parse each record as a tf.train.Example into tensors, every feature as a VarLen of the type the first file's first records show")
+	f.BoolVar(&parse, "parse", false, "parse the records as tf.train.Examples into tensors, a batch at a time, with the spec the first file's first records show (as sluice schema infers it)")
 	f.StringVar(&comp, "compression", "auto", "auto, NONE, ZLIB, GZIP or ZSTD")
 	return cmd
 }
@@ -67,7 +74,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	} else if c, err = tfrecord.ParseCompression(string(comp)); err != nil {
 		return err
 	}
-	var spec example.Spec
+	var spec benchParseSpec
 	if parse {
 		if spec, err = benchSpec(ctx, names[0], c); err != nil {
 			return err
@@ -81,26 +88,61 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 		r := recordio.NewTFRecordReader(files, c, recordOptions(ctx))
 		var parser *example.Parser
 		if parse {
-			if parser, err = example.NewParser(spec); err != nil {
+			// Compiled once per reader, and reused batch after batch.
+			if parser, err = example.NewParser(spec.spec); err != nil {
 				return err
 			}
 			parser.ReuseOutputs()
 		}
+		// Each step reads a batch of records (TensorFlow's read_up_to)
+		// and parses them together (parse_example after batching), the
+		// fast form of a training job's pipeline; the batcher takes the
+		// batch as it is (enqueue_many). The parsed tensors are dropped:
+		// what is measured is reading and parsing, not a consumer.
+		var (
+			pending error // the error that ended the last batch, for the next step
+			arena   []byte
+			recs    [][]byte
+			keys    []string
+		)
 		steps[i] = func(ctx context.Context) (queue.Element, error) {
-			key, rec, err := r.Read(ctx)
-			if err != nil {
-				return nil, err
+			if pending != nil {
+				return nil, pending
 			}
-			bytesRead.Add(int64(len(rec)))
+			// The records are copied into one buffer, reused from batch
+			// to batch: the parser copies out what it keeps.
+			arena, recs, keys = arena[:0], recs[:0], keys[:0]
+			ends := make([]int64, 0, batchSize) // also the element: each record's size
+			for len(recs) < batchSize {
+				key, rec, err := r.Read(ctx)
+				if err != nil {
+					pending = err
+					break
+				}
+				arena = append(arena, rec...)
+				ends = append(ends, int64(len(arena)))
+				keys = append(keys, key)
+				recs = append(recs, nil)
+			}
+			if len(recs) == 0 {
+				return nil, pending
+			}
+			var start int64
+			for j, end := range ends {
+				recs[j] = arena[start:end:end]
+				ends[j], start = end-start, end
+			}
+			bytesRead.Add(start)
 			if parser != nil {
-				if _, err := parser.ParseSingle(rec, key); err != nil {
-					return nil, err // names the key
+				if _, err := parser.Parse(recs, keys); err != nil {
+					// err names the record and the feature.
+					return nil, fmt.Errorf("%w (--parse's spec is the one the first %d records of %s show: %s)", err, benchRecordsSampled, names[0], spec)
 				}
 			}
-			return queue.Element{tensor.Scalar(int64(len(rec)))}, nil
+			return queue.Element{tensor.New(ends, len(ends))}, nil
 		}
 	}
-	batches := p.BatchJoin(steps, batchSize, input.AllowSmallerFinalBatch(), input.Name("batch"))
+	batches := p.BatchJoin(steps, batchSize, input.EnqueueMany(), input.AllowSmallerFinalBatch(), input.Name("batch"))
 	add, stop, err := pipelineMetrics(cmd)
 	if err != nil {
 		return err
@@ -141,7 +183,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 		records, float64(bytesRead.Load())/1e6, elapsed.Seconds(), float64(records)/elapsed.Seconds(),
 		float64(bytesRead.Load())/1e6/elapsed.Seconds(), readers, c)
 	if parse {
-		fmt.Fprintf(out, "parsed into tensors: %s\n", specSummary(spec))
+		fmt.Fprintf(out, "parsed into tensors, %d records at a time: %s\n", batchSize, spec)
 	}
 	var parts []string
 	for _, m := range p.Metrics() {
@@ -159,14 +201,33 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 // reads to learn the features it parses.
 const benchRecordsSampled = 100
 
-// benchSpec returns the spec bench --parse parses with: every feature the
-// first records of name hold, as a VarLen of its type, so that any record
-// of the same data parses whatever its lengths. Features of mixed type
-// are left out (no one spec can parse them).
-func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (example.Spec, error) {
+// A benchParseSpec is the spec bench --parse parses with, and its
+// description.
+type benchParseSpec struct {
+	spec  example.Spec
+	names []string // in order
+	specs map[string]featureSpec
+}
+
+// String lists the features and their specs in name order.
+func (s benchParseSpec) String() string {
+	parts := make([]string, len(s.names))
+	for i, n := range s.names {
+		parts[i] = n + " " + s.specs[n].String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// benchSpec returns the spec bench --parse parses with: the spec schema
+// infers from the first records of name, as a training job's spec would
+// be (FixedLen where those records agree on a feature's count of values,
+// VarLen otherwise). Features of mixed kind are left out: no one spec
+// parses them.
+func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (benchParseSpec, error) {
+	bs := benchParseSpec{spec: example.Spec{}, specs: map[string]featureSpec{}}
 	rf, err := newRecordFiles(c.String(), newTally())
 	if err != nil {
-		return nil, err
+		return bs, err
 	}
 	s := newSchema()
 	err = eachRecord(ctx, []string{name}, rf, benchRecordsSampled, func(_ string, _ int64, rec []byte) error {
@@ -174,38 +235,32 @@ func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (exampl
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return bs, err
 	}
-	spec := example.Spec{}
 	for _, st := range sorted(s.features) {
+		sp := st.spec(s.holders(false), false)
 		var dt tensor.DType
-		switch st.kind() {
-		case "bytes", "":
+		switch sp.dtype {
+		case "string":
 			dt = tensor.String
-		case "float":
+		case "float32":
 			dt = tensor.Float32
 		case "int64":
 			dt = tensor.Int64
+		}
+		switch sp.how {
+		case "fixed":
+			bs.spec[st.name] = example.FixedLen(dt, sp.shape...)
+		case "varlen":
+			bs.spec[st.name] = example.VarLen(dt)
 		default:
 			continue
 		}
-		spec[st.name] = example.VarLen(dt)
+		bs.names = append(bs.names, st.name)
+		bs.specs[st.name] = sp
 	}
-	if len(spec) == 0 {
-		return nil, fmt.Errorf("%s: --parse: the first records hold no tf.train.Example features", name)
+	if len(bs.spec) == 0 {
+		return bs, fmt.Errorf("%s: --parse: the first records hold no tf.train.Example features", name)
 	}
-	return spec, nil
-}
-
-// specSummary lists the features of spec and their types, in name order.
-func specSummary(spec example.Spec) string {
-	names := make([]string, 0, len(spec))
-	for n := range spec {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for i, n := range names {
-		names[i] = n + " " + spec[n].DType().String()
-	}
-	return strings.Join(names, ", ")
+	return bs, nil
 }

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -167,5 +170,121 @@ func TestCancelled(t *testing.T) {
 	code := Main(ctx, []string{"cat", p}, out, &errOut)
 	if n := strings.Count(out.String(), "\n"); code != 1 || errOut.String() != "sluice: context canceled\n" || n == 0 || n >= 5000 {
 		t.Errorf("cat cancelled midway: exit %d, %d lines, stderr %q", code, n, errOut.String())
+	}
+}
+
+// What cat prints reads back to the record's values exactly, in every
+// place a value can be (an Example's features, a SequenceExample's
+// context and feature lists): a JSON string is the bytes' text, an object
+// {"b64":...} their base64, and an int64 is a number only where a reader
+// that holds numbers as float64 (jq, JavaScript) gets it exactly, else a
+// string of its digits.
+func TestCatReadsBackExactly(t *testing.T) {
+	bytesValues := [][]byte{
+		[]byte("plain"), []byte(""), []byte("naïve 日本語 🙂"), []byte("line\nbreak\ttab\r"),
+		[]byte("caf\xe9"),           // Latin-1: not UTF-8
+		[]byte("\xed\xa0\x80"),      // a UTF-16 surrogate: not UTF-8
+		[]byte("\x00\x01"),          // control characters
+		[]byte("bell\x07"),          // text but for one control character
+		{0x89, 'P', 'N', 'G', 0x0d}, // binary
+		[]byte(`{"b64":"AAAA"}`),    // text that looks like the marking
+		[]byte("del\x7f"),           // DEL
+	}
+	int64Values := []int64{0, -1, 1 << 53, -(1 << 53), 1<<53 + 1, -(1<<53 + 1), math.MaxInt64, math.MinInt64, 1234567890123456789}
+	seq := example.NewSequence().
+		Context("b", example.BytesList(bytesValues...)).Context("i", example.Int64List(int64Values...)).
+		List("lb", example.BytesList(bytesValues...), example.BytesList(bytesValues[:2]...)).
+		List("li", example.Int64List(int64Values...)).
+		Marshal()
+	ex := example.New().Bytes("b", bytesValues...).Int64("i", int64Values...).Marshal()
+	p := writeRecords(t, t.TempDir(), "values.tfrecord", tfrecord.None, ex, seq)
+	code, out, errOut := run(t, "cat", p)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+
+	type feature struct {
+		Bytes []json.RawMessage `json:"bytes"`
+		Int64 []json.RawMessage `json:"int64"`
+	}
+	checkBytes := func(where string, got []json.RawMessage, want [][]byte) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d values, want %d", where, len(got), len(want))
+		}
+		for i, raw := range got {
+			var text string
+			var marked struct{ B64 []byte }
+			switch {
+			case json.Unmarshal(raw, &text) == nil:
+				if !utf8.ValidString(text) || text != string(want[i]) {
+					t.Errorf("%s[%d]: text %s, want %q", where, i, raw, want[i])
+				}
+			case json.Unmarshal(raw, &marked) == nil && marked.B64 != nil:
+				if !bytes.Equal(marked.B64, want[i]) {
+					t.Errorf("%s[%d]: base64 %s, want %q", where, i, raw, want[i])
+				}
+				if isText(want[i]) {
+					t.Errorf("%s[%d]: text %q shown as base64", where, i, want[i])
+				}
+			default:
+				t.Errorf("%s[%d]: %s is neither text nor {\"b64\":...}", where, i, raw)
+			}
+		}
+	}
+	checkInt64 := func(where string, got []json.RawMessage, want []int64) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d values, want %d", where, len(got), len(want))
+		}
+		for i, raw := range got {
+			var f float64
+			var s string
+			switch {
+			case json.Unmarshal(raw, &f) == nil: // as jq reads a number
+				if f != float64(want[i]) || int64(f) != want[i] || f >= 1<<63 {
+					t.Errorf("%s[%d]: number %s reads as %v, want %d", where, i, raw, f, want[i])
+				}
+			case json.Unmarshal(raw, &s) == nil:
+				if n, err := strconv.ParseInt(s, 10, 64); err != nil || n != want[i] {
+					t.Errorf("%s[%d]: string %s, want %d", where, i, raw, want[i])
+				}
+				if want[i] >= -(1<<53) && want[i] <= 1<<53 {
+					t.Errorf("%s[%d]: %d, exact as a number, is a string", where, i, want[i])
+				}
+			default:
+				t.Errorf("%s[%d]: %s is neither a number nor a string", where, i, raw)
+			}
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	var e struct{ Features map[string]feature }
+	if err := json.Unmarshal([]byte(lines[0]), &e); err != nil {
+		t.Fatal(err)
+	}
+	checkBytes("features.b", e.Features["b"].Bytes, bytesValues)
+	checkInt64("features.i", e.Features["i"].Int64, int64Values)
+	var s struct {
+		Context      map[string]feature
+		FeatureLists map[string][]feature `json:"feature_lists"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &s); err != nil {
+		t.Fatal(err)
+	}
+	checkBytes("context.b", s.Context["b"].Bytes, bytesValues)
+	checkInt64("context.i", s.Context["i"].Int64, int64Values)
+	if lb := s.FeatureLists["lb"]; len(lb) != 2 {
+		t.Errorf("feature list lb: %d steps", len(lb))
+	} else {
+		checkBytes("feature_lists.lb[0]", lb[0].Bytes, bytesValues)
+		checkBytes("feature_lists.lb[1]", lb[1].Bytes, bytesValues[:2])
+	}
+	if li := s.FeatureLists["li"]; len(li) != 1 {
+		t.Errorf("feature list li: %d steps", len(li))
+	} else {
+		checkInt64("feature_lists.li[0]", li[0].Int64, int64Values)
 	}
 }

@@ -85,9 +85,13 @@ detected from each file unless --compression names it.`,
 	return root
 }
 
-// isTerminal reports whether w is a character device, where a live
-// progress line can be rewritten in place.
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal, where a live progress line
+// can be rewritten in place. It is a variable so that tests can show
+// what a terminal would get.
+var isTerminal = isCharDevice
+
+// isCharDevice reports whether w is a character device.
+func isCharDevice(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sluiceml/sluice/recordio"
-	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"github.com/spf13/cobra"
 )
@@ -78,7 +77,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, mnist, cifar10 or tfrecord")
 	f.StringVar(&o.out, "out", "", "output path prefix (required)")
-	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD")
+	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files)")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
 	f.IntVar(&o.shards, "shards", 1, "number of output files")
 	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string)")
@@ -135,13 +134,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if err := checkOutputs(inputs, outputs); err != nil {
 		return err
 	}
-	var total int64
-	for _, n := range inputs {
-		if f, err := storage.Open(ctx, n); err == nil {
-			total += f.Size()
-			f.Close()
-		}
-	}
+	total := inputSize(ctx, inputs)
 	if err := removeLeftovers(ctx, outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}

@@ -42,17 +42,22 @@ func checkNotDirectory(name string) error {
 }
 
 // withHint adds to err what the user can do about it, where the cause is
-// a known one: today an object store's client that found no region.
+// a known one: an object store's client that found no region or no
+// credentials in the environment.
 func withHint(err error) error {
 	if err == nil {
 		return nil
 	}
 	s := err.Error()
+	switch {
 	// The AWS SDK says "Invalid region" when the region is empty (it
-	// builds a host name from it) and "MissingRegion" in older paths.
-	if strings.Contains(s, "Invalid region") || strings.Contains(s, "MissingRegion") ||
-		strings.Contains(s, "could not find region") {
+	// builds a host name from it), "A region must be set" when it checks
+	// first, and "MissingRegion" in older paths.
+	case strings.Contains(s, "Invalid region") || strings.Contains(s, "region must be set") ||
+		strings.Contains(s, "MissingRegion") || strings.Contains(s, "could not find region"):
 		return fmt.Errorf("%w (no AWS region is configured: set AWS_REGION, e.g. AWS_REGION=us-east-1)", err)
+	case strings.Contains(s, "get credentials:") && strings.Contains(s, "S3"):
+		return fmt.Errorf("%w (no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", err)
 	}
 	return err
 }

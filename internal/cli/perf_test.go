@@ -79,3 +79,45 @@ func BenchmarkConvertCSV(b *testing.B) {
 		}
 	}
 }
+
+// bench --parse parses a batch of records at a time with a parser
+// compiled once, as a training job's pipeline does, so parsing adds next
+// to no allocation per record to reading: rendering records as text, or
+// parsing them one at a time, would add several.
+func TestBenchParseAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 20000 records four times")
+	}
+	recs := make([][]byte, 2000)
+	for i := range recs {
+		recs[i] = mnistLike(i)
+	}
+	p := writeRecords(t, t.TempDir(), "mnist.tfrecord", tfrecord.None, recs...)
+	const epochs = 10
+	perRecord := func(args ...string) float64 {
+		args = append(append([]string{"bench", "--readers", "1", "--epochs", fmt.Sprint(epochs)}, args...), p)
+		allocs := testing.AllocsPerRun(1, func() {
+			if code := Main(t.Context(), args, io.Discard, io.Discard); code != 0 {
+				t.Fatalf("%q: exit %d", args, code)
+			}
+		})
+		return allocs / float64(epochs*len(recs))
+	}
+	read, parse := perRecord(), perRecord("--parse")
+	t.Logf("allocations per record: %.2f reading, %.2f reading and parsing", read, parse)
+	if parse-read > 0.5 {
+		t.Errorf("parsing adds %.2f allocations per record to reading's %.2f; want under 0.5", parse-read, read)
+	}
+}
+
+// bench --parse through Main, output discarded; bytes are the file's.
+func BenchmarkBenchParse(b *testing.B) {
+	p, size := benchFile(b, 2000, tfrecord.None)
+	b.ReportAllocs()
+	b.SetBytes(size)
+	for b.Loop() {
+		if code := Main(b.Context(), []string{"bench", "--parse", p}, io.Discard, io.Discard); code != 0 {
+			b.Fatal(code)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/format"
 	"io"
@@ -18,7 +17,7 @@ import (
 func newSchemaCmd() *cobra.Command {
 	var (
 		limit       int
-		output      string
+		output      *outputFlag
 		compression string
 	)
 	cmd := &cobra.Command{
@@ -35,16 +34,18 @@ many values it has, and a parse spec that every record it read satisfies:
                  values (allowed to be missing when some records lack it)
 
 --output go prints the spec as sluice's example.Spec, --output python as
-TensorFlow's tf.io feature dictionaries, --output json as data. A feature
-whose kind differs between records has no spec: no parser reads it.`,
+TensorFlow's tf.io feature dictionaries, --output json (or --json) as data.
+A feature whose kind differs between records has no spec: no parser reads
+it.`,
 		Example: "  sluice schema 'data/train-*.tfrecord.gz'\n" +
 			"  sluice schema --limit 1000 --output python data.tfrecord",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
-			write, ok := schemaWriters[output]
-			if !ok {
-				return fmt.Errorf("--output must be text, go, python or json, not %q", output)
+			format, err := output.get()
+			if err != nil {
+				return err
 			}
+			write := schemaWriters[format]
 			rf, err := newRecordFiles(compression, t)
 			if err != nil {
 				return err
@@ -67,7 +68,7 @@ whose kind differs between records has no spec: no parser reads it.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&limit, "limit", -1, "read at most this many records in all (-1: all)")
-	f.StringVarP(&output, "output", "o", "text", "text, go, python or json")
+	output = addOutputFlag(cmd, "text", "go", "python", "json")
 	f.StringVar(&compression, "compression", "auto", compressionUsage)
 	return cmd
 }
@@ -489,7 +490,5 @@ func writeSchemaJSON(w io.Writer, s *schema) error {
 		Features         []jsonFeature `json:"features"`
 		FeatureLists     []jsonFeature `json:"feature_lists"`
 	}{s.files, s.records, s.examples, s.sequences, s.other, conv(s.features, false), conv(s.lists, true)}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return writeJSON(w, v)
 }

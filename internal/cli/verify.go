@@ -2,12 +2,13 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"github.com/spf13/cobra"
@@ -39,6 +40,7 @@ func newVerifyCmd() *cobra.Command {
 	var (
 		compression string
 		parallel    int
+		output      *outputFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "verify FILE...",
@@ -50,16 +52,34 @@ next record where the framing allows — after a bad length it scans for the
 next valid record header — and ends with a summary line. A truncated file or
 a broken compressed stream ends that file's check. The exit code is non-zero
 if anything was wrong. --parallel files are checked at once; the output keeps
-the files' order.
+the files' order. On a terminal, a progress bar on stderr shows the bytes
+read of the files' total; piped or redirected, stderr stays quiet.
 
 A file named .NAME.sluice-tmp-… is the leftover of a write that never
 finished (sluice convert, or a Go program's recordio.ShardedWriter, killed
 mid-write): verify reports each one it is given or finds beside a file it
 checks, and exits non-zero. Remove them, or run the writer again (convert
-removes those of its own outputs).`,
-		Example: "  sluice verify 'data/train-*.tfrecord.gz'",
-		Args:    cobra.MinimumNArgs(1),
+removes those of its own outputs).
+
+--json (or --output json) prints one JSON document instead, once every file
+is checked; the exit code is the same:
+
+  {"files": [{"name": "a.tfrecord", "records": 3, "bad_records": 1,
+              "problems": [{"offset": 49, "end": 98, "records": 1,
+                            "error": "corrupt record"}]}, ...],
+   "records": 14, "bad_records": 1, "incomplete": []}
+
+"records" counts good records. A problem is a stretch of skipped records
+(offset to end) or the error that ended a file's check (its offset when
+known); "incomplete" lists the leftovers of interrupted writes.`,
+		Example: "  sluice verify 'data/train-*.tfrecord.gz'\n" +
+			"  sluice verify --json 'data/*.tfrecord' | jq '.files[] | select(.bad_records > 0) | .name'",
+		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
+			format, err := output.get()
+			if err != nil {
+				return err
+			}
 			if err := atLeast(cmd, 1, "parallel"); err != nil {
 				return err
 			}
@@ -67,96 +87,160 @@ removes those of its own outputs).`,
 			if err != nil {
 				return err
 			}
-			names, err := expand(cmd.Context(), args)
+			ctx := cmd.Context()
+			names, err := expand(ctx, args)
 			if err != nil {
 				return err
 			}
+			prog := terminalProgress(ctx, cmd.ErrOrStderr(), "verify", names)
+			if prog != nil {
+				rf.tee = prog
+			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
-			var records int64
-			bad, badFiles, leftovers := 0, 0, 0
-			type verdict struct {
-				good      int64
-				bad       int
-				leftovers int
-				report    bytes.Buffer
-			}
 			given := make(map[string]bool, len(names))
 			for _, n := range names {
 				given[n] = true
 			}
-			err = forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (*verdict, error) {
-				v := new(verdict)
+			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}}
+			badFiles := 0
+			err = forEachFile(ctx, names, parallel, func(ctx context.Context, name string) (*fileVerdict, error) {
 				if storage.IsTemp(name) {
-					fmt.Fprintf(&v.report, "%s: %s\n", name, leftoverNote)
-					v.leftovers++
-					return v, nil
+					return &fileVerdict{Name: name, temp: true}, nil
 				}
 				rf := rf.clone()
 				defer rf.close()
-				var err error
-				if v.good, v.bad, err = verifyFile(ctx, rf, name, &v.report); err != nil {
+				v, err := verifyFile(ctx, rf, name, prog)
+				if err != nil {
 					return v, err
 				}
 				left, err := storage.Leftovers(ctx, name)
 				for _, l := range left {
 					if !given[l] {
-						fmt.Fprintf(&v.report, "%s: %s\n", l, leftoverNote)
-						v.leftovers++
+						v.leftovers = append(v.leftovers, l)
 					}
 				}
 				return v, err
-			}, func(name string, v *verdict) error {
-				w.Write(v.report.Bytes())
-				records += v.good
-				bad += v.bad
-				leftovers += v.leftovers
-				if v.bad > 0 {
+			}, func(name string, v *fileVerdict) error {
+				if format == "text" {
+					v.writeText(w)
+					if err := prog.showLines(w); err != nil {
+						return err
+					}
+				}
+				if v.temp {
+					report.Incomplete = append(report.Incomplete, name)
+					return nil
+				}
+				report.Files = append(report.Files, v)
+				report.Incomplete = append(report.Incomplete, v.leftovers...)
+				report.Records += v.Records
+				report.Bad += v.Bad
+				if v.Bad > 0 {
 					badFiles++
 				}
 				return nil
 			})
+			prog.finish()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%s in %s: %s", plural(int(records), "good record"), plural(len(names)-countTemps(names), "file"), plural(bad, "bad record"))
-			if leftovers > 0 {
-				fmt.Fprintf(w, ", %s left by interrupted writes", plural(leftovers, "incomplete file"))
+			leftovers := len(report.Incomplete)
+			if format == "json" {
+				if err := writeJSON(w, report); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(w, "%s in %s: %s", plural(int(report.Records), "good record"), plural(len(report.Files), "file"), plural(report.Bad, "bad record"))
+				if leftovers > 0 {
+					fmt.Fprintf(w, ", %s left by interrupted writes", plural(leftovers, "incomplete file"))
+				}
+				fmt.Fprintln(w)
 			}
-			fmt.Fprintln(w)
-			if bad > 0 || leftovers > 0 {
-				return &corruptError{bad, badFiles, leftovers}
+			if report.Bad > 0 || leftovers > 0 {
+				return &corruptError{report.Bad, badFiles, leftovers}
 			}
 			return nil
 		}),
 	}
 	cmd.Flags().StringVar(&compression, "compression", "auto", compressionUsage)
 	cmd.Flags().IntVar(&parallel, "parallel", defaultParallel, "files checked at once")
+	output = addOutputFlag(cmd, "text", "json")
 	return cmd
 }
 
 // leftoverNote is what verify says of a temporary file (storage.IsTemp).
 const leftoverNote = "incomplete: left by a write that never finished (remove it, or run the writer again)"
 
-func countTemps(names []string) int {
-	n := 0
-	for _, name := range names {
-		if storage.IsTemp(name) {
-			n++
-		}
-	}
-	return n
+// A verifyReport is verify's --json output.
+type verifyReport struct {
+	Files      []*fileVerdict `json:"files"`
+	Records    int64          `json:"records"` // good ones, in all the files
+	Bad        int            `json:"bad_records"`
+	Incomplete []string       `json:"incomplete"` // leftovers of interrupted writes
 }
 
-// verifyFile checks one file, printing a line for each problem, and
-// returns its counts of good and bad records. Only a cancelled context is
-// returned as an error: anything wrong with the file is reported and
-// counted, and the check goes on with the next file.
-func verifyFile(ctx context.Context, rf *recordFiles, name string, w io.Writer) (good int64, bad int, err error) {
+// A fileVerdict is what verify found in one file.
+type fileVerdict struct {
+	Name     string          `json:"name"`
+	Records  int64           `json:"records"` // good ones
+	Bad      int             `json:"bad_records"`
+	Problems []verifyProblem `json:"problems"`
+	// Hint says what may be wrong with the whole file (a compressed file
+	// read as NONE).
+	Hint string `json:"hint,omitempty"`
+
+	temp      bool     // the file is itself a leftover of an interrupted write
+	leftovers []string // leftovers beside the file that were not named
+}
+
+// A verifyProblem is one bad stretch of a file: corrupt records skipped,
+// or the error that ended the file's check.
+type verifyProblem struct {
+	// Offset is where the damage starts in the uncompressed stream, if
+	// known; End is where reading went on after skipped records.
+	Offset  *int64 `json:"offset,omitempty"`
+	End     *int64 `json:"end,omitempty"`
+	Records int    `json:"records"` // bad records in the stretch
+	Error   string `json:"error"`
+	line    string // the text output's line
+}
+
+// writeText writes v's lines of verify's text output.
+func (v *fileVerdict) writeText(w io.Writer) {
+	if v.temp {
+		fmt.Fprintf(w, "%s: %s\n", v.Name, leftoverNote)
+		return
+	}
+	for _, p := range v.Problems {
+		fmt.Fprintln(w, p.line)
+	}
+	if v.Hint != "" {
+		fmt.Fprintf(w, "%s: %s\n", v.Name, v.Hint)
+	}
+	for _, l := range v.leftovers {
+		fmt.Fprintf(w, "%s: %s\n", l, leftoverNote)
+	}
+}
+
+// verifyFile checks one file and returns what it found, noting each good
+// record on prog. Only a cancelled context is returned as an error:
+// anything wrong with the file is reported and counted, and the check
+// goes on with the next file.
+func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progress) (*fileVerdict, error) {
+	v := &fileVerdict{Name: name, Problems: []verifyProblem{}}
+	fail := func(err error) {
+		p := verifyProblem{Records: 1, Error: err.Error(), line: err.Error()}
+		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.Offset >= 0 {
+			p.Offset = &de.Offset
+		}
+		v.Problems = append(v.Problems, p)
+		v.Bad++
+	}
 	if err := rf.open(ctx, name); err != nil {
-		fmt.Fprintf(w, "%v\n", err)
+		fail(err)
 		rf.tally.failed()
-		return 0, 1, nil
+		return v, nil
 	}
 	for {
 		// The reader skips corrupt records and only counts them, so a
@@ -169,29 +253,34 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, w io.Writer) 
 			if err == nil {
 				end = rf.r.Offset()
 			}
+			p := verifyProblem{Offset: &start, End: &end, Records: k}
 			if k == 1 {
-				fmt.Fprintf(w, "%s: corrupt record at offset %d (%d bytes skipped)\n", name, start, end-start)
+				p.Error = "corrupt record"
+				p.line = fmt.Sprintf("%s: corrupt record at offset %d (%d bytes skipped)", name, start, end-start)
 			} else {
-				fmt.Fprintf(w, "%s: %d corrupt records at offsets %d to %d\n", name, k, start, end)
+				p.Error = fmt.Sprintf("%d corrupt records", k)
+				p.line = fmt.Sprintf("%s: %d corrupt records at offsets %d to %d", name, k, start, end)
 			}
-			bad += k
+			v.Problems = append(v.Problems, p)
+			v.Bad += k
 			for range k {
 				rf.tally.failed()
 			}
 		}
 		switch {
 		case err == nil:
-			good++
+			v.Records++
+			prog.record()
 		case err == io.EOF:
-			if bad > 0 && rf.hint != "" {
-				fmt.Fprintf(w, "%s: %s\n", name, rf.hint)
+			if v.Bad > 0 {
+				v.Hint = rf.hint
 			}
-			return good, bad, nil
+			return v, nil
 		case ctx.Err() != nil:
-			return good, bad, ctx.Err()
+			return v, ctx.Err()
 		default:
-			fmt.Fprintf(w, "%v\n", err)
-			return good, bad + 1, nil
+			fail(err)
+			return v, nil
 		}
 	}
 }

@@ -2,12 +2,21 @@ package cli
 
 import "runtime/debug"
 
-// version is what sluice --version prints: the module version when built
-// by go install of a release, else the VCS revision and time of the
-// checkout it was built from.
+// version is what sluice --version prints, from the build information the
+// go command put in the binary.
 func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi)
+}
+
+// versionOf describes the build bi records: the module version when built
+// by go install of a release (sluice@v1.2.3), else the VCS revision and
+// commit time of the checkout it was built from, marked when the work tree
+// had changes. A build with neither (go run, or a go build outside a VCS
+// checkout, or with -buildvcs=false) is "(devel)", which says at least
+// that it is not a release.
+func versionOf(bi *debug.BuildInfo) string {
+	if bi == nil {
 		return "unknown"
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
@@ -29,5 +38,9 @@ func version() string {
 	if rev == "" {
 		return "(devel)"
 	}
-	return "(devel) " + rev + " " + at + dirty
+	v := "(devel) " + rev
+	if at != "" {
+		v += " " + at
+	}
+	return v + dirty
 }
