@@ -134,6 +134,18 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 	}
 	bs := int64(f.cfg.blockSize)
 	first, last := off/bs, (off+int64(len(want))-1)/bs
+	if int64(len(want)) <= bs/smallRead && f.random(first, last) {
+		// A small read away from the last one (a record at an index's
+		// offset, say) fetches its own bytes: a block for it would cost
+		// the store and the network the whole block.
+		if err := f.readDirect(off, want); err != nil {
+			return 0, err
+		}
+		if len(want) < len(p) {
+			return len(want), io.EOF
+		}
+		return len(want), nil
+	}
 	blocks, err := f.request(first, last)
 	if err != nil {
 		return 0, err
@@ -154,6 +166,43 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// smallRead: a read of at most BlockSize/smallRead bytes that is not
+// sequential and not cached fetches only its bytes.
+const smallRead = 16
+
+// random reports whether a read of blocks first..last is away from the
+// last read and not cached, and records it as the last read.
+func (f *file) random(first, last int64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sequential := first == f.last || first == f.last+1
+	f.last = last
+	if sequential {
+		return false
+	}
+	for i := first; i <= last; i++ {
+		if _, ok := f.blocks[i]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// readDirect fetches the bytes of p at off with one ranged request of
+// their own, within the file's concurrency.
+func (f *file) readDirect(off int64, p []byte) error {
+	if err := f.checkOpen(); err != nil {
+		return err
+	}
+	select {
+	case f.sem <- struct{}{}:
+		defer func() { <-f.sem }()
+	case <-f.ctx.Done():
+		return fmt.Errorf("blobfs: read %s at offset %d: %w", f.name, off, context.Cause(f.ctx))
+	}
+	return f.readRange(off, p)
 }
 
 func (f *file) checkOpen() error {

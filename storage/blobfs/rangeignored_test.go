@@ -32,11 +32,18 @@ func TestRangeIgnoredIsAnError(t *testing.T) {
 	put(t, fsys, name, data)
 	s.setFaults(ignoreRange)
 
-	f := open(t, fsys, name)
-	p := make([]byte, 100)
-	n, err := f.ReadAt(p, 100*kib)
-	wantMsg := fmt.Sprintf("%s at offset %d", name, 64*kib)
-	if err == nil || !strings.Contains(err.Error(), wantMsg) || n != 0 {
-		t.Errorf("ReadAt = %d, %v (bytes right: %v); want an error naming %q", n, err, bytes.Equal(p, data[100*kib:100*kib+100]), wantMsg)
+	// A read through the block cache (large enough not to go alone),
+	// and a small one that fetches its own bytes.
+	for _, tc := range []struct {
+		size int
+		at   int64
+	}{{8 * kib, 64 * kib}, {100, 100 * kib}} {
+		f := open(t, fsys, name)
+		p := make([]byte, tc.size)
+		n, err := f.ReadAt(p, 100*kib)
+		wantMsg := fmt.Sprintf("%s at offset %d", name, tc.at)
+		if err == nil || !strings.Contains(err.Error(), wantMsg) || n != 0 {
+			t.Errorf("ReadAt of %d bytes = %d, %v (bytes right: %v); want an error naming %q", tc.size, n, err, bytes.Equal(p, data[100*kib:100*kib+tc.size]), wantMsg)
+		}
 	}
 }

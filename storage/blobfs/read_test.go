@@ -228,3 +228,29 @@ func TestRegisterDefault(t *testing.T) {
 		t.Errorf("ReadAll = %q, %v", b, err)
 	}
 }
+
+// Small reads here and there (records at an index's offsets) fetch their
+// own bytes, one ranged request each, not a block each; sequential reads
+// still go by blocks.
+func TestSmallRandomReadsFetchTheirBytes(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.BlockSize(64*kib), blobfs.Readahead(0))
+	data := randomBytes(1024*kib, 21)
+	name := "s3://bucket/random.bin"
+	put(t, fsys, name, data)
+	f := open(t, fsys, name)
+	s.setFaults(nil)
+	for _, off := range []int64{700 * kib, 30*kib + 5, 900 * kib, 300 * kib} {
+		p := make([]byte, 1000)
+		if n, err := f.ReadAt(p, off); n != len(p) || err != nil || !bytes.Equal(p, data[off:off+1000]) {
+			t.Fatalf("ReadAt at %d: %d, %v", off, n, err)
+		}
+	}
+	gets := s.requests("GET")
+	if len(gets) != 4 {
+		t.Fatalf("%d GETs for four small reads: %q", len(gets), gets)
+	}
+	if want := fmt.Sprintf("bytes=%d-%d", 700*kib, 700*kib+999); !strings.HasSuffix(gets[0], want) {
+		t.Errorf("first GET %q, want the range %s", gets[0], want)
+	}
+}
