@@ -32,7 +32,7 @@ type routeFunc func(ctx context.Context) (id int, e queue.Element, keep bool, er
 // closes every bucket queue when the step's input ends; each mover then
 // drains its queue and ends, and the mover runner closes the top queue
 // after the last one, so Next reports end of input after the last batch.
-// A stop closes all the queues with cancel.
+// A stop closes all the queues with CloseNow.
 type stage struct {
 	p          *input.Pipeline
 	name       string
@@ -133,7 +133,7 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 func (s *stage) fail(err error) {
 	s.err = err
 	stagehook.Of(s.p).Fail(err)
-	s.top.Close(context.Background(), true)
+	s.top.CloseNow(context.Background())
 }
 
 // checkArgs checks the arguments TensorFlow's bucket checks (BK-02), and

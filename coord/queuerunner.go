@@ -26,7 +26,7 @@ var ErrNoQueue = errors.New("coord: must provide queue and enqueue steps")
 // queue, or the step fails. When the last goroutine ends because its input
 // ended, the runner closes the queue, so the consumers drain it and then
 // see end of input. When the coordinator stops, the runner closes the
-// queue with cancel, failing any enqueue still blocked on it.
+// queue with CloseNow, failing any enqueue still blocked on it.
 type QueueRunner struct {
 	q         queue.Queue
 	steps     []Step
@@ -103,7 +103,7 @@ func (r *QueueRunner) Running() bool {
 }
 
 // Start starts one goroutine per step, registered with c, and one that
-// closes the queue with cancel when c stops. It returns false, starting
+// closes the queue with CloseNow when c stops. It returns false, starting
 // nothing, if goroutines of an earlier Start are still running. If c has
 // already stopped, the goroutines end without running a step. c may be
 // nil: then step errors are only collected (see Errs) and nothing cancels
@@ -141,9 +141,9 @@ func (r *QueueRunner) Start(ctx context.Context, c *Coordinator) bool {
 					return nil
 				}
 			}
-			// A cancelling close does not wait, so a background context is
+			// A CloseNow does not wait, so a background context is
 			// right: the stop must reach the queue.
-			r.q.Close(context.Background(), true)
+			r.q.CloseNow(context.Background())
 			return nil
 		})
 	}
@@ -190,7 +190,7 @@ func (r *QueueRunner) loop(ctx context.Context, c *Coordinator, name string, ste
 			if clean {
 				// Errors closing are ignored, as in TensorFlow: the queue
 				// may already be closed by a cancel.
-				r.q.Close(ctx, false)
+				r.q.Close(ctx)
 			}
 			close(finished)
 		}

@@ -81,7 +81,7 @@ func TestQueueRunnerCascade(t *testing.T) {
 	r.Start(t.Context(), c)
 	q0.Enqueue(t.Context(), queue.Element{tensor.Scalar(float32(10))})
 	q0.Enqueue(t.Context(), queue.Element{tensor.Scalar(float32(10))})
-	q0.Close(t.Context(), false)
+	q0.Close(t.Context())
 	for range 2 {
 		e, err := q1.Dequeue(t.Context())
 		if err != nil || e[0].Float32s()[0] != 10 {
@@ -172,7 +172,7 @@ func TestQueueRunnerStopUnblocks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := fifo(t, 2, "full")
 		r, _ := NewQueueRunner(q, []Step{func(context.Context) error {
-			// A background context: only the cancelling close can free it.
+			// A background context: only the CloseNow can free it.
 			return q.Enqueue(context.Background(), queue.Element{tensor.Scalar(float32(1))})
 		}}, StepNames("enqueue"))
 		c := New()

@@ -56,7 +56,7 @@ func TestTensorFlowNames(t *testing.T) {
 		if r.Name() != ref.Names.QueueRunnerName {
 			t.Fatalf("name %q, TensorFlow %q", r.Name(), ref.Names.QueueRunnerName)
 		}
-		// Hold the cancelling close back, so that close_on_stop is
+		// Hold the CloseNow back, so that close_on_stop is
 		// still running at the end of the grace period too.
 		c := New()
 		c.Go(t.Context(), "sleeper", func(context.Context) error {
@@ -127,7 +127,7 @@ func TestTensorFlowCascade(t *testing.T) {
 	c := New()
 	r.Start(t.Context(), c)
 	q0.EnqueueMany(t.Context(), queue.Element{tensor.New([]float32{10, 10})})
-	q0.Close(t.Context(), false)
+	q0.Close(t.Context())
 	var got []any
 	for range 3 {
 		e, err := q1.Dequeue(t.Context())

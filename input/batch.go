@@ -196,7 +196,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	if err != nil {
 		p.fail(err)
 		sq := queue.NewDeferred(queueKind, name, capacity, names, nil)
-		sq.Close(context.Background(), true)
+		sq.CloseNow(context.Background())
 		return &Batches{p: p, q: sq, batchSize: max(batchSize, 1)}
 	}
 

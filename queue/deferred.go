@@ -59,7 +59,7 @@ func (d *Deferred) setLocked(q Queue) {
 	}
 	d.q = q
 	if d.closed {
-		q.Close(context.Background(), true)
+		q.CloseNow(context.Background())
 		return
 	}
 	close(d.ready)
@@ -226,20 +226,38 @@ func (d *Deferred) DequeueUpTo(ctx context.Context, n int) (Element, error) {
 }
 
 // Close closes the real queue, or, before it exists, the Deferred.
-func (d *Deferred) Close(ctx context.Context, cancelPendingEnqueues bool) error {
-	d.mu.Lock()
-	if q := d.q; q != nil {
-		d.mu.Unlock()
-		return q.Close(ctx, cancelPendingEnqueues)
+func (d *Deferred) Close(ctx context.Context) error {
+	q, closedNow := d.closeEarly()
+	if q != nil {
+		return q.Close(ctx)
 	}
-	defer d.mu.Unlock()
-	if d.closed {
-		if cancelPendingEnqueues {
-			return nil
-		}
+	if !closedNow {
 		return fmt.Errorf("Queue '%s' is already closed.: %w", d.name, ErrClosed)
+	}
+	return nil
+}
+
+// CloseNow closes the real queue at once, or, before it exists, the
+// Deferred.
+func (d *Deferred) CloseNow(ctx context.Context) error {
+	if q, _ := d.closeEarly(); q != nil {
+		return q.CloseNow(ctx)
+	}
+	return nil
+}
+
+// closeEarly returns the real queue if there is one. Otherwise it closes
+// the Deferred and reports whether it was open until now.
+func (d *Deferred) closeEarly() (q Queue, closedNow bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.q != nil {
+		return d.q, false
+	}
+	if d.closed {
+		return nil, false
 	}
 	d.closed = true
 	close(d.ready)
-	return nil
+	return nil, true
 }

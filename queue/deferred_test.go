@@ -30,14 +30,14 @@ func TestDeferredBeforeSet(t *testing.T) {
 	if _, err := d.DequeueMany(ctx, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("DequeueMany(cancelled): %v", err)
 	}
-	if err := d.Close(t.Context(), false); err != nil {
+	if err := d.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Close(t.Context(), false); !errors.Is(err, ErrClosed) {
+	if err := d.Close(t.Context()); !errors.Is(err, ErrClosed) {
 		t.Errorf("second Close: %v, want ErrClosed", err)
 	}
-	if err := d.Close(t.Context(), true); err != nil {
-		t.Errorf("cancelling Close: %v", err)
+	if err := d.CloseNow(t.Context()); err != nil {
+		t.Errorf("CloseNow: %v", err)
 	}
 	if err := d.EnqueueMany(t.Context(), Element{tensor.New([]int64{1})}); !errors.Is(err, ErrClosed) {
 		t.Errorf("EnqueueMany: %v, want ErrClosed", err)
@@ -82,7 +82,7 @@ func TestDeferredAfterSet(t *testing.T) {
 	if e, err := d.Dequeue(ctx); err != nil || e[0].Int64s()[0] != 1 {
 		t.Errorf("Dequeue: %v %v", e, err)
 	}
-	d.Close(ctx, false)
+	d.Close(ctx)
 	if e, err := d.DequeueUpTo(ctx, 2); err != nil || e[0].Len() != 1 {
 		t.Errorf("DequeueUpTo: %v %v", e, err)
 	}

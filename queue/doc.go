@@ -27,9 +27,9 @@
 // queue was declared with. This is TensorFlow's layout, so a dequeued
 // element still carries its priority.
 //
-// Close ends a queue's input. Without cancelling, it waits behind the
-// enqueues already blocked, which complete normally, and then marks the
-// queue closed; with cancelPendingEnqueues it closes at once and fails
+// Close ends a queue's input: it waits behind the enqueues already
+// blocked, which complete normally, and then marks the queue closed.
+// CloseNow, TensorFlow's cancel_pending_enqueues, closes at once and fails
 // them with ErrCancelled. Later enqueues fail with ErrClosed; dequeues
 // drain what is left and then fail with an error that wraps io.EOF, the
 // end of input, in TensorFlow's words:

@@ -179,7 +179,7 @@ func (m *fuzzModel) step(ctx context.Context, q Queue, b byte) error {
 		}
 		return m.checkBatch(e[0], n)
 	case 6: // Close, cancelling or not
-		err := q.Close(ctx, arg&1 == 1)
+		err := closeQueue(ctx, q, arg&1 == 1)
 		if arg&1 == 0 && m.closed {
 			return wantErr(err, ErrClosed)
 		}

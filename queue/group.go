@@ -31,10 +31,20 @@ func (g *Group) Shapes() []tensor.Shape { return g.queues[0].Shapes() }
 func (g *Group) Names() []string        { return nil }
 
 // Close closes every queue of the group; their errors are joined.
-func (g *Group) Close(ctx context.Context, cancelPendingEnqueues bool) error {
+func (g *Group) Close(ctx context.Context) error {
+	return g.each(func(q Queue) error { return q.Close(ctx) })
+}
+
+// CloseNow closes every queue of the group at once; their errors are
+// joined.
+func (g *Group) CloseNow(ctx context.Context) error {
+	return g.each(func(q Queue) error { return q.CloseNow(ctx) })
+}
+
+func (g *Group) each(f func(Queue) error) error {
 	var errs []error
 	for _, q := range g.queues {
-		errs = append(errs, q.Close(ctx, cancelPendingEnqueues))
+		errs = append(errs, f(q))
 	}
 	return errors.Join(errs...)
 }

@@ -33,10 +33,10 @@ func TestGroup(t *testing.T) {
 			t.Errorf("moving elements through the group: %v, want ErrInvalidArgument", err)
 		}
 	}
-	if err := g.Close(bg, false); err != nil || !g.IsClosed() || !a.IsClosed() || !b.IsClosed() {
+	if err := g.Close(bg); err != nil || !g.IsClosed() || !a.IsClosed() || !b.IsClosed() {
 		t.Errorf("Close: %v, closed %v %v %v", err, g.IsClosed(), a.IsClosed(), b.IsClosed())
 	}
-	if err := g.Close(bg, false); !errors.Is(err, ErrClosed) {
+	if err := g.Close(bg); !errors.Is(err, ErrClosed) {
 		t.Errorf("second Close: %v, want ErrClosed", err)
 	}
 }

@@ -44,11 +44,15 @@ type Queue interface {
 	// the remaining 1..n-1 elements instead of failing.
 	DequeueUpTo(ctx context.Context, n int) (Element, error)
 
-	// Close closes the queue. Without cancelPendingEnqueues it waits for
-	// enqueues that are already blocked to complete; with it, it fails
-	// them at once. After Close, enqueues fail with ErrClosed and dequeues
-	// drain what is left, then report end of input (io.EOF).
-	Close(ctx context.Context, cancelPendingEnqueues bool) error
+	// Close closes the queue, TensorFlow's close(): enqueues that are
+	// already blocked complete, later ones fail with ErrClosed, and
+	// dequeues drain what is left, then report end of input (io.EOF).
+	// It waits for the blocked enqueues, so it takes a context.
+	Close(ctx context.Context) error
+	// CloseNow closes the queue as Close does, except that enqueues
+	// already blocked fail at once with ErrCancelled (TensorFlow's
+	// cancel_pending_enqueues=True). It does not wait for them.
+	CloseNow(ctx context.Context) error
 	// IsClosed reports whether Close has been called.
 	IsClosed() bool
 	// Size returns the number of elements in the queue.
@@ -63,7 +67,7 @@ var (
 	// ErrClosed reports an enqueue into a closed queue (TensorFlow's
 	// Cancelled "... is closed").
 	ErrClosed = errors.New("queue is closed")
-	// ErrCancelled reports a blocked enqueue failed by a cancelling close
+	// ErrCancelled reports a blocked enqueue failed by a CloseNow
 	// (TensorFlow's "Enqueue operation was cancelled").
 	ErrCancelled = errors.New("operation was cancelled")
 	// ErrInvalidArgument reports an element of the wrong type or shape, or a

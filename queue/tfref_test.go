@@ -214,7 +214,7 @@ func tfRun(ctx context.Context, q Queue, kind string, op []json.RawMessage, dtyp
 	case "close":
 		var cancelPending bool
 		json.Unmarshal(op[1], &cancelPending)
-		return nil, q.Close(ctx, cancelPending)
+		return nil, closeQueue(ctx, q, cancelPending)
 	}
 	return nil, nil // "size"
 }

@@ -56,7 +56,7 @@
 //     SQ-03) unnecessary; the batch size given to NextN replaces a fed
 //     batch size tensor.
 //   - A Prefetch takes its capacity token before inserting anything, and a
-//     plain Close waits for the Prefetch calls in progress (bounded by its
+//     Close waits for the Prefetch calls in progress (bounded by its
 //     context) before closing the barrier, so every example a prefetch
 //     goroutine has read is delivered. TensorFlow inserts an example's data
 //     before waiting for capacity and only its initial states after.

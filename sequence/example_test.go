@@ -31,7 +31,7 @@ func Example() {
 			panic(err)
 		}
 	}
-	saver.Close(ctx, false) // no more examples; the started ones finish
+	saver.Close(ctx) // no more examples; the started ones finish
 
 	for b, err := range saver.All(ctx) {
 		if err != nil {

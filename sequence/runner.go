@@ -56,7 +56,8 @@ func (q runnerQueue) Name() string                                     { return 
 func (q runnerQueue) DTypes() []tensor.DType                           { return q.s.barrier.DTypes() }
 func (q runnerQueue) Shapes() []tensor.Shape                           { return q.s.barrier.Shapes() }
 func (q runnerQueue) Names() []string                                  { return nil }
-func (q runnerQueue) Close(ctx context.Context, cancel bool) error     { return q.s.Close(ctx, cancel) }
+func (q runnerQueue) Close(ctx context.Context) error                  { return q.s.Close(ctx) }
+func (q runnerQueue) CloseNow(ctx context.Context) error               { return q.s.CloseNow(ctx) }
 func (q runnerQueue) IsClosed() bool                                   { return q.s.IsClosed() }
 func (q runnerQueue) Size() int                                        { return q.s.barrier.ReadySize() }
 func (q runnerQueue) Capacity() int                                    { return q.s.tokens.Capacity() }

@@ -84,7 +84,7 @@ func TestEnqueueAcrossServerRestart(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("EnqueueStrings across a restart: %v", err)
 	}
-	if err := q.Close(ctx, false); err != nil {
+	if err := q.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(ctx, q)

@@ -19,7 +19,7 @@
 // closes the queue:
 //
 //	q.EnqueueStrings(ctx, files...) // or Enqueue / EnqueueMany with tensors
-//	q.Close(ctx, false)
+//	q.Close(ctx)
 //
 // and each worker reads units until end of input, acknowledging each unit
 // when it has read it to the end:
@@ -126,7 +126,7 @@
 //     arrival order across workers, and with several producers the
 //     capacity is a soft limit, overshot by at most what each producer saw
 //     free at once.
-//   - A non-cancelling Close waits for the enqueues blocked on its own
+//   - A Close waits for the enqueues blocked on its own
 //     handle; enqueues blocked on other hosts fail with queue.ErrClosed
 //     when they next read the flag, and one racing a Close from another
 //     host may still land after it (it is then left in the stream after

@@ -43,8 +43,8 @@ type Queue struct {
 	credit    int            // units that fit before the capacity is read again
 	enqueuing int            // enqueue calls under way
 	enqIdle   chan struct{}  // closed when enqueuing drops to 0
-	closing   bool           // a non-cancelling Close waits or has run
-	cancel    chan struct{}  // closed by a cancelling Close
+	closing   bool           // a Close waits or has run
+	cancel    chan struct{}  // closed by a CloseNow
 	cancelled bool
 }
 

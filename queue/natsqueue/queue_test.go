@@ -35,7 +35,7 @@ func TestFIFOSingleConsumer(t *testing.T) {
 	if got := q.Size(); got != 20 {
 		t.Fatalf("Size = %d, want 20", got)
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, q)
@@ -101,7 +101,7 @@ func TestConsumersShareUnits(t *testing.T) {
 	}
 	wg.Go(func() {
 		if errs[workers] = producer.EnqueueStrings(bg, units(n)...); errs[workers] == nil {
-			errs[workers] = producer.Close(bg, false)
+			errs[workers] = producer.Close(bg)
 		}
 	})
 	wg.Wait()
@@ -152,7 +152,7 @@ func TestDedupOnDoubleEnqueue(t *testing.T) {
 	if got := e1.Size(); got != 3 {
 		t.Fatalf("epoch 1 Size = %d, want 3", got)
 	}
-	if err := a.Close(bg, false); err != nil {
+	if err := a.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, a)
@@ -199,7 +199,7 @@ func TestCapacityBlocksThenProceeds(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Enqueue still blocked after the ack")
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, q)
@@ -220,17 +220,17 @@ func TestCloseDrainsThenEOF(t *testing.T) {
 	if q.IsClosed() {
 		t.Fatal("IsClosed before Close")
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Close(bg, false); !errors.Is(err, queue.ErrClosed) || err.Error() != "Queue 'filenames' is already closed.: queue is closed" {
+	if err := q.Close(bg); !errors.Is(err, queue.ErrClosed) || err.Error() != "Queue 'filenames' is already closed.: queue is closed" {
 		t.Fatalf("second Close = %v", err)
 	}
-	if err := other.Close(bg, false); !errors.Is(err, queue.ErrClosed) {
+	if err := other.Close(bg); !errors.Is(err, queue.ErrClosed) {
 		t.Fatalf("Close on another handle = %v", err)
 	}
-	if err := other.Close(bg, true); err != nil {
-		t.Fatalf("cancelling Close of a closed queue = %v", err)
+	if err := other.CloseNow(bg); err != nil {
+		t.Fatalf("CloseNow of a closed queue = %v", err)
 	}
 	if !other.IsClosed() {
 		t.Fatal("IsClosed false on another handle")
@@ -287,7 +287,7 @@ func TestDequeueManyAtEnd(t *testing.T) {
 	if err != nil || !slices.Equal(stringsOf(e), []string{"a", "b"}) {
 		t.Fatalf("DequeueMany(2) = %v, %v", e, err)
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	_, err = q.DequeueMany(bg, 4)
@@ -344,8 +344,8 @@ func blockedDequeues(t *testing.T, url, name string) func() bool {
 	}
 }
 
-// A cancelling Close fails this handle's blocked enqueues at once; a
-// non-cancelling one waits for them; a cancelling Close also cancels a
+// A CloseNow fails this handle's blocked enqueues at once; a
+// non-cancelling one waits for them; a CloseNow also cancels a
 // non-cancelling one waiting behind enqueues.
 func TestCancelClose(t *testing.T) {
 	_, mk := setup(t)
@@ -357,7 +357,7 @@ func TestCancelClose(t *testing.T) {
 	go func() { blocked <- q.EnqueueStrings(bg, "b") }()
 	waitFor(t, "the enqueue to begin", func() bool { return q.Enqueuing() == 1 })
 	closed := make(chan error, 1)
-	go func() { closed <- q.Close(bg, false) }()
+	go func() { closed <- q.Close(bg) }()
 	waitFor(t, "the Close to begin", q.Closing)
 	if q.IsClosed() {
 		t.Fatal("IsClosed true while Close waits behind an enqueue (Q-56)")
@@ -366,8 +366,8 @@ func TestCancelClose(t *testing.T) {
 		t.Fatalf("Enqueue behind a waiting Close = %v", err)
 	}
 	// The blocked calls wait for room that never comes; only the
-	// cancelling Close ends them.
-	if err := q.Close(bg, true); err != nil {
+	// CloseNow ends them.
+	if err := q.CloseNow(bg); err != nil {
 		t.Fatal(err)
 	}
 	for _, ch := range []chan error{blocked, closed} {
@@ -389,7 +389,7 @@ func TestCancelClose(t *testing.T) {
 	}
 }
 
-// A non-cancelling Close waits for a blocked enqueue, which completes.
+// A Close waits for a blocked enqueue, which completes.
 func TestCloseWaitsForBlockedEnqueue(t *testing.T) {
 	_, mk := setup(t)
 	q := mk("wait", natsqueue.Capacity(1))
@@ -400,7 +400,7 @@ func TestCloseWaitsForBlockedEnqueue(t *testing.T) {
 	go func() { blocked <- q.EnqueueStrings(bg, "b") }()
 	waitFor(t, "the enqueue to begin", func() bool { return q.Enqueuing() == 1 })
 	closed := make(chan error, 1)
-	go func() { closed <- q.Close(bg, false) }()
+	go func() { closed <- q.Close(bg) }()
 	waitFor(t, "the Close to begin", q.Closing)
 	if _, err := q.Dequeue(bg); err != nil {
 		t.Fatal(err)
@@ -457,7 +457,7 @@ func TestContextCancelsBlockedCalls(t *testing.T) {
 		t.Fatalf("Enqueue took %v to see its context cancelled", d)
 	}
 	// The cancelled dequeue took nothing: "a" is next, and "b" never went in.
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, q)

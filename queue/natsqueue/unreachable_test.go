@@ -38,8 +38,8 @@ var calls = []call{
 		return q.Ack(ctx, queue.Element{tensor.Scalar([]byte("held"))})
 	}},
 	{"State", func(ctx context.Context, q *natsqueue.Queue) error { _, err := q.State(ctx); return err }},
-	{"Close", func(ctx context.Context, q *natsqueue.Queue) error { return q.Close(ctx, false) }},
-	{"Close cancelling", func(ctx context.Context, q *natsqueue.Queue) error { return q.Close(ctx, true) }},
+	{"Close", func(ctx context.Context, q *natsqueue.Queue) error { return q.Close(ctx) }},
+	{"Close cancelling", func(ctx context.Context, q *natsqueue.Queue) error { return q.CloseNow(ctx) }},
 }
 
 // run runs c and fails the test if it does not return within a generous
@@ -146,9 +146,9 @@ func TestServerGoneEveryCallFails(t *testing.T) {
 				t.Fatalf("WorkDone with the server back: %v", err)
 			}
 			// Close(ctx, false) would report the queue closed: the
-			// cancelling Close above cancelled this handle's enqueues for
+			// CloseNow above cancelled this handle's enqueues for
 			// good, though it could not write the flag.
-			if err := q.Close(ctx, true); err != nil {
+			if err := q.CloseNow(ctx); err != nil {
 				t.Fatalf("Close with the server back: %v", err)
 			}
 			got, err := drain(ctx, q)
