@@ -90,7 +90,11 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 			yield(nil, err)
 			return
 		}
-		defer r.p.Stop()
+		// The pipeline is stopped and joined even when ctx has ended, so
+		// that no goroutine outlives the loop; the grace period bounds
+		// the wait.
+		joinCtx := context.WithoutCancel(ctx)
+		defer r.p.Stop(joinCtx)
 		var last queue.Element
 		for {
 			if r.pool != nil && last != nil {
@@ -105,9 +109,9 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 				// consumer saw of it (a closed queue).
 				var jerr error
 				if errors.Is(err, io.EOF) && ctx.Err() == nil {
-					jerr = r.p.Join()
+					jerr = r.p.Join(joinCtx)
 				} else {
-					jerr = r.p.Stop()
+					jerr = r.p.Stop(joinCtx)
 				}
 				switch {
 				case jerr != nil:
@@ -205,7 +209,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings) (*run, err
 		return nil, err
 	}
 	if err := p.Start(ctx); err != nil {
-		p.Stop()
+		p.Stop(ctx)
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
 	return &run{p: p, out: out, pool: pl}, nil

@@ -66,7 +66,7 @@ func TestTensorFlowNames(t *testing.T) {
 		r.Start(t.Context(), c)
 		synctest.Wait()
 		c.RequestStop(nil)
-		err := c.Join(time.Second)
+		err := c.Join(t.Context(), time.Second)
 		if !errors.Is(err, ErrStillRunning) {
 			t.Fatalf("Join = %v", err)
 		}
@@ -108,7 +108,7 @@ func TestTensorFlowNames(t *testing.T) {
 			t.Errorf("goroutines %v, TensorFlow's threads %v", names, want)
 		}
 		c.RequestStop(nil)
-		c.Join(2 * time.Hour)
+		c.Join(t.Context(), 2*time.Hour)
 	})
 }
 
@@ -151,7 +151,7 @@ func TestTensorFlowCascade(t *testing.T) {
 			t.Errorf("dequeue %d = %v, TensorFlow %v", i, got[i], want)
 		}
 	}
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -99,7 +99,7 @@ func ExampleBatchSequencesWithStates() {
 			panic(err)
 		}
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		panic(err)
 	}
 	// Output:
