@@ -73,7 +73,7 @@ func TestStopWhileBlocked(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait() // top queue full, bucket queue full, mover blocked
-		if n := b.Queue().Size(); n != 1 {
+		if n := b.Queue().(queue.Sizer).Size(); n != 1 {
 			t.Fatalf("top queue holds %d batches, want 1", n)
 		}
 		start := time.Now()

@@ -20,6 +20,18 @@ type Step func(ctx context.Context) error
 // ErrNoQueue is returned by NewQueueRunner without a queue or steps.
 var ErrNoQueue = errors.New("coord: must provide queue and enqueue steps")
 
+// A Closer is what a QueueRunner needs of the queue it fills: a name, for
+// its goroutines' names, and the two ways to close it (see queue.Queue),
+// Close when the steps' input has ended and CloseNow when the coordinator
+// stops. Every queue.Queue is a Closer; so is sequence.StateSaver, which
+// TensorFlow too runs under a QueueRunner, and a group of queues that one
+// runner's steps fill together.
+type Closer interface {
+	Name() string
+	Close(ctx context.Context) error
+	CloseNow(ctx context.Context) error
+}
+
 // A QueueRunner runs a queue's enqueue steps in goroutines, TensorFlow's
 // tf.train.QueueRunner. Each step gets a goroutine that calls it in a loop
 // until the coordinator stops, the step reports end of input or a closed
@@ -28,7 +40,7 @@ var ErrNoQueue = errors.New("coord: must provide queue and enqueue steps")
 // see end of input. When the coordinator stops, the runner closes the
 // queue with CloseNow, failing any enqueue still blocked on it.
 type QueueRunner struct {
-	q         queue.Queue
+	q         Closer
 	steps     []Step
 	stepNames []string
 	isClosed  func(error) bool
@@ -66,7 +78,7 @@ func QueueClosedErrors(errs ...error) RunnerOption {
 
 // NewQueueRunner returns a runner for q that runs steps. It fails with
 // ErrNoQueue if q is nil or there are no steps.
-func NewQueueRunner(q queue.Queue, steps []Step, opts ...RunnerOption) (*QueueRunner, error) {
+func NewQueueRunner(q Closer, steps []Step, opts ...RunnerOption) (*QueueRunner, error) {
 	if q == nil || len(steps) == 0 {
 		return nil, ErrNoQueue
 	}
@@ -83,9 +95,6 @@ func NewQueueRunner(q queue.Queue, steps []Step, opts ...RunnerOption) (*QueueRu
 
 // Name returns the name of the runner's queue.
 func (r *QueueRunner) Name() string { return r.q.Name() }
-
-// Queue returns the queue the runner fills.
-func (r *QueueRunner) Queue() queue.Queue { return r.q }
 
 // Errs returns the errors steps failed with while the runner had no
 // coordinator (TensorFlow's exceptions_raised).

@@ -159,6 +159,24 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// A queue that is not a queue.Sizer (a remote one) is reported by name
+// only: no size, capacity or fullness is made up for it.
+func TestMetricsWithoutSizer(t *testing.T) {
+	m := metricsOf(remoteQueue{name: "shared_files"}, 0)
+	if m != (QueueMetrics{Name: "shared_files"}) {
+		t.Fatalf("metrics %+v", m)
+	}
+}
+
+// remoteQueue is a queue.Queue that, like natsqueue's, is not a Sizer.
+// Only Name is called; the embedded nil interface stands for the rest.
+type remoteQueue struct {
+	queue.Queue
+	name string
+}
+
+func (q remoteQueue) Name() string { return q.name }
+
 // The options a kind of stage takes are kept from it by their types
 // (options_test.go); the few that only some stages of a kind take are
 // rejected by Start.

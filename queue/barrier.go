@@ -168,7 +168,7 @@ func (b *Barrier) IncompleteSize() int {
 	return len(b.incomplete)
 }
 
-// IsClosed reports whether Close has been called.
+// IsClosed reports whether Close or CloseNow has been called.
 func (b *Barrier) IsClosed() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()

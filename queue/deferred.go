@@ -148,23 +148,13 @@ func (d *Deferred) Shapes() []tensor.Shape {
 	return nil
 }
 
-// Size returns the real queue's size; 0 before it exists.
+// Size returns the real queue's size if it is a Sizer, else 0; 0 before
+// it exists.
 func (d *Deferred) Size() int {
-	if q := d.Queue(); q != nil {
+	if q, ok := d.Queue().(Sizer); ok {
 		return q.Size()
 	}
 	return 0
-}
-
-// IsClosed reports whether the real queue, or before it the Deferred, is
-// closed.
-func (d *Deferred) IsClosed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.q != nil {
-		return d.q.IsClosed()
-	}
-	return d.closed
 }
 
 // Stats returns the real queue's traffic counters, for metrics; zero

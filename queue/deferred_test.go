@@ -9,7 +9,7 @@ import (
 	"github.com/sluiceml/sluice/tensor"
 )
 
-func int64FIFO(t *testing.T) Queue {
+func int64FIFO(t *testing.T) *FIFO {
 	t.Helper()
 	q, err := NewFIFO(2, []tensor.DType{tensor.Int64}, Shapes(tensor.Shape{}))
 	if err != nil {
@@ -22,8 +22,8 @@ func int64FIFO(t *testing.T) Queue {
 // enqueues without a create func fail, and a close is remembered.
 func TestDeferredBeforeSet(t *testing.T) {
 	d := NewDeferred("FIFOQueue", "s/bucket_queue_0", 2, nil, nil)
-	if d.DTypes() != nil || d.Shapes() != nil || d.Names() != nil || d.Size() != 0 || d.IsClosed() || d.Queue() != nil {
-		t.Errorf("unset queue: %v %v %v %d %v", d.DTypes(), d.Shapes(), d.Names(), d.Size(), d.IsClosed())
+	if d.DTypes() != nil || d.Shapes() != nil || d.Names() != nil || d.Size() != 0 || d.Capacity() != 2 || d.Queue() != nil {
+		t.Errorf("unset queue: %v %v %v %d %d", d.DTypes(), d.Shapes(), d.Names(), d.Size(), d.Capacity())
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -55,7 +55,7 @@ func TestDeferredBeforeSet(t *testing.T) {
 	// enqueue fails as into any closed queue.
 	q := int64FIFO(t)
 	d.Set(q)
-	if !q.IsClosed() || !d.IsClosed() {
+	if !q.IsClosed() {
 		t.Error("real queue not closed")
 	}
 	if err := d.Enqueue(t.Context(), Element{tensor.Scalar[int64](1)}); !errors.Is(err, ErrClosed) {

@@ -48,6 +48,21 @@
 // already inserted stay, as in TensorFlow. A call that can complete at
 // once does so even if its context has ended.
 //
+// # What the Queue interface holds
+//
+// Queue holds what a pipeline's stages call on a queue they were given:
+// its name, component types, shapes and names, the five ways to move
+// elements, Close and CloseNow. It leaves out what not every queue can
+// answer honestly. Size and Capacity form Sizer, which the queues of this
+// package implement and natsqueue's, whose count lives on a server and is
+// read by a State call that takes a context and can fail, does not; the
+// pipeline's metrics type-assert it. IsClosed is a method of this
+// package's queues only: no stage decides by it (each learns of a close
+// from the ErrClosed or io.EOF of its next call), and a remote queue could
+// only guess. A queue runner needs less still, a name and the two ways to
+// close (coord.Closer), so that a state saver or a group of queues runs
+// under one without pretending to move elements.
+//
 // Each queue counts its traffic for the pipeline's metrics: Stats reports
 // the elements enqueued and dequeued and the time callers spent blocked,
 // from atomic counters, without taking the queue's lock.

@@ -31,7 +31,7 @@ func FuzzOperations(f *testing.F) {
 		}
 		capacity := int(data[0]&7) + 1
 		pad := data[0]&0x80 != 0
-		var q Queue
+		var q local
 		var err error
 		if pad {
 			q, err = NewPaddingFIFO(capacity, i32, []tensor.Shape{{tensor.Unknown}}, Name("fz"))

@@ -16,6 +16,14 @@ var (
 	bg   = context.Background()
 )
 
+// local is what every queue of this package is: tests that run over
+// several kinds use it to look at sizes and the closed flag.
+type local interface {
+	Queue
+	Sizer
+	IsClosed() bool
+}
+
 func sc(v int32) Element { return Element{tensor.Scalar(v)} }
 
 func vec(vs ...int32) Element { return Element{tensor.New(vs)} }

@@ -12,13 +12,18 @@ import (
 // component has an extra leading dimension, the batch dimension.
 type Element []tensor.Tensor
 
-// Queue is the interface shared by FIFO, PaddingFIFO, RandomShuffle and
-// Priority queues. Every method is safe for concurrent use.
+// Queue is what the stages of a pipeline need of a queue: its name and
+// component types, shapes and names, the five ways to move elements, and
+// the two ways to close it. FIFO, PaddingFIFO, RandomShuffle and Priority
+// implement it, as does natsqueue.Queue, whose elements live on a server.
+// Every method is safe for concurrent use.
 //
 // Blocking methods take a context: when it is cancelled or its deadline
 // passes, the call returns an error that wraps ctx.Err() and the queue is
 // left as if the call had never been made (TensorFlow's session close and
 // op timeouts).
+//
+// How full a queue is belongs to Sizer, which not every Queue can be.
 type Queue interface {
 	// Name returns the queue's name, as its error messages print it.
 	Name() string
@@ -53,11 +58,17 @@ type Queue interface {
 	// already blocked fail at once with ErrCancelled (TensorFlow's
 	// cancel_pending_enqueues=True). It does not wait for them.
 	CloseNow(ctx context.Context) error
-	// IsClosed reports whether Close has been called.
-	IsClosed() bool
+}
+
+// A Sizer is a queue that knows at once, without asking anyone and so
+// without failing, how many elements it holds and how many it can hold:
+// the queues of this package. A pipeline's metrics report the queues that
+// are Sizers. natsqueue.Queue is not one: its count lives on a server,
+// and its State takes a context and can fail.
+type Sizer interface {
 	// Size returns the number of elements in the queue.
 	Size() int
-	// Capacity returns the maximum number of elements the queue holds.
+	// Capacity returns the most elements the queue holds.
 	Capacity() int
 }
 

@@ -16,7 +16,7 @@ func TestSharedQueues(t *testing.T) {
 		t.Fatalf("Q-49: %v", err)
 	}
 	q1.Enqueue(bg, sc(7))
-	if q2.Size() != 1 || val(q2.Dequeue(bg)) != 7 {
+	if q2.(Sizer).Size() != 1 || val(q2.Dequeue(bg)) != 7 {
 		t.Fatal("Q-49: not the same queue")
 	}
 	mismatches := []struct {

@@ -128,7 +128,7 @@ func mustJSON(v any) []byte {
 
 // tfQueue builds the queue a scenario describes: [kind, capacity, dtypes,
 // shapes or null (null dimensions unknown), min_after_dequeue].
-func tfQueue(t *testing.T, spec []json.RawMessage) (q Queue, shuffled bool) {
+func tfQueue(t *testing.T, spec []json.RawMessage) (q local, shuffled bool) {
 	var kind string
 	var capacity, mad int
 	var dtypeNames []string

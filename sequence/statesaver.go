@@ -164,7 +164,7 @@ func (s *StateSaver) Barrier() *queue.Barrier { return s.barrier }
 
 // CapacityQueue returns the queue of tokens that bounds the number of
 // active examples (SQ-13): its size is the number of examples held.
-func (s *StateSaver) CapacityQueue() queue.Queue { return s.tokens }
+func (s *StateSaver) CapacityQueue() *queue.FIFO { return s.tokens }
 
 // Prefetch adds one example, TensorFlow's prefetch_op: it checks the
 // example, splits it into segments and inserts them, with the initial
@@ -434,7 +434,7 @@ func (s *StateSaver) isCancelled() bool {
 	return s.cancelled
 }
 
-// IsClosed reports whether Close was called.
+// IsClosed reports whether Close or CloseNow was called.
 func (s *StateSaver) IsClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -73,7 +73,7 @@ func TestEnqueueAcrossServerRestart(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- q.EnqueueStrings(ctx, want...) }()
 	// Restart once part of the list is stored.
-	for q.Size() < n/10 {
+	for state(t, q).Pending < n/10 {
 		select {
 		case err := <-done:
 			t.Fatalf("the enqueue finished (%v) before the restart; make n larger", err)

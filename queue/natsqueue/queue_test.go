@@ -32,8 +32,8 @@ func TestFIFOSingleConsumer(t *testing.T) {
 	if err := q.EnqueueMany(bg, strings(want...)); err != nil {
 		t.Fatal(err)
 	}
-	if got := q.Size(); got != 20 {
-		t.Fatalf("Size = %d, want 20", got)
+	if got := state(t, q).Pending; got != 20 {
+		t.Fatalf("Pending = %d, want 20", got)
 	}
 	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
@@ -45,9 +45,19 @@ func TestFIFOSingleConsumer(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
-	if q.Held() != 0 || q.Size() != 0 {
-		t.Fatalf("Held %d, Size %d after the drain", q.Held(), q.Size())
+	if st := state(t, q); q.Held() != 0 || st.Pending != 0 || st.Unacked != 0 {
+		t.Fatalf("Held %d, %+v after the drain", q.Held(), st)
 	}
+}
+
+// state returns q's State, failing the test if the server does not answer.
+func state(t *testing.T, q *natsqueue.Queue) natsqueue.State {
+	t.Helper()
+	st, err := q.State(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 func TestInterface(t *testing.T) {
@@ -56,6 +66,10 @@ func TestInterface(t *testing.T) {
 	if q.Name() != "input_producer/scope name" || q.Capacity() != 7 || q.Names() != nil ||
 		!slices.Equal(q.DTypes(), []tensor.DType{tensor.String}) || len(q.Shapes()) != 1 || len(q.Shapes()[0]) != 0 {
 		t.Fatalf("metadata: %q %d %v %v %v", q.Name(), q.Capacity(), q.Names(), q.DTypes(), q.Shapes())
+	}
+	// Its size is known only by asking the server: State, not Size.
+	if _, ok := any(q).(queue.Sizer); ok {
+		t.Error("a natsqueue.Queue claims to be a queue.Sizer")
 	}
 	for _, bad := range []queue.Element{
 		{tensor.Scalar(int32(1))},
@@ -141,16 +155,16 @@ func TestDedupOnDoubleEnqueue(t *testing.T) {
 	if err := c.EnqueueStrings(bg, list...); err != nil {
 		t.Fatal(err)
 	}
-	if got := a.Size(); got != len(list) {
-		t.Fatalf("Size = %d after three enqueues of one list, want %d", got, len(list))
+	if got := state(t, a).Pending; got != len(list) {
+		t.Fatalf("Pending = %d after three enqueues of one list, want %d", got, len(list))
 	}
 	// Another epoch of the same name is a different queue.
 	e1 := mk("dedup", natsqueue.Epoch(1))
 	if err := e1.EnqueueStrings(bg, list[:3]...); err != nil {
 		t.Fatal(err)
 	}
-	if got := e1.Size(); got != 3 {
-		t.Fatalf("epoch 1 Size = %d, want 3", got)
+	if got := state(t, e1).Pending; got != 3 {
+		t.Fatalf("epoch 1 Pending = %d, want 3", got)
 	}
 	if err := a.Close(bg); err != nil {
 		t.Fatal(err)
@@ -217,8 +231,8 @@ func TestCloseDrainsThenEOF(t *testing.T) {
 	if err := q.EnqueueStrings(bg, "x", "y"); err != nil {
 		t.Fatal(err)
 	}
-	if q.IsClosed() {
-		t.Fatal("IsClosed before Close")
+	if state(t, q).Closed {
+		t.Fatal("closed before Close")
 	}
 	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
@@ -232,8 +246,8 @@ func TestCloseDrainsThenEOF(t *testing.T) {
 	if err := other.CloseNow(bg); err != nil {
 		t.Fatalf("CloseNow of a closed queue = %v", err)
 	}
-	if !other.IsClosed() {
-		t.Fatal("IsClosed false on another handle")
+	if !state(t, other).Closed {
+		t.Fatal("not closed on another handle")
 	}
 	for _, h := range []*natsqueue.Queue{q, other} {
 		err := h.EnqueueStrings(bg, "z")
@@ -359,8 +373,8 @@ func TestCancelClose(t *testing.T) {
 	closed := make(chan error, 1)
 	go func() { closed <- q.Close(bg) }()
 	waitFor(t, "the Close to begin", q.Closing)
-	if q.IsClosed() {
-		t.Fatal("IsClosed true while Close waits behind an enqueue (Q-56)")
+	if state(t, q).Closed {
+		t.Fatal("closed while Close waits behind an enqueue (Q-56)")
 	}
 	if err := q.EnqueueStrings(bg, "late"); !errors.Is(err, queue.ErrClosed) {
 		t.Fatalf("Enqueue behind a waiting Close = %v", err)
@@ -380,7 +394,7 @@ func TestCancelClose(t *testing.T) {
 			t.Fatal("blocked call not cancelled")
 		}
 	}
-	if !q.IsClosed() {
+	if !state(t, q).Closed {
 		t.Fatal("not closed")
 	}
 	got, err := drain(bg, q)

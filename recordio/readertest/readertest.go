@@ -46,7 +46,7 @@ type Case struct {
 // error carries (READERS.md §1).
 const eofText = "is closed and has insufficient elements (requested 1, current size 0)"
 
-func workQueue(t *testing.T, units []string, closed bool) queue.Queue {
+func workQueue(t *testing.T, units []string, closed bool) *queue.FIFO {
 	t.Helper()
 	q, err := queue.NewFIFO(len(units)+1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 	if err != nil {
