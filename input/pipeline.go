@@ -139,8 +139,8 @@ func (p *Pipeline) Join(ctx context.Context) error {
 // queue, waits for the goroutines to finish, and returns the first error
 // any of them met before the stop. Consumers blocked on a batch get end of
 // input once the queue is drained. ctx bounds only the wait, as for Join:
-// the stop is requested whatever its state. A deferred Stop therefore
-// usually takes context.WithoutCancel of a context that may have ended.
+// the stop is requested whatever its state, so a Stop whose context has
+// ended still stops every goroutine, without waiting for them.
 func (p *Pipeline) Stop(ctx context.Context) error {
 	p.coord.RequestStop(nil)
 	return p.Join(ctx)

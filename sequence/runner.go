@@ -44,3 +44,6 @@ func (s *StateSaver) QueueRunner(numThreads int, step Step) (*coord.QueueRunner,
 	// TensorFlow's does: it needs only its name and its two ways to close.
 	return coord.NewQueueRunner(s, steps, coord.StepNames(names...))
 }
+
+// A state saver runs under a queue runner as it is.
+var _ coord.Closer = (*StateSaver)(nil)

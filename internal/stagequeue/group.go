@@ -1,22 +1,24 @@
-package queue
+package stagequeue
 
 import (
 	"context"
 	"errors"
+
+	"github.com/sluiceml/sluice/queue"
 )
 
 // A Group closes several queues as one, for a queue runner whose steps
 // enqueue into any of them — a bucketing stage's bucket queues, a
 // sampler's per-class queues — so that the end of the runner's input
-// closes them all. It moves no elements and is not a Queue: a runner
-// needs only a name and the two ways to close.
+// closes them all. It moves no elements and is not a queue.Queue: a runner
+// needs only a name and the two ways to close (coord.Closer).
 type Group struct {
 	name   string
-	queues []Queue
+	queues []queue.Queue
 }
 
 // NewGroup returns a Group of queues.
-func NewGroup(name string, queues ...Queue) *Group {
+func NewGroup(name string, queues ...queue.Queue) *Group {
 	return &Group{name: name, queues: queues}
 }
 
@@ -25,16 +27,16 @@ func (g *Group) Name() string { return g.name }
 
 // Close closes every queue of the group; their errors are joined.
 func (g *Group) Close(ctx context.Context) error {
-	return g.each(func(q Queue) error { return q.Close(ctx) })
+	return g.each(func(q queue.Queue) error { return q.Close(ctx) })
 }
 
 // CloseNow closes every queue of the group at once; their errors are
 // joined.
 func (g *Group) CloseNow(ctx context.Context) error {
-	return g.each(func(q Queue) error { return q.CloseNow(ctx) })
+	return g.each(func(q queue.Queue) error { return q.CloseNow(ctx) })
 }
 
-func (g *Group) each(f func(Queue) error) error {
+func (g *Group) each(f func(queue.Queue) error) error {
 	var errs []error
 	for _, q := range g.queues {
 		errs = append(errs, f(q))
