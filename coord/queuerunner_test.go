@@ -253,7 +253,7 @@ func TestQueueRunnerLastOneCloses(t *testing.T) {
 		if !q.IsClosed() || c.ShouldStop() {
 			t.Fatalf("closed %v stopped %v", q.IsClosed(), c.ShouldStop())
 		}
-		// Closed without cancel: what is in the queue stays for the
+		// Closed with Close: what is in the queue stays for the
 		// consumers, who then see end of input.
 		if _, err := q.Dequeue(t.Context()); !errors.Is(err, io.EOF) {
 			t.Fatalf("got %v", err)

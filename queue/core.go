@@ -195,9 +195,10 @@ func (q *core) Size() int {
 	return q.s.len()
 }
 
-// IsClosed reports whether the queue is closed. As in TensorFlow, a
-// Close that waits behind blocked enqueues closes the queue
-// only when it runs, so until then IsClosed is false.
+// IsClosed reports whether the queue is closed. As in TensorFlow, a Close
+// that waits behind blocked enqueues closes the queue only when it runs,
+// so until then IsClosed is false. It is not part of the Queue interface:
+// stages learn of a close from their next call's ErrClosed or io.EOF.
 func (q *core) IsClosed() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()

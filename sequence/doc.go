@@ -37,8 +37,8 @@
 //	}
 //
 // Capacity bounds the number of examples held at once: Prefetch blocks
-// while that many have segments left. Close ends the input; without
-// cancel the examples already started still finish.
+// while that many have segments left. Close ends the input and lets the
+// examples already started finish; CloseNow drops those not yet ready.
 //
 // BatchSequencesWithStates builds the whole stage on an input.Pipeline:
 // prefetch goroutines run a Step as a queue runner of the pipeline, pad

@@ -17,9 +17,9 @@ type Step func(ctx context.Context) (Input, error)
 // TensorFlow's example wraps a SequenceQueueingStateSaver in a QueueRunner:
 // numThreads goroutines each call step and Prefetch its example, over and
 // over. When the last of them sees end of input the state saver is closed
-// without cancel, so the examples already started finish and Next then
-// reports end of input; when the coordinator stops, it is closed with
-// cancel. Start it with coord.StartAll or add it to a pipeline.
+// with Close, so the examples already started finish and Next then reports
+// end of input; when the coordinator stops, it is closed with CloseNow.
+// Start it with coord.StartAll or add it to a pipeline.
 func (s *StateSaver) QueueRunner(numThreads int, step Step) (*coord.QueueRunner, error) {
 	if numThreads <= 0 {
 		return nil, invalidf("sequence: num_threads must be positive, not %d", numThreads)

@@ -89,8 +89,8 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	return nil
 }
 
-// beginEnqueue counts an enqueue call under way, so that a non-cancelling
-// Close waits for it, or fails it if a Close already runs.
+// beginEnqueue counts an enqueue call under way, so that a Close waits
+// for it, or fails it if a Close already runs.
 func (q *Queue) beginEnqueue() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -358,9 +358,8 @@ func blockedDequeues(t *testing.T, url, name string) func() bool {
 	}
 }
 
-// A CloseNow fails this handle's blocked enqueues at once; a
-// non-cancelling one waits for them; a CloseNow also cancels a
-// non-cancelling one waiting behind enqueues.
+// CloseNow fails this handle's blocked enqueues at once, where Close waits
+// for them; CloseNow also cancels a Close waiting behind enqueues.
 func TestCancelClose(t *testing.T) {
 	_, mk := setup(t)
 	q := mk("cancel", natsqueue.Capacity(1))
