@@ -190,14 +190,14 @@ func seedPipeline(ctx context.Context, files []string) (int64, error) {
 	var sum int64
 	for b, err := range batches.All(ctx) {
 		if err != nil {
-			p.Stop()
+			p.Stop(ctx)
 			return 0, err
 		}
 		for _, v := range b.Int64("label") {
 			sum += v
 		}
 	}
-	return sum, p.Join()
+	return sum, p.Join(ctx)
 }
 
 // cpuTime returns the process's user and system CPU time so far.

@@ -119,8 +119,9 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 // A run is one iteration's pipeline.
 type run struct {
 	p    *input.Pipeline
-	out  queue.Queue // whole batches, in the layout's components
-	kind string      // the data set's, for messages
+	out  queue.Queue     // whole batches, in the layout's components
+	kind string          // the data set's, for messages
+	ctx  context.Context // the iteration's
 }
 
 // check reports a build error of the data set, or an option or batch
@@ -198,10 +199,10 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		return nil, err
 	}
 	if err := p.Start(ctx); err != nil {
-		p.Stop()
+		p.Stop(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
-	return &run{p: p, out: out, kind: d.kind}, nil
+	return &run{p: p, out: out, kind: d.kind, ctx: ctx}, nil
 }
 
 // A pool lends decoders that write each batch over the one they decoded

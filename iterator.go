@@ -134,7 +134,10 @@ func (it *Iterator) stop() {
 	it.eng.stop()
 }
 
-func (r *run) stop() { r.p.Stop() }
+// stop stops and joins the pipeline even when the iteration's context has
+// ended, so that no goroutine outlives it; the grace period bounds the
+// wait.
+func (r *run) stop() { r.p.Stop(context.WithoutCancel(r.ctx)) }
 
 // checkpoint fails: the default engine's order depends on timing.
 func (r *run) checkpoint(context.Context, int64) ([]byte, error) { return nil, ErrNotDeterministic }
@@ -150,10 +153,11 @@ func (r *run) next(ctx context.Context) (queue.Element, error) {
 	// The first error of any stage wins over what the consumer saw of
 	// it (a closed queue).
 	var jerr error
+	joinCtx := context.WithoutCancel(ctx)
 	if errors.Is(err, io.EOF) && ctx.Err() == nil {
-		jerr = r.p.Join()
+		jerr = r.p.Join(joinCtx)
 	} else {
-		jerr = r.p.Stop()
+		jerr = r.p.Stop(joinCtx)
 	}
 	switch {
 	case jerr != nil:

@@ -274,7 +274,7 @@ func TestNames(t *testing.T) {
 						t.Fatal(err)
 					}
 					_, err := next(t.Context())
-					p.Stop()
+					p.Stop(t.Context())
 					if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 						t.Fatalf("error %v, want one saying %q", err, c.wantErr)
 					}

@@ -54,7 +54,7 @@ func TestNextContext(t *testing.T) {
 			case time.Since(start) != time.Second:
 				t.Errorf("Next returned after %v, want 1s", time.Since(start))
 			}
-			if err := p.Stop(); err != nil {
+			if err := p.Stop(t.Context()); err != nil {
 				t.Errorf("Stop: %v", err)
 			}
 		})
@@ -73,11 +73,11 @@ func TestStopWhileBlocked(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait() // top queue full, bucket queue full, mover blocked
-		if n := b.Queue().Size(); n != 1 {
+		if n := b.Queue().(queue.Sizer).Size(); n != 1 {
 			t.Fatalf("top queue holds %d batches, want 1", n)
 		}
 		start := time.Now()
-		if err := p.Stop(); err != nil {
+		if err := p.Stop(t.Context()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
 		if d := time.Since(start); d != 0 {
@@ -118,7 +118,7 @@ func TestStartContextCancel(t *testing.T) {
 		if err := <-done; !errors.Is(err, io.EOF) {
 			t.Errorf("Next: %v, want io.EOF", err)
 		}
-		if err := p.Join(); err != nil {
+		if err := p.Join(t.Context()); err != nil {
 			t.Errorf("Join: %v", err)
 		}
 	})

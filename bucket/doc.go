@@ -30,7 +30,7 @@
 //		}
 //		train(lengths, batch.Tensor("tokens")) // [n, longest in batch]
 //	}
-//	return p.Join()
+//	return p.Join(ctx)
 //
 // Bucket's Next returns the bucket id with the batch; BySequenceLength's
 // returns the length of each example. Batch sizes are one for all buckets

@@ -58,7 +58,7 @@ func TestBuildErrors(t *testing.T) {
 			next := tc.build(p)
 			err := p.Start(t.Context())
 			if err == nil {
-				p.Stop()
+				p.Stop(t.Context())
 				t.Fatalf("Start succeeded, want %q", tc.want)
 			}
 			if !strings.Contains(err.Error(), tc.want) || !errors.Is(err, queue.ErrInvalidArgument) {
@@ -139,7 +139,7 @@ func TestRuntimeErrors(t *testing.T) {
 			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.wantIn) {
 				t.Errorf("Next: %v, want %v containing %q", err, tc.is, tc.wantIn)
 			}
-			if jerr := p.Join(); !errors.Is(jerr, tc.is) {
+			if jerr := p.Join(t.Context()); !errors.Is(jerr, tc.is) {
 				t.Errorf("Join: %v, want %v", jerr, tc.is)
 			}
 		})

@@ -62,7 +62,7 @@ func ExampleBySequenceLength() {
 		words := batch.Tensor("words")
 		lines = append(lines, fmt.Sprintf("lengths %v shape %v first row %q", lengths, words.Shape(), words.Row(0).Strings()))
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		panic(err)
 	}
 	// Buckets fill in input order, but their batches race to the top
@@ -106,7 +106,7 @@ func ExampleBucket() {
 		}
 		lines = append(lines, fmt.Sprintf("bucket %d: %v", id, batch.Component(0).Int64s()))
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		panic(err)
 	}
 	slices.Sort(lines)

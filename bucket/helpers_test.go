@@ -70,12 +70,12 @@ func drain(t *testing.T, p *input.Pipeline, next func(context.Context) (got, err
 			break
 		}
 		if err != nil {
-			p.Stop()
+			p.Stop(ctx)
 			t.Fatalf("Next after %d batches: %v", len(out), err)
 		}
 		out = append(out, g)
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		t.Fatalf("Join: %v", err)
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/internal/stagehook"
+	"github.com/sluiceml/sluice/internal/stagequeue"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -32,7 +33,7 @@ type routeFunc func(ctx context.Context) (id int, e queue.Element, keep bool, er
 // closes every bucket queue when the step's input ends; each mover then
 // drains its queue and ends, and the mover runner closes the top queue
 // after the last one, so Next reports end of input after the last batch.
-// A stop closes all the queues with cancel.
+// A stop closes all the queues with CloseNow.
 type stage struct {
 	p          *input.Pipeline
 	name       string
@@ -41,8 +42,8 @@ type stage struct {
 	batchSizes []int
 	ids        []tensor.Tensor // bucket i's id, pushed with its batches
 	lead       int             // components the stage puts before the step's (the length)
-	buckets    []*queue.Deferred
-	top        *queue.Deferred
+	buckets    []*stagequeue.Lazy
+	top        *stagequeue.Lazy
 	err        error // the build error, returned by next
 
 	ready   atomic.Bool // the real queues exist
@@ -72,7 +73,7 @@ func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx co
 // error is recorded on p and kept in the stage, whose next returns it.
 func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batchSizes []int, lead int, route routeFunc) *stage {
 	s := &stage{p: p, name: name, cfg: cfg, route: route, lead: lead}
-	s.top = queue.NewDeferred("PaddingFIFOQueue", name+"/top_queue", cfg.capacity, nil, nil)
+	s.top = stagequeue.NewLazy("PaddingFIFOQueue", name+"/top_queue", cfg.capacity, nil, nil)
 	sizes, caps, err := checkArgs(numBuckets, batchSizes, cfg)
 	if err == nil && route == nil {
 		err = invalidf("bucket: stage %q: no step", name)
@@ -87,7 +88,7 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 		kind = "PaddingFIFOQueue"
 	}
 	for i := range numBuckets {
-		s.buckets = append(s.buckets, queue.NewDeferred(kind, fmt.Sprintf("%s/bucket_queue_%d", name, i), caps[i], nil, nil))
+		s.buckets = append(s.buckets, stagequeue.NewLazy(kind, fmt.Sprintf("%s/bucket_queue_%d", name, i), caps[i], nil, nil))
 		s.ids = append(s.ids, tensor.Scalar(int32(i)))
 	}
 
@@ -105,7 +106,7 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	for i, b := range s.buckets {
 		bucketQueues[i] = b
 	}
-	in, err := coord.NewQueueRunner(queue.NewGroup(name+"/bucket_queues", bucketQueues...), enqueues, coord.StepNames(names...))
+	in, err := coord.NewQueueRunner(stagequeue.NewGroup(name+"/bucket_queues", bucketQueues...), enqueues, coord.StepNames(names...))
 	if err != nil {
 		s.fail(err)
 		return s
@@ -133,7 +134,7 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 func (s *stage) fail(err error) {
 	s.err = err
 	stagehook.Of(s.p).Fail(err)
-	s.top.Close(context.Background(), true)
+	s.top.CloseNow(context.Background())
 }
 
 // checkArgs checks the arguments TensorFlow's bucket checks (BK-02), and

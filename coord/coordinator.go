@@ -140,20 +140,21 @@ func (c *Coordinator) Err() error {
 	return c.err
 }
 
-// WaitForStop waits until a stop is requested or timeout passes, and
-// reports whether a stop was requested. A negative timeout waits for ever.
-func (c *Coordinator) WaitForStop(timeout time.Duration) bool {
+// WaitForStop waits until a stop is requested or ctx ends, and reports
+// whether a stop was requested (TensorFlow's wait_for_stop, whose timeout
+// is ctx's deadline here). A stop already requested is reported even if
+// ctx has ended.
+func (c *Coordinator) WaitForStop(ctx context.Context) bool {
 	done := c.Done()
-	if timeout < 0 {
-		<-done
-		return true
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
 	select {
 	case <-done:
 		return true
-	case <-t.C:
+	default:
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
 		return false
 	}
 }
@@ -239,15 +240,11 @@ func mergeContexts(a, b context.Context) (context.Context, context.CancelFunc) {
 // DefaultGracePeriod. After Join, a RequestStop with an error returns the
 // error to its caller (see RequestStop) until ClearStop.
 //
-// Join is JoinContext with a context that is never cancelled.
-func (c *Coordinator) Join(gracePeriod time.Duration) error {
-	return c.JoinContext(context.Background(), gracePeriod)
-}
-
-// JoinContext is Join, except that it returns early with an error wrapping
-// ctx.Err() when ctx ends first; the coordinator is then not marked as
-// joined.
-func (c *Coordinator) JoinContext(ctx context.Context, gracePeriod time.Duration) error {
+// When ctx ends first, Join returns an error wrapping ctx.Err() and the
+// coordinator is not marked as joined: the goroutines run on, and Join may
+// be called again. Goroutines that have all finished are joined even if
+// ctx has ended.
+func (c *Coordinator) Join(ctx context.Context, gracePeriod time.Duration) error {
 	if gracePeriod <= 0 {
 		gracePeriod = DefaultGracePeriod
 	}
@@ -257,6 +254,11 @@ func (c *Coordinator) JoinContext(ctx context.Context, gracePeriod time.Duration
 		c.mu.Lock()
 		idle := c.idle
 		c.mu.Unlock()
+		select {
+		case <-idle:
+			return c.finishJoin(nil)
+		default:
+		}
 		select {
 		case <-idle:
 			return c.finishJoin(nil)

@@ -21,11 +21,14 @@ func TestNewCoordinatorNotStopped(t *testing.T) {
 		if c.ShouldStop() {
 			t.Fatal("new coordinator should not stop")
 		}
-		if c.WaitForStop(10 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+		defer cancel()
+		if c.WaitForStop(ctx) {
 			t.Fatal("WaitForStop returned true before a stop")
 		}
 		c.RequestStop(nil)
-		if !c.ShouldStop() || !c.WaitForStop(10*time.Millisecond) {
+		// ctx has ended: a stop already requested is still reported.
+		if !c.ShouldStop() || !c.WaitForStop(ctx) {
 			t.Fatal("stop not seen")
 		}
 		select {
@@ -48,7 +51,9 @@ func TestWaitForStopWakesOnRequest(t *testing.T) {
 			c.RequestStop(nil)
 		}()
 		start := time.Now()
-		if !c.WaitForStop(time.Hour) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		if !c.WaitForStop(ctx) {
 			t.Fatal("WaitForStop = false")
 		}
 		if d := time.Since(start); d != time.Second {
@@ -69,7 +74,7 @@ func TestJoinWithoutStop(t *testing.T) {
 				return nil
 			})
 		}
-		if err := c.Join(0); err != nil {
+		if err := c.Join(t.Context(), 0); err != nil {
 			t.Fatal(err)
 		}
 		if done.Load() != 3 || c.ShouldStop() {
@@ -93,7 +98,7 @@ func TestJoinGracePeriod(t *testing.T) {
 				return nil
 			})
 			start := time.Now()
-			err := c.Join(grace)
+			err := c.Join(t.Context(), grace)
 			if !errors.Is(err, ErrStillRunning) || err.Error() != "Coordinator stopped with threads still running: sleeper" {
 				t.Fatalf("grace %v: Join = %v", grace, err)
 			}
@@ -124,7 +129,7 @@ func TestFirstErrorWins(t *testing.T) {
 			time.Sleep(time.Hour)
 			return nil
 		})
-		if err := c.Join(time.Second); err == nil || err.Error() != "First" {
+		if err := c.Join(t.Context(), time.Second); err == nil || err.Error() != "First" {
 			t.Fatalf("Join = %v, want First", err)
 		}
 		time.Sleep(time.Hour)
@@ -136,7 +141,7 @@ func TestCleanStopFirst(t *testing.T) {
 	c := New()
 	c.RequestStop(nil)
 	c.RequestStop(errors.New("ignored"))
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatalf("Join = %v", err)
 	}
 }
@@ -145,18 +150,18 @@ func TestCleanStopFirst(t *testing.T) {
 func TestCleanStopErrors(t *testing.T) {
 	c := New()
 	c.RequestStop(fmt.Errorf("queue drained: %w", io.EOF))
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatalf("io.EOF: Join = %v", err)
 	}
 	errValue := errors.New("value")
 	c = New(CleanStopErrors(errValue))
 	c.RequestStop(fmt.Errorf("wrapped: %w", errValue))
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatalf("clean error: Join = %v", err)
 	}
 	c = New(CleanStopErrors(errValue))
 	c.RequestStop(errors.New("other"))
-	if err := c.Join(time.Second); err == nil {
+	if err := c.Join(t.Context(), time.Second); err == nil {
 		t.Fatal("other error not reported")
 	}
 }
@@ -165,7 +170,7 @@ func TestCleanStopErrors(t *testing.T) {
 func TestClearStopAndLateRequests(t *testing.T) {
 	c := New()
 	c.Go(t.Context(), "t", func(ctx context.Context) error { return errors.New("First") })
-	if err := c.Join(time.Second); err == nil || err.Error() != "First" {
+	if err := c.Join(t.Context(), time.Second); err == nil || err.Error() != "First" {
 		t.Fatalf("Join = %v", err)
 	}
 	tooLate := errors.New("Too late")
@@ -177,14 +182,14 @@ func TestClearStopAndLateRequests(t *testing.T) {
 		t.Fatal("ClearStop did not reset")
 	}
 	c.Go(t.Context(), "t", func(ctx context.Context) error { return errors.New("Second") })
-	if err := c.Join(time.Second); err == nil || err.Error() != "Second" {
+	if err := c.Join(t.Context(), time.Second); err == nil || err.Error() != "Second" {
 		t.Fatalf("Join = %v, want Second", err)
 	}
 	c.ClearStop()
 	if err := c.RequestStop(errors.New("After clear")); err != nil {
 		t.Fatalf("RequestStop after ClearStop = %v", err)
 	}
-	if err := c.Join(time.Second); err == nil || err.Error() != "After clear" {
+	if err := c.Join(t.Context(), time.Second); err == nil || err.Error() != "After clear" {
 		t.Fatalf("Join = %v, want After clear", err)
 	}
 }
@@ -213,7 +218,7 @@ func TestStopCancelsGoroutines(t *testing.T) {
 		})
 		synctest.Wait()
 		c.RequestStop(nil)
-		if err := c.Join(time.Second); err != nil {
+		if err := c.Join(t.Context(), time.Second); err != nil {
 			t.Fatalf("Join = %v", err)
 		}
 	})
@@ -239,7 +244,7 @@ func TestLoop(t *testing.T) {
 					return nil
 				})
 				start := time.Now()
-				if err := c.Join(time.Second); err != nil {
+				if err := c.Join(t.Context(), time.Second); err != nil {
 					t.Fatal(err)
 				}
 				if n != 0 || time.Since(start) != 2*interval {
@@ -264,7 +269,7 @@ func TestLoopOnStoppedCoordinator(t *testing.T) {
 					return nil
 				})
 				start := time.Now()
-				if err := c.Join(time.Second); err != nil {
+				if err := c.Join(t.Context(), time.Second); err != nil {
 					t.Fatal(err)
 				}
 				if calls != 0 || time.Since(start) != 0 {
@@ -293,7 +298,7 @@ func TestLoopStopDuringWait(t *testing.T) {
 				start := time.Now()
 				time.Sleep(stopAt)
 				c.RequestStop(nil)
-				if err := c.Join(time.Second); err != nil {
+				if err := c.Join(t.Context(), time.Second); err != nil {
 					t.Fatal(err)
 				}
 				if time.Since(start) != stopAt {
@@ -328,7 +333,7 @@ func TestLoopBoundaries(t *testing.T) {
 			}
 			return nil
 		})
-		if err := c.Join(time.Second); err != nil {
+		if err := c.Join(t.Context(), time.Second); err != nil {
 			t.Fatal(err)
 		}
 		ms := time.Millisecond
@@ -354,7 +359,7 @@ func TestLoopContextCancel(t *testing.T) {
 					}
 					return nil
 				})
-				if err := c.Join(time.Second); err != nil {
+				if err := c.Join(t.Context(), time.Second); err != nil {
 					t.Fatal(err)
 				}
 				if calls != 2 {
@@ -379,7 +384,7 @@ func TestJoinNamesAllStragglers(t *testing.T) {
 		c.Go(t.Context(), "done", func(context.Context) error { return nil })
 		synctest.Wait()
 		c.RequestStop(nil)
-		err := c.Join(time.Second)
+		err := c.Join(t.Context(), time.Second)
 		if err == nil || err.Error() != "Coordinator stopped with threads still running: a b c" {
 			t.Fatalf("Join = %v", err)
 		}
@@ -397,7 +402,7 @@ func TestJoinWaitsWithoutStop(t *testing.T) {
 			return nil
 		})
 		start := time.Now()
-		if err := c.Join(time.Millisecond); err != nil || time.Since(start) != time.Hour {
+		if err := c.Join(t.Context(), time.Millisecond); err != nil || time.Since(start) != time.Hour {
 			t.Fatalf("Join = %v after %v", err, time.Since(start))
 		}
 	})
@@ -421,7 +426,7 @@ func TestStopOnErrorFirstWins(t *testing.T) {
 			})
 		})
 		wg.Wait()
-		if err := c.Join(time.Second); err == nil || err.Error() != "First" {
+		if err := c.Join(t.Context(), time.Second); err == nil || err.Error() != "First" {
 			t.Fatalf("Join = %v", err)
 		}
 	})
@@ -431,7 +436,7 @@ func TestStopOnErrorFirstWins(t *testing.T) {
 // only an error comes back.
 func TestRequestStopAfterJoin(t *testing.T) {
 	c := New()
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.RequestStop(nil); err != nil {
@@ -459,11 +464,11 @@ func TestJoinRegistered(t *testing.T) {
 				return nil
 			})
 		}
-		if err := c.Join(0); err != nil || ran.Load() != 4 {
+		if err := c.Join(t.Context(), 0); err != nil || ran.Load() != 4 {
 			t.Fatalf("Join = %v with %d ended", err, ran.Load())
 		}
 		start := time.Now()
-		if err := c.Join(0); err != nil || time.Since(start) != 0 {
+		if err := c.Join(t.Context(), 0); err != nil || time.Since(start) != 0 {
 			t.Fatal("a second Join waited: the registered set was not emptied")
 		}
 		c.Go(t.Context(), "late", func(context.Context) error {
@@ -471,31 +476,102 @@ func TestJoinRegistered(t *testing.T) {
 			ran.Add(1)
 			return nil
 		})
-		if err := c.Join(0); err != nil || ran.Load() != 5 {
+		if err := c.Join(t.Context(), 0); err != nil || ran.Load() != 5 {
 			t.Fatalf("Join = %v with %d ended", err, ran.Load())
 		}
 	})
 }
 
-// JoinContext returns when its context ends, naming the reason, and
-// leaves the coordinator joinable.
-func TestJoinContext(t *testing.T) {
+// Join returns as soon as its context ends, with an error wrapping
+// ctx.Err(), whether it waits for goroutines to end or for a stop's grace
+// period to pass, and leaves the coordinator joinable.
+func TestJoinContextEnds(t *testing.T) {
+	tests := []struct {
+		name    string
+		stop    bool // request a stop first, so that Join waits in the grace period
+		end     func(context.Context) (context.Context, context.CancelFunc)
+		wantErr error
+	}{
+		{"cancelled, running", false, cancelAfterSecond, context.Canceled},
+		{"deadline, running", false, deadlineInSecond, context.DeadlineExceeded},
+		{"cancelled, in grace period", true, cancelAfterSecond, context.Canceled},
+		{"deadline, in grace period", true, deadlineInSecond, context.DeadlineExceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := New()
+				release := make(chan struct{})
+				c.Go(t.Context(), "straggler", func(context.Context) error {
+					<-release // ignores the stop: only the caller's context ends Join
+					return nil
+				})
+				if tt.stop {
+					c.RequestStop(nil)
+				}
+				ctx, cancel := tt.end(t.Context())
+				defer cancel()
+				start := time.Now()
+				err := c.Join(ctx, time.Hour)
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Join = %v, want an error wrapping %v", err, tt.wantErr)
+				}
+				if d := time.Since(start); d != time.Second {
+					t.Fatalf("Join returned after %v, want 1s (when its context ended)", d)
+				}
+				if err := c.RequestStop(errors.New("boom")); err != nil && !tt.stop {
+					t.Fatalf("the ended Join marked the coordinator joined: %v", err)
+				}
+				close(release)
+				if err := c.Join(t.Context(), time.Hour); tt.stop && err != nil || !tt.stop && (err == nil || err.Error() != "boom") {
+					t.Fatalf("second Join = %v", err)
+				}
+			})
+		})
+	}
+}
+
+func cancelAfterSecond(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	time.AfterFunc(time.Second, cancel)
+	return ctx, cancel
+}
+
+func deadlineInSecond(parent context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(parent, time.Second)
+}
+
+// Join with a context that has already ended still joins goroutines that
+// have all finished, so that a deferred Join after a cancellation does not
+// report the cancellation as a failure to join.
+func TestJoinEndedContextIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := New()
-		c.Go(t.Context(), "worker", func(ctx context.Context) error {
-			<-ctx.Done()
-			return nil
-		})
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-		defer cancel()
-		if err := c.JoinContext(ctx, time.Second); !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("JoinContext = %v", err)
-		}
-		if err := c.RequestStop(errors.New("boom")); err != nil {
-			t.Fatalf("the cancelled JoinContext marked the coordinator joined: %v", err)
-		}
-		if err := c.Join(time.Second); err == nil || err.Error() != "boom" {
+		c.Go(t.Context(), "quick", func(context.Context) error { return nil })
+		synctest.Wait()
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := c.Join(ctx, time.Second); err != nil {
 			t.Fatalf("Join = %v", err)
+		}
+		if err := c.RequestStop(errors.New("late")); err == nil {
+			t.Fatal("Join did not mark the coordinator joined")
+		}
+	})
+}
+
+// WaitForStop returns false when its context ends before a stop.
+func TestWaitForStopContextEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New()
+		ctx, cancel := cancelAfterSecond(t.Context())
+		defer cancel()
+		start := time.Now()
+		if c.WaitForStop(ctx) {
+			t.Fatal("WaitForStop = true without a stop")
+		}
+		if d := time.Since(start); d != time.Second {
+			t.Fatalf("WaitForStop returned after %v, want 1s", d)
 		}
 	})
 }
@@ -510,7 +586,7 @@ func TestGoContextAndPanic(t *testing.T) {
 			return fmt.Errorf("read: %w", ctx.Err())
 		})
 		cancel()
-		if err := c.Join(time.Second); err != nil || !c.ShouldStop() {
+		if err := c.Join(t.Context(), time.Second); err != nil || !c.ShouldStop() {
 			t.Fatalf("Join = %v, stopped %v", err, c.ShouldStop())
 		}
 		c.ClearStop()
@@ -519,7 +595,7 @@ func TestGoContextAndPanic(t *testing.T) {
 			m["x"] = 1
 			return nil
 		})
-		if err := c.Join(time.Second); err == nil || !strings.Contains(err.Error(), "goroutine buggy panicked") {
+		if err := c.Join(t.Context(), time.Second); err == nil || !strings.Contains(err.Error(), "goroutine buggy panicked") {
 			t.Fatalf("Join = %v", err)
 		}
 	})

@@ -34,7 +34,7 @@
 //		}
 //		...
 //	}
-//	return c.Join(10 * time.Second)
+//	return c.Join(ctx, 10*time.Second)
 //
 // Where Go differs from Python, the package does what Go code expects:
 //
@@ -44,9 +44,10 @@
 //     the error to its caller instead (CO-11). Join returns the recorded
 //     error rather than re-raising it, and a panic in a goroutine or step
 //     is recovered and reported as an error.
-//   - A caller's cancelled context is a clean stop. JoinContext and
-//     QueueRunner.Wait take a context; Coordinator.Done serves where
-//     TensorFlow's wait_for_stop would block.
+//   - A caller's cancelled context is a clean stop. Every call that
+//     blocks takes a context: Join (besides its grace period),
+//     WaitForStop (whose timeout is the context's deadline) and
+//     QueueRunner.Wait; Coordinator.Done serves a select.
 //   - Join has no ignore_live_threads: a caller that wants to go on with
 //     stragglers tests the error with errors.Is(err, ErrStillRunning).
 //   - Graph-era checks (start_queue_runners' session checks, QueueRunner

@@ -37,7 +37,7 @@ func ExampleQueueRunner() {
 		got = append(got, e[0].Int64s()[0])
 	}
 	fmt.Println(got)
-	fmt.Println(c.Join(10 * time.Second))
+	fmt.Println(c.Join(ctx, 10*time.Second))
 	// Output:
 	// [0 1 2 3 4]
 	// <nil>
@@ -46,15 +46,16 @@ func ExampleQueueRunner() {
 // The first error any goroutine reports stops the others and is returned
 // by Join.
 func ExampleCoordinator() {
+	ctx := context.Background()
 	c := coord.New()
-	c.Go(context.Background(), "worker", func(ctx context.Context) error {
+	c.Go(ctx, "worker", func(ctx context.Context) error {
 		<-ctx.Done() // runs until the coordinator stops
 		return nil
 	})
-	c.Go(context.Background(), "reader", func(ctx context.Context) error {
+	c.Go(ctx, "reader", func(ctx context.Context) error {
 		return errors.New("data.tfrecord: corrupted record at 1234")
 	})
-	fmt.Println(c.Join(10 * time.Second))
+	fmt.Println(c.Join(ctx, 10*time.Second))
 	// Output: data.tfrecord: corrupted record at 1234
 }
 
@@ -99,7 +100,7 @@ func ExampleStartAll() {
 		}
 		fmt.Println(e[0].Int64s()[0])
 	}
-	fmt.Println("join:", c.Join(10*time.Second))
+	fmt.Println("join:", c.Join(ctx, 10*time.Second))
 	// Output:
 	// 1
 	// 4

@@ -20,15 +20,27 @@ type Step func(ctx context.Context) error
 // ErrNoQueue is returned by NewQueueRunner without a queue or steps.
 var ErrNoQueue = errors.New("coord: must provide queue and enqueue steps")
 
+// A Closer is what a QueueRunner needs of the queue it fills: a name, for
+// its goroutines' names, and the two ways to close it (see queue.Queue),
+// Close when the steps' input has ended and CloseNow when the coordinator
+// stops. Every queue.Queue is a Closer; so is sequence.StateSaver, which
+// TensorFlow too runs under a QueueRunner, and a group of queues that one
+// runner's steps fill together.
+type Closer interface {
+	Name() string
+	Close(ctx context.Context) error
+	CloseNow(ctx context.Context) error
+}
+
 // A QueueRunner runs a queue's enqueue steps in goroutines, TensorFlow's
 // tf.train.QueueRunner. Each step gets a goroutine that calls it in a loop
 // until the coordinator stops, the step reports end of input or a closed
 // queue, or the step fails. When the last goroutine ends because its input
 // ended, the runner closes the queue, so the consumers drain it and then
 // see end of input. When the coordinator stops, the runner closes the
-// queue with cancel, failing any enqueue still blocked on it.
+// queue with CloseNow, failing any enqueue still blocked on it.
 type QueueRunner struct {
-	q         queue.Queue
+	q         Closer
 	steps     []Step
 	stepNames []string
 	isClosed  func(error) bool
@@ -66,7 +78,7 @@ func QueueClosedErrors(errs ...error) RunnerOption {
 
 // NewQueueRunner returns a runner for q that runs steps. It fails with
 // ErrNoQueue if q is nil or there are no steps.
-func NewQueueRunner(q queue.Queue, steps []Step, opts ...RunnerOption) (*QueueRunner, error) {
+func NewQueueRunner(q Closer, steps []Step, opts ...RunnerOption) (*QueueRunner, error) {
 	if q == nil || len(steps) == 0 {
 		return nil, ErrNoQueue
 	}
@@ -84,9 +96,6 @@ func NewQueueRunner(q queue.Queue, steps []Step, opts ...RunnerOption) (*QueueRu
 // Name returns the name of the runner's queue.
 func (r *QueueRunner) Name() string { return r.q.Name() }
 
-// Queue returns the queue the runner fills.
-func (r *QueueRunner) Queue() queue.Queue { return r.q }
-
 // Errs returns the errors steps failed with while the runner had no
 // coordinator (TensorFlow's exceptions_raised).
 func (r *QueueRunner) Errs() []error {
@@ -103,7 +112,7 @@ func (r *QueueRunner) Running() bool {
 }
 
 // Start starts one goroutine per step, registered with c, and one that
-// closes the queue with cancel when c stops. It returns false, starting
+// closes the queue with CloseNow when c stops. It returns false, starting
 // nothing, if goroutines of an earlier Start are still running. If c has
 // already stopped, the goroutines end without running a step. c may be
 // nil: then step errors are only collected (see Errs) and nothing cancels
@@ -141,9 +150,9 @@ func (r *QueueRunner) Start(ctx context.Context, c *Coordinator) bool {
 					return nil
 				}
 			}
-			// A cancelling close does not wait, so a background context is
+			// A CloseNow does not wait, so a background context is
 			// right: the stop must reach the queue.
-			r.q.Close(context.Background(), true)
+			r.q.CloseNow(context.Background())
 			return nil
 		})
 	}
@@ -190,7 +199,7 @@ func (r *QueueRunner) loop(ctx context.Context, c *Coordinator, name string, ste
 			if clean {
 				// Errors closing are ignored, as in TensorFlow: the queue
 				// may already be closed by a cancel.
-				r.q.Close(ctx, false)
+				r.q.Close(ctx)
 			}
 			close(finished)
 		}

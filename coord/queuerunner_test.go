@@ -55,7 +55,7 @@ func TestQueueRunnerCountUpTo(t *testing.T) {
 	if !r.Start(t.Context(), c) {
 		t.Fatal("Start = false")
 	}
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if a.Load() != 3 || b.Load() != 30 || len(r.Errs()) != 0 {
@@ -81,7 +81,7 @@ func TestQueueRunnerCascade(t *testing.T) {
 	r.Start(t.Context(), c)
 	q0.Enqueue(t.Context(), queue.Element{tensor.Scalar(float32(10))})
 	q0.Enqueue(t.Context(), queue.Element{tensor.Scalar(float32(10))})
-	q0.Close(t.Context(), false)
+	q0.Close(t.Context())
 	for range 2 {
 		e, err := q1.Dequeue(t.Context())
 		if err != nil || e[0].Float32s()[0] != 10 {
@@ -91,7 +91,7 @@ func TestQueueRunnerCascade(t *testing.T) {
 	if _, err := q1.Dequeue(t.Context()); !errors.Is(err, io.EOF) || !strings.Contains(err.Error(), "is closed") {
 		t.Fatalf("got %v", err)
 	}
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -123,7 +123,7 @@ func TestQueueRunnerErrors(t *testing.T) {
 	c := New()
 	r2, _ := NewQueueRunner(fifo(t, 1, "q"), []Step{fail})
 	r2.Start(t.Context(), c)
-	if err := c.Join(time.Second); !errors.Is(err, bad) {
+	if err := c.Join(t.Context(), time.Second); !errors.Is(err, bad) {
 		t.Fatalf("Join = %v", err)
 	}
 }
@@ -135,7 +135,7 @@ func TestQueueRunnerAlreadyStopped(t *testing.T) {
 	c.RequestStop(nil)
 	r, _ := NewQueueRunner(fifo(t, 1, "q"), []Step{countUpTo(&v, 3)})
 	r.Start(t.Context(), c)
-	c.Join(time.Second)
+	c.Join(t.Context(), time.Second)
 	if v.Load() != 0 {
 		t.Fatalf("step ran %d times", v.Load())
 	}
@@ -160,7 +160,7 @@ func TestQueueRunnerNoDuplicateStart(t *testing.T) {
 			t.Fatalf("StartAll started %d", n)
 		}
 		c.RequestStop(nil)
-		if err := c.Join(time.Second); err != nil {
+		if err := c.Join(t.Context(), time.Second); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -172,7 +172,7 @@ func TestQueueRunnerStopUnblocks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := fifo(t, 2, "full")
 		r, _ := NewQueueRunner(q, []Step{func(context.Context) error {
-			// A background context: only the cancelling close can free it.
+			// A background context: only the CloseNow can free it.
 			return q.Enqueue(context.Background(), queue.Element{tensor.Scalar(float32(1))})
 		}}, StepNames("enqueue"))
 		c := New()
@@ -182,7 +182,7 @@ func TestQueueRunnerStopUnblocks(t *testing.T) {
 			t.Fatalf("size %d", q.Size())
 		}
 		c.RequestStop(nil)
-		if err := c.Join(time.Second); err != nil {
+		if err := c.Join(t.Context(), time.Second); err != nil {
 			t.Fatalf("Join = %v", err)
 		}
 		if r.Name() != "full" {
@@ -203,7 +203,7 @@ func TestQueueRunnerGoroutineNames(t *testing.T) {
 		r.Start(t.Context(), c)
 		synctest.Wait()
 		c.RequestStop(nil)
-		err := c.Join(time.Second)
+		err := c.Join(t.Context(), time.Second)
 		if !errors.Is(err, ErrStillRunning) || !strings.Contains(err.Error(), "QueueRunnerThread-scope/queue-slow") {
 			t.Fatalf("Join = %v", err)
 		}
@@ -220,7 +220,7 @@ func TestQueueRunnerFailureClosesQueue(t *testing.T) {
 		r, _ := NewQueueRunner(q, []Step{func(context.Context) error { return errors.New("boom") }})
 		c := New()
 		r.Start(t.Context(), c)
-		if err := c.Join(time.Second); err == nil {
+		if err := c.Join(t.Context(), time.Second); err == nil {
 			t.Fatal("Join = nil")
 		}
 		if !q.IsClosed() {
@@ -247,13 +247,13 @@ func TestQueueRunnerLastOneCloses(t *testing.T) {
 			t.Fatalf("closed %v running %v with one goroutine still running", q.IsClosed(), r.Running())
 		}
 		close(release)
-		if err := c.Join(time.Second); err != nil {
+		if err := c.Join(t.Context(), time.Second); err != nil {
 			t.Fatal(err)
 		}
 		if !q.IsClosed() || c.ShouldStop() {
 			t.Fatalf("closed %v stopped %v", q.IsClosed(), c.ShouldStop())
 		}
-		// Closed without cancel: what is in the queue stays for the
+		// Closed with Close: what is in the queue stays for the
 		// consumers, who then see end of input.
 		if _, err := q.Dequeue(t.Context()); !errors.Is(err, io.EOF) {
 			t.Fatalf("got %v", err)
@@ -282,7 +282,7 @@ func TestQueueRunnerClosedErrors(t *testing.T) {
 		r, _ := NewQueueRunner(q, []Step{func(context.Context) error { return tt.stepErr }}, tt.opts...)
 		c := New()
 		r.Start(t.Context(), c)
-		err := c.Join(time.Second)
+		err := c.Join(t.Context(), time.Second)
 		if tt.clean != (err == nil) {
 			t.Errorf("%s: Join = %v", tt.name, err)
 		}
@@ -321,7 +321,7 @@ func TestQueueRunnerErrorReleasesConsumers(t *testing.T) {
 		if err := <-errc; !errors.Is(err, io.EOF) {
 			t.Fatalf("consumer got %v", err)
 		}
-		if err := c.Join(time.Second); !errors.Is(err, bad) {
+		if err := c.Join(t.Context(), time.Second); !errors.Is(err, bad) {
 			t.Fatalf("Join = %v", err)
 		}
 	})
@@ -337,7 +337,7 @@ func TestStartAll(t *testing.T) {
 	if n := StartAll(t.Context(), c, r1, r2); n != 2 {
 		t.Fatalf("started %d", n)
 	}
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if a.Load() != 5 || b.Load() != 7 {
@@ -347,7 +347,7 @@ func TestStartAll(t *testing.T) {
 	if n := StartAll(t.Context(), c, r1, r2); n != 2 {
 		t.Fatalf("restart started %d", n)
 	}
-	c.Join(time.Second)
+	c.Join(t.Context(), time.Second)
 }
 
 // A runner without a coordinator stops when its context is cancelled,
@@ -382,8 +382,8 @@ func BenchmarkQueueRunnerStep(b *testing.B) {
 	c := New()
 	b.ReportAllocs()
 	b.ResetTimer()
-	r.Start(context.Background(), c)
-	if err := c.Join(time.Minute); err != nil {
+	r.Start(b.Context(), c)
+	if err := c.Join(b.Context(), time.Minute); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -416,7 +416,7 @@ func BenchmarkQueueRunnerEnqueue(b *testing.B) {
 			break
 		}
 	}
-	if err := c.Join(time.Minute); err != nil {
+	if err := c.Join(ctx, time.Minute); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -429,7 +429,7 @@ func TestQueueRunnerStepPanics(t *testing.T) {
 	r, _ := NewQueueRunner(q, []Step{boom}, StepNames("parse"))
 	c := New()
 	r.Start(t.Context(), c)
-	if err := c.Join(time.Second); err == nil || !strings.Contains(err.Error(), "QueueRunnerThread-q-parse: step panicked: boom") {
+	if err := c.Join(t.Context(), time.Second); err == nil || !strings.Contains(err.Error(), "QueueRunnerThread-q-parse: step panicked: boom") {
 		t.Fatalf("Join = %v", err)
 	}
 	if !q.IsClosed() {
@@ -462,7 +462,7 @@ func TestQueueRunnerContextCancelStops(t *testing.T) {
 		}()
 		synctest.Wait()
 		cancel()
-		if err := c.Join(time.Second); err != nil || !c.ShouldStop() {
+		if err := c.Join(t.Context(), time.Second); err != nil || !c.ShouldStop() {
 			t.Fatalf("Join = %v, stopped %v", err, c.ShouldStop())
 		}
 		if err := <-errc; !errors.Is(err, io.EOF) {

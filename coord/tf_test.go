@@ -56,7 +56,7 @@ func TestTensorFlowNames(t *testing.T) {
 		if r.Name() != ref.Names.QueueRunnerName {
 			t.Fatalf("name %q, TensorFlow %q", r.Name(), ref.Names.QueueRunnerName)
 		}
-		// Hold the cancelling close back, so that close_on_stop is
+		// Hold the CloseNow back, so that close_on_stop is
 		// still running at the end of the grace period too.
 		c := New()
 		c.Go(t.Context(), "sleeper", func(context.Context) error {
@@ -66,7 +66,7 @@ func TestTensorFlowNames(t *testing.T) {
 		r.Start(t.Context(), c)
 		synctest.Wait()
 		c.RequestStop(nil)
-		err := c.Join(time.Second)
+		err := c.Join(t.Context(), time.Second)
 		if !errors.Is(err, ErrStillRunning) {
 			t.Fatalf("Join = %v", err)
 		}
@@ -108,7 +108,7 @@ func TestTensorFlowNames(t *testing.T) {
 			t.Errorf("goroutines %v, TensorFlow's threads %v", names, want)
 		}
 		c.RequestStop(nil)
-		c.Join(2 * time.Hour)
+		c.Join(t.Context(), 2*time.Hour)
 	})
 }
 
@@ -127,7 +127,7 @@ func TestTensorFlowCascade(t *testing.T) {
 	c := New()
 	r.Start(t.Context(), c)
 	q0.EnqueueMany(t.Context(), queue.Element{tensor.New([]float32{10, 10})})
-	q0.Close(t.Context(), false)
+	q0.Close(t.Context())
 	var got []any
 	for range 3 {
 		e, err := q1.Dequeue(t.Context())
@@ -151,7 +151,7 @@ func TestTensorFlowCascade(t *testing.T) {
 			t.Errorf("dequeue %d = %v, TensorFlow %v", i, got[i], want)
 		}
 	}
-	if err := c.Join(time.Second); err != nil {
+	if err := c.Join(t.Context(), time.Second); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/internal/stagequeue"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -30,7 +31,7 @@ func alwaysKeep(s Step) KeepStep {
 // stage's queue gives them.
 type Batches struct {
 	p            *Pipeline
-	q            *queue.Deferred
+	q            *stagequeue.Lazy
 	batchSize    int
 	allowSmaller bool
 	sparse       []int // components holding sparse handles
@@ -195,8 +196,8 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	}
 	if err != nil {
 		p.fail(err)
-		sq := queue.NewDeferred(queueKind, name, capacity, names, nil)
-		sq.Close(context.Background(), true)
+		sq := stagequeue.NewLazy(queueKind, name, capacity, names, nil)
+		sq.CloseNow(context.Background())
 		return &Batches{p: p, q: sq, batchSize: max(batchSize, 1)}
 	}
 
@@ -216,7 +217,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 			seed: seed, dtypes: spec.dtypes, shapes: spec.shapes, names: names,
 		})
 	}
-	sq := queue.NewDeferred(queueKind, name, capacity, names, create)
+	sq := stagequeue.NewLazy(queueKind, name, capacity, names, create)
 	p.addQueue(sq, cfg.minAfterDequeue)
 
 	var runSteps []coord.Step

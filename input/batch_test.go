@@ -441,7 +441,7 @@ func TestStepErrorStopsPipeline(t *testing.T) {
 	if !errors.Is(got, boom) {
 		t.Fatalf("consumer got %v", got)
 	}
-	if err := p.Join(); !errors.Is(err, boom) {
+	if err := p.Join(t.Context()); !errors.Is(err, boom) {
 		t.Fatalf("Join = %v", err)
 	}
 }
@@ -460,7 +460,7 @@ func TestStopEarly(t *testing.T) {
 	if _, err := b.Next(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Stop(); err != nil {
+	if err := p.Stop(t.Context()); err != nil {
 		t.Fatalf("Stop = %v", err)
 	}
 	// After Stop, consumers drain and then see end of input.
@@ -481,7 +481,7 @@ func TestCancelStartContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	if err := p.Join(); err != nil {
+	if err := p.Join(t.Context()); err != nil {
 		t.Fatalf("Join = %v", err)
 	}
 }

@@ -76,7 +76,7 @@ func Example() {
 		}
 		n += b.Len()
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		panic(err)
 	}
 	twice := 0
@@ -111,22 +111,25 @@ func ExamplePlaceholder() {
 // Each of three workers builds the same pipeline with its own shard of the
 // file list; together they read every file once per epoch.
 func ExampleShard() {
+	ctx := context.Background()
 	files := []string{"a.tfrecord", "b.tfrecord", "c.tfrecord", "d.tfrecord", "e.tfrecord"}
 	for worker := range 3 {
 		p := input.NewPipeline()
 		names := p.StringInputProducer(files, input.NumEpochs(1), input.Shuffle(false), input.Shard(worker, 3))
-		if err := p.Start(context.Background()); err != nil {
+		if err := p.Start(ctx); err != nil {
 			panic(err)
 		}
 		var mine []string
 		for {
-			e, err := names.Dequeue(context.Background())
+			e, err := names.Dequeue(ctx)
 			if err != nil {
 				break // end of input
 			}
 			mine = append(mine, string(e[0].Strings()[0]))
 		}
-		p.Join()
+		if err := p.Join(ctx); err != nil {
+			panic(err)
+		}
 		fmt.Println("worker", worker, mine)
 	}
 	// Output:
@@ -138,6 +141,7 @@ func ExampleShard() {
 // A step declares its components' names with Named; the stage matches them
 // to Names by name, so the order of Names does not matter.
 func ExampleNamed() {
+	ctx := context.Background()
 	p := input.NewPipeline()
 	n := int64(0)
 	step := func(ctx context.Context) (queue.Element, error) {
@@ -149,14 +153,16 @@ func ExampleNamed() {
 		return input.Named(ctx, e, "image", "label"), nil
 	}
 	batches := p.Batch(step, 3, input.Names("label", "image"))
-	if err := p.Start(context.Background()); err != nil {
+	if err := p.Start(ctx); err != nil {
 		panic(err)
 	}
-	b, err := batches.Next(context.Background())
+	b, err := batches.Next(ctx)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(b.Names(), b.Int64("label"), b.Float32("image"))
-	p.Join()
+	if err := p.Join(ctx); err != nil {
+		panic(err)
+	}
 	// Output: [label image] [1 2 3] [1 0 2 0 3 0]
 }

@@ -35,7 +35,8 @@ func start(t *testing.T, p *Pipeline) {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := p.Stop(); err != nil {
+		// t.Context() has ended by now.
+		if err := p.Stop(context.Background()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
 	})

@@ -45,6 +45,6 @@ func BenchmarkShuffleQueueMemory(b *testing.B) {
 		runtime.GC()
 		b.ReportMetric(float64(peakRSS())/(1<<20), "peakRSS-MB")
 		b.ReportMetric(float64(n*size*4)/(1<<20), "data-MB")
-		q.Close(b.Context(), true)
+		q.CloseNow(b.Context())
 	}
 }

@@ -12,7 +12,9 @@ import (
 // it is, as TensorFlow's queue summaries report it, and how much traffic
 // and waiting it has seen.
 type QueueMetrics struct {
-	Name     string
+	Name string
+	// Size and Capacity are zero, and Summary empty, for a queue that is
+	// not a queue.Sizer (none of the queues a pipeline makes).
 	Size     int
 	Capacity int
 
@@ -36,13 +38,16 @@ type statser interface {
 
 // metricsOf computes q's metrics; mad is its min_after_dequeue, or 0.
 func metricsOf(q queue.Queue, mad int) QueueMetrics {
-	m := QueueMetrics{Name: q.Name(), Size: q.Size(), Capacity: q.Capacity()}
-	if mad > 0 {
-		m.Summary = fmt.Sprintf("fraction_over_%d_of_%d_full", mad, m.Capacity-mad)
-		m.Fraction = float64(max(0, m.Size-mad)) / float64(m.Capacity-mad)
-	} else {
-		m.Summary = fmt.Sprintf("fraction_of_%d_full", m.Capacity)
-		m.Fraction = float64(m.Size) / float64(m.Capacity)
+	m := QueueMetrics{Name: q.Name()}
+	if s, ok := q.(queue.Sizer); ok {
+		m.Size, m.Capacity = s.Size(), s.Capacity()
+		if mad > 0 {
+			m.Summary = fmt.Sprintf("fraction_over_%d_of_%d_full", mad, m.Capacity-mad)
+			m.Fraction = float64(max(0, m.Size-mad)) / float64(m.Capacity-mad)
+		} else {
+			m.Summary = fmt.Sprintf("fraction_of_%d_full", m.Capacity)
+			m.Fraction = float64(m.Size) / float64(m.Capacity)
+		}
 	}
 	if s, ok := q.(statser); ok {
 		st := s.Stats()

@@ -210,7 +210,7 @@ func TestNamesMismatch(t *testing.T) {
 					break
 				}
 			}
-			jerr := p.Join()
+			jerr := p.Join(t.Context())
 			for _, e := range []error{err, jerr} {
 				if e == nil {
 					t.Fatal("no error")

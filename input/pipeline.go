@@ -116,8 +116,17 @@ func (p *Pipeline) Start(ctx context.Context) error {
 // Join waits for every goroutine of the pipeline to finish and returns the
 // first error any of them met (end of input is not an error). Call it after
 // the consumer has seen end of input; to end a pipeline early, call Stop.
-func (p *Pipeline) Join() error {
-	err := p.coord.Join(p.grace)
+// Once a stop was requested, goroutines that do not finish within the
+// pipeline's grace period are named in an error wrapping
+// coord.ErrStillRunning.
+//
+// When ctx ends first, Join returns an error wrapping ctx.Err(); the
+// pipeline runs on and may be joined again.
+func (p *Pipeline) Join(ctx context.Context) error {
+	err := p.coord.Join(ctx, p.grace)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err // not joined: Start's context must still stop it
+	}
 	p.mu.Lock()
 	if p.stopCtx != nil {
 		p.stopCtx()
@@ -129,10 +138,12 @@ func (p *Pipeline) Join() error {
 // Stop stops the pipeline: it cancels every blocked call, closes every
 // queue, waits for the goroutines to finish, and returns the first error
 // any of them met before the stop. Consumers blocked on a batch get end of
-// input once the queue is drained.
-func (p *Pipeline) Stop() error {
+// input once the queue is drained. ctx bounds only the wait, as for Join:
+// the stop is requested whatever its state, so a Stop whose context has
+// ended still stops every goroutine, without waiting for them.
+func (p *Pipeline) Stop(ctx context.Context) error {
 	p.coord.RequestStop(nil)
-	return p.Join()
+	return p.Join(ctx)
 }
 
 // isEOF reports whether err is end of input.

@@ -3,14 +3,18 @@ package input
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
@@ -110,7 +114,7 @@ func TestCorruptRecordStopsPipeline(t *testing.T) {
 	if got == nil || !strings.Contains(got.Error(), names[1]) || !strings.Contains(got.Error(), "corrupted record at") {
 		t.Fatalf("consumer got %v", got)
 	}
-	if err := p.Join(); err == nil || !strings.Contains(err.Error(), names[1]) {
+	if err := p.Join(t.Context()); err == nil || !strings.Contains(err.Error(), names[1]) {
 		t.Fatalf("Join = %v", err)
 	}
 }
@@ -154,6 +158,24 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("counts %+v", m)
 	}
 }
+
+// A queue that is not a queue.Sizer (a remote one) is reported by name
+// only: no size, capacity or fullness is made up for it.
+func TestMetricsWithoutSizer(t *testing.T) {
+	m := metricsOf(remoteQueue{name: "shared_files"}, 0)
+	if m != (QueueMetrics{Name: "shared_files"}) {
+		t.Fatalf("metrics %+v", m)
+	}
+}
+
+// remoteQueue is a queue.Queue that, like natsqueue's, is not a Sizer.
+// Only Name is called; the embedded nil interface stands for the rest.
+type remoteQueue struct {
+	queue.Queue
+	name string
+}
+
+func (q remoteQueue) Name() string { return q.name }
 
 // The options a kind of stage takes are kept from it by their types
 // (options_test.go); the few that only some stages of a kind take are
@@ -202,7 +224,7 @@ func BenchmarkPipelineMNISTLike(b *testing.B) {
 					}
 					total += batch.Len()
 				}
-				p.Join()
+				p.Join(b.Context())
 			}
 			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "examples/s")
 		})
@@ -231,4 +253,62 @@ func TestWritePrometheus(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
 	}
+}
+
+// Join and Stop return as soon as their context ends, with an error
+// wrapping ctx.Err(), while a goroutine is still running; the pipeline can
+// then be stopped and joined.
+func TestJoinContextEnds(t *testing.T) {
+	tests := []struct {
+		name string
+		wait func(p *Pipeline, ctx context.Context) error
+	}{
+		{"Join", (*Pipeline).Join},
+		{"Stop", (*Pipeline).Stop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := NewPipeline(GracePeriod(time.Hour))
+				release := make(chan struct{})
+				p.AddQueueRunner(blockingRunner(t, release))
+				if err := p.Start(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				synctest.Wait() // the step is blocked
+				ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+				defer cancel()
+				start := time.Now()
+				if err := tt.wait(p, ctx); !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("%s = %v, want an error wrapping context.DeadlineExceeded", tt.name, err)
+				}
+				if d := time.Since(start); d != time.Second {
+					t.Fatalf("%s returned after %v, want 1s", tt.name, d)
+				}
+				close(release)
+				if err := p.Stop(t.Context()); err != nil {
+					t.Fatalf("Stop = %v", err)
+				}
+			})
+		})
+	}
+}
+
+// blockingRunner returns a queue runner whose one step ignores stops
+// until release is closed, as a step stuck in a call without a context
+// would.
+func blockingRunner(t *testing.T, release <-chan struct{}) *coord.QueueRunner {
+	t.Helper()
+	q, err := queue.NewFIFO(1, []tensor.DType{tensor.Int32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := coord.NewQueueRunner(q, []coord.Step{func(context.Context) error {
+		<-release
+		return io.EOF
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -124,7 +124,7 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementSh
 			q, _ = newQueue(queueSpec{kind: "FIFOQueue", name: name, capacity: 1,
 				dtypes: []tensor.DType{tensor.String}, shapes: []tensor.Shape{{}}})
 		}
-		q.Close(context.Background(), true)
+		q.CloseNow(context.Background())
 		return q
 	}
 	var rngSeed *uint64
@@ -135,7 +135,7 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementSh
 	if cfg.set["Shard"] {
 		if t, err = shardRows(t, cfg.shardIndex, cfg.shardCount); err != nil {
 			p.fail(fmt.Errorf("input: %s: %w", stage, err))
-			q.Close(context.Background(), true)
+			q.CloseNow(context.Background())
 			return q
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // A Barrier gathers the components of keyed elements that arrive
 // separately; it is TensorFlow's Barrier. InsertMany sets one component
 // for a set of keys, an element is ready once all its components are set,
-// and TakeMany removes ready elements, oldest first. A Barrier has no
+// and TakeMany and TakeUpTo remove ready elements, oldest first. A Barrier has no
 // capacity limit: bound its input with a queue. The sequence state saver
 // is built on it.
 //
@@ -40,7 +40,7 @@ type Barrier struct {
 	seq        uint64 // readiness order, to break index ties
 	closed     bool
 	cancelled  bool
-	takers     []*barrierTake // blocked TakeMany calls, oldest first
+	takers     []*barrierTake // blocked takes, oldest first
 
 	// Scratch space reused under mu, so that steady-state inserts and
 	// takes allocate only what they hand to the caller.
@@ -94,13 +94,13 @@ func (h *barrierHeap) Pop() any {
 	return x
 }
 
-// barrierTake is a blocked TakeMany call.
+// barrierTake is a take that TakeMany or TakeUpTo could not serve at once.
 type barrierTake struct {
-	n     int
-	small bool
-	done  chan struct{}
-	res   BarrierBatch
-	err   error
+	n    int
+	upTo bool
+	done chan struct{}
+	res  BarrierBatch
+	err  error
 }
 
 // A BarrierBatch is what TakeMany returns: for each element its insertion
@@ -168,7 +168,7 @@ func (b *Barrier) IncompleteSize() int {
 	return len(b.incomplete)
 }
 
-// IsClosed reports whether Close has been called.
+// IsClosed reports whether Close or CloseNow has been called.
 func (b *Barrier) IsClosed() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -179,8 +179,8 @@ func (b *Barrier) IsClosed() bool {
 // whose first dimension indexes keys. A key that is not incomplete starts
 // a new element. An element whose last component is set becomes ready.
 //
-// After a plain Close only incomplete keys may be completed; after a
-// cancelling Close nothing may be inserted; both fail with an error
+// After Close only incomplete keys may be completed; after CloseNow
+// nothing may be inserted; both fail with an error
 // wrapping ErrClosed. Setting a component twice fails with
 // ErrInvalidArgument. InsertMany never blocks, and unlike TensorFlow's it
 // is atomic: when it fails, the barrier is as it was before the call.
@@ -314,25 +314,35 @@ func (b *Barrier) undo(c int) {
 //
 //	Barrier 'name' is closed and has insufficient elements (requested 4, total size 3)
 //
-// Without allowSmallBatch, incomplete keys count toward the total, since a
-// plain Close lets them complete. With allowSmallBatch a closed barrier
-// returns the 1..n ready elements at once instead. Blocked takes are
-// served in the order they arrived. When ctx ends first, TakeMany returns
-// an error wrapping ctx.Err() and takes nothing.
-func (b *Barrier) TakeMany(ctx context.Context, n int, allowSmallBatch bool) (BarrierBatch, error) {
+// Incomplete keys count toward the total, since after Close (but not
+// CloseNow) they may still complete. Blocked takes are served in the order
+// they arrived. When ctx ends first, TakeMany returns an error wrapping
+// ctx.Err() and takes nothing.
+func (b *Barrier) TakeMany(ctx context.Context, n int) (BarrierBatch, error) {
+	return b.takeMany(ctx, n, false)
+}
+
+// TakeUpTo is TakeMany, except that on a closed barrier it returns the
+// 1..n elements that are ready at once instead of waiting for incomplete
+// keys or failing (TensorFlow's allow_small_batch).
+func (b *Barrier) TakeUpTo(ctx context.Context, n int) (BarrierBatch, error) {
+	return b.takeMany(ctx, n, true)
+}
+
+func (b *Barrier) takeMany(ctx context.Context, n int, upTo bool) (BarrierBatch, error) {
 	if n < 0 {
 		return BarrierBatch{}, barrierInvalidf("Barrier '%s': requested %d elements", b.name, n)
 	}
 	b.mu.Lock()
 	if len(b.takers) == 0 {
 		// The common case: nobody is ahead, so decide without queueing.
-		t := barrierTake{n: n, small: allowSmallBatch}
+		t := barrierTake{n: n, upTo: upTo}
 		if b.decide(&t) {
 			b.mu.Unlock()
 			return t.res, t.err
 		}
 	}
-	t := &barrierTake{n: n, small: allowSmallBatch, done: make(chan struct{})}
+	t := &barrierTake{n: n, upTo: upTo, done: make(chan struct{})}
 	b.takers = append(b.takers, t)
 	b.mu.Unlock()
 
@@ -361,7 +371,7 @@ func (b *Barrier) decide(t *barrierTake) bool {
 		// TensorFlow's TryTakeMany: a small batch counts only ready
 		// elements; a full one may wait for incomplete keys to complete.
 		avail := len(b.ready)
-		if t.small {
+		if t.upTo {
 			deliver = min(t.n, avail)
 		} else {
 			avail += len(b.incomplete)
@@ -438,31 +448,43 @@ func (b *Barrier) take(n int) (BarrierBatch, error) {
 	return res, nil
 }
 
-// Close closes the barrier. After a plain Close (cancelPendingEnqueues
-// false) new keys can no longer be inserted, but incomplete keys may still
-// be completed and taken. With cancelPendingEnqueues, incomplete keys are
-// discarded and nothing more can be inserted. Blocked takes that can no
-// longer be served then fail with end of input.
-//
-// A barrier may be closed once, and cancel-closed once after a plain
-// Close; any other Close fails with an error wrapping ErrClosed ("Barrier
-// 'name' is already closed.").
-func (b *Barrier) Close(cancelPendingEnqueues bool) error {
+// Close closes the barrier, TensorFlow's close(): new keys can no longer
+// be inserted, but incomplete keys may still be completed and taken.
+// Blocked takes that can no longer be served then fail with end of input.
+// Closing a closed barrier is an error wrapping ErrClosed ("Barrier 'name'
+// is already closed."). Close never blocks.
+func (b *Barrier) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed && (b.cancelled || !cancelPendingEnqueues) {
-		return fmt.Errorf("Barrier '%s' is already closed.: %w", b.name, ErrClosed)
+	if b.closed {
+		return b.alreadyClosed()
 	}
 	b.closed = true
-	if cancelPendingEnqueues {
-		b.cancelled = true
-		for k, e := range b.incomplete {
-			delete(b.incomplete, k)
-			b.recycle(e)
-		}
+	b.serve()
+	return nil
+}
+
+// CloseNow closes the barrier and discards its incomplete keys, TensorFlow's
+// close(cancel_pending_enqueues=True): nothing more can be inserted, and
+// blocked takes that can no longer be served fail with end of input. It may
+// follow a Close; a second CloseNow is an error wrapping ErrClosed.
+func (b *Barrier) CloseNow() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cancelled {
+		return b.alreadyClosed()
+	}
+	b.closed, b.cancelled = true, true
+	for k, e := range b.incomplete {
+		delete(b.incomplete, k)
+		b.recycle(e)
 	}
 	b.serve()
 	return nil
+}
+
+func (b *Barrier) alreadyClosed() error {
+	return fmt.Errorf("Barrier '%s' is already closed.: %w", b.name, ErrClosed)
 }
 
 // barrierStack stacks rows into a new tensor, copying each row straight

@@ -117,7 +117,7 @@ func TestBarrierMatchesTensorFlow(t *testing.T) {
 					json.Unmarshal(op.Op[1], &n)
 					json.Unmarshal(op.Op[2], &small)
 					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-					res, err = b.TakeMany(ctx, n, small)
+					res, err = takeBarrier(ctx, b, n, small)
 					cancel()
 					if want.Blocks {
 						if !errors.Is(err, context.DeadlineExceeded) {
@@ -128,7 +128,7 @@ func TestBarrierMatchesTensorFlow(t *testing.T) {
 				case "close":
 					var cancel bool
 					json.Unmarshal(op.Op[1], &cancel)
-					err = b.Close(cancel)
+					err = closeBarrier(b, cancel)
 				case "sizes":
 					if r, inc := b.ReadySize(), b.IncompleteSize(); r != *want.Ready || inc != *want.Incomplete {
 						t.Fatalf("%s: ready %d incomplete %d, want %d %d", step, r, inc, *want.Ready, *want.Incomplete)
@@ -220,7 +220,7 @@ func TestBarrierInsertIsAtomic(t *testing.T) {
 	}
 	barrierInsert(t, b, 1, []string{"a", "b"}, 10, 20)
 	barrierFill(t, b, "c")
-	res, err := b.TakeMany(context.Background(), 3, false)
+	res, err := b.TakeMany(context.Background(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestBarrierInsertIsAtomic(t *testing.T) {
 	if err := one.InsertMany(0, []string{"k", "k"}, barrierFloats(1, 2)); err != nil {
 		t.Fatal(err)
 	}
-	one.Close(false)
+	one.Close()
 	if err := one.InsertMany(0, []string{"k", "x"}, barrierFloats(1, 2)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("got %v", err)
 	}
@@ -254,7 +254,7 @@ func TestBarrierOrder(t *testing.T) {
 	barrierInsert(t, b, 0, []string{"k3"}, 3)
 	barrierInsert(t, b, 1, []string{"k3"}, 30)
 	barrierInsert(t, b, 1, []string{"k2"}, 20)
-	res, err := b.TakeMany(context.Background(), 3, false)
+	res, err := b.TakeMany(context.Background(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,11 +277,11 @@ func TestBarrierOrder(t *testing.T) {
 // shapes.
 func TestBarrierTakeZero(t *testing.T) {
 	b, _ := NewBarrier("b", []tensor.DType{tensor.Int64}, []tensor.Shape{{tensor.Unknown, 3}})
-	res, err := b.TakeMany(context.Background(), 0, false)
+	res, err := b.TakeMany(context.Background(), 0)
 	if err != nil || res.Len() != 0 || !slices.Equal(res.Values[0].Shape(), tensor.Shape{0, 0, 3}) {
 		t.Fatalf("got %v %v", res, err)
 	}
-	if _, err := b.TakeMany(context.Background(), -1, false); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := b.TakeMany(context.Background(), -1); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("n=-1: %v", err)
 	}
 }
@@ -292,11 +292,11 @@ func TestBarrierUnbatchableShapes(t *testing.T) {
 	b, _ := NewBarrier("b", []tensor.DType{tensor.Int64}, nil)
 	b.InsertMany(0, []string{"a"}, tensor.New([]int64{1, 2}, 1, 2))
 	b.InsertMany(0, []string{"b"}, tensor.New([]int64{3, 4, 5}, 1, 3))
-	if _, err := b.TakeMany(context.Background(), 2, false); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := b.TakeMany(context.Background(), 2); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("got %v", err)
 	}
 	for _, want := range []string{"a", "b"} {
-		res, err := b.TakeMany(context.Background(), 1, false)
+		res, err := b.TakeMany(context.Background(), 1)
 		if err != nil || res.Keys[0] != want {
 			t.Fatalf("got %v %v, want %s", res.Keys, err, want)
 		}
@@ -315,7 +315,7 @@ func TestBarrierBlockedTakes(t *testing.T) {
 		}
 		first, second, third := make(chan result, 1), make(chan result, 1), make(chan result, 1)
 		take := func(ch chan result, n int, small bool) {
-			res, err := b.TakeMany(ctx, n, small)
+			res, err := takeBarrier(ctx, b, n, small)
 			ch <- result{res.Len(), err}
 		}
 		go take(first, 2, false)
@@ -339,7 +339,7 @@ func TestBarrierBlockedTakes(t *testing.T) {
 		barrierInsert(t, b, 0, []string{"d"}, 4)
 		go take(third, 5, true)
 		synctest.Wait()
-		b.Close(false)
+		b.Close()
 		// A small take on a closed barrier counts only ready elements,
 		// as TensorFlow's does at call time: none, so end of input,
 		// although d may still complete.
@@ -368,13 +368,13 @@ func TestBarrierTakeCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
 		go func() {
-			_, err := b.TakeMany(ctx, 3, false)
+			_, err := b.TakeMany(ctx, 3)
 			errc <- err
 		}()
 		synctest.Wait()
 		got := make(chan int, 1)
 		go func() {
-			res, _ := b.TakeMany(context.Background(), 1, false)
+			res, _ := b.TakeMany(context.Background(), 1)
 			got <- res.Len()
 		}()
 		barrierFill(t, b, "a")
@@ -392,7 +392,7 @@ func TestBarrierTakeCancel(t *testing.T) {
 		deadline, cancel2 := context.WithTimeout(context.Background(), time.Second)
 		defer cancel2()
 		start := time.Now()
-		if _, err := b.TakeMany(deadline, 1, false); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
+		if _, err := b.TakeMany(deadline, 1); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
 			t.Fatalf("got %v after %v", err, time.Since(start))
 		}
 	})
@@ -413,7 +413,7 @@ func TestBarrierCloseHalfway(t *testing.T) {
 				}
 				wg.Wait()
 				synctest.Wait()
-				b.Close(cancel)
+				closeBarrier(b, cancel)
 				full, eof := barrierCount(t, results)
 				if full != 25 || eof != 25 {
 					t.Fatalf("%d full takes, %d end of input", full, eof)
@@ -425,7 +425,7 @@ func TestBarrierCloseHalfway(t *testing.T) {
 
 // BAR-10, second part: only component 0 inserted, then closed. A plain
 // close lets the component-1 inserts complete every key and every take
-// succeeds; a cancelling close fails them all.
+// succeeds; a CloseNow fails them all.
 func TestBarrierClosePartialInserts(t *testing.T) {
 	for _, cancel := range []bool{false, true} {
 		t.Run(fmt.Sprint("cancel=", cancel), func(t *testing.T) {
@@ -437,7 +437,7 @@ func TestBarrierClosePartialInserts(t *testing.T) {
 					wg.Go(func() { barrierInsert(t, b, 0, []string{fmt.Sprint(i)}, float32(i)) })
 				}
 				wg.Wait()
-				b.Close(cancel)
+				closeBarrier(b, cancel)
 				var failed sync.WaitGroup
 				var mu sync.Mutex
 				nfailed := 0
@@ -460,7 +460,7 @@ func TestBarrierClosePartialInserts(t *testing.T) {
 					t.Fatalf("cancel: %d inserts failed, %d full takes, %d end of input", nfailed, full, eof)
 				}
 				if !cancel && (nfailed != 0 || full != 50 || eof != 0) {
-					t.Fatalf("plain close: %d inserts failed, %d full takes, %d end of input", nfailed, full, eof)
+					t.Fatalf("Close: %d inserts failed, %d full takes, %d end of input", nfailed, full, eof)
 				}
 			})
 		})
@@ -472,7 +472,7 @@ func barrierTakers(b *Barrier, n, size int) <-chan error {
 	results := make(chan error, n)
 	for range n {
 		go func() {
-			res, err := b.TakeMany(context.Background(), size, false)
+			res, err := b.TakeMany(context.Background(), size)
 			if err == nil && res.Len() != size {
 				err = fmt.Errorf("took %d", res.Len())
 			}
@@ -513,7 +513,7 @@ func TestBarrierCloseTwice(t *testing.T) {
 		b := barrierNew(t)
 		var err error
 		for _, cancel := range tt.closes {
-			err = b.Close(cancel)
+			err = closeBarrier(b, cancel)
 		}
 		if tt.fail != (err != nil) || err != nil && (!errors.Is(err, ErrClosed) || err.Error() != "Barrier 'B' is already closed.: "+ErrClosed.Error()) {
 			t.Errorf("closes %v: got %v", tt.closes, err)
@@ -551,7 +551,7 @@ func FuzzBarrier(f *testing.F) {
 			case 2, 3, 4: // take
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel() // never block: only what can be decided now
-				res, err := b.TakeMany(ctx, arg%5, op&0x7 == 4)
+				res, err := takeBarrier(ctx, b, arg%5, op&0x7 == 4)
 				if err == nil {
 					taken += res.Len()
 					if !slices.IsSorted(res.Indices) {
@@ -564,7 +564,7 @@ func FuzzBarrier(f *testing.F) {
 					}
 				}
 			case 5, 6:
-				b.Close(op&0x7 == 6)
+				closeBarrier(b, op&0x7 == 6)
 			case 7:
 				if b.ReadySize() < 0 || b.IncompleteSize() > 6*len(ops) {
 					t.Fatal("impossible sizes")
@@ -602,7 +602,7 @@ func BenchmarkBarrierInsertTake(b *testing.B) {
 		if err := bar.InsertMany(1, k, v1); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := bar.TakeMany(ctx, batch, false); err != nil {
+		if _, err := bar.TakeMany(ctx, batch); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -195,9 +195,10 @@ func (q *core) Size() int {
 	return q.s.len()
 }
 
-// IsClosed reports whether the queue is closed. As in TensorFlow, a
-// non-cancelling Close that waits behind blocked enqueues closes the queue
-// only when it runs, so until then IsClosed is false.
+// IsClosed reports whether the queue is closed. As in TensorFlow, a Close
+// that waits behind blocked enqueues closes the queue only when it runs,
+// so until then IsClosed is false. It is not part of the Queue interface:
+// stages learn of a close from their next call's ErrClosed or io.EOF.
 func (q *core) IsClosed() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -550,28 +551,14 @@ func (q *core) alreadyClosed() error {
 	return fmt.Errorf("Queue '%s' is already closed.: %w", q.name, ErrClosed)
 }
 
-// Close closes the queue. Without cancelPendingEnqueues it waits behind
-// the enqueues already blocked (they complete normally), then marks the
-// queue closed; closing a closed queue this way is an error. With
-// cancelPendingEnqueues it marks the queue closed at once and fails every
-// blocked enqueue with ErrCancelled; it is never an error. Either way,
-// blocked dequeues then complete with what is left or end of input.
-func (q *core) Close(ctx context.Context, cancelPendingEnqueues bool) error {
+// Close closes the queue, TensorFlow's close(): it waits behind the
+// enqueues already blocked, which complete normally, then marks the queue
+// closed, so that later enqueues fail with ErrClosed and dequeues drain
+// what is left, then report end of input. Closing a closed queue is an
+// error wrapping ErrClosed. When ctx ends while Close waits, it returns an
+// error wrapping ctx.Err() and the queue stays open.
+func (q *core) Close(ctx context.Context) error {
 	q.mu.Lock()
-	if cancelPendingEnqueues {
-		q.closed = true
-		for _, a := range q.enq {
-			op := "Enqueue"
-			if a.kind == closeOp {
-				op = "Close" // a close queued behind enqueues is cancelled too
-			}
-			a.finish(nil, cancelledError(op, ErrCancelled))
-		}
-		q.enq = nil
-		q.flush()
-		q.mu.Unlock()
-		return nil
-	}
 	if q.closed {
 		q.mu.Unlock()
 		return q.alreadyClosed()
@@ -579,4 +566,25 @@ func (q *core) Close(ctx context.Context, cancelPendingEnqueues bool) error {
 	a := &attempt{kind: closeOp, done: make(chan struct{})}
 	_, err := q.block(ctx, a, &q.enq, "Close")
 	return err
+}
+
+// CloseNow closes the queue at once, TensorFlow's
+// close(cancel_pending_enqueues=True): every blocked enqueue, and a Close
+// waiting behind them, fails with ErrCancelled. It never blocks and is
+// never an error, even on a closed queue; ctx is unused, and taken so that
+// every queue, local or remote, closes with the same call.
+func (q *core) CloseNow(ctx context.Context) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	for _, a := range q.enq {
+		op := "Enqueue"
+		if a.kind == closeOp {
+			op = "Close" // a close queued behind enqueues is cancelled too
+		}
+		a.finish(nil, cancelledError(op, ErrCancelled))
+	}
+	q.enq = nil
+	q.flush()
+	return nil
 }

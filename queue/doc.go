@@ -27,9 +27,9 @@
 // queue was declared with. This is TensorFlow's layout, so a dequeued
 // element still carries its priority.
 //
-// Close ends a queue's input. Without cancelling, it waits behind the
-// enqueues already blocked, which complete normally, and then marks the
-// queue closed; with cancelPendingEnqueues it closes at once and fails
+// Close ends a queue's input: it waits behind the enqueues already
+// blocked, which complete normally, and then marks the queue closed.
+// CloseNow, TensorFlow's cancel_pending_enqueues, closes at once and fails
 // them with ErrCancelled. Later enqueues fail with ErrClosed; dequeues
 // drain what is left and then fail with an error that wraps io.EOF, the
 // end of input, in TensorFlow's words:
@@ -47,6 +47,21 @@
 // if the call had not been made; only the rows a cancelled EnqueueMany had
 // already inserted stay, as in TensorFlow. A call that can complete at
 // once does so even if its context has ended.
+//
+// # What the Queue interface holds
+//
+// Queue holds what a pipeline's stages call on a queue they were given:
+// its name, component types, shapes and names, the five ways to move
+// elements, Close and CloseNow. It leaves out what not every queue can
+// answer honestly. Size and Capacity form Sizer, which the queues of this
+// package implement and natsqueue's, whose count lives on a server and is
+// read by a State call that takes a context and can fail, does not; the
+// pipeline's metrics type-assert it. IsClosed is a method of this
+// package's queues only: no stage decides by it (each learns of a close
+// from the ErrClosed or io.EOF of its next call), and a remote queue could
+// only guess. A queue runner needs less still, a name and the two ways to
+// close (coord.Closer), so that a state saver or a group of queues runs
+// under one without pretending to move elements.
 //
 // Each queue counts its traffic for the pipeline's metrics: Stats reports
 // the elements enqueued and dequeued and the time callers spent blocked,

@@ -25,15 +25,15 @@ func ExampleBarrier() {
 
 	b.InsertMany(1, []string{"k2"}, tensor.New([]int64{2}))
 	// k2 completed after k3, but it was created by an earlier call.
-	batch, _ := b.TakeMany(ctx, 2, false)
+	batch, _ := b.TakeMany(ctx, 2)
 	for i, key := range batch.Keys {
 		fmt.Println(key, batch.Indices[i]-math.MinInt64, string(batch.Values[0].Strings()[i]), batch.Values[1].Int64s()[i])
 	}
 
-	b.Close(false)
-	_, err := b.TakeMany(ctx, 2, false)
+	b.Close()
+	_, err := b.TakeMany(ctx, 2)
 	fmt.Println(errors.Is(err, io.EOF), err)
-	batch, _ = b.TakeMany(ctx, 2, true) // a smaller final batch
+	batch, _ = b.TakeUpTo(ctx, 2) // a smaller final batch
 	fmt.Println(batch.Keys)
 	// Output:
 	// ready: 2 incomplete: 1

@@ -25,7 +25,7 @@ func ExampleNewFIFO() {
 			f := float32(i)
 			q.Enqueue(ctx, queue.Element{tensor.Scalar(i), tensor.New([]float32{f, f / 2})})
 		}
-		q.Close(ctx, false)
+		q.Close(ctx)
 	}()
 	for {
 		b, err := q.DequeueUpTo(ctx, 2)
@@ -62,7 +62,7 @@ func ExampleNewRandomShuffle() {
 	_, err := q.Dequeue(short)
 	fmt.Println(errors.Is(err, context.DeadlineExceeded), q.Size())
 
-	q.Close(ctx, false)
+	q.Close(ctx)
 	rest, _ := q.DequeueUpTo(ctx, 10)
 	fmt.Println("after close:", len(rest[0].Int32s()))
 	// Output:

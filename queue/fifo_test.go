@@ -248,7 +248,7 @@ func TestMixedEnqueueOrder(t *testing.T) {
 			q.EnqueueMany(bg, vec(vs...))
 			next += n
 		}
-		q.Close(bg, false)
+		q.Close(bg)
 	}()
 	var got []int32
 	for i := 0; ; i++ {
@@ -287,7 +287,7 @@ func TestCloseBasics(t *testing.T) {
 		q.Enqueue(bg, sc(2))
 		<-errc
 		q.Enqueue(bg, sc(3))
-		if err := q.Close(bg, false); err != nil {
+		if err := q.Close(bg); err != nil {
 			t.Fatal(err)
 		}
 		if !q.IsClosed() {
@@ -304,17 +304,17 @@ func TestCloseBasics(t *testing.T) {
 		if !isEOF(err) || !strings.Contains(err.Error(), "FIFOQueue 'fq' is closed and has insufficient elements (requested 1, current size 0)") {
 			t.Fatalf("Q-28: %v", err)
 		}
-		if err := q.Close(bg, false); err == nil || !strings.Contains(err.Error(), "Queue 'fq' is already closed.") {
+		if err := q.Close(bg); err == nil || !strings.Contains(err.Error(), "Queue 'fq' is already closed.") {
 			t.Fatalf("Q-32: %v", err)
 		}
-		if err := q.Close(bg, true); err != nil {
+		if err := q.CloseNow(bg); err != nil {
 			t.Fatalf("Q-32 cancel-close: %v", err)
 		}
 
 		q2 := mustFIFO(t, 10)
 		go func() { _, err := q2.Dequeue(bg); errc <- err }()
 		synctest.Wait()
-		q2.Close(bg, false)
+		q2.Close(bg)
 		if err := <-errc; !isEOF(err) {
 			t.Fatalf("Q-29: %v", err)
 		}
@@ -330,7 +330,7 @@ func TestCloseWaitsForPendingEnqueues(t *testing.T) {
 		go func() { enq <- q.Enqueue(bg, sc(50)) }()
 		synctest.Wait()
 		closed := make(chan error, 1)
-		go func() { closed <- q.Close(bg, false) }()
+		go func() { closed <- q.Close(bg) }()
 		synctest.Wait()
 		if len(closed) != 0 {
 			t.Fatal("Q-31: close completed before the pending enqueue")
@@ -366,7 +366,7 @@ func TestDequeueManyOnClose(t *testing.T) {
 		if q.Size() != 0 {
 			t.Fatalf("partial batch counted: size %d", q.Size())
 		}
-		q.Close(bg, false)
+		q.Close(bg)
 		if err := <-errc; !isEOF(err) {
 			t.Fatalf("Q-34: %v", err)
 		}
@@ -386,7 +386,7 @@ func TestDequeueManyOnClose(t *testing.T) {
 		errc := make(chan error, 1)
 		go func() { _, err := q.DequeueMany(bg, 3); errc <- err }()
 		synctest.Wait()
-		q.Close(bg, false)
+		q.Close(bg)
 		if err := <-errc; !isEOF(err) || !strings.Contains(err.Error(), "(requested 3, current size 1)") {
 			t.Fatalf("Q-33: %v", err)
 		}
@@ -410,7 +410,7 @@ func TestDequeueUpTo(t *testing.T) {
 		if len(res) != 0 {
 			t.Fatal("Q-35: returned early on an open queue")
 		}
-		q.Close(bg, false)
+		q.Close(bg)
 		if got := <-res; !slices.Equal(got, []int32{40}) {
 			t.Fatalf("Q-36: %v", got)
 		}
@@ -424,7 +424,7 @@ func TestDequeueUpTo(t *testing.T) {
 		all[i] = int32(i)
 	}
 	q.EnqueueMany(bg, vec(all...))
-	q.Close(bg, false)
+	q.Close(bg)
 	var mu sync.Mutex
 	var got []int32
 	var sizes []int
@@ -462,7 +462,7 @@ func TestCancelClose(t *testing.T) {
 		go func() { many <- q.EnqueueMany(bg, vec(4, 5)) }()
 		synctest.Wait()
 		deq := make(chan []int32, 1)
-		if err := q.Close(bg, true); err != nil {
+		if err := q.CloseNow(bg); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []chan error{enq, many} {

@@ -31,7 +31,7 @@ func FuzzOperations(f *testing.F) {
 		}
 		capacity := int(data[0]&7) + 1
 		pad := data[0]&0x80 != 0
-		var q Queue
+		var q local
 		var err error
 		if pad {
 			q, err = NewPaddingFIFO(capacity, i32, []tensor.Shape{{tensor.Unknown}}, Name("fz"))
@@ -179,7 +179,7 @@ func (m *fuzzModel) step(ctx context.Context, q Queue, b byte) error {
 		}
 		return m.checkBatch(e[0], n)
 	case 6: // Close, cancelling or not
-		err := q.Close(ctx, arg&1 == 1)
+		err := closeQueue(ctx, q, arg&1 == 1)
 		if arg&1 == 0 && m.closed {
 			return wantErr(err, ErrClosed)
 		}

@@ -25,11 +25,24 @@ type RandomShuffle struct{ *core }
 // component types given to NewPriority are those that follow it.
 type Priority struct{ *core }
 
+// The queues of this package are Sizers: their contents are in memory.
 var (
-	_ Queue = (*FIFO)(nil)
-	_ Queue = (*PaddingFIFO)(nil)
-	_ Queue = (*RandomShuffle)(nil)
-	_ Queue = (*Priority)(nil)
+	_ interface {
+		Queue
+		Sizer
+	} = (*FIFO)(nil)
+	_ interface {
+		Queue
+		Sizer
+	} = (*PaddingFIFO)(nil)
+	_ interface {
+		Queue
+		Sizer
+	} = (*RandomShuffle)(nil)
+	_ interface {
+		Queue
+		Sizer
+	} = (*Priority)(nil)
 )
 
 // NewFIFO returns a FIFO queue of at most capacity elements with the given

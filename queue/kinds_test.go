@@ -60,7 +60,7 @@ func TestMinAfterDequeue(t *testing.T) {
 		if len(res) != 0 {
 			t.Fatal("dequeue went below min_after_dequeue")
 		}
-		q.Close(bg, false)
+		q.Close(bg)
 		if err := <-res; err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestMinAfterDequeue(t *testing.T) {
 	})
 	q := mustShuffle(t, 10, 2)
 	q.EnqueueMany(bg, vec(1, 2, 3, 4))
-	q.Close(bg, false)
+	q.Close(bg)
 	for range 4 {
 		if _, err := q.Dequeue(bg); err != nil {
 			t.Fatalf("RSQ-03: %v", err)
@@ -92,7 +92,7 @@ func TestShuffleDequeueManyOnClose(t *testing.T) {
 		if len(res) != 0 {
 			t.Fatal("RSQ-04: returned while open")
 		}
-		q.Close(bg, false)
+		q.Close(bg)
 		if got := <-res; len(got) != 3 {
 			t.Fatalf("RSQ-04: %v", got)
 		}
@@ -107,7 +107,7 @@ func TestShuffleDequeueManyOnClose(t *testing.T) {
 		errc := make(chan error, 1)
 		go func() { _, err := q.DequeueMany(bg, 3); errc <- err }()
 		synctest.Wait()
-		q.Close(bg, false)
+		q.Close(bg)
 		if err := <-errc; !isEOF(err) {
 			t.Fatalf("RSQ-05: %v", err)
 		}
@@ -171,7 +171,7 @@ func TestShuffleParallelUpTo(t *testing.T) {
 		all[i] = int32(i)
 	}
 	q.EnqueueMany(bg, vec(all...))
-	q.Close(bg, false)
+	q.Close(bg)
 	var mu sync.Mutex
 	var got []int32
 	var wg sync.WaitGroup
@@ -412,7 +412,7 @@ func TestRandomizedOperations(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			q.Close(bg, rng.IntN(2) == 0)
+			closeQueue(bg, q, rng.IntN(2) == 0)
 			cw.Wait()
 			// Whatever is left after the consumers stopped: at most a
 			// partial batch's worth that DequeueMany could not take.

@@ -222,7 +222,7 @@ func runInterleaving(t *testing.T, kind propertyKind, seed uint64) {
 	}
 	closer := rand.New(rand.NewPCG(rng.Uint64(), 3))
 	time.Sleep(time.Duration(closer.IntN(40)) * time.Millisecond)
-	if err := q.Close(bg, closer.IntN(2) == 0); err != nil && !errors.Is(err, ErrCancelled) {
+	if err := closeQueue(bg, q, closer.IntN(2) == 0); err != nil && !errors.Is(err, ErrCancelled) {
 		t.Errorf("close: %v", err)
 	}
 	producers.Wait()

@@ -12,13 +12,18 @@ import (
 // component has an extra leading dimension, the batch dimension.
 type Element []tensor.Tensor
 
-// Queue is the interface shared by FIFO, PaddingFIFO, RandomShuffle and
-// Priority queues. Every method is safe for concurrent use.
+// Queue is what the stages of a pipeline need of a queue: its name and
+// component types, shapes and names, the five ways to move elements, and
+// the two ways to close it. FIFO, PaddingFIFO, RandomShuffle and Priority
+// implement it, as does natsqueue.Queue, whose elements live on a server.
+// Every method is safe for concurrent use.
 //
 // Blocking methods take a context: when it is cancelled or its deadline
 // passes, the call returns an error that wraps ctx.Err() and the queue is
 // left as if the call had never been made (TensorFlow's session close and
 // op timeouts).
+//
+// How full a queue is belongs to Sizer, which not every Queue can be.
 type Queue interface {
 	// Name returns the queue's name, as its error messages print it.
 	Name() string
@@ -44,16 +49,26 @@ type Queue interface {
 	// the remaining 1..n-1 elements instead of failing.
 	DequeueUpTo(ctx context.Context, n int) (Element, error)
 
-	// Close closes the queue. Without cancelPendingEnqueues it waits for
-	// enqueues that are already blocked to complete; with it, it fails
-	// them at once. After Close, enqueues fail with ErrClosed and dequeues
-	// drain what is left, then report end of input (io.EOF).
-	Close(ctx context.Context, cancelPendingEnqueues bool) error
-	// IsClosed reports whether Close has been called.
-	IsClosed() bool
+	// Close closes the queue, TensorFlow's close(): enqueues that are
+	// already blocked complete, later ones fail with ErrClosed, and
+	// dequeues drain what is left, then report end of input (io.EOF).
+	// It waits for the blocked enqueues, so it takes a context.
+	Close(ctx context.Context) error
+	// CloseNow closes the queue as Close does, except that enqueues
+	// already blocked fail at once with ErrCancelled (TensorFlow's
+	// cancel_pending_enqueues=True). It does not wait for them.
+	CloseNow(ctx context.Context) error
+}
+
+// A Sizer is a queue that knows at once, without asking anyone and so
+// without failing, how many elements it holds and how many it can hold:
+// the queues of this package. A pipeline's metrics report the queues that
+// are Sizers. natsqueue.Queue is not one: its count lives on a server,
+// and its State takes a context and can fail.
+type Sizer interface {
 	// Size returns the number of elements in the queue.
 	Size() int
-	// Capacity returns the maximum number of elements the queue holds.
+	// Capacity returns the most elements the queue holds.
 	Capacity() int
 }
 
@@ -63,7 +78,7 @@ var (
 	// ErrClosed reports an enqueue into a closed queue (TensorFlow's
 	// Cancelled "... is closed").
 	ErrClosed = errors.New("queue is closed")
-	// ErrCancelled reports a blocked enqueue failed by a cancelling close
+	// ErrCancelled reports a blocked enqueue failed by a CloseNow
 	// (TensorFlow's "Enqueue operation was cancelled").
 	ErrCancelled = errors.New("operation was cancelled")
 	// ErrInvalidArgument reports an element of the wrong type or shape, or a

@@ -8,30 +8,32 @@ import (
 	"github.com/sluiceml/sluice/tensor"
 )
 
-// A Container holds queues shared by name, as queues with the same
+// A container holds queues shared by name, as queues with the same
 // shared_name are one queue in a TensorFlow session: code that asks for a
 // queue by a name already taken gets the existing queue, provided it asks
-// for the same kind, capacity, types and shapes.
-type Container struct {
+// for the same kind, capacity, types and shapes (Q-49 to Q-51, RSQ-13).
+// Nothing in the module shares queues by name yet (a Go program shares a
+// queue by passing it), so it is not exported; a shared_name option for
+// input's producers would be built on it.
+type container struct {
 	mu     sync.Mutex
 	queues map[string]Queue
 }
 
-// NewContainer returns an empty container.
-func NewContainer() *Container { return &Container{queues: map[string]Queue{}} }
+func newContainer() *container { return &container{queues: map[string]Queue{}} }
 
 // internals gives the parameters of a queue built by this package.
 type internals interface{ base() *core }
 
 func (q *core) base() *core { return q }
 
-// Share returns the queue registered under name, registering q there if
+// share returns the queue registered under name, registering q there if
 // the name is free. If another queue holds the name, q must match it in
 // kind, capacity, component types and shapes (and, for RandomShuffle
 // queues, min_after_dequeue and explicit seeds), as TensorFlow checks when
 // it reopens a shared queue; then q is dropped and the existing queue
 // returned.
-func (c *Container) Share(name string, q Queue) (Queue, error) {
+func (c *container) share(name string, q Queue) (Queue, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, ok := c.queues[name]

@@ -9,14 +9,14 @@ import (
 
 // RSQ-13
 func TestSharedQueues(t *testing.T) {
-	c := NewContainer()
-	q1, _ := c.Share("q", mustFIFO(t, 10))
-	q2, err := c.Share("q", mustFIFO(t, 10))
+	c := newContainer()
+	q1, _ := c.share("q", mustFIFO(t, 10))
+	q2, err := c.share("q", mustFIFO(t, 10))
 	if err != nil || q1 != q2 {
 		t.Fatalf("Q-49: %v", err)
 	}
 	q1.Enqueue(bg, sc(7))
-	if q2.Size() != 1 || val(q2.Dequeue(bg)) != 7 {
+	if q2.(Sizer).Size() != 1 || val(q2.Dequeue(bg)) != 7 {
 		t.Fatal("Q-49: not the same queue")
 	}
 	mismatches := []struct {
@@ -29,18 +29,18 @@ func TestSharedQueues(t *testing.T) {
 		{func() Queue { q, _ := NewFIFO(10, i32); return q }(), "component shapes"},
 	}
 	for _, m := range mismatches {
-		if _, err := c.Share("q", m.q); err == nil || !strings.Contains(err.Error(), m.want) {
+		if _, err := c.share("q", m.q); err == nil || !strings.Contains(err.Error(), m.want) {
 			t.Errorf("Q-50 %s: %v", m.want, err)
 		}
 	}
-	c.Share("r", mustShuffle(t, 10, 2, Seed(12)))
-	if _, err := c.Share("r", mustShuffle(t, 10, 3, Seed(12))); err == nil || !strings.Contains(err.Error(), "min_after_dequeue") {
+	c.share("r", mustShuffle(t, 10, 2, Seed(12)))
+	if _, err := c.share("r", mustShuffle(t, 10, 3, Seed(12))); err == nil || !strings.Contains(err.Error(), "min_after_dequeue") {
 		t.Errorf("RSQ mad: %v", err)
 	}
-	if _, err := c.Share("r", mustShuffle(t, 10, 2, Seed(21))); err == nil || !strings.Contains(err.Error(), "random seeds") {
+	if _, err := c.share("r", mustShuffle(t, 10, 2, Seed(21))); err == nil || !strings.Contains(err.Error(), "random seeds") {
 		t.Errorf("RSQ-13: %v", err)
 	}
-	if _, err := c.Share("r", mustShuffle(t, 10, 2)); err != nil {
+	if _, err := c.share("r", mustShuffle(t, 10, 2)); err != nil {
 		t.Errorf("RSQ-13 unseeded: %v", err)
 	}
 	a, b := mustFIFO(t, 10), mustFIFO(t, 10)

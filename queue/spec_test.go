@@ -151,7 +151,7 @@ func TestDequeueCountFromQueue(t *testing.T) {
 }
 
 // a non-cancel Close queued behind blocked enqueues is cancelled by
-// a cancelling Close, along with the enqueues.
+// a CloseNow, along with the enqueues.
 func TestCancelCloseCancelsQueuedClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := mustFIFO(t, 1)
@@ -160,12 +160,12 @@ func TestCancelCloseCancelsQueuedClose(t *testing.T) {
 		closed := make(chan error, 1)
 		go func() { enq <- q.Enqueue(bg, sc(2)) }()
 		synctest.Wait()
-		go func() { closed <- q.Close(bg, false) }()
+		go func() { closed <- q.Close(bg) }()
 		synctest.Wait()
 		if q.IsClosed() {
 			t.Fatal("Q-56: IsClosed true while the close waits behind an enqueue")
 		}
-		if err := q.Close(bg, true); err != nil {
+		if err := q.CloseNow(bg); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []chan error{enq, closed} {
@@ -192,7 +192,7 @@ func TestUpToWaitsForEnqueuesAheadOfClose(t *testing.T) {
 		go func() { enq <- q.EnqueueMany(bg, vec(3, 4, 5)) }()
 		synctest.Wait()
 		closed := make(chan error, 1)
-		go func() { closed <- q.Close(bg, false) }()
+		go func() { closed <- q.Close(bg) }()
 		synctest.Wait()
 		var got []int32
 		for {
@@ -243,7 +243,7 @@ func TestPaddingFIFOBehavesAsFIFO(t *testing.T) {
 		go func() { enq <- q.Enqueue(bg, vec(3, 3, 3)) }()
 		synctest.Wait()
 		closed := make(chan error, 1)
-		go func() { closed <- q.Close(bg, false) }()
+		go func() { closed <- q.Close(bg) }()
 		synctest.Wait()
 		if len(closed) != 0 {
 			t.Fatal("close did not wait for the pending enqueue")
@@ -272,7 +272,7 @@ func TestPaddingFIFOBehavesAsFIFO(t *testing.T) {
 // closed empty one ends batches with end of input despite min_after_dequeue.
 func TestShuffleClosed(t *testing.T) {
 	q := mustShuffle(t, 10, 5, Name("rq"))
-	q.Close(bg, false)
+	q.Close(bg)
 	if _, err := q.DequeueMany(bg, 4); !isEOF(err) || !strings.Contains(err.Error(), "RandomShuffleQueue 'rq' is closed and has insufficient elements (requested 4, current size 0)") {
 		t.Fatalf("RSQ-07 DequeueMany: %v", err)
 	}
@@ -299,7 +299,7 @@ func TestShuffleCloseWaitsForEnqueue(t *testing.T) {
 			t.Fatalf("50 not inserted at once: size %d", q.Size())
 		}
 		closed := make(chan error, 1)
-		go func() { closed <- q.Close(bg, false) }()
+		go func() { closed <- q.Close(bg) }()
 		synctest.Wait()
 		if len(closed) != 0 || len(enq) != 0 {
 			t.Fatal("close or enqueue finished before a dequeue")
@@ -463,7 +463,7 @@ func TestDequeueManyInto(t *testing.T) {
 		!slices.Equal(b[1].Float32s(), []float32{3, 4, 5}) {
 		t.Fatalf("second batch %v, %v", b, err)
 	}
-	q.Close(bg, false)
+	q.Close(bg)
 	if _, err := q.DequeueManyInto(bg, 3, b); !isEOF(err) || keep[0] != 3 {
 		t.Fatalf("at end of input: %v, dst changed to %v", err, keep)
 	}

@@ -128,7 +128,7 @@ func mustJSON(v any) []byte {
 
 // tfQueue builds the queue a scenario describes: [kind, capacity, dtypes,
 // shapes or null (null dimensions unknown), min_after_dequeue].
-func tfQueue(t *testing.T, spec []json.RawMessage) (q Queue, shuffled bool) {
+func tfQueue(t *testing.T, spec []json.RawMessage) (q local, shuffled bool) {
 	var kind string
 	var capacity, mad int
 	var dtypeNames []string
@@ -214,7 +214,7 @@ func tfRun(ctx context.Context, q Queue, kind string, op []json.RawMessage, dtyp
 	case "close":
 		var cancelPending bool
 		json.Unmarshal(op[1], &cancelPending)
-		return nil, q.Close(ctx, cancelPending)
+		return nil, closeQueue(ctx, q, cancelPending)
 	}
 	return nil, nil // "size"
 }

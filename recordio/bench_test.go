@@ -28,7 +28,7 @@ func benchUnits(b *testing.B, data []byte, n int) func() queue.Queue {
 	return func() queue.Queue {
 		q, _ := queue.NewFIFO(n, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 		q.EnqueueMany(bg, queue.Element{tensor.Strings(names...)})
-		q.Close(bg, false)
+		q.Close(bg)
 		return q
 	}
 }

@@ -23,7 +23,7 @@ func filenameQueue(names ...string) queue.Queue {
 	}
 	ctx := context.Background()
 	q.EnqueueMany(ctx, queue.Element{tensor.Strings(names...)})
-	q.Close(ctx, false)
+	q.Close(ctx)
 	return q
 }
 

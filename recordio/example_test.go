@@ -62,7 +62,7 @@ func Example_customFormat() {
 	ctx := context.Background()
 	q, _ := queue.NewFIFO(10, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 	q.EnqueueMany(ctx, queue.Element{tensor.Strings("to be", "or not")})
-	q.Close(ctx, false)
+	q.Close(ctx)
 
 	r, _ := recordio.Open("WordReader", q)
 	for {

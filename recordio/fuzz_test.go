@@ -72,7 +72,7 @@ func FuzzFixedLength(f *testing.F) {
 		os.WriteFile(name, data, 0o644)
 		q, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 		q.Enqueue(context.Background(), queue.Element{tensor.StringScalar(name)})
-		q.Close(context.Background(), false)
+		q.Close(context.Background())
 		r, err := NewFixedLengthRecordReader(q, int(rec), HeaderBytes(int(header)), FooterBytes(int(footer)), HopBytes(int(hop)))
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +148,7 @@ func FuzzRestoreState(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, state, pos []byte) {
 		q, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
-		q.Close(context.Background(), false)
+		q.Close(context.Background())
 		r := NewIdentityReader(q)
 		if err := r.RestoreState(context.Background(), state); err == nil {
 			again, err := r.SerializeState()

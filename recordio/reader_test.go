@@ -77,7 +77,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 // READERS.md §1, §2: IdentityReader testOneEpoch and counters.
 func TestIdentityOneEpoch(t *testing.T) {
 	q := workQueue(t, "A", "B", "C")
-	q.Close(bg, false)
+	q.Close(bg)
 	r := NewIdentityReader(q)
 	if r.NumRecordsProduced() != 0 || r.NumWorkUnitsCompleted() != 0 {
 		t.Fatal("counters not zero")
@@ -132,7 +132,7 @@ func TestIdentitySerializeRestore(t *testing.T) {
 	r.Read(bg)
 	r.Read(bg)
 	q.EnqueueMany(bg, queue.Element{tensor.Strings("Y", "Z")})
-	q.Close(bg, false)
+	q.Close(bg)
 	if err := r.RestoreState(bg, state); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestIdentityMultipleEpochs(t *testing.T) {
 			t.Fatalf("read %d = %q %v", i, k, err)
 		}
 	}
-	q.Close(bg, false)
+	q.Close(bg)
 	if _, _, err := r.Read(bg); !errors.Is(err, io.EOF) {
 		t.Fatalf("got %v", err)
 	}
@@ -203,7 +203,7 @@ func TestWholeFile(t *testing.T) {
 		names = append(names, writeFile(t, dir, fmt.Sprintf("whole_file.%d.txt", i), []byte(c)))
 	}
 	q := workQueue(t, names...)
-	q.Close(bg, false)
+	q.Close(bg)
 	got := readAll(t, NewWholeFileReader(q))
 	for i, g := range got {
 		if g.key != names[i] || g.value != contents[i] {
@@ -232,7 +232,7 @@ func TestTextLine(t *testing.T) {
 				names = append(names, writeFile(t, dir, fmt.Sprintf("text_line.%d.txt", i), []byte(b.String())))
 			}
 			q := workQueue(t, names...)
-			q.Close(bg, false)
+			q.Close(bg)
 			r, err := NewTextLineReader(q, SkipHeaderLines(skip))
 			if err != nil {
 				t.Fatal(err)
@@ -351,7 +351,7 @@ func TestFixedLength(t *testing.T) {
 				}
 			}
 			q := workQueue(t, names...)
-			q.Close(bg, false)
+			q.Close(bg)
 			r, err := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), HopBytes(c.hop), Compression(enc))
 			if err != nil {
 				t.Fatal(err)
@@ -367,7 +367,7 @@ func TestFixedLength(t *testing.T) {
 		short := writeFile(t, dir, "short", compress(t, enc, []byte("HHH")))
 		good := writeFile(t, dir, "good", compress(t, enc, []byte("HHHHHabcFF")))
 		q := workQueue(t, short, good)
-		q.Close(bg, false)
+		q.Close(bg)
 		r, _ := NewFixedLengthRecordReader(q, 3, HeaderBytes(5), FooterBytes(2), Compression(enc))
 		_, _, err := r.Read(bg)
 		if !errors.Is(err, ErrShortHeader) || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), short) {
@@ -408,7 +408,7 @@ func TestTFRecord(t *testing.T) {
 	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
 		names := writeTFRecords(t, t.TempDir(), c, 2, 7)
 		q := workQueue(t, names...)
-		q.Close(bg, false)
+		q.Close(bg)
 		got := readAll(t, NewTFRecordReader(q, c))
 		var want []kv
 		for i, n := range names {
@@ -426,7 +426,7 @@ func TestTFRecord(t *testing.T) {
 func TestReadUpTo(t *testing.T) {
 	names := writeTFRecords(t, t.TempDir(), tfrecord.None, 2, 7)
 	q := workQueue(t, names...)
-	q.Close(bg, false)
+	q.Close(bg)
 	r := NewTFRecordReader(q, tfrecord.None)
 	var sizes []int
 	total := 0
@@ -480,7 +480,7 @@ func TestTFRecordCorruptPolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		q := workQueue(t, names...)
-		q.Close(bg, false)
+		q.Close(bg)
 		r := NewTFRecordReader(q, tfrecord.None, c.opts...)
 		var keys []string
 		for len(keys) < len(c.keys) {
@@ -560,7 +560,7 @@ func TestMissingFile(t *testing.T) {
 	}
 	for _, c := range cases {
 		q := workQueue(t, missing, c.good)
-		q.Close(bg, false)
+		q.Close(bg)
 		r, err := c.make(q)
 		if err != nil {
 			t.Fatal(err)
@@ -656,7 +656,7 @@ func TestRestoreMidUnit(t *testing.T) {
 	}
 	for _, c := range cases {
 		q := workQueue(t, c.units...)
-		q.Close(bg, false)
+		q.Close(bg)
 		full := readAll(t, c.make(q))
 
 		q1 := workQueue(t, c.units...)
@@ -673,7 +673,7 @@ func TestRestoreMidUnit(t *testing.T) {
 		r1.Reset()
 
 		q2 := workQueue(t, c.units[1:]...)
-		q2.Close(bg, false)
+		q2.Close(bg)
 		r2 := c.make(q2)
 		if err := r2.RestoreState(bg, state); err != nil {
 			t.Fatalf("%s: restore: %v", c.name, err)
@@ -749,7 +749,7 @@ func TestRestoreBadPosition(t *testing.T) {
 	}
 	// A position at the very end of a unit is valid: the unit just ends.
 	q := workQueue(t)
-	q.Close(bg, false)
+	q.Close(bg)
 	r, _ := NewFixedLengthRecordReader(q, 3)
 	if err := r.RestoreState(bg, midUnitState(fixed, varint(2))); err != nil {
 		t.Fatal(err)
@@ -784,7 +784,7 @@ func TestInterop(t *testing.T) {
 	for _, c := range cases {
 		name := filepath.Join(dir, c.file)
 		q := workQueue(t, name)
-		q.Close(bg, false)
+		q.Close(bg)
 		got := readAll(t, NewTFRecordReader(q, c.c))
 		if len(got) != c.n {
 			t.Fatalf("%s: %d records, want %d", c.file, len(got), c.n)
@@ -803,7 +803,7 @@ func TestInterop(t *testing.T) {
 		}
 
 		q = workQueue(t, name)
-		q.Close(bg, false)
+		q.Close(bg)
 		r := NewTFRecordReader(q, c.c)
 		var batched []string
 		for {
@@ -832,7 +832,7 @@ func TestInterop(t *testing.T) {
 			t.Fatal(err)
 		}
 		q2 := workQueue(t)
-		q2.Close(bg, false)
+		q2.Close(bg)
 		r2 := NewTFRecordReader(q2, c.c)
 		if err := r2.RestoreState(bg, state); err != nil {
 			t.Fatal(err)
@@ -859,7 +859,7 @@ func TestTFRecordMaxRecordSize(t *testing.T) {
 	name := writeFile(t, dir, "claim.tfrecord", data)
 
 	q := workQueue(t, name)
-	q.Close(bg, false)
+	q.Close(bg)
 	_, _, err := NewTFRecordReader(q, tfrecord.None, MaxRecordSize(999)).Read(bg)
 	var re *tfrecord.RecordError
 	de, _ := errors.AsType[*dataerr.Error](err)
@@ -868,7 +868,7 @@ func TestTFRecordMaxRecordSize(t *testing.T) {
 	}
 
 	q = workQueue(t, name)
-	q.Close(bg, false)
+	q.Close(bg)
 	r := NewTFRecordReader(q, tfrecord.None)
 	if _, v, err := r.Read(bg); err != nil || len(v) != 1000 {
 		t.Fatalf("first record: %d bytes, %v", len(v), err)
@@ -900,7 +900,7 @@ func TestTFRecordDetectNoKeys(t *testing.T) {
 	}
 	for _, noKeys := range []bool{false, true} {
 		q := workQueue(t, names...)
-		q.Close(bg, false)
+		q.Close(bg)
 		f := &tfRecordFormat{detect: true, noKeys: noKeys}
 		r := NewReader("TFRecordReader", f, q)
 		n := 0
@@ -938,7 +938,7 @@ func TestTextLineNoKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := workQueue(t, name)
-	q.Close(bg, false)
+	q.Close(bg)
 	f := recordhook.NewTextLineFormat(1)
 	r := NewReader("TextLineReader", f, q)
 	for i, want := range []string{"a,1", "b,2"} {
@@ -970,8 +970,8 @@ func TestFixedLengthNoKeys(t *testing.T) {
 		names = append(names, name)
 	}
 	kq, q := workQueue(t, names...), workQueue(t, names...)
-	kq.Close(bg, false)
-	q.Close(bg, false)
+	kq.Close(bg)
+	q.Close(bg)
 	keyed, err := NewFixedLengthRecordReader(kq, 3, HeaderBytes(2), FooterBytes(1))
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func TestShardRecords(t *testing.T) {
 		var all []kv
 		for index := range count {
 			q := workQueue(t, names...)
-			q.Close(bg, false)
+			q.Close(bg)
 			got := readAll(t, NewTFRecordReader(q, tfrecord.Gzip, Shard(index, count)))
 			for _, r := range got {
 				var j, f int
@@ -125,7 +125,7 @@ func TestShardInvalid(t *testing.T) {
 func closedQueue(t *testing.T, names []string) *queue.FIFO {
 	t.Helper()
 	q := workQueue(t, names...)
-	q.Close(bg, false)
+	q.Close(bg)
 	return q
 }
 

@@ -164,7 +164,7 @@ func TestAgainstTensorFlow(t *testing.T) {
 			}
 
 			q := workQueue(t, units...)
-			q.Close(bg, false)
+			q.Close(bg)
 			r, err := Open(c.Reader, q, tfOptions(t, c.Attrs)...)
 			if err != nil {
 				t.Fatal(err)
@@ -216,7 +216,7 @@ func TestAgainstTensorFlow(t *testing.T) {
 			}
 
 			q = workQueue(t, units...)
-			q.Close(bg, false)
+			q.Close(bg)
 			r, _ = Open(c.Reader, q, tfOptions(t, c.Attrs)...)
 			var gotSizes []int
 			for len(gotSizes) < 50 {

@@ -143,7 +143,7 @@ func TestContextPerRead(t *testing.T) {
 	for _, tc := range ctxCases {
 		t.Run(tc.name, func(t *testing.T) {
 			q := workQueue(t, tc.unit)
-			q.Close(bg, false)
+			q.Close(bg)
 			r, err := tc.mk(q)
 			if err != nil {
 				t.Fatal(err)
@@ -174,7 +174,7 @@ func TestCancelStalledRead(t *testing.T) {
 	fs := registerCtxFS(t, map[string][]byte{"ctxtest://b/r.tfrecord": tfrecordBytes(t, "alpha")})
 	fs.stallAt = 1
 	q := workQueue(t, "ctxtest://b/r.tfrecord")
-	q.Close(bg, false)
+	q.Close(bg)
 	r := NewTFRecordReader(q, tfrecord.None)
 	ctx, cancel := context.WithCancel(bg)
 	done := make(chan error, 1)
@@ -205,7 +205,7 @@ func TestResumeAfterCutOffRead(t *testing.T) {
 				fs := registerCtxFS(t, ctxFiles(t))
 				fs.stallAt = stallAt
 				q := workQueue(t, tc.unit)
-				q.Close(bg, false)
+				q.Close(bg)
 				r, err := tc.mk(q)
 				if err != nil {
 					t.Fatal(err)

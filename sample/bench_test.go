@@ -71,7 +71,7 @@ func BenchmarkStratifiedSample(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
 	b.StopTimer()
-	if err := p.Stop(); err != nil {
+	if err := p.Stop(ctx); err != nil {
 		b.Fatal(err)
 	}
 }

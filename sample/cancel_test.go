@@ -60,7 +60,7 @@ func TestCancel(t *testing.T) {
 				if _, err := next(ctx); !errors.Is(err, context.DeadlineExceeded) {
 					t.Errorf("Next past its deadline: %v", err)
 				}
-				if err := p.Stop(); err != nil {
+				if err := p.Stop(t.Context()); err != nil {
 					t.Errorf("Stop: %v", err)
 				}
 			})
@@ -86,7 +86,7 @@ func TestStratifiedSampleUnknownDistBlockedClass(t *testing.T) {
 		if _, err := b.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Next: %v", err)
 		}
-		if err := p.Stop(); err != nil {
+		if err := p.Stop(t.Context()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
 	})

@@ -86,12 +86,12 @@ func TestRuntimeErrors(t *testing.T) {
 			if err := p.Start(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			defer p.Stop()
+			defer p.Stop(t.Context())
 			_, err := next(t.Context())
 			if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Next = %v, want %q", err, tc.want)
 			}
-			if err := p.Join(); !errors.Is(err, queue.ErrInvalidArgument) {
+			if err := p.Join(t.Context()); !errors.Is(err, queue.ErrInvalidArgument) {
 				t.Errorf("Join = %v, want the stage's error", err)
 			}
 		})
@@ -127,7 +127,7 @@ func TestBuildErrors(t *testing.T) {
 			p := input.NewPipeline()
 			tc.build(p)
 			err := p.Start(t.Context())
-			p.Stop()
+			p.Stop(t.Context())
 			if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Start = %v, want %q", err, tc.want)
 			}

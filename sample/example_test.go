@@ -49,7 +49,7 @@ func ExampleStratifiedSample() {
 			kept[l]++
 		}
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		panic(err)
 	}
 	fmt.Printf("input:  %d examples, %.1f%% / %.1f%%\n", n, 100*float64(seen[0])/n, 100*float64(seen[1])/n)

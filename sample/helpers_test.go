@@ -37,15 +37,15 @@ func drain(t *testing.T, p *input.Pipeline, next func(context.Context) (input.Ba
 	if err := p.Start(ctx); err != nil {
 		return nil, err
 	}
-	defer p.Stop()
+	defer p.Stop(ctx)
 	var out []input.Batch
 	for {
 		b, err := next(ctx)
 		if errors.Is(err, io.EOF) {
-			return out, p.Join()
+			return out, p.Join(ctx)
 		}
 		if err != nil {
-			p.Stop()
+			p.Stop(ctx)
 			return out, err
 		}
 		out = append(out, b)

@@ -188,7 +188,7 @@ func TestStratifiedSampleUnknownDist(t *testing.T) {
 	if err := p.Start(t.Context()); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Errorf("probabilities summing to 1.1: %v", err)
 	}
-	p.Stop()
+	p.Stop(t.Context())
 }
 
 // RS-02 (TensorFlow's _conditional_batch): acceptance 0 for 1.0 and 1 for

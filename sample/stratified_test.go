@@ -127,7 +127,7 @@ func TestStratifiedSampleErrors(t *testing.T) {
 		if err := p.Start(t.Context()); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Start = %v, want %q", tc.name, err, tc.want)
 		}
-		p.Stop()
+		p.Stop(t.Context())
 	}
 	for _, bad := range []int{-1, 5} {
 		p := input.NewPipeline()
@@ -155,7 +155,7 @@ func TestStratifiedSampleCancel(t *testing.T) {
 	if err := p.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	defer p.Stop()
+	defer p.Stop(t.Context())
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := b.Next(ctx); !errors.Is(err, context.Canceled) {

@@ -95,7 +95,7 @@ func TestStratifiedSampleEnqueueMany(t *testing.T) {
 	if err := p.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	defer p.Stop()
+	defer p.Stop(t.Context())
 	for _, s := range []*input.Batches{known, online} {
 		bt, err := s.Next(t.Context())
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/internal/stagehook"
+	"github.com/sluiceml/sluice/internal/stagequeue"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -23,7 +24,7 @@ const DefaultClassCapacity = 16
 // ClassBatches is the output of StratifiedSampleUnknownDist.
 type ClassBatches struct {
 	p         *input.Pipeline
-	classes   []*queue.Deferred
+	classes   []*stagequeue.Lazy
 	probs     []float64
 	batchSize int
 	rng       *lockedRand
@@ -64,7 +65,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 	}
 	for i := range probs {
 		qname := fmt.Sprintf("%s/class_%d", name, i)
-		b.classes = append(b.classes, queue.NewDeferred("FIFOQueue", qname, c.classCapacity, nil, func(first queue.Element) (queue.Queue, error) {
+		b.classes = append(b.classes, stagequeue.NewLazy("FIFOQueue", qname, c.classCapacity, nil, func(first queue.Element) (queue.Queue, error) {
 			dtypes := make([]tensor.DType, len(first))
 			shapes := make([]tensor.Shape, len(first))
 			for j, t := range first {
@@ -105,7 +106,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 	for i, q := range b.classes {
 		qs[i] = q
 	}
-	r, err := coord.NewQueueRunner(queue.NewGroup(name+"/class_queues", qs...), steps)
+	r, err := coord.NewQueueRunner(stagequeue.NewGroup(name+"/class_queues", qs...), steps)
 	if err != nil {
 		b.err = err
 		stagehook.Of(p).Fail(err)

@@ -204,7 +204,7 @@ func (b *Batch) State(name string) tensor.Tensor {
 // SaveState fails with ErrUnknownState for an undeclared name ("state was
 // not declared: state2"), with [queue.ErrInvalidArgument] for a value of the wrong
 // type or shape or a state saved twice for one batch, and with an error wrapping
-// queue.ErrClosed once the state saver was closed with cancel. It does not
+// queue.ErrClosed once the state saver was closed with CloseNow. It does not
 // block; ctx is checked first.
 func (b *Batch) SaveState(ctx context.Context, name string, value tensor.Tensor) error {
 	if err := ctx.Err(); err != nil {

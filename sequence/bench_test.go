@@ -53,6 +53,6 @@ func BenchmarkStateSaver(b *testing.B) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "segments/s")
 	b.StopTimer()
 	cancel()
-	s.Close(context.Background(), true)
+	s.CloseNow(context.Background())
 	wg.Wait()
 }

@@ -29,7 +29,7 @@ import (
 //
 // An invalid example stops the pipeline with an error naming its key; Next
 // and p.Join return it. When step reports end of input, the state saver is
-// closed without cancel: the examples started finish, and Next then returns
+// closed with Close: the examples started finish, and Next then returns
 // end of input (errors.Is(err, io.EOF)).
 //
 // Build errors are recorded on p (Start returns them); the state saver

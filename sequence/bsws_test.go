@@ -157,7 +157,7 @@ func runTwoStepsTF(t *testing.T, u, length int, key func(int64) string, opts ...
 		}
 		out[i] = b
 	}
-	if err := p.Stop(); err != nil {
+	if err := p.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -237,7 +237,7 @@ func TestBSWS04NotAMultiple(t *testing.T) {
 	_, err := s.Next(ctx)
 	wantErr(t, err, queue.ErrInvalidArgument, "should be a multiple of: 3, but saw value: 4. Consider setting pad=True.")
 	wantErr(t, err, nil, `example "key_1"`)
-	wantErr(t, p.Join(), queue.ErrInvalidArgument, "should be a multiple of: 3, but saw value: 4. Consider setting pad=True.")
+	wantErr(t, p.Join(ctx), queue.ErrInvalidArgument, "should be a multiple of: 3, but saw value: 4. Consider setting pad=True.")
 }
 
 // BSWS-02, BSWS-03: padding to a multiple of num_unroll.
@@ -315,7 +315,7 @@ func TestBSWS01Defaults(t *testing.T) {
 		if most.Load() != 3 {
 			t.Errorf("%d prefetch goroutines, want 3", most.Load())
 		}
-		if err := p.Stop(); err != nil {
+		if err := p.Stop(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		// The pipeline reports the capacity queue among its queues.
@@ -394,7 +394,7 @@ func TestBSWSEndOfInput(t *testing.T) {
 	if segments != want {
 		t.Errorf("%d segments, want %d", segments, want)
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -120,7 +120,7 @@ func checkEntries(t *testing.T, b *Batch, u int, originals *sync.Map) error {
 }
 
 // SQ-15: many prefetching and reading goroutines; every entry is checked,
-// and after a plain Close every segment is delivered exactly once.
+// and after a Close every segment is delivered exactly once.
 func TestSQ15ManyWritersReaders(t *testing.T) {
 	const batch, u, writers, each, readers = 8, 5, 16, 20, 8
 	s, insert, originals := sq15Saver(t, batch, u, AllowSmallerFinalBatch(), Capacity(4*batch))
@@ -144,14 +144,14 @@ func TestSQ15ManyWritersReaders(t *testing.T) {
 				processed.Add(int64(b.BatchSize()))
 				if err := checkEntries(t, b, u, originals); err != nil {
 					t.Error(err)
-					s.Close(context.Background(), true)
+					s.CloseNow(context.Background())
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := s.Close(context.Background(), false); err != nil {
+	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	rg.Wait()
@@ -167,7 +167,7 @@ func TestSQ15ManyWritersReaders(t *testing.T) {
 	}
 }
 
-// SQ-14, SQ-15: with many readers, a cancelling Close makes Next report
+// SQ-14, SQ-15: with many readers, a CloseNow makes Next report
 // end of input.
 func TestSQ15CancelWithManyReaders(t *testing.T) {
 	const batch, u = 32, 17
@@ -203,7 +203,7 @@ func TestSQ15CancelWithManyReaders(t *testing.T) {
 	for processed.Load() < 2*batch {
 		runtime.Gosched() // let the readers process a few batches
 	}
-	if err := s.Close(context.Background(), true); err != nil {
+	if err := s.CloseNow(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	rg.Wait()

@@ -37,8 +37,8 @@
 //	}
 //
 // Capacity bounds the number of examples held at once: Prefetch blocks
-// while that many have segments left. Close ends the input; without
-// cancel the examples already started still finish.
+// while that many have segments left. Close ends the input and lets the
+// examples already started finish; CloseNow drops those not yet ready.
 //
 // BatchSequencesWithStates builds the whole stage on an input.Pipeline:
 // prefetch goroutines run a Step as a queue runner of the pipeline, pad
@@ -56,7 +56,7 @@
 //     SQ-03) unnecessary; the batch size given to NextN replaces a fed
 //     batch size tensor.
 //   - A Prefetch takes its capacity token before inserting anything, and a
-//     plain Close waits for the Prefetch calls in progress (bounded by its
+//     Close waits for the Prefetch calls in progress (bounded by its
 //     context) before closing the barrier, so every example a prefetch
 //     goroutine has read is delivered. TensorFlow inserts an example's data
 //     before waiting for capacity and only its initial states after.

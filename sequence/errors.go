@@ -17,7 +17,7 @@ var (
 // The end of input and closed-saver conditions are the queue package's:
 // Next reports end of input with an error for which errors.Is(err, io.EOF)
 // holds, Prefetch on a closed state saver fails with queue.ErrClosed, and a
-// Prefetch blocked on capacity when the saver is closed with cancel fails
+// Prefetch blocked on capacity when the saver is closed with CloseNow fails
 // with queue.ErrCancelled.
 
 // exampleError is an error about one input example: it names the key.

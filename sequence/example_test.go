@@ -31,7 +31,7 @@ func Example() {
 			panic(err)
 		}
 	}
-	saver.Close(ctx, false) // no more examples; the started ones finish
+	saver.Close(ctx) // no more examples; the started ones finish
 
 	for b, err := range saver.All(ctx) {
 		if err != nil {
@@ -99,7 +99,7 @@ func ExampleBatchSequencesWithStates() {
 			panic(err)
 		}
 	}
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		panic(err)
 	}
 	// Output:

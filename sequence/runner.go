@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/sluiceml/sluice/coord"
-	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/tensor"
 )
 
 // A Step produces one example for a state saver's prefetch goroutines: it
@@ -19,9 +17,9 @@ type Step func(ctx context.Context) (Input, error)
 // TensorFlow's example wraps a SequenceQueueingStateSaver in a QueueRunner:
 // numThreads goroutines each call step and Prefetch its example, over and
 // over. When the last of them sees end of input the state saver is closed
-// without cancel, so the examples already started finish and Next then
-// reports end of input; when the coordinator stops, it is closed with
-// cancel. Start it with coord.StartAll or add it to a pipeline.
+// with Close, so the examples already started finish and Next then reports
+// end of input; when the coordinator stops, it is closed with CloseNow.
+// Start it with coord.StartAll or add it to a pipeline.
 func (s *StateSaver) QueueRunner(numThreads int, step Step) (*coord.QueueRunner, error) {
 	if numThreads <= 0 {
 		return nil, invalidf("sequence: num_threads must be positive, not %d", numThreads)
@@ -42,36 +40,10 @@ func (s *StateSaver) QueueRunner(numThreads int, step Step) (*coord.QueueRunner,
 		steps[i] = prefetch
 		names[i] = fmt.Sprintf("prefetch_op%d", i)
 	}
-	return coord.NewQueueRunner(runnerQueue{s}, steps, coord.StepNames(names...))
+	// The runner takes the state saver in place of a queue, as
+	// TensorFlow's does: it needs only its name and its two ways to close.
+	return coord.NewQueueRunner(s, steps, coord.StepNames(names...))
 }
 
-// runnerQueue presents a state saver to coord.QueueRunner, which needs
-// only its name and Close, as TensorFlow's QueueRunner takes the state
-// saver in place of a queue. Elements cannot be moved through it.
-type runnerQueue struct{ s *StateSaver }
-
-var _ queue.Queue = runnerQueue{}
-
-func (q runnerQueue) Name() string                                     { return q.s.name }
-func (q runnerQueue) DTypes() []tensor.DType                           { return q.s.barrier.DTypes() }
-func (q runnerQueue) Shapes() []tensor.Shape                           { return q.s.barrier.Shapes() }
-func (q runnerQueue) Names() []string                                  { return nil }
-func (q runnerQueue) Close(ctx context.Context, cancel bool) error     { return q.s.Close(ctx, cancel) }
-func (q runnerQueue) IsClosed() bool                                   { return q.s.IsClosed() }
-func (q runnerQueue) Size() int                                        { return q.s.barrier.ReadySize() }
-func (q runnerQueue) Capacity() int                                    { return q.s.tokens.Capacity() }
-func (q runnerQueue) Enqueue(context.Context, queue.Element) error     { return q.unsupported() }
-func (q runnerQueue) EnqueueMany(context.Context, queue.Element) error { return q.unsupported() }
-func (q runnerQueue) Dequeue(context.Context) (queue.Element, error) {
-	return nil, q.unsupported()
-}
-func (q runnerQueue) DequeueMany(context.Context, int) (queue.Element, error) {
-	return nil, q.unsupported()
-}
-func (q runnerQueue) DequeueUpTo(context.Context, int) (queue.Element, error) {
-	return nil, q.unsupported()
-}
-
-func (q runnerQueue) unsupported() error {
-	return invalidf("sequence: %s is a state saver: use Prefetch and Next", q.s.name)
-}
+// A state saver runs under a queue runner as it is.
+var _ coord.Closer = (*StateSaver)(nil)

@@ -53,10 +53,10 @@ type StateSaver struct {
 	nextID    int64
 	examples  map[int64]*example
 	closing   bool          // no new examples
-	cancelled bool          // closed with cancel
+	cancelled bool          // closed with CloseNow
 	inflight  int           // Prefetch calls past the closing check
 	idle      chan struct{} // closed when closing and inflight reaches 0
-	cancelCh  chan struct{} // closed by a cancelling Close
+	cancelCh  chan struct{} // closed by a CloseNow
 }
 
 // NewStateSaver returns a state saver that delivers batches of batchSize
@@ -164,7 +164,7 @@ func (s *StateSaver) Barrier() *queue.Barrier { return s.barrier }
 
 // CapacityQueue returns the queue of tokens that bounds the number of
 // active examples (SQ-13): its size is the number of examples held.
-func (s *StateSaver) CapacityQueue() queue.Queue { return s.tokens }
+func (s *StateSaver) CapacityQueue() *queue.FIFO { return s.tokens }
 
 // Prefetch adds one example, TensorFlow's prefetch_op: it checks the
 // example, splits it into segments and inserts them, with the initial
@@ -175,7 +175,7 @@ func (s *StateSaver) CapacityQueue() queue.Queue { return s.tokens }
 //
 // On a closed state saver Prefetch fails with an error wrapping
 // queue.ErrClosed, or queue.ErrCancelled if it was blocked when a
-// cancelling Close came. Errors about the example name its key.
+// CloseNow came. Errors about the example name its key.
 func (s *StateSaver) Prefetch(ctx context.Context, in Input) error {
 	s.mu.Lock()
 	l := s.layout
@@ -262,7 +262,7 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 		err = s.barrier.InsertMany(1+i, e.keys[:1], initial[i])
 	}
 	if err != nil {
-		// Only a cancelling Close gets here (a plain one waits for this
+		// Only a CloseNow gets here (a plain one waits for this
 		// call): the example's keys are gone, so are its data and token.
 		s.mu.Lock()
 		delete(s.examples, id)
@@ -301,7 +301,11 @@ func (s *StateSaver) Next(ctx context.Context) (*Batch, error) {
 // NextN is Next with a batch size of n instead of BatchSize, which
 // TensorFlow allows by feeding the batch size (SQ-12). n may be 0.
 func (s *StateSaver) NextN(ctx context.Context, n int) (*Batch, error) {
-	bb, err := s.barrier.TakeMany(ctx, n, s.allowSmall)
+	take := s.barrier.TakeMany
+	if s.allowSmall {
+		take = s.barrier.TakeUpTo
+	}
+	bb, err := take(ctx, n)
 	if err != nil {
 		if errors.Is(err, io.EOF) && s.stageErr != nil {
 			if serr := s.stageErr(); serr != nil {
@@ -358,39 +362,20 @@ func (s *StateSaver) All(ctx context.Context) iter.Seq2[*Batch, error] {
 }
 
 // Close closes the state saver, TensorFlow's close (SQ-14). No new examples
-// are accepted afterwards.
-//
-// Without cancelPendingEnqueues, the examples already started may finish:
+// are accepted afterwards, but the examples already started may finish:
 // Close first waits for Prefetch calls in progress, including those
 // blocked on capacity, to insert their examples (ctx bounds the wait),
 // then closes the barrier. Next keeps serving segments as their states are
 // saved, returning a smaller batch at the end with AllowSmallerFinalBatch,
-// and then end of input.
-//
-// With cancelPendingEnqueues, Close returns at once: blocked Prefetch
-// calls fail, segments not yet ready are dropped (their SaveState fails),
-// and Next returns only what is ready, then end of input.
-//
-// A second plain Close fails with an error wrapping queue.ErrClosed; a
-// cancelling Close after a plain one is allowed once, as for the barrier.
-func (s *StateSaver) Close(ctx context.Context, cancelPendingEnqueues bool) error {
+// and then end of input. A second Close fails with an error wrapping
+// queue.ErrClosed.
+func (s *StateSaver) Close(ctx context.Context) error {
 	s.mu.Lock()
-	if s.cancelled || s.closing && !cancelPendingEnqueues {
+	if s.closing {
 		s.mu.Unlock()
-		return fmt.Errorf("Barrier '%s' is already closed.: %w", s.barrier.Name(), queue.ErrClosed)
+		return s.alreadyClosed()
 	}
 	s.closing = true
-	if cancelPendingEnqueues {
-		// Blocked prefetches fail, and keys not yet ready are dropped.
-		// The data of their examples stays until the state saver is
-		// dropped: nothing will read it.
-		s.cancelled = true
-		close(s.cancelCh)
-		s.mu.Unlock()
-		err := s.barrier.Close(true)
-		s.tokens.Close(ctx, true) // never waits
-		return err
-	}
 	var idle chan struct{}
 	if s.inflight > 0 {
 		idle = make(chan struct{})
@@ -401,18 +386,46 @@ func (s *StateSaver) Close(ctx context.Context, cancelPendingEnqueues bool) erro
 		select {
 		case <-idle:
 		case <-s.cancelCh:
-			return nil // a cancelling Close took over
+			return nil // a CloseNow took over
 		case <-ctx.Done():
 			return fmt.Errorf("sequence: close %s: waiting for prefetches: %w", s.name, ctx.Err())
 		}
 	}
-	if err := s.barrier.Close(false); err != nil {
+	if err := s.barrier.Close(); err != nil {
 		if s.isCancelled() {
-			return nil // a cancelling Close came first
+			return nil // a CloseNow came first
 		}
 		return err
 	}
-	return s.tokens.Close(ctx, false)
+	return s.tokens.Close(ctx)
+}
+
+// CloseNow closes the state saver at once, TensorFlow's close with
+// cancel_pending_enqueues: blocked Prefetch calls fail, segments not yet
+// ready are dropped (their SaveState fails), and Next returns only what is
+// ready, then end of input. It may follow a Close, as for the barrier; a
+// second CloseNow fails with an error wrapping queue.ErrClosed. It does
+// not block.
+func (s *StateSaver) CloseNow(ctx context.Context) error {
+	s.mu.Lock()
+	if s.cancelled {
+		s.mu.Unlock()
+		return s.alreadyClosed()
+	}
+	s.closing = true
+	// Blocked prefetches fail, and keys not yet ready are dropped. The
+	// data of their examples stays until the state saver is dropped:
+	// nothing will read it.
+	s.cancelled = true
+	close(s.cancelCh)
+	s.mu.Unlock()
+	err := s.barrier.CloseNow()
+	s.tokens.CloseNow(ctx) // never fails
+	return err
+}
+
+func (s *StateSaver) alreadyClosed() error {
+	return fmt.Errorf("Barrier '%s' is already closed.: %w", s.barrier.Name(), queue.ErrClosed)
 }
 
 func (s *StateSaver) isCancelled() bool {
@@ -421,7 +434,7 @@ func (s *StateSaver) isCancelled() bool {
 	return s.cancelled
 }
 
-// IsClosed reports whether Close was called.
+// IsClosed reports whether Close or CloseNow was called.
 func (s *StateSaver) IsClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

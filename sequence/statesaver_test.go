@@ -263,7 +263,7 @@ func TestSQ09SaveStateGatesNextSegment(t *testing.T) {
 		if b.Sequence()[0] != 1 || b.State("state1").Float32s()[0] != 41 {
 			t.Errorf("segment %d state %v, want 1 and 41", b.Sequence()[0], b.State("state1"))
 		}
-		s.Close(ctx, true)
+		s.CloseNow(ctx)
 	})
 }
 
@@ -407,11 +407,11 @@ func TestSQ13CapacityBlocks(t *testing.T) {
 		if n := s.CapacityQueue().Size(); n != 2 {
 			t.Errorf("active examples after a cancelled Prefetch = %d, want 2", n)
 		}
-		s.Close(ctx, true)
+		s.CloseNow(ctx)
 	})
 }
 
-// SQ-14: Close without cancel lets started examples finish; with cancel
+// SQ-14: Close lets started examples finish; CloseNow
 // they cannot, and Next reports end of input.
 func TestSQ14Close(t *testing.T) {
 	ctx := context.Background()
@@ -421,7 +421,7 @@ func TestSQ14Close(t *testing.T) {
 		mustPrefetch(t, s, simpleInput("b", 4, 4))
 		mustPrefetch(t, s, simpleInput("c", 2, 2))
 		b := mustNext(t, s)
-		if err := s.Close(ctx, false); err != nil {
+		if err := s.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
 		wantErr(t, s.Prefetch(ctx, simpleInput("d", 4, 4)), queue.ErrClosed, "is closed")
@@ -437,9 +437,9 @@ func TestSQ14Close(t *testing.T) {
 			t.Fatalf("Next = %v, want end of input", err)
 		}
 		wantErr(t, err, nil, "is closed and has insufficient elements (requested 2, total size 1)")
-		wantErr(t, s.Close(ctx, false), queue.ErrClosed, "already closed")
-		if err := s.Close(ctx, true); err != nil {
-			t.Errorf("cancelling Close after a plain one: %v", err)
+		wantErr(t, s.Close(ctx), queue.ErrClosed, "already closed")
+		if err := s.CloseNow(ctx); err != nil {
+			t.Errorf("CloseNow after a plain one: %v", err)
 		}
 	})
 	t.Run("plain, small batch", func(t *testing.T) {
@@ -447,7 +447,7 @@ func TestSQ14Close(t *testing.T) {
 		mustPrefetch(t, s, simpleInput("a", 4, 4))
 		mustPrefetch(t, s, simpleInput("b", 2, 2))
 		mustPrefetch(t, s, simpleInput("c", 2, 2))
-		s.Close(ctx, false)
+		s.Close(ctx)
 		var keys []string
 		for {
 			b, err := s.Next(ctx)
@@ -470,7 +470,7 @@ func TestSQ14Close(t *testing.T) {
 		mustPrefetch(t, s, simpleInput("a", 4, 4))
 		mustPrefetch(t, s, simpleInput("b", 4, 4))
 		b := mustNext(t, s)
-		if err := s.Close(ctx, true); err != nil {
+		if err := s.CloseNow(ctx); err != nil {
 			t.Fatal(err)
 		}
 		wantErr(t, b.SaveState(ctx, "state1", b.State("state1")), queue.ErrClosed, "is closed")
@@ -478,7 +478,7 @@ func TestSQ14Close(t *testing.T) {
 		if !isEOF(err) {
 			t.Fatalf("Next = %v, want end of input", err)
 		}
-		wantErr(t, s.Close(ctx, true), queue.ErrClosed, "already closed")
+		wantErr(t, s.CloseNow(ctx), queue.ErrClosed, "already closed")
 	})
 	t.Run("blocked calls", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -488,14 +488,14 @@ func TestSQ14Close(t *testing.T) {
 			prefetched := make(chan error, 1)
 			go func() { prefetched <- s.Prefetch(ctx, simpleInput("c", 2, 2)) }()
 			synctest.Wait()
-			// A plain Close waits for the blocked Prefetch, which gets in
+			// A Close waits for the blocked Prefetch, which gets in
 			// once a batch frees capacity.
 			closed := make(chan error, 1)
-			go func() { closed <- s.Close(ctx, false) }()
+			go func() { closed <- s.Close(ctx) }()
 			synctest.Wait()
 			select {
 			case <-closed:
-				t.Fatal("plain Close did not wait for the blocked Prefetch")
+				t.Fatal("Close did not wait for the blocked Prefetch")
 			default:
 			}
 			b := mustNext(t, s) // a and b finish
@@ -511,7 +511,7 @@ func TestSQ14Close(t *testing.T) {
 			_, err := s.Next(ctx)
 			wantErr(t, err, nil, "requested 2, total size 1")
 
-			// A cancelling Close fails a blocked Prefetch and a blocked Next.
+			// A CloseNow fails a blocked Prefetch and a blocked Next.
 			s2 := newSaver(t, 2, 2, scalarState(), Capacity(2))
 			mustPrefetch(t, s2, simpleInput("a", 4, 4))
 			mustPrefetch(t, s2, simpleInput("b", 4, 4))
@@ -520,12 +520,12 @@ func TestSQ14Close(t *testing.T) {
 			next := make(chan error, 1)
 			go func() { _, err := s2.Next(ctx); next <- err }()
 			synctest.Wait()
-			if err := s2.Close(ctx, true); err != nil {
+			if err := s2.CloseNow(ctx); err != nil {
 				t.Fatal(err)
 			}
 			wantErr(t, <-prefetched, queue.ErrCancelled, `example "c"`)
 			if err := <-next; !isEOF(err) {
-				t.Errorf("blocked Next after a cancelling Close = %v, want end of input", err)
+				t.Errorf("blocked Next after a CloseNow = %v, want end of input", err)
 			}
 		})
 	})

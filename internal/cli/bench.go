@@ -152,7 +152,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	defer p.Stop()
+	defer p.Stop(ctx)
 	start := time.Now()
 	var records int64
 	fill := map[string]float64{}
@@ -172,7 +172,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 		}
 	}
 	elapsed := time.Since(start)
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {

@@ -43,7 +43,7 @@ func TestMetricsServer(t *testing.T) {
 	p := input.NewPipeline()
 	p.StringInputProducer([]string{"a"}, input.Name("files"))
 	m.add("test", p)
-	defer p.Stop()
+	defer p.Stop(t.Context())
 
 	body := get(t, "http://"+m.addr+"/metrics")
 	for _, want := range []string{

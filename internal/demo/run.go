@@ -271,7 +271,7 @@ func train(ctx context.Context, cfg Config, res *Result, nTrain int, m *model.Mo
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	defer p.Stop()
+	defer p.Stop(ctx)
 	total := nTrain * cfg.Epochs
 	var seen atomic.Int64
 	var lastLoss atomic.Value
@@ -290,7 +290,7 @@ func train(ctx context.Context, cfg Config, res *Result, nTrain int, m *model.Mo
 	res.TrainTime = time.Since(start)
 	res.Queues = p.Metrics()
 	stopProgress()
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		return err
 	}
 	res.TrainExamples = int(seen.Load())
@@ -374,7 +374,7 @@ func evaluate(ctx context.Context, cfg Config, res *Result, nTest int, m *model.
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	defer p.Stop()
+	defer p.Stop(ctx)
 	correct, n := 0, 0
 	var pred []int64
 	for b, err := range batches.All(ctx) {
@@ -390,7 +390,7 @@ func evaluate(ctx context.Context, cfg Config, res *Result, nTest int, m *model.
 		n += b.Len()
 	}
 	res.EvalQueues = p.Metrics()
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		return err
 	}
 	if n != nTest {

@@ -240,7 +240,7 @@ func runEpoch(ctx context.Context, cfg Config, url string, epoch int, files []st
 	rand.New(rand.NewPCG(cfg.Seed, uint64(epoch))).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	err = prod.EnqueueStrings(ctx, order...)
 	if err == nil {
-		err = prod.Close(ctx, false)
+		err = prod.Close(ctx)
 	}
 	prod.Stop()
 	if err != nil {

@@ -39,7 +39,7 @@ func runBucketed(ctx context.Context, cfg Config, res *Result, out io.Writer) (m
 	if err := p.Start(ctx); err != nil {
 		return nil, err
 	}
-	defer p.Stop()
+	defer p.Stop(ctx)
 	var done atomic.Int64
 	stop := startProgress(out, cfg, p, "bucketed", "series", cfg.Series, &done)
 	defer stop()
@@ -78,7 +78,7 @@ func runBucketed(ctx context.Context, cfg Config, res *Result, out io.Writer) (m
 	res.BucketTime = time.Since(start)
 	stop()
 	res.BucketQueues = p.Metrics()
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		return nil, err
 	}
 	// What the same series would have cost batched without buckets, in

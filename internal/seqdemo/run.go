@@ -258,7 +258,7 @@ func runStateful(ctx context.Context, cfg Config, res *Result, direct map[int64]
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	defer p.Stop()
+	defer p.Stop(ctx)
 
 	totalSegments := 0
 	for _, s := range series {
@@ -284,7 +284,7 @@ func runStateful(ctx context.Context, cfg Config, res *Result, direct map[int64]
 	res.StateTime = time.Since(start)
 	stop()
 	res.StateQueues = p.Metrics()
-	if err := p.Join(); err != nil {
+	if err := p.Join(ctx); err != nil {
 		return err
 	}
 	res.SegmentsPerSec = float64(res.Segments) / res.StateTime.Seconds()

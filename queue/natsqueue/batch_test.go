@@ -73,7 +73,7 @@ func TestEnqueueAcrossServerRestart(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- q.EnqueueStrings(ctx, want...) }()
 	// Restart once part of the list is stored.
-	for q.Size() < n/10 {
+	for state(t, q).Pending < n/10 {
 		select {
 		case err := <-done:
 			t.Fatalf("the enqueue finished (%v) before the restart; make n larger", err)
@@ -84,7 +84,7 @@ func TestEnqueueAcrossServerRestart(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("EnqueueStrings across a restart: %v", err)
 	}
-	if err := q.Close(ctx, false); err != nil {
+	if err := q.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(ctx, q)

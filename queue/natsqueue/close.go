@@ -45,26 +45,14 @@ func (q *Queue) isClosed(ctx context.Context, op string) (closed bool, err error
 	return closed, err
 }
 
-// Close sets the queue's closed flag, for every worker of the epoch.
-//
-// Without cancelPendingEnqueues it first waits for this handle's blocked
-// enqueues to complete, as TensorFlow queues a close behind them, and
-// closing a closed queue is an error wrapping queue.ErrClosed; with it, it
-// fails this handle's blocked enqueues with queue.ErrCancelled at once and
-// is never an error. Enqueues blocked in other processes fail with
-// queue.ErrClosed when they next read the flag. Either way, dequeues then
-// drain the units left and report end of input once none is pending or
+// Close sets the queue's closed flag, for every worker of the epoch. It
+// first waits for this handle's blocked enqueues to complete, as
+// TensorFlow queues a close behind them, and closing a closed queue is an
+// error wrapping queue.ErrClosed. Enqueues blocked in other processes fail
+// with queue.ErrClosed when they next read the flag. Dequeues then drain
+// the units left and report end of input once none is pending or
 // unacknowledged.
-func (q *Queue) Close(ctx context.Context, cancelPendingEnqueues bool) error {
-	if cancelPendingEnqueues {
-		q.mu.Lock()
-		if !q.cancelled {
-			q.cancelled = true
-			close(q.cancel)
-		}
-		q.mu.Unlock()
-		return q.setClosed(ctx, false)
-	}
+func (q *Queue) Close(ctx context.Context) error {
 	q.mu.Lock()
 	if q.closing || q.cancelled || q.closed.Load() {
 		q.mu.Unlock()
@@ -77,9 +65,9 @@ func (q *Queue) Close(ctx context.Context, cancelPendingEnqueues bool) error {
 	if busy {
 		select {
 		case <-idle:
-			// The enqueues may have ended because a cancelling Close
-			// failed them; then this Close was cancelled too, whichever
-			// case the select saw first.
+			// The enqueues may have ended because a CloseNow failed
+			// them; then this Close was cancelled too, whichever case
+			// the select saw first.
 			select {
 			case <-q.cancel:
 				return cancelledError("Close", queue.ErrCancelled)
@@ -95,6 +83,20 @@ func (q *Queue) Close(ctx context.Context, cancelPendingEnqueues bool) error {
 		}
 	}
 	return q.setClosed(ctx, true)
+}
+
+// CloseNow is Close, except that it fails this handle's blocked enqueues
+// (and a Close waiting for them) with queue.ErrCancelled at once, and
+// setting a flag that is already set is not an error. It still writes the
+// flag to the server, which ctx bounds.
+func (q *Queue) CloseNow(ctx context.Context) error {
+	q.mu.Lock()
+	if !q.cancelled {
+		q.cancelled = true
+		close(q.cancel)
+	}
+	q.mu.Unlock()
+	return q.setClosed(ctx, false)
 }
 
 // setClosed writes the flag, retrying while the server is away. With

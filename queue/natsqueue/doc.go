@@ -19,7 +19,7 @@
 // closes the queue:
 //
 //	q.EnqueueStrings(ctx, files...) // or Enqueue / EnqueueMany with tensors
-//	q.Close(ctx, false)
+//	q.Close(ctx)
 //
 // and each worker reads units until end of input, acknowledging each unit
 // when it has read it to the end:
@@ -61,9 +61,7 @@
 // WorkDone and Ack, Close, State, Release) fails with an error wrapping
 // ErrUnreachable that names the server's URL and how long it has been
 // silent, at once for calls made later, until the client has reconnected;
-// the handle then works again. Size and IsClosed, which cannot fail,
-// report 0 and the flag last seen, at once while the connection is down. A
-// unit whose WorkDone failed stays held. Every blocked call also returns
+// the handle then works again. A unit whose WorkDone failed stays held. Every blocked call also returns
 // as soon as its context ends, whatever the server does. (Measured: a
 // Dequeue blocked when the server is killed fails 20.1s later with the
 // defaults; TestMeasureDequeueServerKilled.) Dial fails at once with
@@ -119,14 +117,18 @@
 // # Differences from the in-process queues
 //
 //   - Capacity counts delivered but unacknowledged units too: they are
-//     still in the stream. Size counts only units not yet delivered.
+//     still in the stream.
+//   - A Queue is not a queue.Sizer: how many units it holds, and whether
+//     it is closed, are known only by asking the server, so State reports
+//     them, taking a context and returning an error when the server
+//     cannot answer. A pipeline's metrics leave it out.
 //   - Blocked calls poll (PollInterval, default 200ms): a full queue
 //     for room, an empty one for the closed flag. Units themselves arrive
 //     as soon as they are enqueued. Blocked calls are not served in
 //     arrival order across workers, and with several producers the
 //     capacity is a soft limit, overshot by at most what each producer saw
 //     free at once.
-//   - A non-cancelling Close waits for the enqueues blocked on its own
+//   - A Close waits for the enqueues blocked on its own
 //     handle; enqueues blocked on other hosts fail with queue.ErrClosed
 //     when they next read the flag, and one racing a Close from another
 //     host may still land after it (it is then left in the stream after

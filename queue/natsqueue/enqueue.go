@@ -70,7 +70,7 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	// A closed flag set by another worker is read once per call and at
 	// every capacity check, rather than before every unit: see the package
 	// documentation on the race this leaves.
-	// An enqueue under way when a cancelling Close comes is a pending one:
+	// An enqueue under way when a CloseNow comes is a pending one:
 	// it fails with ErrCancelled, whichever of its checks sees the Close
 	// first (cancelledOrClosed looks at the cancel before the flag).
 	if err := q.cancelledOrClosed(ctx, "Enqueue"); err != nil {
@@ -89,8 +89,8 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	return nil
 }
 
-// beginEnqueue counts an enqueue call under way, so that a non-cancelling
-// Close waits for it, or fails it if a Close already runs.
+// beginEnqueue counts an enqueue call under way, so that a Close waits
+// for it, or fails it if a Close already runs.
 func (q *Queue) beginEnqueue() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -159,7 +159,7 @@ func (q *Queue) waitRoom(ctx context.Context, want int) (int, error) {
 }
 
 // cancelledOrClosed reports why a blocked call must end: its context, a
-// cancelling Close on this handle, or the closed flag.
+// CloseNow on this handle, or the closed flag.
 func (q *Queue) cancelledOrClosed(ctx context.Context, op string) error {
 	select {
 	case <-q.cancel:

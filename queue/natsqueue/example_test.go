@@ -63,7 +63,7 @@ func Example() {
 	if err := producer.EnqueueStrings(ctx, files...); err != nil {
 		panic(err)
 	}
-	if err := producer.Close(ctx, false); err != nil {
+	if err := producer.Close(ctx); err != nil {
 		panic(err)
 	}
 

@@ -18,7 +18,7 @@ func (q *Queue) Enqueuing() int {
 	return q.enqueuing
 }
 
-// Closing reports whether a non-cancelling Close has begun on q.
+// Closing reports whether a Close has begun on q.
 func (q *Queue) Closing() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()

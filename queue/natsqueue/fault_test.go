@@ -24,7 +24,7 @@ func TestDeadWorkersUnitIsRedelivered(t *testing.T) {
 	if err := dying.EnqueueStrings(bg, "big-file"); err != nil {
 		t.Fatal(err)
 	}
-	if err := dying.Close(bg, false); err != nil {
+	if err := dying.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	if e, err := dying.Dequeue(bg); err != nil || str(e) != "big-file" {
@@ -56,7 +56,7 @@ func TestHeartbeatKeepsLongUnit(t *testing.T) {
 	if err := a.EnqueueStrings(bg, "u1", "u2"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Close(bg, false); err != nil {
+	if err := a.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	if e, err := a.Dequeue(bg); err != nil || str(e) != "u1" {
@@ -120,7 +120,7 @@ func TestServerRestartMidEpoch(t *testing.T) {
 	if err := producer.EnqueueStrings(bg, want...); err != nil {
 		t.Fatal(err)
 	}
-	if err := producer.Close(bg, false); err != nil {
+	if err := producer.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 

@@ -36,7 +36,7 @@ func TestForeignMessages(t *testing.T) {
 	if err := q.EnqueueStrings(bg, "b"); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

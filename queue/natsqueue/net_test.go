@@ -105,7 +105,7 @@ func TestSlowPullRequestsLoseNothing(t *testing.T) {
 	if err := producer.EnqueueStrings(bg, want...); err != nil {
 		t.Fatal(err)
 	}
-	if err := producer.Close(bg, false); err != nil {
+	if err := producer.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(bg, 20*time.Second)

@@ -43,8 +43,8 @@ type Queue struct {
 	credit    int            // units that fit before the capacity is read again
 	enqueuing int            // enqueue calls under way
 	enqIdle   chan struct{}  // closed when enqueuing drops to 0
-	closing   bool           // a non-cancelling Close waits or has run
-	cancel    chan struct{}  // closed by a cancelling Close
+	closing   bool           // a Close waits or has run
+	cancel    chan struct{}  // closed by a CloseNow
 	cancelled bool
 }
 
@@ -194,10 +194,23 @@ type State struct {
 	Closed  bool // the closed flag is set
 }
 
-// State asks the server for the queue's content and closed flag.
+// State asks the server for the queue's content and closed flag. It is
+// how a Queue reports its size, which is not known without asking: a
+// Queue is not a queue.Sizer. Pending counts units as soon as their
+// enqueue has returned; units delivered and not yet acknowledged are
+// Unacked, not Pending, as a dequeued element is not in an in-process
+// queue.
 func (q *Queue) State(ctx context.Context) (State, error) {
+	var stored int
 	var info *jetstream.ConsumerInfo
-	err := q.request(ctx, "State", "consumer info", nil, func(ctx context.Context) (err error) {
+	err := q.request(ctx, "State", "stream and consumer info", nil, func(ctx context.Context) (err error) {
+		// The stream's count is current as soon as a publish is
+		// confirmed; the consumer's pending count lags it, its
+		// ack-pending count does not (a delivery is recorded before the
+		// message is sent).
+		if stored, err = q.stored(ctx); err != nil {
+			return err
+		}
 		info, err = q.cons.Info(ctx)
 		return err
 	})
@@ -208,7 +221,7 @@ func (q *Queue) State(ctx context.Context) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	return State{Pending: int(info.NumPending), Unacked: info.NumAckPending, Closed: closed}, nil
+	return State{Pending: max(0, stored-info.NumAckPending), Unacked: info.NumAckPending, Closed: closed}, nil
 }
 
 // stored returns the number of units the stream holds for this epoch:
@@ -222,47 +235,6 @@ func (q *Queue) stored(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	return int(info.State.Subjects[q.n.subject]), nil
-}
-
-// infoTimeout bounds the server requests of Size and IsClosed, which the
-// queue.Queue interface gives no context.
-const infoTimeout = 5 * time.Second
-
-// Size returns the number of units waiting for a worker; units delivered
-// and not yet acknowledged are not counted, as a dequeued element is not in
-// an in-process queue. It returns 0 if the server cannot be asked, at once
-// while the connection is down (State reports why).
-func (q *Queue) Size() int {
-	if !q.link.connected() {
-		return 0
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
-	defer cancel()
-	// The stream's count is current as soon as a publish is confirmed;
-	// the consumer's pending count lags it, its ack-pending count does
-	// not (a delivery is recorded before the message is sent).
-	stored, err := q.stored(ctx)
-	if err != nil {
-		return 0
-	}
-	info, err := q.cons.Info(ctx)
-	if err != nil {
-		return 0
-	}
-	return max(0, stored-info.NumAckPending)
-}
-
-// IsClosed reports whether the queue's closed flag is set, by any worker.
-// If the server cannot be asked it reports what this handle last saw, at
-// once while the connection is down.
-func (q *Queue) IsClosed() bool {
-	if !q.link.connected() {
-		return q.closed.Load()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
-	defer cancel()
-	closed, _ := q.readClosed(ctx)
-	return closed
 }
 
 // Stop ends this handle's part in the queue without touching the queue:

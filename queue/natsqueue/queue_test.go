@@ -32,10 +32,10 @@ func TestFIFOSingleConsumer(t *testing.T) {
 	if err := q.EnqueueMany(bg, strings(want...)); err != nil {
 		t.Fatal(err)
 	}
-	if got := q.Size(); got != 20 {
-		t.Fatalf("Size = %d, want 20", got)
+	if got := state(t, q).Pending; got != 20 {
+		t.Fatalf("Pending = %d, want 20", got)
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, q)
@@ -45,9 +45,19 @@ func TestFIFOSingleConsumer(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
-	if q.Held() != 0 || q.Size() != 0 {
-		t.Fatalf("Held %d, Size %d after the drain", q.Held(), q.Size())
+	if st := state(t, q); q.Held() != 0 || st.Pending != 0 || st.Unacked != 0 {
+		t.Fatalf("Held %d, %+v after the drain", q.Held(), st)
 	}
+}
+
+// state returns q's State, failing the test if the server does not answer.
+func state(t *testing.T, q *natsqueue.Queue) natsqueue.State {
+	t.Helper()
+	st, err := q.State(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 func TestInterface(t *testing.T) {
@@ -56,6 +66,10 @@ func TestInterface(t *testing.T) {
 	if q.Name() != "input_producer/scope name" || q.Capacity() != 7 || q.Names() != nil ||
 		!slices.Equal(q.DTypes(), []tensor.DType{tensor.String}) || len(q.Shapes()) != 1 || len(q.Shapes()[0]) != 0 {
 		t.Fatalf("metadata: %q %d %v %v %v", q.Name(), q.Capacity(), q.Names(), q.DTypes(), q.Shapes())
+	}
+	// Its size is known only by asking the server: State, not Size.
+	if _, ok := any(q).(queue.Sizer); ok {
+		t.Error("a natsqueue.Queue claims to be a queue.Sizer")
 	}
 	for _, bad := range []queue.Element{
 		{tensor.Scalar(int32(1))},
@@ -101,7 +115,7 @@ func TestConsumersShareUnits(t *testing.T) {
 	}
 	wg.Go(func() {
 		if errs[workers] = producer.EnqueueStrings(bg, units(n)...); errs[workers] == nil {
-			errs[workers] = producer.Close(bg, false)
+			errs[workers] = producer.Close(bg)
 		}
 	})
 	wg.Wait()
@@ -141,18 +155,18 @@ func TestDedupOnDoubleEnqueue(t *testing.T) {
 	if err := c.EnqueueStrings(bg, list...); err != nil {
 		t.Fatal(err)
 	}
-	if got := a.Size(); got != len(list) {
-		t.Fatalf("Size = %d after three enqueues of one list, want %d", got, len(list))
+	if got := state(t, a).Pending; got != len(list) {
+		t.Fatalf("Pending = %d after three enqueues of one list, want %d", got, len(list))
 	}
 	// Another epoch of the same name is a different queue.
 	e1 := mk("dedup", natsqueue.Epoch(1))
 	if err := e1.EnqueueStrings(bg, list[:3]...); err != nil {
 		t.Fatal(err)
 	}
-	if got := e1.Size(); got != 3 {
-		t.Fatalf("epoch 1 Size = %d, want 3", got)
+	if got := state(t, e1).Pending; got != 3 {
+		t.Fatalf("epoch 1 Pending = %d, want 3", got)
 	}
-	if err := a.Close(bg, false); err != nil {
+	if err := a.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, a)
@@ -199,7 +213,7 @@ func TestCapacityBlocksThenProceeds(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Enqueue still blocked after the ack")
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, q)
@@ -217,23 +231,23 @@ func TestCloseDrainsThenEOF(t *testing.T) {
 	if err := q.EnqueueStrings(bg, "x", "y"); err != nil {
 		t.Fatal(err)
 	}
-	if q.IsClosed() {
-		t.Fatal("IsClosed before Close")
+	if state(t, q).Closed {
+		t.Fatal("closed before Close")
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Close(bg, false); !errors.Is(err, queue.ErrClosed) || err.Error() != "Queue 'filenames' is already closed.: queue is closed" {
+	if err := q.Close(bg); !errors.Is(err, queue.ErrClosed) || err.Error() != "Queue 'filenames' is already closed.: queue is closed" {
 		t.Fatalf("second Close = %v", err)
 	}
-	if err := other.Close(bg, false); !errors.Is(err, queue.ErrClosed) {
+	if err := other.Close(bg); !errors.Is(err, queue.ErrClosed) {
 		t.Fatalf("Close on another handle = %v", err)
 	}
-	if err := other.Close(bg, true); err != nil {
-		t.Fatalf("cancelling Close of a closed queue = %v", err)
+	if err := other.CloseNow(bg); err != nil {
+		t.Fatalf("CloseNow of a closed queue = %v", err)
 	}
-	if !other.IsClosed() {
-		t.Fatal("IsClosed false on another handle")
+	if !state(t, other).Closed {
+		t.Fatal("not closed on another handle")
 	}
 	for _, h := range []*natsqueue.Queue{q, other} {
 		err := h.EnqueueStrings(bg, "z")
@@ -287,7 +301,7 @@ func TestDequeueManyAtEnd(t *testing.T) {
 	if err != nil || !slices.Equal(stringsOf(e), []string{"a", "b"}) {
 		t.Fatalf("DequeueMany(2) = %v, %v", e, err)
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	_, err = q.DequeueMany(bg, 4)
@@ -344,9 +358,8 @@ func blockedDequeues(t *testing.T, url, name string) func() bool {
 	}
 }
 
-// A cancelling Close fails this handle's blocked enqueues at once; a
-// non-cancelling one waits for them; a cancelling Close also cancels a
-// non-cancelling one waiting behind enqueues.
+// CloseNow fails this handle's blocked enqueues at once, where Close waits
+// for them; CloseNow also cancels a Close waiting behind enqueues.
 func TestCancelClose(t *testing.T) {
 	_, mk := setup(t)
 	q := mk("cancel", natsqueue.Capacity(1))
@@ -357,17 +370,17 @@ func TestCancelClose(t *testing.T) {
 	go func() { blocked <- q.EnqueueStrings(bg, "b") }()
 	waitFor(t, "the enqueue to begin", func() bool { return q.Enqueuing() == 1 })
 	closed := make(chan error, 1)
-	go func() { closed <- q.Close(bg, false) }()
+	go func() { closed <- q.Close(bg) }()
 	waitFor(t, "the Close to begin", q.Closing)
-	if q.IsClosed() {
-		t.Fatal("IsClosed true while Close waits behind an enqueue (Q-56)")
+	if state(t, q).Closed {
+		t.Fatal("closed while Close waits behind an enqueue (Q-56)")
 	}
 	if err := q.EnqueueStrings(bg, "late"); !errors.Is(err, queue.ErrClosed) {
 		t.Fatalf("Enqueue behind a waiting Close = %v", err)
 	}
 	// The blocked calls wait for room that never comes; only the
-	// cancelling Close ends them.
-	if err := q.Close(bg, true); err != nil {
+	// CloseNow ends them.
+	if err := q.CloseNow(bg); err != nil {
 		t.Fatal(err)
 	}
 	for _, ch := range []chan error{blocked, closed} {
@@ -380,7 +393,7 @@ func TestCancelClose(t *testing.T) {
 			t.Fatal("blocked call not cancelled")
 		}
 	}
-	if !q.IsClosed() {
+	if !state(t, q).Closed {
 		t.Fatal("not closed")
 	}
 	got, err := drain(bg, q)
@@ -389,7 +402,7 @@ func TestCancelClose(t *testing.T) {
 	}
 }
 
-// A non-cancelling Close waits for a blocked enqueue, which completes.
+// A Close waits for a blocked enqueue, which completes.
 func TestCloseWaitsForBlockedEnqueue(t *testing.T) {
 	_, mk := setup(t)
 	q := mk("wait", natsqueue.Capacity(1))
@@ -400,7 +413,7 @@ func TestCloseWaitsForBlockedEnqueue(t *testing.T) {
 	go func() { blocked <- q.EnqueueStrings(bg, "b") }()
 	waitFor(t, "the enqueue to begin", func() bool { return q.Enqueuing() == 1 })
 	closed := make(chan error, 1)
-	go func() { closed <- q.Close(bg, false) }()
+	go func() { closed <- q.Close(bg) }()
 	waitFor(t, "the Close to begin", q.Closing)
 	if _, err := q.Dequeue(bg); err != nil {
 		t.Fatal(err)
@@ -457,7 +470,7 @@ func TestContextCancelsBlockedCalls(t *testing.T) {
 		t.Fatalf("Enqueue took %v to see its context cancelled", d)
 	}
 	// The cancelled dequeue took nothing: "a" is next, and "b" never went in.
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := drain(bg, q)

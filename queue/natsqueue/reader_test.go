@@ -53,7 +53,7 @@ func TestReadersShareEpochs(t *testing.T) {
 				errs <- err
 				return
 			}
-			errs <- producer.Close(bg, false)
+			errs <- producer.Close(bg)
 		})
 		for range 3 {
 			q := open(t, connect(t, url), "train_files", natsqueue.Epoch(epoch), natsqueue.Capacity(4))

@@ -52,7 +52,7 @@ func roundTrip(t *testing.T, url string, opts ...natsqueue.Option) error {
 	if err := q.EnqueueStrings(bg, want...); err != nil {
 		return err
 	}
-	if err := q.Close(bg, false); err != nil {
+	if err := q.Close(bg); err != nil {
 		return err
 	}
 	got, err := drain(bg, q)

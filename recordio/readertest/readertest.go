@@ -46,7 +46,7 @@ type Case struct {
 // error carries (READERS.md §1).
 const eofText = "is closed and has insufficient elements (requested 1, current size 0)"
 
-func workQueue(t *testing.T, units []string, closed bool) queue.Queue {
+func workQueue(t *testing.T, units []string, closed bool) *queue.FIFO {
 	t.Helper()
 	q, err := queue.NewFIFO(len(units)+1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
 	if err != nil {
@@ -58,7 +58,7 @@ func workQueue(t *testing.T, units []string, closed bool) queue.Queue {
 		}
 	}
 	if closed {
-		if err := q.Close(context.Background(), false); err != nil {
+		if err := q.Close(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -252,7 +252,7 @@ func Run(t *testing.T, c Case) {
 			done := make(chan error, 1)
 			go func() { _, _, err := r.Read(bg); done <- err }()
 			synctest.Wait()
-			if err := q.Close(bg, false); err != nil {
+			if err := q.Close(bg); err != nil {
 				t.Fatal(err)
 			}
 			if err := <-done; !errors.Is(err, io.EOF) || !strings.Contains(err.Error(), eofText) {

@@ -80,7 +80,7 @@ func TestTFRecordThroughRecordio(t *testing.T) {
 			if err := q.EnqueueMany(ctx, queue.Element{tensor.Strings(names...)}); err != nil {
 				t.Fatal(err)
 			}
-			q.Close(ctx, false)
+			q.Close(ctx)
 			r := recordio.NewTFRecordReader(q, c)
 			var keys []string
 			var state []byte
@@ -112,7 +112,7 @@ func TestTFRecordThroughRecordio(t *testing.T) {
 			// A restored reader reopens the object and resumes at the
 			// saved record (by ReadAt from its offset when uncompressed).
 			q2, _ := queue.NewFIFO(1, []tensor.DType{tensor.String}, queue.Shapes(tensor.Shape{}))
-			q2.Close(ctx, false)
+			q2.Close(ctx)
 			r2 := recordio.NewTFRecordReader(q2, c)
 			if err := r2.RestoreState(ctx, state); err != nil {
 				t.Fatal(err)

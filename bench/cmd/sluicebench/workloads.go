@@ -401,7 +401,7 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 	}
 	for b, err := range batches.All(ctx) {
 		if err != nil {
-			p.Stop()
+			p.Stop(ctx)
 			return err
 		}
 		var sum int64
@@ -411,5 +411,5 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 		t.examples.Add(int64(b.Len()))
 		t.check.Add(sum)
 	}
-	return p.Join()
+	return p.Join(ctx)
 }

@@ -1,4 +1,4 @@
-package queue
+package stagequeue
 
 import (
 	"context"
@@ -6,12 +6,13 @@ import (
 	"io"
 	"testing"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
 
-func int64FIFO(t *testing.T) Queue {
+func int64FIFO(t *testing.T) *queue.FIFO {
 	t.Helper()
-	q, err := NewFIFO(2, []tensor.DType{tensor.Int64}, Shapes(tensor.Shape{}))
+	q, err := queue.NewFIFO(2, []tensor.DType{tensor.Int64}, queue.Shapes(tensor.Shape{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,27 +21,27 @@ func int64FIFO(t *testing.T) Queue {
 
 // Before the real queue: no types, dequeues wait for it or their context,
 // enqueues without a create func fail, and a close is remembered.
-func TestDeferredBeforeSet(t *testing.T) {
-	d := NewDeferred("FIFOQueue", "s/bucket_queue_0", 2, nil, nil)
-	if d.DTypes() != nil || d.Shapes() != nil || d.Names() != nil || d.Size() != 0 || d.IsClosed() || d.Queue() != nil {
-		t.Errorf("unset queue: %v %v %v %d %v", d.DTypes(), d.Shapes(), d.Names(), d.Size(), d.IsClosed())
+func TestLazyBeforeSet(t *testing.T) {
+	d := NewLazy("FIFOQueue", "s/bucket_queue_0", 2, nil, nil)
+	if d.DTypes() != nil || d.Shapes() != nil || d.Names() != nil || d.Size() != 0 || d.Capacity() != 2 || d.current() != nil {
+		t.Errorf("unset queue: %v %v %v %d %d", d.DTypes(), d.Shapes(), d.Names(), d.Size(), d.Capacity())
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := d.DequeueMany(ctx, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("DequeueMany(cancelled): %v", err)
 	}
-	if err := d.Close(t.Context(), false); err != nil {
+	if err := d.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Close(t.Context(), false); !errors.Is(err, ErrClosed) {
-		t.Errorf("second Close: %v, want ErrClosed", err)
+	if err := d.Close(t.Context()); !errors.Is(err, queue.ErrClosed) {
+		t.Errorf("second Close: %v, want queue.ErrClosed", err)
 	}
-	if err := d.Close(t.Context(), true); err != nil {
-		t.Errorf("cancelling Close: %v", err)
+	if err := d.CloseNow(t.Context()); err != nil {
+		t.Errorf("CloseNow: %v", err)
 	}
-	if err := d.EnqueueMany(t.Context(), Element{tensor.New([]int64{1})}); !errors.Is(err, ErrClosed) {
-		t.Errorf("EnqueueMany: %v, want ErrClosed", err)
+	if err := d.EnqueueMany(t.Context(), queue.Element{tensor.New([]int64{1})}); !errors.Is(err, queue.ErrClosed) {
+		t.Errorf("EnqueueMany: %v, want queue.ErrClosed", err)
 	}
 	for _, f := range []func() error{
 		func() error { _, err := d.Dequeue(t.Context()); return err },
@@ -55,25 +56,25 @@ func TestDeferredBeforeSet(t *testing.T) {
 	// enqueue fails as into any closed queue.
 	q := int64FIFO(t)
 	d.Set(q)
-	if !q.IsClosed() || !d.IsClosed() {
+	if !q.IsClosed() {
 		t.Error("real queue not closed")
 	}
-	if err := d.Enqueue(t.Context(), Element{tensor.Scalar[int64](1)}); !errors.Is(err, ErrClosed) {
-		t.Errorf("Enqueue: %v, want ErrClosed", err)
+	if err := d.Enqueue(t.Context(), queue.Element{tensor.Scalar[int64](1)}); !errors.Is(err, queue.ErrClosed) {
+		t.Errorf("Enqueue: %v, want queue.ErrClosed", err)
 	}
 }
 
-// After Set, the Deferred is the real queue; a second Set changes nothing.
-func TestDeferredAfterSet(t *testing.T) {
-	d := NewDeferred("FIFOQueue", "q", 2, nil, nil)
-	real := int64FIFO(t)
-	d.Set(real)
+// After Set, the Lazy is the real queue; a second Set changes nothing.
+func TestLazyAfterSet(t *testing.T) {
+	d := NewLazy("FIFOQueue", "q", 2, nil, nil)
+	q := int64FIFO(t)
+	d.Set(q)
 	d.Set(int64FIFO(t))
-	if d.Queue() != real {
+	if d.current() != q {
 		t.Fatal("second Set replaced the real queue")
 	}
 	ctx := t.Context()
-	if err := d.EnqueueMany(ctx, Element{tensor.New([]int64{1, 2})}); err != nil {
+	if err := d.EnqueueMany(ctx, queue.Element{tensor.New([]int64{1, 2})}); err != nil {
 		t.Fatal(err)
 	}
 	if d.Size() != 2 || d.DTypes()[0] != tensor.Int64 || len(d.Shapes()) != 1 || d.Stats().Enqueued != 2 {
@@ -82,7 +83,7 @@ func TestDeferredAfterSet(t *testing.T) {
 	if e, err := d.Dequeue(ctx); err != nil || e[0].Int64s()[0] != 1 {
 		t.Errorf("Dequeue: %v %v", e, err)
 	}
-	d.Close(ctx, false)
+	d.Close(ctx)
 	if e, err := d.DequeueUpTo(ctx, 2); err != nil || e[0].Len() != 1 {
 		t.Errorf("DequeueUpTo: %v %v", e, err)
 	}
@@ -91,29 +92,29 @@ func TestDeferredAfterSet(t *testing.T) {
 // With a create func the first enqueue makes the real queue from its
 // element; a waiting dequeue then gets it. An error from create is the
 // enqueue's, and a later enqueue tries again.
-func TestDeferredCreate(t *testing.T) {
+func TestLazyCreate(t *testing.T) {
 	fail := true
-	var made []Element
-	d := NewDeferred("FIFOQueue", "batch", 2, []string{"x"}, func(first Element) (Queue, error) {
+	var made []queue.Element
+	d := NewLazy("FIFOQueue", "batch", 2, []string{"x"}, func(first queue.Element) (queue.Queue, error) {
 		made = append(made, first)
 		if fail {
 			return nil, errors.New("bad first element")
 		}
-		return NewFIFO(2, []tensor.DType{first[0].DType()}, Shapes(first[0].Shape()))
+		return queue.NewFIFO(2, []tensor.DType{first[0].DType()}, queue.Shapes(first[0].Shape()))
 	})
 	if got := d.Names(); len(got) != 1 || got[0] != "x" {
 		t.Errorf("Names = %q", got)
 	}
-	if err := d.Enqueue(t.Context(), Element{tensor.Scalar[int64](7)}); err == nil || err.Error() != "bad first element" {
+	if err := d.Enqueue(t.Context(), queue.Element{tensor.Scalar[int64](7)}); err == nil || err.Error() != "bad first element" {
 		t.Fatalf("Enqueue with failing create: %v", err)
 	}
-	got := make(chan Element, 1)
+	got := make(chan queue.Element, 1)
 	go func() {
 		e, _ := d.Dequeue(t.Context())
 		got <- e
 	}()
 	fail = false
-	if err := d.Enqueue(t.Context(), Element{tensor.Scalar[int64](8)}); err != nil {
+	if err := d.Enqueue(t.Context(), queue.Element{tensor.Scalar[int64](8)}); err != nil {
 		t.Fatal(err)
 	}
 	if e := <-got; e[0].Int64s()[0] != 8 || len(made) != 2 || d.DTypes()[0] != tensor.Int64 {
