@@ -112,6 +112,7 @@ then limit how many images are used (default: all).`,
 	f.Float64Var(&minAccuracy, "min-accuracy", 0, "fail if the test accuracy is below this fraction")
 	f.StringVar(&cfg.CheckpointDir, "checkpoint-dir", "", "train through a deterministic pipeline, saving the model and the pipeline in this folder (and the data in its data/ unless --dir); started again with the same flags after being killed, the demo resumes and checks that its final weights equal an uninterrupted run's, bit for bit")
 	f.IntVar(&cfg.CheckpointEvery, "checkpoint-every", 20, "with --checkpoint-dir: steps between checkpoints")
+	f.BoolVar(&cfg.Deterministic, "deterministic", false, "train through a deterministic pipeline: with the same --seed, every run delivers the same batches and ends with the same weights, bit for bit")
 	for _, c := range demoCmds {
 		cmd.AddCommand(c())
 	}

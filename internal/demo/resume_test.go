@@ -72,3 +72,22 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Errorf("an uninterrupted run ends with %s, the resumed one with %s", fresh.Digest, res.Digest)
 	}
 }
+
+// With Deterministic and a seed, two runs end with the same weights and
+// accuracy, bit for bit.
+func TestDeterministicRunsAgree(t *testing.T) {
+	var digests []string
+	var acc []float64
+	for range 2 {
+		cfg := smallConfig(t.TempDir())
+		cfg.Deterministic = true
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests, acc = append(digests, res.Digest), append(acc, res.Accuracy)
+	}
+	if digests[0] == "" || digests[0] != digests[1] || acc[0] != acc[1] {
+		t.Errorf("two deterministic runs: weights %v, accuracy %v", digests, acc)
+	}
+}

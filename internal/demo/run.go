@@ -61,6 +61,10 @@ type Config struct {
 	// The data goes to CheckpointDir/data unless Dir is set.
 	CheckpointDir   string
 	CheckpointEvery int
+	// Deterministic trains through package sluice's deterministic
+	// pipeline without saving checkpoints: a run with a seed reproduces
+	// itself bit for bit (CheckpointDir implies it).
+	Deterministic bool
 
 	onCheckpoint func(step int) // after each checkpoint saved, for tests
 }
@@ -184,6 +188,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				return nil, fmt.Errorf("demo: the resumed run's weights (sha256 %s) differ from an uninterrupted run's (%s)", res.Digest, res.UninterruptedDigest)
 			}
 		}
+	} else if cfg.Deterministic {
+		if _, err := trainResumable(ctx, cfg, "", res, data.Train.Len(), m, out); err != nil {
+			return nil, err
+		}
+		res.Digest = m.Digest()
 	} else if err := train(ctx, cfg, res, data.Train.Len(), m, out); err != nil {
 		return nil, err
 	}
