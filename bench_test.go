@@ -106,7 +106,22 @@ func BenchmarkMNIST(b *testing.B) {
 	b.Run("seedpipeline-shuffle10000", func(b *testing.B) {
 		start()
 		for b.Loop() {
-			sum, err := seedPipeline(b.Context(), files)
+			sum, err := seedPipeline(b.Context(), files, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sum != want {
+				b.Fatalf("label sum %d, want %d", sum, want)
+			}
+		}
+		report(b)
+	})
+	// The same in a deterministic pipeline: readers in turn, the shuffle
+	// queue drawing only when full.
+	b.Run("seedpipeline-shuffle10000-deterministic", func(b *testing.B) {
+		start()
+		for b.Loop() {
+			sum, err := seedPipeline(b.Context(), files, true)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -163,8 +178,12 @@ func BenchmarkMNIST(b *testing.B) {
 // seedPipeline is bench/cmd/sluicebench's runSeed with one epoch: a
 // shuffled filename queue, two TFRecord readers, Example parsing per
 // record, shuffle_batch_join of 128 with min_after_dequeue 10000.
-func seedPipeline(ctx context.Context, files []string) (int64, error) {
-	p := input.NewPipeline(input.Seed(42))
+func seedPipeline(ctx context.Context, files []string, deterministic bool) (int64, error) {
+	opts := []input.PipelineOption{input.Seed(42)}
+	if deterministic {
+		opts = append(opts, input.Deterministic())
+	}
+	p := input.NewPipeline(opts...)
 	names := p.StringInputProducer(files, input.NumEpochs(1))
 	readers := make([]input.Step, 2)
 	for i := range readers {

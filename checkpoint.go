@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/storage"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -20,10 +21,11 @@ import (
 // names what changed).
 var ErrCheckpoint = errors.New("checkpoint does not fit")
 
-// ErrNotDeterministic is returned by Iterator.Checkpoint, and by Resume,
-// for a data set read without Deterministic: its order depends on timing,
-// so no position in it can be resumed.
-var ErrNotDeterministic = errors.New("sluice: checkpoints need Deterministic()")
+// ErrNotDeterministic is wrapped by the errors of Iterator.Checkpoint and
+// Resume for a data set read without Deterministic (or GlobalShuffle): its
+// order depends on timing, so no position in it can be resumed. It is
+// input.ErrNotDeterministic.
+var ErrNotDeterministic = input.ErrNotDeterministic
 
 // checkpointFormat names the format, so that a checkpoint file says what
 // it is.

@@ -44,7 +44,7 @@ func (d *Dataset) Iterator(ctx context.Context, n int, opts ...BatchOption) (*It
 	var ck *checkpoint
 	if bs.resume != nil {
 		if !d.settings.deterministic && !d.settings.globalShuffle {
-			return nil, fmt.Errorf("sluice: %s: Resume: %w", d.kind, ErrNotDeterministic)
+			return nil, fmt.Errorf("sluice: %s: Resume: %w (read it with Deterministic())", d.kind, ErrNotDeterministic)
 		}
 		var err error
 		if ck, err = parseCheckpoint(bs.resume); err != nil {
@@ -140,7 +140,9 @@ func (it *Iterator) stop() {
 func (r *run) stop() { r.p.Stop(context.WithoutCancel(r.ctx)) }
 
 // checkpoint fails: the default engine's order depends on timing.
-func (r *run) checkpoint(context.Context, int64) ([]byte, error) { return nil, ErrNotDeterministic }
+func (r *run) checkpoint(context.Context, int64) ([]byte, error) {
+	return nil, fmt.Errorf("sluice: %s: Checkpoint: %w (read it with Deterministic())", r.kind, ErrNotDeterministic)
+}
 
 // next returns the next batch of the default engine, or io.EOF after the
 // last.

@@ -78,6 +78,11 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	if err == nil && route == nil {
 		err = invalidf("bucket: stage %q: no step", name)
 	}
+	if err == nil && stagehook.Of(p).Deterministic() {
+		// Each bucket's batches are moved to the output by a goroutine of
+		// their own, in an order that depends on their timing.
+		err = fmt.Errorf("bucket: stage %q: its buckets are emptied by goroutines that race: %w", name, input.ErrNotDeterministic)
+	}
 	if err != nil {
 		s.fail(err)
 		return s

@@ -44,6 +44,8 @@ type QueueRunner struct {
 	steps     []Step
 	stepNames []string
 	isClosed  func(error) bool
+	inTurn    bool
+	turns     *turnstile // of the current Start, with inTurn
 
 	mu      sync.Mutex
 	running int           // goroutines started by the current Start still running
@@ -58,6 +60,17 @@ type RunnerOption func(*QueueRunner)
 // default names are "step0", "step1", ...
 func StepNames(names ...string) RunnerOption {
 	return func(r *QueueRunner) { r.stepNames = names }
+}
+
+// InTurn makes the steps take turns: one step call at a time, in the
+// order of the steps, step 0 first, a step whose input has ended leaving
+// the rotation. The elements the steps enqueue then reach the queue in an
+// order fixed by the steps alone, not by the timing of their goroutines:
+// deterministic pipelines (input.Deterministic) run their runners so. The
+// steps no longer run in parallel with each other, only with the rest of
+// the pipeline.
+func InTurn() RunnerOption {
+	return func(r *QueueRunner) { r.inTurn = true }
 }
 
 // QueueClosedErrors replaces the errors that end a step's goroutine
@@ -127,11 +140,15 @@ func (r *QueueRunner) Start(ctx context.Context, c *Coordinator) bool {
 	r.errs = nil
 	finished := make(chan struct{})
 	r.done = finished
+	var turns *turnstile
+	if r.inTurn {
+		turns = newTurnstile(len(r.steps))
+	}
 	r.mu.Unlock()
 
 	for i, step := range r.steps {
 		name := fmt.Sprintf("QueueRunnerThread-%s-%s", r.q.Name(), r.stepName(i))
-		run := func(ctx context.Context) error { return r.loop(ctx, c, name, step, finished) }
+		run := func(ctx context.Context) error { return r.loop(ctx, c, name, step, i, turns, finished) }
 		if c != nil {
 			c.Go(ctx, name, run)
 		} else {
@@ -167,8 +184,11 @@ func (r *QueueRunner) stepName(i int) string {
 }
 
 // loop runs one step until it ends; see QueueRunner.
-func (r *QueueRunner) loop(ctx context.Context, c *Coordinator, name string, step Step, finished chan struct{}) (err error) {
+func (r *QueueRunner) loop(ctx context.Context, c *Coordinator, name string, step Step, i int, turns *turnstile, finished chan struct{}) (err error) {
 	clean := false
+	if turns != nil {
+		defer turns.leave(i)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			// A panicking step is a failed step, reported like one, so
@@ -217,8 +237,14 @@ func (r *QueueRunner) loop(ctx context.Context, c *Coordinator, name string, ste
 			return nil
 		default:
 		}
+		if turns != nil && !turns.wait(ctx, i) {
+			return nil
+		}
 		err := step(ctx)
 		if err == nil {
+			if turns != nil {
+				turns.pass(i)
+			}
 			continue
 		}
 		if ctx.Err() != nil {
@@ -267,4 +293,72 @@ func StartAll(ctx context.Context, c *Coordinator, runners ...*QueueRunner) int 
 		}
 	}
 	return n
+}
+
+// A turnstile passes one turn around a runner's steps, in order. A step
+// holds the turn while its call runs; leaving, it passes the turn on if it
+// holds it, and is skipped from then on.
+type turnstile struct {
+	mu     sync.Mutex
+	active []bool
+	turn   []chan struct{} // a receive from turn[i] is step i's turn
+	holder int             // the step holding the turn, or -1
+}
+
+func newTurnstile(n int) *turnstile {
+	t := &turnstile{active: make([]bool, n), turn: make([]chan struct{}, n), holder: -1}
+	for i := range n {
+		t.active[i], t.turn[i] = true, make(chan struct{}, 1)
+	}
+	t.turn[0] <- struct{}{}
+	return t
+}
+
+// wait waits for step i's turn; false if ctx ended first.
+func (t *turnstile) wait(ctx context.Context, i int) bool {
+	select {
+	case <-t.turn[i]:
+		t.mu.Lock()
+		t.holder = i
+		t.mu.Unlock()
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// pass gives the turn step i holds to the next active step.
+func (t *turnstile) pass(i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.holder = -1
+	t.passLocked(i)
+}
+
+func (t *turnstile) passLocked(i int) {
+	n := len(t.active)
+	for k := 1; k <= n; k++ {
+		if j := (i + k) % n; t.active[j] {
+			t.turn[j] <- struct{}{}
+			return
+		}
+	}
+}
+
+// leave takes step i out of the rotation, passing the turn on if it holds
+// it (or it was on its way to it).
+func (t *turnstile) leave(i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.active[i] = false
+	if t.holder == i {
+		t.holder = -1
+		t.passLocked(i)
+		return
+	}
+	select {
+	case <-t.turn[i]:
+		t.passLocked(i)
+	default:
+	}
 }

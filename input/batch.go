@@ -214,7 +214,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 		}
 		return newQueue(queueSpec{
 			kind: queueKind, name: name, capacity: capacity, minAfterDequeue: cfg.minAfterDequeue,
-			seed: seed, dtypes: spec.dtypes, shapes: spec.shapes, names: names,
+			seed: seed, dtypes: spec.dtypes, shapes: spec.shapes, names: names, deterministic: p.deterministic,
 		})
 	}
 	sq := stagequeue.NewLazy(queueKind, name, capacity, names, create)
@@ -233,7 +233,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}
 	}
-	r, err := coord.NewQueueRunner(sq, runSteps, coord.StepNames(stepNames...))
+	r, err := coord.NewQueueRunner(sq, runSteps, p.runnerOptions(coord.StepNames(stepNames...))...)
 	if err != nil {
 		p.fail(err)
 	} else {

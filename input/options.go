@@ -120,6 +120,23 @@ func (c *stageConfig) mark(opt string) {
 // stage's random order (TensorFlow's graph and op seeds).
 func Seed(seed uint64) SeedOption { return seedOption(seed) }
 
+// Deterministic makes the pipeline's output a function of its input, its
+// seed and its options alone, not of the timing of its goroutines: the
+// steps of every batcher take turns (coord.InTurn), one step call at a
+// time in the order of the steps, so that readers sharing a filename queue
+// take its files, and enqueue their elements, in a fixed order; and a
+// shuffling batcher's RandomShuffle queue draws only when full
+// (queue.WaitFull), so that each draw chooses among the same elements on
+// every run. With a Seed, two runs deliver the same batches. The readers
+// of a batcher then no longer run in parallel with each other, only with
+// the producers, the consumer and the other stages: that is the cost.
+// The state saver (package sequence) honours it; bucket and sample stages,
+// whose batches come from several queues at once, refuse to be built in a
+// deterministic pipeline.
+func Deterministic() PipelineOption {
+	return pipelineOption(func(p *Pipeline) { p.deterministic = true })
+}
+
 // GracePeriod sets how long Stop and Join wait for goroutines after a
 // stop before reporting them as still running (default 2 minutes).
 func GracePeriod(d time.Duration) PipelineOption {

@@ -34,10 +34,21 @@ type Pipeline struct {
 	started bool
 	stopCtx func() bool // releases the watch on Start's context
 	sparse  sparseTable
+
+	deterministic bool
 }
 
-// NewPipeline returns an empty pipeline, configured by Seed and
-// GracePeriod.
+// runnerOptions returns opts with what the pipeline's runners need: in a
+// deterministic pipeline, steps that take turns.
+func (p *Pipeline) runnerOptions(opts ...coord.RunnerOption) []coord.RunnerOption {
+	if p.deterministic {
+		opts = append(opts, coord.InTurn())
+	}
+	return opts
+}
+
+// NewPipeline returns an empty pipeline, configured by Seed, GracePeriod
+// and Deterministic.
 func NewPipeline(opts ...PipelineOption) *Pipeline {
 	p := &Pipeline{coord: coord.New(), grace: coord.DefaultGracePeriod}
 	for _, o := range opts {
@@ -89,6 +100,11 @@ func (p *Pipeline) addQueue(q queue.Queue, minAfterDequeue int) {
 
 // ErrStarted is returned by Start on a pipeline that was already started.
 var ErrStarted = errors.New("input: pipeline already started")
+
+// ErrNotDeterministic is wrapped by the build error of a stage that cannot
+// run in a Deterministic pipeline (bucketing, sampling by class), and by
+// sluice's refusal to checkpoint a data set that is not deterministic.
+var ErrNotDeterministic = errors.New("not deterministic")
 
 // Start starts the goroutines of every stage (TensorFlow's
 // start_queue_runners). It returns the first error found while building

@@ -154,7 +154,7 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementSh
 		}
 		return q.EnqueueMany(ctx, queue.Element{rows})
 	}
-	r, err := coord.NewQueueRunner(q, []coord.Step{step}, coord.StepNames("enqueue_epoch"))
+	r, err := coord.NewQueueRunner(q, []coord.Step{step}, p.runnerOptions(coord.StepNames("enqueue_epoch"))...)
 	if err != nil {
 		p.fail(err)
 		return q

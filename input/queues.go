@@ -9,6 +9,7 @@ import (
 
 // queueSpec describes a queue a stage needs.
 type queueSpec struct {
+	deterministic   bool   // a RandomShuffle queue draws only when full
 	kind            string // FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 	name            string
 	capacity        int
@@ -69,8 +70,11 @@ func newQueue(s queueSpec) (queue.Queue, error) {
 	case "PaddingFIFOQueue":
 		return queue.NewPaddingFIFO(s.capacity, s.dtypes, s.shapes, opts...)
 	case "RandomShuffleQueue":
-		return queue.NewRandomShuffle(s.capacity, s.minAfterDequeue, s.dtypes,
-			append(opts, queue.Shapes(s.shapes...), queue.Seed(s.seed|1))...)
+		opts = append(opts, queue.Shapes(s.shapes...), queue.Seed(s.seed|1))
+		if s.deterministic {
+			opts = append(opts, queue.WaitFull())
+		}
+		return queue.NewRandomShuffle(s.capacity, s.minAfterDequeue, s.dtypes, opts...)
 	}
 	return queue.NewFIFO(s.capacity, s.dtypes, append(opts, queue.Shapes(s.shapes...))...)
 }

@@ -99,10 +99,11 @@ func (a *attempt) finish(result Element, err error) {
 
 // config is what a constructor's options set.
 type config struct {
-	name   string
-	shapes []tensor.Shape
-	names  []string
-	seed   uint64
+	name     string
+	shapes   []tensor.Shape
+	names    []string
+	seed     uint64
+	waitFull bool
 }
 
 // An Option configures a queue.
@@ -136,6 +137,14 @@ func Names(names ...string) Option {
 // queue draws the same sequence of positions on every run; zero (the
 // default) seeds from the clock.
 func Seed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+
+// WaitFull makes a RandomShuffle queue's dequeues take each element only
+// when the queue is full (or closed): min_after_dequeue becomes
+// capacity - 1. A random draw then always chooses among the same
+// elements, whatever the timing of the enqueues, so that with a Seed and
+// enqueues in a fixed order the queue's output is a function of its
+// input alone; deterministic pipelines (input.Deterministic) use it.
+func WaitFull() Option { return func(c *config) { c.waitFull = true } }
 
 func newCore(kind, defaultName string, capacity int, dtypes []tensor.DType, opts []Option) (*core, *config, error) {
 	c := &config{name: defaultName}

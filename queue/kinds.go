@@ -93,6 +93,9 @@ func NewRandomShuffle(capacity, minAfterDequeue int, dtypes []tensor.DType, opts
 		return nil, buildErrorf("min_after_dequeue %d must be in [0, capacity %d)", minAfterDequeue, capacity)
 	}
 	c.minAfterDequeue = minAfterDequeue
+	if cfg.waitFull {
+		c.minAfterDequeue = capacity - 1
+	}
 	c.seed = cfg.seed
 	c.s = newShuffleStore(cfg.seed)
 	return &RandomShuffle{c}, nil

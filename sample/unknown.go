@@ -46,6 +46,13 @@ type ClassBatches struct {
 func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
 	c := newConfig(opts)
 	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(stagehook.Of(p).Seed(c.seed))}
+	if stagehook.Of(p).Deterministic() {
+		// Its input goroutines block on one class's full queue while the
+		// consumer waits for another's: taking turns would deadlock.
+		b.err = fmt.Errorf("sample: StratifiedSampleUnknownDist: %w", input.ErrNotDeterministic)
+		stagehook.Of(p).Fail(b.err)
+		return b
+	}
 	b.names = stagehook.NewNamer("stratified_sample_unknown_dist", c.names)
 	const op = "stratified_sample_unknown_dist"
 	b.err = checkStage(op, step == nil, batchSize)

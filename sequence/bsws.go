@@ -2,6 +2,7 @@ package sequence
 
 import (
 	"context"
+	"github.com/sluiceml/sluice/coord"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -57,7 +58,13 @@ func BatchSequencesWithStates(p *input.Pipeline, step Step, initialStates map[st
 	if c.makeKeysUnique {
 		prepare = uniqueKeys(prepare, stagehook.Of(p).Seed(c.seed))
 	}
-	r, err := s.QueueRunner(c.numThreads, prepare)
+	var ropts []coord.RunnerOption
+	if stagehook.Of(p).Deterministic() {
+		// The prefetch threads insert examples in turn, so the barrier
+		// sees them in the same order on every run.
+		ropts = append(ropts, coord.InTurn())
+	}
+	r, err := s.queueRunner(c.numThreads, prepare, ropts...)
 	if err != nil {
 		stagehook.Of(p).Fail(err)
 		return nil

@@ -21,6 +21,11 @@ type Step func(ctx context.Context) (Input, error)
 // end of input; when the coordinator stops, it is closed with CloseNow.
 // Start it with coord.StartAll or add it to a pipeline.
 func (s *StateSaver) QueueRunner(numThreads int, step Step) (*coord.QueueRunner, error) {
+	return s.queueRunner(numThreads, step)
+}
+
+// queueRunner is QueueRunner with options for the runner.
+func (s *StateSaver) queueRunner(numThreads int, step Step, opts ...coord.RunnerOption) (*coord.QueueRunner, error) {
 	if numThreads <= 0 {
 		return nil, invalidf("sequence: num_threads must be positive, not %d", numThreads)
 	}
@@ -42,7 +47,7 @@ func (s *StateSaver) QueueRunner(numThreads int, step Step) (*coord.QueueRunner,
 	}
 	// The runner takes the state saver in place of a queue, as
 	// TensorFlow's does: it needs only its name and its two ways to close.
-	return coord.NewQueueRunner(s, steps, coord.StepNames(names...))
+	return coord.NewQueueRunner(s, steps, append(opts, coord.StepNames(names...))...)
 }
 
 // A state saver runs under a queue runner as it is.

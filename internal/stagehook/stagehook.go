@@ -31,6 +31,10 @@ type Pipeline interface {
 	// stage's creation order, or from the stage's own seed when it has one
 	// (explicit non-nil), or from the clock when neither is set.
 	Seed(explicit *uint64) uint64
+	// Deterministic reports whether the pipeline was built with
+	// input.Deterministic: a stage's runners must then take turns
+	// (coord.InTurn), and a stage that cannot be deterministic fails.
+	Deterministic() bool
 }
 
 // A Namer names the components of a stage as package input's stages name
