@@ -270,7 +270,12 @@ func (ck *checkpoint) restoreInto(ctx context.Context, d *Dataset, p *planner, s
 		return fmt.Errorf("%w: reader %d of %d", ErrCheckpoint, p.cursor, len(p.pos))
 	}
 	for i, s := range ck.Readers {
-		p.pos[i], p.done[i] = slotPos{k: s.File, pos: s.Pos}, s.Done
+		// Reader i reads files i, i+R, ...: a position elsewhere is not
+		// one this run could have saved.
+		if s.File < 0 || s.File%int64(len(p.pos)) != int64(i) || seq.total >= 0 && s.File > seq.total+int64(len(p.pos)) {
+			return fmt.Errorf("%w: reader %d at file %d", ErrCheckpoint, i, s.File)
+		}
+		p.pos[i], p.done[i] = slotPos{k: s.File, pos: s.Pos}, s.Done || seq.total >= 0 && s.File >= seq.total
 	}
 	if err := p.rng.UnmarshalBinary(ck.RNG); err != nil {
 		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
