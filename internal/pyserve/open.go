@@ -23,6 +23,7 @@ type source struct {
 	ds       *sluice.Dataset
 	features []FeatureInfo // sorted by name, as the batches' Names
 	varlen   map[string]bool
+	raw      map[string]rawFeature
 	opts     []sluice.BatchOption
 	n        int
 	slots    int
@@ -34,7 +35,7 @@ func newSource(o *Open) (*source, error) {
 	if len(o.Files) == 0 {
 		return nil, fmt.Errorf("open: no files: %w", sluice.ErrInvalid)
 	}
-	s := &source{n: o.BatchSize, slots: o.Slots, varlen: map[string]bool{}}
+	s := &source{n: o.BatchSize, slots: o.Slots, varlen: map[string]bool{}, raw: map[string]rawFeature{}}
 	if s.slots == 0 {
 		s.slots = DefaultSlots
 	}
@@ -100,16 +101,33 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 			return fmt.Errorf("open: feature %q: %w", name, err)
 		}
 		var fs example.FeatureSpec
-		switch f.Kind {
-		case "fixed":
+		switch {
+		case f.Kind == "fixed" && !exampleDType(dt):
+			// Numbers of another type are kept in an Example as one
+			// bytes value of their raw encoding (decode_raw), as MNIST's
+			// image_raw holds its pixels.
+			if len(f.Default) > 0 && string(f.Default) != "null" {
+				return fmt.Errorf("open: feature %q: a %v feature read from bytes has no default: %w", name, dt, sluice.ErrInvalid)
+			}
+			n := 1
+			for _, d := range f.Shape {
+				if d < 0 {
+					return fmt.Errorf("open: feature %q: shape %v: %w", name, f.Shape, sluice.ErrInvalid)
+				}
+				n *= d
+			}
+			s.raw[name] = rawFeature{dtype: dt, shape: f.Shape, bytes: n * dt.Size()}
+			spec[name] = example.FixedLen(tensor.String)
+			continue
+		case f.Kind == "fixed":
 			fs = example.FixedLen(dt, f.Shape...)
-		case "varlen":
+		case f.Kind == "varlen":
 			if f.Shape != nil {
 				return fmt.Errorf("open: feature %q: a varlen feature has no shape: %w", name, sluice.ErrInvalid)
 			}
 			fs = example.VarLen(dt)
 			s.varlen[name] = true
-		case "sequence":
+		case f.Kind == "sequence":
 			fs = example.FixedLenSequence(dt, f.Shape...).AllowMissing()
 		default:
 			return fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen or sequence)", name, f.Kind, sluice.ErrInvalid)
@@ -132,7 +150,11 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 	}
 	s.ds = sluice.Examples(o.Files[0], spec, opts...)
 	for name, f := range spec {
-		s.features = append(s.features, featureInfo(name, f.DType(), s.varlen[name]))
+		fi := featureInfo(name, f.DType(), s.varlen[name])
+		if r, ok := s.raw[name]; ok {
+			fi.Kind, fi.DType = "raw", dtypeName(r.dtype)
+		}
+		s.features = append(s.features, fi)
 	}
 	sortFeatures(s.features)
 	return nil
@@ -228,6 +250,20 @@ func (s *source) fixed(o *Open, common []sluice.Option) error {
 	s.ds = sluice.FixedLengthRecords(o.Files[0], o.RecordBytes, fields, opts...)
 	sortFeatures(s.features)
 	return nil
+}
+
+// A rawFeature is a bytes feature of an Example read as numbers: each
+// record's one value is bytes of the values' little-endian encoding.
+type rawFeature struct {
+	dtype tensor.DType
+	shape []int
+	bytes int // per record
+}
+
+// exampleDType reports whether an Example holds values of dt in a list
+// of their own (bytes_list, float_list, int64_list).
+func exampleDType(dt tensor.DType) bool {
+	return dt == tensor.String || dt == tensor.Float32 || dt == tensor.Int64
 }
 
 func featureInfo(name string, dt tensor.DType, varlen bool) FeatureInfo {

@@ -115,7 +115,10 @@ type Open struct {
 
 // A FeatureSpec is one feature of an Example spec: kind fixed (a dense
 // feature of Shape per record), varlen (any number of values per record)
-// or sequence (FixedLenSequence: steps of Shape).
+// or sequence (FixedLenSequence: steps of Shape). A fixed feature of a
+// dtype other than float32, int64 and bytes is read from one bytes value
+// per record holding the values' little-endian encoding (decode_raw), as
+// MNIST's image_raw holds its pixels.
 type FeatureSpec struct {
 	Kind    string          `json:"kind"`
 	DType   string          `json:"dtype"` // float32, int64 or bytes
@@ -199,7 +202,7 @@ type Reply struct {
 // FeatureInfo describes one feature of the opened data set.
 type FeatureInfo struct {
 	Name  string `json:"name"`
-	Kind  string `json:"kind"`  // dense or varlen
+	Kind  string `json:"kind"`  // dense, varlen, or raw (numbers from a bytes value)
 	DType string `json:"dtype"` // numpy's name, or bytes
 }
 

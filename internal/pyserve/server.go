@@ -210,6 +210,20 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 	for i, f := range s.src.features {
 		a := &info.Arrays[i]
 		a.Name, a.DType = f.Name, f.DType
+		if r, ok := s.src.raw[f.Name]; ok {
+			t := b.Dense(f.Name)
+			for j, v := range t.Strings() {
+				if len(v) != r.bytes {
+					return nil, &dataerr.Error{Offset: -1, Record: int64(j),
+						Err: fmt.Errorf("feature %q: %d bytes, want %d (%v values of shape %v)", f.Name, len(v), r.bytes, r.dtype, r.shape)}
+				}
+			}
+			arrays[i].dense = t
+			a.Shape = append([]int{b.Len()}, r.shape...)
+			a.NBytes = b.Len() * r.bytes
+			a.Offset = put(a.NBytes)
+			continue
+		}
 		if f.Kind == "varlen" {
 			sp := b.Sparse(f.Name)
 			arrays[i].sparse = sp
@@ -254,6 +268,13 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 			continue
 		}
 		t := arrays[i].dense
+		if s.src.features[i].Kind == "raw" {
+			at := a.Offset
+			for _, v := range t.Strings() {
+				at += copy(mem[at:], v)
+			}
+			continue
+		}
 		if a.DType == "bytes" {
 			writeBytes(mem, a, t.Strings(), nil)
 			continue

@@ -159,7 +159,8 @@ func writeExamples(t *testing.T, dir string, files, perFile int) string {
 				tokens[j] = int64(label*10 + j)
 			}
 			rec := example.New().Int64("label", int64(label)).Floats("image", []float32{l, -l, l / 2, 1}).
-				Strings("name", strings.Repeat("x", label%5)).Int64s("tokens", tokens).Marshal()
+				Strings("name", strings.Repeat("x", label%5)).Int64s("tokens", tokens).
+				Bytes("pix", []byte{byte(label), 1, 2, byte(label)}).Marshal()
 			if err := w.Write(rec); err != nil {
 				t.Fatal(err)
 			}
@@ -194,6 +195,7 @@ func TestServeMatchesBatches(t *testing.T) {
 					"tokens": map[string]any{"kind": "varlen", "dtype": "int64"},
 					"absent": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{3}, "default": []float64{1, 2, 3}},
 					"words":  map[string]any{"kind": "varlen", "dtype": "bytes"},
+					"pix":    map[string]any{"kind": "fixed", "dtype": "uint16", "shape": []int{2}},
 				}}
 			spec := example.Spec{
 				"label":  example.FixedLen(tensor.Int64),
@@ -202,6 +204,7 @@ func TestServeMatchesBatches(t *testing.T) {
 				"tokens": example.VarLen(tensor.Int64),
 				"absent": example.FixedLen(tensor.Float32, 3).WithDefault(tensor.New([]float32{1, 2, 3}, 3)),
 				"words":  example.VarLen(tensor.String),
+				"pix":    example.FixedLen(tensor.String),
 			}
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
 		},
@@ -313,6 +316,17 @@ func TestServeMatchesBatches(t *testing.T) {
 func compareFeature(t *testing.T, what string, got array, want *sluice.Batch, f FeatureInfo) {
 	t.Helper()
 	d := want.Dense(f.Name)
+	if f.Kind == "raw" {
+		// Numbers from each record's bytes value.
+		var raw []byte
+		for _, v := range d.Strings() {
+			raw = append(raw, v...)
+		}
+		if len(got.shape) == 0 || got.shape[0] != want.Len() || !bytes.Equal(got.raw, raw) {
+			t.Errorf("%s: shape %v, bytes %v, want %d rows of %v", what, got.shape, got.raw, want.Len(), raw)
+		}
+		return
+	}
 	if !slices.Equal(got.shape, []int(d.Shape())) {
 		t.Errorf("%s: shape %v, want %v", what, got.shape, d.Shape())
 		return
@@ -386,6 +400,11 @@ func TestServeErrors(t *testing.T) {
 		{name: "bad shard",
 			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batch_size": 2, "shard": []int{2, 2}}},
 			kind: "invalid", message: "shard", offset: -1},
+		{name: "raw bytes of the wrong size",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
+				"spec": map[string]any{"pix": map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{5}}}},
+				map[string]any{"op": "next"}},
+			kind: "data", message: `feature "pix": 4 bytes, want 5`, offset: -1},
 		{name: "next before open", reqs: []any{map[string]any{"op": "next"}}, kind: "protocol", message: "before open", offset: -1},
 		{name: "unknown op", reqs: []any{map[string]any{"op": "rewind"}}, kind: "protocol", message: "rewind", offset: -1},
 		{name: "mapped, not a slot", reqs: []any{map[string]any{"op": "mapped", "file": "/etc/passwd"}}, kind: "protocol", message: "not a slot file", offset: -1},

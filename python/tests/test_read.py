@@ -228,3 +228,20 @@ def test_break_ends_server(tmp_path):
         next(it)
         pid = it.server_pid
     assert not alive(pid) and not shm_files(pid)
+
+
+def test_bytes_read_as_numbers(tmp_path):
+    """A FixedLen of a dtype an Example has no list for reads each record's
+    bytes value as raw little-endian numbers, as MNIST's image_raw."""
+    rng = np.random.default_rng(3)
+    pix = rng.integers(0, 65536, (21, 2, 3)).astype("<u2")
+    recs = [tfrecords.example({"px": ("bytes", [p.tobytes()]), "label": ("int64", [i])}) for i, p in enumerate(pix)]
+    path = str(tmp_path / "px.tfrecord")
+    tfrecords.write(path, recs)
+    spec = {"px": sluice.FixedLen([2, 3], "uint16"), "label": sluice.FixedLen([], "int64")}
+    got = list(sluice.examples(path, spec, batch_size=8, readers=1, copy=True))
+    assert [b["px"].shape for b in got] == [(8, 2, 3), (8, 2, 3), (5, 2, 3)]
+    np.testing.assert_array_equal(np.concatenate([b["px"] for b in got]), pix)
+    # A value of the wrong size is bad data.
+    with pytest.raises(sluice.DataError, match="12 bytes, want 24"):
+        list(sluice.examples(path, {"px": sluice.FixedLen([12], "uint16")}, batch_size=8))

@@ -520,3 +520,7 @@ def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, foo
     if compression:
         r["compression"] = compression
     return Dataset(r, copy)
+
+
+for _c in (SluiceError, DataError, InvalidArgumentError, NoFilesError, Dataset):
+    _c.__module__ = "sluice"
