@@ -245,3 +245,18 @@ def test_bytes_read_as_numbers(tmp_path):
     # A value of the wrong size is bad data.
     with pytest.raises(sluice.DataError, match="12 bytes, want 24"):
         list(sluice.examples(path, {"px": sluice.FixedLen([12], "uint16")}, batch_size=8))
+
+
+def test_schema_prints_a_spec_for_this_package(tmp_path, sluice_cli):
+    """`sluice schema --output python` infers a spec this package reads."""
+    pat, truth = make_examples(tmp_path)
+    out = subprocess.run([sluice_cli, "schema", "-o", "python", pat], check=True, capture_output=True,
+                         text=True).stdout
+    ns = {"sluice": sluice}
+    exec(out[out.index("sluice_spec = {"):], ns)
+    spec = ns["sluice_spec"]
+    assert spec["tokens"]["kind"] == "varlen" and spec["image"]["shape"] == [4]
+    labels = []
+    for b in sluice.examples(pat, spec, batch_size=16):
+        labels += b["label"].ravel().tolist()
+    assert sorted(labels) == sorted(truth)
