@@ -193,6 +193,7 @@ func strictUnmarshal(msg []byte, v any) error {
 // Reply is one message to the client: exactly one of its fields is set.
 type Reply struct {
 	Features []FeatureInfo `json:"features,omitempty"` // to open
+	ShmDir   string        `json:"shm_dir,omitempty"`  // to open: where the slot files are
 	Batch    *BatchInfo    `json:"batch,omitempty"`    // to next
 	End      bool          `json:"end,omitempty"`      // to next: no more batches
 	OK       bool          `json:"ok,omitempty"`       // to mapped and close

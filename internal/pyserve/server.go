@@ -108,7 +108,9 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			return false, s.reply(Reply{Error: errorInfo(err)})
 		}
 		s.start(ctx, src)
-		return false, s.reply(Reply{Features: src.features})
+		// The slot files are named sluice-PID-*: a client whose server
+		// was killed can remove those it had not mapped yet.
+		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
 	case "next":
 		if s.src == nil {
 			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next before open", ErrProtocol))})

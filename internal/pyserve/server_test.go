@@ -273,7 +273,7 @@ func TestServeMatchesBatches(t *testing.T) {
 			open, ds, bopts := tt.make(t, t.TempDir())
 			c := startServer(t)
 			r := c.call(open)
-			if r.Error != nil || len(r.Features) == 0 {
+			if r.Error != nil || len(r.Features) == 0 || r.ShmDir != c.shm {
 				t.Fatalf("open: %+v", r)
 			}
 			n := open["batch_size"].(int)

@@ -3,7 +3,6 @@ package pyserve
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 )
@@ -57,11 +56,13 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 	// features) do not make a new file each time, rounded to 64 KiB.
 	size = (max(size+size/4, 1<<16) + 1<<16 - 1) &^ (1<<16 - 1)
 	r.gen++
-	path := filepath.Join(r.dir, fmt.Sprintf("%s%d-%d", r.prefix, k, r.gen))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	// A random part as well: a server killed before the client mapped a
+	// file leaves it, and a later server may have the same pid.
+	f, err := os.CreateTemp(r.dir, fmt.Sprintf("%s%d-%d-*", r.prefix, k, r.gen))
 	if err != nil {
 		return nil, "", err
 	}
+	path := f.Name()
 	s.f, s.path = f, path
 	if err := allocate(f, size); err != nil {
 		r.dropLocked(s)

@@ -81,9 +81,13 @@ def test_server_killed(tmp_path):
     it = iter(sluice.examples(pat, SPEC, batch_size=4, epochs=None))
     next(it)
     os.kill(it.server_pid, signal.SIGKILL)
+    pid = it.server_pid
     with pytest.raises(sluice.SluiceError, match="ended unexpectedly"):
         for _ in range(100):
             next(it)
+    # Killed before they were mapped, its newest slot files are removed
+    # by the client.
+    assert not alive(pid) and not shm_files(pid)
 
 
 def _read_shard(ds, index, count, q):

@@ -1,5 +1,6 @@
 """The client side of sluice-serve's protocol, and the public API."""
 
+import glob
 import json
 import mmap
 import os
@@ -181,6 +182,7 @@ class _Session:
     def __init__(self, request):
         self._pid = os.getpid()
         self._maps = {}
+        self._shm_dir = None
         self._proc = subprocess.Popen([_server_binary()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       bufsize=0, close_fds=True)
         _sessions.add(self)
@@ -192,6 +194,7 @@ class _Session:
             if "error" in reply:
                 raise _error(reply["error"])
             self.features = reply["features"]
+            self._shm_dir = reply.get("shm_dir")
         except BaseException:
             self.close()
             raise
@@ -224,6 +227,7 @@ class _Session:
     def _died(self):
         try:
             code = self._proc.wait(timeout=2)
+            self._sweep()
         except subprocess.TimeoutExpired:
             code = None
         return SluiceError(f"sluice-serve (pid {self.server_pid}) ended unexpectedly (exit status {code})")
@@ -285,6 +289,19 @@ class _Session:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+        if p.returncode != 0:
+            self._sweep()
+
+    def _sweep(self):
+        # A server that did not exit by itself (killed) may leave slot
+        # files it made and this process had not mapped yet: remove them,
+        # now that it is gone (and reaped, so its pid is not reused yet).
+        if self._shm_dir:
+            for f in glob.glob(os.path.join(self._shm_dir, f"sluice-{self.server_pid}-*")):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
 
     def _disown(self):
         # In a forked child: the pipes are the parent's. Close this
