@@ -40,9 +40,12 @@ class BuildGo(build_py):
         if go is None:
             raise SystemExit("sluice: building needs Go 1.26 or later on PATH (https://go.dev/dl/)")
         env = dict(os.environ, CGO_ENABLED="0")
-        subprocess.check_call(
-            [go, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/sluice-serve"],
-            cwd=MODULE, env=env)
+        cmd = [go, "build", "-trimpath", "-ldflags=-s -w", "-o", out]
+        # SLUICE_GO_TAGS=objectstore builds a server that reads s3://, gs://
+        # and azblob:// names (47 MB instead of 7).
+        if os.environ.get("SLUICE_GO_TAGS"):
+            cmd += ["-tags", os.environ["SLUICE_GO_TAGS"]]
+        subprocess.check_call(cmd + ["./cmd/sluice-serve"], cwd=MODULE, env=env)
 
 
 class PlatformWheel(bdist_wheel):
