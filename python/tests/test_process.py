@@ -156,3 +156,21 @@ def test_torch_dataloader(tmp_path):
             assert isinstance(b["image"], torch.Tensor)
             labels += b["label"].tolist()
         assert sorted(labels) == sorted(truth), f"num_workers={workers}"
+
+
+def test_spawned_workers(tmp_path):
+    """With the spawn start method a data set is pickled to the workers."""
+    pat, truth = make_examples(tmp_path, files=2, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=4)
+    it = iter(ds)  # a running iteration is not pickled with it
+    next(it)
+    ctx = multiprocessing.get_context("spawn")
+    q = ctx.Queue()
+    workers = [ctx.Process(target=_read_shard, args=(ds, i, 2, q)) for i in range(2)]
+    for w in workers:
+        w.start()
+    got = [q.get(timeout=60) for _ in workers]
+    for w in workers:
+        w.join(timeout=10)
+    assert sorted(got[0] + got[1]) == sorted(truth)
+    it.close()

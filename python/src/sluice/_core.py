@@ -2,6 +2,7 @@
 
 import glob
 import json
+import math
 import mmap
 import os
 import struct
@@ -182,6 +183,7 @@ class _Session:
     def __init__(self, request):
         self._pid = os.getpid()
         self._maps = {}
+        self._buf = bytearray()
         self._shm_dir = None
         self._proc = subprocess.Popen([_server_binary()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       bufsize=0, close_fds=True)
@@ -216,13 +218,16 @@ class _Session:
             raise self._died() from None
 
     def _read(self, n):
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = os.read(self._out, n - len(buf))
+        # Whatever the pipe holds, up to 64 KiB, is read at once: a reply's
+        # length and body usually come in one read.
+        while len(self._buf) < n:
+            chunk = os.read(self._out, max(n - len(self._buf), 65536))
             if not chunk:
                 raise self._died()
-            buf += chunk
-        return bytes(buf)
+            self._buf += chunk
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        return out
 
     def _died(self):
         try:
@@ -255,7 +260,7 @@ class _Session:
         out = {}
         for a in b["arrays"]:
             shape = tuple(a["shape"])
-            n = int(np.prod(shape, dtype=np.int64))
+            n = math.prod(shape)
             if a["dtype"] == "bytes":
                 offs = np.frombuffer(mem, np.int64, n + 1, a["offset"])
                 data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
@@ -381,6 +386,14 @@ class Dataset:
         it = _Iterator(self._request, self._copy)
         self._live.add(it)
         return it
+
+    def __getstate__(self):
+        # Pickled (for spawned workers, say) as its description: running
+        # iterations stay with the process that started them.
+        return {"request": self._request, "copy": self._copy}
+
+    def __setstate__(self, state):
+        self.__init__(state["request"], state["copy"])
 
     def shard(self, index, count):
         """The part of the files that worker index of count reads: files
