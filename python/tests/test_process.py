@@ -17,13 +17,17 @@ from test_read import SPEC, make_examples
 
 # A trainer that iterates without end and says which server it has.
 TRAINER = textwrap.dedent("""
-    import sys, time
+    import os, subprocess, sys, time
     import sluice
     spec = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([4], "float32")}
     it = iter(sluice.examples(sys.argv[1], spec, batch_size=8, epochs=None, shuffle=20))
     next(it)
+    if len(sys.argv) > 2:
+        # A process that outlives the trainer holding the server's stdin
+        # open: the server's input does not end when the trainer dies.
+        holder = subprocess.Popen(["sleep", "30"], pass_fds=(it._s._in,))
+        print(holder.pid, flush=True)
     print(it.server_pid, flush=True)
-    start = None
     try:
         for b in it:
             time.sleep(0.001)
@@ -33,8 +37,10 @@ TRAINER = textwrap.dedent("""
 """)
 
 
-def start_trainer(pat, **kw):
-    p = subprocess.Popen([sys.executable, "-c", TRAINER, pat], stdout=subprocess.PIPE, text=True, **kw)
+def start_trainer(pat, *args, **kw):
+    p = subprocess.Popen([sys.executable, "-c", TRAINER, pat, *args], stdout=subprocess.PIPE, text=True, **kw)
+    if args:
+        p.holder = int(p.stdout.readline())
     line = p.stdout.readline()
     assert line.strip().isdigit(), f"trainer said {line!r}"
     return p, int(line)
@@ -59,6 +65,33 @@ def test_sigkill_of_the_trainer(tmp_path):
     start = time.monotonic()
     assert wait_gone(server), f"sluice-serve {server} or its files outlived the trainer by 5 s: {shm_files(server)}"
     assert time.monotonic() - start < 5
+
+
+def test_sigkill_of_the_trainer_while_its_pipe_is_held(tmp_path):
+    """The server also watches its parent: it exits when the trainer dies
+    even if another process holds its stdin open."""
+    pat, _ = make_examples(tmp_path)
+    p, server = start_trainer(pat, "hold")
+    time.sleep(0.3)
+    p.kill()
+    p.wait()
+    try:
+        assert alive(p.holder)
+        assert wait_gone(server), f"sluice-serve {server} outlived the trainer by 5 s"
+    finally:
+        os.kill(p.holder, signal.SIGKILL)
+
+
+def test_server_ignores_sigint(tmp_path):
+    """SIGINT goes to the trainer's whole process group on Ctrl-C; the
+    server leaves it to the trainer."""
+    pat, _ = make_examples(tmp_path)
+    it = iter(sluice.examples(pat, SPEC, batch_size=4, readers=1))
+    n = len(next(it)["label"])
+    os.kill(it.server_pid, signal.SIGINT)
+    time.sleep(0.2)
+    n += sum(len(b["label"]) for b in it)
+    assert n == 120
 
 
 def test_ctrl_c(tmp_path):
