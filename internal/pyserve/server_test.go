@@ -154,13 +154,18 @@ func writeExamples(t *testing.T, dir string, files, perFile int) string {
 		w := tfrecord.NewWriter(f, []tfrecord.Compression{tfrecord.None, tfrecord.Gzip}[i%2])
 		for range perFile {
 			l := float32(label)
+			steps := make([]float32, 2*(label%3)) // label%3 steps of 2
+			for j := range steps {
+				steps[j] = l + float32(j)
+			}
 			tokens := make([]int64, label%4)
 			for j := range tokens {
 				tokens[j] = int64(label*10 + j)
 			}
 			rec := example.New().Int64("label", int64(label)).Floats("image", []float32{l, -l, l / 2, 1}).
 				Strings("name", strings.Repeat("x", label%5)).Int64s("tokens", tokens).
-				Bytes("pix", []byte{byte(label), 1, 2, byte(label)}).Marshal()
+				Bytes("pix", []byte{byte(label), 1, 2, byte(label)}).
+				Floats("steps", steps).Marshal()
 			if err := w.Write(rec); err != nil {
 				t.Fatal(err)
 			}
@@ -196,6 +201,7 @@ func TestServeMatchesBatches(t *testing.T) {
 					"absent": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{3}, "default": []float64{1, 2, 3}},
 					"words":  map[string]any{"kind": "varlen", "dtype": "bytes"},
 					"pix":    map[string]any{"kind": "fixed", "dtype": "uint16", "shape": []int{2}},
+					"steps":  map[string]any{"kind": "sequence", "dtype": "float32", "shape": []int{2}},
 				}}
 			spec := example.Spec{
 				"label":  example.FixedLen(tensor.Int64),
@@ -205,6 +211,7 @@ func TestServeMatchesBatches(t *testing.T) {
 				"absent": example.FixedLen(tensor.Float32, 3).WithDefault(tensor.New([]float32{1, 2, 3}, 3)),
 				"words":  example.VarLen(tensor.String),
 				"pix":    example.FixedLen(tensor.String),
+				"steps":  example.FixedLenSequence(tensor.Float32, 2).AllowMissing(),
 			}
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
 		},

@@ -260,3 +260,17 @@ def test_schema_prints_a_spec_for_this_package(tmp_path, sluice_cli):
     for b in sluice.examples(pat, spec, batch_size=16):
         labels += b["label"].ravel().tolist()
     assert sorted(labels) == sorted(truth)
+
+
+def test_fixed_len_sequence(tmp_path):
+    """FixedLenSequence: steps of a shape, padded to the batch's longest."""
+    recs = [tfrecords.example({"xy": ("float", [float(i)] * (2 * (i % 3))), "label": ("int64", [i])})
+            for i in range(9)]
+    path = str(tmp_path / "seq.tfrecord")
+    tfrecords.write(path, recs)
+    spec = {"xy": sluice.FixedLenSequence([2], "float32"), "label": sluice.FixedLen([], "int64")}
+    got = list(sluice.examples(path, spec, batch_size=3, readers=1, copy=True))
+    assert [b["xy"].shape for b in got] == [(3, 2, 2)] * 3
+    np.testing.assert_array_equal(got[0]["xy"][2], [[2, 2], [2, 2]])
+    np.testing.assert_array_equal(got[0]["xy"][1], [[1, 1], [0, 0]])  # padded with zeros
+    assert not got[1]["xy"][0].any()
