@@ -8,7 +8,8 @@
 // exactly one reply, in order:
 //
 //	open    {"op":"open", "kind":"examples"|"csv"|"fixed", "files":[...], ...}
-//	        → {"features":[...]} or {"error":{...}}
+//	        → {"features":[...]} or {"error":{...}}; an open after the
+//	        first ends the data set before and starts this one
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
 //	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks PATH
 //	close   {"op":"close"} → {"ok":true}; the server exits

@@ -77,7 +77,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 }
 
-// A server is one client's session: at most one data set, opened once.
+// A server is one client's session: one data set at a time; another open
+// ends the one before, so a client can reuse a server for its next pass
+// instead of starting a process.
 type server struct {
 	w     io.Writer
 	src   *source
@@ -100,12 +102,16 @@ func (s *server) reply(r Reply) error { return WriteMessage(s.w, r) }
 func (s *server) handle(ctx context.Context, req *Request) (done bool, err error) {
 	switch req.Op {
 	case "open":
-		if s.src != nil {
-			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: open: a data set is open already", ErrProtocol))})
-		}
 		src, err := newSource(req.Open)
 		if err != nil {
 			return false, s.reply(Reply{Error: errorInfo(err)})
+		}
+		if s.stop != nil {
+			// A new data set, or the same again (the client's next
+			// epoch): a new ring, so no batch the client may still
+			// hold is written over. It keeps its mappings of the old.
+			s.stop()
+			s.stop, s.last = nil, nil
 		}
 		s.start(ctx, src)
 		// The slot files are named sluice-PID-*: a client whose server

@@ -415,10 +415,6 @@ func TestServeErrors(t *testing.T) {
 		{name: "next before open", reqs: []any{map[string]any{"op": "next"}}, kind: "protocol", message: "before open", offset: -1},
 		{name: "unknown op", reqs: []any{map[string]any{"op": "rewind"}}, kind: "protocol", message: "rewind", offset: -1},
 		{name: "mapped, not a slot", reqs: []any{map[string]any{"op": "mapped", "file": "/etc/passwd"}}, kind: "protocol", message: "not a slot file", offset: -1},
-		{name: "open twice",
-			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batch_size": 2},
-				map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batch_size": 2}},
-			kind: "protocol", message: "open already", offset: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -500,4 +496,54 @@ func TestServeStopsWithContext(t *testing.T) {
 		t.Error("Serve returned nil after its context was cancelled")
 	}
 	inW.Close()
+}
+
+// TestServeReopen checks that a second open, in the middle of a data set
+// or after its end, starts the new one from its beginning in new slot
+// files, and that a failed open leaves the session usable.
+func TestServeReopen(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 20)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "readers": 1,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	c := startServer(t)
+	labels := func(a array) []int64 { return slices.Clone(int64s(a.raw, len(a.raw)/8)) }
+	files := map[string]bool{}
+	for pass := range 3 {
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		var got []int64
+		for {
+			b, r := c.next()
+			if b == nil {
+				if !r.End {
+					t.Fatalf("pass %d: %+v", pass, r)
+				}
+				break
+			}
+			if r.Batch.File != "" {
+				if files[r.Batch.File] {
+					t.Errorf("pass %d: slot file %s again", pass, r.Batch.File)
+				}
+				files[r.Batch.File] = true
+			}
+			got = append(got, labels(b["label"])...)
+			if pass == 1 && len(got) == 8 {
+				break // reopened in the middle
+			}
+		}
+		if pass != 1 && !slices.Equal(got, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
+			t.Errorf("pass %d: labels %v", pass, got)
+		}
+	}
+	bad := map[string]any{"op": "open", "kind": "parquet", "files": []string{pat}, "batch_size": 8}
+	if r := c.call(bad); r.Error == nil || r.Error.Kind != "invalid" {
+		t.Errorf("open of kind parquet: %+v, want an invalid-argument error", r)
+	}
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if b, r := c.next(); b == nil {
+		t.Errorf("after a failed open: %+v", r)
+	}
 }

@@ -274,3 +274,25 @@ def test_fixed_len_sequence(tmp_path):
     np.testing.assert_array_equal(got[0]["xy"][2], [[2, 2], [2, 2]])
     np.testing.assert_array_equal(got[0]["xy"][1], [[1, 1], [0, 0]])  # padded with zeros
     assert not got[1]["xy"][0].any()
+
+
+def test_next_iteration_reuses_the_server(tmp_path):
+    pat, truth = make_examples(tmp_path, files=2, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=8, readers=1)
+    pids, passes = set(), []
+    for _ in range(3):
+        it = iter(ds)
+        pids.add(it.server_pid)
+        passes.append([l for b in it for l in b["label"].tolist()])
+    assert len(pids) == 1 and passes == [sorted(truth)] * 3
+    # A broken-off iteration ends its server; the next starts another.
+    it = iter(ds)
+    next(it)
+    it.close()
+    assert not alive(it.server_pid)
+    it = iter(ds)
+    assert it.server_pid not in pids
+    assert sum(len(b["label"]) for b in it) == 20
+    pid = it.server_pid
+    ds.close()
+    assert not alive(pid) and not shm_files(pid)

@@ -180,7 +180,7 @@ if hasattr(os, "register_at_fork"):
 class _Session:
     """One sluice-serve process and its data set."""
 
-    def __init__(self, request):
+    def __init__(self):
         self._pid = os.getpid()
         self._maps = {}
         self._buf = bytearray()
@@ -191,15 +191,19 @@ class _Session:
         self._in = self._proc.stdin.fileno()
         self._out = self._proc.stdout.fileno()
         self.server_pid = self._proc.pid
-        try:
-            reply = self._call(request)
-            if "error" in reply:
-                raise _error(reply["error"])
-            self.features = reply["features"]
-            self._shm_dir = reply.get("shm_dir")
-        except BaseException:
-            self.close()
-            raise
+
+    def open(self, request):
+        """Starts a data set, ending the one before if any: its slot files
+        are new, and arrays of the old ones keep their mappings."""
+        reply = self._call(request)
+        if "error" in reply:
+            raise _error(reply["error"])
+        self.features = reply["features"]
+        self._shm_dir = reply.get("shm_dir")
+        self._maps = {}
+
+    def usable(self):
+        return self._proc is not None and os.getpid() == self._pid and self._proc.poll() is None
 
     def _check(self):
         if os.getpid() != self._pid:
@@ -328,12 +332,13 @@ class _Session:
 
 
 class _Iterator:
-    """An iteration of a Dataset: one server, batches in order."""
+    """An iteration of a Dataset: batches in order from one server."""
 
-    def __init__(self, request, copy):
+    def __init__(self, dataset, session, copy):
+        self._ds = weakref.ref(dataset)
         self._copy = copy
-        self._s = _Session(request)
-        self.server_pid = self._s.server_pid
+        self._s = session
+        self.server_pid = session.server_pid
 
     def __iter__(self):
         return self
@@ -349,9 +354,19 @@ class _Iterator:
             self.close()
             raise
         if b is None:
-            self.close()
+            self._finish()
             raise StopIteration
         return b
+
+    def _finish(self):
+        # At the end, the server waits for the data set's next iteration
+        # (the next epoch of a training loop), which saves starting one.
+        s, self._s = self._s, None
+        ds = self._ds()
+        if ds is not None and ds._idle is None and s.usable():
+            ds._idle = s
+        else:
+            s.close()
 
     def close(self):
         s, self._s = self._s, None
@@ -368,8 +383,9 @@ class _Iterator:
 class Dataset:
     """Files of records and how to read them into batches.
 
-    Iterating starts a sluice-serve process that lives as long as the
-    iteration; each batch is a dict from feature name to a NumPy array
+    Iterating starts a sluice-serve process; at the end of an iteration it
+    is kept for the data set's next one (the next epoch of a training
+    loop), until close() or the data set is collected. Each batch is a dict from feature name to a NumPy array
     whose first dimension is the batch (a VarLen feature: a pair of the
     padded values and each record's count). The arrays are views of shared
     memory and valid until the next batch is requested; with copy=True
@@ -381,9 +397,21 @@ class Dataset:
         self._request = request
         self._copy = copy
         self._live = weakref.WeakSet()
+        self._idle = None  # the server of the last iteration that ended
 
     def __iter__(self):
-        it = _Iterator(self._request, self._copy)
+        s, self._idle = self._idle, None
+        if s is not None and not s.usable():
+            s.close()
+            s = None
+        if s is None:
+            s = _Session()
+        try:
+            s.open(self._request)
+        except BaseException:
+            s.close()
+            raise
+        it = _Iterator(self, s, self._copy)
         self._live.add(it)
         return it
 
@@ -413,9 +441,18 @@ class Dataset:
         return Dataset(self._request, copy)
 
     def close(self):
-        """Ends the servers of this data set's iterations still running."""
+        """Ends the servers of this data set's iterations still running,
+        and the one kept for its next iteration."""
         for it in list(self._live):
             it.close()
+        s, self._idle = self._idle, None
+        if s is not None:
+            s.close()
+
+    def __del__(self):
+        s = getattr(self, "_idle", None)
+        if s is not None and s._pid == os.getpid():
+            s.close()
 
     def __enter__(self):
         return self
