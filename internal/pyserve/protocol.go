@@ -9,7 +9,8 @@
 //
 //	open    {"op":"open", "kind":"examples"|"csv"|"fixed", "files":[...], ...}
 //	        → {"features":[...]} or {"error":{...}}; an open after the
-//	        first ends the data set before and starts this one
+//	        first ends the data set before and starts this one, in the
+//	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
 //	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks PATH
 //	close   {"op":"close"} → {"ok":true}; the server exits

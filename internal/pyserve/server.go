@@ -50,6 +50,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		if s.stop != nil {
 			s.stop()
 		}
+		if s.ring != nil {
+			s.ring.close()
+		}
 	}()
 	for {
 		var msg []byte
@@ -88,7 +91,7 @@ type server struct {
 	ready chan result // batches in slots, then the end or an error
 	held  int         // the slot of the batch the client reads; -1: none
 	last  *Reply      // the end or the error, repeated to later nexts
-	stop  func()      // ends the producer and removes the ring
+	stop  func()      // ends the producer
 }
 
 type result struct {
@@ -108,8 +111,8 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		}
 		if s.stop != nil {
 			// A new data set, or the same again (the client's next
-			// epoch): a new ring, so no batch the client may still
-			// hold is written over. It keeps its mappings of the old.
+			// epoch). Asking for its first batch is asking for the
+			// next: the slots are free again.
 			s.stop()
 			s.stop, s.last = nil, nil
 		}
@@ -162,7 +165,15 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 func (s *server) start(ctx context.Context, src *source) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.src = src
-	s.ring = newRing(src.slots)
+	// The slot files of the data set before serve this one, already
+	// mapped by the client and their pages in memory: a new pass over the
+	// data (the next epoch) costs no new files.
+	if s.ring == nil || len(s.ring.slots) != src.slots {
+		if s.ring != nil {
+			s.ring.close()
+		}
+		s.ring = newRing(src.slots)
+	}
 	s.free = make(chan int, src.slots)
 	for k := range src.slots {
 		s.free <- k
@@ -196,7 +207,6 @@ func (s *server) start(ctx context.Context, src *source) {
 	s.stop = func() {
 		cancel()
 		<-done
-		s.ring.close()
 	}
 }
 

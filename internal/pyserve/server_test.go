@@ -499,8 +499,8 @@ func TestServeStopsWithContext(t *testing.T) {
 }
 
 // TestServeReopen checks that a second open, in the middle of a data set
-// or after its end, starts the new one from its beginning in new slot
-// files, and that a failed open leaves the session usable.
+// or after its end, starts the new one from its beginning in the same
+// slot files, and that a failed open leaves the session usable.
 func TestServeReopen(t *testing.T) {
 	pat := writeExamples(t, t.TempDir(), 1, 20)
 	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "readers": 1,
@@ -522,8 +522,8 @@ func TestServeReopen(t *testing.T) {
 				break
 			}
 			if r.Batch.File != "" {
-				if files[r.Batch.File] {
-					t.Errorf("pass %d: slot file %s again", pass, r.Batch.File)
+				if pass > 0 {
+					t.Errorf("pass %d: a new slot file %s", pass, r.Batch.File)
 				}
 				files[r.Batch.File] = true
 			}

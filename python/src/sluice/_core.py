@@ -193,14 +193,14 @@ class _Session:
         self.server_pid = self._proc.pid
 
     def open(self, request):
-        """Starts a data set, ending the one before if any: its slot files
-        are new, and arrays of the old ones keep their mappings."""
+        """Starts a data set, ending the one before if any, in the same
+        slot files (its first batch is the next batch: the arrays of the
+        one before are no longer valid)."""
         reply = self._call(request)
         if "error" in reply:
             raise _error(reply["error"])
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
-        self._maps = {}
 
     def usable(self):
         return self._proc is not None and os.getpid() == self._pid and self._proc.poll() is None
