@@ -2,7 +2,8 @@
 files as sluicebench's sluice rows, batches of 128 as NumPy views of the
 server's shared memory (the package's default), or copies with --copy.
 
-Its Go counterpart is sluicebench's api-reuse mode (the sluice package
+CIFAR-10's planes are reordered into height x width x channels in NumPy,
+as tf.data's transpose does. Its Go counterpart is sluicebench's api-reuse mode (the sluice package
 reusing batch memory, which is what sluice-serve runs): the difference is
 the hand-off to Python, one copy of each batch into shared memory and two
 small messages per batch over pipes. CPU time counts the server, a child
@@ -58,6 +59,10 @@ def main():
         def run():
             examples = check = 0
             for b in ds:
+                if a.kind == "cifar":
+                    # Planes into height x width x channels, as sluicebench's
+                    # Decode and tf.data's transpose do.
+                    b["image"] = np.ascontiguousarray(b["image"].transpose(0, 2, 3, 1))
                 labels = b[check_name]
                 examples += len(labels)
                 check += int(labels.sum(dtype=np.int64))
