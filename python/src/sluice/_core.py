@@ -318,9 +318,11 @@ class _Session:
         # the parent goes, and never talk to it.
         p, self._proc = self._proc, None
         if p is not None:
-            for fd in (self._in, self._out):
+            # Through the file objects, which own the descriptors: closed
+            # once, never a number reused meanwhile.
+            for f in (p.stdin, p.stdout):
                 try:
-                    os.close(fd)
+                    f.close()
                 except OSError:
                     pass
             # Popen's finalizer must not wait for a process not ours.
