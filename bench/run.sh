@@ -52,6 +52,10 @@ if ! { "$py" -c 'import tensorflow' && "$py" -c 'import torch, tfrecord, grain, 
 	"$py" -m pip install -q --progress-bar off tensorflow-cpu==2.21.0 torch tfrecord grain array_record numpy
 fi
 
+# The sluice Python package, built from this clone (its server with Go).
+log "installing the sluice Python package into $venv"
+"$py" -m pip install -q --force-reinstall --no-deps ./python
+
 log "building sluicebench"
 mkdir -p build
 go build -o build/sluicebench ./bench/cmd/sluicebench
@@ -84,6 +88,11 @@ for round in $(seq "$runs"); do
 		sluice "$w" api 1 sluice
 		sluice "$w" api-reuse 2 sluice-reuse
 		sluice "$w" lib 2 sluice-lib
+		case "$w" in framing-*) ;; *)
+			"$py" bench/py/sluicepy.py --workload "$w" --data "$data" >>"$results/sluice-py.jsonl" 2>>"$results/sluice-py.log"
+			"$py" bench/py/sluicepy.py --workload "$w" --copy --data "$data" >>"$results/sluice-py-copy.jsonl" 2>>"$results/sluice-py.log"
+			;;
+		esac
 		"$py" bench/py/tfqueue.py --workload "$w" --data "$data" >>"$results/tf-queue.jsonl" 2>>"$results/tf-queue.log"
 		"$py" bench/py/tfqueue.py --workload "$w" --idiom batched --data "$data" >>"$results/tf-queue-batched.jsonl" 2>>"$results/tf-queue.log"
 		"$py" bench/py/tfdata.py --workload "$w" --data "$data" >>"$results/tf-data.jsonl" 2>>"$results/tf-data.log"

@@ -134,7 +134,7 @@ var mainWorkloads = []struct{ name, what string }{
 	{"seed", "(6) the seed pipeline: MNIST-like files, num_epochs 2, shuffled, 2 readers, shuffle_batch 128 (min_after_dequeue 10000)"},
 }
 
-var systemOrder = []string{"sluice", "sluice (1 core)", "sluice-reuse", "sluice-lib", "tf-queue", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2", "grain-w0", "grain-w2"}
+var systemOrder = []string{"sluice", "sluice (1 core)", "sluice-reuse", "sluice-lib", "sluice-py", "sluice-py-copy", "tf-queue", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2", "grain-w0", "grain-w2"}
 
 // summaryOrder is the columns of the summary table: the headline rows.
 var summaryOrder = []string{"sluice", "sluice (1 core)", "tf-queue-batched", "tf.data", "torch-w2", "grain-w2"}
@@ -144,6 +144,8 @@ var systemNames = map[string]string{
 	"sluice (1 core)":  "sluice (1 core)",
 	"sluice-reuse":     "sluice, reusing batch memory",
 	"sluice-lib":       "sluice, hand-tuned library path",
+	"sluice-py":        "sluice from Python, NumPy views",
+	"sluice-py-copy":   "sluice from Python, copy=True",
 	"tf-queue":         "TF 2.21 queues, the guide's per-record idiom",
 	"tf-queue-batched": "TF 2.21 queues, read_up_to + batched parse",
 	"tf.data":          "TF 2.21 tf.data AUTOTUNE",

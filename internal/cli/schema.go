@@ -34,9 +34,9 @@ many values it has, and a parse spec that every record it read satisfies:
                  values (allowed to be missing when some records lack it)
 
 --output go prints the spec as sluice's example.Spec, --output python as
-TensorFlow's tf.io feature dictionaries, --output json (or --json) as data.
-A feature whose kind differs between records has no spec: no parser reads
-it.`,
+TensorFlow's tf.io feature dictionaries and as a spec for sluice's Python
+package, --output json (or --json) as data. A feature whose kind differs
+between records has no spec: no parser reads it.`,
 		Example: "  sluice schema 'data/train-*.tfrecord.gz'\n" +
 			"  sluice schema --limit 1000 --output python data.tfrecord",
 		Args: cobra.MinimumNArgs(1),
@@ -407,24 +407,48 @@ var pythonSyntax = specSyntax{
 // dictionaries: one for Examples, or the context and feature lists for
 // SequenceExamples. A feature of two kinds is a comment.
 func writeSpecs(w io.Writer, s *schema, syn specSyntax) {
-	block := func(v string, m map[string]*featureStats, list bool) {
-		fmt.Fprintf(w, syn.open+"\n", v)
-		for _, st := range sorted(m) {
-			if sp := st.spec(s.holders(list), list); sp.how != "" {
-				fmt.Fprintf(w, "%s%q: %s,\n", syn.indent, st.name, syn.entry(sp))
-			} else {
-				fmt.Fprintf(w, "%s%s %q: the records disagree on its kind\n", syn.indent, syn.comment, st.name)
-			}
-		}
-		fmt.Fprintln(w, "}")
-	}
 	fmt.Fprintf(w, "%s %s\n", syn.comment, s.summary())
 	if s.sequences > 0 {
-		block(syn.context, s.features, false)
-		block(syn.featureLists, s.lists, true)
+		writeSpecBlock(w, s, syn, syn.context, s.features, false)
+		writeSpecBlock(w, s, syn, syn.featureLists, s.lists, true)
 	} else {
-		block(syn.example, s.features, false)
+		writeSpecBlock(w, s, syn, syn.example, s.features, false)
 	}
+}
+
+// writeSpecBlock writes the specs of the features m as one dictionary
+// named v.
+func writeSpecBlock(w io.Writer, s *schema, syn specSyntax, v string, m map[string]*featureStats, list bool) {
+	fmt.Fprintf(w, syn.open+"\n", v)
+	for _, st := range sorted(m) {
+		if sp := st.spec(s.holders(list), list); sp.how != "" {
+			fmt.Fprintf(w, "%s%q: %s,\n", syn.indent, st.name, syn.entry(sp))
+		} else {
+			fmt.Fprintf(w, "%s%s %q: the records disagree on its kind\n", syn.indent, syn.comment, st.name)
+		}
+	}
+	fmt.Fprintln(w, "}")
+}
+
+// sluicePythonSyntax writes the spec for sluice's Python package
+// (python/), whose FixedLenSequence always allows a missing feature.
+var sluicePythonSyntax = specSyntax{
+	comment: "#", open: "%s = {", indent: "    ",
+	example: "sluice_spec", context: "sluice_context_spec",
+	entry: func(sp featureSpec) string {
+		dtype := sp.dtype
+		if dtype == "string" {
+			dtype = "bytes"
+		}
+		shape := strings.ReplaceAll(shapeString(sp.shape), ",", ", ")
+		switch sp.how {
+		case "fixed":
+			return fmt.Sprintf("sluice.FixedLen(%s, %q)", shape, dtype)
+		case "fixedseq":
+			return fmt.Sprintf("sluice.FixedLenSequence(%s, %q)", shape, dtype)
+		}
+		return fmt.Sprintf("sluice.VarLen(%q)", dtype)
+	},
 }
 
 // writeSchemaGo prints the spec as Go statements, formatted as gofmt
@@ -440,8 +464,17 @@ func writeSchemaGo(out io.Writer, s *schema) error {
 	return err
 }
 
+// writeSchemaPython prints the spec as tf.io's feature dictionaries, and
+// the same for sluice's Python package.
 func writeSchemaPython(w io.Writer, s *schema) error {
 	writeSpecs(w, s, pythonSyntax)
+	fmt.Fprintln(w, "\n# sluice's Python package: sluice.examples(files, sluice_spec, batch_size=...)")
+	if s.sequences > 0 {
+		fmt.Fprintln(w, "# (it reads no feature lists yet: the context features alone)")
+		writeSpecBlock(w, s, sluicePythonSyntax, sluicePythonSyntax.context, s.features, false)
+		return nil
+	}
+	writeSpecBlock(w, s, sluicePythonSyntax, sluicePythonSyntax.example, s.features, false)
 	return nil
 }
 

@@ -1,0 +1,79 @@
+"""sluice from Python: the `sluice` package (python/) reading the same
+files as sluicebench's sluice rows, batches of 128 as NumPy views of the
+server's shared memory (the package's default), or copies with --copy.
+
+CIFAR-10's planes are reordered into height x width x channels in NumPy,
+as tf.data's transpose does. Its Go counterpart is sluicebench's api-reuse mode (the sluice package
+reusing batch memory, which is what sluice-serve runs): the difference is
+the hand-off to Python, one copy of each batch into shared memory and two
+small messages per batch over pipes. CPU time counts the server, a child
+process, with the trainer.
+
+    python bench/py/sluicepy.py --workload mnist --data build/bench-data --runs 5
+"""
+import os
+
+import common
+import numpy as np
+
+import sluice
+
+MNIST = {"image": sluice.FixedLen([784], "float32"), "label": sluice.FixedLen([], "int64")}
+SMALL = {**{n: sluice.FixedLen([], "float32") for n in common.SMALL_FLOATS},
+         **{n: sluice.FixedLen([], "int64") for n in common.SMALL_INTS}}
+
+
+def dataset(a):
+    readers = os.cpu_count() if a.readers is None else a.readers
+    copy = a.copy
+    if a.kind == "mnist":
+        return sluice.examples(a.files, MNIST, common.BATCH, readers=readers, copy=copy), "label"
+    if a.kind == "seed":
+        # The seed pipeline: two epochs, files reshuffled per epoch, two
+        # readers, a 10 000-example shuffle buffer.
+        return sluice.examples(a.files, MNIST, common.BATCH, epochs=2, shuffle=common.MIN_AFTER_DEQUEUE,
+                               seed=42, readers=2, copy=copy), "label"
+    if a.kind == "small10":
+        return sluice.examples(a.files, SMALL, common.BATCH, readers=readers, copy=copy), "f5"
+    if a.kind == "csv":
+        cols = [(n, "float32", 0.0) for n in "abcd"] + [("label", "int32", 0)]
+        return sluice.csv(a.files, cols, common.BATCH, readers=readers, copy=copy), "label"
+    if a.kind == "cifar":
+        fields = [sluice.Field("label", 0, 1, "uint8", shape=[]),
+                  sluice.Field("image", 1, 3072, "uint8", shape=[3, 32, 32])]
+        return sluice.fixed_length(a.files, common.CIFAR_RECORD, fields, common.BATCH, readers=readers,
+                                   copy=copy), "label"
+    raise SystemExit(f"sluicepy: no {a.workload} workload")
+
+
+def main():
+    def extra(p):
+        p.add_argument("--copy", action="store_true", help="copy=True: arrays of their own")
+        p.add_argument("--readers", type=int, default=None)
+    a = common.args("sluice from Python", extra)
+    ds, check_name = dataset(a)
+    epochs = 2 if a.kind == "seed" else 1
+    nbytes = sum(os.path.getsize(f) for f in a.files) * epochs
+
+    def prepare():
+        def run():
+            examples = check = 0
+            for b in ds:
+                if a.kind == "cifar":
+                    # Planes into height x width x channels, as sluicebench's
+                    # Decode and tf.data's transpose do.
+                    b["image"] = np.ascontiguousarray(b["image"].transpose(0, 2, 3, 1))
+                labels = b[check_name]
+                examples += len(labels)
+                check += int(labels.sum(dtype=np.int64))
+            return examples, nbytes, check
+        return run
+
+    name = "sluice-py-copy" if a.copy else "sluice-py"
+    version = f"sluice {sluice.__version__}, numpy {np.__version__}"
+    for run in range(1, a.runs + 1):
+        common.emit(name, a.workload, run, common.measure(a, prepare), version)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+// Command sluice-serve is the Go side of sluice's Python package. The
+// package starts it as a child of the trainer and talks to it over its
+// stdin and stdout (see internal/pyserve for the protocol); it is not
+// meant to be run by hand.
+//
+// It lives exactly as long as its client: it exits when its stdin ends
+// (the client closed it, or died, even by SIGKILL) and when its parent
+// changes (the parent died and it was re-parented), and it removes its
+// shared-memory files on the way out. It ignores SIGINT, which a
+// terminal's Ctrl-C sends to the trainer's whole process group: the
+// trainer handles it and closes the server.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/sluiceml/sluice/internal/pyserve"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		fmt.Fprintln(os.Stderr, "sluice-serve: the Go side of sluice's Python package; it takes no arguments and speaks a binary protocol on stdin and stdout")
+		os.Exit(2)
+	}
+	signal.Ignore(os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ctx, cancel := context.WithCancelCause(ctx)
+	go watchParent(cancel)
+	err := pyserve.Serve(ctx, os.Stdin, os.Stdout)
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "sluice-serve:", err)
+		os.Exit(1)
+	}
+}
+
+// watchParent cancels when the process that started the server is gone.
+// A dead client closes the server's stdin, unless a process it forked
+// still holds the pipe; the parent's pid changes in any case.
+func watchParent(cancel context.CancelCauseFunc) {
+	ppid := os.Getppid()
+	for range time.Tick(250 * time.Millisecond) {
+		if os.Getppid() != ppid {
+			cancel(fmt.Errorf("parent %d is gone", ppid))
+			return
+		}
+	}
+}

@@ -1,0 +1,389 @@
+package pyserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/decode"
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// DefaultSlots is the size of the ring of batches: one the client reads,
+// and two the server fills meanwhile.
+const DefaultSlots = 3
+
+// A source is an opened data set with what the server needs to copy its
+// batches out.
+type source struct {
+	ds       *sluice.Dataset
+	features []FeatureInfo // sorted by name, as the batches' Names
+	varlen   map[string]bool
+	raw      map[string]rawFeature
+	opts     []sluice.BatchOption
+	n        int
+	slots    int
+}
+
+// newSource builds the data set o describes. The errors are the client's
+// mistakes, and wrap sluice.ErrInvalid.
+func newSource(o *Open) (*source, error) {
+	if len(o.Files) == 0 {
+		return nil, fmt.Errorf("open: no files: %w", sluice.ErrInvalid)
+	}
+	s := &source{n: o.BatchSize, slots: o.Slots, varlen: map[string]bool{}, raw: map[string]rawFeature{}}
+	if s.slots == 0 {
+		s.slots = DefaultSlots
+	}
+	if s.slots < 2 || s.slots > 64 {
+		return nil, fmt.Errorf("open: %d slots: %w (want 2 to 64)", s.slots, sluice.ErrInvalid)
+	}
+	if o.DropRemainder {
+		s.opts = append(s.opts, sluice.DropRemainder())
+	}
+	var common []sluice.Option
+	if len(o.Files) > 1 {
+		common = append(common, sluice.Files(o.Files[1:]...))
+	}
+	switch {
+	case o.Forever:
+		common = append(common, sluice.Forever())
+	case o.Epochs != 0:
+		common = append(common, sluice.Epochs(o.Epochs))
+	}
+	if o.Shuffle != 0 {
+		common = append(common, sluice.Shuffle(o.Shuffle))
+	}
+	if o.ShuffleFiles {
+		common = append(common, sluice.ShuffleFiles())
+	}
+	if o.Readers != 0 {
+		common = append(common, sluice.Readers(o.Readers))
+	}
+	if o.Seed != nil {
+		common = append(common, sluice.Seed(*o.Seed))
+	}
+	if o.Shard != nil {
+		if len(o.Shard) != 2 || o.Shard[1] < 1 || o.Shard[0] < 0 || o.Shard[0] >= o.Shard[1] {
+			return nil, fmt.Errorf("open: shard %v: %w (want [index, count], 0 <= index < count)", o.Shard, sluice.ErrInvalid)
+		}
+		common = append(common, sluice.Shard(o.Shard[0], o.Shard[1]))
+	}
+	var err error
+	switch o.Kind {
+	case "examples":
+		err = s.examples(o, common)
+	case "csv":
+		err = s.csv(o, common)
+	case "fixed":
+		err = s.fixed(o, common)
+	default:
+		err = fmt.Errorf("open: kind %q: %w (want examples, csv or fixed)", o.Kind, sluice.ErrInvalid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *source) examples(o *Open, common []sluice.Option) error {
+	if o.Compression != "" {
+		return fmt.Errorf("open: examples: compression is detected from each file: %w", sluice.ErrInvalid)
+	}
+	spec := example.Spec{}
+	for name, f := range o.Spec {
+		dt, err := parseDType(f.DType)
+		if err != nil {
+			return fmt.Errorf("open: feature %q: %w", name, err)
+		}
+		var fs example.FeatureSpec
+		switch {
+		case f.Kind == "fixed" && !exampleDType(dt):
+			// Numbers of another type are kept in an Example as one
+			// bytes value of their raw encoding (decode_raw), as MNIST's
+			// image_raw holds its pixels.
+			if len(f.Default) > 0 && string(f.Default) != "null" {
+				return fmt.Errorf("open: feature %q: a %v feature read from bytes has no default: %w", name, dt, sluice.ErrInvalid)
+			}
+			n := 1
+			for _, d := range f.Shape {
+				if d < 0 {
+					return fmt.Errorf("open: feature %q: shape %v: %w", name, f.Shape, sluice.ErrInvalid)
+				}
+				n *= d
+			}
+			s.raw[name] = rawFeature{dtype: dt, shape: f.Shape, bytes: n * dt.Size()}
+			spec[name] = example.FixedLen(tensor.String)
+			continue
+		case f.Kind == "fixed":
+			fs = example.FixedLen(dt, f.Shape...)
+		case f.Kind == "varlen":
+			if f.Shape != nil {
+				return fmt.Errorf("open: feature %q: a varlen feature has no shape: %w", name, sluice.ErrInvalid)
+			}
+			fs = example.VarLen(dt)
+			s.varlen[name] = true
+		case f.Kind == "sequence":
+			fs = example.FixedLenSequence(dt, f.Shape...).AllowMissing()
+		default:
+			return fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen or sequence)", name, f.Kind, sluice.ErrInvalid)
+		}
+		if len(f.Default) > 0 && string(f.Default) != "null" {
+			def, err := parseDefault(f.Default, dt)
+			if err != nil {
+				return fmt.Errorf("open: feature %q: default: %w", name, err)
+			}
+			fs = fs.WithDefault(def)
+		}
+		spec[name] = fs
+	}
+	opts := make([]sluice.ExampleOption, 0, len(common)+1)
+	for _, c := range common {
+		opts = append(opts, c)
+	}
+	if o.SkipCorrupt {
+		opts = append(opts, sluice.SkipCorrupt())
+	}
+	s.ds = sluice.Examples(o.Files[0], spec, opts...)
+	for name, f := range spec {
+		fi := featureInfo(name, f.DType(), s.varlen[name])
+		if r, ok := s.raw[name]; ok {
+			fi.Kind, fi.DType = "raw", dtypeName(r.dtype)
+		}
+		s.features = append(s.features, fi)
+	}
+	sortFeatures(s.features)
+	return nil
+}
+
+func (s *source) csv(o *Open, common []sluice.Option) error {
+	cols := make([]sluice.Column, len(o.Columns))
+	for i, c := range o.Columns {
+		dt, err := parseDType(c.DType)
+		if err != nil {
+			return fmt.Errorf("open: column %q: %w", c.Name, err)
+		}
+		col, err := csvColumn(c, dt)
+		if err != nil {
+			return fmt.Errorf("open: column %q: %w", c.Name, err)
+		}
+		cols[i] = sluice.Col(c.Name, col)
+		s.features = append(s.features, featureInfo(c.Name, dt, false))
+	}
+	opts := make([]sluice.CSVOption, 0, len(common)+2)
+	for _, c := range common {
+		opts = append(opts, c)
+	}
+	if o.HeaderLines != 0 {
+		opts = append(opts, sluice.SkipHeaderLines(o.HeaderLines))
+	}
+	if o.Delim != "" {
+		opts = append(opts, sluice.FieldDelim(o.Delim))
+	}
+	s.ds = sluice.CSV(o.Files[0], cols, opts...)
+	sortFeatures(s.features)
+	return nil
+}
+
+func csvColumn(c ColumnSpec, dt tensor.DType) (decode.Column, error) {
+	if c.Required {
+		return decode.Required(dt), nil
+	}
+	var def tensor.Tensor
+	if len(c.Default) > 0 && string(c.Default) != "null" {
+		var err error
+		if def, err = parseDefault(c.Default, dt); err != nil {
+			return decode.Column{}, err
+		}
+		if def.NumElements() != 1 {
+			return decode.Column{}, fmt.Errorf("a column's default is one value: %w", sluice.ErrInvalid)
+		}
+	} else {
+		def = tensor.Zeros(dt, tensor.Shape{1})
+	}
+	switch dt {
+	case tensor.Float32:
+		return decode.Float32Column(def.Float32s()[0]), nil
+	case tensor.Float64:
+		return decode.Float64Column(def.Float64s()[0]), nil
+	case tensor.Int32:
+		return decode.Int32Column(def.Int32s()[0]), nil
+	case tensor.Int64:
+		return decode.Int64Column(def.Int64s()[0]), nil
+	case tensor.String:
+		return decode.StringColumn(string(def.Strings()[0])), nil
+	}
+	return decode.Column{}, fmt.Errorf("a CSV column of %v: %w (want float32, float64, int32, int64 or bytes)", dt, sluice.ErrInvalid)
+}
+
+func (s *source) fixed(o *Open, common []sluice.Option) error {
+	fields := make([]sluice.Field, len(o.Fields))
+	for i, f := range o.Fields {
+		dt, err := parseDType(f.DType)
+		if err != nil {
+			return fmt.Errorf("open: field %q: %w", f.Name, err)
+		}
+		fields[i] = sluice.Field{Name: f.Name, Offset: f.Offset, Size: f.Size, DType: dt, Shape: f.Shape, BigEndian: f.BigEndian}
+		s.features = append(s.features, featureInfo(f.Name, dt, false))
+	}
+	opts := make([]sluice.RecordOption, 0, len(common)+3)
+	for _, c := range common {
+		opts = append(opts, c)
+	}
+	if o.HeaderBytes != 0 {
+		opts = append(opts, sluice.HeaderBytes(o.HeaderBytes))
+	}
+	if o.FooterBytes != 0 {
+		opts = append(opts, sluice.FooterBytes(o.FooterBytes))
+	}
+	if o.Compression != "" {
+		c, err := tfrecord.ParseCompression(o.Compression)
+		if err != nil {
+			return fmt.Errorf("open: %w: %w", sluice.ErrInvalid, err)
+		}
+		opts = append(opts, sluice.Compression(c))
+	}
+	s.ds = sluice.FixedLengthRecords(o.Files[0], o.RecordBytes, fields, opts...)
+	sortFeatures(s.features)
+	return nil
+}
+
+// A rawFeature is a bytes feature of an Example read as numbers: each
+// record's one value is bytes of the values' little-endian encoding.
+type rawFeature struct {
+	dtype tensor.DType
+	shape []int
+	bytes int // per record
+}
+
+// exampleDType reports whether an Example holds values of dt in a list
+// of their own (bytes_list, float_list, int64_list).
+func exampleDType(dt tensor.DType) bool {
+	return dt == tensor.String || dt == tensor.Float32 || dt == tensor.Int64
+}
+
+func featureInfo(name string, dt tensor.DType, varlen bool) FeatureInfo {
+	kind := "dense"
+	if varlen {
+		kind = "varlen"
+	}
+	return FeatureInfo{Name: name, Kind: kind, DType: dtypeName(dt)}
+}
+
+func sortFeatures(fs []FeatureInfo) {
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && fs[j].Name < fs[j-1].Name; j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
+}
+
+// parseDType reads a dtype as NumPy names it; bytes (or string) is
+// tensor.String.
+func parseDType(s string) (tensor.DType, error) {
+	if s == "bytes" {
+		return tensor.String, nil
+	}
+	dt, err := tensor.ParseDType(s)
+	if err != nil || dt == tensor.Complex64 || dt == tensor.Complex128 {
+		return tensor.Invalid, fmt.Errorf("dtype %q: %w", s, sluice.ErrInvalid)
+	}
+	return dt, nil
+}
+
+// dtypeName is parseDType's inverse.
+func dtypeName(dt tensor.DType) string {
+	if dt == tensor.String {
+		return "bytes"
+	}
+	return dt.String()
+}
+
+// parseDefault reads a default value: a number or string, or a list of
+// them, as a vector of dt.
+func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return tensor.Tensor{}, fmt.Errorf("%w: %v", sluice.ErrInvalid, err)
+	}
+	list, ok := v.([]any)
+	if !ok {
+		list = []any{v}
+	}
+	switch dt {
+	case tensor.String:
+		out := make([][]byte, len(list))
+		for i, x := range list {
+			s, ok := x.(string)
+			if !ok {
+				return tensor.Tensor{}, fmt.Errorf("%v is not a string: %w", x, sluice.ErrInvalid)
+			}
+			out[i] = []byte(s)
+		}
+		return tensor.New(out, len(out)), nil
+	case tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64:
+	default:
+		return tensor.Tensor{}, fmt.Errorf("a default of %v: %w", dt, sluice.ErrInvalid)
+	}
+	nums := make([]json.Number, len(list))
+	for i, x := range list {
+		n, ok := x.(json.Number)
+		if !ok {
+			return tensor.Tensor{}, fmt.Errorf("%v is not a number: %w", x, sluice.ErrInvalid)
+		}
+		nums[i] = n
+	}
+	switch dt {
+	case tensor.Float32, tensor.Float64:
+		fs := make([]float64, len(nums))
+		for i, n := range nums {
+			f, err := n.Float64()
+			if err != nil {
+				return tensor.Tensor{}, fmt.Errorf("%w: %v", sluice.ErrInvalid, err)
+			}
+			fs[i] = f
+		}
+		if dt == tensor.Float64 {
+			return tensor.New(fs, len(fs)), nil
+		}
+		return tensor.New(convert[float32](fs), len(fs)), nil
+	}
+	// Integers exactly, beyond float64's 53 bits.
+	is := make([]int64, len(nums))
+	for i, n := range nums {
+		v, err := strconv.ParseInt(string(n), 10, 64)
+		if err == nil && dt == tensor.Int32 && int64(int32(v)) != v {
+			err = fmt.Errorf("%d is out of int32's range", v)
+		}
+		if err != nil {
+			return tensor.Tensor{}, fmt.Errorf("%w: %v", sluice.ErrInvalid, err)
+		}
+		is[i] = v
+	}
+	if dt == tensor.Int32 {
+		return tensor.New(convertInt[int32](is), len(is)), nil
+	}
+	return tensor.New(is, len(is)), nil
+}
+
+func convertInt[T int32](v []int64) []T {
+	out := make([]T, len(v))
+	for i, x := range v {
+		out[i] = T(x)
+	}
+	return out
+}
+
+func convert[T float32](v []float64) []T {
+	out := make([]T, len(v))
+	for i, x := range v {
+		out[i] = T(x)
+	}
+	return out
+}

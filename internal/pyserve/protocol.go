@@ -1,0 +1,253 @@
+// Package pyserve is the Go side of sluice's Python package: a server that
+// runs one sluice data set for one Python process and hands it the batches
+// through shared memory.
+//
+// The Python process starts the server (cmd/sluice-serve) as a child and
+// talks to it over the child's stdin and stdout. Each message is a JSON
+// object preceded by its length, 4 bytes little-endian; every request gets
+// exactly one reply, in order:
+//
+//	open    {"op":"open", "kind":"examples"|"csv"|"fixed", "files":[...], ...}
+//	        → {"features":[...]} or {"error":{...}}; an open after the
+//	        first ends the data set before and starts this one, in the
+//	        same slots
+//	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
+//	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks PATH
+//	close   {"op":"close"} → {"ok":true}; the server exits
+//
+// A batch's arrays are written into one of a few slot files (in /dev/shm
+// where there is one); the reply names the slot, and the file when it is
+// new to the client, and where each feature's bytes are. A slot is written
+// again only after the client asked for the next batch, so the arrays of a
+// batch are valid until then. The client maps a new file and says so with
+// "mapped", and the server unlinks it at once: from then on the memory
+// lives as long as the two mappings, and nothing is left behind when
+// either process dies.
+package pyserve
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxMessage is the largest message either side accepts. Requests are
+// small; a larger length prefix is a broken or hostile stream, and is
+// refused before anything is allocated for it.
+const MaxMessage = 16 << 20
+
+// ErrProtocol is wrapped by the errors of malformed messages.
+var ErrProtocol = errors.New("pyserve: protocol error")
+
+// ReadMessage reads one length-prefixed message from r. At the start of a
+// message, the end of r is io.EOF; within one, io.ErrUnexpectedEOF.
+func ReadMessage(r io.Reader) ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.LittleEndian.Uint32(hdr[:])
+	if n > MaxMessage {
+		return nil, fmt.Errorf("%w: a message of %d bytes (at most %d)", ErrProtocol, n, MaxMessage)
+	}
+	msg := make([]byte, n)
+	if _, err := io.ReadFull(r, msg); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return msg, nil
+}
+
+// WriteMessage writes v as JSON with its length prefix, in one Write.
+func WriteMessage(w io.Writer, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if len(body) > MaxMessage {
+		return fmt.Errorf("%w: a message of %d bytes (at most %d)", ErrProtocol, len(body), MaxMessage)
+	}
+	buf := make([]byte, 4, 4+len(body))
+	binary.LittleEndian.PutUint32(buf, uint32(len(body)))
+	_, err = w.Write(append(buf, body...))
+	return err
+}
+
+// A Request is one message from the client. Op says which; Open is set
+// for "open" and File for "mapped".
+type Request struct {
+	Op   string `json:"op"`
+	File string `json:"file,omitempty"`
+	*Open
+}
+
+// Open describes the data set to read and how to batch it.
+type Open struct {
+	Kind  string   `json:"kind"`  // examples, csv or fixed
+	Files []string `json:"files"` // names or glob patterns
+
+	Spec    map[string]FeatureSpec `json:"spec,omitempty"`    // examples
+	Columns []ColumnSpec           `json:"columns,omitempty"` // csv
+	Fields  []FieldSpec            `json:"fields,omitempty"`  // fixed
+
+	HeaderLines int    `json:"header_lines,omitempty"` // csv
+	Delim       string `json:"delim,omitempty"`        // csv
+	RecordBytes int    `json:"record_bytes,omitempty"` // fixed
+	HeaderBytes int    `json:"header_bytes,omitempty"` // fixed
+	FooterBytes int    `json:"footer_bytes,omitempty"` // fixed
+	Compression string `json:"compression,omitempty"`  // fixed; examples detect it
+	SkipCorrupt bool   `json:"skip_corrupt,omitempty"` // examples
+
+	BatchSize     int     `json:"batch_size"`
+	DropRemainder bool    `json:"drop_remainder,omitempty"`
+	Epochs        int     `json:"epochs,omitempty"` // 0: one
+	Forever       bool    `json:"forever,omitempty"`
+	Shuffle       int     `json:"shuffle,omitempty"` // records' shuffle buffer; 0: none
+	ShuffleFiles  bool    `json:"shuffle_files,omitempty"`
+	Readers       int     `json:"readers,omitempty"` // 0: one per CPU
+	Seed          *uint64 `json:"seed,omitempty"`
+	Shard         []int   `json:"shard,omitempty"` // [index, count]
+	Slots         int     `json:"slots,omitempty"` // ring size; 0: DefaultSlots
+}
+
+// A FeatureSpec is one feature of an Example spec: kind fixed (a dense
+// feature of Shape per record), varlen (any number of values per record)
+// or sequence (FixedLenSequence: steps of Shape). A fixed feature of a
+// dtype other than float32, int64 and bytes is read from one bytes value
+// per record holding the values' little-endian encoding (decode_raw), as
+// MNIST's image_raw holds its pixels.
+type FeatureSpec struct {
+	Kind    string          `json:"kind"`
+	DType   string          `json:"dtype"` // float32, int64 or bytes
+	Shape   []int           `json:"shape,omitempty"`
+	Default json.RawMessage `json:"default,omitempty"` // a number, string or list of them
+}
+
+// A ColumnSpec is one CSV column. Without Default and not Required, an
+// empty field is the type's zero.
+type ColumnSpec struct {
+	Name     string          `json:"name"`
+	DType    string          `json:"dtype"`
+	Default  json.RawMessage `json:"default,omitempty"`
+	Required bool            `json:"required,omitempty"`
+}
+
+// A FieldSpec is one field of a fixed-length record (sluice.Field).
+type FieldSpec struct {
+	Name      string `json:"name"`
+	Offset    int    `json:"offset"`
+	Size      int    `json:"size"`
+	DType     string `json:"dtype"`
+	Shape     []int  `json:"shape,omitempty"`
+	BigEndian bool   `json:"big_endian,omitempty"`
+}
+
+// DecodeRequest parses one message body as a Request, strictly: unknown
+// fields are errors, so that a misspelt option fails instead of being
+// ignored.
+func DecodeRequest(msg []byte) (*Request, error) {
+	var raw struct {
+		Op   string `json:"op"`
+		File string `json:"file"`
+	}
+	if err := json.Unmarshal(msg, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
+	}
+	req := &Request{Op: raw.Op, File: raw.File}
+	switch raw.Op {
+	case "open":
+		var o struct {
+			Op string `json:"op"`
+			Open
+		}
+		if err := strictUnmarshal(msg, &o); err != nil {
+			return nil, fmt.Errorf("%w: open: %v", ErrProtocol, err)
+		}
+		req.Open = &o.Open
+	case "mapped":
+		if raw.File == "" {
+			return nil, fmt.Errorf("%w: mapped: no file", ErrProtocol)
+		}
+	case "next", "close":
+	default:
+		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, raw.Op)
+	}
+	return req, nil
+}
+
+func strictUnmarshal(msg []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(msg))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("data after the message")
+	}
+	return nil
+}
+
+// Reply is one message to the client: exactly one of its fields is set.
+type Reply struct {
+	Features []FeatureInfo `json:"features,omitempty"` // to open
+	ShmDir   string        `json:"shm_dir,omitempty"`  // to open: where the slot files are
+	Batch    *BatchInfo    `json:"batch,omitempty"`    // to next
+	End      bool          `json:"end,omitempty"`      // to next: no more batches
+	OK       bool          `json:"ok,omitempty"`       // to mapped and close
+	Error    *ErrorInfo    `json:"error,omitempty"`
+}
+
+// FeatureInfo describes one feature of the opened data set.
+type FeatureInfo struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`  // dense, varlen, or raw (numbers from a bytes value)
+	DType string `json:"dtype"` // numpy's name, or bytes
+}
+
+// A BatchInfo says where a batch is: which slot, and each feature's arrays
+// in it. File and FileSize are set when the slot has a new file, which
+// the client maps before it reads the batch.
+type BatchInfo struct {
+	Slot     int         `json:"slot"`
+	File     string      `json:"file,omitempty"`
+	FileSize int         `json:"file_size,omitempty"`
+	Rows     int         `json:"rows"`
+	Arrays   []ArrayInfo `json:"arrays"`
+}
+
+// An ArrayInfo is one feature of a batch. A numeric feature is NBytes of
+// little-endian values of DType at Offset, of Shape (rows first). A bytes
+// feature (DType "bytes") has one value per element of Shape: its bytes
+// are data[off[i]:off[i+1]], where off is the int64 array of
+// Shape's element count plus one at Offset and data the NBytes at
+// DataOffset. A VarLen feature is padded to the longest record of the
+// batch (zeros, empty bytes), and each record's count of values is the
+// int64 array of Rows at LengthsOffset.
+type ArrayInfo struct {
+	Name          string `json:"name"`
+	DType         string `json:"dtype"`
+	Shape         []int  `json:"shape"`
+	Offset        int    `json:"offset"`
+	NBytes        int    `json:"nbytes"`
+	DataOffset    int    `json:"data_offset,omitempty"`
+	LengthsOffset int    `json:"lengths_offset,omitempty"`
+}
+
+// ErrorInfo is an error of the Go side. Kind is "data" for bad data (the
+// place is then in File, Offset, Line, Record and Key, from the
+// *dataerr.Error), "invalid" for options out of range, "nofiles" when a
+// pattern matches nothing, "protocol" for a malformed request and "other".
+type ErrorInfo struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Offset  int64  `json:"offset"`
+	Line    int64  `json:"line,omitempty"`
+	Record  int64  `json:"record"`
+	Key     string `json:"key,omitempty"`
+}

@@ -1,0 +1,143 @@
+package pyserve
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func frame(body string) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(body)))
+	return append(b, body...)
+}
+
+func TestReadMessage(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    []byte
+		want  string
+		isErr error
+	}{
+		{name: "one", in: frame(`{"op":"next"}`), want: `{"op":"next"}`},
+		{name: "empty body", in: frame(""), want: ""},
+		{name: "end", in: nil, isErr: io.EOF},
+		{name: "short length", in: []byte{1, 0}, isErr: io.ErrUnexpectedEOF},
+		{name: "short body", in: frame(`{"op":"next"}`)[:8], isErr: io.ErrUnexpectedEOF},
+		{name: "length only", in: frame("abc")[:4], isErr: io.ErrUnexpectedEOF},
+		{name: "too long", in: binary.LittleEndian.AppendUint32(nil, MaxMessage+1), isErr: ErrProtocol},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReadMessage(bytes.NewReader(tt.in))
+			if !errors.Is(err, tt.isErr) {
+				t.Fatalf("err %v, want %v", err, tt.isErr)
+			}
+			if err == nil && string(got) != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteMessageRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	r := Reply{Batch: &BatchInfo{Slot: 2, Rows: 3, Arrays: []ArrayInfo{{Name: "x", DType: "float32", Shape: []int{3, 2}, Offset: 64, NBytes: 24}}}}
+	if err := WriteMessage(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMessage(&buf, Reply{End: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"slot":2`, `"end":true`} {
+		msg, err := ReadMessage(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(msg), want) {
+			t.Errorf("%s lacks %s", msg, want)
+		}
+	}
+}
+
+func TestDecodeRequest(t *testing.T) {
+	tests := []struct {
+		msg    string
+		op     string
+		errHas string // "" for no error
+	}{
+		{msg: `{"op":"next"}`, op: "next"},
+		{msg: `{"op":"close"}`, op: "close"},
+		{msg: `{"op":"mapped","file":"/dev/shm/x"}`, op: "mapped"},
+		{msg: `{"op":"mapped"}`, errHas: "no file"},
+		{msg: `{"op":"open","kind":"csv","files":["a"],"batch_size":3,"seed":7,"shard":[0,2]}`, op: "open"},
+		{msg: `{"op":"open","kind":"csv","files":["a"],"batch_size":3,"sed":7}`, errHas: `unknown field "sed"`},
+		{msg: `{"op":"open","kind":"csv","files":"a"}`, errHas: "open"},
+		{msg: `{"op":"open"} {}`, errHas: "protocol"},
+		{msg: `{"op":"seek"}`, errHas: "unknown op"},
+		{msg: `[1,2]`, errHas: "protocol"},
+		{msg: ``, errHas: "protocol"},
+	}
+	for _, tt := range tests {
+		req, err := DecodeRequest([]byte(tt.msg))
+		switch {
+		case tt.errHas != "":
+			if err == nil || !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tt.errHas) {
+				t.Errorf("DecodeRequest(%s): %v, want a protocol error with %q", tt.msg, err, tt.errHas)
+			}
+		case err != nil:
+			t.Errorf("DecodeRequest(%s): %v", tt.msg, err)
+		case req.Op != tt.op || (tt.op == "open") != (req.Open != nil):
+			t.Errorf("DecodeRequest(%s) = %+v", tt.msg, req)
+		}
+	}
+	req, err := DecodeRequest([]byte(`{"op":"open","kind":"csv","files":["a"],"batch_size":3,"seed":7,"shard":[1,2]}`))
+	if err != nil || *req.Seed != 7 || req.Shard[1] != 2 || req.BatchSize != 3 {
+		t.Errorf("open's fields: %+v, %v", req.Open, err)
+	}
+}
+
+// FuzzDecodeRequest feeds the decoder arbitrary streams: it must never
+// panic, and what it accepts must be a request the server knows.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{`{"op":"next"}`, `{"op":"mapped","file":"x"}`,
+		`{"op":"open","kind":"examples","files":["a*"],"batch_size":3,"spec":{"x":{"kind":"fixed","dtype":"float32","shape":[2],"default":[1,2]}}}`,
+		`{"op":"open","kind":"csv","files":["a"],"columns":[{"name":"a","dtype":"int64","default":3}]}`} {
+		f.Add(frame(s))
+	}
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		r := bytes.NewReader(stream)
+		for {
+			msg, err := ReadMessage(r)
+			if err != nil {
+				return
+			}
+			req, err := DecodeRequest(msg)
+			if err != nil {
+				if !errors.Is(err, ErrProtocol) {
+					t.Fatalf("DecodeRequest(%q): %v does not wrap ErrProtocol", msg, err)
+				}
+				continue
+			}
+			switch req.Op {
+			case "open":
+				if req.Open == nil {
+					t.Fatalf("open without its fields: %q", msg)
+				}
+				// What open does with it must not panic either.
+				if src, err := newSource(req.Open); err == nil && src.ds == nil {
+					t.Fatalf("newSource(%q) has no data set", msg)
+				}
+			case "next", "close":
+			case "mapped":
+				if req.File == "" {
+					t.Fatalf("mapped without a file: %q", msg)
+				}
+			default:
+				t.Fatalf("DecodeRequest(%q) accepted op %q", msg, req.Op)
+			}
+		}
+	})
+}

@@ -1,0 +1,427 @@
+package pyserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"unsafe"
+
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// Serve answers the requests read from r with replies written to w until
+// the client closes the server, r ends (the client died) or ctx is done,
+// and removes its shared-memory files before it returns. It returns nil
+// after a "close" or the end of r.
+//
+// r is read by a goroutine of its own, which lives until r returns an
+// error: a caller that cancels ctx should close r as well.
+func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msgs := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			m, err := ReadMessage(r)
+			if err != nil {
+				readErr <- err
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-ctx.Done():
+				// Serve has returned; drain r so that the client's
+				// writes do not block, until it ends.
+				for {
+					if _, err := ReadMessage(r); err != nil {
+						readErr <- err
+						return
+					}
+				}
+			}
+		}
+	}()
+	s := &server{w: w}
+	defer func() {
+		if s.stop != nil {
+			s.stop()
+		}
+		if s.ring != nil {
+			s.ring.close()
+		}
+	}()
+	for {
+		var msg []byte
+		select {
+		case msg = <-msgs:
+		case err := <-readErr:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		req, err := DecodeRequest(msg)
+		if err != nil {
+			if werr := s.reply(Reply{Error: errorInfo(err)}); werr != nil {
+				return werr
+			}
+			continue
+		}
+		done, err := s.handle(ctx, req)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// A server is one client's session: one data set at a time; another open
+// ends the one before, so a client can reuse a server for its next pass
+// instead of starting a process.
+type server struct {
+	w     io.Writer
+	src   *source
+	ring  *ring
+	free  chan int    // slots the client is done with
+	ready chan result // batches in slots, then the end or an error
+	held  int         // the slot of the batch the client reads; -1: none
+	last  *Reply      // the end or the error, repeated to later nexts
+	stop  func()      // ends the producer
+}
+
+type result struct {
+	batch *BatchInfo
+	err   error // io.EOF at the end
+}
+
+func (s *server) reply(r Reply) error { return WriteMessage(s.w, r) }
+
+// handle answers one request; done means the session is over.
+func (s *server) handle(ctx context.Context, req *Request) (done bool, err error) {
+	switch req.Op {
+	case "open":
+		src, err := newSource(req.Open)
+		if err != nil {
+			return false, s.reply(Reply{Error: errorInfo(err)})
+		}
+		if s.stop != nil {
+			// A new data set, or the same again (the client's next
+			// epoch). Asking for its first batch is asking for the
+			// next: the slots are free again.
+			s.stop()
+			s.stop, s.last = nil, nil
+		}
+		s.start(ctx, src)
+		// The slot files are named sluice-PID-*: a client whose server
+		// was killed can remove those it had not mapped yet.
+		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
+	case "next":
+		if s.src == nil {
+			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next before open", ErrProtocol))})
+		}
+		if s.last != nil {
+			return false, s.reply(*s.last)
+		}
+		if s.held >= 0 {
+			// The client asks for the next batch: it is done with
+			// the last one, whose slot can take another.
+			s.free <- s.held
+			s.held = -1
+		}
+		var res result
+		select {
+		case res = <-s.ready:
+		case <-ctx.Done():
+			return true, context.Cause(ctx)
+		}
+		switch {
+		case errors.Is(res.err, io.EOF):
+			s.last = &Reply{End: true}
+			return false, s.reply(*s.last)
+		case res.err != nil:
+			s.last = &Reply{Error: errorInfo(res.err)}
+			return false, s.reply(*s.last)
+		}
+		s.held = res.batch.Slot
+		return false, s.reply(Reply{Batch: res.batch})
+	case "mapped":
+		if s.ring == nil || !s.ring.unlink(req.File) {
+			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: mapped: %q is not a slot file", ErrProtocol, req.File))})
+		}
+		return false, s.reply(Reply{OK: true})
+	case "close":
+		return true, s.reply(Reply{OK: true})
+	}
+	return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: unknown op %q", ErrProtocol, req.Op))})
+}
+
+// start runs the data set's loop in a goroutine that copies each batch
+// into a free slot, ahead of the client's requests.
+func (s *server) start(ctx context.Context, src *source) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.src = src
+	// The slot files of the data set before serve this one, already
+	// mapped by the client and their pages in memory: a new pass over the
+	// data (the next epoch) costs no new files.
+	if s.ring == nil || len(s.ring.slots) != src.slots {
+		if s.ring != nil {
+			s.ring.close()
+		}
+		s.ring = newRing(src.slots)
+	}
+	s.free = make(chan int, src.slots)
+	for k := range src.slots {
+		s.free <- k
+	}
+	// At most one result per slot, and the last: sends never block.
+	s.ready = make(chan result, src.slots+1)
+	s.held = -1
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b, err := range src.ds.Batches(ctx, src.n, src.opts...) {
+			if err != nil {
+				s.ready <- result{err: err}
+				return
+			}
+			var k int
+			select {
+			case k = <-s.free:
+			case <-ctx.Done():
+				return
+			}
+			info, err := s.fill(k, b)
+			if err != nil {
+				s.ready <- result{err: err}
+				return
+			}
+			s.ready <- result{batch: info}
+		}
+		s.ready <- result{err: io.EOF}
+	}()
+	s.stop = func() {
+		cancel()
+		<-done
+	}
+}
+
+// fill copies batch b into slot k.
+func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
+	info := &BatchInfo{Slot: k, Rows: b.Len(), Arrays: make([]ArrayInfo, len(s.src.features))}
+	// The arrays' places first, to size the slot, then their bytes.
+	size := 0
+	put := func(n int) int {
+		off := (size + 63) &^ 63 // aligned for any dtype and for SIMD loads
+		size = off + n
+		return off
+	}
+	type array struct {
+		dense  tensor.Tensor
+		sparse tensor.Sparse
+	}
+	arrays := make([]array, len(s.src.features))
+	for i, f := range s.src.features {
+		a := &info.Arrays[i]
+		a.Name, a.DType = f.Name, f.DType
+		if r, ok := s.src.raw[f.Name]; ok {
+			t := b.Dense(f.Name)
+			for j, v := range t.Strings() {
+				if len(v) != r.bytes {
+					return nil, &dataerr.Error{Offset: -1, Record: int64(j),
+						Err: fmt.Errorf("feature %q: %d bytes, want %d (%v values of shape %v)", f.Name, len(v), r.bytes, r.dtype, r.shape)}
+				}
+			}
+			arrays[i].dense = t
+			a.Shape = append([]int{b.Len()}, r.shape...)
+			a.NBytes = b.Len() * r.bytes
+			a.Offset = put(a.NBytes)
+			continue
+		}
+		if f.Kind == "varlen" {
+			sp := b.Sparse(f.Name)
+			arrays[i].sparse = sp
+			a.Shape = []int{b.Len(), sp.DenseShape[1]}
+			a.LengthsOffset = put(8 * b.Len())
+		} else {
+			t := b.Dense(f.Name)
+			arrays[i].dense = t
+			a.Shape = append([]int(nil), t.Shape()...)
+		}
+		n := 1
+		for _, d := range a.Shape {
+			n *= d
+		}
+		if f.DType != "bytes" {
+			a.NBytes = n * elemSize(f.DType)
+			a.Offset = put(a.NBytes)
+			continue
+		}
+		a.Offset = put(8 * (n + 1))
+		var vals [][]byte
+		if f.Kind == "varlen" {
+			vals = arrays[i].sparse.Values.Strings()
+		} else {
+			vals = arrays[i].dense.Strings()
+		}
+		for _, v := range vals {
+			a.NBytes += len(v)
+		}
+		a.DataOffset = put(a.NBytes)
+	}
+	mem, file, err := s.ring.reserve(k, size)
+	if err != nil {
+		return nil, err
+	}
+	if file != "" {
+		info.File, info.FileSize = file, len(mem)
+	}
+	for i, a := range info.Arrays {
+		if s.src.features[i].Kind == "varlen" {
+			writeVarLen(mem, a, arrays[i].sparse)
+			continue
+		}
+		t := arrays[i].dense
+		if s.src.features[i].Kind == "raw" {
+			at := a.Offset
+			for _, v := range t.Strings() {
+				at += copy(mem[at:], v)
+			}
+			continue
+		}
+		if a.DType == "bytes" {
+			writeBytes(mem, a, t.Strings(), nil)
+			continue
+		}
+		copy(mem[a.Offset:a.Offset+a.NBytes], rawBytes(t))
+	}
+	return info, nil
+}
+
+// writeVarLen writes a VarLen feature's values padded to the longest
+// record, and each record's count.
+func writeVarLen(mem []byte, a ArrayInfo, sp tensor.Sparse) {
+	rows, width := a.Shape[0], a.Shape[1]
+	idx := sp.Indices.Int64s()
+	lengths := int64s(mem[a.LengthsOffset:], rows)
+	clear(lengths)
+	// Entry j is at row idx[2j], column idx[2j+1].
+	pos := make([]int, sp.NNZ())
+	for j := range pos {
+		r, c := int(idx[2*j]), int(idx[2*j+1])
+		pos[j] = r*width + c
+		lengths[r] = max(lengths[r], int64(c)+1)
+	}
+	if a.DType == "bytes" {
+		writeBytes(mem, a, sp.Values.Strings(), pos)
+		return
+	}
+	dst := mem[a.Offset : a.Offset+a.NBytes]
+	clear(dst)
+	src := rawBytes(sp.Values)
+	es := elemSize(a.DType)
+	for j, p := range pos {
+		copy(dst[p*es:(p+1)*es], src[j*es:(j+1)*es])
+	}
+}
+
+// writeBytes writes bytes values and their offsets; with pos, value j is
+// element pos[j] and the other elements are empty.
+func writeBytes(mem []byte, a ArrayInfo, vals [][]byte, pos []int) {
+	n := 1
+	for _, d := range a.Shape {
+		n *= d
+	}
+	offs := int64s(mem[a.Offset:], n+1)
+	data := mem[a.DataOffset : a.DataOffset+a.NBytes]
+	if pos == nil {
+		at := 0
+		for j, v := range vals {
+			offs[j] = int64(at)
+			at += copy(data[at:], v)
+		}
+		offs[n] = int64(at)
+		return
+	}
+	// Padded: element e's bytes end where the next value's begin.
+	at, j := 0, 0
+	for e := range n {
+		offs[e] = int64(at)
+		if j < len(pos) && pos[j] == e {
+			at += copy(data[at:], vals[j])
+			j++
+		}
+	}
+	offs[n] = int64(at)
+}
+
+// int64s views n int64s at the start of b, which is 8-byte aligned.
+func int64s(b []byte, n int) []int64 {
+	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(b[:8*n]))), n)
+}
+
+func elemSize(dtype string) int {
+	dt, _ := parseDType(dtype)
+	return dt.Size()
+}
+
+// rawBytes returns the memory of a numeric tensor's values, in the host's
+// byte order (little-endian on every platform sluice's Python package is
+// built for).
+func rawBytes(t tensor.Tensor) []byte {
+	n := t.NumElements()
+	switch d := t.Data().(type) {
+	case []bool:
+		return asBytes(d[:n])
+	case []int8:
+		return asBytes(d[:n])
+	case []int16:
+		return asBytes(d[:n])
+	case []int32:
+		return asBytes(d[:n])
+	case []int64:
+		return asBytes(d[:n])
+	case []uint8:
+		return d[:n]
+	case []uint16:
+		return asBytes(d[:n])
+	case []uint32:
+		return asBytes(d[:n])
+	case []uint64:
+		return asBytes(d[:n])
+	case []tensor.Half:
+		return asBytes(d[:n])
+	case []float32:
+		return asBytes(d[:n])
+	case []float64:
+		return asBytes(d[:n])
+	}
+	panic(fmt.Sprintf("pyserve: no raw bytes for a tensor of %v", t.DType()))
+}
+
+func asBytes[T any](s []T) []byte {
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
+}
+
+// errorInfo describes err for the client.
+func errorInfo(err error) *ErrorInfo {
+	e := &ErrorInfo{Kind: "other", Message: err.Error(), Offset: -1, Record: -1}
+	var de *dataerr.Error
+	switch {
+	case errors.As(err, &de):
+		e.Kind = "data"
+		e.File, e.Offset, e.Line, e.Record, e.Key = de.File, de.Offset, de.Line, de.Record, de.Key
+	case errors.Is(err, sluice.ErrNoFiles):
+		e.Kind = "nofiles"
+	case errors.Is(err, sluice.ErrInvalid):
+		e.Kind = "invalid"
+	case errors.Is(err, ErrProtocol):
+		e.Kind = "protocol"
+	}
+	return e
+}

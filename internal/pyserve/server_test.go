@@ -1,0 +1,549 @@
+package pyserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/decode"
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// A client is the test's side of a Serve session, doing what the Python
+// package does: it maps each new slot file and says so.
+type client struct {
+	t     *testing.T
+	in    *io.PipeWriter // the server's stdin
+	out   *io.PipeReader // the server's stdout
+	done  chan error
+	slots map[int][]byte
+	shm   string // the slot files' directory
+}
+
+func startServer(t *testing.T) *client {
+	t.Helper()
+	shm := t.TempDir()
+	t.Setenv("SLUICE_SHM_DIR", shm)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &client{t: t, in: inW, out: outR, done: make(chan error, 1), slots: map[int][]byte{}, shm: shm}
+	go func() {
+		err := Serve(context.Background(), inR, outW)
+		outW.Close()
+		inR.Close()
+		c.done <- err
+	}()
+	t.Cleanup(func() {
+		c.in.Close()
+		<-c.done
+		for _, m := range c.slots {
+			syscall.Munmap(m)
+		}
+		if left := c.files(); len(left) > 0 {
+			t.Errorf("slot files left behind: %v", left)
+		}
+	})
+	return c
+}
+
+func (c *client) files() []string {
+	m, _ := filepath.Glob(filepath.Join(c.shm, "sluice-*"))
+	return m
+}
+
+func (c *client) call(req any) Reply {
+	c.t.Helper()
+	if err := WriteMessage(c.in, req); err != nil {
+		c.t.Fatalf("writing %v: %v", req, err)
+	}
+	msg, err := ReadMessage(c.out)
+	if err != nil {
+		c.t.Fatalf("reading the reply to %v: %v", req, err)
+	}
+	var r Reply
+	if err := json.Unmarshal(msg, &r); err != nil {
+		c.t.Fatalf("reply %s: %v", msg, err)
+	}
+	return r
+}
+
+// A row-major array as the client sees it: raw values, or bytes values.
+type array struct {
+	shape   []int
+	raw     []byte
+	strs    [][]byte
+	lengths []int64
+}
+
+// next asks for a batch and copies its arrays out; nil at the end.
+func (c *client) next() (map[string]array, *Reply) {
+	c.t.Helper()
+	r := c.call(map[string]string{"op": "next"})
+	if r.Batch == nil {
+		return nil, &r
+	}
+	b := r.Batch
+	if b.File != "" {
+		f, err := os.Open(b.File)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		m, err := syscall.Mmap(int(f.Fd()), 0, b.FileSize, syscall.PROT_READ, syscall.MAP_SHARED)
+		f.Close()
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if old := c.slots[b.Slot]; old != nil {
+			syscall.Munmap(old)
+		}
+		c.slots[b.Slot] = m
+		if r := c.call(map[string]string{"op": "mapped", "file": b.File}); !r.OK {
+			c.t.Fatalf("mapped: %+v", r)
+		}
+		if _, err := os.Stat(b.File); !os.IsNotExist(err) {
+			c.t.Errorf("slot file %s is still there after mapped (%v)", b.File, err)
+		}
+	}
+	mem := c.slots[b.Slot]
+	out := map[string]array{}
+	for _, a := range b.Arrays {
+		x := array{shape: a.Shape}
+		n := 1
+		for _, d := range a.Shape {
+			n *= d
+		}
+		if a.DType == "bytes" {
+			offs := int64s(mem[a.Offset:], n+1)
+			data := mem[a.DataOffset : a.DataOffset+a.NBytes]
+			for i := range n {
+				x.strs = append(x.strs, bytes.Clone(data[offs[i]:offs[i+1]]))
+			}
+		} else {
+			x.raw = bytes.Clone(mem[a.Offset : a.Offset+a.NBytes])
+		}
+		if a.LengthsOffset != 0 {
+			x.lengths = slices.Clone(int64s(mem[a.LengthsOffset:], b.Rows))
+		}
+		out[a.Name] = x
+	}
+	return out, &r
+}
+
+// writeExamples writes files of perFile Examples: "label" (an int64
+// counting up), "image" (4 floats), "name" (bytes) and "tokens" (label%4
+// int64s, for a VarLen feature).
+func writeExamples(t *testing.T, dir string, files, perFile int) string {
+	t.Helper()
+	label := 0
+	for i := range files {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("train-%d.tfrecord", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := tfrecord.NewWriter(f, []tfrecord.Compression{tfrecord.None, tfrecord.Gzip}[i%2])
+		for range perFile {
+			l := float32(label)
+			steps := make([]float32, 2*(label%3)) // label%3 steps of 2
+			for j := range steps {
+				steps[j] = l + float32(j)
+			}
+			tokens := make([]int64, label%4)
+			for j := range tokens {
+				tokens[j] = int64(label*10 + j)
+			}
+			rec := example.New().Int64("label", int64(label)).Floats("image", []float32{l, -l, l / 2, 1}).
+				Strings("name", strings.Repeat("x", label%5)).Int64s("tokens", tokens).
+				Bytes("pix", []byte{byte(label), 1, 2, byte(label)}).
+				Floats("steps", steps).Marshal()
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			label++
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	return filepath.Join(dir, "train-*.tfrecord")
+}
+
+// TestServeMatchesBatches reads each kind of data set through the server
+// and through sluice directly, with one reader so that the order is the
+// same, and compares every array of every batch.
+func TestServeMatchesBatches(t *testing.T) {
+	tests := []struct {
+		name string
+		// make writes the data into dir and returns the open request
+		// and the same data set for sluice.
+		make func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption)
+	}{{
+		name: "examples",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			pat := writeExamples(t, dir, 2, 25)
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "readers": 1,
+				"spec": map[string]any{
+					"label":  map[string]any{"kind": "fixed", "dtype": "int64"},
+					"image":  map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{2, 2}},
+					"name":   map[string]any{"kind": "fixed", "dtype": "bytes"},
+					"tokens": map[string]any{"kind": "varlen", "dtype": "int64"},
+					"absent": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{3}, "default": []float64{1, 2, 3}},
+					"words":  map[string]any{"kind": "varlen", "dtype": "bytes"},
+					"pix":    map[string]any{"kind": "fixed", "dtype": "uint16", "shape": []int{2}},
+					"steps":  map[string]any{"kind": "sequence", "dtype": "float32", "shape": []int{2}},
+				}}
+			spec := example.Spec{
+				"label":  example.FixedLen(tensor.Int64),
+				"image":  example.FixedLen(tensor.Float32, 2, 2),
+				"name":   example.FixedLen(tensor.String),
+				"tokens": example.VarLen(tensor.Int64),
+				"absent": example.FixedLen(tensor.Float32, 3).WithDefault(tensor.New([]float32{1, 2, 3}, 3)),
+				"words":  example.VarLen(tensor.String),
+				"pix":    example.FixedLen(tensor.String),
+				"steps":  example.FixedLenSequence(tensor.Float32, 2).AllowMissing(),
+			}
+			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
+		},
+	}, {
+		name: "csv",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			var b strings.Builder
+			b.WriteString("x,y,tag\n")
+			for i := range 30 {
+				if i%7 == 3 {
+					fmt.Fprintf(&b, "%d,,t%d\n", i, i) // y's default
+					continue
+				}
+				fmt.Fprintf(&b, "%d,%g,t%d\n", i, float64(i)/3, i)
+			}
+			name := filepath.Join(dir, "data.csv")
+			if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			open := map[string]any{"op": "open", "kind": "csv", "files": []string{name}, "batch_size": 7, "readers": 1,
+				"header_lines": 1, "drop_remainder": true, "epochs": 2,
+				"columns": []map[string]any{
+					{"name": "x", "dtype": "int64", "required": true},
+					{"name": "y", "dtype": "float32", "default": -1.5},
+					{"name": "tag", "dtype": "bytes"},
+				}}
+			ds := sluice.CSV(name, []sluice.Column{
+				sluice.Col("x", decode.RequiredInt64()),
+				sluice.Col("y", decode.Float32Column(-1.5)),
+				sluice.Col("tag", decode.StringColumn("")),
+			}, sluice.SkipHeaderLines(1), sluice.Readers(1), sluice.Epochs(2))
+			return open, ds, []sluice.BatchOption{sluice.DropRemainder()}
+		},
+	}, {
+		name: "fixed",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			// Records of 1 label byte and 2x3 big-endian uint16 pixels.
+			var data []byte
+			for i := range 20 {
+				data = append(data, byte(i))
+				for j := range 6 {
+					data = append(data, byte(i), byte(j))
+				}
+			}
+			name := filepath.Join(dir, "data.bin")
+			if err := os.WriteFile(name, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			open := map[string]any{"op": "open", "kind": "fixed", "files": []string{name}, "batch_size": 6, "readers": 1,
+				"record_bytes": 13,
+				"fields": []map[string]any{
+					{"name": "label", "offset": 0, "size": 1, "dtype": "uint8", "shape": []int{}},
+					{"name": "pixels", "offset": 1, "size": 12, "dtype": "uint16", "shape": []int{2, 3}, "big_endian": true},
+					{"name": "raw", "offset": 1, "size": 12, "dtype": "bytes"},
+				}}
+			ds := sluice.FixedLengthRecords(name, 13, []sluice.Field{
+				{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8, Shape: []int{}},
+				{Name: "pixels", Offset: 1, Size: 12, DType: tensor.Uint16, Shape: []int{2, 3}, BigEndian: true},
+				{Name: "raw", Offset: 1, Size: 12, DType: tensor.String},
+			}, sluice.Readers(1))
+			return open, ds, nil
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			open, ds, bopts := tt.make(t, t.TempDir())
+			c := startServer(t)
+			r := c.call(open)
+			if r.Error != nil || len(r.Features) == 0 || r.ShmDir != c.shm {
+				t.Fatalf("open: %+v", r)
+			}
+			n := open["batch_size"].(int)
+			batches := 0
+			for want, err := range ds.Batches(context.Background(), n, bopts...) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, r := c.next()
+				if got == nil {
+					t.Fatalf("batch %d: %+v, want a batch", batches, r)
+				}
+				if r.Batch.Rows != want.Len() {
+					t.Fatalf("batch %d: %d rows, want %d", batches, r.Batch.Rows, want.Len())
+				}
+				for _, f := range r.Features {
+					compareFeature(t, fmt.Sprintf("batch %d: %s", batches, f.Name), got[f.Name], want, f)
+				}
+				batches++
+			}
+			if batches == 0 {
+				t.Fatal("no batches")
+			}
+			for range 2 { // the end, and again
+				if got, r := c.next(); got != nil || !r.End {
+					t.Fatalf("after %d batches: %+v, want the end", batches, r)
+				}
+			}
+			if r := c.call(map[string]string{"op": "close"}); !r.OK {
+				t.Fatalf("close: %+v", r)
+			}
+			if err := <-c.done; err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+			c.done <- nil // for the cleanup
+		})
+	}
+}
+
+func compareFeature(t *testing.T, what string, got array, want *sluice.Batch, f FeatureInfo) {
+	t.Helper()
+	d := want.Dense(f.Name)
+	if f.Kind == "raw" {
+		// Numbers from each record's bytes value.
+		var raw []byte
+		for _, v := range d.Strings() {
+			raw = append(raw, v...)
+		}
+		if len(got.shape) == 0 || got.shape[0] != want.Len() || !bytes.Equal(got.raw, raw) {
+			t.Errorf("%s: shape %v, bytes %v, want %d rows of %v", what, got.shape, got.raw, want.Len(), raw)
+		}
+		return
+	}
+	if !slices.Equal(got.shape, []int(d.Shape())) {
+		t.Errorf("%s: shape %v, want %v", what, got.shape, d.Shape())
+		return
+	}
+	if f.DType == "bytes" {
+		if !slices.EqualFunc(got.strs, d.Strings(), bytes.Equal) {
+			t.Errorf("%s: %q, want %q", what, got.strs, d.Strings())
+		}
+	} else if w := rawBytes(d); !bytes.Equal(got.raw, w) {
+		t.Errorf("%s: bytes %v, want %v", what, got.raw, w)
+	}
+	if f.Kind == "varlen" {
+		var wl []int64
+		for _, l := range want.Lengths(f.Name) {
+			wl = append(wl, int64(l))
+		}
+		if !slices.Equal(got.lengths, wl) {
+			t.Errorf("%s: lengths %v, want %v", what, got.lengths, wl)
+		}
+	}
+}
+
+// TestServeErrors checks that each kind of failure comes back as an error
+// reply of its kind, and that the session goes on where it can.
+func TestServeErrors(t *testing.T) {
+	dir := t.TempDir()
+	pat := writeExamples(t, dir, 1, 10)
+	// A corrupt record: flip a byte of the 4th record's data.
+	corrupt := filepath.Join(dir, "corrupt.tfrecord")
+	good, err := os.ReadFile(filepath.Join(dir, "train-0.tfrecord"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(good)
+	off := recordOffset(t, good, 3)
+	bad[off+12+5] ^= 0xff
+	if err := os.WriteFile(corrupt, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}
+	tests := []struct {
+		name    string
+		reqs    []any // all but the last must succeed
+		kind    string
+		message string
+		file    string
+		offset  int64
+	}{
+		{name: "corrupt record",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{corrupt}, "spec": spec, "batch_size": 10, "readers": 1},
+				map[string]any{"op": "next"}},
+			kind: "data", message: "corrupt", file: corrupt, offset: int64(off)},
+		{name: "no files",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{filepath.Join(dir, "none-*")}, "spec": spec, "batch_size": 2},
+				map[string]any{"op": "next"}},
+			kind: "nofiles", message: "no files match", offset: -1},
+		{name: "batch size 0",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batch_size": 0},
+				map[string]any{"op": "next"}},
+			kind: "invalid", message: "batch size 0", offset: -1},
+		{name: "unknown kind",
+			reqs: []any{map[string]any{"op": "open", "kind": "parquet", "files": []string{pat}, "batch_size": 2}},
+			kind: "invalid", message: `kind "parquet"`, offset: -1},
+		{name: "bad dtype",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 2,
+				"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "complex64"}}}},
+			kind: "invalid", message: `dtype "complex64"`, offset: -1},
+		{name: "misspelt option",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batchsize": 2}},
+			kind: "protocol", message: "batchsize", offset: -1},
+		{name: "bad shard",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batch_size": 2, "shard": []int{2, 2}}},
+			kind: "invalid", message: "shard", offset: -1},
+		{name: "raw bytes of the wrong size",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
+				"spec": map[string]any{"pix": map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{5}}}},
+				map[string]any{"op": "next"}},
+			kind: "data", message: `feature "pix": 4 bytes, want 5`, offset: -1},
+		{name: "next before open", reqs: []any{map[string]any{"op": "next"}}, kind: "protocol", message: "before open", offset: -1},
+		{name: "unknown op", reqs: []any{map[string]any{"op": "rewind"}}, kind: "protocol", message: "rewind", offset: -1},
+		{name: "mapped, not a slot", reqs: []any{map[string]any{"op": "mapped", "file": "/etc/passwd"}}, kind: "protocol", message: "not a slot file", offset: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startServer(t)
+			for _, req := range tt.reqs[:len(tt.reqs)-1] {
+				if r := c.call(req); r.Error != nil {
+					t.Fatalf("%v: %+v", req, r.Error)
+				}
+			}
+			var r Reply
+			for range 2 { // the error, and again: it stays
+				r = c.call(tt.reqs[len(tt.reqs)-1])
+				e := r.Error
+				if e == nil {
+					t.Fatalf("%+v, want an error", r)
+				}
+				if e.Kind != tt.kind || !strings.Contains(e.Message, tt.message) || e.File != tt.file || e.Offset != tt.offset {
+					t.Errorf("error %+v, want kind %q, a message with %q, file %q, offset %d", e, tt.kind, tt.message, tt.file, tt.offset)
+				}
+			}
+			// The session is still alive.
+			if r := c.call(map[string]string{"op": "close"}); !r.OK {
+				t.Fatalf("close: %+v", r)
+			}
+		})
+	}
+}
+
+// recordOffset returns the offset of TFRecord i in data.
+func recordOffset(t *testing.T, data []byte, i int) int {
+	t.Helper()
+	off := 0
+	for range i {
+		if off+12 > len(data) {
+			t.Fatal("too few records")
+		}
+		n := int(data[off]) | int(data[off+1])<<8 | int(data[off+2])<<16 | int(data[off+3])<<24
+		off += 12 + n + 4
+	}
+	return off
+}
+
+// TestServeEndsWithItsInput checks that the server stops when its input
+// ends in the middle of a data set, as when the client dies, and leaves
+// no slot file, mapped or not.
+func TestServeEndsWithItsInput(t *testing.T) {
+	for _, mapFirst := range []bool{false, true} {
+		t.Run(fmt.Sprint("mapped=", mapFirst), func(t *testing.T) {
+			pat := writeExamples(t, t.TempDir(), 2, 50)
+			c := startServer(t)
+			r := c.call(map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4, "epochs": 1000, "shuffle": 10,
+				"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}})
+			if r.Error != nil {
+				t.Fatal(r.Error)
+			}
+			if mapFirst {
+				c.next()
+			} else if r := c.call(map[string]string{"op": "next"}); r.Batch == nil || r.Batch.File == "" {
+				t.Fatalf("next: %+v, want a batch in a new file", r)
+			}
+			c.in.Close()
+			if err := <-c.done; err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+			c.done <- nil
+		})
+	}
+}
+
+// TestServeStopsWithContext checks that a cancelled context ends the
+// session while the client is silent.
+func TestServeStopsWithContext(t *testing.T) {
+	inR, inW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, inR, io.Discard) }()
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("Serve returned nil after its context was cancelled")
+	}
+	inW.Close()
+}
+
+// TestServeReopen checks that a second open, in the middle of a data set
+// or after its end, starts the new one from its beginning in the same
+// slot files, and that a failed open leaves the session usable.
+func TestServeReopen(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 20)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "readers": 1,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	c := startServer(t)
+	labels := func(a array) []int64 { return slices.Clone(int64s(a.raw, len(a.raw)/8)) }
+	files := map[string]bool{}
+	for pass := range 3 {
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		var got []int64
+		for {
+			b, r := c.next()
+			if b == nil {
+				if !r.End {
+					t.Fatalf("pass %d: %+v", pass, r)
+				}
+				break
+			}
+			if r.Batch.File != "" {
+				if pass > 0 {
+					t.Errorf("pass %d: a new slot file %s", pass, r.Batch.File)
+				}
+				files[r.Batch.File] = true
+			}
+			got = append(got, labels(b["label"])...)
+			if pass == 1 && len(got) == 8 {
+				break // reopened in the middle
+			}
+		}
+		if pass != 1 && !slices.Equal(got, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
+			t.Errorf("pass %d: labels %v", pass, got)
+		}
+	}
+	bad := map[string]any{"op": "open", "kind": "parquet", "files": []string{pat}, "batch_size": 8}
+	if r := c.call(bad); r.Error == nil || r.Error.Kind != "invalid" {
+		t.Errorf("open of kind parquet: %+v, want an invalid-argument error", r)
+	}
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if b, r := c.next(); b == nil {
+		t.Errorf("after a failed open: %+v", r)
+	}
+}

@@ -1,0 +1,115 @@
+package pyserve
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// A ring is the server's slot files. Each slot is a file of its own, so
+// that a slot grows (a new, larger file) without moving the others.
+type ring struct {
+	dir    string
+	prefix string
+
+	mu    sync.Mutex
+	slots []slot
+	gen   int
+}
+
+type slot struct {
+	f    *os.File
+	mem  []byte
+	path string // "" once unlinked
+}
+
+// shmDir is where slot files go: SLUICE_SHM_DIR if set, /dev/shm where it
+// is a writable directory (memory, never written back to a disk), else the
+// temporary directory.
+func shmDir() string {
+	if d := os.Getenv("SLUICE_SHM_DIR"); d != "" {
+		return d
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && syscall.Access("/dev/shm", 2 /* W_OK */) == nil {
+		return "/dev/shm"
+	}
+	return os.TempDir()
+}
+
+func newRing(n int) *ring {
+	return &ring{dir: shmDir(), prefix: fmt.Sprintf("sluice-%d-", os.Getpid()), slots: make([]slot, n)}
+}
+
+// reserve makes slot k at least size bytes, and returns its memory and,
+// when it made a new file for it, the file's name and size, which the
+// client must map.
+func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &r.slots[k]
+	if len(s.mem) >= size {
+		return s.mem, "", nil
+	}
+	r.dropLocked(s)
+	// Room to grow, so that batches of varying size (bytes, VarLen
+	// features) do not make a new file each time, rounded to 64 KiB.
+	size = (max(size+size/4, 1<<16) + 1<<16 - 1) &^ (1<<16 - 1)
+	r.gen++
+	// A random part as well: a server killed before the client mapped a
+	// file leaves it, and a later server may have the same pid.
+	f, err := os.CreateTemp(r.dir, fmt.Sprintf("%s%d-%d-*", r.prefix, k, r.gen))
+	if err != nil {
+		return nil, "", err
+	}
+	path := f.Name()
+	s.f, s.path = f, path
+	if err := allocate(f, size); err != nil {
+		r.dropLocked(s)
+		return nil, "", fmt.Errorf("shared memory of %d bytes in %s: %w", size, r.dir, err)
+	}
+	mem, err = syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		r.dropLocked(s)
+		return nil, "", fmt.Errorf("mapping %s: %w", path, err)
+	}
+	s.mem = mem
+	return mem, path, nil
+}
+
+// unlink removes the named slot file, which the client has mapped. It
+// reports whether the name was one of the ring's.
+func (r *ring) unlink(path string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.slots {
+		if s := &r.slots[i]; s.path == path && path != "" {
+			os.Remove(path)
+			s.path = ""
+			return true
+		}
+	}
+	return false
+}
+
+// close unmaps and removes every slot file.
+func (r *ring) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.slots {
+		r.dropLocked(&r.slots[i])
+	}
+}
+
+func (r *ring) dropLocked(s *slot) {
+	if s.mem != nil {
+		syscall.Munmap(s.mem)
+	}
+	if s.f != nil {
+		s.f.Close()
+	}
+	if s.path != "" {
+		os.Remove(s.path)
+	}
+	*s = slot{}
+}

@@ -1,0 +1,50 @@
+"""sluice: training data into NumPy batches, read by sluice's Go pipeline.
+
+    import sluice
+
+    spec = {"image": sluice.FixedLen([784], "float32"), "label": sluice.FixedLen([], "int64")}
+    ds = sluice.examples("data/train-*.tfrecord.gz", spec, batch_size=128,
+                         epochs=2, shuffle=10000, seed=42)
+    for batch in ds:
+        train(batch["image"], batch["label"])   # NumPy arrays, [128, 784] and [128]
+
+Each iteration of a Dataset starts a sluice-serve process (the Go side),
+which reads, decodes and batches in parallel and writes each batch into
+shared memory that the arrays are views of. The arrays of a batch are valid
+until the next batch is requested; copy=True gives arrays of their own.
+The process ends with the iteration, with close(), when the trainer dies
+(even by SIGKILL), and leaves nothing behind.
+"""
+
+from ._core import (
+    Column,
+    Dataset,
+    DataError,
+    Field,
+    FixedLen,
+    FixedLenSequence,
+    InvalidArgumentError,
+    NoFilesError,
+    SluiceError,
+    VarLen,
+    csv,
+    examples,
+    fixed_length,
+)
+
+__all__ = [
+    "Column",
+    "Dataset",
+    "DataError",
+    "Field",
+    "FixedLen",
+    "FixedLenSequence",
+    "InvalidArgumentError",
+    "NoFilesError",
+    "SluiceError",
+    "VarLen",
+    "csv",
+    "examples",
+    "fixed_length",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,595 @@
+"""The client side of sluice-serve's protocol, and the public API."""
+
+import glob
+import json
+import math
+import mmap
+import os
+import struct
+import subprocess
+import sys
+import weakref
+
+import numpy as np
+
+# ---------------------------------------------------------------------------
+# Errors
+
+
+class SluiceError(RuntimeError):
+    """An error of the Go side, or of the link to it."""
+
+
+class DataError(SluiceError):
+    """Bad data: a corrupt or malformed record, and where it is.
+
+    file is the file, offset the byte offset of the record (of the
+    decompressed stream for a compressed file) or -1, line the line of a
+    text file or 0, record the record's index (in its batch, or in its file
+    for fixed-length records) or -1, key the record's key ("file:offset")
+    or "".
+    """
+
+    def __init__(self, message, file="", offset=-1, line=0, record=-1, key=""):
+        super().__init__(message)
+        self.file = file
+        self.offset = offset
+        self.line = line
+        self.record = record
+        self.key = key
+
+
+class InvalidArgumentError(SluiceError, ValueError):
+    """An option or argument out of range."""
+
+
+class NoFilesError(SluiceError, FileNotFoundError):
+    """A file pattern matches no file."""
+
+
+def _error(e):
+    kind, msg = e.get("kind"), e.get("message", "sluice-serve failed")
+    if kind == "data":
+        return DataError(msg, e.get("file", ""), e.get("offset", -1), e.get("line", 0),
+                         e.get("record", -1), e.get("key", ""))
+    if kind == "invalid":
+        return InvalidArgumentError(msg)
+    if kind == "nofiles":
+        return NoFilesError(msg)
+    return SluiceError(msg)
+
+
+# ---------------------------------------------------------------------------
+# Specs
+
+
+def _dtype_name(dtype):
+    if dtype in (bytes, str, "bytes", "str", "string", object):
+        return "bytes"
+    return np.dtype(dtype).name
+
+
+def FixedLen(shape=(), dtype="float32", default=None):
+    """A dense feature of the given shape per record (tf.io.FixedLenFeature)."""
+    return {"kind": "fixed", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
+            "default": default}
+
+
+def VarLen(dtype):
+    """A feature with any number of values per record (tf.io.VarLenFeature).
+
+    A batch holds it as a pair (values, lengths): values padded to the
+    longest record of the batch with zeros (empty bytes), of shape
+    [rows, longest], and each record's count of values, int64 [rows].
+    """
+    return {"kind": "varlen", "dtype": _dtype_name(dtype)}
+
+
+def FixedLenSequence(shape=(), dtype="float32", default=None):
+    """Steps of the given shape, any number per record, padded to the
+    longest record of the batch (tf.io.FixedLenSequenceFeature with
+    allow_missing=True)."""
+    return {"kind": "sequence", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
+            "default": default}
+
+
+def Column(name, dtype, default=None, required=False):
+    """A CSV column: an empty field takes default (the type's zero when
+    None), or is an error when required."""
+    return {"name": name, "dtype": _dtype_name(dtype), "default": default, "required": required}
+
+
+def Field(name, offset, size, dtype, shape=None, big_endian=False):
+    """A part of a fixed-length record: size bytes at offset, decoded as
+    dtype values of shape per record (a vector of them all when None), or
+    kept as bytes when dtype is bytes."""
+    f = {"name": name, "offset": int(offset), "size": int(size), "dtype": _dtype_name(dtype),
+         "big_endian": bool(big_endian)}
+    if shape is not None:
+        f["shape"] = [int(d) for d in shape]
+    return f
+
+
+def _jsonable(v):
+    if v is None:
+        return None
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, bytes):
+        return v.decode("utf-8")
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _feature(name, f):
+    if not isinstance(f, dict):
+        raise InvalidArgumentError(f"feature {name!r}: want a dict or sluice.FixedLen/VarLen, not {f!r}")
+    f = dict(f)
+    f.setdefault("kind", "fixed")
+    if "dtype" not in f:
+        raise InvalidArgumentError(f"feature {name!r} has no dtype")
+    f["dtype"] = _dtype_name(f["dtype"])
+    if "shape" in f:
+        f["shape"] = [int(d) for d in f["shape"]]
+    if f.get("default") is None:
+        f.pop("default", None)
+    else:
+        f["default"] = _jsonable(f["default"])
+    return f
+
+
+def _files(files):
+    if isinstance(files, (str, os.PathLike)):
+        return [os.fspath(files)]
+    out = [os.fspath(f) for f in files]
+    if not out:
+        raise InvalidArgumentError("no files given")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The server
+
+
+def _server_binary():
+    exe = os.environ.get("SLUICE_SERVE")
+    if exe:
+        return exe
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "sluice-serve")
+    if not os.path.exists(exe):
+        raise SluiceError(f"{exe} is missing: reinstall sluice (pip install ./python from a clone with Go)")
+    return exe
+
+
+# Sessions alive in this process, to disown in a forked child.
+_sessions = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    for s in list(_sessions):
+        s._disown()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class _Session:
+    """One sluice-serve process and its data set."""
+
+    def __init__(self):
+        self._pid = os.getpid()
+        self._maps = {}
+        self._buf = bytearray()
+        self._shm_dir = None
+        self._proc = subprocess.Popen([_server_binary()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      bufsize=0, close_fds=True)
+        _sessions.add(self)
+        self._in = self._proc.stdin.fileno()
+        self._out = self._proc.stdout.fileno()
+        self.server_pid = self._proc.pid
+
+    def open(self, request):
+        """Starts a data set, ending the one before if any, in the same
+        slot files (its first batch is the next batch: the arrays of the
+        one before are no longer valid)."""
+        reply = self._call(request)
+        if "error" in reply:
+            raise _error(reply["error"])
+        self.features = reply["features"]
+        self._shm_dir = reply.get("shm_dir")
+
+    def usable(self):
+        return self._proc is not None and os.getpid() == self._pid and self._proc.poll() is None
+
+    def _check(self):
+        if os.getpid() != self._pid:
+            raise SluiceError("a sluice iterator does not cross fork: iterate the Dataset in the child instead")
+        if self._proc is None:
+            raise SluiceError("the sluice iterator is closed")
+
+    def _call(self, msg):
+        self._check()
+        body = json.dumps(msg).encode()
+        try:
+            os.write(self._in, struct.pack("<I", len(body)) + body)
+            n = struct.unpack("<I", self._read(4))[0]
+            return json.loads(self._read(n))
+        except BrokenPipeError:
+            raise self._died() from None
+
+    def _read(self, n):
+        # Whatever the pipe holds, up to 64 KiB, is read at once: a reply's
+        # length and body usually come in one read.
+        while len(self._buf) < n:
+            chunk = os.read(self._out, max(n - len(self._buf), 65536))
+            if not chunk:
+                raise self._died()
+            self._buf += chunk
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        return out
+
+    def _died(self):
+        try:
+            code = self._proc.wait(timeout=2)
+            self._sweep()
+        except subprocess.TimeoutExpired:
+            code = None
+        return SluiceError(f"sluice-serve (pid {self.server_pid}) ended unexpectedly (exit status {code})")
+
+    def next(self, copy):
+        """Returns the next batch as a dict, or None at the end."""
+        reply = self._call({"op": "next"})
+        if "error" in reply:
+            raise _error(reply["error"])
+        if reply.get("end"):
+            return None
+        b = reply["batch"]
+        slot = b["slot"]
+        if b.get("file"):
+            fd = os.open(b["file"], os.O_RDWR)
+            try:
+                # Arrays of the old map, if any, keep it alive until they go.
+                self._maps[slot] = mmap.mmap(fd, b["file_size"])
+            finally:
+                os.close(fd)
+            r = self._call({"op": "mapped", "file": b["file"]})
+            if "error" in r:
+                raise _error(r["error"])
+        mem = self._maps[slot]
+        out = {}
+        for a in b["arrays"]:
+            shape = tuple(a["shape"])
+            n = math.prod(shape)
+            if a["dtype"] == "bytes":
+                offs = np.frombuffer(mem, np.int64, n + 1, a["offset"])
+                data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
+                x = np.empty(n, dtype=object)
+                x[:] = [data[offs[i]:offs[i + 1]] for i in range(n)]
+                x = x.reshape(shape)
+            else:
+                x = np.frombuffer(mem, np.dtype(a["dtype"]), n, a["offset"]).reshape(shape)
+                if copy:
+                    x = x.copy()
+            if a.get("lengths_offset"):
+                lengths = np.frombuffer(mem, np.int64, shape[0], a["lengths_offset"])
+                x = (x, lengths.copy() if copy else lengths)
+            out[a["name"]] = x
+        return out
+
+    def close(self):
+        """Ends the server: its stdin closed, it exits; killed if it does not."""
+        p, self._proc = self._proc, None
+        _sessions.discard(self)
+        self._maps = {}
+        if p is None:
+            return
+        for f in (p.stdin, p.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        if p.returncode != 0:
+            self._sweep()
+
+    def _sweep(self):
+        # A server that did not exit by itself (killed) may leave slot
+        # files it made and this process had not mapped yet: remove them,
+        # now that it is gone (and reaped, so its pid is not reused yet).
+        if self._shm_dir:
+            for f in glob.glob(os.path.join(self._shm_dir, f"sluice-{self.server_pid}-*")):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+
+    def _disown(self):
+        # In a forked child: the pipes are the parent's. Close this
+        # process's copies, so that the server sees its input end when
+        # the parent goes, and never talk to it.
+        p, self._proc = self._proc, None
+        if p is not None:
+            # Through the file objects, which own the descriptors: closed
+            # once, never a number reused meanwhile.
+            for f in (p.stdin, p.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            # Popen's finalizer must not wait for a process not ours.
+            p.returncode = 0
+
+    def __del__(self):
+        if getattr(self, "_proc", None) is not None and os.getpid() == self._pid:
+            self.close()
+
+
+class _Iterator:
+    """An iteration of a Dataset: batches in order from one server."""
+
+    def __init__(self, dataset, session, copy):
+        self._ds = weakref.ref(dataset)
+        self._copy = copy
+        self._s = session
+        self.server_pid = session.server_pid
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._s is None:
+            raise StopIteration
+        try:
+            b = self._s.next(self._copy)
+        except BaseException:
+            # An error, or Ctrl-C in the middle of a message: the link is
+            # no longer usable.
+            self.close()
+            raise
+        if b is None:
+            self._finish()
+            raise StopIteration
+        return b
+
+    def _finish(self):
+        # At the end, the server waits for the data set's next iteration
+        # (the next epoch of a training loop), which saves starting one.
+        s, self._s = self._s, None
+        ds = self._ds()
+        if ds is not None and ds._idle is None and s.usable():
+            ds._idle = s
+        else:
+            s.close()
+
+    def close(self):
+        s, self._s = self._s, None
+        if s is not None:
+            s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Dataset:
+    """Files of records and how to read them into batches.
+
+    Iterating starts a sluice-serve process; at the end of an iteration it
+    is kept for the data set's next one (the next epoch of a training
+    loop), until close() or the data set is collected. Each batch is a dict from feature name to a NumPy array
+    whose first dimension is the batch (a VarLen feature: a pair of the
+    padded values and each record's count). The arrays are views of shared
+    memory and valid until the next batch is requested; with copy=True
+    they are arrays of their own. Bytes features are object arrays of
+    bytes, always copies.
+    """
+
+    def __init__(self, request, copy=False):
+        self._request = request
+        self._copy = copy
+        self._live = weakref.WeakSet()
+        self._idle = None  # the server of the last iteration that ended
+
+    def __iter__(self):
+        s, self._idle = self._idle, None
+        if s is not None and not s.usable():
+            s.close()
+            s = None
+        if s is None:
+            s = _Session()
+        try:
+            s.open(self._request)
+        except BaseException:
+            s.close()
+            raise
+        it = _Iterator(self, s, self._copy)
+        self._live.add(it)
+        return it
+
+    def __getstate__(self):
+        # Pickled (for spawned workers, say) as its description: running
+        # iterations stay with the process that started them.
+        return {"request": self._request, "copy": self._copy}
+
+    def __setstate__(self, state):
+        self.__init__(state["request"], state["copy"])
+
+    def shard(self, index, count):
+        """The part of the files that worker index of count reads: files
+        index, index+count, ... of the sorted list. Sharding a shard shards
+        its files again, so the workers of a shard together read it once."""
+        if not 0 <= index < count:
+            raise InvalidArgumentError(f"shard {index} of {count}: want 0 <= index < count")
+        r = dict(self._request)
+        i, n = r.get("shard") or (0, 1)
+        # Files i, i+n, ... shared by count workers: worker index takes
+        # every count-th of them.
+        r["shard"] = [i + n * index, n * count]
+        return Dataset(r, self._copy)
+
+    def copies(self, copy=True):
+        """The same data set, its batches' arrays copies (or views)."""
+        return Dataset(self._request, copy)
+
+    def close(self):
+        """Ends the servers of this data set's iterations still running,
+        and the one kept for its next iteration."""
+        for it in list(self._live):
+            it.close()
+        s, self._idle = self._idle, None
+        if s is not None:
+            s.close()
+
+    def __del__(self):
+        s = getattr(self, "_idle", None)
+        if s is not None and s._pid == os.getpid():
+            s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def request(self):
+        """The open request sent to the server (for debugging)."""
+        return dict(self._request)
+
+
+def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
+            drop_remainder, prefetch):
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise InvalidArgumentError(f"batch_size must be an int, not {batch_size!r}")
+    r = {"op": "open", "kind": kind, "files": _files(files), "batch_size": int(batch_size)}
+    if epochs is None:
+        r["forever"] = True
+    else:
+        r["epochs"] = int(epochs)
+        if r["epochs"] < 1:
+            raise InvalidArgumentError(f"epochs={epochs}: want at least 1, or None for no end")
+    if shuffle:
+        r["shuffle"] = int(shuffle)
+    if shuffle_files:
+        r["shuffle_files"] = True
+    if readers:
+        r["readers"] = int(readers)
+    if seed is not None:
+        r["seed"] = int(seed) & (1 << 64) - 1
+    if shard is not None:
+        r["shard"] = [int(shard[0]), int(shard[1])]
+    if drop_remainder:
+        r["drop_remainder"] = True
+    if prefetch is not None:
+        r["slots"] = int(prefetch) + 1
+    return r
+
+
+def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=False, readers=None,
+             seed=None, shard=None, drop_remainder=False, compression="auto", skip_corrupt=False,
+             copy=False, prefetch=None):
+    """The tf.train.Example records in TFRecord files, parsed by spec.
+
+    files is a name or glob pattern, or a list of them. spec maps each
+    feature's name to sluice.FixedLen(shape, dtype, default),
+    sluice.VarLen(dtype), sluice.FixedLenSequence(shape, dtype) or the
+    same as a plain dict ({"kind": "fixed", "shape": [784], "dtype":
+    "float32"}); dtypes are float32, int64 and bytes. Each file's
+    compression (none, GZIP, ZLIB, ZSTD) is detected from its first bytes,
+    so compression is accepted for tf.data's sake and not needed.
+
+    epochs=None repeats without end; shuffle is the size of the records'
+    shuffle buffer (0: records in file order), which also shuffles the
+    files of each epoch; shuffle_files shuffles only the files; readers is
+    how many files are read in parallel (one per CPU by default); seed
+    makes the shuffles repeatable; shard=(index, count) reads every
+    count-th file from the index-th; drop_remainder drops a last batch
+    smaller than batch_size; prefetch is how many batches the server
+    prepares ahead (2).
+    """
+    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
+        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    if not isinstance(spec, dict) or not spec:
+        raise InvalidArgumentError("spec must be a non-empty dict of features")
+    r = _common("examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
+                drop_remainder, prefetch)
+    r["spec"] = {str(k): _feature(k, v) for k, v in spec.items()}
+    if skip_corrupt:
+        r["skip_corrupt"] = True
+    return Dataset(r, copy)
+
+
+def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuffle=0,
+        shuffle_files=False, readers=None, seed=None, shard=None, drop_remainder=False, copy=False,
+        prefetch=None):
+    """The lines of text files as comma-separated values.
+
+    columns is a list of sluice.Column(name, dtype, default, required) or
+    (name, dtype) / (name, dtype, default) tuples, in the order of the
+    fields; dtypes are float32, float64, int32, int64 and bytes. The other
+    options are those of examples.
+    """
+    cols = []
+    for c in columns:
+        if isinstance(c, dict):
+            c = dict(c)
+            c["dtype"] = _dtype_name(c["dtype"])
+        else:
+            c = Column(*c)
+        c["default"] = _jsonable(c.get("default"))
+        if c["default"] is None:
+            c.pop("default")
+        cols.append(c)
+    r = _common("csv", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
+                drop_remainder, prefetch)
+    r["columns"] = cols
+    if header_lines:
+        r["header_lines"] = int(header_lines)
+    if delim != ",":
+        r["delim"] = delim
+    return Dataset(r, copy)
+
+
+def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, footer_bytes=0,
+                 compression=None, epochs=1, shuffle=0, shuffle_files=False, readers=None, seed=None,
+                 shard=None, drop_remainder=False, copy=False, prefetch=None):
+    """Binary files of records of record_bytes bytes each (CIFAR-10's
+    format), each cut into fields: a list of sluice.Field(name, offset,
+    size, dtype, shape, big_endian) or the same as dicts. header_bytes and
+    footer_bytes are skipped in every file; compression (GZIP, ZLIB, ZSTD)
+    decompresses each file first. The other options are those of examples.
+    """
+    fs = []
+    for f in fields:
+        if isinstance(f, dict):
+            f = dict(f)
+            f["dtype"] = _dtype_name(f["dtype"])
+        else:
+            f = Field(*f)
+        fs.append(f)
+    r = _common("fixed", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
+                drop_remainder, prefetch)
+    r["record_bytes"] = int(record_bytes)
+    r["fields"] = fs
+    if header_bytes:
+        r["header_bytes"] = int(header_bytes)
+    if footer_bytes:
+        r["footer_bytes"] = int(footer_bytes)
+    if compression:
+        r["compression"] = compression
+    return Dataset(r, copy)
+
+
+for _c in (SluiceError, DataError, InvalidArgumentError, NoFilesError, Dataset):
+    _c.__module__ = "sluice"

@@ -1,0 +1,65 @@
+"""sluice data sets as PyTorch IterableDatasets (imports torch).
+
+    loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds),
+                                         batch_size=None, num_workers=4)
+
+sluice batches already, so the DataLoader is given batch_size=None. Each
+worker process (or, with num_workers=0, the trainer itself) starts a
+sluice-serve of its own when it begins iterating; worker i of n reads the
+files of ds.shard(i, n), so the workers together read every file once per
+epoch, none twice. A worker is a fork of the trainer, and the Go runtime
+does not survive fork: that is why the Go side is a process started in
+each worker rather than a library loaded in the trainer.
+"""
+
+import torch
+import torch.utils.data
+
+
+def _tensors(batch):
+    out = {}
+    for k, v in batch.items():
+        if isinstance(v, tuple):
+            out[k] = tuple(_tensor(x) for x in v)
+        else:
+            out[k] = _tensor(v)
+    return out
+
+
+def _tensor(x):
+    if x.dtype == object:
+        return x.tolist()  # bytes stay bytes
+    return torch.from_numpy(x)
+
+
+class IterableDataset(torch.utils.data.IterableDataset):
+    """A sluice.Dataset for torch.utils.data.DataLoader(batch_size=None).
+
+    Batches come as dicts of tensors (bytes features as lists of bytes).
+    With num_workers=0 the tensors share the batch's shared memory and
+    are valid until the next batch, as NumPy batches are; in worker
+    processes they are copies, which the DataLoader hands on to the
+    trainer after the worker has moved on.
+    """
+
+    def __init__(self, dataset):
+        super().__init__()
+        self.dataset = dataset
+
+    def __iter__(self):
+        ds = self.dataset
+        info = torch.utils.data.get_worker_info()
+        if info is not None:
+            # The DataLoader pickles a batch in a thread of its own after
+            # the worker asked for the next one: a view of the slot would
+            # be overwritten meanwhile.
+            ds = ds.shard(info.id, info.num_workers).copies()
+        it = iter(ds)
+        try:
+            for batch in it:
+                yield _tensors(batch)
+        finally:
+            it.close()
+
+
+__all__ = ["IterableDataset"]

@@ -1,0 +1,57 @@
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _go_build(pkg, out):
+    subprocess.check_call(["go", "build", "-o", out, pkg], cwd=REPO)
+    return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def server_binary(tmp_path_factory):
+    """The sluice-serve the package carries; built from the clone when the
+    package was not installed with one (SLUICE_SERVE names it)."""
+    import sluice
+
+    here = os.path.join(os.path.dirname(sluice.__file__), "_bin", "sluice-serve")
+    if os.environ.get("SLUICE_SERVE") or os.path.exists(here):
+        return os.environ.get("SLUICE_SERVE") or here
+    if shutil.which("go") is None:
+        pytest.exit("sluice is installed without sluice-serve, and there is no Go to build it")
+    exe = _go_build("./cmd/sluice-serve", str(tmp_path_factory.mktemp("bin") / "sluice-serve"))
+    os.environ["SLUICE_SERVE"] = exe
+    return exe
+
+
+@pytest.fixture(scope="session")
+def sluice_cli(tmp_path_factory):
+    """The sluice command, to read the same files on the Go side."""
+    if shutil.which("go") is None or not os.path.exists(os.path.join(REPO, "go.mod")):
+        pytest.skip("needs Go and the clone to build the sluice command")
+    return _go_build("./cmd/sluice", str(tmp_path_factory.mktemp("cli") / "sluice"))
+
+
+def shm_dir():
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else "/tmp"
+
+
+def shm_files(server_pid):
+    return glob.glob(os.path.join(shm_dir(), f"sluice-{server_pid}-*"))
+
+
+def alive(pid):
+    """Whether pid is a live process (a zombie is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -1,0 +1,209 @@
+"""The server's life beside the trainer's: killed trainers, Ctrl-C, fork."""
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import sluice
+from conftest import alive, shm_files
+from test_read import SPEC, make_examples
+
+# A trainer that iterates without end and says which server it has.
+TRAINER = textwrap.dedent("""
+    import os, subprocess, sys, time
+    import sluice
+    spec = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([4], "float32")}
+    it = iter(sluice.examples(sys.argv[1], spec, batch_size=8, epochs=None, shuffle=20))
+    next(it)
+    if len(sys.argv) > 2:
+        # A process that outlives the trainer holding the server's stdin
+        # open: the server's input does not end when the trainer dies.
+        holder = subprocess.Popen(["sleep", "30"], pass_fds=(it._s._in,))
+        print(holder.pid, flush=True)
+    print(it.server_pid, flush=True)
+    try:
+        for b in it:
+            time.sleep(0.001)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(3)
+""")
+
+
+def start_trainer(pat, *args, **kw):
+    p = subprocess.Popen([sys.executable, "-c", TRAINER, pat, *args], stdout=subprocess.PIPE, text=True, **kw)
+    if args:
+        p.holder = int(p.stdout.readline())
+    line = p.stdout.readline()
+    assert line.strip().isdigit(), f"trainer said {line!r}"
+    return p, int(line)
+
+
+def wait_gone(pid, seconds=5):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not alive(pid) and not shm_files(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sigkill_of_the_trainer(tmp_path):
+    pat, _ = make_examples(tmp_path)
+    p, server = start_trainer(pat)
+    assert alive(server)
+    time.sleep(0.3)  # in the middle of reading
+    p.kill()
+    p.wait()
+    start = time.monotonic()
+    assert wait_gone(server), f"sluice-serve {server} or its files outlived the trainer by 5 s: {shm_files(server)}"
+    assert time.monotonic() - start < 5
+
+
+def test_sigkill_of_the_trainer_while_its_pipe_is_held(tmp_path):
+    """The server also watches its parent: it exits when the trainer dies
+    even if another process holds its stdin open."""
+    pat, _ = make_examples(tmp_path)
+    p, server = start_trainer(pat, "hold")
+    time.sleep(0.3)
+    p.kill()
+    p.wait()
+    try:
+        assert alive(p.holder)
+        assert wait_gone(server), f"sluice-serve {server} outlived the trainer by 5 s"
+    finally:
+        os.kill(p.holder, signal.SIGKILL)
+
+
+def test_server_ignores_sigint(tmp_path):
+    """SIGINT goes to the trainer's whole process group on Ctrl-C; the
+    server leaves it to the trainer."""
+    pat, _ = make_examples(tmp_path)
+    it = iter(sluice.examples(pat, SPEC, batch_size=4, readers=1))
+    n = len(next(it)["label"])
+    os.kill(it.server_pid, signal.SIGINT)
+    time.sleep(0.2)
+    n += sum(len(b["label"]) for b in it)
+    assert n == 120
+
+
+def test_ctrl_c(tmp_path):
+    pat, _ = make_examples(tmp_path)
+    # Its own process group, as a shell gives a job: Ctrl-C signals the
+    # whole group, server included.
+    p, server = start_trainer(pat, start_new_session=True)
+    time.sleep(0.3)
+    start = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)
+    out, _ = p.communicate(timeout=10)
+    assert p.returncode == 3 and "interrupted" in out
+    assert time.monotonic() - start < 2, "KeyboardInterrupt came late"
+    assert wait_gone(server)
+
+
+def test_server_killed(tmp_path):
+    """A failure of the Go side raises in Python instead of hanging."""
+    pat, _ = make_examples(tmp_path)
+    it = iter(sluice.examples(pat, SPEC, batch_size=4, epochs=None))
+    next(it)
+    os.kill(it.server_pid, signal.SIGKILL)
+    pid = it.server_pid
+    with pytest.raises(sluice.SluiceError, match="ended unexpectedly"):
+        for _ in range(100):
+            next(it)
+    # Killed before they were mapped, its newest slot files are removed
+    # by the client.
+    assert not alive(pid) and not shm_files(pid)
+
+
+def _read_shard(ds, index, count, q):
+    labels = []
+    for b in ds.shard(index, count):
+        labels += b["label"].tolist()
+    q.put(labels)
+
+
+def test_fork_workers_share_out_the_files(tmp_path):
+    """Forked workers, each with a server of its own reading its shard,
+    read every record exactly once, even when the parent is iterating the
+    same data set at the fork."""
+    pat, truth = make_examples(tmp_path, files=4, per_file=25)
+    ds = sluice.examples(pat, SPEC, batch_size=8)
+    parent = iter(ds)
+    next(parent)  # the parent has a server of its own at the fork
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    workers = [ctx.Process(target=_read_shard, args=(ds, i, 2, q)) for i in range(2)]
+    for w in workers:
+        w.start()
+    got = [q.get(timeout=30) for _ in workers]
+    for w in workers:
+        w.join(timeout=10)
+        assert w.exitcode == 0
+    assert sorted(got[0] + got[1]) == sorted(truth)
+    assert set(got[0]).isdisjoint(got[1]) and got[0] and got[1]
+    # The parent's iteration is untouched by its children.
+    rest = sum(len(b["label"]) for b in parent)
+    assert rest == 100 - 8
+
+
+def test_iterator_does_not_cross_fork(tmp_path):
+    pat, _ = make_examples(tmp_path, files=1, per_file=20)
+    it = iter(sluice.examples(pat, SPEC, batch_size=4))
+    next(it)
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+
+    def child():
+        try:
+            next(it)
+            q.put("no error")
+        except sluice.SluiceError as e:
+            q.put(str(e))
+
+    w = ctx.Process(target=child)
+    w.start()
+    assert "does not cross fork" in q.get(timeout=10)
+    w.join()
+    assert sum(len(b["label"]) for b in it) == 16
+
+
+def test_torch_dataloader(tmp_path):
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, truth = make_examples(tmp_path, files=4, per_file=25)
+    ds = sluice.examples(pat, SPEC, batch_size=8)
+    for workers in (0, 2):
+        loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None,
+                                             num_workers=workers)
+        labels = []
+        for b in loader:
+            assert isinstance(b["image"], torch.Tensor)
+            labels += b["label"].tolist()
+        assert sorted(labels) == sorted(truth), f"num_workers={workers}"
+
+
+def test_spawned_workers(tmp_path):
+    """With the spawn start method a data set is pickled to the workers."""
+    pat, truth = make_examples(tmp_path, files=2, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=4)
+    it = iter(ds)  # a running iteration is not pickled with it
+    next(it)
+    ctx = multiprocessing.get_context("spawn")
+    q = ctx.Queue()
+    workers = [ctx.Process(target=_read_shard, args=(ds, i, 2, q)) for i in range(2)]
+    for w in workers:
+        w.start()
+    got = [q.get(timeout=60) for _ in workers]
+    for w in workers:
+        w.join(timeout=10)
+    assert sorted(got[0] + got[1]) == sorted(truth)
+    it.close()

@@ -1,0 +1,298 @@
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import sluice
+import tfrecords
+from conftest import alive, shm_files
+
+
+def make_examples(dir, files=3, per_file=40):
+    """Files of Examples: label (int64, counting up), image (4 floats),
+    name (bytes), tokens (label%4 int64s); the second file gzipped.
+    Returns the pattern and the records' features by label."""
+    truth = {}
+    label = 0
+    for i in range(files):
+        recs = []
+        for _ in range(per_file):
+            f = {
+                "label": ("int64", [label]),
+                "image": ("float", [label, -label, label / 2, 1.0]),
+                "name": ("bytes", [b"n%d" % label + b"\x00" * (label % 3)]),
+                "tokens": ("int64", [label * 10 + j for j in range(label % 4)]),
+            }
+            truth[label] = f
+            recs.append(tfrecords.example(f))
+            label += 1
+        tfrecords.write(os.path.join(dir, f"train-{i}.tfrecord"), recs, "gzip" if i == 1 else None)
+    return os.path.join(dir, "train-*.tfrecord"), truth
+
+
+SPEC = {
+    "label": sluice.FixedLen([], "int64"),
+    "image": sluice.FixedLen([2, 2], np.float32),
+    "name": sluice.FixedLen([], bytes),
+    "tokens": sluice.VarLen("int64"),
+    # A plain dict, and a default for a feature no record has.
+    "weight": {"kind": "fixed", "shape": [], "dtype": "float32", "default": 0.5},
+}
+
+
+def check_batch(b, truth):
+    labels = b["label"]
+    assert labels.dtype == np.int64 and labels.ndim == 1
+    n = len(labels)
+    assert b["image"].shape == (n, 2, 2) and b["image"].dtype == np.float32
+    assert b["name"].shape == (n,) and b["name"].dtype == object
+    values, lengths = b["tokens"]
+    assert values.shape[0] == n and lengths.shape == (n,)
+    assert values.shape[1] == max(lengths, default=0)
+    np.testing.assert_array_equal(b["weight"], np.full(n, 0.5, np.float32))
+    for i, l in enumerate(labels.tolist()):
+        f = truth[l]
+        np.testing.assert_array_equal(b["image"][i].ravel(), np.float32(f["image"][1]))
+        assert b["name"][i] == f["name"][1][0]
+        toks = f["tokens"][1]
+        assert lengths[i] == len(toks)
+        np.testing.assert_array_equal(values[i, :len(toks)], toks)
+        assert not values[i, len(toks):].any(), "padding is zeros"
+
+
+def test_examples_values(tmp_path):
+    pat, truth = make_examples(tmp_path)
+    seen = []
+    for b in sluice.examples(pat, SPEC, batch_size=16, readers=1):
+        check_batch(b, truth)
+        seen += b["label"].tolist()
+    # One reader, files in order: every record once, in the files' order.
+    assert seen == sorted(truth)
+
+
+def test_examples_match_go(tmp_path, sluice_cli):
+    """The batches hold what the Go command reads from the same files."""
+    pat, _ = make_examples(tmp_path)
+    out = subprocess.run([sluice_cli, "cat", pat], check=True, capture_output=True, text=True).stdout
+    go = [json.loads(line)["features"] for line in out.splitlines()]
+    rows = []
+    for b in sluice.examples(pat, SPEC, batch_size=7, readers=1, copy=True):
+        vals, lens = b["tokens"]
+        for i in range(len(b["label"])):
+            rows.append((int(b["label"][i]), b["image"][i].ravel().tolist(), list(vals[i, :lens[i]])))
+    assert len(rows) == len(go) == 120
+    for (label, image, tokens), g in zip(rows, go):
+        assert g["label"]["int64"] == [label]
+        assert g["image"]["float"] == pytest.approx(image)
+        assert g.get("tokens", {}).get("int64", []) == tokens
+
+
+def test_views_and_copies(tmp_path):
+    pat, truth = make_examples(tmp_path, files=1, per_file=64)
+    it = iter(sluice.examples(pat, SPEC, batch_size=8, readers=1))
+    b = next(it)
+    # A view of the shared memory: no copy made in Python, and writable
+    # so that torch.from_numpy takes it without a warning.
+    assert not b["image"].flags.owndata and b["image"].flags.writeable
+    assert isinstance(b["image"].base, memoryview) or b["image"].base is not None
+    it.close()
+
+    kept = [b for b in sluice.examples(pat, SPEC, batch_size=8, readers=1, copy=True)]
+    assert all(b["image"].flags.owndata for b in kept)
+    # Copies stay as they were after the slots were reused.
+    for b in kept:
+        check_batch(b, truth)
+    assert sum(len(b["label"]) for b in kept) == 64
+
+
+def test_views_are_reused(tmp_path):
+    """The lifetime rule is real: a view is overwritten once later batches
+    reuse its slot (so copy=True matters)."""
+    pat, _ = make_examples(tmp_path, files=1, per_file=80)
+    views = [b["label"] for b in sluice.examples(pat, SPEC, batch_size=8, readers=1, prefetch=1)]
+    firsts = [v[0] for v in views]
+    assert firsts != [8 * i for i in range(10)]
+
+
+def test_epochs_shuffle_drop_remainder(tmp_path):
+    pat, truth = make_examples(tmp_path)
+    labels = []
+    for b in sluice.examples(pat, SPEC, batch_size=32, epochs=2, shuffle=50, seed=7, drop_remainder=True):
+        assert len(b["label"]) == 32
+        labels += b["label"].tolist()
+    assert len(labels) == 224  # 240 records, the last 16 dropped
+    assert labels != sorted(labels)
+    counts = np.bincount(labels, minlength=120)
+    assert counts.max() <= 2
+
+
+def test_smaller_final_batch_and_forever(tmp_path):
+    pat, _ = make_examples(tmp_path, files=1, per_file=10)
+    sizes = [len(b["label"]) for b in sluice.examples(pat, SPEC, batch_size=4)]
+    assert sizes == [4, 4, 2]
+    it = iter(sluice.examples(pat, SPEC, batch_size=4, epochs=None))
+    assert sum(len(next(it)["label"]) for _ in range(10)) == 40
+    it.close()
+
+
+def test_csv(tmp_path):
+    lines = ["x,y,tag"] + [f"{i},{'' if i % 5 == 0 else i / 4},t{i}" for i in range(25)]
+    (tmp_path / "a.csv").write_text("\n".join(lines) + "\n")
+    cols = [sluice.Column("x", "int64", required=True), ("y", "float32", -1.0), ("tag", bytes)]
+    got = {"x": [], "y": [], "tag": []}
+    for b in sluice.csv(str(tmp_path / "a.csv"), cols, batch_size=10, header_lines=1, readers=1):
+        for k in got:
+            got[k] += list(b[k])
+    assert got["x"] == list(range(25))
+    assert got["y"] == [np.float32(-1.0 if i % 5 == 0 else i / 4) for i in range(25)]
+    assert got["tag"] == [b"t%d" % i for i in range(25)]
+
+
+def test_csv_error_names_line(tmp_path):
+    (tmp_path / "a.csv").write_text("1,2\n3,\n")
+    with pytest.raises(sluice.DataError) as e:
+        for _ in sluice.csv(str(tmp_path / "a.csv"), [("a", "int64"), sluice.Column("b", "int64", required=True)],
+                            batch_size=4):
+            pass
+    assert e.value.file == str(tmp_path / "a.csv") and e.value.line == 2
+
+
+def test_fixed_length(tmp_path):
+    # CIFAR-like: 1 label byte, then 2x3x2 pixels.
+    rng = np.random.default_rng(1)
+    labels = rng.integers(0, 10, 30).astype(np.uint8)
+    pixels = rng.integers(0, 256, (30, 2, 3, 2)).astype(np.uint8)
+    recs = np.concatenate([labels[:, None], pixels.reshape(30, -1)], axis=1)
+    (tmp_path / "d.bin").write_bytes(b"HDR" + recs.tobytes())
+    fields = [sluice.Field("label", 0, 1, "uint8", shape=[]),
+              {"name": "image", "offset": 1, "size": 12, "dtype": "uint8", "shape": [2, 3, 2]},
+              sluice.Field("word", 1, 4, "<u2" if False else "uint16")]
+    got = list(sluice.fixed_length(str(tmp_path / "d.bin"), 13, fields, batch_size=8, header_bytes=3,
+                                   readers=1, copy=True))
+    np.testing.assert_array_equal(np.concatenate([b["label"] for b in got]), labels)
+    np.testing.assert_array_equal(np.concatenate([b["image"] for b in got]), pixels)
+    np.testing.assert_array_equal(np.concatenate([b["word"] for b in got]),
+                                  recs[:, 1:5].copy().view("<u2"))
+
+
+def test_corrupt_record(tmp_path):
+    recs = [tfrecords.example({"label": ("int64", [i])}) for i in range(20)]
+    path = str(tmp_path / "bad.tfrecord")
+    offsets = tfrecords.write(path, recs)
+    data = bytearray(open(path, "rb").read())
+    data[offsets[13] + 12 + 2] ^= 0xFF  # in record 13's data: its CRC fails
+    open(path, "wb").write(data)
+    got = []
+    with pytest.raises(sluice.DataError) as e:
+        for b in sluice.examples(path, {"label": sluice.FixedLen([], "int64")}, batch_size=5, readers=1):
+            got += b["label"].tolist()
+    assert got == list(range(10))  # the batches before the bad one
+    assert e.value.file == path and e.value.offset == offsets[13]
+    assert "corrupt" in str(e.value)
+
+
+def test_option_errors(tmp_path):
+    pat, _ = make_examples(tmp_path, files=1, per_file=3)
+    with pytest.raises(sluice.NoFilesError):
+        iter(sluice.examples(str(tmp_path / "nothing-*"), SPEC, batch_size=2)).__next__()
+    with pytest.raises(FileNotFoundError):  # NoFilesError is one
+        list(sluice.examples(str(tmp_path / "nothing-*"), SPEC, batch_size=2))
+    with pytest.raises(sluice.InvalidArgumentError, match="complex64"):
+        iter(sluice.examples(pat, {"x": sluice.FixedLen([], "complex64")}, batch_size=2))
+    with pytest.raises(ValueError, match="batch size 0"):
+        list(sluice.examples(pat, SPEC, batch_size=0))
+    with pytest.raises(ValueError, match="epochs"):
+        sluice.examples(pat, SPEC, batch_size=2, epochs=0)
+    with pytest.raises(ValueError, match="shard"):
+        sluice.examples(pat, SPEC, batch_size=2).shard(2, 2)
+
+
+def test_break_ends_server(tmp_path):
+    pat, _ = make_examples(tmp_path)
+    ds = sluice.examples(pat, SPEC, batch_size=4, epochs=None)
+    it = iter(ds)
+    next(it)
+    pid = it.server_pid
+    assert alive(pid)
+    for b in it:
+        break
+    del it, b
+    ds.close()
+    assert not alive(pid) and not shm_files(pid)
+
+    # The context manager closes an iteration too.
+    with sluice.examples(pat, SPEC, batch_size=4, epochs=None) as ds:
+        it = iter(ds)
+        next(it)
+        pid = it.server_pid
+    assert not alive(pid) and not shm_files(pid)
+
+
+def test_bytes_read_as_numbers(tmp_path):
+    """A FixedLen of a dtype an Example has no list for reads each record's
+    bytes value as raw little-endian numbers, as MNIST's image_raw."""
+    rng = np.random.default_rng(3)
+    pix = rng.integers(0, 65536, (21, 2, 3)).astype("<u2")
+    recs = [tfrecords.example({"px": ("bytes", [p.tobytes()]), "label": ("int64", [i])}) for i, p in enumerate(pix)]
+    path = str(tmp_path / "px.tfrecord")
+    tfrecords.write(path, recs)
+    spec = {"px": sluice.FixedLen([2, 3], "uint16"), "label": sluice.FixedLen([], "int64")}
+    got = list(sluice.examples(path, spec, batch_size=8, readers=1, copy=True))
+    assert [b["px"].shape for b in got] == [(8, 2, 3), (8, 2, 3), (5, 2, 3)]
+    np.testing.assert_array_equal(np.concatenate([b["px"] for b in got]), pix)
+    # A value of the wrong size is bad data.
+    with pytest.raises(sluice.DataError, match="12 bytes, want 24"):
+        list(sluice.examples(path, {"px": sluice.FixedLen([12], "uint16")}, batch_size=8))
+
+
+def test_schema_prints_a_spec_for_this_package(tmp_path, sluice_cli):
+    """`sluice schema --output python` infers a spec this package reads."""
+    pat, truth = make_examples(tmp_path)
+    out = subprocess.run([sluice_cli, "schema", "-o", "python", pat], check=True, capture_output=True,
+                         text=True).stdout
+    ns = {"sluice": sluice}
+    exec(out[out.index("sluice_spec = {"):], ns)
+    spec = ns["sluice_spec"]
+    assert spec["tokens"]["kind"] == "varlen" and spec["image"]["shape"] == [4]
+    labels = []
+    for b in sluice.examples(pat, spec, batch_size=16):
+        labels += b["label"].ravel().tolist()
+    assert sorted(labels) == sorted(truth)
+
+
+def test_fixed_len_sequence(tmp_path):
+    """FixedLenSequence: steps of a shape, padded to the batch's longest."""
+    recs = [tfrecords.example({"xy": ("float", [float(i)] * (2 * (i % 3))), "label": ("int64", [i])})
+            for i in range(9)]
+    path = str(tmp_path / "seq.tfrecord")
+    tfrecords.write(path, recs)
+    spec = {"xy": sluice.FixedLenSequence([2], "float32"), "label": sluice.FixedLen([], "int64")}
+    got = list(sluice.examples(path, spec, batch_size=3, readers=1, copy=True))
+    assert [b["xy"].shape for b in got] == [(3, 2, 2)] * 3
+    np.testing.assert_array_equal(got[0]["xy"][2], [[2, 2], [2, 2]])
+    np.testing.assert_array_equal(got[0]["xy"][1], [[1, 1], [0, 0]])  # padded with zeros
+    assert not got[1]["xy"][0].any()
+
+
+def test_next_iteration_reuses_the_server(tmp_path):
+    pat, truth = make_examples(tmp_path, files=2, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=8, readers=1)
+    pids, passes = set(), []
+    for _ in range(3):
+        it = iter(ds)
+        pids.add(it.server_pid)
+        passes.append([l for b in it for l in b["label"].tolist()])
+    assert len(pids) == 1 and passes == [sorted(truth)] * 3
+    # A broken-off iteration ends its server; the next starts another.
+    it = iter(ds)
+    next(it)
+    it.close()
+    assert not alive(it.server_pid)
+    it = iter(ds)
+    assert it.server_pid not in pids
+    assert sum(len(b["label"]) for b in it) == 20
+    pid = it.server_pid
+    ds.close()
+    assert not alive(pid) and not shm_files(pid)
