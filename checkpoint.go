@@ -142,11 +142,11 @@ func recIDs(rs []rec) []recID {
 }
 
 // checkpoint returns the run's position after the batches delivered.
-func (r *detRun) checkpoint(ctx context.Context, delivered int64) ([]byte, error) {
+func (r *detRun) checkpoint(ctx context.Context, delivered int64, back int) ([]byte, error) {
 	p := r.p
 	p.mu.Lock()
 	ck := checkpoint{Format: checkpointFormat, Version: checkpointVersion, Identity: r.id,
-		Delivered: delivered, Cursor: p.cursor}
+		Delivered: delivered - int64(back), Cursor: p.cursor}
 	for i := range p.pos {
 		ck.Readers = append(ck.Readers, ckSlot{File: p.pos[i].k, Pos: p.pos[i].pos, Done: p.done[i]})
 	}
@@ -158,6 +158,10 @@ func (r *detRun) checkpoint(ctx context.Context, delivered int64) ([]byte, error
 	}
 	ck.Pending = packIDs(pending)
 	ck.Buffer = packIDs(recIDs(p.buf))
+	// The batches delivered but given back come first, as made.
+	for _, ids := range p.recent[len(p.recent)-back:] {
+		ck.Emitted = append(ck.Emitted, packIDs(ids))
+	}
 	for _, ids := range p.emitted {
 		ck.Emitted = append(ck.Emitted, packIDs(ids))
 	}

@@ -262,6 +262,7 @@ type planner struct {
 	rng     *rand.PCG
 
 	emitted [][]recID // batches made and not yet delivered
+	recent  [][]recID // the last batches delivered, MaxCheckpointBefore at most
 	restore [][]rec   // restored batches, delivered before any other
 
 	n     int
@@ -574,6 +575,10 @@ func (r *detRun) next(ctx context.Context) (queue.Element, error) {
 	}
 	r.p.mu.Lock()
 	if len(r.p.emitted) > 0 {
+		if len(r.p.recent) == MaxCheckpointBefore {
+			r.p.recent = r.p.recent[1:]
+		}
+		r.p.recent = append(r.p.recent, r.p.emitted[0])
 		r.p.emitted = r.p.emitted[1:]
 	}
 	r.p.mu.Unlock()

@@ -330,3 +330,50 @@ func TestCheckpointSize(t *testing.T) {
 	}
 	t.Logf("checkpoint: %d bytes", len(ck))
 }
+
+// CheckpointBefore(k) after m batches resumes at batch m-k, for the
+// deterministic engine and the global shuffle alike.
+func TestCheckpointBefore(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	writeExamples(t, dir, 4, 40, tfrecord.None)
+	pattern := filepath.Join(dir, "train-*")
+	for name, ds := range map[string]*Dataset{
+		"deterministic": Examples(pattern, testSpec, Deterministic(), Shuffle(50), Seed(2), Readers(3)),
+		"global":        Examples(pattern, testSpec, GlobalShuffle(), Seed(2)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			it, err := ds.Iterator(t.Context(), 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := digests(t, it)
+			for _, c := range []struct{ m, k int }{{5, 0}, {5, 3}, {10, 1}, {20, 16}, {len(want), 2}} {
+				it, err := ds.Iterator(t.Context(), 6)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range c.m {
+					if _, err := it.Next(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				ck, err := it.CheckpointBefore(c.k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := it.CheckpointBefore(MaxCheckpointBefore + 1); !errors.Is(err, ErrInvalid) {
+					t.Errorf("CheckpointBefore(%d): %v, want ErrInvalid", MaxCheckpointBefore+1, err)
+				}
+				it.Close()
+				resumed, err := ds.Iterator(t.Context(), 6, Resume(ck))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := digests(t, resumed); !slices.Equal(got, want[c.m-c.k:]) {
+					t.Fatalf("%d batches, back %d: resumed run differs at %d", c.m, c.k, firstDiff(got, want[c.m-c.k:]))
+				}
+			}
+		})
+	}
+}

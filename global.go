@@ -475,6 +475,6 @@ func (r *globalRun) stop() {
 }
 
 // checkpoint returns the run's position: the batches delivered.
-func (r *globalRun) checkpoint(ctx context.Context, delivered int64) ([]byte, error) {
-	return newCheckpoint(ctx, r.id, delivered)
+func (r *globalRun) checkpoint(ctx context.Context, delivered int64, back int) ([]byte, error) {
+	return newCheckpoint(ctx, r.id, delivered-int64(back))
 }

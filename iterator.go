@@ -73,8 +73,9 @@ type engine interface {
 	next(ctx context.Context) (queue.Element, error)
 	// stop ends every goroutine.
 	stop()
-	// checkpoint returns the position after delivered batches.
-	checkpoint(ctx context.Context, delivered int64) ([]byte, error)
+	// checkpoint returns the position after delivered batches, less the
+	// last back of them, which are to be delivered again.
+	checkpoint(ctx context.Context, delivered int64, back int) ([]byte, error)
 }
 
 // Next returns the next batch, or io.EOF after the last. The batch is
@@ -115,7 +116,26 @@ func (it *Iterator) Checkpoint() ([]byte, error) {
 	if it.err != nil && it.err != io.EOF {
 		return nil, it.err
 	}
-	return it.eng.checkpoint(it.ctx, it.delivered)
+	return it.eng.checkpoint(it.ctx, it.delivered, 0)
+}
+
+// MaxCheckpointBefore is the most batches CheckpointBefore can go back.
+const MaxCheckpointBefore = 16
+
+// CheckpointBefore is Checkpoint as if the last n batches Next returned
+// had not been returned: resuming from it delivers them again first. It
+// is for a caller that hands batches on ahead of their use (a server
+// that prefetches them for another process, say) and checkpoints where
+// the user is, not where it is; n is at most MaxCheckpointBefore and the
+// batches returned so far.
+func (it *Iterator) CheckpointBefore(n int) ([]byte, error) {
+	if n < 0 || n > MaxCheckpointBefore || int64(n) > it.delivered {
+		return nil, fmt.Errorf("sluice: CheckpointBefore(%d) after %d batches: %w (want 0 to %d)", n, it.delivered, ErrInvalid, min(int64(MaxCheckpointBefore), it.delivered))
+	}
+	if it.err != nil && it.err != io.EOF {
+		return nil, it.err
+	}
+	return it.eng.checkpoint(it.ctx, it.delivered, n)
 }
 
 // Close stops the iteration and ends its goroutines; the batches Next
@@ -140,7 +160,7 @@ func (it *Iterator) stop() {
 func (r *run) stop() { r.p.Stop(context.WithoutCancel(r.ctx)) }
 
 // checkpoint fails: the default engine's order depends on timing.
-func (r *run) checkpoint(context.Context, int64) ([]byte, error) {
+func (r *run) checkpoint(context.Context, int64, int) ([]byte, error) {
 	return nil, fmt.Errorf("sluice: %s: Checkpoint: %w (read it with Deterministic())", r.kind, ErrNotDeterministic)
 }
 
