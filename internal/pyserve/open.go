@@ -45,6 +45,16 @@ func newSource(o *Open) (*source, error) {
 	if o.DropRemainder {
 		s.opts = append(s.opts, sluice.DropRemainder())
 	}
+	if (o.Deterministic || o.GlobalShuffle) && s.slots > sluice.MaxCheckpointBefore {
+		// A state goes back over the batches in the slots.
+		return nil, fmt.Errorf("open: %d slots: %w (at most %d with deterministic or global_shuffle)", s.slots, sluice.ErrInvalid, sluice.MaxCheckpointBefore)
+	}
+	if len(o.Resume) > 0 && string(o.Resume) != "null" {
+		if !o.Deterministic && !o.GlobalShuffle {
+			return nil, fmt.Errorf("open: resume needs deterministic or global_shuffle: %w", sluice.ErrInvalid)
+		}
+		s.opts = append(s.opts, sluice.Resume(o.Resume))
+	}
 	var common []sluice.Option
 	if len(o.Files) > 1 {
 		common = append(common, sluice.Files(o.Files[1:]...))
@@ -66,6 +76,9 @@ func newSource(o *Open) (*source, error) {
 	}
 	if o.Seed != nil {
 		common = append(common, sluice.Seed(*o.Seed))
+	}
+	if o.Deterministic {
+		common = append(common, sluice.Deterministic())
 	}
 	if o.Shard != nil {
 		if len(o.Shard) != 2 || o.Shard[1] < 1 || o.Shard[0] < 0 || o.Shard[0] >= o.Shard[1] {
@@ -148,6 +161,9 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 	if o.SkipCorrupt {
 		opts = append(opts, sluice.SkipCorrupt())
 	}
+	if o.GlobalShuffle {
+		opts = append(opts, sluice.GlobalShuffle())
+	}
 	s.ds = sluice.Examples(o.Files[0], spec, opts...)
 	for name, f := range spec {
 		fi := featureInfo(name, f.DType(), s.varlen[name])
@@ -183,6 +199,9 @@ func (s *source) csv(o *Open, common []sluice.Option) error {
 	}
 	if o.Delim != "" {
 		opts = append(opts, sluice.FieldDelim(o.Delim))
+	}
+	if o.GlobalShuffle {
+		return fmt.Errorf("open: csv: global_shuffle needs records that can be read in any order, which text lines are not: %w", sluice.ErrInvalid)
 	}
 	s.ds = sluice.CSV(o.Files[0], cols, opts...)
 	sortFeatures(s.features)
@@ -246,6 +265,9 @@ func (s *source) fixed(o *Open, common []sluice.Option) error {
 			return fmt.Errorf("open: %w: %w", sluice.ErrInvalid, err)
 		}
 		opts = append(opts, sluice.Compression(c))
+	}
+	if o.GlobalShuffle {
+		opts = append(opts, sluice.GlobalShuffle())
 	}
 	s.ds = sluice.FixedLengthRecords(o.Files[0], o.RecordBytes, fields, opts...)
 	sortFeatures(s.features)

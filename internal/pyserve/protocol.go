@@ -113,6 +113,15 @@ type Open struct {
 	Seed          *uint64 `json:"seed,omitempty"`
 	Shard         []int   `json:"shard,omitempty"` // [index, count]
 	Slots         int     `json:"slots,omitempty"` // ring size; 0: DefaultSlots
+
+	// Deterministic reads in an order fixed by the seed and options
+	// (sluice.Deterministic), which state can save; GlobalShuffle
+	// shuffles every record of every file each epoch (examples and fixed).
+	Deterministic bool `json:"deterministic,omitempty"`
+	GlobalShuffle bool `json:"global_shuffle,omitempty"`
+	// Resume is a state a "state" request returned: the iteration goes on
+	// from there.
+	Resume json.RawMessage `json:"resume,omitempty"`
 }
 
 // A FeatureSpec is one feature of an Example spec: kind fixed (a dense
@@ -173,7 +182,7 @@ func DecodeRequest(msg []byte) (*Request, error) {
 		if raw.File == "" {
 			return nil, fmt.Errorf("%w: mapped: no file", ErrProtocol)
 		}
-	case "next", "close":
+	case "next", "close", "state":
 	default:
 		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, raw.Op)
 	}
@@ -199,7 +208,10 @@ type Reply struct {
 	Batch    *BatchInfo    `json:"batch,omitempty"`    // to next
 	End      bool          `json:"end,omitempty"`      // to next: no more batches
 	OK       bool          `json:"ok,omitempty"`       // to mapped and close
-	Error    *ErrorInfo    `json:"error,omitempty"`
+	// State is the iteration's position after the batches the client
+	// has been sent (sluice.Iterator.Checkpoint), to a "state" request.
+	State json.RawMessage `json:"state,omitempty"`
+	Error *ErrorInfo      `json:"error,omitempty"`
 }
 
 // FeatureInfo describes one feature of the opened data set.

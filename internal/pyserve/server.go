@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unsafe"
 
 	"github.com/sluiceml/sluice"
@@ -92,6 +93,13 @@ type server struct {
 	held  int         // the slot of the batch the client reads; -1: none
 	last  *Reply      // the end or the error, repeated to later nexts
 	stop  func()      // ends the producer
+
+	// The producer's iterator, and how many batches it has taken from it
+	// and the client has been sent, for state: the client is behind.
+	mu       sync.Mutex
+	it       *sluice.Iterator
+	produced int
+	sent     int
 }
 
 type result struct {
@@ -148,7 +156,22 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			return false, s.reply(*s.last)
 		}
 		s.held = res.batch.Slot
+		s.mu.Lock()
+		s.sent++
+		s.mu.Unlock()
 		return false, s.reply(Reply{Batch: res.batch})
+	case "state":
+		s.mu.Lock()
+		var st []byte
+		err := fmt.Errorf("%w: state before open", ErrProtocol)
+		if s.it != nil {
+			st, err = s.it.CheckpointBefore(s.produced - s.sent)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return false, s.reply(Reply{Error: errorInfo(err)})
+		}
+		return false, s.reply(Reply{State: st})
 	case "mapped":
 		if s.ring == nil || !s.ring.unlink(req.File) {
 			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: mapped: %q is not a slot file", ErrProtocol, req.File))})
@@ -182,9 +205,32 @@ func (s *server) start(ctx context.Context, src *source) {
 	s.ready = make(chan result, src.slots+1)
 	s.held = -1
 	done := make(chan struct{})
+	// The iterator is made here, so that a state asked for at once
+	// finds it; its error, if any, is the first batch's.
+	it, err := src.ds.Iterator(ctx, src.n, src.opts...)
+	s.mu.Lock()
+	s.it, s.produced, s.sent = it, 0, 0
+	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		for b, err := range src.ds.Batches(ctx, src.n, src.opts...) {
+		if err != nil {
+			s.ready <- result{err: err}
+			return
+		}
+		defer func() {
+			s.mu.Lock()
+			it.Close()
+			s.mu.Unlock()
+		}()
+		for {
+			// The batch is valid until the next Next: it is copied out
+			// before that.
+			s.mu.Lock()
+			b, err := it.Next()
+			if err == nil {
+				s.produced++
+			}
+			s.mu.Unlock()
 			if err != nil {
 				s.ready <- result{err: err}
 				return
@@ -202,7 +248,6 @@ func (s *server) start(ctx context.Context, src *source) {
 			}
 			s.ready <- result{batch: info}
 		}
-		s.ready <- result{err: io.EOF}
 	}()
 	s.stop = func() {
 		cancel()

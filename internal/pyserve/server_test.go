@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -545,5 +547,71 @@ func TestServeReopen(t *testing.T) {
 	}
 	if b, r := c.next(); b == nil {
 		t.Errorf("after a failed open: %+v", r)
+	}
+}
+
+// A state taken after some batches, sent with the next open, resumes
+// there: the client gets the batches a run without the break would have
+// given it, although the server had prepared more.
+func TestServeStateResumes(t *testing.T) {
+	// Uncompressed, for the global shuffle's index.
+	dir := t.TempDir()
+	for i := range 3 {
+		var b bytes.Buffer
+		w := tfrecord.NewWriter(&b)
+		for j := range 30 {
+			w.Write(example.New().Int64("label", int64(30*i+j)).Marshal())
+		}
+		w.Close()
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d", i)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pat := filepath.Join(dir, "part-*")
+	for _, mode := range []string{"deterministic", "global_shuffle"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7,
+				"shuffle": 20, "seed": 3, "epochs": 2, mode: true,
+				"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+			c := startServer(t)
+			labels := func(a array) []int64 { return slices.Clone(int64s(a.raw, len(a.raw)/8)) }
+			all := func() (out [][]int64) {
+				for {
+					b, r := c.next()
+					if b == nil {
+						if !r.End {
+							t.Fatalf("%+v", r.Error)
+						}
+						return out
+					}
+					out = append(out, labels(b["label"]))
+				}
+			}
+			if r := c.call(open); r.Error != nil {
+				t.Fatal(r.Error)
+			}
+			want := all()
+			for _, cut := range []int{0, 4, len(want) - 1} {
+				if r := c.call(open); r.Error != nil {
+					t.Fatal(r.Error)
+				}
+				for range cut {
+					c.next()
+				}
+				st := c.call(map[string]string{"op": "state"})
+				if st.Error != nil || len(st.State) == 0 {
+					t.Fatalf("state: %+v", st.Error)
+				}
+				resume := maps.Clone(open)
+				resume["resume"] = st.State
+				if r := c.call(resume); r.Error != nil {
+					t.Fatal(r.Error)
+				}
+				if got := all(); !reflect.DeepEqual(got, want[cut:]) {
+					t.Fatalf("cut %d: resumed with %d batches, want %d", cut, len(got), len(want)-cut)
+				}
+			}
+		})
 	}
 }

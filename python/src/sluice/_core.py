@@ -241,6 +241,13 @@ class _Session:
             code = None
         return SluiceError(f"sluice-serve (pid {self.server_pid}) ended unexpectedly (exit status {code})")
 
+    def state(self):
+        """The iteration's position after the batches returned so far."""
+        reply = self._call({"op": "state"})
+        if "error" in reply:
+            raise _error(reply["error"])
+        return reply["state"]
+
     def next(self, copy):
         """Returns the next batch as a dict, or None at the end."""
         reply = self._call({"op": "next"})
@@ -336,10 +343,12 @@ class _Session:
 class _Iterator:
     """An iteration of a Dataset: batches in order from one server."""
 
-    def __init__(self, dataset, session, copy):
+    def __init__(self, dataset, session, copy, resumable):
         self._ds = weakref.ref(dataset)
         self._copy = copy
         self._s = session
+        self._resumable = resumable
+        self._final = None  # the state at the end
         self.server_pid = session.server_pid
 
     def __iter__(self):
@@ -356,9 +365,25 @@ class _Iterator:
             self.close()
             raise
         if b is None:
+            if self._resumable:
+                self._final = self._s.state()
             self._finish()
             raise StopIteration
         return b
+
+    def state_dict(self):
+        """The position after the batches returned so far: a small dict
+        (no records, only their places in the files) that
+        Dataset.load_state_dict takes, in this process or another, to
+        resume exactly here. The data set must be deterministic (or
+        global_shuffle)."""
+        if not self._resumable:
+            raise InvalidArgumentError("state_dict needs a data set read with deterministic=True or global_shuffle=True")
+        if self._s is None:
+            if self._final is None:
+                raise SluiceError("the iteration was closed before its end: its position is unknown")
+            return {"sluice": self._final}
+        return {"sluice": self._s.state()}
 
     def _finish(self):
         # At the end, the server waits for the data set's next iteration
@@ -400,6 +425,30 @@ class Dataset:
         self._copy = copy
         self._live = weakref.WeakSet()
         self._idle = None  # the server of the last iteration that ended
+        self._resume = None  # a state for the next iteration to start from
+        self._last = None  # the last iteration, for state_dict
+
+    def state_dict(self):
+        """The position of the data set's last iteration, after the batches
+        it has returned (see the iterator's state_dict): torch's and
+        torchdata's convention, for saving beside a model."""
+        it = self._last
+        if it is None:
+            if self._resume is not None:
+                return {"sluice": self._resume}
+            raise SluiceError("state_dict before any iteration")
+        return it.state_dict()
+
+    def load_state_dict(self, state):
+        """Makes the next iteration start where state (from state_dict) was
+        taken: it delivers exactly the batches that iteration would have
+        delivered next. The data set must have the options, and its files
+        the sizes, they had then."""
+        if not isinstance(state, dict) or "sluice" not in state:
+            raise InvalidArgumentError("load_state_dict takes what state_dict returned")
+        if not (self._request.get("deterministic") or self._request.get("global_shuffle")):
+            raise InvalidArgumentError("load_state_dict needs a data set read with deterministic=True or global_shuffle=True")
+        self._resume = state["sluice"]
 
     def __iter__(self):
         s, self._idle = self._idle, None
@@ -408,13 +457,19 @@ class Dataset:
             s = None
         if s is None:
             s = _Session()
+        request = self._request
+        if self._resume is not None:
+            request = dict(request, resume=self._resume)
         try:
-            s.open(self._request)
+            s.open(request)
         except BaseException:
             s.close()
             raise
-        it = _Iterator(self, s, self._copy)
+        self._resume = None
+        resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
+        it = _Iterator(self, s, self._copy, resumable)
         self._live.add(it)
+        self._last = it
         return it
 
     def __getstate__(self):
@@ -469,7 +524,7 @@ class Dataset:
 
 
 def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-            drop_remainder, prefetch):
+            drop_remainder, prefetch, deterministic=False, global_shuffle=False):
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
         raise InvalidArgumentError(f"batch_size must be an int, not {batch_size!r}")
     r = {"op": "open", "kind": kind, "files": _files(files), "batch_size": int(batch_size)}
@@ -493,12 +548,16 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
         r["drop_remainder"] = True
     if prefetch is not None:
         r["slots"] = int(prefetch) + 1
+    if deterministic:
+        r["deterministic"] = True
+    if global_shuffle:
+        r["global_shuffle"] = True
     return r
 
 
 def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=False, readers=None,
              seed=None, shard=None, drop_remainder=False, compression="auto", skip_corrupt=False,
-             copy=False, prefetch=None):
+             copy=False, prefetch=None, deterministic=False, global_shuffle=False):
     """The tf.train.Example records in TFRecord files, parsed by spec.
 
     files is a name or glob pattern, or a list of them. spec maps each
@@ -517,13 +576,20 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     count-th file from the index-th; drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches the server
     prepares ahead (2).
+
+    deterministic=True reads in an order fixed by the seed and the
+    options alone, the same on every run, and lets the iteration's
+    state_dict() be saved and given to load_state_dict() to resume exactly
+    there, in this process or another. global_shuffle=True shuffles every
+    record of every (uncompressed) file each epoch instead of through a
+    buffer, and resumes the same way.
     """
     if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
         raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
     if not isinstance(spec, dict) or not spec:
         raise InvalidArgumentError("spec must be a non-empty dict of features")
     r = _common("examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch)
+                drop_remainder, prefetch, deterministic, global_shuffle)
     r["spec"] = {str(k): _feature(k, v) for k, v in spec.items()}
     if skip_corrupt:
         r["skip_corrupt"] = True
@@ -532,7 +598,7 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
 
 def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuffle=0,
         shuffle_files=False, readers=None, seed=None, shard=None, drop_remainder=False, copy=False,
-        prefetch=None):
+        prefetch=None, deterministic=False):
     """The lines of text files as comma-separated values.
 
     columns is a list of sluice.Column(name, dtype, default, required) or
@@ -552,7 +618,7 @@ def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuf
             c.pop("default")
         cols.append(c)
     r = _common("csv", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch)
+                drop_remainder, prefetch, deterministic)
     r["columns"] = cols
     if header_lines:
         r["header_lines"] = int(header_lines)
@@ -563,7 +629,8 @@ def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuf
 
 def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, footer_bytes=0,
                  compression=None, epochs=1, shuffle=0, shuffle_files=False, readers=None, seed=None,
-                 shard=None, drop_remainder=False, copy=False, prefetch=None):
+                 shard=None, drop_remainder=False, copy=False, prefetch=None, deterministic=False,
+                 global_shuffle=False):
     """Binary files of records of record_bytes bytes each (CIFAR-10's
     format), each cut into fields: a list of sluice.Field(name, offset,
     size, dtype, shape, big_endian) or the same as dicts. header_bytes and
@@ -579,7 +646,7 @@ def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, foo
             f = Field(*f)
         fs.append(f)
     r = _common("fixed", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch)
+                drop_remainder, prefetch, deterministic, global_shuffle)
     r["record_bytes"] = int(record_bytes)
     r["fields"] = fs
     if header_bytes:

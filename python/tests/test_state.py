@@ -1,0 +1,121 @@
+"""Deterministic reading, state_dict / load_state_dict, resume after SIGKILL."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import sluice
+import tfrecords
+from test_read import make_examples
+
+SPEC = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([4], "float32")}
+
+
+def labels(ds):
+    return [b["label"].tolist() for b in ds]
+
+
+def plain_examples(dir, files=3, per_file=40):
+    """Uncompressed files of Examples, for the global shuffle's index."""
+    label = 0
+    for i in range(files):
+        recs = []
+        for _ in range(per_file):
+            recs.append(tfrecords.example({"label": ("int64", [label]), "image": ("float", [label, 0, 0, 1.0])}))
+            label += 1
+        tfrecords.write(os.path.join(dir, f"plain-{i}.tfrecord"), recs)
+    return os.path.join(dir, "plain-*.tfrecord")
+
+
+@pytest.fixture(autouse=True)
+def index_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SLUICE_INDEX_DIR", str(tmp_path / "index"))
+
+
+@pytest.mark.parametrize("mode", ["deterministic", "global_shuffle"])
+def test_runs_agree_and_resume(tmp_path, mode):
+    if mode == "deterministic":
+        pat, _ = make_examples(tmp_path)
+    else:
+        pat = plain_examples(tmp_path)
+    make = lambda: sluice.examples(pat, SPEC, batch_size=7, epochs=2, shuffle=25, seed=5, **{mode: True})
+    with make() as ds:
+        want = labels(ds)
+    with make() as ds:
+        assert labels(ds) == want, "two runs with one seed differ"
+    assert sorted(sum(want, [])) == sorted(list(range(120)) * 2)
+    for cut in (0, 3, len(want) - 1, len(want)):
+        with make() as ds:
+            it = iter(ds)
+            for _ in range(cut):
+                next(it)
+            if cut == len(want):
+                assert next(it, None) is None
+            state = it.state_dict()
+            it.close()
+        # The state is plain data: it survives JSON (and so torch.save).
+        state = json.loads(json.dumps(state))
+        with make() as ds:
+            ds.load_state_dict(state)
+            assert labels(ds) == want[cut:], f"resumed at {cut}"
+            # Only the next iteration resumes.
+            assert labels(ds) == want
+
+
+def test_state_needs_determinism(tmp_path):
+    pat, _ = make_examples(tmp_path)
+    with sluice.examples(pat, SPEC, batch_size=8) as ds:
+        it = iter(ds)
+        next(it)
+        with pytest.raises(sluice.InvalidArgumentError):
+            it.state_dict()
+        with pytest.raises(sluice.InvalidArgumentError):
+            ds.load_state_dict({"sluice": {}})
+
+
+def test_changed_options_refused(tmp_path):
+    pat, _ = make_examples(tmp_path)
+    with sluice.examples(pat, SPEC, batch_size=8, shuffle=10, seed=1, deterministic=True) as ds:
+        it = iter(ds)
+        next(it)
+        state = ds.state_dict()
+    with sluice.examples(pat, SPEC, batch_size=8, shuffle=11, seed=1, deterministic=True) as ds:
+        ds.load_state_dict(state)
+        with pytest.raises(sluice.SluiceError, match="Shuffle 10, this data set has 11"):
+            next(iter(ds))
+
+
+# A trainer that saves its data state every batch and is killed (SIGKILL,
+# by itself) after the fifth.
+KILLED = textwrap.dedent("""
+    import json, os, signal, sys
+    import sluice
+    spec = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([4], "float32")}
+    ds = sluice.examples(sys.argv[1], spec, batch_size=7, epochs=2, shuffle=25, seed=5, deterministic=True)
+    for step, b in enumerate(ds):
+        with open(sys.argv[2] + ".tmp", "w") as f:
+            json.dump({"step": step, "labels": b["label"].tolist(), "data": ds.state_dict()}, f)
+        os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+        if step == 4:
+            os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def test_resume_after_sigkill(tmp_path):
+    pat, _ = make_examples(tmp_path)
+    saved = str(tmp_path / "state.json")
+    p = subprocess.run([sys.executable, "-c", KILLED, pat, saved], timeout=60)
+    assert p.returncode == -signal.SIGKILL
+    with open(saved) as f:
+        state = json.load(f)
+    assert state["step"] == 4
+    with sluice.examples(pat, SPEC, batch_size=7, epochs=2, shuffle=25, seed=5, deterministic=True) as ds:
+        want = labels(ds)
+        assert want[4] == state["labels"]
+        ds.load_state_dict(state["data"])
+        assert labels(ds) == want[5:]
