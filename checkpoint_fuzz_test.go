@@ -1,0 +1,58 @@
+package sluice
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// A checkpoint is input from outside (a file beside a model): whatever
+// its bytes, Resume fails with an error or resumes, and the iteration then
+// ends; it never panics or hangs, and allocates no more than its records
+// warrant.
+func FuzzResume(f *testing.F) {
+	dir := f.TempDir()
+	writeExamples(f, dir, 3, 20, tfrecord.None, tfrecord.Gzip)
+	ds := Examples(filepath.Join(dir, "train-*"), testSpec, Deterministic(), Shuffle(15), Seed(1), Readers(2))
+	for _, cut := range []int{0, 3} {
+		it, err := ds.Iterator(context.Background(), 4)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for range cut {
+			it.Next()
+		}
+		ck, err := it.Checkpoint()
+		it.Close()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(ck)
+	}
+	f.Add([]byte(`{"format":"sluice.checkpoint","version":1}`))
+	f.Fuzz(func(t *testing.T, ck []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		it, err := ds.Iterator(ctx, 4, Resume(ck))
+		if err != nil {
+			return
+		}
+		defer it.Close()
+		for range 1000 {
+			if _, err := it.Next(); err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					t.Fatal("a resumed iteration did not end")
+				}
+				return
+			}
+		}
+		if _, err := it.Next(); err != io.EOF {
+			t.Fatalf("more than 1000 batches of 4 from 60 records: %v", err)
+		}
+	})
+}
