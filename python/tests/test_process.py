@@ -17,8 +17,12 @@ from test_read import SPEC, make_examples
 
 # A trainer that iterates without end and says which server it has.
 TRAINER = textwrap.dedent("""
-    import os, subprocess, sys, time
+    import os, signal, subprocess, sys, time
     import sluice
+    # Ctrl-C raises KeyboardInterrupt, as in a program started from a
+    # terminal, even when this test runs where SIGINT is ignored (a
+    # background job inherits SIG_IGN, which Python then keeps).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     spec = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([4], "float32")}
     it = iter(sluice.examples(sys.argv[1], spec, batch_size=8, epochs=None, shuffle=20))
     next(it)
