@@ -337,22 +337,7 @@ func (c *collector) reset(fresh bool) {
 }
 
 // own returns a copy of rec in a buffer of its own from c.bufs.
-func (c *collector) own(rec []byte) []byte {
-	if len(c.local) == 0 {
-		c.local = c.bufs.take(c.local, readBatch)
-	}
-	for len(c.local) > 0 {
-		buf := c.local[len(c.local)-1]
-		c.local[len(c.local)-1] = nil
-		c.local = c.local[:len(c.local)-1]
-		if cap(buf) >= len(rec) {
-			return append(buf[:0], rec...)
-		}
-		// Too small for this record: let it go.
-	}
-	// Room to grow, so that records of varying size find buffers.
-	return append(make([]byte, 0, len(rec)+len(rec)/8), rec...)
-}
+func (c *collector) own(rec []byte) []byte { return c.bufs.own(&c.local, rec) }
 
 // read adds records up to n in all, and returns the error that stopped it
 // (wrapping io.EOF at the end of the input).
@@ -662,6 +647,27 @@ func (b *buffers) take(local [][]byte, n int) [][]byte {
 	clear(b.free[len(b.free)-k:])
 	b.free = b.free[:len(b.free)-k]
 	return local
+}
+
+// own returns a copy of rec in a free buffer: one of local, which it
+// refills from b readBatch at a time, so that a reader takes the lock
+// once for many records, or a new one.
+func (b *buffers) own(local *[][]byte, rec []byte) []byte {
+	if len(*local) == 0 {
+		*local = b.take(*local, readBatch)
+	}
+	for l := *local; len(l) > 0; {
+		buf := l[len(l)-1]
+		l[len(l)-1] = nil
+		l = l[:len(l)-1]
+		*local = l
+		if cap(buf) >= len(rec) {
+			return append(buf[:0], rec...)
+		}
+		// Too small for this record: let it go.
+	}
+	// Room to grow, so that records of varying size find buffers.
+	return append(make([]byte, 0, len(rec)+len(rec)/8), rec...)
 }
 
 // put returns the buffers of decoded records.

@@ -315,22 +315,8 @@ func (p *planner) next(ctx context.Context) (rec, bool, error) {
 	return r, true, nil
 }
 
-// own copies b into a record buffer of the planner's: one freed by a
-// decoder, taken readBatch at a time, or a new one.
-func (p *planner) own(b []byte) []byte {
-	if len(p.local) == 0 {
-		p.local = p.bufs.take(p.local, readBatch)
-	}
-	for len(p.local) > 0 {
-		buf := p.local[len(p.local)-1]
-		p.local[len(p.local)-1] = nil
-		p.local = p.local[:len(p.local)-1]
-		if cap(buf) >= len(b) {
-			return append(buf[:0], b...)
-		}
-	}
-	return append(make([]byte, 0, len(b)+len(b)/8), b...)
-}
+// own copies b into a record buffer of the planner's.
+func (p *planner) own(b []byte) []byte { return p.bufs.own(&p.local, b) }
 
 // pick returns the next record out of the shuffle buffer: a record drawn
 // at random from a buffer kept full (tf.data's shuffle), whose place the
@@ -409,12 +395,10 @@ func (p *planner) emit(recs []rec) {
 
 // A detRun is one deterministic iteration: readers, planner, decoders.
 type detRun struct {
-	id     identity
-	p      *planner
-	seq    *fileSeq
-	order  chan *job
-	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
+	ordered
+	id  identity
+	p   *planner
+	seq *fileSeq
 }
 
 // startDeterministic starts a deterministic iteration of d in batches of
@@ -461,7 +445,7 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 		}
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &detRun{p: p, seq: seq, order: make(chan *job, readers+1), cancel: cancel}
+	r := &detRun{p: p, seq: seq, ordered: ordered{order: make(chan *job, readers+1), cancel: cancel}}
 	if ck != nil {
 		if err := ck.check(ctx, id); err != nil {
 			cancel(nil)
@@ -555,10 +539,38 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 
 // next returns the next batch's components, io.EOF at the end.
 func (r *detRun) next(ctx context.Context) (queue.Element, error) {
+	e, err := r.ordered.next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.p.mu.Lock()
+	if len(r.p.emitted) > 0 {
+		if len(r.p.recent) == MaxCheckpointBefore {
+			r.p.recent = r.p.recent[1:]
+		}
+		r.p.recent = append(r.p.recent, r.p.emitted[0])
+		r.p.emitted = r.p.emitted[1:]
+	}
+	r.p.mu.Unlock()
+	return e, nil
+}
+
+// ordered delivers the batches of an engine whose workers decode them in
+// parallel in the order they were made: order holds each job as it is
+// made, done once decoded.
+type ordered struct {
+	order  chan *job
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup // every goroutine of the engine
+}
+
+// next returns the next job's batch when it is decoded, io.EOF after the
+// last.
+func (o *ordered) next(ctx context.Context) (queue.Element, error) {
 	var j *job
 	var ok bool
 	select {
-	case j, ok = <-r.order:
+	case j, ok = <-o.order:
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
@@ -570,28 +582,16 @@ func (r *detRun) next(ctx context.Context) (queue.Element, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	if j.err != nil {
-		return nil, j.err
-	}
-	r.p.mu.Lock()
-	if len(r.p.emitted) > 0 {
-		if len(r.p.recent) == MaxCheckpointBefore {
-			r.p.recent = r.p.recent[1:]
-		}
-		r.p.recent = append(r.p.recent, r.p.emitted[0])
-		r.p.emitted = r.p.emitted[1:]
-	}
-	r.p.mu.Unlock()
-	return j.e, nil
+	return j.e, j.err
 }
 
-// stop ends every goroutine of the run.
-func (r *detRun) stop() {
-	r.cancel(errStopped)
-	// Unblock the planner and workers: drain what they deliver.
-	for range r.order {
+// stop ends every goroutine of the engine: it cancels them, takes what
+// they still deliver so that none is blocked, and waits.
+func (o *ordered) stop() {
+	o.cancel(errStopped)
+	for range o.order {
 	}
-	r.wg.Wait()
+	o.wg.Wait()
 }
 
 var errStopped = errors.New("sluice: iteration stopped")

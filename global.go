@@ -181,11 +181,9 @@ func (f *feistel) encrypt(x uint64) uint64 {
 // A globalRun is an iteration of a globally shuffled data set: batch k
 // holds the records at positions k·n to (k+1)·n of the run's sequence.
 type globalRun struct {
-	id     identity
-	order  chan *job
-	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
-	seq    *globalSeq
+	ordered
+	id  identity
+	seq *globalSeq
 }
 
 // A globalSeq is a worker's sequence of records: in each epoch, its
@@ -265,7 +263,7 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 		}
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &globalRun{id: id, order: make(chan *job, readers+1), cancel: cancel, seq: seq}
+	r := &globalRun{id: id, seq: seq, ordered: ordered{order: make(chan *job, readers+1), cancel: cancel}}
 	jobs := make(chan *gjob, readers)
 	for range readers {
 		dec := pl.decodeOrNew(d)
@@ -445,33 +443,6 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 		placed[x.row] = [2]int{at, len(w.arena)}
 	}
 	return nil
-}
-
-// next returns the next batch's components, io.EOF at the end.
-func (r *globalRun) next(ctx context.Context) (queue.Element, error) {
-	var j *job
-	var ok bool
-	select {
-	case j, ok = <-r.order:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-	if !ok {
-		return nil, io.EOF
-	}
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-	return j.e, j.err
-}
-
-func (r *globalRun) stop() {
-	r.cancel(errStopped)
-	for range r.order {
-	}
-	r.wg.Wait()
 }
 
 // checkpoint returns the run's position: the batches delivered.
