@@ -106,7 +106,21 @@ func BenchmarkMNIST(b *testing.B) {
 	b.Run("seedpipeline-shuffle10000", func(b *testing.B) {
 		start()
 		for b.Loop() {
-			sum, err := seedPipeline(b.Context(), files, false)
+			sum, err := seedPipeline(b.Context(), files, false, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sum != want {
+				b.Fatalf("label sum %d, want %d", sum, want)
+			}
+		}
+		report(b)
+	})
+	// The same with a consumer that reuses its batch (NextInto).
+	b.Run("seedpipeline-shuffle10000-nextinto", func(b *testing.B) {
+		start()
+		for b.Loop() {
+			sum, err := seedPipeline(b.Context(), files, false, true)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -121,7 +135,7 @@ func BenchmarkMNIST(b *testing.B) {
 	b.Run("seedpipeline-shuffle10000-deterministic", func(b *testing.B) {
 		start()
 		for b.Loop() {
-			sum, err := seedPipeline(b.Context(), files, true)
+			sum, err := seedPipeline(b.Context(), files, true, false)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -178,7 +192,7 @@ func BenchmarkMNIST(b *testing.B) {
 // seedPipeline is bench/cmd/sluicebench's runSeed with one epoch: a
 // shuffled filename queue, two TFRecord readers, Example parsing per
 // record, shuffle_batch_join of 128 with min_after_dequeue 10000.
-func seedPipeline(ctx context.Context, files []string, deterministic bool) (int64, error) {
+func seedPipeline(ctx context.Context, files []string, deterministic, into bool) (int64, error) {
 	opts := []input.PipelineOption{input.Seed(42)}
 	if deterministic {
 		opts = append(opts, input.Deterministic())
@@ -207,7 +221,17 @@ func seedPipeline(ctx context.Context, files []string, deterministic bool) (int6
 		return 0, err
 	}
 	var sum int64
-	for b, err := range batches.All(ctx) {
+	var b input.Batch
+	for {
+		var err error
+		if into {
+			b, err = batches.NextInto(ctx, b)
+		} else {
+			b, err = batches.Next(ctx)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
 			p.Stop(ctx)
 			return 0, err

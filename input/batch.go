@@ -45,14 +45,24 @@ func (b *Batches) Queue() queue.Queue { return b.q }
 // stage failed, Next returns that stage's error instead, so the consumer
 // learns why its input ended.
 func (b *Batches) Next(ctx context.Context) (Batch, error) {
+	return b.NextInto(ctx, Batch{})
+}
+
+// NextInto is Next writing the batch's values into dst's tensors, a batch
+// Next or NextInto returned before, when they have the batch's types and
+// shapes (a padded batch's shape changes; a short last batch is new), so
+// that a consumer done with each batch before asking for the next
+// allocates no batch per step. It returns the batch, which shares dst's
+// memory: dst's values are overwritten.
+func (b *Batches) NextInto(ctx context.Context, dst Batch) (Batch, error) {
 	var (
 		e   queue.Element
 		err error
 	)
 	if b.allowSmaller {
-		e, err = b.q.DequeueUpTo(ctx, b.batchSize)
+		e, err = b.q.DequeueUpToInto(ctx, b.batchSize, dst.element)
 	} else {
-		e, err = b.q.DequeueMany(ctx, b.batchSize)
+		e, err = b.q.DequeueManyInto(ctx, b.batchSize, dst.element)
 	}
 	if err != nil {
 		if isEOF(err) {

@@ -309,6 +309,13 @@ func (q *core) DequeueUpTo(ctx context.Context, n int) (Element, error) {
 	return q.dequeueBatch(ctx, n, true, nil)
 }
 
+// DequeueUpToInto is DequeueUpTo writing the batch into dst, as
+// DequeueManyInto does; a short last batch has its own shape, so it goes
+// into new tensors.
+func (q *core) DequeueUpToInto(ctx context.Context, n int, dst Element) (Element, error) {
+	return q.dequeueBatch(ctx, n, true, dst)
+}
+
 func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) (Element, error) {
 	if q.shapes == nil {
 		// even for n == 0, and whatever the queue holds.

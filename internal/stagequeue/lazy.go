@@ -225,6 +225,45 @@ func (l *Lazy) DequeueUpTo(ctx context.Context, n int) (queue.Element, error) {
 	return q.DequeueUpTo(ctx, n)
 }
 
+// An intoQueue writes batches into a caller's tensors (the queue package's
+// queues do).
+type intoQueue interface {
+	DequeueManyInto(ctx context.Context, n int, dst queue.Element) (queue.Element, error)
+	DequeueUpToInto(ctx context.Context, n int, dst queue.Element) (queue.Element, error)
+}
+
+// DequeueManyInto is DequeueMany writing the batch into dst where the real
+// queue can (see queue.FIFO's DequeueManyInto).
+func (l *Lazy) DequeueManyInto(ctx context.Context, n int, dst queue.Element) (queue.Element, error) {
+	q, err := l.forDequeue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if q == nil {
+		return nil, l.emptyEOF(n)
+	}
+	if iq, ok := q.(intoQueue); ok {
+		return iq.DequeueManyInto(ctx, n, dst)
+	}
+	return q.DequeueMany(ctx, n)
+}
+
+// DequeueUpToInto is DequeueUpTo writing the batch into dst where the
+// real queue can.
+func (l *Lazy) DequeueUpToInto(ctx context.Context, n int, dst queue.Element) (queue.Element, error) {
+	q, err := l.forDequeue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if q == nil {
+		return nil, l.emptyEOF(n)
+	}
+	if iq, ok := q.(intoQueue); ok {
+		return iq.DequeueUpToInto(ctx, n, dst)
+	}
+	return q.DequeueUpTo(ctx, n)
+}
+
 // Close closes the real queue, or, before it exists, the Lazy.
 func (l *Lazy) Close(ctx context.Context) error {
 	q, closedNow := l.closeEarly()
