@@ -49,6 +49,13 @@ type stage struct {
 	ready   atomic.Bool // the real queues exist
 	initMu  sync.Mutex
 	initErr error
+
+	// In a deterministic pipeline the enqueue steps take turns and move
+	// each batch to the top queue as soon as its bucket fills, instead of
+	// a mover per bucket racing the others; what the buckets hold at the
+	// end of input is moved once inputDone is closed, bucket by bucket.
+	deterministic bool
+	inputDone     chan struct{}
 }
 
 // callNamed runs step and returns its example with the components in the
@@ -78,11 +85,7 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	if err == nil && route == nil {
 		err = invalidf("bucket: stage %q: no step", name)
 	}
-	if err == nil && stagehook.Of(p).Deterministic() {
-		// Each bucket's batches are moved to the output by a goroutine of
-		// their own, in an order that depends on their timing.
-		err = fmt.Errorf("bucket: stage %q: its buckets are emptied by goroutines that race: %w", name, input.ErrNotDeterministic)
-	}
+	s.deterministic = stagehook.Of(p).Deterministic()
 	if err != nil {
 		s.fail(err)
 		return s
@@ -111,7 +114,14 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	for i, b := range s.buckets {
 		bucketQueues[i] = b
 	}
-	in, err := coord.NewQueueRunner(stagequeue.NewGroup(name+"/bucket_queues", bucketQueues...), enqueues, coord.StepNames(names...))
+	var group coord.Closer = stagequeue.NewGroup(name+"/bucket_queues", bucketQueues...)
+	var inOpts []coord.RunnerOption
+	if s.deterministic {
+		s.inputDone = make(chan struct{})
+		group = &signalDone{Closer: group, done: s.inputDone}
+		inOpts = append(inOpts, coord.InTurn())
+	}
+	in, err := coord.NewQueueRunner(group, enqueues, append(inOpts, coord.StepNames(names...))...)
 	if err != nil {
 		s.fail(err)
 		return s
@@ -121,6 +131,9 @@ func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batch
 	for i := range movers {
 		movers[i] = s.move(i)
 		names[i] = fmt.Sprintf("enqueue_from_bucket_%d", i)
+	}
+	if s.deterministic {
+		movers, names = []coord.Step{s.flush}, []string{"flush_buckets"}
 	}
 	out, err := coord.NewQueueRunner(s.top, movers, coord.StepNames(names...))
 	if err != nil {
@@ -202,7 +215,70 @@ func (s *stage) enqueue(ctx context.Context) error {
 	if err := s.init(e); err != nil {
 		return err
 	}
-	return s.buckets[id].Enqueue(ctx, e)
+	if err := s.buckets[id].Enqueue(ctx, e); err != nil {
+		return err
+	}
+	if s.deterministic && s.buckets[id].Size() >= s.batchSizes[id] {
+		return s.moveBatch(ctx, id, false)
+	}
+	return nil
+}
+
+// moveBatch moves one batch of bucket i to the top queue: a full one, or
+// with upTo, what is left at the end of input.
+func (s *stage) moveBatch(ctx context.Context, i int, upTo bool) error {
+	var b queue.Element
+	var err error
+	if upTo {
+		b, err = s.buckets[i].DequeueUpTo(ctx, s.batchSizes[i])
+	} else {
+		b, err = s.buckets[i].DequeueMany(ctx, s.batchSizes[i])
+	}
+	if err != nil {
+		return err
+	}
+	e := make(queue.Element, 0, len(b)+1)
+	return s.top.Enqueue(ctx, append(append(e, s.ids[i]), b...))
+}
+
+// flush is the deterministic stage's one mover: once the input has ended,
+// it moves what each bucket holds, bucket after bucket (with
+// AllowSmallerFinalBatch; without, the remainders are dropped, as the
+// movers drop them), and then ends.
+func (s *stage) flush(ctx context.Context) error {
+	select {
+	case <-s.inputDone:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if s.cfg.allowSmaller {
+		for i := range s.buckets {
+			for {
+				err := s.moveBatch(ctx, i, true)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return io.EOF
+}
+
+// signalDone is a Closer for the enqueue runner: closing its buckets at
+// the end of input also tells flush that the input has ended.
+type signalDone struct {
+	coord.Closer
+	done chan struct{}
+	once sync.Once
+}
+
+func (c *signalDone) Close(ctx context.Context) error {
+	err := c.Closer.Close(ctx)
+	c.once.Do(func() { close(c.done) })
+	return err
 }
 
 // move returns bucket i's mover: it takes a full batch (or, at end of

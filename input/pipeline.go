@@ -102,7 +102,8 @@ func (p *Pipeline) addQueue(q queue.Queue, minAfterDequeue int) {
 var ErrStarted = errors.New("input: pipeline already started")
 
 // ErrNotDeterministic is wrapped by the build error of a stage that cannot
-// run in a Deterministic pipeline (bucketing, sampling by class), and by
+// run in a Deterministic pipeline (sampling by class with an unknown
+// distribution), and by
 // sluice's refusal to checkpoint a data set that is not deterministic.
 var ErrNotDeterministic = errors.New("not deterministic")
 
