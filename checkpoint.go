@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/storage"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -23,9 +22,8 @@ var ErrCheckpoint = errors.New("checkpoint does not fit")
 
 // ErrNotDeterministic is wrapped by the errors of Iterator.Checkpoint and
 // Resume for a data set read without Deterministic (or GlobalShuffle): its
-// order depends on timing, so no position in it can be resumed. It is
-// input.ErrNotDeterministic.
-var ErrNotDeterministic = input.ErrNotDeterministic
+// order depends on timing, so no position in it can be resumed.
+var ErrNotDeterministic = errors.New("not deterministic")
 
 // checkpointFormat names the format, so that a checkpoint file says what
 // it is.

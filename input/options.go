@@ -130,11 +130,10 @@ func Seed(seed uint64) SeedOption { return seedOption(seed) }
 // every run. With a Seed, two runs deliver the same batches. The readers
 // of a batcher then no longer run in parallel with each other, only with
 // the producers, the consumer and the other stages: that is the cost.
-// The state saver (package sequence) and bucketing (package bucket) honour
-// it; sampling by class with an unknown distribution
-// (sample.StratifiedSampleUnknownDist), whose consumer waits on one class
-// while its input may wait on another, refuses to be built in a
-// deterministic pipeline (ErrNotDeterministic).
+// The stages built outside this package honour it too: the state saver
+// (package sequence), bucketing (package bucket), whose batches move to
+// the output as the enqueue that fills their bucket runs, and sampling by
+// class (package sample).
 func Deterministic() PipelineOption {
 	return pipelineOption(func(p *Pipeline) { p.deterministic = true })
 }

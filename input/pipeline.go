@@ -101,12 +101,6 @@ func (p *Pipeline) addQueue(q queue.Queue, minAfterDequeue int) {
 // ErrStarted is returned by Start on a pipeline that was already started.
 var ErrStarted = errors.New("input: pipeline already started")
 
-// ErrNotDeterministic is wrapped by the build error of a stage that cannot
-// run in a Deterministic pipeline (sampling by class with an unknown
-// distribution), and by
-// sluice's refusal to checkpoint a data set that is not deterministic.
-var ErrNotDeterministic = errors.New("not deterministic")
-
 // Start starts the goroutines of every stage (TensorFlow's
 // start_queue_runners). It returns the first error found while building
 // the pipeline, starting nothing. Cancelling ctx stops the pipeline, as

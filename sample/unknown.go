@@ -46,13 +46,6 @@ type ClassBatches struct {
 func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
 	c := newConfig(opts)
 	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(stagehook.Of(p).Seed(c.seed))}
-	if stagehook.Of(p).Deterministic() {
-		// Its input goroutines block on one class's full queue while the
-		// consumer waits for another's: taking turns would deadlock.
-		b.err = fmt.Errorf("sample: StratifiedSampleUnknownDist: %w", input.ErrNotDeterministic)
-		stagehook.Of(p).Fail(b.err)
-		return b
-	}
 	b.names = stagehook.NewNamer("stratified_sample_unknown_dist", c.names)
 	const op = "stratified_sample_unknown_dist"
 	b.err = checkStage(op, step == nil, batchSize)
@@ -113,7 +106,15 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 	for i, q := range b.classes {
 		qs[i] = q
 	}
-	r, err := coord.NewQueueRunner(stagequeue.NewGroup(name+"/class_queues", qs...), steps)
+	var ropts []coord.RunnerOption
+	if stagehook.Of(p).Deterministic() {
+		// The examples reach their class queues in the order of the steps'
+		// turns; each queue is FIFO and the consumer's draws are seeded,
+		// so the batches are too. (A full class queue then holds up every
+		// thread, as it holds up the one thread of Threads(1).)
+		ropts = append(ropts, coord.InTurn())
+	}
+	r, err := coord.NewQueueRunner(stagequeue.NewGroup(name+"/class_queues", qs...), steps, ropts...)
 	if err != nil {
 		b.err = err
 		stagehook.Of(p).Fail(err)
