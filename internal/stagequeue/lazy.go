@@ -204,17 +204,16 @@ func (l *Lazy) Dequeue(ctx context.Context) (queue.Element, error) {
 }
 
 func (l *Lazy) DequeueMany(ctx context.Context, n int) (queue.Element, error) {
-	q, err := l.forDequeue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if q == nil {
-		return nil, l.emptyEOF(n)
-	}
-	return q.DequeueMany(ctx, n)
+	return l.batch(ctx, n, func(q queue.Queue) (queue.Element, error) { return q.DequeueMany(ctx, n) })
 }
 
 func (l *Lazy) DequeueUpTo(ctx context.Context, n int) (queue.Element, error) {
+	return l.batch(ctx, n, func(q queue.Queue) (queue.Element, error) { return q.DequeueUpTo(ctx, n) })
+}
+
+// batch takes a batch of n from the real queue with take, once there is
+// one, or reports end of input if the Lazy was closed before.
+func (l *Lazy) batch(ctx context.Context, n int, take func(q queue.Queue) (queue.Element, error)) (queue.Element, error) {
 	q, err := l.forDequeue(ctx)
 	if err != nil {
 		return nil, err
@@ -222,7 +221,7 @@ func (l *Lazy) DequeueUpTo(ctx context.Context, n int) (queue.Element, error) {
 	if q == nil {
 		return nil, l.emptyEOF(n)
 	}
-	return q.DequeueUpTo(ctx, n)
+	return take(q)
 }
 
 // An intoQueue writes batches into a caller's tensors (the queue package's
@@ -235,33 +234,23 @@ type intoQueue interface {
 // DequeueManyInto is DequeueMany writing the batch into dst where the real
 // queue can (see queue.FIFO's DequeueManyInto).
 func (l *Lazy) DequeueManyInto(ctx context.Context, n int, dst queue.Element) (queue.Element, error) {
-	q, err := l.forDequeue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if q == nil {
-		return nil, l.emptyEOF(n)
-	}
-	if iq, ok := q.(intoQueue); ok {
-		return iq.DequeueManyInto(ctx, n, dst)
-	}
-	return q.DequeueMany(ctx, n)
+	return l.batch(ctx, n, func(q queue.Queue) (queue.Element, error) {
+		if iq, ok := q.(intoQueue); ok {
+			return iq.DequeueManyInto(ctx, n, dst)
+		}
+		return q.DequeueMany(ctx, n)
+	})
 }
 
 // DequeueUpToInto is DequeueUpTo writing the batch into dst where the
 // real queue can.
 func (l *Lazy) DequeueUpToInto(ctx context.Context, n int, dst queue.Element) (queue.Element, error) {
-	q, err := l.forDequeue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if q == nil {
-		return nil, l.emptyEOF(n)
-	}
-	if iq, ok := q.(intoQueue); ok {
-		return iq.DequeueUpToInto(ctx, n, dst)
-	}
-	return q.DequeueUpTo(ctx, n)
+	return l.batch(ctx, n, func(q queue.Queue) (queue.Element, error) {
+		if iq, ok := q.(intoQueue); ok {
+			return iq.DequeueUpToInto(ctx, n, dst)
+		}
+		return q.DequeueUpTo(ctx, n)
+	})
 }
 
 // Close closes the real queue, or, before it exists, the Lazy.
