@@ -25,7 +25,7 @@ import (
 // A client is the test's side of a Serve session, doing what the Python
 // package does: it maps each new slot file and says so.
 type client struct {
-	t     *testing.T
+	t testing.TB
 	in    *io.PipeWriter // the server's stdin
 	out   *io.PipeReader // the server's stdout
 	done  chan error
@@ -33,7 +33,7 @@ type client struct {
 	shm   string // the slot files' directory
 }
 
-func startServer(t *testing.T) *client {
+func startServer(t testing.TB) *client {
 	t.Helper()
 	shm := t.TempDir()
 	t.Setenv("SLUICE_SHM_DIR", shm)
