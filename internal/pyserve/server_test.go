@@ -25,7 +25,7 @@ import (
 // A client is the test's side of a Serve session, doing what the Python
 // package does: it maps each new slot file and says so.
 type client struct {
-	t testing.TB
+	t     testing.TB
 	in    *io.PipeWriter // the server's stdin
 	out   *io.PipeReader // the server's stdout
 	done  chan error
