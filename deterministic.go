@@ -96,8 +96,8 @@ func permutation(n int, seed, stream uint64) []int {
 func below(r *rand.PCG, n uint64) uint64 {
 	hi, lo := bits.Mul64(r.Uint64(), n)
 	if lo < n {
-		min := -n % n
-		for lo < min {
+		threshold := -n % n // 2^64 mod n: draws below it are biased
+		for lo < threshold {
 			hi, lo = bits.Mul64(r.Uint64(), n)
 		}
 	}
