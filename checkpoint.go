@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/storage"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -17,13 +17,15 @@ import (
 // ErrCheckpoint is wrapped by the errors of a checkpoint that cannot be
 // restored: not a checkpoint, another version, or saved by a data set
 // whose options or files differ from the one restoring it (the error
-// names what changed).
-var ErrCheckpoint = errors.New("checkpoint does not fit")
+// names what changed). It is input.ErrCheckpoint, which the checkpoints
+// of input's pipelines wrap.
+var ErrCheckpoint = input.ErrCheckpoint
 
 // ErrNotDeterministic is wrapped by the errors of Iterator.Checkpoint and
 // Resume for a data set read without Deterministic (or GlobalShuffle): its
-// order depends on timing, so no position in it can be resumed.
-var ErrNotDeterministic = errors.New("not deterministic")
+// order depends on timing, so no position in it can be resumed. It is
+// input.ErrNotDeterministic.
+var ErrNotDeterministic = input.ErrNotDeterministic
 
 // checkpointFormat names the format, so that a checkpoint file says what
 // it is.

@@ -2,12 +2,14 @@ package input
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"slices"
 
 	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/internal/stagequeue"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
@@ -34,7 +36,8 @@ type Batches struct {
 	q            *stagequeue.Lazy
 	batchSize    int
 	allowSmaller bool
-	sparse       []int // components holding sparse handles
+	sparse       []int            // components holding sparse handles
+	stage        *stagehook.Stage // its part in checkpoints
 }
 
 // Queue returns the stage's queue, for its size and metrics.
@@ -55,6 +58,24 @@ func (b *Batches) Next(ctx context.Context) (Batch, error) {
 // allocates no batch per step. It returns the batch, which shares dst's
 // memory: dst's values are overwritten.
 func (b *Batches) NextInto(ctx context.Context, dst Batch) (Batch, error) {
+	if b.stage != nil {
+		err := b.stage.Replay(ctx, func(ctx context.Context, _ json.RawMessage) error {
+			_, err := b.next(ctx, Batch{})
+			return err
+		})
+		if err != nil {
+			return Batch{}, fmt.Errorf("input: %w", err)
+		}
+	}
+	batch, err := b.next(ctx, dst)
+	if err == nil && b.stage != nil {
+		b.stage.Taken()
+	}
+	return batch, err
+}
+
+// next is NextInto without the checkpoint's bookkeeping.
+func (b *Batches) next(ctx context.Context, dst Batch) (Batch, error) {
 	var (
 		e   queue.Element
 		err error
@@ -249,7 +270,9 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	} else {
 		p.addRunner(r)
 	}
-	out := &Batches{p: p, q: sq, batchSize: batchSize, allowSmaller: cfg.allowSmaller}
+	out := &Batches{p: p, q: sq, batchSize: batchSize, allowSmaller: cfg.allowSmaller,
+		stage: &stagehook.Stage{Desc: fmt.Sprintf("%s %q: batch size %d, %d steps, %s", stage, name, batchSize, len(steps), cfg.describe())}}
+	p.addStage(out.stage)
 	for _, name := range cfg.sparse {
 		i := slices.Index(names, name)
 		if i < 0 {

@@ -34,6 +34,7 @@ type hooks struct{ p *Pipeline }
 func (h hooks) TrackQueue(q queue.Queue, minAfterDequeue int) { h.p.addQueue(q, minAfterDequeue) }
 func (h hooks) Seed(explicit *uint64) uint64                  { return h.p.opSeed(explicit) }
 func (h hooks) Deterministic() bool                           { return h.p.deterministic }
+func (h hooks) AddStage(s *stagehook.Stage)                   { h.p.addStage(s) }
 
 func (h hooks) Fail(err error) {
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -36,6 +37,8 @@ type Pipeline struct {
 	sparse  sparseTable
 
 	deterministic bool
+	stages        []*stagehook.Stage // for checkpoints, in build order
+	resume        []byte             // the checkpoint given to Resume
 }
 
 // runnerOptions returns opts with what the pipeline's runners need: in a
@@ -103,7 +106,8 @@ var ErrStarted = errors.New("input: pipeline already started")
 
 // Start starts the goroutines of every stage (TensorFlow's
 // start_queue_runners). It returns the first error found while building
-// the pipeline, starting nothing. Cancelling ctx stops the pipeline, as
+// the pipeline, starting nothing, and so does a checkpoint given to
+// Resume that does not fit the pipeline. Cancelling ctx stops the pipeline, as
 // Stop does; that is not an error.
 func (p *Pipeline) Start(ctx context.Context) error {
 	p.mu.Lock()
@@ -115,6 +119,10 @@ func (p *Pipeline) Start(ctx context.Context) error {
 	if p.started {
 		p.mu.Unlock()
 		return ErrStarted
+	}
+	if err := p.restore(ctx); err != nil {
+		p.mu.Unlock()
+		return err
 	}
 	p.started = true
 	runners := append([]*coord.QueueRunner(nil), p.runners...)

@@ -3,9 +3,11 @@ package input
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 
 	"github.com/sluiceml/sluice/coord"
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
@@ -154,6 +156,7 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementSh
 		}
 		return q.EnqueueMany(ctx, queue.Element{rows})
 	}
+	p.addStage(producerStage(stage, name, t, cfg))
 	r, err := coord.NewQueueRunner(q, []coord.Step{step}, p.runnerOptions(coord.StepNames("enqueue_epoch"))...)
 	if err != nil {
 		p.fail(err)
@@ -179,4 +182,21 @@ func shardRows(t tensor.Tensor, index, count int) (tensor.Tensor, error) {
 		order = append(order, i)
 	}
 	return gatherRows(t, order)
+}
+
+// producerStage returns a producer's part in checkpoints: its options and
+// its values, which for string_input_producer are files whose sizes are
+// checked on restore, and for the others a digest.
+func producerStage(stage, name string, t tensor.Tensor, cfg *stageConfig) *stagehook.Stage {
+	s := &stagehook.Stage{Desc: fmt.Sprintf("%s %q: %d rows, %s", stage, name, t.Len(), cfg.describe())}
+	if stage == "string_input_producer" {
+		for _, b := range t.Strings() {
+			s.Files = append(s.Files, string(b))
+		}
+		return s
+	}
+	h := fnv.New64a()
+	fmt.Fprint(h, t.DType(), t.Shape(), t.Data())
+	s.Desc += fmt.Sprintf(", values %016x", h.Sum64())
+	return s
 }

@@ -35,6 +35,10 @@ type Pipeline interface {
 	// input.Deterministic: a stage's runners must then take turns
 	// (coord.InTurn), and a stage that cannot be deterministic fails.
 	Deterministic() bool
+	// AddStage registers a stage's part in the pipeline's checkpoints.
+	// Stages are recorded in the order they are added, which is the
+	// order the program builds them in.
+	AddStage(s *Stage)
 }
 
 // A Namer names the components of a stage as package input's stages name
