@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/internal/stagehook"
@@ -47,7 +48,7 @@ func Bucket(p *input.Pipeline, step Step, batchSizes []int, numBuckets int, opts
 			return id, e, cfg.keep == nil || cfg.keep(id, e), nil
 		}
 	}
-	return &Buckets{newStage(p, name, cfg, numBuckets, batchSizes, 0, route)}
+	return &Buckets{newStage(p, name, fmt.Sprintf("bucket %q", name), cfg, numBuckets, batchSizes, 0, route)}
 }
 
 // Next returns the next batch and the bucket it came from. At end of

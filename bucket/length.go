@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/sluiceml/sluice/input"
@@ -58,7 +59,8 @@ func BySequenceLength(p *input.Pipeline, step LengthStep, boundaries []int, batc
 			return bucketFor(bounds, n), append(full, e...), true, nil
 		}
 	}
-	return &SequenceBuckets{newStage(p, name, cfg, len(boundaries)+1, batchSizes, 1, route)}
+	what := fmt.Sprintf("bucket_by_sequence_length %q: boundaries %v", name, bounds)
+	return &SequenceBuckets{newStage(p, name, what, cfg, len(boundaries)+1, batchSizes, 1, route)}
 }
 
 // checkBoundaries checks bucket_boundaries as TensorFlow does: not empty,

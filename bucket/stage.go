@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,8 @@ type stage struct {
 	// end of input is moved once inputDone is closed, bucket by bucket.
 	deterministic bool
 	inputDone     chan struct{}
+
+	ck *stagehook.Stage // the stage's part in checkpoints
 }
 
 // callNamed runs step and returns its example with the components in the
@@ -78,8 +81,13 @@ func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx co
 
 // newStage validates the arguments and builds the stage on p. A build
 // error is recorded on p and kept in the stage, whose next returns it.
-func newStage(p *input.Pipeline, name string, cfg *config, numBuckets int, batchSizes []int, lead int, route routeFunc) *stage {
+// what names the stage and the options newStage does not see, for
+// checkpoints.
+func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int, batchSizes []int, lead int, route routeFunc) *stage {
 	s := &stage{p: p, name: name, cfg: cfg, route: route, lead: lead}
+	s.ck = &stagehook.Stage{Desc: fmt.Sprintf("%s: %d buckets, batch sizes %v, capacity %d, capacities %v, threads %d, dynamic_pad %t, allow_smaller_final_batch %t, keep_input %t, names %q",
+		what, numBuckets, batchSizes, cfg.capacity, cfg.capacities, cfg.numThreads, cfg.dynamicPad, cfg.allowSmaller, cfg.keep != nil, cfg.names)}
+	stagehook.Of(p).AddStage(s.ck)
 	s.top = stagequeue.NewLazy("PaddingFIFOQueue", name+"/top_queue", cfg.capacity, nil, nil)
 	sizes, caps, err := checkArgs(numBuckets, batchSizes, cfg)
 	if err == nil && route == nil {
@@ -385,7 +393,17 @@ func (s *stage) next(ctx context.Context) (int, queue.Element, error) {
 	if s.err != nil {
 		return 0, nil, s.err
 	}
+	err := s.ck.Replay(ctx, func(ctx context.Context, _ json.RawMessage) error {
+		_, err := s.top.Dequeue(ctx)
+		return err
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("bucket: %w", err)
+	}
 	e, err := s.top.Dequeue(ctx)
+	if err == nil {
+		s.ck.Taken()
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			if perr := s.p.Coordinator().Err(); perr != nil {

@@ -147,7 +147,9 @@ func (p *Pipeline) restore(ctx context.Context) error {
 	for i, rec := range ck.Stages {
 		s := p.stages[i]
 		if rec.Stage != s.Desc {
-			return fmt.Errorf("input: resume: stage %d was %s in the checkpoint's pipeline and is %s: %w", i+1, rec.Stage, s.Desc, ErrCheckpoint)
+			was, now := differing(rec.Stage, s.Desc)
+			header, _, _ := strings.Cut(s.Desc, ": ")
+			return fmt.Errorf("input: resume: stage %d, %s: %s in the checkpoint's pipeline, %s in this one: %w", i+1, header, was, now, ErrCheckpoint)
 		}
 		for j, f := range rec.Files {
 			if j >= len(s.Files) || s.Files[j] != f.Name {
@@ -169,6 +171,20 @@ func (p *Pipeline) restore(ctx context.Context) error {
 		p.stages[i].Restore(rec.Batches, rec.State)
 	}
 	return nil
+}
+
+// differing returns the first part of two stage descriptions (parts are
+// separated by ", " or ": ") that differs, so that an error names the
+// option that changed rather than two long lines to compare.
+func differing(was, now string) (string, string) {
+	split := func(s string) []string { return strings.Split(strings.ReplaceAll(s, ": ", ", "), ", ") }
+	w, n := split(was), split(now)
+	for i := range min(len(w), len(n)) {
+		if w[i] != n[i] {
+			return w[i], n[i]
+		}
+	}
+	return was, now
 }
 
 func recordDescs(rs []stageRecord) string {
