@@ -2,6 +2,7 @@ package sample
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/sluiceml/sluice/input"
@@ -21,6 +22,7 @@ func RejectionSample(p *input.Pipeline, step input.Step, acceptProb func(queue.E
 	if acceptProb == nil {
 		return failed(p, invalidf("sample: rejection_sample: no acceptance function"), batchSize)
 	}
+	describe(p, "rejection_sample", c, fmt.Sprintf("batch size %d", batchSize))
 	rng := newLockedRand(stagehook.Of(p).Seed(c.seed))
 	var seen atomic.Int64
 	filter := func(ctx context.Context) (queue.Element, error) {

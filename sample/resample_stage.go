@@ -2,6 +2,7 @@ package sample
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +21,7 @@ func ResampleAtRateStage(p *input.Pipeline, step RateStep, batchSize int, opts .
 	if err := checkStage("resample_at_rate", step == nil, batchSize); err != nil {
 		return failed(p, err, batchSize)
 	}
+	describe(p, "resample_at_rate", c, fmt.Sprintf("batch size %d", batchSize))
 	rng := newLockedRand(stagehook.Of(p).Seed(c.seed))
 	var seen atomic.Int64
 	copies := func(ctx context.Context) (queue.Element, error) {
@@ -73,6 +75,7 @@ func WeightedResample(p *input.Pipeline, step RateStep, overallRate float64, bat
 	if err != nil {
 		return failed(p, err, batchSize)
 	}
+	describe(p, "weighted_resample", c, fmt.Sprintf("overall_rate %g, batch size %d", overallRate, batchSize))
 	rng := newLockedRand(seed)
 	var mu sync.Mutex
 	var seen int64

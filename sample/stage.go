@@ -2,6 +2,7 @@ package sample
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -83,6 +84,21 @@ func named(step input.Step, names, own []string) input.Step {
 		}
 		return e, nil
 	}
+}
+
+// describe registers the stage op with its options, so that a checkpoint
+// of the pipeline is refused by one whose sampling stage differs. The
+// batches it hands out are counted by the batcher it builds (or, for
+// StratifiedSampleUnknownDist, by the stage returned).
+func describe(p *input.Pipeline, op string, c *config, args string) *stagehook.Stage {
+	var seed any = "derived"
+	if c.seed != nil {
+		seed = *c.seed
+	}
+	s := &stagehook.Stage{Desc: fmt.Sprintf("%s %q: %s, seed %v, init_probs %v, smoothing %d, mean_decay %g, class_capacity %d, threads %d, names %q",
+		op, c.name, args, seed, c.initProbs, c.smoothing, c.meanDecay, c.classCapacity, c.threads, c.names)}
+	stagehook.Of(p).AddStage(s)
+	return s
 }
 
 // failed returns a stage that reports err from Start, as input's stages

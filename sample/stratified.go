@@ -2,6 +2,7 @@ package sample
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/sluiceml/sluice/input"
@@ -49,6 +50,7 @@ func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batch
 		// TensorFlow says "nonzero" but rejects every value <= 0.
 		return failed(p, invalidf("sample: %s: smoothing_constant must be nonzero. (Smoothing(%d))", op, c.smoothing), batchSize)
 	}
+	describe(p, op, c, fmt.Sprintf("target_probs %v, batch size %d", target, batchSize))
 	s := &stratified{target: target, init: c.initProbs, accept: static, warn: c.warn,
 		rng: newLockedRand(stagehook.Of(p).Seed(c.seed)), counts: make([]int64, len(target))}
 	for i := range s.counts {

@@ -2,6 +2,7 @@ package sample
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,8 @@ type ClassBatches struct {
 	batchSize int
 	rng       *lockedRand
 	names     stagehook.Namer
-	err       error // a build error
+	err       error            // a build error
+	ck        *stagehook.Stage // its part in checkpoints
 }
 
 // StratifiedSampleUnknownDist delivers batches of batchSize whose class
@@ -48,6 +50,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(stagehook.Of(p).Seed(c.seed))}
 	b.names = stagehook.NewNamer("stratified_sample_unknown_dist", c.names)
 	const op = "stratified_sample_unknown_dist"
+	b.ck = describe(p, op, c, fmt.Sprintf("probs %v, batch size %d", probs, batchSize))
 	b.err = checkStage(op, step == nil, batchSize)
 	if b.err == nil {
 		b.err = checkProbs(op, "probs", probs)
@@ -133,6 +136,22 @@ func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
 	if b.err != nil {
 		return input.Batch{}, b.err
 	}
+	err := b.ck.Replay(ctx, func(ctx context.Context, _ json.RawMessage) error {
+		_, err := b.next(ctx)
+		return err
+	})
+	if err != nil {
+		return input.Batch{}, fmt.Errorf("sample: %w", err)
+	}
+	batch, err := b.next(ctx)
+	if err == nil {
+		b.ck.Taken()
+	}
+	return batch, err
+}
+
+// next is Next without the checkpoint's bookkeeping.
+func (b *ClassBatches) next(ctx context.Context) (input.Batch, error) {
 	counts := make([]int, len(b.probs))
 	for range b.batchSize {
 		counts[b.category()]++
