@@ -32,8 +32,9 @@ type Batch struct {
 	sparseSeqs, sparseCtx map[string]tensor.Sparse
 	states                []tensor.Tensor // by s.stateNames
 
-	mu    sync.Mutex
-	saved []bool // by s.stateNames
+	mu      sync.Mutex
+	saved   []bool // by s.stateNames
+	counted bool   // among the batches a checkpoint waits for
 }
 
 // assemble builds the batch of the segments in bb, of examples exs.
@@ -257,7 +258,15 @@ func (b *Batch) SaveState(ctx context.Context, name string, value tensor.Tensor)
 		if err := b.s.barrier.InsertMany(1+i, keys, kept); err != nil {
 			return fmt.Errorf("sequence: save_state %s for %v: %w", name, keys, err)
 		}
+		if b.s.carried != nil {
+			b.s.carried.save(name, keys, kept)
+		}
 	}
 	b.saved[i] = true
+	if b.counted && !slices.Contains(b.saved, false) {
+		b.s.carried.mu.Lock()
+		b.s.carried.unsaved--
+		b.s.carried.mu.Unlock()
+	}
 	return nil
 }

@@ -2,11 +2,11 @@ package sequence
 
 import (
 	"context"
-	"github.com/sluiceml/sluice/coord"
 	"math/rand/v2"
 	"strconv"
 	"sync"
 
+	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/tensor"
@@ -53,6 +53,9 @@ func BatchSequencesWithStates(p *input.Pipeline, step Step, initialStates map[st
 		return nil
 	}
 	s.stageErr = p.Coordinator().Err
+	s.carried = new(carried)
+	s.ck = &stagehook.Stage{Desc: s.describe(c), Save: s.carried.checkpoint}
+	stagehook.Of(p).AddStage(s.ck)
 
 	prepare := padStep(step, numUnroll, c.pad)
 	if c.makeKeysUnique {

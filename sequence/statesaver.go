@@ -2,6 +2,7 @@ package sequence
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -57,6 +59,11 @@ type StateSaver struct {
 	inflight  int           // Prefetch calls past the closing check
 	idle      chan struct{} // closed when closing and inflight reaches 0
 	cancelCh  chan struct{} // closed by a CloseNow
+
+	// In a pipeline, the state saver's part in checkpoints and the states
+	// they save (see checkpoint.go); nil for a state saver of its own.
+	ck      *stagehook.Stage
+	carried *carried
 }
 
 // NewStateSaver returns a state saver that delivers batches of batchSize
@@ -301,6 +308,37 @@ func (s *StateSaver) Next(ctx context.Context) (*Batch, error) {
 // NextN is Next with a batch size of n instead of BatchSize, which
 // TensorFlow allows by feeding the batch size (SQ-12). n may be 0.
 func (s *StateSaver) NextN(ctx context.Context, n int) (*Batch, error) {
+	if s.ck == nil {
+		return s.nextN(ctx, n)
+	}
+	var restored map[string]map[string]tensor.Tensor
+	err := s.ck.Replay(ctx, func(ctx context.Context, state json.RawMessage) error {
+		if restored == nil {
+			var err error
+			if restored, err = s.restoredStates(state); err != nil {
+				return err
+			}
+		}
+		return s.replayOne(ctx, restored)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sequence: %s: %w", s.name, err)
+	}
+	b, err := s.nextN(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	s.ck.Taken()
+	s.carried.mu.Lock()
+	s.carried.unsaved++
+	s.carried.odd = s.carried.odd || n != s.batchSize
+	s.carried.mu.Unlock()
+	b.counted = true
+	return b, nil
+}
+
+// nextN is NextN without the checkpoint's bookkeeping.
+func (s *StateSaver) nextN(ctx context.Context, n int) (*Batch, error) {
 	take := s.barrier.TakeMany
 	if s.allowSmall {
 		take = s.barrier.TakeUpTo
@@ -315,6 +353,9 @@ func (s *StateSaver) NextN(ctx context.Context, n int) (*Batch, error) {
 		return nil, err
 	}
 	n = bb.Len()
+	if s.carried != nil {
+		s.carried.delivered(bb.Keys)
+	}
 	handles := bb.Values[0].Int64s()
 	exs := make([]*example, n)
 	segs := make([]int, n)
