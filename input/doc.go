@@ -29,6 +29,14 @@
 // stage is inert. This keeps pipeline construction as short as
 // TensorFlow's.
 //
+// With Deterministic and a Seed, a pipeline's batches are a function of
+// its inputs, seed and options alone, and Checkpoint saves its position
+// between two batches in a few hundred bytes: which stages it has, how
+// many batches each consumer took, the sizes of its files, and the states
+// a state saver carries. A pipeline built the same way with Resume
+// replays the run up to that position and goes on with exactly the
+// batches the first would have delivered next.
+//
 // A stage of one's own runs with the pipeline through AddQueueRunner and
 // Coordinator, and may hand out batches made with NewBatch; steps declare
 // their components' names with Named and store sparse tensors with

@@ -166,3 +166,43 @@ func ExampleNamed() {
 	}
 	// Output: [label image] [1 2 3] [1 0 2 0 3 0]
 }
+
+// A deterministic pipeline saves a checkpoint between two batches, and a
+// pipeline built the same way resumes from it in another process: its
+// next batch is the one the first run would have delivered next.
+func ExamplePipeline_Checkpoint() {
+	ctx := context.Background()
+	build := func(opts ...input.PipelineOption) (*input.Pipeline, *input.Batches) {
+		p := input.NewPipeline(append([]input.PipelineOption{input.Deterministic(), input.Seed(7)}, opts...)...)
+		numbers := p.RangeInputProducer(20, input.NumEpochs(1), input.Shuffle(true))
+		step := func(ctx context.Context) (queue.Element, error) {
+			return numbers.Dequeue(ctx)
+		}
+		return p, p.ShuffleBatch(step, 4, input.Capacity(10), input.MinAfterDequeue(5))
+	}
+
+	p, batches := build()
+	p.Start(ctx)
+	for range 2 {
+		b, _ := batches.Next(ctx)
+		fmt.Println("first run:", b.Component(0).Int32s())
+	}
+	ck, _ := p.Checkpoint(ctx) // save it beside the model
+	third, _ := batches.Next(ctx)
+	fmt.Println("first run:", third.Component(0).Int32s())
+	p.Stop(ctx)
+
+	resumed, batches := build(input.Resume(ck))
+	if err := resumed.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resumed.Stop(ctx)
+	b, _ := batches.Next(ctx)
+	fmt.Println("resumed:  ", b.Component(0).Int32s())
+	// Output:
+	// first run: [15 2 18 13]
+	// first run: [7 19 10 3]
+	// first run: [11 12 6 9]
+	// resumed:   [11 12 6 9]
+}
