@@ -15,6 +15,8 @@ import (
 	"github.com/sluiceml/sluice/internal/checkpointtest"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/storage/blobfs"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -250,4 +252,57 @@ func TestCheckpointRefused(t *testing.T) {
 			t.Fatalf("Checkpoint: %v; want ErrNotDeterministic", err)
 		}
 	})
+}
+
+// Checkpoints work for object-store names as for local files: the files'
+// sizes come from the store, and a file replaced by another is refused.
+func TestCheckpointObjectStore(t *testing.T) {
+	fsys := blobfs.New()
+	blobfs.Register(fsys, "mem")
+	t.Cleanup(func() {
+		storage.Unregister("mem")
+		fsys.Close()
+	})
+	var files []string
+	for i, local := range writeCheckpointFiles(t, 4) {
+		data, err := os.ReadFile(local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("mem://checkpoints/part-%d.tfrecord", i)
+		writeObject(t, name, data)
+		files = append(files, name)
+	}
+	run := checkpointRun(files, func(p *Pipeline, steps []Step) *Batches {
+		return p.ShuffleBatchJoin(steps, 4, Capacity(16), MinAfterDequeue(6), AllowSmallerFinalBatch())
+	})
+	checkpointtest.Cuts(t, run)
+
+	_, ck := run(t, nil, 3)
+	if !strings.Contains(string(ck), `"name":"mem://checkpoints/part-2.tfrecord","size":`) || strings.Contains(string(ck), `"size":-1`) {
+		t.Fatalf("checkpoint without the objects' sizes: %s", ck)
+	}
+	writeObject(t, files[2], []byte("replaced"))
+	p := NewPipeline(Seed(5), Deterministic(), Resume(ck))
+	names := p.StringInputProducer(files, NumEpochs(2))
+	p.ShuffleBatchJoin(fileReaders(names, 3), 4, Capacity(16), MinAfterDequeue(6), AllowSmallerFinalBatch())
+	err := p.Start(t.Context())
+	if err == nil {
+		p.Stop(t.Context())
+	}
+	if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), files[2]) {
+		t.Fatalf("Start after an object was replaced: %v, want ErrCheckpoint naming %s", err, files[2])
+	}
+}
+
+func writeObject(t *testing.T, name string, data []byte) {
+	t.Helper()
+	w, err := storage.Create(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
