@@ -58,8 +58,8 @@ func New(cfg Config) (*Model, error) {
 	if cfg.Inputs <= 0 || cfg.Classes < 2 || cfg.Hidden < 0 || cfg.Inputs > 1<<24 || cfg.Hidden > 1<<16 || cfg.Classes > 1<<16 {
 		return nil, fmt.Errorf("model: invalid sizes: %d inputs, %d hidden, %d classes", cfg.Inputs, cfg.Hidden, cfg.Classes)
 	}
-	if !(cfg.LearningRate > 0) || !(cfg.Momentum >= 0 && cfg.Momentum < 1) {
-		return nil, fmt.Errorf("model: learning rate %v and momentum %v: want rate > 0 and 0 <= momentum < 1", cfg.LearningRate, cfg.Momentum)
+	if err := checkRates(cfg.LearningRate, cfg.Momentum); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
 	m := &Model{cfg: cfg}
@@ -78,6 +78,15 @@ func New(cfg Config) (*Model, error) {
 
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
+
+// checkRates reports whether a learning rate and a momentum can train: a
+// finite positive rate, and 0 <= momentum < 1.
+func checkRates(lr, mu float32) error {
+	if !(lr > 0) || math.IsInf(float64(lr), 0) || !(mu >= 0 && mu < 1) {
+		return fmt.Errorf("model: learning rate %v and momentum %v: want a finite rate > 0 and 0 <= momentum < 1", lr, mu)
+	}
+	return nil
+}
 
 // SetLearningRate changes the step size, for a schedule that decays it.
 func (m *Model) SetLearningRate(lr float32) { m.cfg.LearningRate = lr }

@@ -46,6 +46,9 @@ func (m *Model) UnmarshalBinary(data []byte) error {
 	if err := binary.Read(r, binary.LittleEndian, &rates); err != nil {
 		return fmt.Errorf("model: state: %w", err)
 	}
+	if err := checkRates(rates[0], rates[1]); err != nil {
+		return fmt.Errorf("model: state: %w", err)
+	}
 	c := m.cfg
 	if sizes != [4]int64{int64(c.Inputs), int64(c.Classes), int64(c.Hidden), int64(c.Seed)} {
 		return fmt.Errorf("model: state of a model of %d inputs, %d classes, %d hidden units (seed %d), not this one's %d, %d, %d (seed %d)",
