@@ -242,7 +242,7 @@ func runEpoch(ctx context.Context, cfg Config, url string, epoch int, files []st
 	if err == nil {
 		err = prod.Close(ctx)
 	}
-	prod.Stop()
+	prod.Stop(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +316,7 @@ func runWorker(ctx context.Context, url string, id, killAfter int, opts []natsqu
 	if err != nil {
 		return 0, err
 	}
-	defer q.Stop()
+	defer q.Stop(context.WithoutCancel(ctx))
 	cur := map[string][]int64{} // unit → ids read, until it is acknowledged
 	obs := ackObserver{Queue: q, done: func(unit string) {
 		l.mu.Lock()

@@ -13,7 +13,7 @@
 //
 //	q, err := natsqueue.Dial(ctx, "nats://queue-host:4222", "train_files",
 //		natsqueue.Epoch(epoch), natsqueue.AckWait(time.Minute))
-//	defer q.Stop()
+//	defer q.Stop(context.WithoutCancel(ctx))
 //
 // The producer (any worker, or several) enqueues the epoch's file list and
 // closes the queue:

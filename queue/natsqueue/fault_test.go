@@ -75,7 +75,7 @@ func TestHeartbeatKeepsLongUnit(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("b got %v, %v while a, alive, held u1", e, err)
 	}
-	a.Stop() // a dies holding u1
+	a.Stop(bg) // a dies holding u1
 	e, err = b.Dequeue(bg)
 	if err != nil || str(e) != "u1" {
 		t.Fatalf("b after a's death: %v, %v", e, err)

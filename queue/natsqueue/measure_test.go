@@ -23,7 +23,7 @@ func TestMeasureDequeueServerKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer q.Stop()
+	defer q.Stop(bg)
 	res := make(chan error, 1)
 	go func() { _, err := q.Dequeue(bg); res <- err }()
 	// The Dequeue is blocked once the server holds its pull request.

@@ -241,10 +241,15 @@ func (q *Queue) stored(ctx context.Context) (int, error) {
 // it stops the heartbeats of the units it holds, which the server
 // therefore redelivers to other workers after AckWait, as if this process
 // had died, and closes the connection Dial made. Call ReleaseAll first to
-// hand held units back at once. It waits for the pull requests of
-// cancelled dequeues to end (within two seconds), so that
-// it leaves nothing running. The handle must not be used afterwards.
-func (q *Queue) Stop() {
+// hand held units back at once. The handle must not be used afterwards.
+//
+// Stop waits for the pull requests of cancelled dequeues to end (within
+// two seconds), so that what they bring is handed back and nothing is
+// left running. When ctx ends first it closes the connection at once
+// and returns an error wrapping ctx.Err(); a dequeue's pull request still
+// out then ends on its own, within two seconds, and what it brings is
+// redelivered after AckWait.
+func (q *Queue) Stop(ctx context.Context) error {
 	q.mu.Lock()
 	q.stopped = true
 	q.stopHeartbeat()
@@ -254,8 +259,19 @@ func (q *Queue) Stop() {
 	// A dequeue cancelled while its pull request was out left a goroutine
 	// to hand back what the request may yet bring; it ends when the
 	// server ends the request, within maxPull and a second.
-	q.fetches.Wait()
+	fetched := make(chan struct{})
+	go func() {
+		q.fetches.Wait()
+		close(fetched)
+	}()
+	var err error
+	select {
+	case <-fetched:
+	case <-ctx.Done():
+		err = fmt.Errorf("natsqueue: stop %s: %w", q.name, ctx.Err())
+	}
 	if q.owned != nil {
 		q.owned.Close()
 	}
+	return err
 }

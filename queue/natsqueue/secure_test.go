@@ -47,7 +47,7 @@ func roundTrip(t *testing.T, url string, opts ...natsqueue.Option) error {
 	if err != nil {
 		return err
 	}
-	defer q.Stop()
+	defer q.Stop(bg)
 	want := units(3)
 	if err := q.EnqueueStrings(bg, want...); err != nil {
 		return err

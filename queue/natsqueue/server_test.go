@@ -104,7 +104,7 @@ func open(tb testing.TB, js jetstream.JetStream, name string, opts ...natsqueue.
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(q.Stop)
+	tb.Cleanup(func() { q.Stop(context.Background()) })
 	return q
 }
 

@@ -74,7 +74,7 @@ func holding(t *testing.T, url string, dial bool, opts ...natsqueue.Option) (*na
 		if q, err = natsqueue.Dial(bg, url, "unreachable", opts...); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(q.Stop)
+		t.Cleanup(func() { q.Stop(context.Background()) })
 	} else {
 		js := connect(t, url)
 		js.Conn().SetReconnectHandler(onReconnect)
