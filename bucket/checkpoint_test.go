@@ -23,7 +23,6 @@ import (
 func checkpointRun(build func(p *input.Pipeline, next func(ctx context.Context) (int64, error)) func(ctx context.Context) (string, error)) checkpointtest.Run {
 	return func(t *testing.T, resume []byte, take int) ([]string, []byte) {
 		t.Helper()
-		ctx := t.Context()
 		opts := []input.PipelineOption{input.Seed(3), input.Deterministic()}
 		if resume != nil {
 			opts = append(opts, input.Resume(resume))
@@ -40,34 +39,7 @@ func checkpointRun(build func(p *input.Pipeline, next func(ctx context.Context) 
 			}
 			return int64(e[0].Int32s()[0]), nil
 		})
-		if err := p.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for take < 0 || len(got) < take {
-			b, err := next(ctx)
-			if errors.Is(err, io.EOF) && take < 0 {
-				break
-			}
-			if err != nil {
-				t.Fatalf("batch %d: %v", len(got), err)
-			}
-			got = append(got, b)
-		}
-		if take < 0 {
-			if err := p.Join(ctx); err != nil {
-				t.Fatal(err)
-			}
-			return got, nil
-		}
-		ck, err := p.Checkpoint(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Stop(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return got, ck
+		return checkpointtest.Take(t, p, take, next)
 	}
 }
 

@@ -89,7 +89,6 @@ func render(b Batch) string {
 func checkpointRun(files []string, batch func(p *Pipeline, steps []Step) *Batches) checkpointtest.Run {
 	return func(t *testing.T, resume []byte, take int) ([]string, []byte) {
 		t.Helper()
-		ctx := t.Context()
 		opts := []PipelineOption{Seed(5), Deterministic()}
 		if resume != nil {
 			opts = append(opts, Resume(resume))
@@ -97,34 +96,10 @@ func checkpointRun(files []string, batch func(p *Pipeline, steps []Step) *Batche
 		p := NewPipeline(opts...)
 		names := p.StringInputProducer(files, NumEpochs(2))
 		out := batch(p, fileReaders(names, 3))
-		if err := p.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for take < 0 || len(got) < take {
+		return checkpointtest.Take(t, p, take, func(ctx context.Context) (string, error) {
 			b, err := out.Next(ctx)
-			if isEOF(err) && take < 0 {
-				break
-			}
-			if err != nil {
-				t.Fatalf("batch %d: %v", len(got), err)
-			}
-			got = append(got, render(b))
-		}
-		if take < 0 {
-			if err := p.Join(ctx); err != nil {
-				t.Fatal(err)
-			}
-			return got, nil
-		}
-		ck, err := p.Checkpoint(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Stop(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return got, ck
+			return render(b), err
+		})
 	}
 }
 

@@ -2,9 +2,7 @@ package sample
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -27,7 +25,6 @@ type batchSource interface {
 func checkpointRun(build func(p *input.Pipeline, value func(ctx context.Context) (int64, error)) batchSource) checkpointtest.Run {
 	return func(t *testing.T, resume []byte, take int) ([]string, []byte) {
 		t.Helper()
-		ctx := t.Context()
 		opts := []input.PipelineOption{input.Seed(8), input.Deterministic()}
 		if resume != nil {
 			opts = append(opts, input.Resume(resume))
@@ -44,38 +41,14 @@ func checkpointRun(build func(p *input.Pipeline, value func(ctx context.Context)
 			}
 			return int64(e[0].Int32s()[0]), nil
 		})
-		if err := p.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for take < 0 || len(got) < take {
+		return checkpointtest.Take(t, p, take, func(ctx context.Context) (string, error) {
 			b, err := out.Next(ctx)
-			if errors.Is(err, io.EOF) && take < 0 {
-				break
-			}
-			if err != nil {
-				t.Fatalf("batch %d: %v", len(got), err)
-			}
 			var s string
 			for _, c := range b.Element() {
 				s += fmt.Sprint(c.Data())
 			}
-			got = append(got, s)
-		}
-		if take < 0 {
-			if err := p.Join(ctx); err != nil {
-				t.Fatal(err)
-			}
-			return got, nil
-		}
-		ck, err := p.Checkpoint(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Stop(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return got, ck
+			return s, err
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sluiceml/sluice/tensor"
@@ -96,15 +97,7 @@ func (c *carried) checkpoint() (json.RawMessage, error) {
 		}
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b savedState) int {
-		switch {
-		case a.Key < b.Key:
-			return -1
-		case a.Key > b.Key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b savedState) int { return strings.Compare(a.Key, b.Key) })
 	return json.Marshal(out)
 }
 

@@ -2,9 +2,7 @@ package sequence_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -71,43 +69,19 @@ func model(ctx context.Context, b *sequence.Batch) error {
 func TestCheckpointResumesExactly(t *testing.T) {
 	checkpointtest.Cuts(t, func(t *testing.T, resume []byte, take int) ([]string, []byte) {
 		t.Helper()
-		ctx := t.Context()
 		var opts []input.PipelineOption
 		if resume != nil {
 			opts = append(opts, input.Resume(resume))
 		}
 		p, states := stateSaverPipeline(opts...)
-		if err := p.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for take < 0 || len(got) < take {
+		return checkpointtest.Take(t, p, take, func(ctx context.Context) (string, error) {
 			b, err := states.Next(ctx)
-			if errors.Is(err, io.EOF) && take < 0 {
-				break
-			}
 			if err != nil {
-				t.Fatalf("batch %d: %v", len(got), err)
+				return "", err
 			}
-			got = append(got, fmt.Sprint(b.Key(), b.Sequence(), b.Sequences("x").Int64s(), b.State("n").Int32s(), b.State("h").Float32s()))
-			if err := model(ctx, b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if take < 0 {
-			if err := p.Join(ctx); err != nil {
-				t.Fatal(err)
-			}
-			return got, nil
-		}
-		ck, err := p.Checkpoint(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Stop(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return got, ck
+			s := fmt.Sprint(b.Key(), b.Sequence(), b.Sequences("x").Int64s(), b.State("n").Int32s(), b.State("h").Float32s())
+			return s, model(ctx, b)
+		})
 	})
 }
 

@@ -5,9 +5,21 @@
 package checkpointtest
 
 import (
+	"context"
+	"errors"
+	"io"
 	"slices"
 	"testing"
 )
+
+// A Pipeline is what Take runs: an *input.Pipeline. (The interface keeps
+// this package from importing input, whose own tests use it.)
+type Pipeline interface {
+	Start(ctx context.Context) error
+	Join(ctx context.Context) error
+	Stop(ctx context.Context) error
+	Checkpoint(ctx context.Context) ([]byte, error)
+}
 
 // A Run builds and starts a fresh pipeline, restored from resume when it
 // is not nil, and takes its batches, each rendered as a string that
@@ -51,4 +63,43 @@ func Cuts(t *testing.T, run Run) []string {
 		}
 	}
 	return want
+}
+
+// Take is the body of most Runs: it starts p and takes its batches with
+// next, which renders each; with take < 0 it takes them all, joins p and
+// returns no checkpoint, otherwise it takes take batches, saves a
+// checkpoint and stops p.
+func Take(t *testing.T, p Pipeline, take int, next func(ctx context.Context) (string, error)) ([]string, []byte) {
+	t.Helper()
+	ctx := t.Context()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for take < 0 || len(got) < take {
+		b, err := next(ctx)
+		if errors.Is(err, io.EOF) && take < 0 {
+			break
+		}
+		if err != nil {
+			p.Stop(ctx)
+			t.Fatalf("batch %d: %v", len(got), err)
+		}
+		got = append(got, b)
+	}
+	if take < 0 {
+		if err := p.Join(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return got, nil
+	}
+	ck, err := p.Checkpoint(ctx)
+	if err != nil {
+		p.Stop(ctx)
+		t.Fatal(err)
+	}
+	if err := p.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return got, ck
 }
