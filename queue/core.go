@@ -36,10 +36,11 @@ type core struct {
 	dtypes          []tensor.DType
 	shapes          []tensor.Shape // nil if not declared
 	names           []string
-	minAfterDequeue int    // RandomShuffle: kept back while open
-	seed            uint64 // RandomShuffle: the seed given, 0 if none
-	pad             bool   // PaddingFIFO: batches are padded
-	priority        bool   // Priority: component 0 is an Int64 scalar priority
+	minAfterDequeue int             // RandomShuffle: kept back while open
+	seed            uint64          // RandomShuffle: the seed given, 0 if none
+	pad             bool            // PaddingFIFO: batches are padded
+	priority        bool            // Priority: component 0 is an Int64 scalar priority
+	free            func([]Element) // Recycle's, or nil
 
 	mu       sync.Mutex
 	s        store
@@ -104,6 +105,7 @@ type config struct {
 	names    []string
 	seed     uint64
 	waitFull bool
+	free     func([]Element)
 }
 
 // An Option configures a queue.
@@ -146,6 +148,18 @@ func Seed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 // input alone; deterministic pipelines (input.Deterministic) use it.
 func WaitFull() Option { return func(c *config) { c.waitFull = true } }
 
+// Recycle hands the elements of every batch a DequeueMany or DequeueUpTo
+// (or their Into forms) has copied into its batch to free, once the copy
+// is made and the queue holds no reference to them, so that a stage that
+// owns its elements can fill them again instead of allocating new ones.
+// free runs in the dequeuing goroutine; the slice is the queue's again
+// when it returns. Elements a single Dequeue returns are the caller's and
+// are not handed over. The queue takes elements one at a time: its
+// EnqueueMany fails with ErrInvalidArgument, since the rows of a batch
+// share the batch's memory and none of them is free while another is
+// queued.
+func Recycle(free func(elems []Element)) Option { return func(c *config) { c.free = free } }
+
 func newCore(kind, defaultName string, capacity int, dtypes []tensor.DType, opts []Option) (*core, *config, error) {
 	c := &config{name: defaultName}
 	for _, o := range opts {
@@ -168,7 +182,7 @@ func newCore(kind, defaultName string, capacity int, dtypes []tensor.DType, opts
 	if c.names != nil && len(c.names) != len(dtypes) {
 		return nil, nil, buildErrorf("List of names must have the same length as the list of dtypes")
 	}
-	q := &core{kind: kind, name: c.name, capacity: capacity, dtypes: slices.Clone(dtypes), shapes: c.shapes, names: c.names}
+	q := &core{kind: kind, name: c.name, capacity: capacity, dtypes: slices.Clone(dtypes), shapes: c.shapes, names: c.names, free: c.free}
 	return q, c, nil
 }
 
@@ -249,6 +263,9 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 // fit and blocks for room for the rest; rows already inserted stay if the
 // call is cancelled.
 func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
+	if q.free != nil {
+		return invalidf("%s '%s' recycles its elements and takes them one at a time, not with EnqueueMany", q.kind, q.name)
+	}
 	n, err := q.checkBatch(batch)
 	if err != nil {
 		return err
@@ -338,7 +355,7 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 			q.flush()
 		}
 		q.mu.Unlock()
-		return q.assemble(taken, dst)
+		return q.assembleFree(taken, dst)
 	}
 	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, done: make(chan struct{})}
 	if _, err := q.block(ctx, a, &q.deq, "Dequeue"); err != nil {
@@ -346,7 +363,17 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	}
 	// The batch is stacked here, outside the lock: copying it is the
 	// expensive part and must not hold up other callers.
-	return q.assemble(a.taken, dst)
+	return q.assembleFree(a.taken, dst)
+}
+
+// assembleFree assembles a batch of elems and hands them to Recycle's
+// func.
+func (q *core) assembleFree(elems []Element, dst Element) (Element, error) {
+	out, err := q.assemble(elems, dst)
+	if err == nil && q.free != nil {
+		q.free(elems)
+	}
+	return out, err
 }
 
 // keepBack is how many elements a dequeue must leave: min_after_dequeue
