@@ -44,6 +44,7 @@ type core struct {
 
 	mu       sync.Mutex
 	s        store
+	spare    []Element // an empty slice for a batch dequeue's elements (spareTaken)
 	closed   bool
 	enq, deq []*attempt
 
@@ -346,9 +347,9 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	}
 	q.mu.Lock()
 	if len(q.deq) == 0 && q.s.len()-q.keepBack() >= n {
-		taken := make([]Element, n)
-		for i := range taken {
-			taken[i] = q.s.pop()
+		taken := q.spareTaken(n)
+		for range n {
+			taken = append(taken, q.s.pop())
 		}
 		q.dequeued.Add(int64(n))
 		if len(q.enq) > 0 {
@@ -357,7 +358,7 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 		q.mu.Unlock()
 		return q.assembleFree(taken, dst)
 	}
-	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, done: make(chan struct{})}
+	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), done: make(chan struct{})}
 	if _, err := q.block(ctx, a, &q.deq, "Dequeue"); err != nil {
 		return nil, err
 	}
@@ -373,7 +374,26 @@ func (q *core) assembleFree(elems []Element, dst Element) (Element, error) {
 	if err == nil && q.free != nil {
 		q.free(elems)
 	}
+	clear(elems)
+	q.mu.Lock()
+	if cap(elems) > cap(q.spare) {
+		q.spare = elems[:0]
+	}
+	q.mu.Unlock()
 	return out, err
+}
+
+// spareTaken returns an empty slice with room for n elements, for a batch
+// dequeue to take its elements into: the one the last batch dequeue gave
+// back, if it is large enough, so that a consumer of batch after batch
+// does not allocate one each time. q.mu is held.
+func (q *core) spareTaken(n int) []Element {
+	s := q.spare
+	q.spare = nil
+	if cap(s) < n {
+		return make([]Element, 0, n)
+	}
+	return s
 }
 
 // keepBack is how many elements a dequeue must leave: min_after_dequeue
