@@ -14,7 +14,8 @@ import (
 // nil when there is none: the stage was built without Recycle, the step
 // runs outside a stage, or no element is free yet. The step owns the
 // element: it may overwrite its tensors, keep some and replace others, or
-// drop it. With Recycle the idiom for a parsing step is
+// drop it. Call it from the step itself, not from goroutines the step
+// starts: each of a stage's goroutines has its own supply. With Recycle the idiom for a parsing step is
 //
 //	rec, err := r.ReadValue(ctx)
 //	if err != nil {
