@@ -23,8 +23,8 @@ type recycleSource struct {
 	recycle bool
 	str     bool // a String component too
 	named   bool // the step declares its components in reverse order
-	// gotString counts the recycled elements whose String component came
-	// back a zero tensor, as it must.
+	// recycled counts the elements Recycled gave the steps, zeroStrings
+	// those whose String component came back a zero tensor, as it must.
 	zeroStrings, recycled int
 }
 
