@@ -102,49 +102,45 @@ func BenchmarkMNIST(b *testing.B) {
 		report(b)
 	})
 	// The TensorFlow-faithful shuffled pipeline, sluicebench's "seed"
-	// workload with one epoch: the comparison for Shuffle.
-	b.Run("seedpipeline-shuffle10000", func(b *testing.B) {
-		start()
-		for b.Loop() {
-			sum, err := seedPipeline(b.Context(), files, false, false)
-			if err != nil {
-				b.Fatal(err)
+	// workload with one epoch: the comparison for Shuffle. The first three
+	// use the plain idiom (Read, ParseSingle, a new element per example);
+	// the -recycle ones the allocation-free one (ReadValue,
+	// ParseSingleInto an element from input.Recycled, Recycle, NextInto).
+	for _, bc := range []struct {
+		name string
+		mode seedMode
+	}{
+		{"seedpipeline-shuffle10000", seedMode{}},
+		// A consumer that reuses its batch (NextInto).
+		{"seedpipeline-shuffle10000-nextinto", seedMode{into: true}},
+		// A deterministic pipeline: readers in turn, the shuffle queue
+		// drawing only when full.
+		{"seedpipeline-shuffle10000-deterministic", seedMode{deterministic: true}},
+		{"seedpipeline-shuffle10000-recycle", seedMode{into: true, recycle: true}},
+		{"seedpipeline-shuffle10000-recycle-deterministic", seedMode{into: true, recycle: true, deterministic: true}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var steady steadyAllocs
+			mode := bc.mode
+			mode.steady = &steady
+			start()
+			for b.Loop() {
+				sum, err := seedPipeline(b.Context(), files, mode)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if sum != want {
+					b.Fatalf("label sum %d, want %d", sum, want)
+				}
 			}
-			if sum != want {
-				b.Fatalf("label sum %d, want %d", sum, want)
-			}
-		}
-		report(b)
-	})
-	// The same with a consumer that reuses its batch (NextInto).
-	b.Run("seedpipeline-shuffle10000-nextinto", func(b *testing.B) {
-		start()
-		for b.Loop() {
-			sum, err := seedPipeline(b.Context(), files, false, true)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if sum != want {
-				b.Fatalf("label sum %d, want %d", sum, want)
-			}
-		}
-		report(b)
-	})
-	// The same in a deterministic pipeline: readers in turn, the shuffle
-	// queue drawing only when full.
-	b.Run("seedpipeline-shuffle10000-deterministic", func(b *testing.B) {
-		start()
-		for b.Loop() {
-			sum, err := seedPipeline(b.Context(), files, true, false)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if sum != want {
-				b.Fatalf("label sum %d, want %d", sum, want)
-			}
-		}
-		report(b)
-	})
+			report(b)
+			// Allocations once the shuffle buffer is full and before it
+			// drains: the cost of an example in a long run, which a pass
+			// of 50 000 examples through a buffer of 10 000 hides.
+			b.ReportMetric(float64(steady.mallocs)/float64(steady.examples), "steady-allocs/example")
+			b.ReportMetric(float64(steady.bytes)/float64(steady.examples), "steady-B/example")
+		})
+	}
 	for _, bc := range []struct {
 		name  string
 		opts  []ExampleOption
@@ -189,12 +185,29 @@ func BenchmarkMNIST(b *testing.B) {
 	}
 }
 
+// seedMode selects seedPipeline's idiom.
+type seedMode struct {
+	deterministic bool // input.Deterministic
+	into          bool // the consumer reuses its batch (NextInto)
+	recycle       bool // ReadValue, ParseSingleInto(input.Recycled(ctx)), input.Recycle
+	steady        *steadyAllocs
+}
+
+// steadyAllocs counts the allocations of the steady state of seedPipeline
+// runs: from batch steadyFrom to batch steadyTo, when the shuffle queue is
+// full and the input has not ended.
+type steadyAllocs struct {
+	mallocs, bytes, examples uint64
+}
+
+const steadyFrom, steadyTo = 120, 360
+
 // seedPipeline is bench/cmd/sluicebench's runSeed with one epoch: a
 // shuffled filename queue, two TFRecord readers, Example parsing per
 // record, shuffle_batch_join of 128 with min_after_dequeue 10000.
-func seedPipeline(ctx context.Context, files []string, deterministic, into bool) (int64, error) {
+func seedPipeline(ctx context.Context, files []string, m seedMode) (int64, error) {
 	opts := []input.PipelineOption{input.Seed(42)}
-	if deterministic {
+	if m.deterministic {
 		opts = append(opts, input.Deterministic())
 	}
 	p := input.NewPipeline(opts...)
@@ -203,6 +216,16 @@ func seedPipeline(ctx context.Context, files []string, deterministic, into bool)
 	for i := range readers {
 		r := recordio.NewTFRecordReader(names, tfrecord.None)
 		parser, _ := example.NewParser(benchMNISTSpec)
+		if m.recycle {
+			readers[i] = func(ctx context.Context) (queue.Element, error) {
+				rec, err := r.ReadValue(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return parser.ParseSingleInto(input.Recycled(ctx), rec, "")
+			}
+			continue
+		}
 		readers[i] = func(ctx context.Context) (queue.Element, error) {
 			key, rec, err := r.Read(ctx)
 			if err != nil {
@@ -215,16 +238,33 @@ func seedPipeline(ctx context.Context, files []string, deterministic, into bool)
 			return ex.Components(), nil
 		}
 	}
-	batches := p.ShuffleBatchJoin(readers, benchBatch, input.Capacity(10000+3*benchBatch),
-		input.MinAfterDequeue(10000), input.AllowSmallerFinalBatch(), input.Names("image", "label"))
+	bopts := []input.ShuffleBatchOption{input.Capacity(10000 + 3*benchBatch),
+		input.MinAfterDequeue(10000), input.AllowSmallerFinalBatch(), input.Names("image", "label")}
+	if m.recycle {
+		bopts = append(bopts, input.Recycle())
+	}
+	batches := p.ShuffleBatchJoin(readers, benchBatch, bopts...)
 	if err := p.Start(ctx); err != nil {
 		return 0, err
 	}
 	var sum int64
 	var b input.Batch
-	for {
+	var ms0, ms1 runtime.MemStats
+	for n := 0; ; n++ {
+		if m.steady != nil && (n == steadyFrom || n == steadyTo) {
+			ms := &ms0
+			if n == steadyTo {
+				ms = &ms1
+			}
+			runtime.ReadMemStats(ms)
+			if n == steadyTo {
+				m.steady.mallocs += ms1.Mallocs - ms0.Mallocs
+				m.steady.bytes += ms1.TotalAlloc - ms0.TotalAlloc
+				m.steady.examples += (steadyTo - steadyFrom) * benchBatch
+			}
+		}
 		var err error
-		if into {
+		if m.into {
 			b, err = batches.NextInto(ctx, b)
 		} else {
 			b, err = batches.Next(ctx)

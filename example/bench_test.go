@@ -61,6 +61,39 @@ func BenchmarkParseMNIST(b *testing.B) {
 	})
 }
 
+// BenchmarkParseSingleMNIST parses MNIST-like Examples one at a time, as
+// a pipeline's step does: ParseSingle into new tensors, and
+// ParseSingleInto the tensors of a record parsed before.
+func BenchmarkParseSingleMNIST(b *testing.B) {
+	recs := mnistLike(128)
+	b.Run("ParseSingle", func(b *testing.B) {
+		p, _ := NewParser(mnistSpec())
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, rec := range recs {
+				if _, err := p.ParseSingle(rec, "k"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.N)*float64(len(recs))/b.Elapsed().Seconds(), "records/s")
+	})
+	b.Run("ParseSingleInto", func(b *testing.B) {
+		p, _ := NewParser(mnistSpec())
+		var dst []tensor.Tensor
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, rec := range recs {
+				var err error
+				if dst, err = p.ParseSingleInto(dst, rec, "k"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.N)*float64(len(recs))/b.Elapsed().Seconds(), "records/s")
+	})
+}
+
 // smallExamples returns Examples with 10 scalar features (5 int64, 5
 // float).
 func smallExamples(n int) ([][]byte, Spec) {

@@ -117,3 +117,29 @@ func ExampleParseSingleSequence() {
 	fmt.Println(length, tokens)
 	// Output: Tensor<int64 []>[3] Tensor<int64 [3,2]>[5 1 9 2 4 4]
 }
+
+// Parsing record after record into the same tensors: the second parse
+// overwrites the first's values, allocating nothing.
+func ExampleParser_ParseSingleInto() {
+	p, err := example.NewParser(example.Spec{
+		"image": example.FixedLen(tensor.Float32, 2),
+		"label": example.FixedLen(tensor.Int64),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var comps []tensor.Tensor
+	for i, rec := range [][]byte{
+		example.New().Floats("image", []float32{0.5, 1}).Int64("label", 3).Marshal(),
+		example.New().Floats("image", []float32{2, 4}).Int64("label", 7).Marshal(),
+	} {
+		comps, err = p.ParseSingleInto(comps, rec, fmt.Sprint("rec:", i))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(comps)
+	}
+	// Output:
+	// [Tensor<float32 [2]>[0.5 1] Tensor<int64 []>[3]]
+	// [Tensor<float32 [2]>[2 4] Tensor<int64 []>[7]]
+}

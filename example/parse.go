@@ -16,6 +16,9 @@ type Parser struct {
 	refs  []featureRef
 	scan  func(rec []byte, p *plan, refs []featureRef) *wireError
 	reuse []tensor.Tensor // FixedLen outputs kept for reuse, by feature; nil unless ReuseOutputs
+	// components counts Parsed.Components' tensors, once ParseSingleInto
+	// has needed it.
+	components int
 }
 
 // ReuseOutputs makes p write the dense FixedLen outputs of each Parse into
@@ -78,6 +81,115 @@ func (p *Parser) ParseSingle(serialized []byte, key string) (*Parsed, error) {
 	return out.unbatch(), nil
 }
 
+// ParseSingleInto is ParseSingle for a loop that reuses memory: it
+// returns the record's outputs as Parsed.Components would, writing each
+// FixedLen float32 or int64 feature into dst's tensor at the same
+// position when that tensor has the feature's type and shape, and making
+// new tensors for the other outputs. dst is typically the Components of
+// an earlier record the caller is done with (input.Recycled gives such
+// an element to a pipeline's step); when it has one tensor per component,
+// the returned slice is dst itself, else a new one. Once
+// ParseSingleInto has overwritten a tensor of dst, the tensor's earlier
+// values are gone, even if the call fails. Errors are ParseSingle's.
+//
+// For the common case of a spec of FixedLen numeric features, a parse
+// into a fitting dst allocates nothing.
+func (p *Parser) ParseSingleInto(dst []tensor.Tensor, serialized []byte, key string) ([]tensor.Tensor, error) {
+	pl := p.plan
+	ns := len(pl.slotNames)
+	p.refs = slices.Grow(p.refs[:0], ns)[:ns]
+	if werr := p.scan(serialized, pl, p.refs); werr != nil {
+		return nil, werr.toParseError(singleName(key), 0, "Example")
+	}
+	if p.components == 0 {
+		for i := range pl.feats {
+			p.components += componentCount(pl.feats[i].kind)
+		}
+	}
+	out := dst
+	if len(out) != p.components {
+		out = make([]tensor.Tensor, p.components)
+	}
+	k := 0
+	for fi := range pl.feats {
+		c := &pl.feats[fi]
+		if c.kind == KindFixedLen && (c.dtype == tensor.Float32 || c.dtype == tensor.Int64) {
+			t := out[k]
+			if t.DType() != c.dtype || !t.Shape().Equal(c.shape) {
+				t = tensor.Zeros(c.dtype, append(tensor.Shape{}, c.shape...))
+			}
+			if err := c.fillSingle(t, key, &p.refs[c.slot]); err != nil {
+				return nil, err
+			}
+			out[k] = t
+			k++
+			continue
+		}
+		// The other kinds allocate their outputs anyway: build a batch
+		// of one and take its row.
+		d, sp, err := pl.buildFeature(fi, p.refs, 1, []string{key}, tensor.Tensor{})
+		if err != nil {
+			return nil, err
+		}
+		if c.kind == KindFixedLen || c.kind == KindFixedLenSequence {
+			out[k] = unbatchDense(d)
+			k++
+			continue
+		}
+		sp = unbatchSparse(sp)
+		shape := make([]int64, len(sp.DenseShape))
+		for j, d := range sp.DenseShape {
+			shape[j] = int64(d)
+		}
+		out[k], out[k+1], out[k+2] = sp.Indices, sp.Values, tensor.New(shape)
+		k += 3
+	}
+	return out, nil
+}
+
+// componentCount is how many of Parsed.Components a feature of kind k
+// has.
+func componentCount(k Kind) int {
+	if k == KindVarLen || k == KindSparse {
+		return 3
+	}
+	return 1
+}
+
+// singleName is a single record's name in messages.
+func singleName(key string) string {
+	if key == "" {
+		return unknownName
+	}
+	return key
+}
+
+// fillSingle is buildFixedLen for one record of a float32 or int64
+// feature, into out, of the feature's shape.
+func (c *compiled) fillSingle(out tensor.Tensor, key string, r *featureRef) error {
+	if !r.present || r.kind == kindNone {
+		if !c.defRow.IsValid() {
+			return missingError(singleName(key), c.name, 0, c.dtype.TFName())
+		}
+		switch c.dtype {
+		case tensor.Float32:
+			copy(out.Float32s(), c.defRow.Float32s())
+		case tensor.Int64:
+			copy(out.Int64s(), c.defRow.Int64s())
+		}
+		return nil
+	}
+	if r.kind != c.list {
+		return c.typeMismatchFixed(singleName(key), 0, r)
+	}
+	if r.count != c.rowSize {
+		return featureError(ErrValueCount, singleName(key), c.name, 0,
+			"Number of %s values != expected.  Values size: %d but output shape: %v", r.kind.name(), r.count, c.shape)
+	}
+	decode(r, out, 0)
+	return nil
+}
+
 // Parse parses a batch of serialized Examples with spec; see Parser.Parse.
 // To parse many batches, make a Parser once with NewParser.
 func Parse(serialized [][]byte, spec Spec, keys []string) (*Parsed, error) {
@@ -103,7 +215,6 @@ func ParseSingle(serialized []byte, spec Spec, key string) (*Parsed, error) {
 // reuse, if not nil, holds FixedLen outputs to overwrite (see
 // ReuseOutputs) and receives the new ones.
 func (pl *plan) build(refs []featureRef, n int, keys []string, reuse []tensor.Tensor) (*Parsed, error) {
-	ns := len(pl.slotNames)
 	out := &Parsed{
 		names:  make([]string, len(pl.feats)),
 		kinds:  make([]Kind, len(pl.feats)),
@@ -113,38 +224,56 @@ func (pl *plan) build(refs []featureRef, n int, keys []string, reuse []tensor.Te
 	for fi := range pl.feats {
 		c := &pl.feats[fi]
 		out.names[fi], out.kinds[fi] = c.name, c.kind
-		ref := func(i, slot int) *featureRef { return &refs[i*ns+slot] }
-		var err error
-		switch c.kind {
-		case KindFixedLen:
-			var dst tensor.Tensor
-			if reuse != nil && reuse[fi].IsValid() && reuse[fi].Len() == n && c.dtype != tensor.String {
-				dst = reuse[fi]
-			} else {
-				// A row is at most MaxRowElements, but a batch of them
-				// can still be more than a tensor may hold.
-				shape := c.shape.Prepend(n)
-				if _, err := shape.CheckedNumElements(); err != nil {
-					return nil, fmt.Errorf("example: feature %q: a batch of %d records: %w", c.name, n, err)
-				}
-				dst = tensor.Zeros(c.dtype, shape)
-			}
-			out.dense[fi], err = c.buildFixedLen(dst, n, keys, func(i int) *featureRef { return ref(i, c.slot) })
-			if reuse != nil && err == nil {
-				reuse[fi] = out.dense[fi]
-			}
-		case KindFixedLenSequence:
-			out.dense[fi], err = c.buildSequenceDense(n, keys, func(i int) *featureRef { return ref(i, c.slot) })
-		case KindVarLen:
-			out.sparse[fi], err = c.buildVarLen(n, keys, func(i int) *featureRef { return ref(i, c.slot) })
-		case KindSparse:
-			out.sparse[fi], err = c.buildSparse(n, keys, ref)
+		var prev tensor.Tensor
+		if reuse != nil {
+			prev = reuse[fi]
 		}
+		var err error
+		out.dense[fi], out.sparse[fi], err = pl.buildFeature(fi, refs, n, keys, prev)
 		if err != nil {
 			return nil, err
 		}
+		if reuse != nil && c.kind == KindFixedLen {
+			reuse[fi] = out.dense[fi]
+		}
 	}
 	return out, nil
+}
+
+// buildFeature builds feature fi's output for n records: a dense tensor
+// or a sparse one. prev, a FixedLen output of an earlier call, is
+// overwritten if it fits.
+func (pl *plan) buildFeature(fi int, refs []featureRef, n int, keys []string, prev tensor.Tensor) (tensor.Tensor, tensor.Sparse, error) {
+	ns := len(pl.slotNames)
+	c := &pl.feats[fi]
+	ref := func(i, slot int) *featureRef { return &refs[i*ns+slot] }
+	switch c.kind {
+	case KindFixedLen:
+		var dst tensor.Tensor
+		if prev.IsValid() && prev.Len() == n && c.dtype != tensor.String {
+			dst = prev
+		} else {
+			// A row is at most MaxRowElements, but a batch of them
+			// can still be more than a tensor may hold.
+			shape := c.shape.Prepend(n)
+			if _, err := shape.CheckedNumElements(); err != nil {
+				return tensor.Tensor{}, tensor.Sparse{}, fmt.Errorf("example: feature %q: a batch of %d records: %w", c.name, n, err)
+			}
+			dst = tensor.Zeros(c.dtype, shape)
+		}
+		t, err := c.buildFixedLen(dst, n, keys, func(i int) *featureRef { return ref(i, c.slot) })
+		return t, tensor.Sparse{}, err
+	case KindFixedLenSequence:
+		t, err := c.buildSequenceDense(n, keys, func(i int) *featureRef { return ref(i, c.slot) })
+		return t, tensor.Sparse{}, err
+	case KindVarLen:
+		s, err := c.buildVarLen(n, keys, func(i int) *featureRef { return ref(i, c.slot) })
+		return tensor.Tensor{}, s, err
+	case KindSparse:
+		s, err := c.buildSparse(n, keys, ref)
+		return tensor.Tensor{}, s, err
+	}
+	return tensor.Tensor{}, tensor.Sparse{}, fmt.Errorf("example: feature %q has no kind", c.name)
 }
 
 // decode writes r's values into dst[off:], which has room for r.count.
@@ -392,21 +521,30 @@ func (p *Parsed) unbatch() *Parsed {
 	for i, k := range p.kinds {
 		switch k {
 		case KindFixedLen, KindFixedLenSequence:
-			t := p.dense[i]
-			p.dense[i], _ = t.Reshape(t.Shape()[1:])
+			p.dense[i] = unbatchDense(p.dense[i])
 		case KindVarLen, KindSparse:
-			s := p.sparse[i]
-			cols := s.Indices.Shape()[1]
-			nnz := s.Indices.Len()
-			src := s.Indices.Int64s()
-			idx := make([]int64, 0, nnz*(cols-1))
-			for e := range nnz {
-				idx = append(idx, src[e*cols+1:(e+1)*cols]...)
-			}
-			s.Indices = tensor.New(idx, nnz, cols-1)
-			s.DenseShape = s.DenseShape[1:].Clone()
-			p.sparse[i] = s
+			p.sparse[i] = unbatchSparse(p.sparse[i])
 		}
 	}
 	return p
+}
+
+// unbatchDense returns the one row of t, a batch of one.
+func unbatchDense(t tensor.Tensor) tensor.Tensor {
+	t, _ = t.Reshape(t.Shape()[1:])
+	return t
+}
+
+// unbatchSparse drops the batch column of s, a batch of one.
+func unbatchSparse(s tensor.Sparse) tensor.Sparse {
+	cols := s.Indices.Shape()[1]
+	nnz := s.Indices.Len()
+	src := s.Indices.Int64s()
+	idx := make([]int64, 0, nnz*(cols-1))
+	for e := range nnz {
+		idx = append(idx, src[e*cols+1:(e+1)*cols]...)
+	}
+	s.Indices = tensor.New(idx, nnz, cols-1)
+	s.DenseShape = s.DenseShape[1:].Clone()
+	return s
 }

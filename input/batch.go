@@ -237,6 +237,12 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 		seed = p.opSeed(cfg.seed)
 	}
 	sn := newStageNames(stage, names)
+	var bin *recycleBin
+	var free func([]queue.Element)
+	if cfg.recycle {
+		bin = newRecycleBin(capacity, batchSize)
+		free = bin.put
+	}
 	create := func(first queue.Element) (queue.Queue, error) {
 		names := sn.names()
 		spec, err := elementSpec(first, cfg.enqueueMany, cfg.dynamicPad, names)
@@ -246,6 +252,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 		return newQueue(queueSpec{
 			kind: queueKind, name: name, capacity: capacity, minAfterDequeue: cfg.minAfterDequeue,
 			seed: seed, dtypes: spec.dtypes, shapes: spec.shapes, names: names, deterministic: p.deterministic,
+			free: free,
 		})
 	}
 	sq := stagequeue.NewLazy(queueKind, name, capacity, names, create)
@@ -255,12 +262,12 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	var stepNames []string
 	if threaded {
 		for i := range cfg.threads {
-			runSteps = append(runSteps, enqueueStep(steps[0], sq, cfg.enqueueMany, sn))
+			runSteps = append(runSteps, enqueueStep(steps[0], sq, cfg.enqueueMany, sn, bin))
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}
 	} else {
 		for i, s := range steps {
-			runSteps = append(runSteps, enqueueStep(s, sq, cfg.enqueueMany, sn))
+			runSteps = append(runSteps, enqueueStep(s, sq, cfg.enqueueMany, sn, bin))
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}
 	}
@@ -299,6 +306,9 @@ func checkBatchArgs(stage string, kind batchKind, steps []KeepStep, batchSize in
 	if kind == shuffleBatch && cfg.capacity <= cfg.minAfterDequeue {
 		return fmt.Errorf("input: capacity %d must be bigger than min_after_dequeue %d.", cfg.capacity, cfg.minAfterDequeue)
 	}
+	if cfg.recycle && cfg.enqueueMany {
+		return fmt.Errorf("input: %s: Recycle does not apply with EnqueueMany, whose elements share a batch's memory", stage)
+	}
 	if cfg.minAfterDequeue < 0 {
 		return fmt.Errorf("input: min_after_dequeue must be >= 0, not %d", cfg.minAfterDequeue)
 	}
@@ -307,8 +317,9 @@ func checkBatchArgs(stage string, kind batchKind, steps []KeepStep, batchSize in
 
 // enqueueStep is the queue runner's unit of work for one source: produce
 // one element, put its components in the stage's order, apply its keep
-// flags, enqueue what is kept. One goroutine runs it.
-func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames) coord.Step {
+// flags, enqueue what is kept. One goroutine runs it. bin, if not nil,
+// holds the elements the stage recycles (Recycle).
+func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames, bin *recycleBin) coord.Step {
 	var (
 		d       declaration
 		o       order
@@ -318,6 +329,9 @@ func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames) coord.S
 	return func(ctx context.Context) error {
 		if ctx != parent { // the runner passes the same context every time
 			parent, withDec = ctx, context.WithValue(ctx, declarationKey{}, &d)
+			if bin != nil {
+				withDec = context.WithValue(withDec, recycledKey{}, &stepRecycler{bin: bin, o: &o})
+			}
 		}
 		d = declaration{}
 		e, keep, err := src(withDec)

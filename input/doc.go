@@ -37,6 +37,34 @@
 // replays the run up to that position and goes on with exactly the
 // batches the first would have delivered next.
 //
+// # Memory
+//
+// By default a step returns a new element per example and the consumer
+// gets a new batch per call: simple, and every value the pipeline hands
+// out stays valid. A pipeline that must not allocate per example reuses
+// memory at both ends. The consumer asks for each batch with NextInto,
+// giving back the batch it is done with. The steps take the elements the
+// batcher has copied into batches with Recycled, and fill them again,
+// when the batcher is built with Recycle:
+//
+//	readers[i] = func(ctx context.Context) (queue.Element, error) {
+//		rec, err := r.ReadValue(ctx) // no key: no allocation
+//		if err != nil {
+//			return nil, err
+//		}
+//		return parser.ParseSingleInto(input.Recycled(ctx), rec, "")
+//	}
+//	batches := p.ShuffleBatchJoin(readers, 128, ..., input.Recycle())
+//
+// An element is handed back only after its values were copied into a
+// batch, and only to a step of the stage that made it, so a batch never
+// shares memory with an element a step overwrites, and the order and
+// contents of the batches are those of the same pipeline without Recycle.
+// What Recycle asks of the steps is to own what they return (see
+// Recycle). Once the shuffle queue is full, such a pipeline allocates
+// next to nothing per example; its memory is the queue's elements, a
+// batch, and one batch's worth of elements in between.
+//
 // A stage of one's own runs with the pipeline through AddQueueRunner and
 // Coordinator, and may hand out batches made with NewBatch; steps declare
 // their components' names with Named and store sparse tensors with

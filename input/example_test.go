@@ -2,6 +2,7 @@ package input_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -205,4 +206,66 @@ func ExamplePipeline_Checkpoint() {
 	// first run: [7 19 10 3]
 	// first run: [11 12 6 9]
 	// resumed:   [11 12 6 9]
+}
+
+// The seed pipeline without an allocation per example: readers that make
+// no keys, steps parsing into the elements the batcher hands back
+// (Recycle, Recycled, example.Parser.ParseSingleInto), and a consumer
+// reusing its batch (NextInto). Each reader has its own Parser, as a
+// Parser is not safe for concurrent use.
+func ExampleRecycled() {
+	dir, _ := os.MkdirTemp("", "sluice-example")
+	defer os.RemoveAll(dir)
+	writeShards(dir)
+	ctx := context.Background()
+
+	p := input.NewPipeline(input.Seed(42))
+	files, _ := input.MatchFilenamesOnce(ctx, filepath.Join(dir, "train-*.tfrecord.gz"))
+	names := p.StringInputProducer(files, input.NumEpochs(2))
+	spec := example.Spec{
+		"image": example.FixedLen(tensor.Float32, 2),
+		"label": example.FixedLen(tensor.Int64),
+	}
+	readers := make([]input.Step, 2)
+	for i := range readers {
+		r := recordio.NewTFRecordReader(names, tfrecord.Gzip)
+		parser, err := example.NewParser(spec)
+		if err != nil {
+			panic(err)
+		}
+		readers[i] = func(ctx context.Context) (queue.Element, error) {
+			rec, err := r.ReadValue(ctx)
+			if err != nil {
+				return nil, err
+			}
+			// Components in sorted-name order: image, label.
+			return parser.ParseSingleInto(input.Recycled(ctx), rec, "")
+		}
+	}
+	batches := p.ShuffleBatchJoin(readers, 8, input.Capacity(40), input.MinAfterDequeue(10),
+		input.AllowSmallerFinalBatch(), input.Names("image", "label"), input.Recycle())
+	if err := p.Start(ctx); err != nil {
+		panic(err)
+	}
+	var sum, n int64
+	var b input.Batch
+	for {
+		var err error
+		b, err = batches.NextInto(ctx, b) // b's memory is reused
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		for _, l := range b.Int64("label") {
+			sum += l
+		}
+		n += int64(b.Len())
+	}
+	if err := p.Join(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d examples, labels summing to %d\n", n, sum)
+	// Output: 60 examples, labels summing to 870
 }

@@ -99,6 +99,7 @@ type stageConfig struct {
 	enqueueMany     bool
 	dynamicPad      bool
 	allowSmaller    bool
+	recycle         bool
 	names           []string
 	sparse          []string
 	shardIndex      int
@@ -204,6 +205,20 @@ func DynamicPad() BatchOption {
 // final, smaller batch instead of dropping them.
 func AllowSmallerFinalBatch() BatcherOption {
 	return batcherOption(func(c *stageConfig) { c.allowSmaller = true })
+}
+
+// Recycle makes a batcher hand the elements it has copied into batches
+// back to its steps, which take them with Recycled and fill them again
+// (example.Parser.ParseSingleInto does) instead of allocating an element
+// per example; see Recycled. It is for steps that own what they return:
+// every tensor of an element a step returns must be that element's alone,
+// neither kept by the step nor shared with another element, since once
+// the element is batched the stage may give it to a step to overwrite.
+// Components of type String are not handed back, a batch sharing their
+// bytes. EnqueueMany, whose elements are rows sharing one batch's
+// memory, does not take it.
+func Recycle() BatcherOption {
+	return batcherOption(func(c *stageConfig) { c.recycle = true })
 }
 
 // Names names a batcher's components, so batches can be read by name

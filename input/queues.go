@@ -18,6 +18,7 @@ type queueSpec struct {
 	dtypes          []tensor.DType
 	shapes          []tensor.Shape
 	names           []string
+	free            func([]queue.Element) // queue.Recycle's, or nil
 }
 
 // elementInfo is the component types and per-example shapes of an element.
@@ -63,6 +64,9 @@ func elementSpec(e queue.Element, many, pad bool, names []string) (elementInfo, 
 // newQueue makes the queue a stage needs.
 func newQueue(s queueSpec) (queue.Queue, error) {
 	opts := []queue.Option{queue.Name(s.name)}
+	if s.free != nil {
+		opts = append(opts, queue.Recycle(s.free))
+	}
 	if s.names != nil {
 		opts = append(opts, queue.Names(s.names...))
 	}

@@ -194,3 +194,30 @@ func BenchmarkChannel4x4Cap8(b *testing.B) {
 	ch := make(chan Element, 8)
 	benchProducersConsumers(b, func(e Element) { ch <- e }, func() { <-ch })
 }
+
+// The seed pipeline's shuffle queue in its steady state: 10 000 elements
+// of float32[784] held back, 128 enqueued and a batch of 128 drawn into
+// the same batch per op, so that the rows copied are cold in the cache,
+// as a shuffle buffer's are.
+func BenchmarkRandomShuffleDequeueManyInto128x784(b *testing.B) {
+	const mad = 10000
+	q, _ := NewRandomShuffle(mad+3*128, mad, []tensor.DType{tensor.Float32}, Shapes(tensor.Shape{784}), Seed(1))
+	var free []Element
+	q.core.free = func(elems []Element) { free = append(free, elems...) }
+	for range mad + 128 {
+		q.Enqueue(bg, Element{tensor.Zeros(tensor.Float32, tensor.Shape{784})})
+	}
+	var dst Element
+	b.SetBytes(128 * 784 * 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if dst, err = q.DequeueManyInto(bg, 128, dst); err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range free {
+			q.Enqueue(bg, e)
+		}
+		free = free[:0]
+	}
+}

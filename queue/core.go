@@ -36,13 +36,15 @@ type core struct {
 	dtypes          []tensor.DType
 	shapes          []tensor.Shape // nil if not declared
 	names           []string
-	minAfterDequeue int    // RandomShuffle: kept back while open
-	seed            uint64 // RandomShuffle: the seed given, 0 if none
-	pad             bool   // PaddingFIFO: batches are padded
-	priority        bool   // Priority: component 0 is an Int64 scalar priority
+	minAfterDequeue int             // RandomShuffle: kept back while open
+	seed            uint64          // RandomShuffle: the seed given, 0 if none
+	pad             bool            // PaddingFIFO: batches are padded
+	priority        bool            // Priority: component 0 is an Int64 scalar priority
+	free            func([]Element) // Recycle's, or nil
 
 	mu       sync.Mutex
 	s        store
+	spare    []Element // an empty slice for a batch dequeue's elements (spareTaken)
 	closed   bool
 	enq, deq []*attempt
 
@@ -104,6 +106,7 @@ type config struct {
 	names    []string
 	seed     uint64
 	waitFull bool
+	free     func([]Element)
 }
 
 // An Option configures a queue.
@@ -146,6 +149,18 @@ func Seed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 // input alone; deterministic pipelines (input.Deterministic) use it.
 func WaitFull() Option { return func(c *config) { c.waitFull = true } }
 
+// Recycle hands the elements of every batch a DequeueMany or DequeueUpTo
+// (or their Into forms) has copied into its batch to free, once the copy
+// is made and the queue holds no reference to them, so that a stage that
+// owns its elements can fill them again instead of allocating new ones.
+// free runs in the dequeuing goroutine; the slice is the queue's again
+// when it returns. Elements a single Dequeue returns are the caller's and
+// are not handed over. The queue takes elements one at a time: its
+// EnqueueMany fails with ErrInvalidArgument, since the rows of a batch
+// share the batch's memory and none of them is free while another is
+// queued.
+func Recycle(free func(elems []Element)) Option { return func(c *config) { c.free = free } }
+
 func newCore(kind, defaultName string, capacity int, dtypes []tensor.DType, opts []Option) (*core, *config, error) {
 	c := &config{name: defaultName}
 	for _, o := range opts {
@@ -168,7 +183,7 @@ func newCore(kind, defaultName string, capacity int, dtypes []tensor.DType, opts
 	if c.names != nil && len(c.names) != len(dtypes) {
 		return nil, nil, buildErrorf("List of names must have the same length as the list of dtypes")
 	}
-	q := &core{kind: kind, name: c.name, capacity: capacity, dtypes: slices.Clone(dtypes), shapes: c.shapes, names: c.names}
+	q := &core{kind: kind, name: c.name, capacity: capacity, dtypes: slices.Clone(dtypes), shapes: c.shapes, names: c.names, free: c.free}
 	return q, c, nil
 }
 
@@ -249,6 +264,9 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 // fit and blocks for room for the rest; rows already inserted stay if the
 // call is cancelled.
 func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
+	if q.free != nil {
+		return invalidf("%s '%s' recycles its elements and takes them one at a time, not with EnqueueMany", q.kind, q.name)
+	}
 	n, err := q.checkBatch(batch)
 	if err != nil {
 		return err
@@ -329,24 +347,53 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	}
 	q.mu.Lock()
 	if len(q.deq) == 0 && q.s.len()-q.keepBack() >= n {
-		taken := make([]Element, n)
-		for i := range taken {
-			taken[i] = q.s.pop()
+		taken := q.spareTaken(n)
+		for range n {
+			taken = append(taken, q.s.pop())
 		}
 		q.dequeued.Add(int64(n))
 		if len(q.enq) > 0 {
 			q.flush()
 		}
 		q.mu.Unlock()
-		return q.assemble(taken, dst)
+		return q.assembleFree(taken, dst)
 	}
-	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, done: make(chan struct{})}
+	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), done: make(chan struct{})}
 	if _, err := q.block(ctx, a, &q.deq, "Dequeue"); err != nil {
 		return nil, err
 	}
 	// The batch is stacked here, outside the lock: copying it is the
 	// expensive part and must not hold up other callers.
-	return q.assemble(a.taken, dst)
+	return q.assembleFree(a.taken, dst)
+}
+
+// assembleFree assembles a batch of elems and hands them to Recycle's
+// func.
+func (q *core) assembleFree(elems []Element, dst Element) (Element, error) {
+	out, err := q.assemble(elems, dst)
+	if err == nil && q.free != nil {
+		q.free(elems)
+	}
+	clear(elems)
+	q.mu.Lock()
+	if cap(elems) > cap(q.spare) {
+		q.spare = elems[:0]
+	}
+	q.mu.Unlock()
+	return out, err
+}
+
+// spareTaken returns an empty slice with room for n elements, for a batch
+// dequeue to take its elements into: the one the last batch dequeue gave
+// back, if it is large enough, so that a consumer of batch after batch
+// does not allocate one each time. q.mu is held.
+func (q *core) spareTaken(n int) []Element {
+	s := q.spare
+	q.spare = nil
+	if cap(s) < n {
+		return make([]Element, 0, n)
+	}
+	return s
 }
 
 // keepBack is how many elements a dequeue must leave: min_after_dequeue
@@ -530,6 +577,9 @@ func (q *core) assemble(elems []Element, dst Element) (Element, error) {
 	var rows []tensor.Tensor
 	for c, d := range q.dtypes {
 		if !q.pad && fitsBatch(out[c], d, len(elems), q.shapes[c]) {
+			if copyRows(out[c], elems, c) {
+				continue
+			}
 			for i, e := range elems {
 				if err := out[c].SetRow(i, e[c]); err != nil {
 					return nil, invalidf("component %d: %v", c, err)
@@ -554,6 +604,44 @@ func (q *core) assemble(elems []Element, dst Element) (Element, error) {
 		}
 	}
 	return out, nil
+}
+
+// copyRows writes component c of elems into the rows of dst, a batch of
+// them (fitsBatch), element i into row i, and reports whether it could:
+// it serves the common types with one type switch for the whole batch,
+// where SetRow checks and switches on every row. The queue checked every
+// element against its fully defined shapes when it was enqueued, so each
+// row's size is the same.
+func copyRows(dst tensor.Tensor, elems []Element, c int) bool {
+	switch dst.DType() {
+	case tensor.Float32:
+		return copyRowsOf[float32](dst, elems, c)
+	case tensor.Int64:
+		return copyRowsOf[int64](dst, elems, c)
+	case tensor.Int32:
+		return copyRowsOf[int32](dst, elems, c)
+	case tensor.Uint8:
+		return copyRowsOf[uint8](dst, elems, c)
+	case tensor.Float64:
+		return copyRowsOf[float64](dst, elems, c)
+	}
+	return false
+}
+
+func copyRowsOf[T tensor.Elem](dst tensor.Tensor, elems []Element, c int) bool {
+	if len(elems) == 0 {
+		return true
+	}
+	d := tensor.Values[T](dst)
+	rs := len(d) / len(elems)
+	for i, e := range elems {
+		s := tensor.Values[T](e[c])
+		if len(s) != rs {
+			return false
+		}
+		copy(d[i*rs:(i+1)*rs], s)
+	}
+	return true
 }
 
 // fitsBatch reports whether t can hold a batch of n elements of type d and

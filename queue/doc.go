@@ -14,7 +14,8 @@
 // the order they arrived, enqueues and dequeues each in their own line, as
 // TensorFlow's QueueBase serves its attempt lists. DequeueManyInto writes
 // a batch into the caller's tensors so that steady-state batching
-// allocates nothing.
+// allocates nothing, and a queue made with Recycle hands the elements it
+// has copied into a batch back to their owner, to be filled again.
 //
 // Element types and shapes are checked on every call, with TensorFlow's
 // messages ("Shape mismatch in tuple component 1. Expected [2,?,3], got

@@ -12,7 +12,8 @@
 // (the offset in the uncompressed stream), "file:line" for text lines
 // (from 1), "file:index" for fixed-length records (from 0), the file name
 // for whole files, the unit itself for Identity. ReadUpTo returns batches
-// that never mix two units.
+// that never mix two units; ReadValue reads a record without making its
+// key, for callers that do not name records.
 //
 // # Formats
 //

@@ -66,7 +66,8 @@ type fixedLengthFormat struct {
 	compression                                     tfrecord.Compression
 	// noKeys makes Read return an empty key, saving an allocation per
 	// record; Work and Offset give the record's position instead.
-	noKeys bool
+	noKeys  bool
+	omitKey bool // the Read in progress is a Reader.ReadValue
 
 	file    *unitFile
 	closer  io.Closer // the decompressor, if any
@@ -202,12 +203,14 @@ func (f *fixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, boo
 		return "", nil, false, false, fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, int64(f.headerBytes)+f.index*f.hop(), err)
 	}
 	f.index++
-	if f.noKeys {
+	if f.noKeys || f.omitKey {
 		return "", f.buf[:f.recordBytes], true, false, nil
 	}
 	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.index-1, 10)
 	return string(f.key), f.buf[:f.recordBytes], true, false, nil
 }
+
+func (f *fixedLengthFormat) omitKeys(omit bool) { f.omitKey = omit }
 
 // Work returns the name of the file the last record read came from.
 func (f *fixedLengthFormat) Work() string { return f.work }

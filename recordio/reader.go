@@ -140,8 +140,27 @@ func (r *Reader) readRemote(ctx context.Context) (key string, value []byte, prod
 // At end of input it returns the queue's error, which wraps io.EOF. The
 // value is valid until the next call on r.
 func (r *Reader) Read(ctx context.Context) (key string, value []byte, err error) {
+	return r.read(ctx, true)
+}
+
+// ReadValue is Read without the key, for a caller that does not name
+// its records (as TensorFlow's parse_single_example given no names): the
+// built-in formats then make no key, which saves an allocation per record.
+func (r *Reader) ReadValue(ctx context.Context) (value []byte, err error) {
+	_, value, err = r.read(ctx, false)
+	return value, err
+}
+
+// A keyOmitter is a format that can read a record without making its key.
+type keyOmitter interface{ omitKeys(omit bool) }
+
+func (r *Reader) read(ctx context.Context, keys bool) (key string, value []byte, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if o, ok := r.f.(keyOmitter); ok {
+		o.omitKeys(!keys)
+		defer o.omitKeys(false)
+	}
 	if r.shardErr != nil {
 		return "", nil, r.shardErr
 	}

@@ -43,7 +43,8 @@ type textLineFormat struct {
 	// noKeys makes Read return an empty key, saving an allocation per
 	// line, for a caller that names a line only when something is wrong
 	// with it: it takes the line's position from Work and Offset.
-	noKeys bool
+	noKeys  bool
+	omitKey bool // the Read in progress is a Reader.ReadValue
 
 	file *unitFile
 	br   *bufio.Reader
@@ -153,12 +154,14 @@ func (f *textLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 	}
 	f.line++
 	f.off += n
-	if f.noKeys {
+	if f.noKeys || f.omitKey {
 		return "", line, true, false, nil
 	}
 	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.line, 10)
 	return string(f.key), line, true, false, nil
 }
+
+func (f *textLineFormat) omitKeys(omit bool) { f.omitKey = omit }
 
 // Work returns the name of the file the last line read came from.
 func (f *textLineFormat) Work() string { return f.work }

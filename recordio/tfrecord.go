@@ -45,6 +45,7 @@ type tfRecordFormat struct {
 	// record, for a caller that names a record only when something is
 	// wrong with it: it takes the record's position from Work and Offset.
 	noKeys  bool
+	omitKey bool // the Read in progress is a Reader.ReadValue
 	options []tfrecord.Option
 
 	file    *unitFile
@@ -108,12 +109,14 @@ func (f *tfRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, 
 	if err != nil {
 		return "", nil, false, false, err
 	}
-	if f.noKeys {
+	if f.noKeys || f.omitKey {
 		return "", rec, true, false, nil
 	}
 	f.key = strconv.AppendInt(append(append(f.key[:0], f.work...), ':'), f.rd.Offset(), 10)
 	return string(f.key), rec, true, false, nil
 }
+
+func (f *tfRecordFormat) omitKeys(omit bool) { f.omitKey = omit }
 
 // Work returns the name of the file the last record read came from.
 func (f *tfRecordFormat) Work() string { return f.work }

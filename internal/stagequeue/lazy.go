@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
@@ -38,7 +39,12 @@ type Lazy struct {
 	q      queue.Queue
 	closed bool          // Close came before the real queue
 	ready  chan struct{} // closed once q is set or the Lazy is closed
+	// real is q once set, read without the lock: every enqueue and
+	// dequeue asks for the real queue, from several goroutines.
+	real atomic.Pointer[realQueue]
 }
+
+type realQueue struct{ q queue.Queue }
 
 var (
 	_ queue.Queue = (*Lazy)(nil)
@@ -68,6 +74,7 @@ func (l *Lazy) setLocked(q queue.Queue) {
 		return
 	}
 	l.q = q
+	l.real.Store(&realQueue{q})
 	if l.closed {
 		q.CloseNow(context.Background())
 		return
@@ -77,6 +84,9 @@ func (l *Lazy) setLocked(q queue.Queue) {
 
 // current returns the real queue, or nil before it exists.
 func (l *Lazy) current() queue.Queue {
+	if r := l.real.Load(); r != nil {
+		return r.q
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.q
@@ -84,6 +94,9 @@ func (l *Lazy) current() queue.Queue {
 
 // forEnqueue returns the real queue, making it from e if it can.
 func (l *Lazy) forEnqueue(e queue.Element) (queue.Queue, error) {
+	if r := l.real.Load(); r != nil {
+		return r.q, nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.q != nil {

@@ -373,33 +373,38 @@ func runCIFAR(ctx context.Context, files []string, t *tally) error {
 // filename queue with two epochs, two TFRecord readers sharing it, Example
 // parsing per record, and shuffle_batch_join of 128 with
 // min_after_dequeue 10000, through the input package's queues and runners.
+// It uses the library's allocation-free idiom: readers that make no keys
+// (ReadValue), parsing into the elements the batcher recycles
+// (ParseSingleInto, input.Recycled, input.Recycle), and a consumer
+// reusing its batch (NextInto).
 func runSeed(ctx context.Context, files []string, t *tally) error {
 	p := input.NewPipeline(input.Seed(42))
 	names := p.StringInputProducer(files, input.NumEpochs(2))
-	parser := make([]*example.Parser, 2)
 	readers := make([]input.Step, 2)
 	for i := range readers {
 		r := recordio.NewTFRecordReader(names, tfrecord.None)
-		parser[i], _ = example.NewParser(mnistSpec)
+		parser, _ := example.NewParser(mnistSpec)
 		readers[i] = func(ctx context.Context) (queue.Element, error) {
-			key, rec, err := r.Read(ctx)
+			rec, err := r.ReadValue(ctx)
 			if err != nil {
 				return nil, err
 			}
 			t.bytes.Add(int64(len(rec)))
-			ex, err := parser[i].ParseSingle(rec, key)
-			if err != nil {
-				return nil, err
-			}
-			return ex.Components(), nil
+			return parser.ParseSingleInto(input.Recycled(ctx), rec, "")
 		}
 	}
 	batches := p.ShuffleBatchJoin(readers, batchSize, input.Capacity(10000+3*batchSize),
-		input.MinAfterDequeue(10000), input.AllowSmallerFinalBatch(), input.Names("image", "label"))
+		input.MinAfterDequeue(10000), input.AllowSmallerFinalBatch(), input.Names("image", "label"), input.Recycle())
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	for b, err := range batches.All(ctx) {
+	var b input.Batch
+	for {
+		var err error
+		b, err = batches.NextInto(ctx, b)
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
 			p.Stop(ctx)
 			return err

@@ -1,0 +1,366 @@
+package input
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// recycleSource makes the steps of runRecycling's pipelines: readers
+// sharing a producer of "files", each record an element of an 8-float
+// "image" and an int64 "label" (and, with str, a string "name"), made from
+// the file and record numbers. With recycle, a step fills what Recycled
+// gives it, after overwriting it with -1s: a batch sharing memory with a
+// recycled element would show them, or a later record's values.
+type recycleSource struct {
+	recycle bool
+	str     bool // a String component too
+	named   bool // the step declares its components in reverse order
+	// recycled counts the elements Recycled gave the steps, zeroStrings
+	// those whose String component came back a zero tensor, as it must.
+	zeroStrings, recycled int
+}
+
+func (s *recycleSource) steps(p *Pipeline, n int) []Step {
+	files := p.RangeInputProducer(10, NumEpochs(3))
+	steps := make([]Step, n)
+	for i := range steps {
+		var file, record int64 = -1, 0
+		steps[i] = func(ctx context.Context) (queue.Element, error) {
+			if file < 0 || record == 20+file%7 {
+				e, err := files.Dequeue(ctx)
+				if err != nil {
+					return nil, err
+				}
+				file, record = int64(e[0].Int32s()[0]), 0
+			}
+			record++
+			id := 1000*file + record
+			var e queue.Element
+			if s.recycle {
+				e = Recycled(ctx)
+			}
+			img, lbl, name := 0, 1, 2
+			if s.named {
+				// Declared as name?, label, image.
+				img, lbl, name = len(s.names())-1, len(s.names())-2, 0
+			}
+			if e != nil {
+				s.recycled++
+				if s.str {
+					if e[name].IsValid() {
+						return nil, errors.New("a recycled String component is not a zero tensor")
+					}
+					s.zeroStrings++
+				}
+				if e[img].DType() != tensor.Float32 || e[lbl].DType() != tensor.Int64 {
+					return nil, errors.New("a recycled element is not in the step's order")
+				}
+				for j := range e[img].Float32s() {
+					e[img].Float32s()[j] = -1
+				}
+				e[lbl].Int64s()[0] = -1
+			} else {
+				e = make(queue.Element, len(s.names()))
+				e[img] = tensor.Zeros(tensor.Float32, tensor.Shape{8})
+				e[lbl] = tensor.Zeros(tensor.Int64, tensor.Shape{})
+			}
+			for j := range e[img].Float32s() {
+				e[img].Float32s()[j] = float32(id) + float32(j)/8
+			}
+			e[lbl].Int64s()[0] = id
+			if s.str {
+				e[name] = tensor.Strings("r" + strconv.FormatInt(id, 10)).Row(0)
+			}
+			if s.named {
+				return Named(ctx, e, s.names()...), nil
+			}
+			return e, nil
+		}
+	}
+	return steps
+}
+
+// names returns the components' names in the step's order.
+func (s *recycleSource) names() []string {
+	names := []string{"image", "label"}
+	if s.str {
+		names = append(names, "name")
+	}
+	if s.named {
+		slices.Reverse(names)
+	}
+	return names
+}
+
+// runRecycling runs a deterministic pipeline and returns its batches,
+// rendered after the last one was delivered, so that a batch whose memory
+// a later step overwrote would show it. into reads them with NextInto
+// (each batch rendered on arrival, as its memory is reused).
+func runRecycling(t *testing.T, src *recycleSource, into bool, batch func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches) string {
+	t.Helper()
+	p := NewPipeline(Seed(3), Deterministic())
+	var opts []BatcherOption
+	if src.recycle {
+		opts = append(opts, Recycle())
+	}
+	out := batch(p, src.steps(p, 3), opts...)
+	if err := p.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var held []Batch
+	var s strings.Builder
+	var b Batch
+	for {
+		var err error
+		if into {
+			b, err = out.NextInto(t.Context(), b)
+		} else {
+			b, err = out.Next(t.Context())
+		}
+		if errors.Is(err, errEOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if into {
+			renderBatch(&s, b)
+		} else {
+			held = append(held, b)
+		}
+	}
+	if err := p.Join(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range held {
+		renderBatch(&s, b)
+	}
+	return s.String()
+}
+
+func renderBatch(s *strings.Builder, b Batch) {
+	for _, name := range b.Names() {
+		s.WriteString(name + " " + b.Tensor(name).String() + "\n")
+	}
+}
+
+// TestRecycleSameBatches: a pipeline whose steps fill recycled elements
+// delivers, bit for bit, the batches of the same pipeline allocating an
+// element per example, for every kind of batcher, with consumers that keep
+// every batch or reuse one: no recycled element is visible to the consumer
+// once a step reuses it.
+func TestRecycleSameBatches(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		src   recycleSource
+		batch func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches
+	}{
+		{"BatchJoin", recycleSource{}, func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches {
+			return p.BatchJoin(steps, 8, append(as[BatchOption](opts), AllowSmallerFinalBatch(), Names("image", "label"))...)
+		}},
+		{"ShuffleBatchJoin", recycleSource{}, func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches {
+			return p.ShuffleBatchJoin(steps, 8, append(as[ShuffleBatchOption](opts),
+				Capacity(60), MinAfterDequeue(30), AllowSmallerFinalBatch(), Names("image", "label"))...)
+		}},
+		{"Batch with threads", recycleSource{}, func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches {
+			return p.Batch(steps[0], 8, append(as[BatchOption](opts), Threads(3), Names("image", "label"))...)
+		}},
+		{"ShuffleBatch with threads", recycleSource{}, func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches {
+			return p.ShuffleBatch(steps[0], 8, append(as[ShuffleBatchOption](opts),
+				Threads(2), Capacity(50), MinAfterDequeue(20), Names("image", "label"))...)
+		}},
+		{"DynamicPad", recycleSource{}, func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches {
+			return p.BatchJoin(steps, 8, append(as[BatchOption](opts), DynamicPad(), AllowSmallerFinalBatch(), Names("image", "label"))...)
+		}},
+		{"String component", recycleSource{str: true}, func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches {
+			return p.ShuffleBatchJoin(steps, 8, append(as[ShuffleBatchOption](opts),
+				Capacity(60), MinAfterDequeue(30), AllowSmallerFinalBatch(), Names("image", "label", "name"))...)
+		}},
+		{"Named in another order", recycleSource{str: true, named: true}, func(p *Pipeline, steps []Step, opts ...BatcherOption) *Batches {
+			return p.ShuffleBatchJoin(steps, 8, append(as[ShuffleBatchOption](opts),
+				Capacity(60), MinAfterDequeue(30), AllowSmallerFinalBatch(), Names("image", "label", "name"))...)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, into := range []bool{false, true} {
+				plain := tc.src
+				want := runRecycling(t, &plain, into, tc.batch)
+				recycling := tc.src
+				recycling.recycle = true
+				got := runRecycling(t, &recycling, into, tc.batch)
+				if got != want {
+					t.Fatalf("NextInto %v: recycling pipeline's batches:\n%s\nwant:\n%s", into, got, want)
+				}
+				// The test proves nothing unless elements were recycled.
+				if recycling.recycled < 100 {
+					t.Fatalf("NextInto %v: %d elements recycled, want most of 500", into, recycling.recycled)
+				}
+				if tc.src.str && recycling.zeroStrings != recycling.recycled {
+					t.Fatalf("%d of %d recycled String components were zero tensors", recycling.zeroStrings, recycling.recycled)
+				}
+			}
+		})
+	}
+}
+
+// TestRecycledNil: without Recycle, or outside a stage, Recycled returns
+// nil.
+func TestRecycledNil(t *testing.T) {
+	if e := Recycled(t.Context()); e != nil {
+		t.Fatalf("Recycled outside a stage: %v", e)
+	}
+	p := NewPipeline(Seed(1))
+	var got []queue.Element
+	step := counter(300)
+	out := p.Batch(func(ctx context.Context) (queue.Element, error) {
+		got = append(got, Recycled(ctx))
+		return step(ctx)
+	}, 10)
+	start(t, p)
+	drain(t, out)
+	if slices.ContainsFunc(got, func(e queue.Element) bool { return e != nil }) {
+		t.Fatal("Recycled returned an element in a stage without Recycle")
+	}
+}
+
+// TestRecycleEnqueueMany: Recycle with EnqueueMany fails the pipeline's
+// Start.
+func TestRecycleEnqueueMany(t *testing.T) {
+	p := NewPipeline()
+	p.Batch(counter(3), 2, EnqueueMany(), Recycle())
+	if err := p.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "Recycle does not apply with EnqueueMany") {
+		t.Fatalf("Start: %v", err)
+	}
+}
+
+// TestRecycleSteadyAllocs: once its shuffle queue is full, a recycling
+// pipeline whose step and consumer reuse memory allocates (almost) nothing
+// per example (issue 18: at most 0.05 allocations an example).
+func TestRecycleSteadyAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	const batch, from, to = 64, 100, 400
+	p := NewPipeline(Seed(1))
+	steps := make([]Step, 2)
+	for i := range steps {
+		var n int64
+		steps[i] = func(ctx context.Context) (queue.Element, error) {
+			n++
+			e := Recycled(ctx)
+			if e == nil {
+				e = queue.Element{tensor.Zeros(tensor.Float32, tensor.Shape{64}), tensor.Zeros(tensor.Int64, tensor.Shape{})}
+			}
+			e[0].Float32s()[0] = float32(n)
+			e[1].Int64s()[0] = n
+			return e, nil
+		}
+	}
+	out := p.ShuffleBatchJoin(steps, batch, Capacity(1000+3*batch), MinAfterDequeue(1000), Recycle())
+	start(t, p)
+	var b Batch
+	var m0, m1 runtime.MemStats
+	for i := range to {
+		if i == from {
+			runtime.ReadMemStats(&m0)
+		}
+		var err error
+		if b, err = out.NextInto(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	if per := float64(m1.Mallocs-m0.Mallocs) / ((to - from) * batch); per > 0.05 {
+		t.Errorf("%.3f allocations an example in the steady state, want at most 0.05", per)
+
+	}
+}
+
+// TestRecycleConsistent: in a pipeline left to its goroutines' timing,
+// with steps poisoning each recycled element before filling it, every
+// example of every batch is whole (its image row matches its label) and
+// delivered exactly once, with consumers that keep every batch or reuse
+// one.
+func TestRecycleConsistent(t *testing.T) {
+	for _, into := range []bool{false, true} {
+		p := NewPipeline()
+		steps := make([]Step, 2)
+		const perStep = 3000
+		for i := range steps {
+			var n int64
+			steps[i] = func(ctx context.Context) (queue.Element, error) {
+				if n == perStep {
+					return nil, errEOF
+				}
+				n++
+				id := int64(i)*perStep + n
+				e := Recycled(ctx)
+				if e == nil {
+					e = queue.Element{tensor.Zeros(tensor.Float32, tensor.Shape{16}), tensor.Zeros(tensor.Int64, tensor.Shape{})}
+				} else {
+					for j := range e[0].Float32s() {
+						e[0].Float32s()[j] = -1
+					}
+					e[1].Int64s()[0] = -1
+				}
+				for j := range e[0].Float32s() {
+					e[0].Float32s()[j] = float32(id*16 + int64(j))
+				}
+				e[1].Int64s()[0] = id
+				return e, nil
+			}
+		}
+		out := p.ShuffleBatchJoin(steps, 16, Capacity(200), MinAfterDequeue(100), AllowSmallerFinalBatch(), Recycle(), Names("image", "label"))
+		start(t, p)
+		var held []Batch
+		check := func(b Batch, seen map[int64]bool) {
+			img, lbl := b.Float32("image"), b.Int64("label")
+			for r, id := range lbl {
+				if seen[id] {
+					t.Fatalf("NextInto %v: example %d delivered twice", into, id)
+				}
+				seen[id] = true
+				for j, v := range img[r*16 : (r+1)*16] {
+					if v != float32(id*16+int64(j)) {
+						t.Fatalf("NextInto %v: example %d has image value %v at %d", into, id, v, j)
+					}
+				}
+			}
+		}
+		seen := make(map[int64]bool)
+		var b Batch
+		for {
+			var err error
+			if into {
+				b, err = out.NextInto(t.Context(), b)
+			} else {
+				b, err = out.Next(t.Context())
+			}
+			if errors.Is(err, errEOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if into {
+				check(b, seen)
+			} else {
+				held = append(held, b)
+			}
+		}
+		for _, b := range held {
+			check(b, seen)
+		}
+		if len(seen) != 2*perStep {
+			t.Fatalf("NextInto %v: %d examples delivered, want %d", into, len(seen), 2*perStep)
+		}
+	}
+}
