@@ -65,14 +65,17 @@ func BenchmarkSources(b *testing.B) {
 		{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8, Shape: []int{}},
 		{Name: "image", Offset: 1, Size: 3072, DType: tensor.Uint8, Shape: []int{3, 32, 32}, Transpose: []int{1, 2, 0}},
 	}
+	records := FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields)
 	for _, bc := range []struct {
 		name     string
 		ds       *Dataset
 		examples int
 		want     int64
+		gather   bool // transpose the image byte by byte, as before interleave3
 	}{
-		{"csv", CSV(filepath.Join(dir, "csv-*"), cols), csvFiles * csvLines, csvSum},
-		{"records", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields), recFiles * recs, recSum},
+		{"csv", CSV(filepath.Join(dir, "csv-*"), cols), csvFiles * csvLines, csvSum, false},
+		{"records", records, recFiles * recs, recSum, false},
+		{"records-gather", records, recFiles * recs, recSum, true},
 	} {
 		for _, keep := range []bool{false, true} {
 			name := bc.name + "-reuse"
@@ -81,6 +84,8 @@ func BenchmarkSources(b *testing.B) {
 				name, opts = bc.name+"-keep", []BatchOption{KeepBatches()}
 			}
 			b.Run(name, func(b *testing.B) {
+				interleaveRGB = !bc.gather
+				defer func() { interleaveRGB = true }()
 				cpu0 := cpuTime()
 				for b.Loop() {
 					var sum int64
