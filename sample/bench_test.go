@@ -3,7 +3,9 @@ package sample_test
 import (
 	"context"
 	"math/rand/v2"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/queue"
@@ -29,6 +31,7 @@ func BenchmarkResampleAtRate(b *testing.B) {
 	inputs := []tensor.Tensor{tensor.New(ids), tensor.New(features, rows, width)}
 	b.ReportAllocs()
 	emitted := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		_, idx, err := sample.ResampleAtRate(rng, rates, inputs...)
 		if err != nil {
@@ -38,6 +41,16 @@ func BenchmarkResampleAtRate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "examples/s")
 	b.ReportMetric(float64(emitted)/b.Elapsed().Seconds(), "resampled/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*rows), "cpu-ns/example")
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkStratifiedSample rebalances a 70/30 stream of examples with a
