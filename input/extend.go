@@ -70,6 +70,16 @@ func (c *stepCaller) Context(ctx context.Context) context.Context {
 	return c.withDec
 }
 
+func (c *stepCaller) Declared() []string {
+	switch {
+	case !c.d.declared:
+		return nil
+	case c.d.names == nil:
+		return []string{}
+	}
+	return c.d.names
+}
+
 func (c *stepCaller) Arrange(e queue.Element) (queue.Element, error) {
 	return c.s.arrange(e, c.d.names, c.d.declared, &c.o)
 }

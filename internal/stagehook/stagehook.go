@@ -62,6 +62,9 @@ type StepCaller interface {
 	// Context returns the context to call the step with, derived from
 	// ctx, with no declaration collected yet.
 	Context(ctx context.Context) context.Context
+	// Declared returns the names the step declared when called with the
+	// last Context, as StepNames returns them: nil if none.
+	Declared() []string
 	// Arrange returns e, which the step returned when called with the
 	// last Context, with its components in the stage's order.
 	Arrange(e queue.Element) (queue.Element, error)
