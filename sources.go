@@ -246,8 +246,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		transposed := make([]*transposer, len(fields))
 		for i, f := range fields {
 			if f.Transpose != nil && f.Decode == nil {
-				idx, _ := gatherIndex(f.Shape, f.Transpose)
-				transposed[i] = &transposer{idx: idx, shape: permuted(f.Shape, f.Transpose)}
+				transposed[i], _ = newTransposer(f.Shape, f.Transpose) // checked above
 			}
 		}
 		return func(recs [][]byte, keys []string) (queue.Element, error) {

@@ -92,3 +92,45 @@ func TestFieldTranspose(t *testing.T) {
 		}
 	}
 }
+
+// Planes to pixels, eight at a time, must give what the gather gives, for
+// pixel counts that are and are not a multiple of eight.
+func TestInterleave3(t *testing.T) {
+	tests := []struct {
+		shape []int
+		perm  []int
+		rgb   bool
+	}{
+		{[]int{3, 32, 32}, []int{1, 2, 0}, true},
+		{[]int{3, 1, 1}, []int{1, 2, 0}, true},
+		{[]int{3, 5, 3}, []int{1, 2, 0}, true},
+		{[]int{3, 17}, []int{1, 0}, true},
+		{[]int{3, 4, 4}, []int{2, 1, 0}, false},
+		{[]int{4, 2, 2}, []int{1, 2, 0}, false},
+		{[]int{2, 3}, []int{1, 0}, false},
+	}
+	for _, tt := range tests {
+		tr, err := newTransposer(tt.shape, tt.perm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.rgb > 0; got != tt.rgb {
+			t.Errorf("newTransposer(%v, %v): interleaved %v, want %v", tt.shape, tt.perm, got, tt.rgb)
+		}
+		if !tt.rgb {
+			continue
+		}
+		const records = 3
+		src := make([]uint8, records*len(tr.idx))
+		for i := range src {
+			src[i] = uint8(i*7 + i/251)
+		}
+		want := make([]uint8, len(src))
+		gatherRows(want, src, tr.idx)
+		got := make([]uint8, len(src))
+		interleave3(got, src, tr.rgb)
+		if !slices.Equal(got, want) {
+			t.Errorf("interleave3 of %v records of shape %v: %v, want %v", records, tt.shape, got, want)
+		}
+	}
+}

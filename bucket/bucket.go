@@ -38,17 +38,20 @@ func Bucket(p *input.Pipeline, step Step, batchSizes []int, numBuckets int, opts
 		name = "bucket"
 	}
 	cfg.namer = stagehook.NewNamer(name, cfg.names)
-	var route routeFunc
+	var newRoute func() routeFunc
 	if step != nil {
-		route = func(ctx context.Context) (int, queue.Element, bool, error) {
-			id, e, err := callNamed(ctx, cfg.namer, step)
-			if err != nil {
-				return 0, nil, false, err
+		newRoute = func() routeFunc {
+			c := cfg.namer.Caller()
+			return func(ctx context.Context) (int, queue.Element, bool, error) {
+				id, e, err := callNamed(ctx, c, step)
+				if err != nil {
+					return 0, nil, false, err
+				}
+				return id, e, cfg.keep == nil || cfg.keep(id, e), nil
 			}
-			return id, e, cfg.keep == nil || cfg.keep(id, e), nil
 		}
 	}
-	return &Buckets{newStage(p, name, fmt.Sprintf("bucket %q", name), cfg, numBuckets, batchSizes, 0, route)}
+	return &Buckets{newStage(p, name, fmt.Sprintf("bucket %q", name), cfg, numBuckets, batchSizes, 0, newRoute)}
 }
 
 // Next returns the next batch and the bucket it came from. At end of

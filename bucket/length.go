@@ -43,24 +43,28 @@ func BySequenceLength(p *input.Pipeline, step LengthStep, boundaries []int, batc
 	cfg.boundsErr = checkBoundaries(boundaries)
 	bounds := append([]int{}, boundaries...)
 	cfg.namer = stagehook.NewNamer(name, cfg.names)
-	var route routeFunc
+	var newRoute func() routeFunc
 	if step != nil {
-		route = func(ctx context.Context) (int, queue.Element, bool, error) {
-			n, e, err := callNamed(ctx, cfg.namer, step)
-			if err != nil {
-				return 0, nil, false, err
+		newRoute = func() routeFunc {
+			c := cfg.namer.Caller()
+			var lengths lengthScalars
+			return func(ctx context.Context) (int, queue.Element, bool, error) {
+				n, e, err := callNamed(ctx, c, step)
+				if err != nil {
+					return 0, nil, false, err
+				}
+				if cfg.keep != nil && !cfg.keep(n, e) {
+					return 0, nil, false, nil
+				}
+				// The length travels as the first component (BSL-03).
+				full := make(queue.Element, 0, len(e)+1)
+				full = append(full, lengths.of(n))
+				return bucketFor(bounds, n), append(full, e...), true, nil
 			}
-			if cfg.keep != nil && !cfg.keep(n, e) {
-				return 0, nil, false, nil
-			}
-			// The length travels as the first component (BSL-03).
-			full := make(queue.Element, 0, len(e)+1)
-			full = append(full, tensor.Scalar(int64(n)))
-			return bucketFor(bounds, n), append(full, e...), true, nil
 		}
 	}
 	what := fmt.Sprintf("bucket_by_sequence_length %q: boundaries %v", name, bounds)
-	return &SequenceBuckets{newStage(p, name, what, cfg, len(boundaries)+1, batchSizes, 1, route)}
+	return &SequenceBuckets{newStage(p, name, what, cfg, len(boundaries)+1, batchSizes, 1, newRoute)}
 }
 
 // checkBoundaries checks bucket_boundaries as TensorFlow does: not empty,
@@ -103,3 +107,28 @@ func (b *SequenceBuckets) Next(ctx context.Context) (lengths []int, batch input.
 
 // Queue returns the top queue, which holds whole batches, for its size.
 func (b *SequenceBuckets) Queue() queue.Queue { return b.s.top }
+
+// lengthScalars holds the length tensors of one enqueueing goroutine, made
+// once for each length: a queue copies an enqueued element's values into
+// its batch and never writes them, so one tensor can travel with every
+// sequence of its length.
+type lengthScalars []tensor.Tensor
+
+// maxSharedLength bounds the lengths that get a tensor kept for reuse, so
+// that a stream of ever longer sequences does not keep one per length.
+const maxSharedLength = 4096
+
+func (l *lengthScalars) of(n int) tensor.Tensor {
+	if n < 0 || n >= maxSharedLength {
+		return tensor.Scalar(int64(n))
+	}
+	if n >= len(*l) {
+		*l = append(*l, make([]tensor.Tensor, n+1-len(*l))...)
+	}
+	t := (*l)[n]
+	if !t.IsValid() {
+		t = tensor.Scalar(int64(n))
+		(*l)[n] = t
+	}
+	return t
+}

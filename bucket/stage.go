@@ -20,7 +20,8 @@ import (
 
 // A routeFunc produces one example and the bucket it belongs in; keep
 // false drops it. It is what Bucket and BySequenceLength make of the
-// caller's step.
+// caller's step, one for each goroutine that runs it (newRoute), so that
+// what a call needs besides the example is made once.
 type routeFunc func(ctx context.Context) (id int, e queue.Element, keep bool, err error)
 
 // A stage is the machinery Bucket and BySequenceLength share, laid out as
@@ -39,7 +40,7 @@ type stage struct {
 	p          *input.Pipeline
 	name       string
 	cfg        *config
-	route      routeFunc
+	newRoute   func() routeFunc
 	batchSizes []int
 	ids        []tensor.Tensor // bucket i's id, pushed with its batches
 	lead       int             // components the stage puts before the step's (the length)
@@ -63,18 +64,10 @@ type stage struct {
 
 // callNamed runs step and returns its example with the components in the
 // stage's order (see Names and input.Named).
-func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx context.Context, namer stagehook.Namer, step S) (K, queue.Element, error) {
-	var (
-		k K
-		e queue.Element
-	)
-	declared, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
-		var err error
-		k, e, err = step(ctx)
-		return err
-	})
+func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx context.Context, c stagehook.StepCaller, step S) (K, queue.Element, error) {
+	k, e, err := step(c.Context(ctx))
 	if err == nil {
-		e, err = namer.Arrange(e, declared)
+		e, err = c.Arrange(e)
 	}
 	return k, e, err
 }
@@ -83,14 +76,14 @@ func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx co
 // error is recorded on p and kept in the stage, whose next returns it.
 // what names the stage and the options newStage does not see, for
 // checkpoints.
-func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int, batchSizes []int, lead int, route routeFunc) *stage {
-	s := &stage{p: p, name: name, cfg: cfg, route: route, lead: lead}
+func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int, batchSizes []int, lead int, newRoute func() routeFunc) *stage {
+	s := &stage{p: p, name: name, cfg: cfg, newRoute: newRoute, lead: lead}
 	s.ck = &stagehook.Stage{Desc: fmt.Sprintf("%s: %d buckets, batch sizes %v, capacity %d, capacities %v, threads %d, dynamic_pad %t, allow_smaller_final_batch %t, keep_input %t, names %q",
 		what, numBuckets, batchSizes, cfg.capacity, cfg.capacities, cfg.numThreads, cfg.dynamicPad, cfg.allowSmaller, cfg.keep != nil, cfg.names)}
 	stagehook.Of(p).AddStage(s.ck)
 	s.top = stagequeue.NewLazy("PaddingFIFOQueue", name+"/top_queue", cfg.capacity, nil, nil)
 	sizes, caps, err := checkArgs(numBuckets, batchSizes, cfg)
-	if err == nil && route == nil {
+	if err == nil && newRoute == nil {
 		err = invalidf("bucket: stage %q: no step", name)
 	}
 	s.deterministic = stagehook.Of(p).Deterministic()
@@ -111,7 +104,8 @@ func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int,
 	enqueues := make([]coord.Step, cfg.numThreads)
 	names := make([]string, cfg.numThreads)
 	for i := range enqueues {
-		enqueues[i] = s.enqueue
+		route := newRoute()
+		enqueues[i] = func(ctx context.Context) error { return s.enqueue(ctx, route) }
 		names[i] = fmt.Sprintf("enqueue%d", i)
 	}
 	// The runner's goroutines enqueue into any bucket, so the end of their
@@ -212,8 +206,8 @@ func pyList(v []int) string {
 }
 
 // enqueue is the input runner's step: one example into its bucket.
-func (s *stage) enqueue(ctx context.Context) error {
-	id, e, keep, err := s.route(ctx)
+func (s *stage) enqueue(ctx context.Context, route routeFunc) error {
+	id, e, keep, err := route(ctx)
 	if err != nil || !keep {
 		return err
 	}

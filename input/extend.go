@@ -52,6 +52,39 @@ func (n namer) Arrange(e queue.Element, declared []string) (queue.Element, error
 	return n.s.arrange(e, declared, declared != nil, &o)
 }
 
+func (n namer) Caller() stagehook.StepCaller { return &stepCaller{s: n.s} }
+
+// stepCaller implements stagehook.StepCaller as enqueueStep calls a step.
+type stepCaller struct {
+	s       *stageNames
+	d       declaration
+	o       order
+	parent  context.Context
+	withDec context.Context
+}
+
+func (c *stepCaller) Context(ctx context.Context) context.Context {
+	if ctx != c.parent {
+		c.parent, c.withDec = ctx, context.WithValue(ctx, declarationKey{}, &c.d)
+	}
+	c.d = declaration{}
+	return c.withDec
+}
+
+func (c *stepCaller) Declared() []string {
+	switch {
+	case !c.d.declared:
+		return nil
+	case c.d.names == nil:
+		return []string{}
+	}
+	return c.d.names
+}
+
+func (c *stepCaller) Arrange(e queue.Element) (queue.Element, error) {
+	return c.s.arrange(e, c.d.names, c.d.declared, &c.o)
+}
+
 func init() {
 	stagehook.Of = func(p any) stagehook.Pipeline { return hooks{p.(*Pipeline)} }
 	stagehook.NewNamer = func(stage string, names []string) stagehook.Namer {

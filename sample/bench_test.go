@@ -3,7 +3,10 @@ package sample_test
 import (
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/queue"
@@ -29,6 +32,7 @@ func BenchmarkResampleAtRate(b *testing.B) {
 	inputs := []tensor.Tensor{tensor.New(ids), tensor.New(features, rows, width)}
 	b.ReportAllocs()
 	emitted := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		_, idx, err := sample.ResampleAtRate(rng, rates, inputs...)
 		if err != nil {
@@ -38,6 +42,16 @@ func BenchmarkResampleAtRate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "examples/s")
 	b.ReportMetric(float64(emitted)/b.Elapsed().Seconds(), "resampled/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*rows), "cpu-ns/example")
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkStratifiedSample rebalances a 70/30 stream of examples with a
@@ -64,12 +78,51 @@ func BenchmarkStratifiedSample(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if bt, err := s.Next(ctx); err != nil || bt.Len() != batch {
 			b.Fatalf("Next: %d examples, %v", bt.Len(), err)
 		}
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
+	// The whole process's CPU time (the step's goroutine too) per
+	// example delivered.
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch), "cpu-ns/example")
+	b.StopTimer()
+	if err := p.Stop(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkStratifiedSampleUnknownDist draws batches of 32 as
+// Multinomial(32, [0.5, 0.5]) from a 50/50 stream of examples with a
+// 16-float feature vector: two goroutines run the step, one consumer takes
+// batches. One iteration is one batch.
+func BenchmarkStratifiedSampleUnknownDist(b *testing.B) {
+	const batch = 32
+	feature := tensor.New(make([]float32, 16))
+	var next atomic.Uint64
+	step := func(context.Context) (int, queue.Element, error) {
+		return int(next.Add(1) % 2), queue.Element{feature}, nil
+	}
+	p := input.NewPipeline(input.Seed(1))
+	s := sample.StratifiedSampleUnknownDist(p, step, []float64{0.5, 0.5}, batch, sample.Threads(2),
+		// Room for the two classes to drift apart as the draws do (a full
+		// queue blocks the step, as in TensorFlow).
+		sample.ClassCapacity(1<<16))
+	ctx := context.Background()
+	if err := p.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if bt, err := s.Next(ctx); err != nil || bt.Len() != batch {
+			b.Fatalf("Next: %d examples, %v", bt.Len(), err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch), "cpu-ns/example")
 	b.StopTimer()
 	if err := p.Stop(ctx); err != nil {
 		b.Fatal(err)

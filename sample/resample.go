@@ -54,16 +54,20 @@ func gather(t tensor.Tensor, indices []int) (tensor.Tensor, error) {
 	if len(indices) == 0 {
 		return tensor.Zeros(t.DType(), t.Shape()[1:].Prepend(0)), nil
 	}
-	rows := make([]tensor.Tensor, len(indices))
-	for k, i := range indices {
-		// Copies of a row are adjacent: take the row once for all of them.
-		if k > 0 && indices[k-1] == i {
-			rows[k] = rows[k-1]
-		} else {
-			rows[k] = t.Row(i)
+	out := tensor.Zeros(t.DType(), t.Shape()[1:].Prepend(len(indices)))
+	// Rows are copied a run at a time: indices that follow each other
+	// (i, i+1, ...) are one copy, with no tensor made for any row.
+	for k := 0; k < len(indices); {
+		run := 1
+		for k+run < len(indices) && indices[k+run] == indices[k]+run {
+			run++
 		}
+		if err := out.CopyRows(k, t, indices[k], run); err != nil {
+			return tensor.Tensor{}, err
+		}
+		k += run
 	}
-	return tensor.Stack(rows)
+	return out, nil
 }
 
 // A WeightedResampler turns weights into resampling rates (TensorFlow's

@@ -60,27 +60,32 @@ func batch(p *input.Pipeline, step input.Step, batchSize int, c *config, own ...
 // Names' order, which must be sorted, as input's Names must: the order of
 // components laid out by name (example.Parsed's Components).
 func named(step input.Step, names, own []string) input.Step {
+	var all []string // own, then names
+	if names != nil {
+		all = append(slices.Clone(own), names...)
+	}
+	// The batcher's goroutines share the step, so each call takes a
+	// caller from a pool: one goroutine's calls mostly get the same one,
+	// whose context and names are then made once, not per example.
+	callers := sync.Pool{New: func() any { return &namedCaller{c: stagehook.NewNamer("", nil).Caller()} }}
 	return func(ctx context.Context) (queue.Element, error) {
-		var e queue.Element
-		declared, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
-			var err error
-			e, err = step(ctx)
-			return err
-		})
+		nc := callers.Get().(*namedCaller)
+		defer callers.Put(nc)
+		e, err := step(nc.c.Context(ctx))
 		if err != nil {
 			return nil, err
 		}
-		switch {
+		switch declared := nc.c.Declared(); {
 		case declared != nil:
 			if len(declared) != len(e)-len(own) {
 				return nil, invalidf("sample: the step names %d components %q but returns %d", len(declared), declared, len(e)-len(own))
 			}
-			return input.Named(ctx, e, append(slices.Clone(own), declared...)...), nil
+			return input.Named(ctx, e, nc.with(own, declared)...), nil
 		case names != nil:
 			if !slices.IsSorted(names) {
 				return nil, invalidf("sample: the step's components are unnamed and Names %q is not in sorted order, the order components laid out by name have (Example parsing, TensorFlow's dictionaries); give Names as %q, or declare the step's own order with input.Named", names, slices.Sorted(slices.Values(names)))
 			}
-			return input.Named(ctx, e, append(slices.Clone(own), names...)...), nil
+			return input.Named(ctx, e, all...), nil
 		}
 		return e, nil
 	}
@@ -99,6 +104,24 @@ func describe(p *input.Pipeline, op string, c *config, args string) *stagehook.S
 		op, c.name, args, seed, c.initProbs, c.smoothing, c.meanDecay, c.classCapacity, c.threads, c.names)}
 	stagehook.Of(p).AddStage(s)
 	return s
+}
+
+// A namedCaller calls a stage's step for named, keeping the names it
+// declared last with the stage's own in front.
+type namedCaller struct {
+	c        stagehook.StepCaller
+	declared []string // the step's last declaration
+	all      []string // own, then declared
+}
+
+// with returns own followed by declared, the same slice as long as the
+// step declares the same names: the batcher reads it and keeps a copy.
+func (nc *namedCaller) with(own, declared []string) []string {
+	if nc.all == nil || !slices.Equal(nc.declared, declared) {
+		nc.declared = slices.Clone(declared)
+		nc.all = append(slices.Clone(own), declared...)
+	}
+	return nc.all
 }
 
 // failed returns a stage that reports err from Start, as input's stages
@@ -121,8 +144,16 @@ func checkStage(op string, noStep bool, batchSize int) error {
 	return nil
 }
 
-// label is a class as a component.
-func label(l int) tensor.Tensor { return tensor.Scalar(int64(l)) }
+// labels returns a class component for each of n classes: a queue copies
+// an enqueued element's values into its batch and never writes them, so
+// one tensor can travel with every example of its class.
+func labels(n int) []tensor.Tensor {
+	ls := make([]tensor.Tensor, n)
+	for i := range ls {
+		ls[i] = tensor.Scalar(int64(i))
+	}
+	return ls
+}
 
 // withComponent returns e with c in front.
 func withComponent(c tensor.Tensor, e queue.Element) queue.Element {

@@ -59,6 +59,7 @@ func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batch
 	if static != nil {
 		s.rejected = rejection(c.initProbs, static)
 	}
+	classes := labels(len(target))
 	filter := func(ctx context.Context) (queue.Element, error) {
 		for {
 			l, e, err := step(ctx)
@@ -70,7 +71,7 @@ func StratifiedSample(p *input.Pipeline, step LabelStep, target []float64, batch
 				return nil, err
 			}
 			if keep {
-				return withComponent(label(l), e), nil
+				return withComponent(classes[l], e), nil
 			}
 		}
 	}

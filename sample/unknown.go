@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sluiceml/sluice/coord"
@@ -79,20 +80,17 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 		stagehook.Of(p).TrackQueue(b.classes[i], 0)
 	}
 	var seen atomic.Int64
+	// The runner's goroutines share feed; a caller from the pool keeps
+	// the declaration's context and order between one goroutine's calls.
+	callers := sync.Pool{New: func() any { return b.names.Caller() }}
 	feed := func(ctx context.Context) error {
-		var (
-			l int
-			e queue.Element
-		)
-		declared, err := stagehook.StepNames(ctx, func(ctx context.Context) error {
-			var err error
-			l, e, err = step(ctx)
-			return err
-		})
-		if err != nil {
-			return err
+		c := callers.Get().(stagehook.StepCaller)
+		l, e, err := step(c.Context(ctx))
+		if err == nil {
+			e, err = c.Arrange(e)
 		}
-		if e, err = b.names.Arrange(e, declared); err != nil {
+		callers.Put(c)
+		if err != nil {
 			return err
 		}
 		n := seen.Add(1) - 1

@@ -73,10 +73,7 @@ func (s *StateSaver) assemble(bb queue.BarrierBatch, exs []*example, segs []int,
 			b.seqs[k] = tensor.Zeros(l.seqTypes[j], l.seqShapes[j].Prepend(u).Prepend(0))
 			continue
 		}
-		for i, e := range exs {
-			rows[i] = e.seqs[j].Slice(segs[i]*u, (segs[i]+1)*u)
-		}
-		t, err := tensor.Stack(rows)
+		t, err := stackSegments(exs, segs, j, u, l.seqTypes[j], l.seqShapes[j])
 		if err != nil {
 			return nil, fmt.Errorf("sequence: batching sequence %s: %w", k, err)
 		}
@@ -132,6 +129,25 @@ func (s *StateSaver) assemble(bb queue.BarrierBatch, exs []*example, segs []int,
 		b.sparseCtx[k] = sp
 	}
 	return b, nil
+}
+
+// stackSegments returns sequence j of the segments segs of exs, stacked
+// into one tensor of shape [len(exs), u] + shape, each segment's steps
+// copied straight from its example's sequence.
+func stackSegments(exs []*example, segs []int, j, u int, dtype tensor.DType, shape tensor.Shape) (tensor.Tensor, error) {
+	n := len(exs)
+	t := tensor.Zeros(dtype, append(tensor.Shape{n, u}, shape...))
+	// The same values seen as n*u steps, so that a segment is u rows.
+	steps, err := t.Reshape(append(tensor.Shape{n * u}, shape...))
+	if err != nil {
+		return tensor.Tensor{}, err
+	}
+	for i, e := range exs {
+		if err := steps.CopyRows(i*u, e.seqs[j], segs[i]*u, u); err != nil {
+			return tensor.Tensor{}, err
+		}
+	}
+	return t, nil
 }
 
 // BatchSize returns the number of segments in the batch.
@@ -235,21 +251,30 @@ func (b *Batch) SaveState(ctx context.Context, name string, value tensor.Tensor)
 		// element under the next key; refuse instead.
 		return invalidf("sequence: save_state %s: %s was already saved for this batch", name, name)
 	}
-	var keep []int
+	keys := make([]string, 0, len(b.done))
 	for j, d := range b.done {
 		if !d {
-			keep = append(keep, j)
+			keys = append(keys, b.nextKeys[j])
 		}
 	}
 	shape := slices.Clone(want)
-	shape[0] = len(keep)
+	shape[0] = len(keys)
 	kept := tensor.Zeros(value.DType(), shape)
-	keys := make([]string, len(keep))
-	for r, j := range keep {
-		keys[r] = b.nextKeys[j]
-		if err := kept.SetRow(r, value.Row(j)); err != nil {
+	// The rows of segments whose examples go on, a run at a time.
+	r := 0
+	for j := 0; j < len(b.done); {
+		if b.done[j] {
+			j++
+			continue
+		}
+		run := 1
+		for j+run < len(b.done) && !b.done[j+run] {
+			run++
+		}
+		if err := kept.CopyRows(r, value, j, run); err != nil {
 			return fmt.Errorf("sequence: save_state %s: %w", name, err)
 		}
+		r, j = r+run, j+run
 	}
 	if value.DType() == tensor.String {
 		kept = kept.Clone() // SetRow shares string elements

@@ -21,3 +21,14 @@ func Example() {
 	// [2,2,2] [0 0.5 1 0.25]
 	// Tensor<string [2,2]>["a" "" "b" "c"]
 }
+
+// Segments of a sequence copied into a batch, a run of rows at a time.
+func ExampleTensor_CopyRows() {
+	steps := tensor.New([]int32{10, 11, 20, 21, 30, 31}, 6) // three segments of two steps
+	batch := tensor.Zeros(tensor.Int32, tensor.Shape{4})
+	batch.CopyRows(0, steps, 4, 2) // the last segment first
+	batch.CopyRows(2, steps, 0, 2)
+	fmt.Println(batch.Int32s())
+	// Output:
+	// [30 31 10 11]
+}

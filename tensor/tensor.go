@@ -255,6 +255,25 @@ func (t Tensor) SetRow(i int, src Tensor) error {
 	return nil
 }
 
+// CopyRows copies n rows of src, from row si on, into t from row i on,
+// as SetRow copies one; it makes no tensor for the rows, so copying a run
+// of rows allocates nothing. t and src must have the same DType and row
+// shape. String elements are shared, not copied.
+func (t Tensor) CopyRows(i int, src Tensor, si, n int) error {
+	if len(t.shape) == 0 || len(src.shape) == 0 || n < 0 || i < 0 || si < 0 || i+n > t.shape[0] || si+n > src.shape[0] {
+		return fmt.Errorf("tensor: rows [%d:%d] of shape %v into rows [%d:%d] of shape %v out of range", si, si+n, src.shape, i, i+n, t.shape)
+	}
+	if src.dtype != t.dtype {
+		return fmt.Errorf("tensor: cannot set %v rows from a %v tensor", t.dtype, src.dtype)
+	}
+	if !src.shape[1:].Equal(t.shape[1:]) {
+		return fmt.Errorf("tensor: row shape %v, got %v", t.shape[1:], src.shape[1:])
+	}
+	rs := t.rowSize()
+	copyData(t.data, i*rs, src.data, si*rs, n*rs)
+	return nil
+}
+
 // Equal reports whether a and b have the same type, shape and elements.
 // Floating-point elements compare with ==, so NaN is never equal.
 func Equal(a, b Tensor) bool {

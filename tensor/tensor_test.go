@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -298,3 +299,39 @@ func TestCheckedNumElements(t *testing.T) {
 }
 
 var errUnknown = errors.New("unknown dimension")
+
+func TestCopyRows(t *testing.T) {
+	src := New([]int32{0, 1, 2, 3, 4, 5, 6, 7}, 4, 2)
+	tests := []struct {
+		name      string
+		dst       Tensor
+		i, si, n  int
+		want      []int32
+		wantError bool
+	}{
+		{"all", Zeros(Int32, Shape{4, 2}), 0, 0, 4, []int32{0, 1, 2, 3, 4, 5, 6, 7}, false},
+		{"middle", Zeros(Int32, Shape{3, 2}), 1, 2, 2, []int32{0, 0, 4, 5, 6, 7}, false},
+		{"none", Zeros(Int32, Shape{1, 2}), 1, 4, 0, []int32{0, 0}, false},
+		{"past dst", Zeros(Int32, Shape{2, 2}), 1, 0, 2, nil, true},
+		{"past src", Zeros(Int32, Shape{4, 2}), 0, 3, 2, nil, true},
+		{"negative", Zeros(Int32, Shape{4, 2}), -1, 0, 1, nil, true},
+		{"row shape", Zeros(Int32, Shape{4, 3}), 0, 0, 1, nil, true},
+		{"dtype", Zeros(Int64, Shape{4, 2}), 0, 0, 1, nil, true},
+		{"scalar", Scalar[int32](1), 0, 0, 0, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.dst.CopyRows(tt.i, src, tt.si, tt.n)
+			if (err != nil) != tt.wantError {
+				t.Fatalf("CopyRows: error %v, want error %v", err, tt.wantError)
+			}
+			if err == nil && !slices.Equal(tt.dst.Int32s(), tt.want) {
+				t.Errorf("rows %v, want %v", tt.dst.Int32s(), tt.want)
+			}
+		})
+	}
+	dst := Zeros(Int32, Shape{4, 2})
+	if n := testing.AllocsPerRun(10, func() { dst.CopyRows(0, src, 0, 4) }); n != 0 {
+		t.Errorf("CopyRows: %v allocations, want 0", n)
+	}
+}

@@ -53,6 +53,25 @@ type Namer interface {
 	// the names its step declared (from StepNames; nil if none), or an
 	// error that names both lists when they cannot be matched.
 	Arrange(e queue.Element, declared []string) (queue.Element, error)
+	// Caller returns a StepCaller for one goroutine of the stage.
+	Caller() StepCaller
+}
+
+// A StepCaller calls a stage's step as StepNames and Arrange do, for one
+// goroutine, keeping between calls what each call would otherwise
+// allocate: the context that collects the declaration (made again only
+// when the goroutine's context changes, and a runner passes the same one
+// every time) and the permutation of the declared names.
+type StepCaller interface {
+	// Context returns the context to call the step with, derived from
+	// ctx, with no declaration collected yet.
+	Context(ctx context.Context) context.Context
+	// Declared returns the names the step declared when called with the
+	// last Context, as StepNames returns them: nil if none.
+	Declared() []string
+	// Arrange returns e, which the step returned when called with the
+	// last Context, with its components in the stage's order.
+	Arrange(e queue.Element) (queue.Element, error)
 }
 
 var (

@@ -146,7 +146,10 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 		}
 		return len(want), nil
 	}
-	blocks, err := f.request(first, last)
+	// A read spans one block or two, almost always: their references fit
+	// in this array, so a read allocates nothing.
+	var refs [2]*block
+	blocks, err := f.request(first, last, refs[:0])
 	if err != nil {
 		return 0, err
 	}
@@ -214,15 +217,15 @@ func (f *file) checkOpen() error {
 	return nil
 }
 
-// request returns blocks first..last, starting the fetches not cached or
-// in flight, and, when the reading is sequential, starts readahead.
-func (f *file) request(first, last int64) ([]*block, error) {
+// request appends blocks first..last to blocks, starting the fetches not
+// cached or in flight, and, when the reading is sequential, starts
+// readahead.
+func (f *file) request(first, last int64, blocks []*block) ([]*block, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return nil, fmt.Errorf("blobfs: read %s: %w", f.name, ErrClosed)
 	}
-	blocks := make([]*block, 0, last-first+1)
 	for i := first; i <= last; i++ {
 		blk := f.get(i)
 		blk.refs++ // the caller's, until it has copied from the block
