@@ -27,6 +27,7 @@ type source struct {
 	opts     []sluice.BatchOption
 	n        int
 	slots    int
+	release  func() // after the iteration: what it holds outside the process
 }
 
 // newSource builds the data set o describes. The errors are the client's
@@ -58,6 +59,19 @@ func newSource(o *Open) (*source, error) {
 	var common []sluice.Option
 	if len(o.Files) > 1 {
 		common = append(common, sluice.Files(o.Files[1:]...))
+	}
+	if o.QueueURL != "" {
+		q, err := newNATSFiles(o)
+		if err != nil {
+			return nil, err
+		}
+		s.release = q.stop
+		common = append(common, sluice.FilenameQueue(q))
+		// The queue decides the files and the epochs; records are
+		// still shuffled here.
+		c := *o
+		c.Epochs, c.Forever, c.ShuffleFiles = 0, false, false
+		o = &c
 	}
 	switch {
 	case o.Forever:

@@ -122,6 +122,14 @@ type Open struct {
 	// Resume is a state a "state" request returned: the iteration goes on
 	// from there.
 	Resume json.RawMessage `json:"resume,omitempty"`
+
+	// QueueURL, a nats:// URL, makes the workers that give the same URL
+	// and QueueName share one filename queue on NATS JetStream, each file
+	// of an epoch read by one of them (see natsFiles); QueueEpoch is the
+	// number of its first epoch, for a job that goes on from epoch k.
+	QueueURL   string `json:"queue_url,omitempty"`
+	QueueName  string `json:"queue_name,omitempty"`
+	QueueEpoch int    `json:"queue_epoch,omitempty"`
 }
 
 // A FeatureSpec is one feature of an Example spec: kind fixed (a dense

@@ -213,6 +213,9 @@ func (s *server) start(ctx context.Context, src *source) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
+		if src.release != nil {
+			defer src.release()
+		}
 		if err != nil {
 			s.ready <- result{err: err}
 			return

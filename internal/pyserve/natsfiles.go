@@ -1,0 +1,230 @@
+package pyserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/queue/natsqueue"
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// natsFiles is the filename queue of a data set read by workers on several
+// hosts: the epochs of a natsqueue queue one after the other, each a
+// natsqueue.Queue of its own (natsqueue.Epoch), as the Go workers of
+// cmd/sluice-demo-distributed use them. Every worker produces each epoch
+// it reaches: it lists the files and enqueues them, and natsqueue stores
+// each file of an epoch once however many workers enqueue it; then it
+// closes the epoch. A worker that finds an epoch closed (the others have
+// produced it) reads what is left of it. So the workers share each epoch's
+// files, each read by one of them, whatever the hosts and however late one
+// joins.
+//
+// It is a queue.Queue for sluice.FilenameQueue, which dequeues and
+// acknowledges (recordio.WorkAcker) and does nothing else.
+type natsFiles struct {
+	url, name string
+	files     []string // names and patterns
+	first     int      // the first epoch's number
+	epochs    int      // 0: no end
+	shuffle   bool     // each epoch's files in a random order
+	seed      uint64
+
+	mu      sync.Mutex
+	cur     *natsqueue.Queue // the epoch being read; nil before the first
+	epoch   int              // cur's index, from 0
+	done    bool             // past the last epoch
+	handles []*natsqueue.Queue
+	holders map[string][]*natsqueue.Queue // by unit: the handles that gave it out, oldest first
+}
+
+func newNATSFiles(o *Open) (*natsFiles, error) {
+	if o.QueueName == "" {
+		return nil, fmt.Errorf("open: queue_url without queue_name: %w", sluice.ErrInvalid)
+	}
+	if o.QueueEpoch < 0 {
+		return nil, fmt.Errorf("open: queue_epoch %d: %w (want at least 0)", o.QueueEpoch, sluice.ErrInvalid)
+	}
+	for _, c := range []struct {
+		set  bool
+		name string
+	}{{o.Shard != nil, "shard"}, {o.Deterministic, "deterministic"}, {o.GlobalShuffle, "global_shuffle"}} {
+		if c.set {
+			// The queue decides who reads which file.
+			return nil, fmt.Errorf("open: %s with queue_url: %w", c.name, sluice.ErrInvalid)
+		}
+	}
+	q := &natsFiles{url: o.QueueURL, name: o.QueueName, files: o.Files, first: o.QueueEpoch,
+		shuffle: o.Shuffle != 0 || o.ShuffleFiles, holders: map[string][]*natsqueue.Queue{}}
+	switch {
+	case o.Forever:
+	case o.Epochs != 0:
+		q.epochs = o.Epochs
+	default:
+		q.epochs = 1
+	}
+	if o.Seed != nil {
+		q.seed = *o.Seed
+	} else {
+		q.seed = rand.Uint64()
+	}
+	return q, nil
+}
+
+func (q *natsFiles) Name() string                   { return "natsqueue " + q.name }
+func (q *natsFiles) DTypes() []tensor.DType         { return []tensor.DType{tensor.String} }
+func (q *natsFiles) Shapes() []tensor.Shape         { return []tensor.Shape{{}} }
+func (q *natsFiles) Names() []string                { return nil }
+func (q *natsFiles) Close(context.Context) error    { return nil }
+func (q *natsFiles) CloseNow(context.Context) error { return nil }
+
+var errReadOnly = errors.New("pyserve: the shared filename queue is read by the data set only")
+
+func (q *natsFiles) Enqueue(context.Context, queue.Element) error     { return errReadOnly }
+func (q *natsFiles) EnqueueMany(context.Context, queue.Element) error { return errReadOnly }
+func (q *natsFiles) DequeueMany(context.Context, int) (queue.Element, error) {
+	return nil, errReadOnly
+}
+func (q *natsFiles) DequeueUpTo(context.Context, int) (queue.Element, error) {
+	return nil, errReadOnly
+}
+
+// Dequeue takes a file of the current epoch, and goes on to the next
+// epoch when this one has ended for every worker.
+func (q *natsFiles) Dequeue(ctx context.Context) (queue.Element, error) {
+	for {
+		h, err := q.current(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		e, err := h.Dequeue(ctx)
+		if errors.Is(err, io.EOF) {
+			if _, err := q.current(ctx, h); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		unit := string(e[0].Strings()[0])
+		q.mu.Lock()
+		q.holders[unit] = append(q.holders[unit], h)
+		q.mu.Unlock()
+		return e, nil
+	}
+}
+
+// current returns the epoch to read; ended is one that reported its end,
+// after which the next epoch is opened (once, whichever reader sees the
+// end first).
+func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsqueue.Queue, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if ended != nil && ended == q.cur {
+		q.cur = nil
+		q.epoch++
+		if q.epochs != 0 && q.epoch >= q.epochs {
+			q.done = true
+		}
+	}
+	if q.done {
+		return nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
+	}
+	if q.cur == nil {
+		h, err := q.open(ctx, q.first+q.epoch)
+		if err != nil {
+			return nil, err
+		}
+		q.cur = h
+		q.handles = append(q.handles, h)
+	}
+	return q.cur, nil
+}
+
+// open joins epoch and produces it: the files, then the closed flag.
+func (q *natsFiles) open(ctx context.Context, epoch int) (*natsqueue.Queue, error) {
+	files, err := q.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if q.shuffle {
+		r := rand.New(rand.NewPCG(q.seed, uint64(epoch)))
+		r.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
+	}
+	h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch))
+	if err != nil {
+		return nil, err
+	}
+	err = h.EnqueueStrings(ctx, files...)
+	if err == nil {
+		err = h.Close(ctx)
+	}
+	if err != nil && !errors.Is(err, queue.ErrClosed) {
+		// Closed: another worker has produced the epoch already.
+		h.Stop()
+		return nil, fmt.Errorf("producing epoch %d of %s: %w", epoch, q.Name(), err)
+	}
+	return h, nil
+}
+
+// list expands the names and patterns, sorted, as every worker lists them.
+func (q *natsFiles) list(ctx context.Context) ([]string, error) {
+	var files []string
+	for _, pat := range q.files {
+		if !strings.ContainsAny(pat, "*?[") {
+			files = append(files, pat)
+			continue
+		}
+		m, err := storage.Glob(ctx, pat)
+		if err != nil {
+			return nil, err
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%w %q", sluice.ErrNoFiles, pat)
+		}
+		files = append(files, m...)
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// WorkDone acknowledges unit to the epoch that gave it out: a reader may
+// finish a file of an epoch after another reader went on to the next.
+func (q *natsFiles) WorkDone(ctx context.Context, unit string) error {
+	q.mu.Lock()
+	hs := q.holders[unit]
+	if len(hs) == 0 {
+		q.mu.Unlock()
+		return fmt.Errorf("%s: WorkDone(%q): not a unit this worker holds: %w", q.Name(), unit, sluice.ErrInvalid)
+	}
+	h := hs[0]
+	if len(hs) == 1 {
+		delete(q.holders, unit)
+	} else {
+		q.holders[unit] = hs[1:]
+	}
+	q.mu.Unlock()
+	return h.WorkDone(ctx, unit)
+}
+
+// stop hands back the files this worker holds unfinished, for the others
+// to read at once, and ends the connections.
+func (q *natsFiles) stop() {
+	q.mu.Lock()
+	hs := q.handles
+	q.handles, q.cur, q.done = nil, nil, true
+	q.mu.Unlock()
+	for _, h := range hs {
+		h.ReleaseAll()
+		h.Stop()
+	}
+}

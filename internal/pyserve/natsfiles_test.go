@@ -1,0 +1,104 @@
+package pyserve
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"github.com/sluiceml/sluice"
+)
+
+// startNATS runs a JetStream server on a loopback port for the test.
+func startNATS(t *testing.T) string {
+	t.Helper()
+	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: natsserver.RANDOM_PORT, JetStream: true,
+		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	return ns.ClientURL()
+}
+
+// Two servers given the same queue URL and name share the files: between
+// them they read every record once per epoch, neither reading one the
+// other read in the same epoch.
+func TestServeSharedQueue(t *testing.T) {
+	url := startNATS(t)
+	pat := writeExamples(t, t.TempDir(), 6, 20)
+	const epochs, total = 2, 6 * 20
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7, "epochs": epochs,
+		"readers": 2, "shuffle": 10, "queue_url": url, "queue_name": "pyserve_test",
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	var clients []*client
+	for range 2 {
+		c := startServer(t)
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		clients = append(clients, c)
+	}
+	count := make([]int, total)
+	perClient := make([]int, len(clients))
+	// The clients ask in turn, as two hosts' trainers would, until both
+	// have seen their end.
+	for live := len(clients); live > 0; {
+		live = 0
+		for i, c := range clients {
+			if c == nil {
+				continue
+			}
+			b, r := c.next()
+			if b == nil {
+				if !r.End {
+					t.Fatalf("client %d: %+v", i, r.Error)
+				}
+				clients[i] = nil
+				continue
+			}
+			live++
+			raw := b["label"].raw
+			for j := 0; j < len(raw); j += 8 {
+				count[binary.LittleEndian.Uint64(raw[j:])]++
+				perClient[i]++
+			}
+		}
+	}
+	for l, c := range count {
+		if c != epochs {
+			t.Fatalf("label %d read %d times by the two workers, want %d (once per epoch)", l, c, epochs)
+		}
+	}
+	t.Logf("records per worker: %v", perClient)
+}
+
+// Options that would decide the files beside the queue are errors.
+func TestServeSharedQueueConflicts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(o *Open)
+	}{
+		{"shard", func(o *Open) { o.Shard = []int{0, 2} }},
+		{"deterministic", func(o *Open) { o.Deterministic = true }},
+		{"global_shuffle", func(o *Open) { o.GlobalShuffle = true }},
+		{"no queue_name", func(o *Open) { o.QueueName = "" }},
+		{"negative queue_epoch", func(o *Open) { o.QueueEpoch = -1 }},
+	} {
+		o := &Open{Kind: "examples", Files: []string{"x"}, BatchSize: 1, QueueURL: "nats://127.0.0.1:1", QueueName: "q",
+			Spec: map[string]FeatureSpec{"a": {Kind: "fixed", DType: "int64"}}}
+		tc.set(o)
+		if _, err := newSource(o); !errors.Is(err, sluice.ErrInvalid) {
+			t.Errorf("%s: got %v, want ErrInvalid", tc.name, err)
+		}
+	}
+}
