@@ -40,7 +40,8 @@ type natsFiles struct {
 
 	mu      sync.Mutex
 	cur     *natsqueue.Queue // the epoch being read; nil before the first
-	epoch   int              // cur's index, from 0
+	epoch   int              // cur's number
+	read    int              // epochs read, cur's included
 	done    bool             // past the last epoch
 	handles []*natsqueue.Queue
 	holders map[string][]*natsqueue.Queue // by unit: the handles that gave it out, oldest first
@@ -131,8 +132,7 @@ func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsq
 	defer q.mu.Unlock()
 	if ended != nil && ended == q.cur {
 		q.cur = nil
-		q.epoch++
-		if q.epochs != 0 && q.epoch >= q.epochs {
+		if q.epochs != 0 && q.read >= q.epochs {
 			q.done = true
 		}
 	}
@@ -140,40 +140,71 @@ func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsq
 		return nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
 	}
 	if q.cur == nil {
-		h, err := q.open(ctx, q.first+q.epoch)
+		e := q.first
+		if q.read > 0 {
+			e = q.epoch + 1
+		}
+		h, e, err := q.open(ctx, e)
 		if err != nil {
 			return nil, err
 		}
-		q.cur = h
+		q.cur, q.epoch = h, e
+		q.read++
 		q.handles = append(q.handles, h)
 	}
 	return q.cur, nil
 }
 
-// open joins epoch and produces it: the files, then the closed flag.
-func (q *natsFiles) open(ctx context.Context, epoch int) (*natsqueue.Queue, error) {
+// reached returns the number of the last epoch this worker read, or the
+// first it would read: where its next pass over the data starts looking.
+func (q *natsFiles) reached() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.read == 0 {
+		return q.first
+	}
+	return q.epoch
+}
+
+// open joins the first epoch from epoch on that is not over, and
+// produces it: the files, then the closed flag. An epoch is over when it
+// is closed and every file in it has been read: the other workers have
+// read it while this one was away (between two passes of the trainer's,
+// or before it started), and this worker's pass is the next epoch.
+func (q *natsFiles) open(ctx context.Context, epoch int) (*natsqueue.Queue, int, error) {
 	files, err := q.list(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if q.shuffle {
-		r := rand.New(rand.NewPCG(q.seed, uint64(epoch)))
-		r.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
+	for ; ; epoch++ {
+		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch))
+		if err != nil {
+			return nil, 0, err
+		}
+		st, err := h.State(ctx)
+		if err != nil {
+			h.Stop()
+			return nil, 0, err
+		}
+		if st.Closed && st.Pending == 0 && st.Unacked == 0 {
+			h.Stop()
+			continue
+		}
+		if q.shuffle {
+			r := rand.New(rand.NewPCG(q.seed, uint64(epoch)))
+			r.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
+		}
+		err = h.EnqueueStrings(ctx, files...)
+		if err == nil {
+			err = h.Close(ctx)
+		}
+		if err != nil && !errors.Is(err, queue.ErrClosed) {
+			// Closed: another worker has produced the epoch already.
+			h.Stop()
+			return nil, 0, fmt.Errorf("producing epoch %d of %s: %w", epoch, q.Name(), err)
+		}
+		return h, epoch, nil
 	}
-	h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch))
-	if err != nil {
-		return nil, err
-	}
-	err = h.EnqueueStrings(ctx, files...)
-	if err == nil {
-		err = h.Close(ctx)
-	}
-	if err != nil && !errors.Is(err, queue.ErrClosed) {
-		// Closed: another worker has produced the epoch already.
-		h.Stop()
-		return nil, fmt.Errorf("producing epoch %d of %s: %w", epoch, q.Name(), err)
-	}
-	return h, nil
 }
 
 // list expands the names and patterns, sorted, as every worker lists them.

@@ -3,6 +3,7 @@ package pyserve
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,7 +33,8 @@ func startNATS(t *testing.T) string {
 
 // Two servers given the same queue URL and name share the files: between
 // them they read every record once per epoch, neither reading one the
-// other read in the same epoch.
+// other read in the same epoch. A second pass (the trainer's next loop over
+// the data set) reads the epochs after those of the first.
 func TestServeSharedQueue(t *testing.T) {
 	url := startNATS(t)
 	pat := writeExamples(t, t.TempDir(), 6, 20)
@@ -40,46 +42,47 @@ func TestServeSharedQueue(t *testing.T) {
 	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7, "epochs": epochs,
 		"readers": 2, "shuffle": 10, "queue_url": url, "queue_name": "pyserve_test",
 		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
-	var clients []*client
-	for range 2 {
-		c := startServer(t)
-		if r := c.call(open); r.Error != nil {
-			t.Fatal(r.Error)
-		}
-		clients = append(clients, c)
-	}
-	count := make([]int, total)
-	perClient := make([]int, len(clients))
-	// The clients ask in turn, as two hosts' trainers would, until both
-	// have seen their end.
-	for live := len(clients); live > 0; {
-		live = 0
-		for i, c := range clients {
-			if c == nil {
-				continue
+	clients := []*client{startServer(t), startServer(t)}
+	for pass := range 2 {
+		for _, c := range clients {
+			if r := c.call(open); r.Error != nil {
+				t.Fatal(r.Error)
 			}
-			b, r := c.next()
-			if b == nil {
-				if !r.End {
-					t.Fatalf("client %d: %+v", i, r.Error)
+		}
+		count := make([]int, total)
+		perClient := make([]int, len(clients))
+		// The clients ask in turn, as two hosts' trainers would, until
+		// both have seen their end.
+		live := slices.Clone(clients)
+		for n := len(live); n > 0; {
+			n = 0
+			for i, c := range live {
+				if c == nil {
+					continue
 				}
-				clients[i] = nil
-				continue
-			}
-			live++
-			raw := b["label"].raw
-			for j := 0; j < len(raw); j += 8 {
-				count[binary.LittleEndian.Uint64(raw[j:])]++
-				perClient[i]++
+				b, r := c.next()
+				if b == nil {
+					if !r.End {
+						t.Fatalf("pass %d, client %d: %+v", pass, i, r.Error)
+					}
+					live[i] = nil
+					continue
+				}
+				n++
+				raw := b["label"].raw
+				for j := 0; j < len(raw); j += 8 {
+					count[binary.LittleEndian.Uint64(raw[j:])]++
+					perClient[i]++
+				}
 			}
 		}
-	}
-	for l, c := range count {
-		if c != epochs {
-			t.Fatalf("label %d read %d times by the two workers, want %d (once per epoch)", l, c, epochs)
+		for l, c := range count {
+			if c != epochs {
+				t.Fatalf("pass %d: label %d read %d times by the two workers, want %d (once per epoch)", pass, l, c, epochs)
+			}
 		}
+		t.Logf("pass %d: records per worker: %v", pass, perClient)
 	}
-	t.Logf("records per worker: %v", perClient)
 }
 
 // Options that would decide the files beside the queue are errors.

@@ -28,6 +28,7 @@ type source struct {
 	n        int
 	slots    int
 	release  func() // after the iteration: what it holds outside the process
+	nats     *natsFiles
 }
 
 // newSource builds the data set o describes. The errors are the client's
@@ -65,7 +66,7 @@ func newSource(o *Open) (*source, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.release = q.stop
+		s.release, s.nats = q.stop, q
 		common = append(common, sluice.FilenameQueue(q))
 		// The queue decides the files and the epochs; records are
 		// still shuffled here.

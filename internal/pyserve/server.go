@@ -94,6 +94,11 @@ type server struct {
 	last  *Reply      // the end or the error, repeated to later nexts
 	stop  func()      // ends the producer
 
+	// queueEpochs remembers, for each shared filename queue (URL and
+	// name), the epoch the last pass over it reached: the next pass
+	// starts looking for an epoch not yet over there.
+	queueEpochs map[[2]string]int
+
 	// The producer's iterator, and how many batches it has taken from it
 	// and the client has been sent, for state: the client is behind.
 	mu       sync.Mutex
@@ -123,6 +128,15 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			// next: the slots are free again.
 			s.stop()
 			s.stop, s.last = nil, nil
+			if q := s.src.nats; q != nil {
+				if s.queueEpochs == nil {
+					s.queueEpochs = map[[2]string]int{}
+				}
+				s.queueEpochs[[2]string{q.url, q.name}] = q.reached()
+			}
+		}
+		if q := src.nats; q != nil {
+			q.first = max(q.first, s.queueEpochs[[2]string{q.url, q.name}])
 		}
 		s.start(ctx, src)
 		// The slot files are named sluice-PID-*: a client whose server

@@ -486,6 +486,8 @@ class Dataset:
         its files again, so the workers of a shard together read it once."""
         if not 0 <= index < count:
             raise InvalidArgumentError(f"shard {index} of {count}: want 0 <= index < count")
+        if self._request.get("queue_url"):
+            raise InvalidArgumentError("a data set with a queue_url shares its files through the queue: it has no shards")
         r = dict(self._request)
         i, n = r.get("shard") or (0, 1)
         # Files i, i+n, ... shared by count workers: worker index takes
@@ -524,7 +526,8 @@ class Dataset:
 
 
 def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-            drop_remainder, prefetch, deterministic=False, global_shuffle=False):
+            drop_remainder, prefetch, deterministic=False, global_shuffle=False, queue_url=None,
+            queue_name=None, queue_epoch=0):
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
         raise InvalidArgumentError(f"batch_size must be an int, not {batch_size!r}")
     r = {"op": "open", "kind": kind, "files": _files(files), "batch_size": int(batch_size)}
@@ -552,12 +555,24 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
         r["deterministic"] = True
     if global_shuffle:
         r["global_shuffle"] = True
+    if queue_url:
+        if not queue_name:
+            raise InvalidArgumentError("queue_url needs a queue_name, the same on every worker of the job")
+        if shard is not None or deterministic or global_shuffle:
+            raise InvalidArgumentError("queue_url shares the files between the workers: no shard, deterministic or global_shuffle with it")
+        r["queue_url"] = str(queue_url)
+        r["queue_name"] = str(queue_name)
+        if queue_epoch:
+            r["queue_epoch"] = int(queue_epoch)
+    elif queue_name or queue_epoch:
+        raise InvalidArgumentError("queue_name and queue_epoch go with queue_url")
     return r
 
 
 def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=False, readers=None,
              seed=None, shard=None, drop_remainder=False, compression="auto", skip_corrupt=False,
-             copy=False, prefetch=None, deterministic=False, global_shuffle=False):
+             copy=False, prefetch=None, deterministic=False, global_shuffle=False, queue_url=None,
+             queue_name=None, queue_epoch=0):
     """The tf.train.Example records in TFRecord files, parsed by spec.
 
     files is a name or glob pattern, or a list of them. spec maps each
@@ -583,13 +598,23 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     there, in this process or another. global_shuffle=True shuffles every
     record of every (uncompressed) file each epoch instead of through a
     buffer, and resumes the same way.
+
+    queue_url="nats://host:4222" with a queue_name makes the workers (on
+    any hosts) that give the same URL and name share one filename queue on
+    NATS JetStream, as sluice's Go workers do (queue/natsqueue): each file
+    of each epoch is read by one of them, and a worker that dies hands its
+    unfinished file to another. Every worker lists the files and enqueues
+    each epoch it reaches (each file is stored once however many enqueue
+    it), so they need no coordinator; a new run of the job takes a new
+    queue_name, or queue_epoch, the number of its first epoch, past the
+    last run's. shard, deterministic and global_shuffle do not go with it.
     """
     if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
         raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
     if not isinstance(spec, dict) or not spec:
         raise InvalidArgumentError("spec must be a non-empty dict of features")
     r = _common("examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch, deterministic, global_shuffle)
+                drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     r["spec"] = {str(k): _feature(k, v) for k, v in spec.items()}
     if skip_corrupt:
         r["skip_corrupt"] = True
@@ -598,7 +623,7 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
 
 def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuffle=0,
         shuffle_files=False, readers=None, seed=None, shard=None, drop_remainder=False, copy=False,
-        prefetch=None, deterministic=False):
+        prefetch=None, deterministic=False, queue_url=None, queue_name=None, queue_epoch=0):
     """The lines of text files as comma-separated values.
 
     columns is a list of sluice.Column(name, dtype, default, required) or
@@ -618,7 +643,8 @@ def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuf
             c.pop("default")
         cols.append(c)
     r = _common("csv", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch, deterministic)
+                drop_remainder, prefetch, deterministic, queue_url=queue_url, queue_name=queue_name,
+                queue_epoch=queue_epoch)
     r["columns"] = cols
     if header_lines:
         r["header_lines"] = int(header_lines)
@@ -630,7 +656,7 @@ def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuf
 def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, footer_bytes=0,
                  compression=None, epochs=1, shuffle=0, shuffle_files=False, readers=None, seed=None,
                  shard=None, drop_remainder=False, copy=False, prefetch=None, deterministic=False,
-                 global_shuffle=False):
+                 global_shuffle=False, queue_url=None, queue_name=None, queue_epoch=0):
     """Binary files of records of record_bytes bytes each (CIFAR-10's
     format), each cut into fields: a list of sluice.Field(name, offset,
     size, dtype, shape, big_endian) or the same as dicts. header_bytes and
@@ -646,7 +672,7 @@ def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, foo
             f = Field(*f)
         fs.append(f)
     r = _common("fixed", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch, deterministic, global_shuffle)
+                drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     r["record_bytes"] = int(record_bytes)
     r["fields"] = fs
     if header_bytes:
