@@ -24,17 +24,25 @@ import (
 // it reaches: it lists the files and enqueues them, and natsqueue stores
 // each file of an epoch once however many workers enqueue it; then it
 // closes the epoch. A worker that finds an epoch closed (the others have
-// produced it) reads what is left of it. So the workers share each epoch's
-// files, each read by one of them, whatever the hosts and however late one
-// joins.
+// produced it) reads what is left of it, and skips the epochs that are
+// over (closed, every file read). So the workers share each epoch's files,
+// each read by one of them, whatever the hosts and however late one joins.
+//
+// A pass over the data set (an open: the trainer's loop over it) reads
+// Epochs epochs, and the passes of all workers are aligned: pass k is
+// epochs QueueEpoch+k*Epochs on. A pass reads the rest of the first pass
+// not over, so a worker that joins late, or a DataLoader worker started
+// anew for each of the trainer's epochs, reads with the others rather than
+// an epoch of its own.
 //
 // It is a queue.Queue for sluice.FilenameQueue, which dequeues and
 // acknowledges (recordio.WorkAcker) and does nothing else.
 type natsFiles struct {
 	url, name string
 	files     []string // names and patterns
-	first     int      // the first epoch's number
-	epochs    int      // 0: no end
+	base      int      // the number of the job's first epoch
+	first     int      // where this pass starts looking for an epoch not over
+	epochs    int      // per pass; 0: no end
 	shuffle   bool     // each epoch's files in a random order
 	seed      uint64
 
@@ -42,6 +50,7 @@ type natsFiles struct {
 	cur     *natsqueue.Queue // the epoch being read; nil before the first
 	epoch   int              // cur's number
 	read    int              // epochs read, cur's included
+	last    int              // the pass's last epoch, once the first is known
 	done    bool             // past the last epoch
 	handles []*natsqueue.Queue
 	holders map[string][]*natsqueue.Queue // by unit: the handles that gave it out, oldest first
@@ -63,7 +72,7 @@ func newNATSFiles(o *Open) (*natsFiles, error) {
 			return nil, fmt.Errorf("open: %s with queue_url: %w", c.name, sluice.ErrInvalid)
 		}
 	}
-	q := &natsFiles{url: o.QueueURL, name: o.QueueName, files: o.Files, first: o.QueueEpoch,
+	q := &natsFiles{url: o.QueueURL, name: o.QueueName, files: o.Files, base: o.QueueEpoch, first: o.QueueEpoch,
 		shuffle: o.Shuffle != 0 || o.ShuffleFiles, holders: map[string][]*natsqueue.Queue{}}
 	switch {
 	case o.Forever:
@@ -132,7 +141,7 @@ func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsq
 	defer q.mu.Unlock()
 	if ended != nil && ended == q.cur {
 		q.cur = nil
-		if q.epochs != 0 && q.read >= q.epochs {
+		if q.epochs != 0 && q.epoch >= q.last {
 			q.done = true
 		}
 	}
@@ -140,13 +149,27 @@ func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsq
 		return nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
 	}
 	if q.cur == nil {
-		e := q.first
+		e, limit := q.first, -1
 		if q.read > 0 {
 			e = q.epoch + 1
+			if q.epochs != 0 {
+				limit = q.last
+			}
 		}
-		h, e, err := q.open(ctx, e)
+		h, e, err := q.open(ctx, e, limit)
 		if err != nil {
 			return nil, err
+		}
+		if h == nil {
+			// The others have read the rest of the pass meanwhile.
+			q.done = true
+			return nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
+		}
+		if q.read == 0 && q.epochs != 0 {
+			// Passes are aligned: pass k of every worker is epochs
+			// base+k*epochs on, and one that joins late reads what is
+			// left of the pass the others are in.
+			q.last = q.base + ((e-q.base)/q.epochs+1)*q.epochs - 1
 		}
 		q.cur, q.epoch = h, e
 		q.read++
@@ -170,13 +193,14 @@ func (q *natsFiles) reached() int {
 // produces it: the files, then the closed flag. An epoch is over when it
 // is closed and every file in it has been read: the other workers have
 // read it while this one was away (between two passes of the trainer's,
-// or before it started), and this worker's pass is the next epoch.
-func (q *natsFiles) open(ctx context.Context, epoch int) (*natsqueue.Queue, int, error) {
+// or before it started). It returns no queue when every epoch up to limit
+// (-1: no limit) is over.
+func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queue, int, error) {
 	files, err := q.list(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	for ; ; epoch++ {
+	for ; limit < 0 || epoch <= limit; epoch++ {
 		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch))
 		if err != nil {
 			return nil, 0, err
@@ -205,6 +229,7 @@ func (q *natsFiles) open(ctx context.Context, epoch int) (*natsqueue.Queue, int,
 		}
 		return h, epoch, nil
 	}
+	return nil, epoch, nil
 }
 
 // list expands the names and patterns, sorted, as every worker lists them.
