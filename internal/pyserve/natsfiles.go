@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/queue"
@@ -25,7 +26,7 @@ import (
 // each file of an epoch once however many workers enqueue it; then it
 // closes the epoch. A worker that finds an epoch closed (the others have
 // produced it) reads what is left of it, and skips the epochs that are
-// over (closed, every file read). So the workers share each epoch's files,
+// over (closed, no file left to hand out). So the workers share each epoch's files,
 // each read by one of them, whatever the hosts and however late one joins.
 //
 // A pass over the data set (an open: the trainer's loop over it) reads
@@ -115,7 +116,7 @@ func (q *natsFiles) Dequeue(ctx context.Context) (queue.Element, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := h.Dequeue(ctx)
+		e, err := q.take(ctx, h)
 		if errors.Is(err, io.EOF) {
 			if _, err := q.current(ctx, h); err != nil {
 				return nil, err
@@ -130,6 +131,36 @@ func (q *natsFiles) Dequeue(ctx context.Context) (queue.Element, error) {
 		q.holders[unit] = append(q.holders[unit], h)
 		q.mu.Unlock()
 		return e, nil
+	}
+}
+
+// waitHeld is how long a dequeue waits for a file before it asks whether
+// what is left of the epoch is only files other workers are reading.
+const waitHeld = time.Second
+
+// take dequeues a file of epoch h, and reports the end of the epoch
+// (io.EOF) when no file is left to hand out, without waiting, as
+// natsqueue's Dequeue does, for the files that other workers hold: workers
+// of synchronous training wait for each other between steps, so one that
+// waits for another's file while the other waits for it at the next step
+// would never go on. A file of a worker that dies is handed out again
+// after natsqueue's AckWait, to the next worker to open its epoch (the
+// epoch is not over while it has a file to hand out).
+func (q *natsFiles) take(ctx context.Context, h *natsqueue.Queue) (queue.Element, error) {
+	for {
+		dctx, cancel := context.WithTimeout(ctx, waitHeld)
+		e, err := h.Dequeue(dctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return e, err
+		}
+		st, err := h.State(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if st.Closed && st.Pending == 0 {
+			return nil, fmt.Errorf("%s: epoch %d: no file left to hand out: %w", q.Name(), h.Epoch(), io.EOF)
+		}
 	}
 }
 
@@ -191,9 +222,9 @@ func (q *natsFiles) reached() int {
 
 // open joins the first epoch from epoch on that is not over, and
 // produces it: the files, then the closed flag. An epoch is over when it
-// is closed and every file in it has been read: the other workers have
-// read it while this one was away (between two passes of the trainer's,
-// or before it started). It returns no queue when every epoch up to limit
+// is closed and has no file left to hand out: the other workers have
+// taken its files while this one was away (between two passes of the
+// trainer's, or before it started). It returns no queue when every epoch up to limit
 // (-1: no limit) is over.
 func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queue, int, error) {
 	files, err := q.list(ctx)
@@ -210,7 +241,7 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 			h.Stop()
 			return nil, 0, err
 		}
-		if st.Closed && st.Pending == 0 && st.Unacked == 0 {
+		if st.Closed && st.Pending == 0 {
 			h.Stop()
 			continue
 		}

@@ -105,3 +105,53 @@ func TestServeSharedQueueConflicts(t *testing.T) {
 		}
 	}
 }
+
+// A worker reaches the end of its pass while another still holds a file
+// it is not reading on (its trainer waits, as synchronous training waits
+// for the slowest worker): the first does not wait for that file, which
+// would never come.
+func TestServeSharedQueueDoesNotWaitForHeldFiles(t *testing.T) {
+	url := startNATS(t)
+	pat := writeExamples(t, t.TempDir(), 4, 40)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
+		"readers": 1, "queue_url": url, "queue_name": "held",
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	count := make([]int, 4*40)
+	read := func(c *client, batches int) int {
+		n := 0
+		for ; batches < 0 || n < batches; n++ {
+			b, r := c.next()
+			if b == nil {
+				if !r.End {
+					t.Fatal(r.Error)
+				}
+				break
+			}
+			raw := b["label"].raw
+			for j := 0; j < len(raw); j += 8 {
+				count[binary.LittleEndian.Uint64(raw[j:])]++
+			}
+		}
+		return n
+	}
+	a := startServer(t)
+	if r := a.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	read(a, 1) // a has a file, and stops reading it
+	b := startServer(t)
+	if r := b.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	start := time.Now()
+	if read(b, -1) == 0 {
+		t.Fatal("the second worker read nothing")
+	}
+	t.Logf("the second worker's pass ended after %v", time.Since(start))
+	read(a, -1)
+	for l, c := range count {
+		if c != 1 {
+			t.Fatalf("label %d read %d times, want once", l, c)
+		}
+	}
+}

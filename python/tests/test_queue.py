@@ -77,3 +77,20 @@ def test_unreachable_queue(tmp_path):
     ds = sluice.examples(pat, SPEC, batch_size=2, queue_url="nats://127.0.0.1:1", queue_name="q")
     with pytest.raises(sluice.SluiceError, match="unreachable|connect"):
         next(iter(ds))
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_torch_workers_share_the_queue(tmp_path, nats_url, persistent):
+    """DataLoader workers of a queue_url data set take their files from the
+    queue instead of shards; workers started anew for each of the
+    trainer's epochs join the pass the others are in."""
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, truth = make_examples(tmp_path, files=4, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=4, queue_url=nats_url, queue_name=f"torch_{persistent}")
+    loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None, num_workers=2,
+                                         persistent_workers=persistent, timeout=60)
+    for epoch in range(3):
+        labels = [l for b in loader for l in b["label"].tolist()]
+        assert sorted(labels) == sorted(truth), f"epoch {epoch}"
