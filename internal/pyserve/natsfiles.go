@@ -55,6 +55,10 @@ type natsFiles struct {
 	done    bool             // past the last epoch
 	handles []*natsqueue.Queue
 	holders map[string][]*natsqueue.Queue // by unit: the handles that gave it out, oldest first
+
+	// stopping, if set, counts the handles being stopped in the
+	// background, for the server to wait for before it exits.
+	stopping *sync.WaitGroup
 }
 
 func newNATSFiles(o *Open) (*natsFiles, error) {
@@ -136,7 +140,7 @@ func (q *natsFiles) Dequeue(ctx context.Context) (queue.Element, error) {
 
 // waitHeld is how long a dequeue waits for a file before it asks whether
 // what is left of the epoch is only files other workers are reading.
-const waitHeld = time.Second
+const waitHeld = 250 * time.Millisecond
 
 // take dequeues a file of epoch h, and reports the end of the epoch
 // (io.EOF) when no file is left to hand out, without waiting, as
@@ -148,18 +152,21 @@ const waitHeld = time.Second
 // epoch is not over while it has a file to hand out).
 func (q *natsFiles) take(ctx context.Context, h *natsqueue.Queue) (queue.Element, error) {
 	for {
-		dctx, cancel := context.WithTimeout(ctx, waitHeld)
-		e, err := h.Dequeue(dctx)
-		cancel()
-		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-			return e, err
-		}
+		// Asked first, so that the end of an epoch is seen at once: a
+		// worker that waited here while another read the next epoch
+		// would fall behind the others' passes.
 		st, err := h.State(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if st.Closed && st.Pending == 0 {
 			return nil, fmt.Errorf("%s: epoch %d: no file left to hand out: %w", q.Name(), h.Epoch(), io.EOF)
+		}
+		dctx, cancel := context.WithTimeout(ctx, waitHeld)
+		e, err := h.Dequeue(dctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return e, err
 		}
 	}
 }
@@ -312,6 +319,18 @@ func (q *natsFiles) stop() {
 	q.mu.Unlock()
 	for _, h := range hs {
 		h.ReleaseAll()
-		h.Stop()
 	}
+	if q.stopping == nil {
+		for _, h := range hs {
+			h.Stop()
+		}
+		return
+	}
+	// Stop waits for the pull requests of cancelled dequeues to end, up
+	// to a second or two: the next pass need not wait for that.
+	q.stopping.Go(func() {
+		for _, h := range hs {
+			h.Stop()
+		}
+	})
 }

@@ -54,6 +54,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		if s.ring != nil {
 			s.ring.close()
 		}
+		s.stopping.Wait()
 	}()
 	for {
 		var msg []byte
@@ -98,6 +99,7 @@ type server struct {
 	// name), the epoch the last pass over it reached: the next pass
 	// starts looking for an epoch not yet over there.
 	queueEpochs map[[2]string]int
+	stopping    sync.WaitGroup // the shared queues' connections, closing
 
 	// The producer's iterator, and how many batches it has taken from it
 	// and the client has been sent, for state: the client is behind.
@@ -137,6 +139,7 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		}
 		if q := src.nats; q != nil {
 			q.first = max(q.first, s.queueEpochs[[2]string{q.url, q.name}])
+			q.stopping = &s.stopping
 		}
 		s.start(ctx, src)
 		// The slot files are named sluice-PID-*: a client whose server

@@ -13,21 +13,23 @@ from test_read import SPEC, make_examples
 
 # A worker on a host of its own: once told to start, it reads its part of
 # each pass over the data set (two epochs), slowly, as a trainer does, and
-# prints the labels of each pass.
+# prints the labels of each pass. An epoch is several times what a worker
+# reads ahead (its buffers), as a real one is: with less, a worker that
+# ends its pass a moment after another finds the next pass's files all
+# taken into the other's buffers, and reads the pass after, on its own.
 WORKER = textwrap.dedent("""
     import json, sys, time
     import sluice
     from test_read import SPEC
     pat, url, name, passes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    ds = sluice.examples(pat, SPEC, batch_size=8, epochs=2, shuffle=16, readers=2,
-                         queue_url=url, queue_name=name)
+    ds = sluice.examples(pat, SPEC, batch_size=32, epochs=2, readers=2, queue_url=url, queue_name=name)
     print("ready", flush=True)
     sys.stdin.readline()
     for _ in range(passes):
         labels = []
         for b in ds:
             labels += b["label"].tolist()
-            time.sleep(0.01)
+            time.sleep(0.002)
         print(json.dumps(labels), flush=True)
 """)
 
@@ -36,7 +38,7 @@ def test_two_workers_share_the_files(tmp_path, nats_url):
     """Two processes, as two hosts' trainers, read disjoint records that
     together are every record once per epoch: over two passes of two
     epochs each, every record four times between them, never more."""
-    pat, truth = make_examples(tmp_path, files=6, per_file=20)
+    pat, truth = make_examples(tmp_path, files=8, per_file=250)
     passes = 2
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(__file__), env.get("PYTHONPATH")]))
@@ -54,7 +56,8 @@ def test_two_workers_share_the_files(tmp_path, nats_url):
     a = [label for p in got[0] for label in p]
     b = [label for p in got[1] for label in p]
     assert a and b, f"a worker read nothing ({len(a)}, {len(b)} records)"
-    assert sorted(a + b) == sorted(list(truth) * 2 * passes), "not every record once per epoch"
+    assert sorted(a + b) == sorted(list(truth) * 2 * passes), \
+        f"not every record once per epoch: records per pass {[len(p) for p in got[0]]}, {[len(p) for p in got[1]]}"
     # Sharing, not each reading everything: each read part of the records.
     assert len(a) < len(truth) * 2 * passes and len(b) < len(truth) * 2 * passes
 
