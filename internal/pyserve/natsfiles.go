@@ -113,22 +113,23 @@ func (q *natsFiles) DequeueUpTo(context.Context, int) (queue.Element, error) {
 }
 
 // Dequeue takes a file of the current epoch, and goes on to the next
-// epoch when this one has ended for every worker.
+// epoch when this one has no file left to hand out.
 func (q *natsFiles) Dequeue(ctx context.Context) (queue.Element, error) {
+	var ended *natsqueue.Queue
 	for {
-		h, err := q.current(ctx, nil)
+		h, e, err := q.current(ctx, ended)
 		if err != nil {
 			return nil, err
 		}
-		e, err := q.take(ctx, h)
-		if errors.Is(err, io.EOF) {
-			if _, err := q.current(ctx, h); err != nil {
+		if e == nil {
+			e, err = q.take(ctx, h)
+			if errors.Is(err, io.EOF) {
+				ended = h
+				continue
+			}
+			if err != nil {
 				return nil, err
 			}
-			continue
-		}
-		if err != nil {
-			return nil, err
 		}
 		unit := string(e[0].Strings()[0])
 		q.mu.Lock()
@@ -152,9 +153,12 @@ const waitHeld = 250 * time.Millisecond
 // epoch is not over while it has a file to hand out).
 func (q *natsFiles) take(ctx context.Context, h *natsqueue.Queue) (queue.Element, error) {
 	for {
-		// Asked first, so that the end of an epoch is seen at once: a
-		// worker that waited here while another read the next epoch
-		// would fall behind the others' passes.
+		dctx, cancel := context.WithTimeout(ctx, waitHeld)
+		e, err := h.Dequeue(dctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return e, err
+		}
 		st, err := h.State(ctx)
 		if err != nil {
 			return nil, err
@@ -162,19 +166,13 @@ func (q *natsFiles) take(ctx context.Context, h *natsqueue.Queue) (queue.Element
 		if st.Closed && st.Pending == 0 {
 			return nil, fmt.Errorf("%s: epoch %d: no file left to hand out: %w", q.Name(), h.Epoch(), io.EOF)
 		}
-		dctx, cancel := context.WithTimeout(ctx, waitHeld)
-		e, err := h.Dequeue(dctx)
-		cancel()
-		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-			return e, err
-		}
 	}
 }
 
-// current returns the epoch to read; ended is one that reported its end,
-// after which the next epoch is opened (once, whichever reader sees the
-// end first).
-func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsqueue.Queue, error) {
+// current returns the epoch to read, and its first file when it has just
+// been opened; ended is one that reported its end, after which the next
+// epoch is opened (once, whichever reader sees the end first).
+func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsqueue.Queue, queue.Element, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if ended != nil && ended == q.cur {
@@ -184,36 +182,37 @@ func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsq
 		}
 	}
 	if q.done {
-		return nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
+		return nil, nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
 	}
-	if q.cur == nil {
-		e, limit := q.first, -1
-		if q.read > 0 {
-			e = q.epoch + 1
-			if q.epochs != 0 {
-				limit = q.last
-			}
-		}
-		h, e, err := q.open(ctx, e, limit)
-		if err != nil {
-			return nil, err
-		}
-		if h == nil {
-			// The others have read the rest of the pass meanwhile.
-			q.done = true
-			return nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
-		}
-		if q.read == 0 && q.epochs != 0 {
-			// Passes are aligned: pass k of every worker is epochs
-			// base+k*epochs on, and one that joins late reads what is
-			// left of the pass the others are in.
-			q.last = q.base + ((e-q.base)/q.epochs+1)*q.epochs - 1
-		}
-		q.cur, q.epoch = h, e
-		q.read++
-		q.handles = append(q.handles, h)
+	if q.cur != nil {
+		return q.cur, nil, nil
 	}
-	return q.cur, nil
+	e, limit := q.first, -1
+	if q.read > 0 {
+		e = q.epoch + 1
+		if q.epochs != 0 {
+			limit = q.last
+		}
+	}
+	h, e, first, err := q.open(ctx, e, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h == nil {
+		// The others have taken the rest of the pass meanwhile.
+		q.done = true
+		return nil, nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
+	}
+	if q.read == 0 && q.epochs != 0 {
+		// Passes are aligned: pass k of every worker is epochs
+		// base+k*epochs on, and one that joins late reads what is
+		// left of the pass the others are in.
+		q.last = q.base + ((e-q.base)/q.epochs+1)*q.epochs - 1
+	}
+	q.cur, q.epoch = h, e
+	q.read++
+	q.handles = append(q.handles, h)
+	return h, first, nil
 }
 
 // reached returns the number of the last epoch this worker read, or the
@@ -227,30 +226,21 @@ func (q *natsFiles) reached() int {
 	return q.epoch
 }
 
-// open joins the first epoch from epoch on that is not over, and
-// produces it: the files, then the closed flag. An epoch is over when it
-// is closed and has no file left to hand out: the other workers have
-// taken its files while this one was away (between two passes of the
-// trainer's, or before it started). It returns no queue when every epoch up to limit
-// (-1: no limit) is over.
-func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queue, int, error) {
+// open joins the first epoch from epoch on that is not over, produces it
+// (the files, then the closed flag: nothing, if another worker has closed
+// it) and takes its first file. An epoch is over when it has no file left
+// to hand out: the other workers have taken its files while this one was
+// away (between two passes of the trainer's, or before it started). It
+// returns no queue when every epoch up to limit (-1: no limit) is over.
+func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queue, int, queue.Element, error) {
 	files, err := q.list(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	for ; limit < 0 || epoch <= limit; epoch++ {
 		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch))
 		if err != nil {
-			return nil, 0, err
-		}
-		st, err := h.State(ctx)
-		if err != nil {
-			h.Stop()
-			return nil, 0, err
-		}
-		if st.Closed && st.Pending == 0 {
-			h.Stop()
-			continue
+			return nil, 0, nil, err
 		}
 		if q.shuffle {
 			r := rand.New(rand.NewPCG(q.seed, uint64(epoch)))
@@ -263,11 +253,20 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 		if err != nil && !errors.Is(err, queue.ErrClosed) {
 			// Closed: another worker has produced the epoch already.
 			h.Stop()
-			return nil, 0, fmt.Errorf("producing epoch %d of %s: %w", epoch, q.Name(), err)
+			return nil, 0, nil, fmt.Errorf("producing epoch %d of %s: %w", epoch, q.Name(), err)
 		}
-		return h, epoch, nil
+		e, err := q.take(ctx, h)
+		if errors.Is(err, io.EOF) {
+			h.Stop()
+			continue
+		}
+		if err != nil {
+			h.Stop()
+			return nil, 0, nil, err
+		}
+		return h, epoch, e, nil
 	}
-	return nil, epoch, nil
+	return nil, epoch, nil, nil
 }
 
 // list expands the names and patterns, sorted, as every worker lists them.

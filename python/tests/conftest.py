@@ -74,4 +74,8 @@ def nats_url(tmp_path_factory):
         pytest.fail(f"testnats said {url!r}")
     yield url
     p.stdin.close()
-    p.wait(timeout=10)
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()

@@ -90,8 +90,9 @@ def test_torch_workers_share_the_queue(tmp_path, nats_url, persistent):
     torch = pytest.importorskip("torch")
     import sluice.torch
 
-    pat, truth = make_examples(tmp_path, files=4, per_file=10)
-    ds = sluice.examples(pat, SPEC, batch_size=4, queue_url=nats_url, queue_name=f"torch_{persistent}")
+    # Epochs larger than what the workers read ahead (see WORKER).
+    pat, truth = make_examples(tmp_path, files=8, per_file=250)
+    ds = sluice.examples(pat, SPEC, batch_size=32, queue_url=nats_url, queue_name=f"torch_{persistent}")
     loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None, num_workers=2,
                                          persistent_workers=persistent, timeout=60)
     for epoch in range(3):
