@@ -12,6 +12,10 @@
 //	        first ends the data set before and starts this one, in the
 //	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
+//	        {"op":"next","keep":1}: the same, the last batch sent still
+//	        held by the client, which can so ask for the batch after the
+//	        one it is about to read, and find it waiting in the pipe
+//	        (the server frees every batch sent before the last keep)
 //	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks PATH
 //	close   {"op":"close"} → {"ok":true}; the server exits
 //
@@ -83,6 +87,10 @@ func WriteMessage(w io.Writer, v any) error {
 type Request struct {
 	Op   string `json:"op"`
 	File string `json:"file,omitempty"`
+	// Keep, in a "next", is how many of the last batches sent the
+	// client still holds: 0 frees them all, 1 lets a client ask for the
+	// batch after next while it reads the next one (see Serve).
+	Keep int `json:"keep,omitempty"`
 	*Open
 }
 
@@ -171,11 +179,12 @@ func DecodeRequest(msg []byte) (*Request, error) {
 	var raw struct {
 		Op   string `json:"op"`
 		File string `json:"file"`
+		Keep int    `json:"keep"`
 	}
 	if err := json.Unmarshal(msg, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 	}
-	req := &Request{Op: raw.Op, File: raw.File}
+	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep}
 	switch raw.Op {
 	case "open":
 		var o struct {

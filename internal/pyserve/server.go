@@ -91,7 +91,7 @@ type server struct {
 	ring  *ring
 	free  chan int    // slots the client is done with
 	ready chan result // batches in slots, then the end or an error
-	held  int         // the slot of the batch the client reads; -1: none
+	held  []int       // the slots of the batches the client holds, oldest first
 	last  *Reply      // the end or the error, repeated to later nexts
 	stop  func()      // ends the producer
 
@@ -152,11 +152,17 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		if s.last != nil {
 			return false, s.reply(*s.last)
 		}
-		if s.held >= 0 {
-			// The client asks for the next batch: it is done with
-			// the last one, whose slot can take another.
-			s.free <- s.held
-			s.held = -1
+		if req.Keep < 0 || req.Keep > 0 && req.Keep > s.src.slots-2 {
+			// The slots kept, and one for the batch asked for, and one
+			// to fill: else the producer would wait for the client,
+			// and the client for it.
+			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d with %d slots (want 0 to slots-2)", ErrProtocol, req.Keep, s.src.slots))})
+		}
+		// The client asks for the next batch: it is done with those
+		// before the last Keep it was sent, whose slots can take others.
+		for len(s.held) > req.Keep {
+			s.free <- s.held[0]
+			s.held = s.held[1:]
 		}
 		var res result
 		select {
@@ -172,7 +178,7 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			s.last = &Reply{Error: errorInfo(res.err)}
 			return false, s.reply(*s.last)
 		}
-		s.held = res.batch.Slot
+		s.held = append(s.held, res.batch.Slot)
 		s.mu.Lock()
 		s.sent++
 		s.mu.Unlock()
@@ -220,7 +226,7 @@ func (s *server) start(ctx context.Context, src *source) {
 	}
 	// At most one result per slot, and the last: sends never block.
 	s.ready = make(chan result, src.slots+1)
-	s.held = -1
+	s.held = s.held[:0]
 	done := make(chan struct{})
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.

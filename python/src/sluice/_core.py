@@ -1,5 +1,6 @@
 """The client side of sluice-serve's protocol, and the public API."""
 
+import collections
 import glob
 import json
 import math
@@ -164,6 +165,10 @@ def _server_binary():
     return exe
 
 
+_NEXT = {"op": "next"}
+# The last batch sent is still the trainer's: see _Session.
+_NEXT_KEEP = {"op": "next", "keep": 1}
+
 # Sessions alive in this process, to disown in a forked child.
 _sessions = weakref.WeakSet()
 
@@ -185,6 +190,15 @@ class _Session:
         self._maps = {}
         self._buf = bytearray()
         self._shm_dir = None
+        # Pipelined: a "next" for the batch after the one being read is
+        # sent ahead (keep=1), so that its reply waits in the pipe when
+        # the trainer asks for it, instead of the trainer waiting for the
+        # server to wake. _ahead counts the nexts sent whose replies are
+        # unread; _early holds replies to them read before another
+        # request's (replies come in order).
+        self.pipelined = False
+        self._ahead = 0
+        self._early = collections.deque()
         self._proc = subprocess.Popen([_server_binary()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       bufsize=0, close_fds=True)
         _sessions.add(self)
@@ -192,11 +206,14 @@ class _Session:
         self._out = self._proc.stdout.fileno()
         self.server_pid = self._proc.pid
 
-    def open(self, request):
+    def open(self, request, pipelined=False):
         """Starts a data set, ending the one before if any, in the same
         slot files (its first batch is the next batch: the arrays of the
         one before are no longer valid)."""
         reply = self._call(request)
+        # The replies to nexts sent ahead for the data set before.
+        self._early.clear()
+        self.pipelined = pipelined
         if "error" in reply:
             raise _error(reply["error"])
         self.features = reply["features"]
@@ -212,14 +229,39 @@ class _Session:
             raise SluiceError("the sluice iterator is closed")
 
     def _call(self, msg):
+        self._send(msg)
+        # The replies to the nexts sent ahead come first.
+        while self._ahead:
+            self._early.append(self._recv())
+            self._ahead -= 1
+        return self._recv()
+
+    def _send(self, msg):
         self._check()
         body = json.dumps(msg).encode()
         try:
             os.write(self._in, struct.pack("<I", len(body)) + body)
-            n = struct.unpack("<I", self._read(4))[0]
-            return json.loads(self._read(n))
         except BrokenPipeError:
             raise self._died() from None
+
+    def _recv(self):
+        n = struct.unpack("<I", self._read(4))[0]
+        return json.loads(self._read(n))
+
+    def _next_reply(self):
+        if not self.pipelined:
+            return self._call(_NEXT)
+        # Ask for the batch after this one now; this one's reply was
+        # asked for last time (or is asked for now, at the start).
+        if not self._ahead and not self._early:
+            self._send(_NEXT_KEEP)
+            self._ahead += 1
+        self._send(_NEXT_KEEP)
+        self._ahead += 1
+        if self._early:
+            return self._early.popleft()
+        self._ahead -= 1
+        return self._recv()
 
     def _read(self, n):
         # Whatever the pipe holds, up to 64 KiB, is read at once: a reply's
@@ -250,7 +292,7 @@ class _Session:
 
     def next(self, copy):
         """Returns the next batch as a dict, or None at the end."""
-        reply = self._call({"op": "next"})
+        reply = self._next_reply()
         if "error" in reply:
             raise _error(reply["error"])
         if reply.get("end"):
@@ -460,13 +502,17 @@ class Dataset:
         request = self._request
         if self._resume is not None:
             request = dict(request, resume=self._resume)
+        resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
+        # A state counts the batches the server has sent: one sent ahead
+        # would count too, so resumable iterations ask for one at a time.
+        # Keeping a batch while the next is read takes a third slot.
+        pipelined = not resumable and request.get("slots", 3) >= 3
         try:
-            s.open(request)
+            s.open(request, pipelined)
         except BaseException:
             s.close()
             raise
         self._resume = None
-        resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
         it = _Iterator(self, s, self._copy, resumable)
         self._live.add(it)
         self._last = it
