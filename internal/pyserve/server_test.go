@@ -31,6 +31,7 @@ type client struct {
 	done  chan error
 	slots map[int][]byte
 	shm   string // the slot files' directory
+	keep  int    // the nexts' keep
 }
 
 func startServer(t testing.TB) *client {
@@ -91,7 +92,7 @@ type array struct {
 // next asks for a batch and copies its arrays out; nil at the end.
 func (c *client) next() (map[string]array, *Reply) {
 	c.t.Helper()
-	r := c.call(map[string]string{"op": "next"})
+	r := c.call(map[string]any{"op": "next", "keep": c.keep})
 	if r.Batch == nil {
 		return nil, &r
 	}
@@ -613,5 +614,53 @@ func TestServeStateResumes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With keep=1 the batch sent last stays intact while the client reads
+// the next one: its slot is written again only after the client asks for
+// the batch after that.
+func TestServeKeep(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 40)
+	c := startServer(t)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4, "readers": 1,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	c.keep = 1
+	type sent struct {
+		slot   int
+		offset int
+		labels []int64
+	}
+	var prev *sent
+	for want := int64(0); ; want += 4 {
+		b, r := c.next()
+		if b == nil {
+			if !r.End || want != 40 {
+				t.Fatalf("after %d labels: %+v", want, r)
+			}
+			break
+		}
+		if prev != nil {
+			// The batch before is still the client's.
+			mem := c.slots[prev.slot]
+			if got := int64s(mem[prev.offset:], 4); !slices.Equal(got, prev.labels) {
+				t.Fatalf("batch of labels %v overwritten with %v while kept", prev.labels, got)
+			}
+		}
+		labels := slices.Clone(int64s(b["label"].raw, 4))
+		if labels[0] != want {
+			t.Fatalf("labels %v, want from %d", labels, want)
+		}
+		prev = &sent{slot: r.Batch.Slot, offset: r.Batch.Arrays[0].Offset, labels: labels}
+	}
+	c.keep = 2 // with 3 slots, the producer could not go on
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if _, r := c.next(); r.Error == nil || r.Error.Kind != "protocol" {
+		t.Errorf("keep 2 of 3 slots: %+v, want a protocol error", r)
 	}
 }
