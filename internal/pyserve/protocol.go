@@ -176,6 +176,13 @@ type FieldSpec struct {
 // fields are errors, so that a misspelt option fails instead of being
 // ignored.
 func DecodeRequest(msg []byte) (*Request, error) {
+	// The request of every batch, as the Python client encodes it.
+	switch string(msg) {
+	case `{"op":"next","keep":1}`:
+		return &Request{Op: "next", Keep: 1}, nil
+	case `{"op":"next"}`:
+		return &Request{Op: "next"}, nil
+	}
 	var raw struct {
 		Op   string `json:"op"`
 		File string `json:"file"`

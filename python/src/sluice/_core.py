@@ -165,9 +165,14 @@ def _server_binary():
     return exe
 
 
-_NEXT = {"op": "next"}
+def _frame(body):
+    return struct.pack("<I", len(body)) + body
+
+
+# Encoded once: a request per batch.
+_NEXT = _frame(b'{"op":"next"}')
 # The last batch sent is still the trainer's: see _Session.
-_NEXT_KEEP = {"op": "next", "keep": 1}
+_NEXT_KEEP = _frame(b'{"op":"next","keep":1}')
 
 # Sessions alive in this process, to disown in a forked child.
 _sessions = weakref.WeakSet()
@@ -197,6 +202,7 @@ class _Session:
         # unread; _early holds replies to them read before another
         # request's (replies come in order).
         self.pipelined = False
+        self._parsed = {}
         self._ahead = 0
         self._early = collections.deque()
         self._proc = subprocess.Popen([_server_binary()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -238,15 +244,26 @@ class _Session:
 
     def _send(self, msg):
         self._check()
-        body = json.dumps(msg).encode()
+        if not isinstance(msg, bytes):
+            msg = _frame(json.dumps(msg).encode())
         try:
-            os.write(self._in, struct.pack("<I", len(body)) + body)
+            os.write(self._in, msg)
         except BrokenPipeError:
             raise self._died() from None
 
     def _recv(self):
         n = struct.unpack("<I", self._read(4))[0]
-        return json.loads(self._read(n))
+        raw = self._read(n)
+        # A slot's batches of one shape have the same descriptor: parsed
+        # once. (The dicts are never changed.)
+        reply = self._parsed.get(raw)
+        if reply is None:
+            reply = json.loads(raw)
+            if "batch" in reply and not reply["batch"].get("file"):
+                if len(self._parsed) >= 64:
+                    self._parsed.clear()
+                self._parsed[raw] = reply
+        return reply
 
     def _next_reply(self):
         if not self.pipelined:
