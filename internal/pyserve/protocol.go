@@ -141,7 +141,8 @@ type Open struct {
 }
 
 // A FeatureSpec is one feature of an Example spec: kind fixed (a dense
-// feature of Shape per record), varlen (any number of values per record)
+// feature of Shape per record), varlen (any number of values per record),
+// sparse (a SparseFeature)
 // or sequence (FixedLenSequence: steps of Shape). A fixed feature of a
 // dtype other than float32, int64 and bytes is read from one bytes value
 // per record holding the values' little-endian encoding (decode_raw), as
@@ -151,6 +152,14 @@ type FeatureSpec struct {
 	DType   string          `json:"dtype"` // float32, int64 or bytes
 	Shape   []int           `json:"shape,omitempty"`
 	Default json.RawMessage `json:"default,omitempty"` // a number, string or list of them
+
+	// Kind sparse (tf.io.SparseFeature): values from the feature
+	// ValueKey, their indices from the int64 features IndexKeys, one per
+	// dimension of Size.
+	IndexKeys     []string `json:"index_keys,omitempty"`
+	ValueKey      string   `json:"value_key,omitempty"`
+	Size          []int    `json:"size,omitempty"`
+	AlreadySorted bool     `json:"already_sorted,omitempty"`
 }
 
 // A ColumnSpec is one CSV column. Without Default and not Required, an
@@ -241,7 +250,7 @@ type Reply struct {
 // FeatureInfo describes one feature of the opened data set.
 type FeatureInfo struct {
 	Name  string `json:"name"`
-	Kind  string `json:"kind"`  // dense, varlen, or raw (numbers from a bytes value)
+	Kind  string `json:"kind"`  // dense, varlen, sparse, or raw (numbers from a bytes value)
 	DType string `json:"dtype"` // numpy's name, or bytes
 }
 
@@ -263,7 +272,9 @@ type BatchInfo struct {
 // Shape's element count plus one at Offset and data the NBytes at
 // DataOffset. A VarLen feature is padded to the longest record of the
 // batch (zeros, empty bytes), and each record's count of values is the
-// int64 array of Rows at LengthsOffset.
+// int64 array of Rows at LengthsOffset. A sparse feature is NNZ values (as
+// a numeric or bytes feature of Shape [NNZ]) and their indices, an int64
+// array [NNZ, len(Shape)] at IndicesOffset, in a dense Shape (rows first).
 type ArrayInfo struct {
 	Name          string `json:"name"`
 	DType         string `json:"dtype"`
@@ -272,6 +283,8 @@ type ArrayInfo struct {
 	NBytes        int    `json:"nbytes"`
 	DataOffset    int    `json:"data_offset,omitempty"`
 	LengthsOffset int    `json:"lengths_offset,omitempty"`
+	NNZ           int    `json:"nnz,omitempty"`
+	IndicesOffset int    `json:"indices_offset,omitempty"`
 }
 
 // ErrorInfo is an error of the Go side. Kind is "data" for bad data (the

@@ -285,7 +285,9 @@ func (s *server) start(ctx context.Context, src *source) {
 func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 	info := &BatchInfo{Slot: k, Rows: b.Len(), Arrays: make([]ArrayInfo, len(s.src.features))}
 	// The arrays' places first, to size the slot, then their bytes.
-	size := 0
+	// No array at offset 0, which the descriptor's optional offsets
+	// (omitted when zero) could not tell from none.
+	size := 64
 	put := func(n int) int {
 		off := (size + 63) &^ 63 // aligned for any dtype and for SIMD loads
 		size = off + n
@@ -311,6 +313,27 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 			a.Shape = append([]int{b.Len()}, r.shape...)
 			a.NBytes = b.Len() * r.bytes
 			a.Offset = put(a.NBytes)
+			continue
+		}
+		if f.Kind == "sparse" {
+			sp := b.Sparse(f.Name)
+			arrays[i].sparse = sp
+			a.Shape = make([]int, len(sp.DenseShape))
+			for j, d := range sp.DenseShape {
+				a.Shape[j] = int(d)
+			}
+			a.NNZ = sp.NNZ()
+			a.IndicesOffset = put(8 * a.NNZ * len(a.Shape))
+			if f.DType != "bytes" {
+				a.NBytes = a.NNZ * elemSize(f.DType)
+				a.Offset = put(a.NBytes)
+				continue
+			}
+			a.Offset = put(8 * (a.NNZ + 1))
+			for _, v := range sp.Values.Strings() {
+				a.NBytes += len(v)
+			}
+			a.DataOffset = put(a.NBytes)
 			continue
 		}
 		if f.Kind == "varlen" {
@@ -352,8 +375,12 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		info.File, info.FileSize = file, len(mem)
 	}
 	for i, a := range info.Arrays {
-		if s.src.features[i].Kind == "varlen" {
+		switch s.src.features[i].Kind {
+		case "varlen":
 			writeVarLen(mem, a, arrays[i].sparse)
+			continue
+		case "sparse":
+			writeSparse(mem, a, arrays[i].sparse)
 			continue
 		}
 		t := arrays[i].dense
@@ -398,6 +425,17 @@ func writeVarLen(mem []byte, a ArrayInfo, sp tensor.Sparse) {
 	for j, p := range pos {
 		copy(dst[p*es:(p+1)*es], src[j*es:(j+1)*es])
 	}
+}
+
+// writeSparse writes a SparseFeature's indices and values as they are.
+func writeSparse(mem []byte, a ArrayInfo, sp tensor.Sparse) {
+	copy(mem[a.IndicesOffset:], asBytes(sp.Indices.Int64s()[:a.NNZ*len(a.Shape)]))
+	if a.DType == "bytes" {
+		writeBytes(mem, ArrayInfo{Shape: []int{a.NNZ}, Offset: a.Offset, DataOffset: a.DataOffset, NBytes: a.NBytes},
+			sp.Values.Strings()[:a.NNZ], nil)
+		return
+	}
+	copy(mem[a.Offset:a.Offset+a.NBytes], rawBytes(sp.Values)[:a.NBytes])
 }
 
 // writeBytes writes bytes values and their offsets; with pos, value j is

@@ -87,6 +87,7 @@ type array struct {
 	raw     []byte
 	strs    [][]byte
 	lengths []int64
+	indices []int64 // a sparse feature's
 }
 
 // next asks for a batch and copies its arrays out; nil at the end.
@@ -125,6 +126,10 @@ func (c *client) next() (map[string]array, *Reply) {
 		n := 1
 		for _, d := range a.Shape {
 			n *= d
+		}
+		if a.IndicesOffset != 0 {
+			n = a.NNZ
+			x.indices = slices.Clone(int64s(mem[a.IndicesOffset:], n*len(a.Shape)))
 		}
 		if a.DType == "bytes" {
 			offs := int64s(mem[a.Offset:], n+1)
@@ -165,7 +170,16 @@ func writeExamples(t *testing.T, dir string, files, perFile int) string {
 			for j := range tokens {
 				tokens[j] = int64(label*10 + j)
 			}
+			// A SparseFeature's entries: label%3 of them, at indices
+			// counting down (so that they need sorting).
+			var sidx []int64
+			var sval []float32
+			for j := range label % 3 {
+				sidx = append(sidx, int64(5-j))
+				sval = append(sval, l+float32(j)/10)
+			}
 			rec := example.New().Int64("label", int64(label)).Floats("image", []float32{l, -l, l / 2, 1}).
+				Int64s("sidx", sidx).Floats("sval", sval).
 				Strings("name", strings.Repeat("x", label%5)).Int64s("tokens", tokens).
 				Bytes("pix", []byte{byte(label), 1, 2, byte(label)}).
 				Floats("steps", steps).Marshal()
@@ -205,6 +219,7 @@ func TestServeMatchesBatches(t *testing.T) {
 					"words":  map[string]any{"kind": "varlen", "dtype": "bytes"},
 					"pix":    map[string]any{"kind": "fixed", "dtype": "uint16", "shape": []int{2}},
 					"steps":  map[string]any{"kind": "sequence", "dtype": "float32", "shape": []int{2}},
+					"sparse": map[string]any{"kind": "sparse", "dtype": "float32", "index_keys": []string{"sidx"}, "value_key": "sval", "size": []int{6}},
 				}}
 			spec := example.Spec{
 				"label":  example.FixedLen(tensor.Int64),
@@ -215,6 +230,7 @@ func TestServeMatchesBatches(t *testing.T) {
 				"words":  example.VarLen(tensor.String),
 				"pix":    example.FixedLen(tensor.String),
 				"steps":  example.FixedLenSequence(tensor.Float32, 2).AllowMissing(),
+				"sparse": example.SparseFeature([]string{"sidx"}, "sval", tensor.Float32, []int{6}, false),
 			}
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
 		},
@@ -325,6 +341,19 @@ func TestServeMatchesBatches(t *testing.T) {
 
 func compareFeature(t *testing.T, what string, got array, want *sluice.Batch, f FeatureInfo) {
 	t.Helper()
+	if f.Kind == "sparse" {
+		sp := want.Sparse(f.Name)
+		var shape []int
+		for _, d := range sp.DenseShape {
+			shape = append(shape, int(d))
+		}
+		if !slices.Equal(got.shape, shape) || !slices.Equal(got.indices, sp.Indices.Int64s()) ||
+			!bytes.Equal(got.raw, rawBytes(sp.Values)) {
+			t.Errorf("%s: shape %v, indices %v, values %v; want %v, %v, %v", what, got.shape, got.indices, got.raw,
+				shape, sp.Indices.Int64s(), rawBytes(sp.Values))
+		}
+		return
+	}
 	d := want.Dense(f.Name)
 	if f.Kind == "raw" {
 		// Numbers from each record's bytes value.

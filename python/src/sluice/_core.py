@@ -94,6 +94,22 @@ def FixedLenSequence(shape=(), dtype="float32", default=None):
             "default": default}
 
 
+def SparseFeature(index_keys, value_key, dtype, size, already_sorted=False):
+    """A sparse tensor per record (tf.io.SparseFeature): its values are the
+    feature value_key, their indices the int64 features index_keys, one per
+    dimension of size. A batch holds it as a sluice.SparseValue(indices,
+    values, dense_shape): indices int64 [nnz, 1 + len(size)] (the record
+    first), values [nnz], dense_shape [rows, *size]."""
+    if isinstance(index_keys, str):
+        index_keys = [index_keys]
+    return {"kind": "sparse", "dtype": _dtype_name(dtype), "index_keys": [str(k) for k in index_keys],
+            "value_key": str(value_key), "size": [int(d) for d in size], "already_sorted": bool(already_sorted)}
+
+
+SparseValue = collections.namedtuple("SparseValue", ["indices", "values", "dense_shape"])
+SparseValue.__doc__ = """A sparse feature of a batch, as tf.SparseTensor holds it."""
+
+
 def Column(name, dtype, default=None, required=False):
     """A CSV column: an empty field takes default (the type's zero when
     None), or is an error when required."""
@@ -331,6 +347,9 @@ class _Session:
         for a in b["arrays"]:
             shape = tuple(a["shape"])
             n = math.prod(shape)
+            if "indices_offset" in a:
+                out[a["name"]] = self._sparse(mem, a, shape, copy)
+                continue
             if a["dtype"] == "bytes":
                 offs = np.frombuffer(mem, np.int64, n + 1, a["offset"])
                 data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
@@ -346,6 +365,23 @@ class _Session:
                 x = (x, lengths.copy() if copy else lengths)
             out[a["name"]] = x
         return out
+
+    @staticmethod
+    def _sparse(mem, a, shape, copy):
+        nnz = a.get("nnz", 0)
+        indices = np.frombuffer(mem, np.int64, nnz * len(shape), a["indices_offset"]).reshape(nnz, len(shape))
+        if a["dtype"] == "bytes":
+            offs = np.frombuffer(mem, np.int64, nnz + 1, a["offset"])
+            data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
+            values = np.empty(nnz, dtype=object)
+            values[:] = [data[offs[i]:offs[i + 1]] for i in range(nnz)]
+        else:
+            values = np.frombuffer(mem, np.dtype(a["dtype"]), nnz, a["offset"])
+            if copy:
+                values = values.copy()
+        if copy:
+            indices = indices.copy()
+        return SparseValue(indices, values, np.array(shape, np.int64))
 
     def close(self):
         """Ends the server: its stdin closed, it exits; killed if it does not."""
@@ -747,5 +783,5 @@ def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, foo
     return Dataset(r, copy)
 
 
-for _c in (SluiceError, DataError, InvalidArgumentError, NoFilesError, Dataset):
+for _c in (SluiceError, DataError, InvalidArgumentError, NoFilesError, Dataset, SparseValue):
     _c.__module__ = "sluice"

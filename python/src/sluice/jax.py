@@ -63,7 +63,9 @@ def _put(jax, batch, device, copy):
     out = {}
     for name, x in batch.items():
         if isinstance(x, tuple):
-            out[name] = tuple(put.get((name, i), a) for i, a in enumerate(x))
+            parts = [put.get((name, i), a) for i, a in enumerate(x)]
+            # A SparseValue stays one.
+            out[name] = type(x)(*parts) if hasattr(x, "_fields") else tuple(parts)
         else:
             out[name] = put.get((name, 0), x)
     return out, put

@@ -21,7 +21,9 @@ def _tensors(batch):
     out = {}
     for k, v in batch.items():
         if isinstance(v, tuple):
-            out[k] = tuple(_tensor(x) for x in v)
+            parts = [_tensor(x) for x in v]
+            # A SparseValue stays one, of tensors.
+            out[k] = type(v)(*parts) if hasattr(v, "_fields") else tuple(parts)
         else:
             out[k] = _tensor(v)
     return out
