@@ -21,7 +21,7 @@ const DefaultSlots = 3
 // batches out.
 type source struct {
 	ds       *sluice.Dataset
-	features []FeatureInfo // sorted by name, as the batches' Names
+	features []FeatureInfo   // sorted by name, as the batches' Names
 	varlen   map[string]bool // VarLen features: padded, with lengths
 	sparse   map[string]bool // SparseFeatures: values and indices
 	raw      map[string]rawFeature
