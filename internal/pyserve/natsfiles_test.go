@@ -155,3 +155,56 @@ func TestServeSharedQueueDoesNotWaitForHeldFiles(t *testing.T) {
 		}
 	}
 }
+
+// A worker that joins after the others' first pass reads their second
+// with them, not a pass of its own: passes are aligned.
+func TestServeSharedQueueLateJoiner(t *testing.T) {
+	url := startNATS(t)
+	pat := writeExamples(t, t.TempDir(), 4, 10)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
+		"readers": 1, "queue_url": url, "queue_name": "late",
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	readAll := func(clients ...*client) []int {
+		count := make([]int, 4*10)
+		for _, c := range clients {
+			if r := c.call(open); r.Error != nil {
+				t.Fatal(r.Error)
+			}
+		}
+		live := slices.Clone(clients)
+		for n := len(live); n > 0; {
+			n = 0
+			for i, c := range live {
+				if c == nil {
+					continue
+				}
+				b, r := c.next()
+				if b == nil {
+					if !r.End {
+						t.Fatal(r.Error)
+					}
+					live[i] = nil
+					continue
+				}
+				n++
+				raw := b["label"].raw
+				for j := 0; j < len(raw); j += 8 {
+					count[binary.LittleEndian.Uint64(raw[j:])]++
+				}
+			}
+		}
+		return count
+	}
+	a := startServer(t)
+	for l, c := range readAll(a) {
+		if c != 1 {
+			t.Fatalf("the first pass, one worker: label %d read %d times, want once", l, c)
+		}
+	}
+	b := startServer(t)
+	for l, c := range readAll(a, b) {
+		if c != 1 {
+			t.Fatalf("the second pass, with a worker that joined: label %d read %d times, want once", l, c)
+		}
+	}
+}
