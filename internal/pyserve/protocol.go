@@ -89,7 +89,9 @@ type Request struct {
 	File string `json:"file,omitempty"`
 	// Keep, in a "next", is how many of the last batches sent the
 	// client still holds: 0 frees them all, 1 lets a client ask for the
-	// batch after next while it reads the next one (see Serve).
+	// batch after next while it reads the next one. A "state" counts the
+	// batches sent, so a client that asks ahead has its state after the
+	// batch sent ahead.
 	Keep int `json:"keep,omitempty"`
 	*Open
 }

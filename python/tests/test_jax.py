@@ -1,5 +1,6 @@
 """sluice.jax: batches onto JAX devices, jax imported only when used."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -81,11 +82,13 @@ def test_without_jax(monkeypatch):
         sluice.jax.device_put({"x": np.zeros(2)})
 
 
-def test_real_jax(tmp_path):
-    jax = pytest.importorskip("jax")
-    import sluice.jax
-
-    pat, truth = make_examples(tmp_path, files=2, per_file=10)
+REAL = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import jax
+    import sluice, sluice.jax
+    from test_read import SPEC, make_examples
+    pat, truth = make_examples(sys.argv[1], files=2, per_file=10)
     ds = sluice.examples(pat, SPEC, batch_size=4, readers=1)
     kept = []
     for b in sluice.jax.batches(ds):
@@ -99,3 +102,15 @@ def test_real_jax(tmp_path):
         np.testing.assert_array_equal(np.asarray(b["image"])[:, 0, 0], label.astype(np.float32))
         labels += label.tolist()
     assert sorted(labels) == sorted(truth)
+    print("ok")
+""")
+
+
+def test_real_jax(tmp_path):
+    """With jax itself, in a process of its own: jax's threads would make
+    the forks of later tests unsafe."""
+    pytest.importorskip("jax")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(__file__), env.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, "-c", REAL, str(tmp_path)], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "ok", out.stderr
