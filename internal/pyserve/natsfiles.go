@@ -26,8 +26,9 @@ import (
 // each file of an epoch once however many workers enqueue it; then it
 // closes the epoch. A worker that finds an epoch closed (the others have
 // produced it) reads what is left of it, and skips the epochs that are
-// over (closed, no file left to hand out). So the workers share each epoch's files,
-// each read by one of them, whatever the hosts and however late one joins.
+// over (no file left to hand out). So the workers share each epoch's
+// files, each read by one of them, whatever the hosts and however late one
+// joins.
 //
 // A pass over the data set (an open: the trainer's loop over it) reads
 // Epochs epochs, and the passes of all workers are aligned: pass k is
