@@ -37,9 +37,13 @@ func startNATS(t *testing.T) string {
 // the data set) reads the epochs after those of the first.
 func TestServeSharedQueue(t *testing.T) {
 	url := startNATS(t)
-	pat := writeExamples(t, t.TempDir(), 6, 20)
-	const epochs, total = 2, 6 * 20
-	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7, "epochs": epochs,
+	// Epochs several times what a worker reads ahead (its buffers), as
+	// real ones are: a worker opened a moment before another could
+	// otherwise take a whole pass's files before the other starts, which
+	// then reads the next pass on its own.
+	pat := writeExamples(t, t.TempDir(), 6, 200)
+	const epochs, total = 2, 6 * 200
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 32, "epochs": epochs,
 		"readers": 2, "shuffle": 10, "queue_url": url, "queue_name": "pyserve_test",
 		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
 	clients := []*client{startServer(t), startServer(t)}
@@ -160,12 +164,14 @@ func TestServeSharedQueueDoesNotWaitForHeldFiles(t *testing.T) {
 // with them, not a pass of its own: passes are aligned.
 func TestServeSharedQueueLateJoiner(t *testing.T) {
 	url := startNATS(t)
-	pat := writeExamples(t, t.TempDir(), 4, 10)
-	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
+	// Epochs larger than what a worker reads ahead (see
+	// TestServeSharedQueue).
+	pat := writeExamples(t, t.TempDir(), 4, 300)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 32,
 		"readers": 1, "queue_url": url, "queue_name": "late",
 		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
 	readAll := func(clients ...*client) []int {
-		count := make([]int, 4*10)
+		count := make([]int, 4*300)
 		for _, c := range clients {
 			if r := c.call(open); r.Error != nil {
 				t.Fatal(r.Error)
