@@ -9,6 +9,10 @@
 // shared-memory files on the way out. It ignores SIGINT, which a
 // terminal's Ctrl-C sends to the trainer's whole process group: the
 // trainer handles it and closes the server.
+//
+// SLUICE_SERVE_CPUPROFILE=FILE writes the server's CPU profile to FILE
+// when it exits, for measuring it under a real trainer (go tool pprof).
+// SLUICE_SHM_DIR overrides where its shared-memory files go.
 package main
 
 import (
