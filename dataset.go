@@ -140,15 +140,32 @@ func (d *Dataset) check(n int) error {
 		return fmt.Errorf("sluice: %s: Readers(%d): %w (want at least 1)", d.kind, s.readers, ErrInvalid)
 	case s.shuffle < 0:
 		return fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size)", d.kind, s.shuffle, ErrInvalid)
+	case s.names != nil:
+		// The queue's producer owns the files' order and epochs.
+		for _, o := range []struct {
+			set  bool
+			name string
+		}{{s.epochsSet, "Epochs"}, {s.forever, "Forever"}, {s.shuffleFiles, "ShuffleFiles"}, {s.shard[1] != 0, "Shard"},
+			{s.deterministic, "Deterministic"}, {s.globalShuffle, "GlobalShuffle"}} {
+			if o.set {
+				return fmt.Errorf("sluice: %s: %s with FilenameQueue: %w (the queue's producer decides the files and epochs)", d.kind, o.name, ErrInvalid)
+			}
+		}
+		if dt := s.names.DTypes(); len(dt) != 1 || dt[0] != tensor.String {
+			return fmt.Errorf("sluice: %s: FilenameQueue of %v: %w (want one string component)", d.kind, dt, ErrInvalid)
+		}
 	}
 	return nil
 }
 
 func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) (*run, error) {
 	s := d.settings
-	files, err := d.match(ctx)
-	if err != nil {
-		return nil, err
+	var files []string
+	if s.names == nil {
+		var err error
+		if files, err = d.match(ctx); err != nil {
+			return nil, err
+		}
 	}
 	readers := s.readers
 	if readers == 0 {
@@ -160,14 +177,17 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		popts = append(popts, input.Seed(s.seed))
 	}
 	p := input.NewPipeline(popts...)
-	fopts := []input.ProducerOption{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
-	if !s.forever {
-		fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
+	names := s.names
+	if names == nil {
+		fopts := []input.ProducerOption{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
+		if !s.forever {
+			fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
+		}
+		if s.shard[1] != 0 {
+			fopts = append(fopts, input.Shard(s.shard[0], s.shard[1]))
+		}
+		names = p.StringInputProducer(files, fopts...)
 	}
-	if s.shard[1] != 0 {
-		fopts = append(fopts, input.Shard(s.shard[0], s.shard[1]))
-	}
-	names := p.StringInputProducer(files, fopts...)
 
 	// Whole batches travel as one element each, so the queue's cost is
 	// per batch, not per record.

@@ -1,6 +1,9 @@
 package sluice
 
-import "github.com/sluiceml/sluice/tfrecord"
+import (
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tfrecord"
+)
 
 // Options are typed by the kind of thing they configure, so that an option
 // passed where it means nothing does not compile: SkipHeaderLines belongs to
@@ -24,6 +27,8 @@ type settings struct {
 
 	deterministic bool
 	globalShuffle bool
+
+	names queue.Queue // FilenameQueue's; nil: the files, by a producer of its own
 }
 
 // An ExampleOption configures Examples.
@@ -106,6 +111,19 @@ func Seed(seed uint64) Option {
 // workers together read every file once per epoch (see input.Shard).
 func Shard(index, count int) Option {
 	return option(func(s *settings) { s.shard = [2]int{index, count} })
+}
+
+// FilenameQueue makes the data set read the files named by the units it
+// dequeues from q, a queue of scalar strings, instead of its own list:
+// TensorFlow's shared filename queue, from which workers on several hosts
+// (a queue/natsqueue.Queue) or several data sets take distinct files. The
+// data set's end of input is q's, so its producer decides the files, their
+// order and the epochs: the names given to the source are not read, and
+// Epochs, Forever, ShuffleFiles, Shard, Deterministic and GlobalShuffle are
+// errors with it. A queue that wants to hear when a file has been read to
+// its end (recordio.WorkAcker) hears it. The data set never closes q.
+func FilenameQueue(q queue.Queue) Option {
+	return option(func(s *settings) { s.names = q })
 }
 
 type exampleSettings struct {

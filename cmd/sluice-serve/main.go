@@ -9,6 +9,10 @@
 // shared-memory files on the way out. It ignores SIGINT, which a
 // terminal's Ctrl-C sends to the trainer's whole process group: the
 // trainer handles it and closes the server.
+//
+// SLUICE_SERVE_CPUPROFILE=FILE writes the server's CPU profile to FILE
+// when it exits, for measuring it under a real trainer (go tool pprof).
+// SLUICE_SHM_DIR overrides where its shared-memory files go.
 package main
 
 import (
@@ -16,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -27,6 +32,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sluice-serve: the Go side of sluice's Python package; it takes no arguments and speaks a binary protocol on stdin and stdout")
 		os.Exit(2)
 	}
+	if path := os.Getenv("SLUICE_SERVE_CPUPROFILE"); path != "" {
+		// For measuring the server under a real trainer: its CPU
+		// profile, written when it exits.
+		stop, err := startProfile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sluice-serve:", err)
+			os.Exit(2)
+		}
+		defer stop()
+	}
 	signal.Ignore(os.Interrupt)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -35,8 +50,32 @@ func main() {
 	err := pyserve.Serve(ctx, os.Stdin, os.Stdout)
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "sluice-serve:", err)
-		os.Exit(1)
+		exit(1)
 	}
+}
+
+// exit runs the deferred calls of main (the profile's end) before
+// os.Exit, which skips them.
+var exit = os.Exit
+
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	stop = func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+	exit = func(code int) {
+		stop()
+		os.Exit(code)
+	}
+	return stop, nil
 }
 
 // watchParent cancels when the process that started the server is gone.

@@ -21,12 +21,15 @@ const DefaultSlots = 3
 // batches out.
 type source struct {
 	ds       *sluice.Dataset
-	features []FeatureInfo // sorted by name, as the batches' Names
-	varlen   map[string]bool
+	features []FeatureInfo   // sorted by name, as the batches' Names
+	varlen   map[string]bool // VarLen features: padded, with lengths
+	sparse   map[string]bool // SparseFeatures: values and indices
 	raw      map[string]rawFeature
 	opts     []sluice.BatchOption
 	n        int
 	slots    int
+	release  func() // after the iteration: what it holds outside the process
+	nats     *natsFiles
 }
 
 // newSource builds the data set o describes. The errors are the client's
@@ -35,7 +38,7 @@ func newSource(o *Open) (*source, error) {
 	if len(o.Files) == 0 {
 		return nil, fmt.Errorf("open: no files: %w", sluice.ErrInvalid)
 	}
-	s := &source{n: o.BatchSize, slots: o.Slots, varlen: map[string]bool{}, raw: map[string]rawFeature{}}
+	s := &source{n: o.BatchSize, slots: o.Slots, varlen: map[string]bool{}, sparse: map[string]bool{}, raw: map[string]rawFeature{}}
 	if s.slots == 0 {
 		s.slots = DefaultSlots
 	}
@@ -58,6 +61,19 @@ func newSource(o *Open) (*source, error) {
 	var common []sluice.Option
 	if len(o.Files) > 1 {
 		common = append(common, sluice.Files(o.Files[1:]...))
+	}
+	if o.QueueURL != "" {
+		q, err := newNATSFiles(o)
+		if err != nil {
+			return nil, err
+		}
+		s.release, s.nats = q.stop, q
+		common = append(common, sluice.FilenameQueue(q))
+		// The queue decides the files and the epochs; records are
+		// still shuffled here.
+		c := *o
+		c.Epochs, c.Forever, c.ShuffleFiles = 0, false, false
+		o = &c
 	}
 	switch {
 	case o.Forever:
@@ -142,8 +158,17 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 			s.varlen[name] = true
 		case f.Kind == "sequence":
 			fs = example.FixedLenSequence(dt, f.Shape...).AllowMissing()
+		case f.Kind == "sparse":
+			if f.Shape != nil || len(f.Default) > 0 && string(f.Default) != "null" {
+				return fmt.Errorf("open: feature %q: a sparse feature has a size, no shape or default: %w", name, sluice.ErrInvalid)
+			}
+			fs = example.SparseFeature(f.IndexKeys, f.ValueKey, dt, f.Size, f.AlreadySorted)
+			s.sparse[name] = true
 		default:
-			return fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen or sequence)", name, f.Kind, sluice.ErrInvalid)
+			return fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen, sequence or sparse)", name, f.Kind, sluice.ErrInvalid)
+		}
+		if f.Kind != "sparse" && (f.IndexKeys != nil || f.ValueKey != "" || f.Size != nil || f.AlreadySorted) {
+			return fmt.Errorf("open: feature %q: index_keys, value_key, size and already_sorted are a sparse feature's: %w", name, sluice.ErrInvalid)
 		}
 		if len(f.Default) > 0 && string(f.Default) != "null" {
 			def, err := parseDefault(f.Default, dt)
@@ -167,6 +192,9 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 	s.ds = sluice.Examples(o.Files[0], spec, opts...)
 	for name, f := range spec {
 		fi := featureInfo(name, f.DType(), s.varlen[name])
+		if s.sparse[name] {
+			fi.Kind = "sparse"
+		}
 		if r, ok := s.raw[name]; ok {
 			fi.Kind, fi.DType = "raw", dtypeName(r.dtype)
 		}

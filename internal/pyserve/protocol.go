@@ -12,6 +12,10 @@
 //	        first ends the data set before and starts this one, in the
 //	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
+//	        {"op":"next","keep":1}: the same, the last batch sent still
+//	        held by the client, which can so ask for the batch after the
+//	        one it is about to read, and find it waiting in the pipe
+//	        (the server frees every batch sent before the last keep)
 //	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks PATH
 //	close   {"op":"close"} → {"ok":true}; the server exits
 //
@@ -83,6 +87,12 @@ func WriteMessage(w io.Writer, v any) error {
 type Request struct {
 	Op   string `json:"op"`
 	File string `json:"file,omitempty"`
+	// Keep, in a "next", is how many of the last batches sent the
+	// client still holds: 0 frees them all, 1 lets a client ask for the
+	// batch after next while it reads the next one. A "state" counts the
+	// batches sent, so a client that asks ahead has its state after the
+	// batch sent ahead.
+	Keep int `json:"keep,omitempty"`
 	*Open
 }
 
@@ -122,10 +132,19 @@ type Open struct {
 	// Resume is a state a "state" request returned: the iteration goes on
 	// from there.
 	Resume json.RawMessage `json:"resume,omitempty"`
+
+	// QueueURL, a nats:// URL, makes the workers that give the same URL
+	// and QueueName share one filename queue on NATS JetStream, each file
+	// of an epoch read by one of them (see natsFiles); QueueEpoch is the
+	// number of its first epoch, for a job that goes on from epoch k.
+	QueueURL   string `json:"queue_url,omitempty"`
+	QueueName  string `json:"queue_name,omitempty"`
+	QueueEpoch int    `json:"queue_epoch,omitempty"`
 }
 
 // A FeatureSpec is one feature of an Example spec: kind fixed (a dense
-// feature of Shape per record), varlen (any number of values per record)
+// feature of Shape per record), varlen (any number of values per record),
+// sparse (a SparseFeature)
 // or sequence (FixedLenSequence: steps of Shape). A fixed feature of a
 // dtype other than float32, int64 and bytes is read from one bytes value
 // per record holding the values' little-endian encoding (decode_raw), as
@@ -135,6 +154,14 @@ type FeatureSpec struct {
 	DType   string          `json:"dtype"` // float32, int64 or bytes
 	Shape   []int           `json:"shape,omitempty"`
 	Default json.RawMessage `json:"default,omitempty"` // a number, string or list of them
+
+	// Kind sparse (tf.io.SparseFeature): values from the feature
+	// ValueKey, their indices from the int64 features IndexKeys, one per
+	// dimension of Size.
+	IndexKeys     []string `json:"index_keys,omitempty"`
+	ValueKey      string   `json:"value_key,omitempty"`
+	Size          []int    `json:"size,omitempty"`
+	AlreadySorted bool     `json:"already_sorted,omitempty"`
 }
 
 // A ColumnSpec is one CSV column. Without Default and not Required, an
@@ -160,14 +187,22 @@ type FieldSpec struct {
 // fields are errors, so that a misspelt option fails instead of being
 // ignored.
 func DecodeRequest(msg []byte) (*Request, error) {
+	// The request of every batch, as the Python client encodes it.
+	switch string(msg) {
+	case `{"op":"next","keep":1}`:
+		return &Request{Op: "next", Keep: 1}, nil
+	case `{"op":"next"}`:
+		return &Request{Op: "next"}, nil
+	}
 	var raw struct {
 		Op   string `json:"op"`
 		File string `json:"file"`
+		Keep int    `json:"keep"`
 	}
 	if err := json.Unmarshal(msg, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 	}
-	req := &Request{Op: raw.Op, File: raw.File}
+	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep}
 	switch raw.Op {
 	case "open":
 		var o struct {
@@ -217,7 +252,7 @@ type Reply struct {
 // FeatureInfo describes one feature of the opened data set.
 type FeatureInfo struct {
 	Name  string `json:"name"`
-	Kind  string `json:"kind"`  // dense, varlen, or raw (numbers from a bytes value)
+	Kind  string `json:"kind"`  // dense, varlen, sparse, or raw (numbers from a bytes value)
 	DType string `json:"dtype"` // numpy's name, or bytes
 }
 
@@ -239,7 +274,9 @@ type BatchInfo struct {
 // Shape's element count plus one at Offset and data the NBytes at
 // DataOffset. A VarLen feature is padded to the longest record of the
 // batch (zeros, empty bytes), and each record's count of values is the
-// int64 array of Rows at LengthsOffset.
+// int64 array of Rows at LengthsOffset. A sparse feature is NNZ values (as
+// a numeric or bytes feature of Shape [NNZ]) and their indices, an int64
+// array [NNZ, len(Shape)] at IndicesOffset, in a dense Shape (rows first).
 type ArrayInfo struct {
 	Name          string `json:"name"`
 	DType         string `json:"dtype"`
@@ -248,6 +285,8 @@ type ArrayInfo struct {
 	NBytes        int    `json:"nbytes"`
 	DataOffset    int    `json:"data_offset,omitempty"`
 	LengthsOffset int    `json:"lengths_offset,omitempty"`
+	NNZ           int    `json:"nnz,omitempty"`
+	IndicesOffset int    `json:"indices_offset,omitempty"`
 }
 
 // ErrorInfo is an error of the Go side. Kind is "data" for bad data (the

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -140,4 +141,25 @@ func FuzzDecodeRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The requests of every batch, decoded without encoding/json, read as
+// the same requests spelt otherwise.
+func TestDecodeNextFastPath(t *testing.T) {
+	for _, tc := range []struct{ fast, slow string }{
+		{`{"op":"next"}`, `{"op": "next"}`},
+		{`{"op":"next","keep":1}`, `{"op": "next", "keep": 1}`},
+	} {
+		fast, err := DecodeRequest([]byte(tc.fast))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := DecodeRequest([]byte(tc.slow))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s: %+v, but %s: %+v", tc.fast, fast, tc.slow, slow)
+		}
+	}
 }

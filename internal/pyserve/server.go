@@ -54,6 +54,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		if s.ring != nil {
 			s.ring.close()
 		}
+		s.stopping.Wait()
 	}()
 	for {
 		var msg []byte
@@ -90,9 +91,15 @@ type server struct {
 	ring  *ring
 	free  chan int    // slots the client is done with
 	ready chan result // batches in slots, then the end or an error
-	held  int         // the slot of the batch the client reads; -1: none
+	held  []int       // the slots of the batches the client holds, oldest first
 	last  *Reply      // the end or the error, repeated to later nexts
 	stop  func()      // ends the producer
+
+	// queueEpochs remembers, for each shared filename queue (URL and
+	// name), the epoch the last pass over it reached: the next pass
+	// starts looking for an epoch not yet over there.
+	queueEpochs map[[2]string]int
+	stopping    sync.WaitGroup // the shared queues' connections, closing
 
 	// The producer's iterator, and how many batches it has taken from it
 	// and the client has been sent, for state: the client is behind.
@@ -123,6 +130,16 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			// next: the slots are free again.
 			s.stop()
 			s.stop, s.last = nil, nil
+			if q := s.src.nats; q != nil {
+				if s.queueEpochs == nil {
+					s.queueEpochs = map[[2]string]int{}
+				}
+				s.queueEpochs[[2]string{q.url, q.name}] = q.reached()
+			}
+		}
+		if q := src.nats; q != nil {
+			q.first = max(q.first, s.queueEpochs[[2]string{q.url, q.name}])
+			q.stopping = &s.stopping
 		}
 		s.start(ctx, src)
 		// The slot files are named sluice-PID-*: a client whose server
@@ -135,11 +152,17 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		if s.last != nil {
 			return false, s.reply(*s.last)
 		}
-		if s.held >= 0 {
-			// The client asks for the next batch: it is done with
-			// the last one, whose slot can take another.
-			s.free <- s.held
-			s.held = -1
+		if req.Keep < 0 || req.Keep > 0 && req.Keep > s.src.slots-2 {
+			// The slots kept, and one for the batch asked for, and one
+			// to fill: else the producer would wait for the client,
+			// and the client for it.
+			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d with %d slots (want 0 to slots-2)", ErrProtocol, req.Keep, s.src.slots))})
+		}
+		// The client asks for the next batch: it is done with those
+		// before the last Keep it was sent, whose slots can take others.
+		for len(s.held) > req.Keep {
+			s.free <- s.held[0]
+			s.held = s.held[1:]
 		}
 		var res result
 		select {
@@ -155,7 +178,7 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			s.last = &Reply{Error: errorInfo(res.err)}
 			return false, s.reply(*s.last)
 		}
-		s.held = res.batch.Slot
+		s.held = append(s.held, res.batch.Slot)
 		s.mu.Lock()
 		s.sent++
 		s.mu.Unlock()
@@ -203,7 +226,7 @@ func (s *server) start(ctx context.Context, src *source) {
 	}
 	// At most one result per slot, and the last: sends never block.
 	s.ready = make(chan result, src.slots+1)
-	s.held = -1
+	s.held = s.held[:0]
 	done := make(chan struct{})
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
@@ -213,6 +236,9 @@ func (s *server) start(ctx context.Context, src *source) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
+		if src.release != nil {
+			defer src.release()
+		}
 		if err != nil {
 			s.ready <- result{err: err}
 			return
@@ -259,7 +285,9 @@ func (s *server) start(ctx context.Context, src *source) {
 func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 	info := &BatchInfo{Slot: k, Rows: b.Len(), Arrays: make([]ArrayInfo, len(s.src.features))}
 	// The arrays' places first, to size the slot, then their bytes.
-	size := 0
+	// No array at offset 0, which the descriptor's optional offsets
+	// (omitted when zero) could not tell from none.
+	size := 64
 	put := func(n int) int {
 		off := (size + 63) &^ 63 // aligned for any dtype and for SIMD loads
 		size = off + n
@@ -285,6 +313,27 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 			a.Shape = append([]int{b.Len()}, r.shape...)
 			a.NBytes = b.Len() * r.bytes
 			a.Offset = put(a.NBytes)
+			continue
+		}
+		if f.Kind == "sparse" {
+			sp := b.Sparse(f.Name)
+			arrays[i].sparse = sp
+			a.Shape = make([]int, len(sp.DenseShape))
+			for j, d := range sp.DenseShape {
+				a.Shape[j] = int(d)
+			}
+			a.NNZ = sp.NNZ()
+			a.IndicesOffset = put(8 * a.NNZ * len(a.Shape))
+			if f.DType != "bytes" {
+				a.NBytes = a.NNZ * elemSize(f.DType)
+				a.Offset = put(a.NBytes)
+				continue
+			}
+			a.Offset = put(8 * (a.NNZ + 1))
+			for _, v := range sp.Values.Strings() {
+				a.NBytes += len(v)
+			}
+			a.DataOffset = put(a.NBytes)
 			continue
 		}
 		if f.Kind == "varlen" {
@@ -326,8 +375,12 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		info.File, info.FileSize = file, len(mem)
 	}
 	for i, a := range info.Arrays {
-		if s.src.features[i].Kind == "varlen" {
+		switch s.src.features[i].Kind {
+		case "varlen":
 			writeVarLen(mem, a, arrays[i].sparse)
+			continue
+		case "sparse":
+			writeSparse(mem, a, arrays[i].sparse)
 			continue
 		}
 		t := arrays[i].dense
@@ -372,6 +425,17 @@ func writeVarLen(mem []byte, a ArrayInfo, sp tensor.Sparse) {
 	for j, p := range pos {
 		copy(dst[p*es:(p+1)*es], src[j*es:(j+1)*es])
 	}
+}
+
+// writeSparse writes a SparseFeature's indices and values as they are.
+func writeSparse(mem []byte, a ArrayInfo, sp tensor.Sparse) {
+	copy(mem[a.IndicesOffset:], asBytes(sp.Indices.Int64s()[:a.NNZ*len(a.Shape)]))
+	if a.DType == "bytes" {
+		writeBytes(mem, ArrayInfo{Shape: []int{a.NNZ}, Offset: a.Offset, DataOffset: a.DataOffset, NBytes: a.NBytes},
+			sp.Values.Strings()[:a.NNZ], nil)
+		return
+	}
+	copy(mem[a.Offset:a.Offset+a.NBytes], rawBytes(sp.Values)[:a.NBytes])
 }
 
 // writeBytes writes bytes values and their offsets; with pos, value j is

@@ -31,6 +31,7 @@ type client struct {
 	done  chan error
 	slots map[int][]byte
 	shm   string // the slot files' directory
+	keep  int    // the nexts' keep
 }
 
 func startServer(t testing.TB) *client {
@@ -86,12 +87,13 @@ type array struct {
 	raw     []byte
 	strs    [][]byte
 	lengths []int64
+	indices []int64 // a sparse feature's
 }
 
 // next asks for a batch and copies its arrays out; nil at the end.
 func (c *client) next() (map[string]array, *Reply) {
 	c.t.Helper()
-	r := c.call(map[string]string{"op": "next"})
+	r := c.call(map[string]any{"op": "next", "keep": c.keep})
 	if r.Batch == nil {
 		return nil, &r
 	}
@@ -124,6 +126,10 @@ func (c *client) next() (map[string]array, *Reply) {
 		n := 1
 		for _, d := range a.Shape {
 			n *= d
+		}
+		if a.IndicesOffset != 0 {
+			n = a.NNZ
+			x.indices = slices.Clone(int64s(mem[a.IndicesOffset:], n*len(a.Shape)))
 		}
 		if a.DType == "bytes" {
 			offs := int64s(mem[a.Offset:], n+1)
@@ -164,7 +170,16 @@ func writeExamples(t *testing.T, dir string, files, perFile int) string {
 			for j := range tokens {
 				tokens[j] = int64(label*10 + j)
 			}
+			// A SparseFeature's entries: label%3 of them, at indices
+			// counting down (so that they need sorting).
+			var sidx []int64
+			var sval []float32
+			for j := range label % 3 {
+				sidx = append(sidx, int64(5-j))
+				sval = append(sval, l+float32(j)/10)
+			}
 			rec := example.New().Int64("label", int64(label)).Floats("image", []float32{l, -l, l / 2, 1}).
+				Int64s("sidx", sidx).Floats("sval", sval).
 				Strings("name", strings.Repeat("x", label%5)).Int64s("tokens", tokens).
 				Bytes("pix", []byte{byte(label), 1, 2, byte(label)}).
 				Floats("steps", steps).Marshal()
@@ -204,6 +219,7 @@ func TestServeMatchesBatches(t *testing.T) {
 					"words":  map[string]any{"kind": "varlen", "dtype": "bytes"},
 					"pix":    map[string]any{"kind": "fixed", "dtype": "uint16", "shape": []int{2}},
 					"steps":  map[string]any{"kind": "sequence", "dtype": "float32", "shape": []int{2}},
+					"sparse": map[string]any{"kind": "sparse", "dtype": "float32", "index_keys": []string{"sidx"}, "value_key": "sval", "size": []int{6}},
 				}}
 			spec := example.Spec{
 				"label":  example.FixedLen(tensor.Int64),
@@ -214,6 +230,7 @@ func TestServeMatchesBatches(t *testing.T) {
 				"words":  example.VarLen(tensor.String),
 				"pix":    example.FixedLen(tensor.String),
 				"steps":  example.FixedLenSequence(tensor.Float32, 2).AllowMissing(),
+				"sparse": example.SparseFeature([]string{"sidx"}, "sval", tensor.Float32, []int{6}, false),
 			}
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
 		},
@@ -324,6 +341,19 @@ func TestServeMatchesBatches(t *testing.T) {
 
 func compareFeature(t *testing.T, what string, got array, want *sluice.Batch, f FeatureInfo) {
 	t.Helper()
+	if f.Kind == "sparse" {
+		sp := want.Sparse(f.Name)
+		var shape []int
+		for _, d := range sp.DenseShape {
+			shape = append(shape, int(d))
+		}
+		if !slices.Equal(got.shape, shape) || !slices.Equal(got.indices, sp.Indices.Int64s()) ||
+			!bytes.Equal(got.raw, rawBytes(sp.Values)) {
+			t.Errorf("%s: shape %v, indices %v, values %v; want %v, %v, %v", what, got.shape, got.indices, got.raw,
+				shape, sp.Indices.Int64s(), rawBytes(sp.Values))
+		}
+		return
+	}
 	d := want.Dense(f.Name)
 	if f.Kind == "raw" {
 		// Numbers from each record's bytes value.
@@ -613,5 +643,53 @@ func TestServeStateResumes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With keep=1 the batch sent last stays intact while the client reads
+// the next one: its slot is written again only after the client asks for
+// the batch after that.
+func TestServeKeep(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 40)
+	c := startServer(t)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4, "readers": 1,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	c.keep = 1
+	type sent struct {
+		slot   int
+		offset int
+		labels []int64
+	}
+	var prev *sent
+	for want := int64(0); ; want += 4 {
+		b, r := c.next()
+		if b == nil {
+			if !r.End || want != 40 {
+				t.Fatalf("after %d labels: %+v", want, r)
+			}
+			break
+		}
+		if prev != nil {
+			// The batch before is still the client's.
+			mem := c.slots[prev.slot]
+			if got := int64s(mem[prev.offset:], 4); !slices.Equal(got, prev.labels) {
+				t.Fatalf("batch of labels %v overwritten with %v while kept", prev.labels, got)
+			}
+		}
+		labels := slices.Clone(int64s(b["label"].raw, 4))
+		if labels[0] != want {
+			t.Fatalf("labels %v, want from %d", labels, want)
+		}
+		prev = &sent{slot: r.Batch.Slot, offset: r.Batch.Arrays[0].Offset, labels: labels}
+	}
+	c.keep = 2 // with 3 slots, the producer could not go on
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if _, r := c.next(); r.Error == nil || r.Error.Kind != "protocol" {
+		t.Errorf("keep 2 of 3 slots: %+v, want a protocol error", r)
 	}
 }

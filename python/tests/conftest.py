@@ -55,3 +55,27 @@ def alive(pid):
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+@pytest.fixture(scope="session")
+def nats_url(tmp_path_factory):
+    """The URL of a NATS server with JetStream on a loopback port, for the
+    shared filename queue (queue_url): the repository's testnats, which
+    lives as long as its stdin, so as long as this test session."""
+    exe = os.environ.get("SLUICE_TESTNATS")
+    if not exe:
+        if shutil.which("go") is None or not os.path.exists(os.path.join(REPO, "go.mod")):
+            pytest.skip("needs Go and the clone to build the test NATS server (or SLUICE_TESTNATS)")
+        exe = _go_build("./internal/pyserve/testnats", str(tmp_path_factory.mktemp("nats") / "testnats"))
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    url = p.stdout.readline().strip()
+    if not url.startswith("nats://"):
+        p.kill()
+        pytest.fail(f"testnats said {url!r}")
+    yield url
+    p.stdin.close()
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()

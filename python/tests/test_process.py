@@ -195,6 +195,23 @@ def test_torch_dataloader(tmp_path):
         assert sorted(labels) == sorted(truth), f"num_workers={workers}"
 
 
+@pytest.mark.parametrize("persistent", [False, True])
+def test_torch_dataloader_epochs(tmp_path, persistent):
+    """The trainer's loop over the loader, epoch after epoch, with worker
+    processes started anew for each epoch or kept: every record once per
+    epoch, and no hang (a timeout on each batch)."""
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, truth = make_examples(tmp_path, files=3, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=4, shuffle=8)
+    loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None, num_workers=2,
+                                         persistent_workers=persistent, timeout=30)
+    for epoch in range(3):
+        labels = [l for b in loader for l in b["label"].tolist()]
+        assert sorted(labels) == sorted(truth), f"epoch {epoch}"
+
+
 def test_spawned_workers(tmp_path):
     """With the spawn start method a data set is pickled to the workers."""
     pat, truth = make_examples(tmp_path, files=2, per_file=10)

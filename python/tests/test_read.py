@@ -276,6 +276,53 @@ def test_fixed_len_sequence(tmp_path):
     assert not got[1]["xy"][0].any()
 
 
+def test_sparse_feature(tmp_path):
+    """SparseFeature: the records' entries at their indices, sorted, as
+    tf.SparseTensor holds them; bytes values too."""
+    recs = []
+    for i in range(6):
+        idx = [[4 - j, j] for j in range(i % 3)]  # two dimensions, out of order
+        recs.append(tfrecords.example({
+            "r": ("int64", [p[0] for p in idx]), "c": ("int64", [p[1] for p in idx]),
+            "v": ("float", [i + j / 10 for j in range(i % 3)]),
+            "w": ("bytes", [b"w%d" % j * (j + 1) for j in range(i % 3)]),
+        }))
+    path = str(tmp_path / "sparse.tfrecord")
+    tfrecords.write(path, recs)
+    spec = {"s": sluice.SparseFeature(["r", "c"], "v", "float32", [5, 3]),
+            "t": {"kind": "sparse", "dtype": "bytes", "index_keys": ["r", "c"], "value_key": "w", "size": [5, 3]}}
+    got = list(sluice.examples(path, spec, batch_size=3, readers=1))
+    assert len(got) == 2
+    for k, b in enumerate(got):
+        s, t = b["s"], b["t"]
+        assert isinstance(s, sluice.SparseValue)
+        np.testing.assert_array_equal(s.dense_shape, [3, 5, 3])
+        want_idx, want_val, want_w = [], [], []
+        for row in range(3):
+            i = 3 * k + row
+            # Sorted by index within the record: row 4-j descending j.
+            for j in sorted(range(i % 3), key=lambda j: (4 - j, j)):
+                want_idx.append([row, 4 - j, j])
+                want_val.append(np.float32(i + j / 10))
+                want_w.append(b"w%d" % j * (j + 1))
+        np.testing.assert_array_equal(s.indices, np.array(want_idx, np.int64).reshape(-1, 3))
+        np.testing.assert_array_equal(s.values, np.array(want_val, np.float32))
+        np.testing.assert_array_equal(t.indices, s.indices)
+        assert list(t.values) == want_w
+
+
+def test_lone_varlen(tmp_path):
+    """A data set of one VarLen feature: its arrays, the batch's first,
+    still come with their lengths."""
+    recs = [tfrecords.example({"v": ("int64", list(range(i)))}) for i in range(4)]
+    path = str(tmp_path / "v.tfrecord")
+    tfrecords.write(path, recs)
+    (b,) = list(sluice.examples(path, {"v": sluice.VarLen("int64")}, batch_size=4, readers=1))
+    values, lengths = b["v"]
+    np.testing.assert_array_equal(lengths, [0, 1, 2, 3])
+    np.testing.assert_array_equal(values[3], [0, 1, 2])
+
+
 def test_next_iteration_reuses_the_server(tmp_path):
     pat, truth = make_examples(tmp_path, files=2, per_file=10)
     ds = sluice.examples(pat, SPEC, batch_size=8, readers=1)

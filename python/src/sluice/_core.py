@@ -1,5 +1,6 @@
 """The client side of sluice-serve's protocol, and the public API."""
 
+import collections
 import glob
 import json
 import math
@@ -93,6 +94,22 @@ def FixedLenSequence(shape=(), dtype="float32", default=None):
             "default": default}
 
 
+def SparseFeature(index_keys, value_key, dtype, size, already_sorted=False):
+    """A sparse tensor per record (tf.io.SparseFeature): its values are the
+    feature value_key, their indices the int64 features index_keys, one per
+    dimension of size. A batch holds it as a sluice.SparseValue(indices,
+    values, dense_shape): indices int64 [nnz, 1 + len(size)] (the record
+    first), values [nnz], dense_shape [rows, *size]."""
+    if isinstance(index_keys, str):
+        index_keys = [index_keys]
+    return {"kind": "sparse", "dtype": _dtype_name(dtype), "index_keys": [str(k) for k in index_keys],
+            "value_key": str(value_key), "size": [int(d) for d in size], "already_sorted": bool(already_sorted)}
+
+
+SparseValue = collections.namedtuple("SparseValue", ["indices", "values", "dense_shape"])
+SparseValue.__doc__ = """A sparse feature of a batch, as tf.SparseTensor holds it."""
+
+
 def Column(name, dtype, default=None, required=False):
     """A CSV column: an empty field takes default (the type's zero when
     None), or is an error when required."""
@@ -164,6 +181,15 @@ def _server_binary():
     return exe
 
 
+def _frame(body):
+    return struct.pack("<I", len(body)) + body
+
+
+# Encoded once: a request per batch.
+_NEXT = _frame(b'{"op":"next"}')
+# The last batch sent is still the trainer's: see _Session.
+_NEXT_KEEP = _frame(b'{"op":"next","keep":1}')
+
 # Sessions alive in this process, to disown in a forked child.
 _sessions = weakref.WeakSet()
 
@@ -185,6 +211,16 @@ class _Session:
         self._maps = {}
         self._buf = bytearray()
         self._shm_dir = None
+        # Pipelined: a "next" for the batch after the one being read is
+        # sent ahead (keep=1), so that its reply waits in the pipe when
+        # the trainer asks for it, instead of the trainer waiting for the
+        # server to wake. _ahead counts the nexts sent whose replies are
+        # unread; _early holds replies to them read before another
+        # request's (replies come in order).
+        self.pipelined = False
+        self._parsed = {}
+        self._ahead = 0
+        self._early = collections.deque()
         self._proc = subprocess.Popen([_server_binary()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       bufsize=0, close_fds=True)
         _sessions.add(self)
@@ -192,11 +228,14 @@ class _Session:
         self._out = self._proc.stdout.fileno()
         self.server_pid = self._proc.pid
 
-    def open(self, request):
+    def open(self, request, pipelined=False):
         """Starts a data set, ending the one before if any, in the same
         slot files (its first batch is the next batch: the arrays of the
         one before are no longer valid)."""
         reply = self._call(request)
+        # The replies to nexts sent ahead for the data set before.
+        self._early.clear()
+        self.pipelined = pipelined
         if "error" in reply:
             raise _error(reply["error"])
         self.features = reply["features"]
@@ -212,14 +251,50 @@ class _Session:
             raise SluiceError("the sluice iterator is closed")
 
     def _call(self, msg):
+        self._send(msg)
+        # The replies to the nexts sent ahead come first.
+        while self._ahead:
+            self._early.append(self._recv())
+            self._ahead -= 1
+        return self._recv()
+
+    def _send(self, msg):
         self._check()
-        body = json.dumps(msg).encode()
+        if not isinstance(msg, bytes):
+            msg = _frame(json.dumps(msg).encode())
         try:
-            os.write(self._in, struct.pack("<I", len(body)) + body)
-            n = struct.unpack("<I", self._read(4))[0]
-            return json.loads(self._read(n))
+            os.write(self._in, msg)
         except BrokenPipeError:
             raise self._died() from None
+
+    def _recv(self):
+        n = struct.unpack("<I", self._read(4))[0]
+        raw = self._read(n)
+        # A slot's batches of one shape have the same descriptor: parsed
+        # once. (The dicts are never changed.)
+        reply = self._parsed.get(raw)
+        if reply is None:
+            reply = json.loads(raw)
+            if "batch" in reply and not reply["batch"].get("file"):
+                if len(self._parsed) >= 64:
+                    self._parsed.clear()
+                self._parsed[raw] = reply
+        return reply
+
+    def _next_reply(self):
+        if not self.pipelined:
+            return self._call(_NEXT)
+        # Ask for the batch after this one now; this one's reply was
+        # asked for last time (or is asked for now, at the start).
+        if not self._ahead and not self._early:
+            self._send(_NEXT_KEEP)
+            self._ahead += 1
+        self._send(_NEXT_KEEP)
+        self._ahead += 1
+        if self._early:
+            return self._early.popleft()
+        self._ahead -= 1
+        return self._recv()
 
     def _read(self, n):
         # Whatever the pipe holds, up to 64 KiB, is read at once: a reply's
@@ -250,7 +325,7 @@ class _Session:
 
     def next(self, copy):
         """Returns the next batch as a dict, or None at the end."""
-        reply = self._call({"op": "next"})
+        reply = self._next_reply()
         if "error" in reply:
             raise _error(reply["error"])
         if reply.get("end"):
@@ -272,6 +347,9 @@ class _Session:
         for a in b["arrays"]:
             shape = tuple(a["shape"])
             n = math.prod(shape)
+            if "indices_offset" in a:
+                out[a["name"]] = self._sparse(mem, a, shape, copy)
+                continue
             if a["dtype"] == "bytes":
                 offs = np.frombuffer(mem, np.int64, n + 1, a["offset"])
                 data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
@@ -287,6 +365,23 @@ class _Session:
                 x = (x, lengths.copy() if copy else lengths)
             out[a["name"]] = x
         return out
+
+    @staticmethod
+    def _sparse(mem, a, shape, copy):
+        nnz = a.get("nnz", 0)
+        indices = np.frombuffer(mem, np.int64, nnz * len(shape), a["indices_offset"]).reshape(nnz, len(shape))
+        if a["dtype"] == "bytes":
+            offs = np.frombuffer(mem, np.int64, nnz + 1, a["offset"])
+            data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
+            values = np.empty(nnz, dtype=object)
+            values[:] = [data[offs[i]:offs[i + 1]] for i in range(nnz)]
+        else:
+            values = np.frombuffer(mem, np.dtype(a["dtype"]), nnz, a["offset"])
+            if copy:
+                values = values.copy()
+        if copy:
+            indices = indices.copy()
+        return SparseValue(indices, values, np.array(shape, np.int64))
 
     def close(self):
         """Ends the server: its stdin closed, it exits; killed if it does not."""
@@ -460,13 +555,17 @@ class Dataset:
         request = self._request
         if self._resume is not None:
             request = dict(request, resume=self._resume)
+        resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
+        # A state counts the batches the server has sent: one sent ahead
+        # would count too, so resumable iterations ask for one at a time.
+        # Keeping a batch while the next is read takes a third slot.
+        pipelined = not resumable and request.get("slots", 3) >= 3
         try:
-            s.open(request)
+            s.open(request, pipelined)
         except BaseException:
             s.close()
             raise
         self._resume = None
-        resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
         it = _Iterator(self, s, self._copy, resumable)
         self._live.add(it)
         self._last = it
@@ -486,6 +585,8 @@ class Dataset:
         its files again, so the workers of a shard together read it once."""
         if not 0 <= index < count:
             raise InvalidArgumentError(f"shard {index} of {count}: want 0 <= index < count")
+        if self._request.get("queue_url"):
+            raise InvalidArgumentError("a data set with a queue_url shares its files through the queue: it has no shards")
         r = dict(self._request)
         i, n = r.get("shard") or (0, 1)
         # Files i, i+n, ... shared by count workers: worker index takes
@@ -524,7 +625,8 @@ class Dataset:
 
 
 def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-            drop_remainder, prefetch, deterministic=False, global_shuffle=False):
+            drop_remainder, prefetch, deterministic=False, global_shuffle=False, queue_url=None,
+            queue_name=None, queue_epoch=0):
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
         raise InvalidArgumentError(f"batch_size must be an int, not {batch_size!r}")
     r = {"op": "open", "kind": kind, "files": _files(files), "batch_size": int(batch_size)}
@@ -552,12 +654,24 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
         r["deterministic"] = True
     if global_shuffle:
         r["global_shuffle"] = True
+    if queue_url:
+        if not queue_name:
+            raise InvalidArgumentError("queue_url needs a queue_name, the same on every worker of the job")
+        if shard is not None or deterministic or global_shuffle:
+            raise InvalidArgumentError("queue_url shares the files between the workers: no shard, deterministic or global_shuffle with it")
+        r["queue_url"] = str(queue_url)
+        r["queue_name"] = str(queue_name)
+        if queue_epoch:
+            r["queue_epoch"] = int(queue_epoch)
+    elif queue_name or queue_epoch:
+        raise InvalidArgumentError("queue_name and queue_epoch go with queue_url")
     return r
 
 
 def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=False, readers=None,
              seed=None, shard=None, drop_remainder=False, compression="auto", skip_corrupt=False,
-             copy=False, prefetch=None, deterministic=False, global_shuffle=False):
+             copy=False, prefetch=None, deterministic=False, global_shuffle=False, queue_url=None,
+             queue_name=None, queue_epoch=0):
     """The tf.train.Example records in TFRecord files, parsed by spec.
 
     files is a name or glob pattern, or a list of them. spec maps each
@@ -583,13 +697,23 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     there, in this process or another. global_shuffle=True shuffles every
     record of every (uncompressed) file each epoch instead of through a
     buffer, and resumes the same way.
+
+    queue_url="nats://host:4222" with a queue_name makes the workers (on
+    any hosts) that give the same URL and name share one filename queue on
+    NATS JetStream, as sluice's Go workers do (queue/natsqueue): each file
+    of each epoch is read by one of them, and a worker that dies hands its
+    unfinished file to another. Every worker lists the files and enqueues
+    each epoch it reaches (each file is stored once however many enqueue
+    it), so they need no coordinator; a new run of the job takes a new
+    queue_name, or queue_epoch, the number of its first epoch, past the
+    last run's. shard, deterministic and global_shuffle do not go with it.
     """
     if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
         raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
     if not isinstance(spec, dict) or not spec:
         raise InvalidArgumentError("spec must be a non-empty dict of features")
     r = _common("examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch, deterministic, global_shuffle)
+                drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     r["spec"] = {str(k): _feature(k, v) for k, v in spec.items()}
     if skip_corrupt:
         r["skip_corrupt"] = True
@@ -598,7 +722,7 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
 
 def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuffle=0,
         shuffle_files=False, readers=None, seed=None, shard=None, drop_remainder=False, copy=False,
-        prefetch=None, deterministic=False):
+        prefetch=None, deterministic=False, queue_url=None, queue_name=None, queue_epoch=0):
     """The lines of text files as comma-separated values.
 
     columns is a list of sluice.Column(name, dtype, default, required) or
@@ -618,7 +742,8 @@ def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuf
             c.pop("default")
         cols.append(c)
     r = _common("csv", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch, deterministic)
+                drop_remainder, prefetch, deterministic, queue_url=queue_url, queue_name=queue_name,
+                queue_epoch=queue_epoch)
     r["columns"] = cols
     if header_lines:
         r["header_lines"] = int(header_lines)
@@ -630,7 +755,7 @@ def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuf
 def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, footer_bytes=0,
                  compression=None, epochs=1, shuffle=0, shuffle_files=False, readers=None, seed=None,
                  shard=None, drop_remainder=False, copy=False, prefetch=None, deterministic=False,
-                 global_shuffle=False):
+                 global_shuffle=False, queue_url=None, queue_name=None, queue_epoch=0):
     """Binary files of records of record_bytes bytes each (CIFAR-10's
     format), each cut into fields: a list of sluice.Field(name, offset,
     size, dtype, shape, big_endian) or the same as dicts. header_bytes and
@@ -646,7 +771,7 @@ def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, foo
             f = Field(*f)
         fs.append(f)
     r = _common("fixed", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch, deterministic, global_shuffle)
+                drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     r["record_bytes"] = int(record_bytes)
     r["fields"] = fs
     if header_bytes:
@@ -658,5 +783,5 @@ def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, foo
     return Dataset(r, copy)
 
 
-for _c in (SluiceError, DataError, InvalidArgumentError, NoFilesError, Dataset):
+for _c in (SluiceError, DataError, InvalidArgumentError, NoFilesError, Dataset, SparseValue):
     _c.__module__ = "sluice"

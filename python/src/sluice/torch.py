@@ -7,7 +7,8 @@ sluice batches already, so the DataLoader is given batch_size=None. Each
 worker process (or, with num_workers=0, the trainer itself) starts a
 sluice-serve of its own when it begins iterating; worker i of n reads the
 files of ds.shard(i, n), so the workers together read every file once per
-epoch, none twice. A worker is a fork of the trainer, and the Go runtime
+epoch, none twice (a data set with a queue_url needs no shards: its
+workers, here and on other hosts, take the files from the shared queue). A worker is a fork of the trainer, and the Go runtime
 does not survive fork: that is why the Go side is a process started in
 each worker rather than a library loaded in the trainer.
 """
@@ -20,7 +21,9 @@ def _tensors(batch):
     out = {}
     for k, v in batch.items():
         if isinstance(v, tuple):
-            out[k] = tuple(_tensor(x) for x in v)
+            parts = [_tensor(x) for x in v]
+            # A SparseValue stays one, of tensors.
+            out[k] = type(v)(*parts) if hasattr(v, "_fields") else tuple(parts)
         else:
             out[k] = _tensor(v)
     return out
@@ -53,7 +56,11 @@ class IterableDataset(torch.utils.data.IterableDataset):
             # The DataLoader pickles a batch in a thread of its own after
             # the worker asked for the next one: a view of the slot would
             # be overwritten meanwhile.
-            ds = ds.shard(info.id, info.num_workers).copies()
+            if not ds.request.get("queue_url"):
+                # With a queue_url the workers share the files through
+                # the queue instead.
+                ds = ds.shard(info.id, info.num_workers)
+            ds = ds.copies()
         it = iter(ds)
         try:
             for batch in it:

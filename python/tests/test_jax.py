@@ -1,0 +1,116 @@
+"""sluice.jax: batches onto JAX devices, jax imported only when used."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import types
+
+import numpy as np
+import pytest
+
+import sluice
+from test_read import SPEC, make_examples
+
+
+def test_import_does_not_import_jax():
+    # In a process of its own: this one may have imported jax already.
+    code = textwrap.dedent("""
+        import sys
+        import sluice, sluice.jax
+        assert "jax" not in sys.modules, "import sluice.jax imported jax"
+        print("ok")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+class FakeArray:
+    def __init__(self, a, device):
+        self.host = a
+        self.device = device
+
+
+def fake_jax(platform):
+    """A jax module with what sluice.jax uses, recording what it is given."""
+    jax = types.ModuleType("jax")
+    jax.calls = []
+    dev = types.SimpleNamespace(platform=platform)
+    jax.devices = lambda: [dev]
+
+    def device_put(tree, device=None):
+        jax.calls.append(("device_put", tree, device))
+        return {k: FakeArray(v, device) for k, v in tree.items()}
+
+    def block_until_ready(tree):
+        jax.calls.append(("block_until_ready", tree))
+        return tree
+
+    jax.device_put = device_put
+    jax.block_until_ready = block_until_ready
+    return jax
+
+
+@pytest.mark.parametrize("platform", ["cpu", "gpu"])
+def test_batches_with_a_fake_jax(tmp_path, monkeypatch, platform):
+    import sluice.jax
+
+    jax = fake_jax(platform)
+    monkeypatch.setitem(sys.modules, "jax", jax)
+    pat, truth = make_examples(tmp_path, files=1, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=4, readers=1)
+    seen = []
+    for b in sluice.jax.batches(ds):
+        # Numbers went through jax.device_put; bytes stay NumPy.
+        assert isinstance(b["label"], FakeArray) and isinstance(b["image"], FakeArray)
+        values, lengths = b["tokens"]
+        assert isinstance(values, FakeArray) and isinstance(lengths, FakeArray)
+        assert isinstance(b["name"], np.ndarray) and b["name"].dtype == object
+        # On the CPU jax may keep the host memory: it must be a copy, not
+        # a view of the slot the next batch overwrites.
+        assert (b["label"].host.base is None) == (platform == "cpu")
+        seen.append(b["label"].host.copy())
+        assert jax.calls[-1][0] == "block_until_ready", "the transfer was not awaited"
+    assert sorted(np.concatenate(seen).tolist()) == sorted(truth)
+
+
+def test_without_jax(monkeypatch):
+    import sluice.jax
+
+    monkeypatch.setitem(sys.modules, "jax", None)  # import jax fails
+    with pytest.raises(ImportError, match="pip install jax"):
+        sluice.jax.device_put({"x": np.zeros(2)})
+
+
+REAL = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import jax
+    import sluice, sluice.jax
+    from test_read import SPEC, make_examples
+    pat, truth = make_examples(sys.argv[1], files=2, per_file=10)
+    ds = sluice.examples(pat, SPEC, batch_size=4, readers=1)
+    kept = []
+    for b in sluice.jax.batches(ds):
+        assert isinstance(b["image"], jax.Array) and b["image"].shape[1:] == (2, 2)
+        kept.append(b)  # kept past the next batch: must not change
+    labels = []
+    for b in kept:
+        # jax on the CPU keeps using float32 host memory it is given (it
+        # converts int64 to int32, a copy): the image shows an overwrite.
+        label = np.asarray(b["label"])
+        np.testing.assert_array_equal(np.asarray(b["image"])[:, 0, 0], label.astype(np.float32))
+        labels += label.tolist()
+    assert sorted(labels) == sorted(truth)
+    print("ok")
+""")
+
+
+def test_real_jax(tmp_path):
+    """With jax itself, in a process of its own: jax's threads would make
+    the forks of later tests unsafe."""
+    pytest.importorskip("jax")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(__file__), env.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, "-c", REAL, str(tmp_path)], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "ok", out.stderr
