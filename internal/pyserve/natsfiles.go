@@ -253,16 +253,16 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 		}
 		if err != nil && !errors.Is(err, queue.ErrClosed) {
 			// Closed: another worker has produced the epoch already.
-			h.Stop()
+			h.Stop(ctx)
 			return nil, 0, nil, fmt.Errorf("producing epoch %d of %s: %w", epoch, q.Name(), err)
 		}
 		e, err := q.take(ctx, h)
 		if errors.Is(err, io.EOF) {
-			h.Stop()
+			h.Stop(ctx)
 			continue
 		}
 		if err != nil {
-			h.Stop()
+			h.Stop(ctx)
 			return nil, 0, nil, err
 		}
 		return h, epoch, e, nil
@@ -322,7 +322,7 @@ func (q *natsFiles) stop() {
 	}
 	if q.stopping == nil {
 		for _, h := range hs {
-			h.Stop()
+			h.Stop(context.Background())
 		}
 		return
 	}
@@ -330,7 +330,7 @@ func (q *natsFiles) stop() {
 	// to a second or two: the next pass need not wait for that.
 	q.stopping.Go(func() {
 		for _, h := range hs {
-			h.Stop()
+			h.Stop(context.Background())
 		}
 	})
 }
