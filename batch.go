@@ -14,11 +14,15 @@ type feature struct {
 	name   string
 	dtype  tensor.DType
 	sparse bool // a VarLen or SparseFeature: three components in an element
+	// steps marks a feature list of SequenceExamples, whose records'
+	// step counts follow its values as one more component.
+	steps bool
 }
 
 // A layout is a source's features, sorted by name, and where each lives in
 // the queue elements that carry whole batches: a dense feature is one
-// component, a sparse one three (indices, values, dense shape).
+// component, a sparse one three (indices, values, dense shape), and a
+// feature list one more (its step counts).
 type layout struct {
 	features []feature
 	first    []int // features[i]'s first component
@@ -42,6 +46,9 @@ func newLayout(fs []feature) *layout {
 			l.dtypes = append(l.dtypes, tensor.Int64, f.dtype, tensor.Int64)
 		} else {
 			l.dtypes = append(l.dtypes, f.dtype)
+		}
+		if f.steps {
+			l.dtypes = append(l.dtypes, tensor.Int64)
 		}
 	}
 	return l
@@ -117,8 +124,9 @@ func (b *Batch) feature(name string) (feature, int) {
 // Dense returns the named feature as a dense tensor of shape [Len()] +
 // the feature's shape. A sparse feature (VarLen or SparseFeature) is
 // padded: each record's values are followed by zeros (empty strings) up to
-// the longest record's, so a VarLen feature becomes [Len(), longest]; see
-// Lengths for each record's own count.
+// the longest record's, so a VarLen feature becomes [Len(), longest] (a
+// VarLen feature list [Len(), most steps, longest step]); see Lengths for
+// each record's own count.
 func (b *Batch) Dense(name string) tensor.Tensor {
 	f, c := b.feature(name)
 	if !f.sparse {
@@ -155,9 +163,23 @@ func (b *Batch) sparse(c int) tensor.Sparse {
 }
 
 // Lengths returns the number of values of each record for a VarLen
-// feature: the part of each row of Dense that is not padding. It panics
-// for a dense feature.
+// feature: the part of each row of Dense that is not padding. For a
+// feature list of SequenceExamples it returns each record's number of
+// steps instead (TensorFlow's feature_list lengths): the part of the
+// second dimension of Dense that is not padding. It panics for any other
+// dense feature.
 func (b *Batch) Lengths(name string) []int {
+	if f, c := b.feature(name); f.steps {
+		if f.sparse {
+			c += 2
+		}
+		steps := b.e[c+1].Int64s()
+		n := make([]int, len(steps))
+		for i, s := range steps {
+			n[i] = int(s)
+		}
+		return n
+	}
 	s := b.Sparse(name)
 	n := make([]int, b.n)
 	idx := s.Indices.Int64s()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
@@ -72,6 +73,102 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 				}
 				s, _ := out.Sparse(f.name)
 				e = append(e, s.Indices, s.Values, shapeTensor(s.DenseShape))
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
+// SequenceExamples returns the data set of the tf.train.SequenceExample
+// records in the TFRecord files that files names, read as Examples reads
+// Examples: context features parsed by context (FixedLen and VarLen), as
+// Examples parses features, and feature lists by featureLists
+// (FixedLenSequence and VarLen), as tf.io.parse_sequence_example does. A
+// FixedLenSequence list is dense, [Len(), most steps]+shape, each record
+// padded to the batch's longest with the feature's default (zero when
+// none); a VarLen list is sparse with dense shape [Len(), most steps,
+// most values in a step]. Batch.Lengths gives every feature list's steps
+// per record. Context features and feature lists share the batch's names,
+// so a name may be in only one of the two specs.
+//
+// SequenceExamples takes the options of Examples except GlobalShuffle,
+// which it refuses.
+func SequenceExamples(files string, context, featureLists example.Spec, opts ...ExampleOption) *Dataset {
+	s := exampleSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyExample(&s)
+	}
+	d := &Dataset{kind: "SequenceExamples", settings: s.settings}
+	if len(context)+len(featureLists) == 0 {
+		d.err = fmt.Errorf("sluice: SequenceExamples: the specs name no feature: %w", ErrInvalid)
+		return d
+	}
+	if s.globalShuffle {
+		d.err = fmt.Errorf("sluice: SequenceExamples: GlobalShuffle is not supported: %w (use Shuffle, with Deterministic to resume)", ErrInvalid)
+		return d
+	}
+	for name := range featureLists {
+		if _, ok := context[name]; ok {
+			d.err = fmt.Errorf("sluice: SequenceExamples: %q is both a context feature and a feature list: %w (a batch has one feature of a name)", name, ErrInvalid)
+			return d
+		}
+	}
+	if _, err := example.NewSequenceParser(context, featureLists); err != nil {
+		d.err = fmt.Errorf("sluice: SequenceExamples: %w", err)
+		return d
+	}
+	var fs, lists []feature
+	for name, f := range context {
+		fs = append(fs, feature{name: name, dtype: f.DType(), sparse: f.Kind() != example.KindFixedLen})
+	}
+	for name, f := range featureLists {
+		lists = append(lists, feature{name: name, dtype: f.DType(), sparse: f.Kind() == example.KindVarLen, steps: true})
+	}
+	d.layout = newLayout(append(fs, lists...))
+	// Which features are lists, for a checkpoint's description of the
+	// data set (whose features it names with their types only).
+	names := make([]string, len(lists))
+	for i, f := range lists {
+		names[i] = f.name
+	}
+	slices.Sort(names)
+	d.extra = "lists=" + strings.Join(names, ",")
+	var ropts []tfrecord.Option
+	if s.skipCorrupt {
+		ropts = append(ropts, tfrecord.SkipCorrupt())
+	}
+	d.readerKind = "TFRecordReader"
+	d.newFormat = func() (recordhook.Format, error) { return recordhook.NewTFRecordFormat(ropts), nil }
+	d.origin = keyOrigin(func(e *dataerr.Error, off int64) { e.Offset = off })
+	l := d.layout
+	d.newDecoder = func(bool) (decoder, error) {
+		p, err := example.NewSequenceParser(context, featureLists)
+		if err != nil {
+			return nil, err
+		}
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			c, fl, err := p.Parse(recs, keys)
+			if err != nil {
+				return nil, err
+			}
+			e := make(queue.Element, 0, len(l.dtypes))
+			for _, f := range l.features {
+				out := c
+				if f.steps {
+					out = fl
+				}
+				if f.sparse {
+					s, _ := out.Sparse(f.name)
+					e = append(e, s.Indices, s.Values, shapeTensor(s.DenseShape))
+				} else {
+					t, _ := out.Dense(f.name)
+					e = append(e, t)
+				}
+				if f.steps {
+					n, _ := fl.Lengths(f.name)
+					e = append(e, n)
+				}
 			}
 			return e, nil
 		}, nil

@@ -198,9 +198,11 @@ func (p *SequenceParser) ParseSingle(serialized []byte, key string) (context, fe
 // Parse parses a batch of serialized SequenceExamples
 // (tf.io.parse_sequence_example). Context outputs are as Parser.Parse's.
 // A FixedLenSequence feature list gives [batch, max steps]+shape, padded
-// with its default (zero when none), and its step counts through
-// Parsed.Lengths; a VarLen one gives indices [[i, step, j]] and dense
-// shape [batch, max steps, max count].
+// with its default (zero when none); a VarLen one gives indices
+// [[i, step, j]] and dense shape [batch, max steps, max count]. Every
+// feature list's step counts are given by Parsed.Lengths (TensorFlow gives
+// them for dense feature lists only; a VarLen list's trailing empty steps
+// show in no index, so only its lengths tell them).
 func (p *SequenceParser) Parse(serialized [][]byte, keys []string) (context, featureLists *Parsed, err error) {
 	recs := make([]seqRecord, len(serialized))
 	nc := len(p.ctx.slotNames)
@@ -324,6 +326,7 @@ func (p *SequenceParser) buildLists(recs []seqRecord, keys []string) (*Parsed, e
 			})
 		}
 		ownStrings(values)
+		out.lengths[fi] = tensor.New(lengths)
 		out.sparse[fi] = tensor.Sparse{Indices: tensor.New(indices, total, 3), Values: values,
 			DenseShape: tensor.Shape{n, maxSteps, maxCount}}
 	}
@@ -383,8 +386,9 @@ func (c *compiled) buildListDense(recs []seqRecord, keys []string, maxSteps int)
 	return t, nil
 }
 
-// Lengths returns the number of steps of each record for a dense feature
-// list parsed by SequenceParser.Parse (TensorFlow's feature_list lengths).
+// Lengths returns the number of steps of each record for a feature list
+// parsed by SequenceParser.Parse (TensorFlow's feature_list lengths, which
+// it gives for dense feature lists only).
 func (p *Parsed) Lengths(name string) (tensor.Tensor, bool) {
 	i := p.index(name)
 	if i < 0 || i >= len(p.lengths) || !p.lengths[i].IsValid() {

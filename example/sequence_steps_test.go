@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -135,4 +136,33 @@ func BenchmarkEmptySteps(b *testing.B) {
 		}
 	}
 	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/parse")
+}
+
+// A VarLen feature list's step counts come with it, trailing empty steps
+// included, which its sparse indices cannot show; on both paths.
+func TestVarLenListLengths(t *testing.T) {
+	lists := Spec{"w": VarLen(tensor.Int64)}
+	recs := [][]byte{
+		NewSequence().List("w", Int64List(1), Int64List(), Feature{}).Marshal(),
+		NewSequence().Marshal(),
+		NewSequence().List("w", Int64List(2, 3)).Marshal(),
+	}
+	for _, reference := range []bool{false, true} {
+		p, err := NewSequenceParser(Spec{}, lists)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.reference = reference
+		_, l, err := p.Parse(recs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := l.Lengths("w")
+		if want := []int64{3, 0, 1}; !ok || !slices.Equal(got.Int64s(), want) {
+			t.Errorf("reference %v: Lengths(w) = %v, %v, want %v", reference, got, ok, want)
+		}
+		if s, _ := l.Sparse("w"); !slices.Equal(s.DenseShape, tensor.Shape{3, 3, 2}) {
+			t.Errorf("reference %v: dense shape %v, want [3 3 2]", reference, s.DenseShape)
+		}
+	}
 }
