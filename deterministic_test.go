@@ -22,6 +22,9 @@ func digest(b *Batch) string {
 	var s strings.Builder
 	for _, name := range b.Names() {
 		fmt.Fprintf(&s, "%s=%v;", name, b.Dense(name).Data())
+		if b.l.features[slices.Index(b.Names(), name)].steps {
+			fmt.Fprintf(&s, "%s.lengths=%v;", name, b.Lengths(name))
+		}
 	}
 	return s.String()
 }
@@ -50,6 +53,9 @@ func detSources(t *testing.T, dir string, opts ...Option) map[string]*Dataset {
 	tfr := filepath.Join(dir, "tfr")
 	os.Mkdir(tfr, 0o755)
 	writeExamples(t, tfr, 7, 53, tfrecord.None, tfrecord.Gzip)
+	seqDir := filepath.Join(dir, "seq")
+	os.Mkdir(seqDir, 0o755)
+	writeSequenceExamples(t, seqDir, 4, 31, tfrecord.Zlib, tfrecord.None)
 
 	csvDir := filepath.Join(dir, "csv")
 	os.Mkdir(csvDir, 0o755)
@@ -83,7 +89,8 @@ func detSources(t *testing.T, dir string, opts ...Option) map[string]*Dataset {
 		ex[i], cs[i], rs[i] = o, o, o
 	}
 	return map[string]*Dataset{
-		"Examples": Examples(filepath.Join(tfr, "train-*"), testSpec, ex...),
+		"Examples":         Examples(filepath.Join(tfr, "train-*"), testSpec, ex...),
+		"SequenceExamples": SequenceExamples(filepath.Join(seqDir, "seq-*"), seqContext, seqLists, ex...),
 		"CSV": CSV(filepath.Join(csvDir, "*.csv"), []Column{Col("a", decode.Int64Column(0)), Col("b", decode.Float32Column(0))},
 			append(cs, SkipHeaderLines(1))...),
 		"FixedLengthRecords": FixedLengthRecords(filepath.Join(fixedDir, "*.bin"), 4, []Field{

@@ -131,3 +131,46 @@ func ExampleFixedLengthRecords() {
 	// [0 1 2 3] [4,1,2,3] [0 1 2 0 1 2]
 	// [4 5] [2,1,2,3] [40 41 42 40 41 42]
 }
+
+// Reading TFRecord files of SequenceExamples: a context feature per
+// record, and feature lists of any number of steps, padded in each batch
+// to its longest record, with every record's count of steps.
+func ExampleSequenceExamples() {
+	dir, err := os.MkdirTemp("", "sluice-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	// Five sentences: a label, and a feature list of one word id per step.
+	f, err := os.Create(filepath.Join(dir, "sentences.tfrecord"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := tfrecord.NewWriter(f, tfrecord.Gzip)
+	for i, words := range [][]int64{{4, 8}, {15}, {16, 23, 42}, {7}, {1, 2}} {
+		steps := make([]example.Feature, len(words))
+		for j, id := range words {
+			steps[j] = example.Int64List(id)
+		}
+		w.Write(example.NewSequence().Context("label", example.Int64List(int64(i%2))).
+			List("words", steps...).Marshal())
+	}
+	w.Close()
+	f.Close()
+
+	ctx := context.Background()
+	ds := sluice.SequenceExamples(filepath.Join(dir, "*.tfrecord"),
+		example.Spec{"label": example.FixedLen(tensor.Int64)},
+		example.Spec{"words": example.FixedLenSequence(tensor.Int64)},
+		sluice.Readers(1))
+	for b, err := range ds.Batches(ctx, 3) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		words := b.Dense("words") // [records, most steps in the batch]
+		fmt.Println("labels", b.Int64("label"), "words", words.Shape(), words.Int64s(), "lengths", b.Lengths("words"))
+	}
+	// Output:
+	// labels [0 1 0] words [3,3] [4 8 0 15 0 0 16 23 42] lengths [2 1 3]
+	// labels [1 0] words [2,2] [7 0 1 2] lengths [1 2]
+}

@@ -470,3 +470,34 @@ func checkRef(t *testing.T, b *Batch, feat string, want refOutput, single bool) 
 		t.Errorf("%s: %v, want indices %v, values %s, dense shape %v", feat, got, indices, want.Values, shape)
 	}
 }
+
+// Specs and options SequenceExamples cannot use are errors wrapping
+// ErrInvalid (example.ErrInvalidSpec for a spec the parser refuses, as
+// with Examples), returned by the loop before anything is read.
+func TestSequenceExamplesInvalid(t *testing.T) {
+	dir := t.TempDir()
+	writeSequenceExamples(t, dir, 1, 3)
+	pattern := filepath.Join(dir, "seq-*")
+	tests := []struct {
+		name          string
+		context, list example.Spec
+		opts          []ExampleOption
+		want          string
+	}{
+		{"no features", nil, example.Spec{}, nil, "name no feature"},
+		{"a name in both specs", example.Spec{"x": example.FixedLen(tensor.Int64)},
+			example.Spec{"x": example.VarLen(tensor.Int64)}, nil, `"x" is both`},
+		{"a sequence in the context", example.Spec{"x": example.FixedLenSequence(tensor.Int64)}, nil, nil, "is for feature lists"},
+		{"a fixed feature list", nil, example.Spec{"x": example.FixedLen(tensor.Int64)}, nil, "is for context features"},
+		{"global shuffle", seqContext, seqLists, []ExampleOption{GlobalShuffle()}, "GlobalShuffle is not supported"},
+		{"epochs", seqContext, seqLists, []ExampleOption{Epochs(0)}, "Epochs(0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := first(SequenceExamples(pattern, tt.context, tt.list, tt.opts...).Batches(t.Context(), 2))
+			if !(errors.Is(err, ErrInvalid) || errors.Is(err, example.ErrInvalidSpec)) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want ErrInvalid with %q", err, tt.want)
+			}
+		})
+	}
+}
