@@ -2,7 +2,9 @@
 //
 // A Dataset describes files of records and how to decode them: Examples
 // for TFRecord files of tf.train.Example protos parsed by an example.Spec
-// (each file's compression detected from its first bytes), CSV for text
+// (each file's compression detected from its first bytes), SequenceExamples
+// for tf.train.SequenceExample protos (context features and feature lists,
+// padded per batch, with each record's steps), CSV for text
 // files of comma-separated values, FixedLengthRecords for binary files of
 // fixed-size records such as CIFAR-10's. Files are named by a path or glob
 // pattern, local or in an object store (see package storage), and Files
