@@ -110,8 +110,10 @@ func newSource(o *Open) (*source, error) {
 		err = s.csv(o, common)
 	case "fixed":
 		err = s.fixed(o, common)
+	case "sequence_examples":
+		err = s.sequenceExamples(o, common)
 	default:
-		err = fmt.Errorf("open: kind %q: %w (want examples, csv or fixed)", o.Kind, sluice.ErrInvalid)
+		err = fmt.Errorf("open: kind %q: %w (want examples, sequence_examples, csv or fixed)", o.Kind, sluice.ErrInvalid)
 	}
 	if err != nil {
 		return nil, err
@@ -123,25 +125,81 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 	if o.Compression != "" {
 		return fmt.Errorf("open: examples: compression is detected from each file: %w", sluice.ErrInvalid)
 	}
+	if o.Context != nil || o.Sequence != nil {
+		return fmt.Errorf("open: examples: context and sequence are sequence_examples': %w", sluice.ErrInvalid)
+	}
+	spec, err := s.spec(o.Spec, inExample)
+	if err != nil {
+		return err
+	}
+	s.ds = sluice.Examples(o.Files[0], spec, s.exampleOptions(o, common)...)
+	s.describe(spec, false)
+	return nil
+}
+
+// sequenceExamples opens SequenceExamples: the context spec's features as
+// an Example's (raw numbers from bytes included), the sequence spec's as
+// feature lists.
+func (s *source) sequenceExamples(o *Open, common []sluice.Option) error {
+	if o.Compression != "" {
+		return fmt.Errorf("open: sequence_examples: compression is detected from each file: %w", sluice.ErrInvalid)
+	}
+	if o.Spec != nil {
+		return fmt.Errorf("open: sequence_examples: the features are in context and sequence, not spec: %w", sluice.ErrInvalid)
+	}
+	if o.GlobalShuffle {
+		return fmt.Errorf("open: sequence_examples: global_shuffle is not supported: %w (use shuffle, with deterministic to resume)", sluice.ErrInvalid)
+	}
+	context, err := s.spec(o.Context, inContext)
+	if err != nil {
+		return err
+	}
+	lists, err := s.spec(o.Sequence, inLists)
+	if err != nil {
+		return err
+	}
+	s.ds = sluice.SequenceExamples(o.Files[0], context, lists, s.exampleOptions(o, common)...)
+	s.describe(context, false)
+	s.describe(lists, true)
+	return nil
+}
+
+// Where a spec's features are: an Example's, a SequenceExample's context
+// or its feature lists.
+const (
+	inExample = iota
+	inContext
+	inLists
+)
+
+// spec builds the example.Spec of the features fs, which are in where.
+func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error) {
 	spec := example.Spec{}
-	for name, f := range o.Spec {
+	for name, f := range fs {
 		dt, err := parseDType(f.DType)
 		if err != nil {
-			return fmt.Errorf("open: feature %q: %w", name, err)
+			return nil, fmt.Errorf("open: feature %q: %w", name, err)
+		}
+		if f.AllowMissing != nil && f.Kind != "sequence" {
+			return nil, fmt.Errorf("open: feature %q: allow_missing is a sequence feature's: %w", name, sluice.ErrInvalid)
 		}
 		var fs example.FeatureSpec
 		switch {
+		case where == inLists && f.Kind != "sequence" && f.Kind != "varlen":
+			return nil, fmt.Errorf("open: feature list %q: kind %q: %w (want sequence or varlen)", name, f.Kind, sluice.ErrInvalid)
+		case where == inContext && f.Kind != "fixed" && f.Kind != "varlen":
+			return nil, fmt.Errorf("open: context feature %q: kind %q: %w (want fixed or varlen)", name, f.Kind, sluice.ErrInvalid)
 		case f.Kind == "fixed" && !exampleDType(dt):
 			// Numbers of another type are kept in an Example as one
 			// bytes value of their raw encoding (decode_raw), as MNIST's
 			// image_raw holds its pixels.
 			if len(f.Default) > 0 && string(f.Default) != "null" {
-				return fmt.Errorf("open: feature %q: a %v feature read from bytes has no default: %w", name, dt, sluice.ErrInvalid)
+				return nil, fmt.Errorf("open: feature %q: a %v feature read from bytes has no default: %w", name, dt, sluice.ErrInvalid)
 			}
 			n := 1
 			for _, d := range f.Shape {
 				if d < 0 {
-					return fmt.Errorf("open: feature %q: shape %v: %w", name, f.Shape, sluice.ErrInvalid)
+					return nil, fmt.Errorf("open: feature %q: shape %v: %w", name, f.Shape, sluice.ErrInvalid)
 				}
 				n *= d
 			}
@@ -152,34 +210,50 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 			fs = example.FixedLen(dt, f.Shape...)
 		case f.Kind == "varlen":
 			if f.Shape != nil {
-				return fmt.Errorf("open: feature %q: a varlen feature has no shape: %w", name, sluice.ErrInvalid)
+				return nil, fmt.Errorf("open: feature %q: a varlen feature has no shape: %w", name, sluice.ErrInvalid)
 			}
 			fs = example.VarLen(dt)
-			s.varlen[name] = true
+			if where == inLists {
+				// Steps of any number of values: sparse, as TensorFlow
+				// gives them.
+				s.sparse[name] = true
+			} else {
+				s.varlen[name] = true
+			}
 		case f.Kind == "sequence":
-			fs = example.FixedLenSequence(dt, f.Shape...).AllowMissing()
+			fs = example.FixedLenSequence(dt, f.Shape...)
+			switch {
+			case f.AllowMissing == nil || *f.AllowMissing:
+				fs = fs.AllowMissing()
+			case where == inExample:
+				return nil, fmt.Errorf("open: feature %q: a sequence feature of an Example must allow missing (as TensorFlow requires): %w", name, sluice.ErrInvalid)
+			}
 		case f.Kind == "sparse":
 			if f.Shape != nil || len(f.Default) > 0 && string(f.Default) != "null" {
-				return fmt.Errorf("open: feature %q: a sparse feature has a size, no shape or default: %w", name, sluice.ErrInvalid)
+				return nil, fmt.Errorf("open: feature %q: a sparse feature has a size, no shape or default: %w", name, sluice.ErrInvalid)
 			}
 			fs = example.SparseFeature(f.IndexKeys, f.ValueKey, dt, f.Size, f.AlreadySorted)
 			s.sparse[name] = true
 		default:
-			return fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen, sequence or sparse)", name, f.Kind, sluice.ErrInvalid)
+			return nil, fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen, sequence or sparse)", name, f.Kind, sluice.ErrInvalid)
 		}
 		if f.Kind != "sparse" && (f.IndexKeys != nil || f.ValueKey != "" || f.Size != nil || f.AlreadySorted) {
-			return fmt.Errorf("open: feature %q: index_keys, value_key, size and already_sorted are a sparse feature's: %w", name, sluice.ErrInvalid)
+			return nil, fmt.Errorf("open: feature %q: index_keys, value_key, size and already_sorted are a sparse feature's: %w", name, sluice.ErrInvalid)
 		}
 		if len(f.Default) > 0 && string(f.Default) != "null" {
 			def, err := parseDefault(f.Default, dt)
 			if err != nil {
-				return fmt.Errorf("open: feature %q: default: %w", name, err)
+				return nil, fmt.Errorf("open: feature %q: default: %w", name, err)
 			}
 			fs = fs.WithDefault(def)
 		}
 		spec[name] = fs
 	}
-	opts := make([]sluice.ExampleOption, 0, len(common)+1)
+	return spec, nil
+}
+
+func (s *source) exampleOptions(o *Open, common []sluice.Option) []sluice.ExampleOption {
+	opts := make([]sluice.ExampleOption, 0, len(common)+2)
 	for _, c := range common {
 		opts = append(opts, c)
 	}
@@ -189,19 +263,26 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 	if o.GlobalShuffle {
 		opts = append(opts, sluice.GlobalShuffle())
 	}
-	s.ds = sluice.Examples(o.Files[0], spec, opts...)
+	return opts
+}
+
+// describe adds the features of spec to s.features; lists marks a
+// SequenceExample's feature lists, whose dense ones carry their records'
+// step counts.
+func (s *source) describe(spec example.Spec, lists bool) {
 	for name, f := range spec {
 		fi := featureInfo(name, f.DType(), s.varlen[name])
-		if s.sparse[name] {
+		switch _, raw := s.raw[name]; {
+		case s.sparse[name]:
 			fi.Kind = "sparse"
-		}
-		if r, ok := s.raw[name]; ok {
-			fi.Kind, fi.DType = "raw", dtypeName(r.dtype)
+		case raw:
+			fi.Kind, fi.DType = "raw", dtypeName(s.raw[name].dtype)
+		case lists:
+			fi.Kind = "list"
 		}
 		s.features = append(s.features, fi)
 	}
 	sortFeatures(s.features)
-	return nil
 }
 
 func (s *source) csv(o *Open, common []sluice.Option) error {

@@ -7,7 +7,7 @@
 // object preceded by its length, 4 bytes little-endian; every request gets
 // exactly one reply, in order:
 //
-//	open    {"op":"open", "kind":"examples"|"csv"|"fixed", "files":[...], ...}
+//	open    {"op":"open", "kind":"examples"|"sequence_examples"|"csv"|"fixed", "files":[...], ...}
 //	        → {"features":[...]} or {"error":{...}}; an open after the
 //	        first ends the data set before and starts this one, in the
 //	        same slots
@@ -98,12 +98,17 @@ type Request struct {
 
 // Open describes the data set to read and how to batch it.
 type Open struct {
-	Kind  string   `json:"kind"`  // examples, csv or fixed
+	Kind  string   `json:"kind"`  // examples, sequence_examples, csv or fixed
 	Files []string `json:"files"` // names or glob patterns
 
 	Spec    map[string]FeatureSpec `json:"spec,omitempty"`    // examples
 	Columns []ColumnSpec           `json:"columns,omitempty"` // csv
 	Fields  []FieldSpec            `json:"fields,omitempty"`  // fixed
+
+	// A SequenceExample's context features (fixed, varlen) and feature
+	// lists (sequence, varlen): sequence_examples.
+	Context  map[string]FeatureSpec `json:"context,omitempty"`
+	Sequence map[string]FeatureSpec `json:"sequence,omitempty"`
 
 	HeaderLines int    `json:"header_lines,omitempty"` // csv
 	Delim       string `json:"delim,omitempty"`        // csv
@@ -111,7 +116,7 @@ type Open struct {
 	HeaderBytes int    `json:"header_bytes,omitempty"` // fixed
 	FooterBytes int    `json:"footer_bytes,omitempty"` // fixed
 	Compression string `json:"compression,omitempty"`  // fixed; examples detect it
-	SkipCorrupt bool   `json:"skip_corrupt,omitempty"` // examples
+	SkipCorrupt bool   `json:"skip_corrupt,omitempty"` // examples, sequence_examples
 
 	BatchSize     int     `json:"batch_size"`
 	DropRemainder bool    `json:"drop_remainder,omitempty"`
@@ -154,6 +159,10 @@ type FeatureSpec struct {
 	DType   string          `json:"dtype"` // float32, int64 or bytes
 	Shape   []int           `json:"shape,omitempty"`
 	Default json.RawMessage `json:"default,omitempty"` // a number, string or list of them
+	// AllowMissing, for kind sequence, is true when absent: an Example
+	// requires it; a SequenceExample's feature list that is not allowed
+	// to be missing must be in every record (TensorFlow's default).
+	AllowMissing *bool `json:"allow_missing,omitempty"`
 
 	// Kind sparse (tf.io.SparseFeature): values from the feature
 	// ValueKey, their indices from the int64 features IndexKeys, one per
@@ -249,10 +258,12 @@ type Reply struct {
 	Error *ErrorInfo      `json:"error,omitempty"`
 }
 
-// FeatureInfo describes one feature of the opened data set.
+// FeatureInfo describes one feature of the opened data set. A list is a
+// SequenceExample's dense feature list: padded, with its records' step
+// counts.
 type FeatureInfo struct {
 	Name  string `json:"name"`
-	Kind  string `json:"kind"`  // dense, varlen, sparse, or raw (numbers from a bytes value)
+	Kind  string `json:"kind"`  // dense, varlen, sparse, raw (numbers from a bytes value), or list (below)
 	DType string `json:"dtype"` // numpy's name, or bytes
 }
 
@@ -274,7 +285,9 @@ type BatchInfo struct {
 // Shape's element count plus one at Offset and data the NBytes at
 // DataOffset. A VarLen feature is padded to the longest record of the
 // batch (zeros, empty bytes), and each record's count of values is the
-// int64 array of Rows at LengthsOffset. A sparse feature is NNZ values (as
+// int64 array of Rows at LengthsOffset; so is a dense feature list's count
+// of steps, its values padded to the most steps. A sparse feature (or a
+// VarLen feature list) is NNZ values (as
 // a numeric or bytes feature of Shape [NNZ]) and their indices, an int64
 // array [NNZ, len(Shape)] at IndicesOffset, in a dense Shape (rows first).
 type ArrayInfo struct {

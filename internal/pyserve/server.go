@@ -345,6 +345,9 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 			t := b.Dense(f.Name)
 			arrays[i].dense = t
 			a.Shape = append([]int(nil), t.Shape()...)
+			if f.Kind == "list" {
+				a.LengthsOffset = put(8 * b.Len())
+			}
 		}
 		n := 1
 		for _, d := range a.Shape {
@@ -384,6 +387,12 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 			continue
 		}
 		t := arrays[i].dense
+		if s.src.features[i].Kind == "list" {
+			steps := int64s(mem[a.LengthsOffset:], b.Len())
+			for j, n := range b.Lengths(a.Name) {
+				steps[j] = int64(n)
+			}
+		}
 		if s.src.features[i].Kind == "raw" {
 			at := a.Offset
 			for _, v := range t.Strings() {

@@ -235,6 +235,55 @@ func TestServeMatchesBatches(t *testing.T) {
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
 		},
 	}, {
+		name: "sequence_examples",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			var buf bytes.Buffer
+			w := tfrecord.NewWriter(&buf, tfrecord.Gzip)
+			for i := range 30 {
+				steps := make([]example.Feature, i%4)
+				words := make([]example.Feature, i%3)
+				names := make([]example.Feature, i%5)
+				for j := range steps {
+					steps[j] = example.FloatList(float32(i), float32(j))
+				}
+				for j := range words {
+					words[j] = example.Int64List(make([]int64, j+1)...)
+				}
+				for j := range names {
+					names[j] = example.StringList(strings.Repeat("n", j))
+				}
+				w.Write(example.NewSequence().Context("label", example.Int64List(int64(i))).
+					Context("pix", example.StringList("ab")).Context("tags", example.StringList(make([]string, i%2)...)).
+					List("steps", steps...).List("words", words...).List("names", names...).Marshal())
+			}
+			w.Close()
+			name := filepath.Join(dir, "seq.tfrecord")
+			if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			open := map[string]any{"op": "open", "kind": "sequence_examples", "files": []string{name}, "batch_size": 7, "readers": 1,
+				"context": map[string]any{
+					"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+					"pix":   map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{2}},
+					"tags":  map[string]any{"kind": "varlen", "dtype": "bytes"},
+				},
+				"sequence": map[string]any{
+					"steps": map[string]any{"kind": "sequence", "dtype": "float32", "shape": []int{2}, "default": -1},
+					"words": map[string]any{"kind": "varlen", "dtype": "int64"},
+					"names": map[string]any{"kind": "sequence", "dtype": "bytes", "allow_missing": false},
+				}}
+			ds := sluice.SequenceExamples(name, example.Spec{
+				"label": example.FixedLen(tensor.Int64),
+				"pix":   example.FixedLen(tensor.String),
+				"tags":  example.VarLen(tensor.String),
+			}, example.Spec{
+				"steps": example.FixedLenSequence(tensor.Float32, 2).AllowMissing().WithDefault(tensor.Scalar(float32(-1))),
+				"words": example.VarLen(tensor.Int64),
+				"names": example.FixedLenSequence(tensor.String),
+			}, sluice.Readers(1))
+			return open, ds, nil
+		},
+	}, {
 		name: "csv",
 		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
 			var b strings.Builder
@@ -302,6 +351,7 @@ func TestServeMatchesBatches(t *testing.T) {
 			if r.Error != nil || len(r.Features) == 0 || r.ShmDir != c.shm {
 				t.Fatalf("open: %+v", r)
 			}
+			features := r.Features
 			n := open["batch_size"].(int)
 			batches := 0
 			for want, err := range ds.Batches(context.Background(), n, bopts...) {
@@ -315,7 +365,10 @@ func TestServeMatchesBatches(t *testing.T) {
 				if r.Batch.Rows != want.Len() {
 					t.Fatalf("batch %d: %d rows, want %d", batches, r.Batch.Rows, want.Len())
 				}
-				for _, f := range r.Features {
+				if len(got) != len(features) {
+					t.Fatalf("batch %d: %d arrays for %d features", batches, len(got), len(features))
+				}
+				for _, f := range features {
 					compareFeature(t, fmt.Sprintf("batch %d: %s", batches, f.Name), got[f.Name], want, f)
 				}
 				batches++
@@ -377,7 +430,7 @@ func compareFeature(t *testing.T, what string, got array, want *sluice.Batch, f 
 	} else if w := rawBytes(d); !bytes.Equal(got.raw, w) {
 		t.Errorf("%s: bytes %v, want %v", what, got.raw, w)
 	}
-	if f.Kind == "varlen" {
+	if f.Kind == "varlen" || f.Kind == "list" {
 		var wl []int64
 		for _, l := range want.Lengths(f.Name) {
 			wl = append(wl, int64(l))
@@ -444,6 +497,21 @@ func TestServeErrors(t *testing.T) {
 				"spec": map[string]any{"pix": map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{5}}}},
 				map[string]any{"op": "next"}},
 			kind: "data", message: `feature "pix": 4 bytes, want 5`, offset: -1},
+		{name: "sequence_examples with a spec",
+			reqs: []any{map[string]any{"op": "open", "kind": "sequence_examples", "files": []string{pat}, "spec": spec, "batch_size": 2}},
+			kind: "invalid", message: "context and sequence, not spec", offset: -1},
+		{name: "a fixed feature list",
+			reqs: []any{map[string]any{"op": "open", "kind": "sequence_examples", "files": []string{pat}, "batch_size": 2, "sequence": spec}},
+			kind: "invalid", message: `feature list "label": kind "fixed"`, offset: -1},
+		{name: "a required sequence feature of an Example",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 2,
+				"spec": map[string]any{"s": map[string]any{"kind": "sequence", "dtype": "int64", "allow_missing": false}}}},
+			kind: "invalid", message: "must allow missing", offset: -1},
+		{name: "a missing feature list",
+			reqs: []any{map[string]any{"op": "open", "kind": "sequence_examples", "files": []string{corrupt}, "batch_size": 2, "readers": 1,
+				"sequence": map[string]any{"s": map[string]any{"kind": "sequence", "dtype": "int64", "allow_missing": false}}},
+				map[string]any{"op": "next"}},
+			kind: "data", message: "Feature list 's' is required", file: corrupt, offset: 0},
 		{name: "next before open", reqs: []any{map[string]any{"op": "next"}}, kind: "protocol", message: "before open", offset: -1},
 		{name: "unknown op", reqs: []any{map[string]any{"op": "rewind"}}, kind: "protocol", message: "rewind", offset: -1},
 		{name: "mapped, not a slot", reqs: []any{map[string]any{"op": "mapped", "file": "/etc/passwd"}}, kind: "protocol", message: "not a slot file", offset: -1},
