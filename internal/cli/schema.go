@@ -431,10 +431,11 @@ func writeSpecBlock(w io.Writer, s *schema, syn specSyntax, v string, m map[stri
 }
 
 // sluicePythonSyntax writes the spec for sluice's Python package
-// (python/), whose FixedLenSequence always allows a missing feature.
+// (python/), whose FixedLenSequence allows a missing feature unless told
+// otherwise.
 var sluicePythonSyntax = specSyntax{
 	comment: "#", open: "%s = {", indent: "    ",
-	example: "sluice_spec", context: "sluice_context_spec",
+	example: "sluice_spec", context: "sluice_context", featureLists: "sluice_sequence",
 	entry: func(sp featureSpec) string {
 		dtype := sp.dtype
 		if dtype == "string" {
@@ -445,6 +446,9 @@ var sluicePythonSyntax = specSyntax{
 		case "fixed":
 			return fmt.Sprintf("sluice.FixedLen(%s, %q)", shape, dtype)
 		case "fixedseq":
+			if !sp.allowMissing {
+				return fmt.Sprintf("sluice.FixedLenSequence(%s, %q, allow_missing=False)", shape, dtype)
+			}
 			return fmt.Sprintf("sluice.FixedLenSequence(%s, %q)", shape, dtype)
 		}
 		return fmt.Sprintf("sluice.VarLen(%q)", dtype)
@@ -468,12 +472,13 @@ func writeSchemaGo(out io.Writer, s *schema) error {
 // the same for sluice's Python package.
 func writeSchemaPython(w io.Writer, s *schema) error {
 	writeSpecs(w, s, pythonSyntax)
-	fmt.Fprintln(w, "\n# sluice's Python package: sluice.examples(files, sluice_spec, batch_size=...)")
 	if s.sequences > 0 {
-		fmt.Fprintln(w, "# (it reads no feature lists yet: the context features alone)")
+		fmt.Fprintln(w, "\n# sluice's Python package: sluice.sequence_examples(files, sluice_context, sluice_sequence, batch_size=...)")
 		writeSpecBlock(w, s, sluicePythonSyntax, sluicePythonSyntax.context, s.features, false)
+		writeSpecBlock(w, s, sluicePythonSyntax, sluicePythonSyntax.featureLists, s.lists, true)
 		return nil
 	}
+	fmt.Fprintln(w, "\n# sluice's Python package: sluice.examples(files, sluice_spec, batch_size=...)")
 	writeSpecBlock(w, s, sluicePythonSyntax, sluicePythonSyntax.example, s.features, false)
 	return nil
 }
