@@ -1,5 +1,5 @@
-"""A tiny TFRecord and tf.train.Example writer for the tests, in pure
-Python: no TensorFlow, no protobuf package."""
+"""A tiny TFRecord, tf.train.Example and tf.train.SequenceExample writer
+for the tests, in pure Python: no TensorFlow, no protobuf package."""
 
 import struct
 
@@ -69,9 +69,27 @@ def _feature(value):
 def example(features):
     """A serialized tf.train.Example of features {name: (kind, values)},
     kind one of bytes, float, int64."""
-    entries = b"".join(
+    return _field(1, _features(features))
+
+
+def _features(features):
+    # Features: a map from name to Feature, field 1.
+    return b"".join(
         _field(1, _field(1, name.encode()) + _field(2, _feature(v))) for name, v in sorted(features.items()))
-    return _field(1, entries)
+
+
+def sequence_example(context, feature_lists):
+    """A serialized tf.train.SequenceExample: context features {name:
+    (kind, values)} as example takes, and feature lists {name: [(kind,
+    values), ...]}, one (kind, values) per step. A list of no steps is
+    present and empty."""
+    # SequenceExample: context = 1 (Features), feature_lists = 2
+    # (FeatureLists: a map from name to FeatureList, field 1, whose steps
+    # are its field 1).
+    lists = b"".join(
+        _field(1, _field(1, name.encode()) + _field(2, b"".join(_field(1, _feature(step)) for step in steps)))
+        for name, steps in sorted(feature_lists.items()))
+    return _field(1, _features(context)) + _field(2, lists)
 
 
 def write(path, records, compress=None):

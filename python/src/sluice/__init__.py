@@ -32,6 +32,7 @@ from ._core import (
     csv,
     examples,
     fixed_length,
+    sequence_examples,
 )
 
 __all__ = [
@@ -50,5 +51,6 @@ __all__ = [
     "csv",
     "examples",
     "fixed_length",
+    "sequence_examples",
 ]
 __version__ = "0.1.0"

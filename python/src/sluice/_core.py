@@ -86,12 +86,22 @@ def VarLen(dtype):
     return {"kind": "varlen", "dtype": _dtype_name(dtype)}
 
 
-def FixedLenSequence(shape=(), dtype="float32", default=None):
+def FixedLenSequence(shape=(), dtype="float32", default=None, allow_missing=True):
     """Steps of the given shape, any number per record, padded to the
-    longest record of the batch (tf.io.FixedLenSequenceFeature with
-    allow_missing=True)."""
-    return {"kind": "sequence", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
-            "default": default}
+    longest record of the batch with default (zeros when None)
+    (tf.io.FixedLenSequenceFeature).
+
+    In an Example the steps are the feature's values, which may be
+    missing. In a SequenceExample's feature lists (sequence_examples) each
+    step is a Feature of the list; allow_missing=False makes a record
+    without the list an error, as TensorFlow's default does, and a batch
+    holds the list as a pair (values, lengths): values [rows, most steps,
+    *shape] and each record's count of steps, int64 [rows]."""
+    f = {"kind": "sequence", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
+         "default": default}
+    if not allow_missing:
+        f["allow_missing"] = False
+    return f
 
 
 def SparseFeature(index_keys, value_key, dtype, size, already_sorted=False):
@@ -715,6 +725,46 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     r = _common("examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
                 drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     r["spec"] = {str(k): _feature(k, v) for k, v in spec.items()}
+    if skip_corrupt:
+        r["skip_corrupt"] = True
+    return Dataset(r, copy)
+
+
+def sequence_examples(files, context, sequence, batch_size, *, epochs=1, shuffle=0, shuffle_files=False,
+                      readers=None, seed=None, shard=None, drop_remainder=False, compression="auto",
+                      skip_corrupt=False, copy=False, prefetch=None, deterministic=False, queue_url=None,
+                      queue_name=None, queue_epoch=0):
+    """The tf.train.SequenceExample records in TFRecord files, parsed as
+    tf.io.parse_sequence_example parses them.
+
+    context maps each context feature's name to sluice.FixedLen or
+    sluice.VarLen, as a spec of examples does (None: no context
+    features); sequence maps each feature list's name to
+    sluice.FixedLenSequence(shape, dtype, default, allow_missing) or
+    sluice.VarLen(dtype). A batch is one dict of both, so a name may be in
+    only one of them. A FixedLenSequence list is a pair (values, lengths):
+    the values padded to the batch's most steps, [rows, steps, *shape],
+    and each record's count of steps. A VarLen list is a
+    sluice.SparseValue with indices [nnz, 3] (record, step, value) and
+    dense_shape [rows, most steps, most values in a step], as TensorFlow
+    gives it. The other options are those of examples; global_shuffle is
+    not supported.
+    """
+    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
+        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    context = {} if context is None else context
+    sequence = {} if sequence is None else sequence
+    if not isinstance(context, dict) or not isinstance(sequence, dict) or not (context or sequence):
+        raise InvalidArgumentError("context and sequence must be dicts of features, not both empty")
+    both = set(map(str, context)) & set(map(str, sequence))
+    if both:
+        raise InvalidArgumentError(f"{sorted(both)} both in context and in sequence: a batch has one feature of a name")
+    r = _common("sequence_examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
+                drop_remainder, prefetch, deterministic, False, queue_url, queue_name, queue_epoch)
+    if context:
+        r["context"] = {str(k): _feature(k, v) for k, v in context.items()}
+    if sequence:
+        r["sequence"] = {str(k): _feature(k, v) for k, v in sequence.items()}
     if skip_corrupt:
         r["skip_corrupt"] = True
     return Dataset(r, copy)
