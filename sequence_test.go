@@ -501,3 +501,38 @@ func TestSequenceExamplesInvalid(t *testing.T) {
 		})
 	}
 }
+
+// A corrupt TFRecord ends the loop with an error naming its file and
+// offset, or is skipped with SkipCorrupt.
+func TestSequenceExamplesCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	files, recs := writeSequenceExamples(t, dir, 1, 10)
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := int64(0)
+	for _, r := range recs[:6] {
+		off += int64(len(r) + tfrecord.Overhead)
+	}
+	data[off+12+3] ^= 0xff // record 6's data: its CRC fails
+	if err := os.WriteFile(files[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = first(SequenceExamples(files[0], seqContext, seqLists, Readers(1)).Batches(t.Context(), 20))
+	de, ok := errors.AsType[*dataerr.Error](err)
+	if !errors.Is(err, tfrecord.ErrDataLoss) || !ok || de.File != files[0] || de.Offset != off {
+		t.Fatalf("error %v, want tfrecord.ErrDataLoss at %s:%d", err, files[0], off)
+	}
+	var ids []int64
+	for b, err := range SequenceExamples(files[0], seqContext, seqLists, Readers(1), SkipCorrupt()).Batches(t.Context(), 20) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBatch(t, b, recs)
+		ids = append(ids, b.Int64("id")...)
+	}
+	if want := []int64{0, 1, 2, 3, 4, 5, 7, 8, 9}; !slices.Equal(ids, want) {
+		t.Errorf("ids %v, want %v", ids, want)
+	}
+}
