@@ -227,6 +227,39 @@ func TestSequenceExamples(t *testing.T) {
 	}
 }
 
+// A global shuffle of SequenceExamples visits every record once an
+// epoch, in an order of all files' records, and its batches are what
+// example.ParseSequence makes of their records.
+func TestSequenceExamplesGlobalShuffle(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	_, recs := writeSequenceExamples(t, dir, 4, 23, tfrecord.None)
+	ds := SequenceExamples(filepath.Join(dir, "seq-*"), seqContext, seqLists, GlobalShuffle(), Seed(2), Epochs(2))
+	var ids []int64
+	for b, err := range ds.Batches(t.Context(), 10) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBatch(t, b, recs)
+		ids = append(ids, b.Int64("id")...)
+	}
+	if len(ids) != 2*len(recs) {
+		t.Fatalf("%d records, want %d", len(ids), 2*len(recs))
+	}
+	for e := range 2 {
+		epoch := slices.Clone(ids[e*len(recs) : (e+1)*len(recs)])
+		if slices.IsSorted(epoch) {
+			t.Errorf("epoch %d in file order", e)
+		}
+		slices.Sort(epoch)
+		for i, id := range epoch {
+			if id != int64(i) {
+				t.Fatalf("epoch %d: records %v..., want each once", e, epoch[:i+1])
+			}
+		}
+	}
+}
+
 func once(int) int  { return 1 }
 func twice(int) int { return 2 }
 
@@ -489,7 +522,6 @@ func TestSequenceExamplesInvalid(t *testing.T) {
 			example.Spec{"x": example.VarLen(tensor.Int64)}, nil, `"x" is both`},
 		{"a sequence in the context", example.Spec{"x": example.FixedLenSequence(tensor.Int64)}, nil, nil, "is for feature lists"},
 		{"a fixed feature list", nil, example.Spec{"x": example.FixedLen(tensor.Int64)}, nil, "is for context features"},
-		{"global shuffle", seqContext, seqLists, []ExampleOption{GlobalShuffle()}, "GlobalShuffle is not supported"},
 		{"epochs", seqContext, seqLists, []ExampleOption{Epochs(0)}, "Epochs(0)"},
 	}
 	for _, tt := range tests {

@@ -92,8 +92,8 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 // per record. Context features and feature lists share the batch's names,
 // so a name may be in only one of the two specs.
 //
-// SequenceExamples takes the options of Examples except GlobalShuffle,
-// which it refuses.
+// SequenceExamples takes the options of Examples, GlobalShuffle
+// included.
 func SequenceExamples(files string, context, featureLists example.Spec, opts ...ExampleOption) *Dataset {
 	s := exampleSettings{settings: settings{files: []string{files}}}
 	for _, o := range opts {
@@ -102,10 +102,6 @@ func SequenceExamples(files string, context, featureLists example.Spec, opts ...
 	d := &Dataset{kind: "SequenceExamples", settings: s.settings}
 	if len(context)+len(featureLists) == 0 {
 		d.err = fmt.Errorf("sluice: SequenceExamples: the specs name no feature: %w", ErrInvalid)
-		return d
-	}
-	if s.globalShuffle {
-		d.err = fmt.Errorf("sluice: SequenceExamples: GlobalShuffle is not supported: %w (use Shuffle, with Deterministic to resume)", ErrInvalid)
 		return d
 	}
 	for name := range featureLists {

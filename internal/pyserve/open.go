@@ -147,9 +147,6 @@ func (s *source) sequenceExamples(o *Open, common []sluice.Option) error {
 	if o.Spec != nil {
 		return fmt.Errorf("open: sequence_examples: the features are in context and sequence, not spec: %w", sluice.ErrInvalid)
 	}
-	if o.GlobalShuffle {
-		return fmt.Errorf("open: sequence_examples: global_shuffle is not supported: %w (use shuffle, with deterministic to resume)", sluice.ErrInvalid)
-	}
 	context, err := s.spec(o.Context, inContext)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import sluice
 import tfrecords
 
 
-def make_sequences(dir, files=3, per_file=30):
+def make_sequences(dir, files=3, per_file=30, gzip=True):
     """Files of SequenceExamples, the second gzipped: context id (int64,
     counting up) and tags (id%3 bytes); feature lists frames (id%5 steps
     of 2 floats, missing when id%7 == 6), words (id%4 steps of (id+step)%3
@@ -32,7 +32,7 @@ def make_sequences(dir, files=3, per_file=30):
                 del lists["frames"]
             truth[n] = (ctx, lists)
             recs.append(tfrecords.sequence_example(ctx, lists))
-        tfrecords.write(os.path.join(dir, f"seq-{i}.tfrecord"), recs, "gzip" if i == 1 else None)
+        tfrecords.write(os.path.join(dir, f"seq-{i}.tfrecord"), recs, "gzip" if gzip and i == 1 else None)
     return os.path.join(dir, "seq-*.tfrecord"), truth
 
 
@@ -125,6 +125,17 @@ def test_sequence_examples_deterministic(tmp_path):
     rest = [b["id"].tolist() for b in ds]
     assert sum(first + rest, []) == runs[0]
     ds.close()
+
+
+def test_sequence_examples_global_shuffle(tmp_path, monkeypatch):
+    """Globally shuffled: every record of every file once, in an order of
+    all of them."""
+    monkeypatch.setenv("SLUICE_INDEX_DIR", str(tmp_path / "index"))
+    pat, truth = make_sequences(tmp_path, gzip=False)
+    ids = []
+    for b in sluice.sequence_examples(pat, CONTEXT, SEQUENCE, batch_size=8, global_shuffle=True, seed=5, copy=True):
+        ids += check_batch(b, truth)
+    assert sorted(ids) == list(range(90)) and ids != list(range(90))
 
 
 def test_missing_feature_list_names_the_record(tmp_path):

@@ -732,8 +732,8 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
 
 def sequence_examples(files, context, sequence, batch_size, *, epochs=1, shuffle=0, shuffle_files=False,
                       readers=None, seed=None, shard=None, drop_remainder=False, compression="auto",
-                      skip_corrupt=False, copy=False, prefetch=None, deterministic=False, queue_url=None,
-                      queue_name=None, queue_epoch=0):
+                      skip_corrupt=False, copy=False, prefetch=None, deterministic=False, global_shuffle=False,
+                      queue_url=None, queue_name=None, queue_epoch=0):
     """The tf.train.SequenceExample records in TFRecord files, parsed as
     tf.io.parse_sequence_example parses them.
 
@@ -747,8 +747,7 @@ def sequence_examples(files, context, sequence, batch_size, *, epochs=1, shuffle
     and each record's count of steps. A VarLen list is a
     sluice.SparseValue with indices [nnz, 3] (record, step, value) and
     dense_shape [rows, most steps, most values in a step], as TensorFlow
-    gives it. The other options are those of examples; global_shuffle is
-    not supported.
+    gives it. The other options are those of examples.
     """
     if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
         raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
@@ -760,7 +759,7 @@ def sequence_examples(files, context, sequence, batch_size, *, epochs=1, shuffle
     if both:
         raise InvalidArgumentError(f"{sorted(both)} both in context and in sequence: a batch has one feature of a name")
     r = _common("sequence_examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
-                drop_remainder, prefetch, deterministic, False, queue_url, queue_name, queue_epoch)
+                drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     if context:
         r["context"] = {str(k): _feature(k, v) for k, v in context.items()}
     if sequence:
