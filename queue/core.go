@@ -47,6 +47,9 @@ type core struct {
 	spare    []Element // an empty slice for a batch dequeue's elements (spareTaken)
 	closed   bool
 	enq, deq []*attempt
+	// ready holds the batch dequeues a flush completed and nobody has
+	// assembled yet; unlock assembles them.
+	ready []*attempt
 
 	// Traffic counters, atomics so that Stats never takes mu.
 	enqueued, dequeued   atomic.Int64
@@ -86,6 +89,7 @@ type attempt struct {
 	upTo   bool // dequeue: DequeueUpTo
 	single bool // dequeue: Dequeue (no batch dimension)
 	taken  []Element
+	dst    Element // batch dequeue: where to assemble (DequeueManyInto)
 
 	finished bool
 	result   Element
@@ -153,8 +157,9 @@ func WaitFull() Option { return func(c *config) { c.waitFull = true } }
 // (or their Into forms) has copied into its batch to free, once the copy
 // is made and the queue holds no reference to them, so that a stage that
 // owns its elements can fill them again instead of allocating new ones.
-// free runs in the dequeuing goroutine; the slice is the queue's again
-// when it returns. Elements a single Dequeue returns are the caller's and
+// free runs in the goroutine that copies the batch: the dequeuer, or the
+// caller (an enqueue, a close) whose call completed a blocked dequeue's
+// batch; the slice is the queue's again when it returns. Elements a single Dequeue returns are the caller's and
 // are not handed over. The queue takes elements one at a time: its
 // EnqueueMany fails with ErrInvalidArgument, since the rows of a batch
 // share the batch's memory and none of them is free while another is
@@ -252,7 +257,7 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 		if len(q.deq) > 0 {
 			q.flush()
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return nil
 	}
 	a := &attempt{kind: enqueueOne, elem: e, done: make(chan struct{})}
@@ -298,7 +303,7 @@ func (q *core) Dequeue(ctx context.Context) (Element, error) {
 		if len(q.enq) > 0 {
 			q.flush()
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return e, nil
 	}
 	a := &attempt{kind: dequeueOp, n: 1, single: true, done: make(chan struct{})}
@@ -355,16 +360,37 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 		if len(q.enq) > 0 {
 			q.flush()
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return q.assembleFree(taken, dst)
 	}
-	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), done: make(chan struct{})}
-	if _, err := q.block(ctx, a, &q.deq, "Dequeue"); err != nil {
-		return nil, err
+	// The goroutine whose call completes the batch (usually an enqueue)
+	// assembles it before waking this one (see unlock).
+	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), dst: dst, done: make(chan struct{})}
+	return q.block(ctx, a, &q.deq, "Dequeue")
+}
+
+// unlock releases q.mu, first assembling the batches that flushes
+// completed (ready), each outside the lock, since copying a batch is the
+// expensive part and must not hold up other callers. The goroutine that
+// completes a blocked batch dequeue thus assembles it, and the dequeuer
+// is woken with its batch made: otherwise, woken by the enqueue that
+// completes its batch, it would wait for a core behind that enqueuer
+// (and the other producers) before it could even start copying, while
+// the producers wait for it to make room. Which elements a dequeue takes,
+// and when, is decided under the lock as before; only the copy moves.
+func (q *core) unlock() {
+	for len(q.ready) > 0 {
+		last := len(q.ready) - 1
+		a := q.ready[last]
+		q.ready[last] = nil
+		q.ready = q.ready[:last]
+		q.mu.Unlock()
+		a.result, a.err = q.assembleFree(a.taken, a.dst)
+		a.taken, a.dst = nil, nil
+		close(a.done)
+		q.mu.Lock()
 	}
-	// The batch is stacked here, outside the lock: copying it is the
-	// expensive part and must not hold up other callers.
-	return q.assembleFree(a.taken, dst)
+	q.mu.Unlock()
 }
 
 // assembleFree assembles a batch of elems and hands them to Recycle's
@@ -411,10 +437,11 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	*list = append(*list, a)
 	q.flush()
 	if a.finished {
-		q.mu.Unlock()
+		q.unlock()
+		<-a.done // a batch: assembled by this unlock or another's
 		return a.result, a.err
 	}
-	q.mu.Unlock()
+	q.unlock()
 	start := time.Now()
 	select {
 	case <-a.done:
@@ -422,10 +449,13 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		q.mu.Lock()
 		if !a.finished {
 			q.remove(a, list)
-			q.mu.Unlock()
+			q.unlock()
 			return nil, cancelledError(op, ctx.Err())
 		}
 		q.mu.Unlock()
+		// Taken already: the batch is the caller's, as if ctx had ended
+		// a moment later; its assembly is under way.
+		<-a.done
 	}
 	waited := int64(time.Since(start))
 	if a.kind == dequeueOp {
@@ -557,13 +587,15 @@ func (q *core) runDequeue(a *attempt) bool {
 }
 
 // deliver completes a dequeue with the elements it took. A batch is left
-// in a.taken for the caller to assemble once it has released the lock.
+// in a.taken, and a in ready, for unlock to assemble once the lock is
+// released; a.done is closed when it is made.
 func (q *core) deliver(a *attempt) {
 	if a.single {
 		a.finish(a.taken[0], nil)
 		return
 	}
-	a.finish(nil, nil)
+	a.finished = true
+	q.ready = append(q.ready, a)
 }
 
 // assemble stacks elements into a batch, padding if the queue pads. A
@@ -634,12 +666,25 @@ func copyRowsOf[T tensor.Elem](dst tensor.Tensor, elems []Element, c int) bool {
 	}
 	d := tensor.Values[T](dst)
 	rs := len(d) / len(elems)
-	for i, e := range elems {
-		s := tensor.Values[T](e[c])
-		if len(s) != rs {
-			return false
+	// A shuffle queue's elements are far from the cache when drawn, and a
+	// row's values are three dependent loads away (element, tensor, slice
+	// header). Finding a run of rows before copying any lets the
+	// processor overlap those misses, where copying each row as it is
+	// found waits for them one row at a time.
+	const run = 16
+	var src [run][]T
+	for i := 0; i < len(elems); i += run {
+		chunk := elems[i:min(i+run, len(elems))]
+		for j, e := range chunk {
+			src[j] = tensor.Values[T](e[c])
 		}
-		copy(d[i*rs:(i+1)*rs], s)
+		for j, s := range src[:len(chunk)] {
+			if len(s) != rs {
+				return false
+			}
+			k := i + j
+			copy(d[k*rs:(k+1)*rs], s)
+		}
 	}
 	return true
 }
@@ -679,7 +724,7 @@ func (q *core) Close(ctx context.Context) error {
 // every queue, local or remote, closes with the same call.
 func (q *core) CloseNow(ctx context.Context) error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	q.closed = true
 	for _, a := range q.enq {
 		op := "Enqueue"
