@@ -14,12 +14,12 @@ import (
 // store is how a queue kind orders its elements.
 type store interface {
 	len() int
-	push(e Element)
-	pop() Element
+	push(e slot)
+	pop() slot
 	// unpop gives back an element that a dequeue took but could not
 	// deliver (it failed or was cancelled); elements are given back in the
 	// reverse of the order they were taken, so a FIFO restores its front.
-	unpop(e Element)
+	unpop(e slot)
 }
 
 // core is the machinery every queue kind shares: validation, the lists of
@@ -44,7 +44,8 @@ type core struct {
 
 	mu       sync.Mutex
 	s        store
-	spare    []Element // an empty slice for a batch dequeue's elements (spareTaken)
+	spare    []slot    // an empty slice for a batch dequeue's elements (spareTaken)
+	freed    []Element // an empty slice for the elements handed to free
 	closed   bool
 	enq, deq []*attempt
 	// ready holds the batch dequeues a flush completed and nobody has
@@ -80,15 +81,14 @@ const (
 type attempt struct {
 	kind attemptKind
 
-	elem  Element         // enqueueOne
-	rows  []tensor.Tensor // enqueueMany: the batch's rows, row after row
-	next  int             // enqueueMany: rows inserted so far
-	total int             // enqueueMany: rows in the batch
+	elem  Element // enqueueOne; enqueueMany: the batch
+	next  int     // enqueueMany: rows inserted so far
+	total int     // enqueueMany: rows in the batch
 
 	n      int  // dequeue: elements requested
 	upTo   bool // dequeue: DequeueUpTo
 	single bool // dequeue: Dequeue (no batch dimension)
-	taken  []Element
+	taken  []slot
 	dst    Element // batch dequeue: where to assemble (DequeueManyInto)
 
 	finished bool
@@ -252,7 +252,7 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 	}
 	q.mu.Lock()
 	if len(q.enq) == 0 && !q.closed && q.s.len() < q.capacity {
-		q.s.push(e)
+		q.s.push(whole(e))
 		q.enqueued.Add(1)
 		if len(q.deq) > 0 {
 			q.flush()
@@ -279,17 +279,13 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 	if n == 0 {
 		return nil // nothing to insert, never blocks
 	}
-	// Split the batch before taking the lock: the elements share the
-	// batch's storage, and one slice holds all their component headers.
-	nc := len(batch)
-	rows := make([]tensor.Tensor, n*nc)
-	for c, t := range batch {
-		for i := range n {
-			rows[i*nc+c] = t.Row(i)
-		}
-	}
+	// The queue holds the batch's rows as the batch and an index (slot):
+	// a tensor per row and component would be two allocations each. The
+	// caller may reuse its slice, not the tensors' storage, which the
+	// rows share.
+	batch = slices.Clone(batch)
 	q.mu.Lock()
-	a := &attempt{kind: enqueueMany, rows: rows, total: n, done: make(chan struct{})}
+	a := &attempt{kind: enqueueMany, elem: batch, total: n, done: make(chan struct{})}
 	_, err = q.block(ctx, a, &q.enq, "Enqueue")
 	return err
 }
@@ -298,7 +294,7 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 func (q *core) Dequeue(ctx context.Context) (Element, error) {
 	q.mu.Lock()
 	if len(q.deq) == 0 && q.s.len() > q.keepBack() {
-		e := q.s.pop()
+		e := q.s.pop().element()
 		q.dequeued.Add(1)
 		if len(q.enq) > 0 {
 			q.flush()
@@ -395,15 +391,27 @@ func (q *core) unlock() {
 
 // assembleFree assembles a batch of elems and hands them to Recycle's
 // func.
-func (q *core) assembleFree(elems []Element, dst Element) (Element, error) {
+func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 	out, err := q.assemble(elems, dst)
+	var freed []Element
 	if err == nil && q.free != nil {
-		q.free(elems)
+		q.mu.Lock()
+		freed, q.freed = q.freed, nil
+		q.mu.Unlock()
+		// A Recycle queue takes no EnqueueMany: every slot is whole.
+		for _, s := range elems {
+			freed = append(freed, s.e)
+		}
+		q.free(freed)
+		clear(freed)
 	}
 	clear(elems)
 	q.mu.Lock()
 	if cap(elems) > cap(q.spare) {
 		q.spare = elems[:0]
+	}
+	if cap(freed) > cap(q.freed) {
+		q.freed = freed[:0]
 	}
 	q.mu.Unlock()
 	return out, err
@@ -413,11 +421,11 @@ func (q *core) assembleFree(elems []Element, dst Element) (Element, error) {
 // dequeue to take its elements into: the one the last batch dequeue gave
 // back, if it is large enough, so that a consumer of batch after batch
 // does not allocate one each time. q.mu is held.
-func (q *core) spareTaken(n int) []Element {
+func (q *core) spareTaken(n int) []slot {
 	s := q.spare
 	q.spare = nil
 	if cap(s) < n {
-		return make([]Element, 0, n)
+		return make([]slot, 0, n)
 	}
 	return s
 }
@@ -531,16 +539,14 @@ func (q *core) runEnqueue(a *attempt) bool {
 		if q.s.len() >= q.capacity {
 			return false
 		}
-		q.s.push(a.elem)
+		q.s.push(whole(a.elem))
 		q.enqueued.Add(1)
 		a.finish(nil, nil)
 		return true
 	}
 	moved := false
-	nc := len(q.dtypes)
 	for a.next < a.total && q.s.len() < q.capacity {
-		i := a.next * nc
-		q.s.push(Element(a.rows[i : i+nc : i+nc]))
+		q.s.push(slot{e: a.elem, row: a.next})
 		q.enqueued.Add(1)
 		a.next++
 		moved = true
@@ -591,7 +597,7 @@ func (q *core) runDequeue(a *attempt) bool {
 // released; a.done is closed when it is made.
 func (q *core) deliver(a *attempt) {
 	if a.single {
-		a.finish(a.taken[0], nil)
+		a.finish(a.taken[0].element(), nil)
 		return
 	}
 	a.finished = true
@@ -601,7 +607,7 @@ func (q *core) deliver(a *attempt) {
 // assemble stacks elements into a batch, padding if the queue pads. A
 // component of dst that already has the batch's type and shape is written
 // in place; the others are allocated.
-func (q *core) assemble(elems []Element, dst Element) (Element, error) {
+func (q *core) assemble(elems []slot, dst Element) (Element, error) {
 	out := dst
 	if len(out) != len(q.dtypes) {
 		out = make(Element, len(q.dtypes))
@@ -613,7 +619,13 @@ func (q *core) assemble(elems []Element, dst Element) (Element, error) {
 				continue
 			}
 			for i, e := range elems {
-				if err := out[c].SetRow(i, e[c]); err != nil {
+				var err error
+				if e.row < 0 {
+					err = out[c].SetRow(i, e.e[c])
+				} else {
+					err = out[c].CopyRows(i, e.e[c], e.row, 1)
+				}
+				if err != nil {
 					return nil, invalidf("component %d: %v", c, err)
 				}
 			}
@@ -623,7 +635,7 @@ func (q *core) assemble(elems []Element, dst Element) (Element, error) {
 			rows = make([]tensor.Tensor, len(elems))
 		}
 		for i, e := range elems {
-			rows[i] = e[c]
+			rows[i] = e.component(c)
 		}
 		var err error
 		if q.pad {
@@ -644,7 +656,7 @@ func (q *core) assemble(elems []Element, dst Element) (Element, error) {
 // where SetRow checks and switches on every row. The queue checked every
 // element against its fully defined shapes when it was enqueued, so each
 // row's size is the same.
-func copyRows(dst tensor.Tensor, elems []Element, c int) bool {
+func copyRows(dst tensor.Tensor, elems []slot, c int) bool {
 	switch dst.DType() {
 	case tensor.Float32:
 		return copyRowsOf[float32](dst, elems, c)
@@ -660,7 +672,7 @@ func copyRows(dst tensor.Tensor, elems []Element, c int) bool {
 	return false
 }
 
-func copyRowsOf[T tensor.Elem](dst tensor.Tensor, elems []Element, c int) bool {
+func copyRowsOf[T tensor.Elem](dst tensor.Tensor, elems []slot, c int) bool {
 	if len(elems) == 0 {
 		return true
 	}
@@ -676,7 +688,10 @@ func copyRowsOf[T tensor.Elem](dst tensor.Tensor, elems []Element, c int) bool {
 	for i := 0; i < len(elems); i += run {
 		chunk := elems[i:min(i+run, len(elems))]
 		for j, e := range chunk {
-			src[j] = tensor.Values[T](e[c])
+			src[j] = tensor.Values[T](e.e[c])
+			if e.row >= 0 {
+				src[j] = src[j][e.row*rs : (e.row+1)*rs]
+			}
 		}
 		for j, s := range src[:len(chunk)] {
 			if len(s) != rs {
