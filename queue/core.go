@@ -612,39 +612,40 @@ func (q *core) assemble(elems []slot, dst Element) (Element, error) {
 	if len(out) != len(q.dtypes) {
 		out = make(Element, len(q.dtypes))
 	}
-	var rows []tensor.Tensor
-	for c, d := range q.dtypes {
-		if !q.pad && fitsBatch(out[c], d, len(elems), q.shapes[c]) {
-			if copyRows(out[c], elems, c) {
-				continue
-			}
+	if q.pad {
+		rows := make([]tensor.Tensor, len(elems))
+		for c := range q.dtypes {
 			for i, e := range elems {
-				var err error
-				if e.row < 0 {
-					err = out[c].SetRow(i, e.e[c])
-				} else {
-					err = out[c].CopyRows(i, e.e[c], e.row, 1)
-				}
-				if err != nil {
-					return nil, invalidf("component %d: %v", c, err)
-				}
+				rows[i] = e.component(c)
 			}
+			var err error
+			if out[c], err = tensor.StackPadded(rows); err != nil {
+				return nil, invalidf("component %d: %v", c, err)
+			}
+		}
+		return out, nil
+	}
+	for c, d := range q.dtypes {
+		// The shapes are fully defined (the constructors require it of a
+		// queue that does not pad) and every element has them: the batch
+		// is known before its rows are looked at, and the rows are copied
+		// into it without a tensor for any of them.
+		if !fitsBatch(out[c], d, len(elems), q.shapes[c]) {
+			out[c] = tensor.Zeros(d, q.shapes[c].Prepend(len(elems)))
+		}
+		if copyRows(out[c], elems, c) {
 			continue
 		}
-		if rows == nil {
-			rows = make([]tensor.Tensor, len(elems))
-		}
 		for i, e := range elems {
-			rows[i] = e.component(c)
-		}
-		var err error
-		if q.pad {
-			out[c], err = tensor.StackPadded(rows)
-		} else {
-			out[c], err = tensor.Stack(rows)
-		}
-		if err != nil {
-			return nil, invalidf("component %d: %v", c, err)
+			var err error
+			if e.row < 0 {
+				err = out[c].SetRow(i, e.e[c])
+			} else {
+				err = out[c].CopyRows(i, e.e[c], e.row, 1)
+			}
+			if err != nil {
+				return nil, invalidf("component %d: %v", c, err)
+			}
 		}
 	}
 	return out, nil
