@@ -14,12 +14,12 @@ import (
 // store is how a queue kind orders its elements.
 type store interface {
 	len() int
-	push(e Element)
-	pop() Element
+	push(e slot)
+	pop() slot
 	// unpop gives back an element that a dequeue took but could not
 	// deliver (it failed or was cancelled); elements are given back in the
 	// reverse of the order they were taken, so a FIFO restores its front.
-	unpop(e Element)
+	unpop(e slot)
 }
 
 // core is the machinery every queue kind shares: validation, the lists of
@@ -44,9 +44,13 @@ type core struct {
 
 	mu       sync.Mutex
 	s        store
-	spare    []Element // an empty slice for a batch dequeue's elements (spareTaken)
+	spare    []slot    // an empty slice for a batch dequeue's elements (spareTaken)
+	freed    []Element // an empty slice for the elements handed to free
 	closed   bool
 	enq, deq []*attempt
+	// ready holds the batch dequeues a flush completed and nobody has
+	// assembled yet; unlock assembles them.
+	ready []*attempt
 
 	// Traffic counters, atomics so that Stats never takes mu.
 	enqueued, dequeued   atomic.Int64
@@ -77,15 +81,15 @@ const (
 type attempt struct {
 	kind attemptKind
 
-	elem  Element         // enqueueOne
-	rows  []tensor.Tensor // enqueueMany: the batch's rows, row after row
-	next  int             // enqueueMany: rows inserted so far
-	total int             // enqueueMany: rows in the batch
+	elem  Element // enqueueOne; enqueueMany: the batch
+	next  int     // enqueueMany: rows inserted so far
+	total int     // enqueueMany: rows in the batch
 
 	n      int  // dequeue: elements requested
 	upTo   bool // dequeue: DequeueUpTo
 	single bool // dequeue: Dequeue (no batch dimension)
-	taken  []Element
+	taken  []slot
+	dst    Element // batch dequeue: where to assemble (DequeueManyInto)
 
 	finished bool
 	result   Element
@@ -153,8 +157,9 @@ func WaitFull() Option { return func(c *config) { c.waitFull = true } }
 // (or their Into forms) has copied into its batch to free, once the copy
 // is made and the queue holds no reference to them, so that a stage that
 // owns its elements can fill them again instead of allocating new ones.
-// free runs in the dequeuing goroutine; the slice is the queue's again
-// when it returns. Elements a single Dequeue returns are the caller's and
+// free runs in the goroutine that copies the batch: the dequeuer, or the
+// caller (an enqueue, a close) whose call completed a blocked dequeue's
+// batch; the slice is the queue's again when it returns. Elements a single Dequeue returns are the caller's and
 // are not handed over. The queue takes elements one at a time: its
 // EnqueueMany fails with ErrInvalidArgument, since the rows of a batch
 // share the batch's memory and none of them is free while another is
@@ -247,12 +252,12 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 	}
 	q.mu.Lock()
 	if len(q.enq) == 0 && !q.closed && q.s.len() < q.capacity {
-		q.s.push(e)
+		q.s.push(whole(e))
 		q.enqueued.Add(1)
 		if len(q.deq) > 0 {
 			q.flush()
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return nil
 	}
 	a := &attempt{kind: enqueueOne, elem: e, done: make(chan struct{})}
@@ -274,17 +279,13 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 	if n == 0 {
 		return nil // nothing to insert, never blocks
 	}
-	// Split the batch before taking the lock: the elements share the
-	// batch's storage, and one slice holds all their component headers.
-	nc := len(batch)
-	rows := make([]tensor.Tensor, n*nc)
-	for c, t := range batch {
-		for i := range n {
-			rows[i*nc+c] = t.Row(i)
-		}
-	}
+	// The queue holds the batch's rows as the batch and an index (slot):
+	// a tensor per row and component would be two allocations each. The
+	// caller may reuse its slice, not the tensors' storage, which the
+	// rows share.
+	batch = slices.Clone(batch)
 	q.mu.Lock()
-	a := &attempt{kind: enqueueMany, rows: rows, total: n, done: make(chan struct{})}
+	a := &attempt{kind: enqueueMany, elem: batch, total: n, done: make(chan struct{})}
 	_, err = q.block(ctx, a, &q.enq, "Enqueue")
 	return err
 }
@@ -293,12 +294,12 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 func (q *core) Dequeue(ctx context.Context) (Element, error) {
 	q.mu.Lock()
 	if len(q.deq) == 0 && q.s.len() > q.keepBack() {
-		e := q.s.pop()
+		e := q.s.pop().element()
 		q.dequeued.Add(1)
 		if len(q.enq) > 0 {
 			q.flush()
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return e, nil
 	}
 	a := &attempt{kind: dequeueOp, n: 1, single: true, done: make(chan struct{})}
@@ -355,29 +356,62 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 		if len(q.enq) > 0 {
 			q.flush()
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return q.assembleFree(taken, dst)
 	}
-	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), done: make(chan struct{})}
-	if _, err := q.block(ctx, a, &q.deq, "Dequeue"); err != nil {
-		return nil, err
+	// The goroutine whose call completes the batch (usually an enqueue)
+	// assembles it before waking this one (see unlock).
+	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), dst: dst, done: make(chan struct{})}
+	return q.block(ctx, a, &q.deq, "Dequeue")
+}
+
+// unlock releases q.mu, first assembling the batches that flushes
+// completed (ready), each outside the lock, since copying a batch is the
+// expensive part and must not hold up other callers. The goroutine that
+// completes a blocked batch dequeue thus assembles it, and the dequeuer
+// is woken with its batch made: otherwise, woken by the enqueue that
+// completes its batch, it would wait for a core behind that enqueuer
+// (and the other producers) before it could even start copying, while
+// the producers wait for it to make room. Which elements a dequeue takes,
+// and when, is decided under the lock as before; only the copy moves.
+func (q *core) unlock() {
+	for len(q.ready) > 0 {
+		last := len(q.ready) - 1
+		a := q.ready[last]
+		q.ready[last] = nil
+		q.ready = q.ready[:last]
+		q.mu.Unlock()
+		a.result, a.err = q.assembleFree(a.taken, a.dst)
+		a.taken, a.dst = nil, nil
+		close(a.done)
+		q.mu.Lock()
 	}
-	// The batch is stacked here, outside the lock: copying it is the
-	// expensive part and must not hold up other callers.
-	return q.assembleFree(a.taken, dst)
+	q.mu.Unlock()
 }
 
 // assembleFree assembles a batch of elems and hands them to Recycle's
 // func.
-func (q *core) assembleFree(elems []Element, dst Element) (Element, error) {
+func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 	out, err := q.assemble(elems, dst)
+	var freed []Element
 	if err == nil && q.free != nil {
-		q.free(elems)
+		q.mu.Lock()
+		freed, q.freed = q.freed, nil
+		q.mu.Unlock()
+		// A Recycle queue takes no EnqueueMany: every slot is whole.
+		for _, s := range elems {
+			freed = append(freed, s.e)
+		}
+		q.free(freed)
+		clear(freed)
 	}
 	clear(elems)
 	q.mu.Lock()
 	if cap(elems) > cap(q.spare) {
 		q.spare = elems[:0]
+	}
+	if cap(freed) > cap(q.freed) {
+		q.freed = freed[:0]
 	}
 	q.mu.Unlock()
 	return out, err
@@ -387,11 +421,11 @@ func (q *core) assembleFree(elems []Element, dst Element) (Element, error) {
 // dequeue to take its elements into: the one the last batch dequeue gave
 // back, if it is large enough, so that a consumer of batch after batch
 // does not allocate one each time. q.mu is held.
-func (q *core) spareTaken(n int) []Element {
+func (q *core) spareTaken(n int) []slot {
 	s := q.spare
 	q.spare = nil
 	if cap(s) < n {
-		return make([]Element, 0, n)
+		return make([]slot, 0, n)
 	}
 	return s
 }
@@ -411,10 +445,11 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	*list = append(*list, a)
 	q.flush()
 	if a.finished {
-		q.mu.Unlock()
+		q.unlock()
+		<-a.done // a batch: assembled by this unlock or another's
 		return a.result, a.err
 	}
-	q.mu.Unlock()
+	q.unlock()
 	start := time.Now()
 	select {
 	case <-a.done:
@@ -422,10 +457,13 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		q.mu.Lock()
 		if !a.finished {
 			q.remove(a, list)
-			q.mu.Unlock()
+			q.unlock()
 			return nil, cancelledError(op, ctx.Err())
 		}
 		q.mu.Unlock()
+		// Taken already: the batch is the caller's, as if ctx had ended
+		// a moment later; its assembly is under way.
+		<-a.done
 	}
 	waited := int64(time.Since(start))
 	if a.kind == dequeueOp {
@@ -501,16 +539,14 @@ func (q *core) runEnqueue(a *attempt) bool {
 		if q.s.len() >= q.capacity {
 			return false
 		}
-		q.s.push(a.elem)
+		q.s.push(whole(a.elem))
 		q.enqueued.Add(1)
 		a.finish(nil, nil)
 		return true
 	}
 	moved := false
-	nc := len(q.dtypes)
 	for a.next < a.total && q.s.len() < q.capacity {
-		i := a.next * nc
-		q.s.push(Element(a.rows[i : i+nc : i+nc]))
+		q.s.push(slot{e: a.elem, row: a.next})
 		q.enqueued.Add(1)
 		a.next++
 		moved = true
@@ -557,50 +593,59 @@ func (q *core) runDequeue(a *attempt) bool {
 }
 
 // deliver completes a dequeue with the elements it took. A batch is left
-// in a.taken for the caller to assemble once it has released the lock.
+// in a.taken, and a in ready, for unlock to assemble once the lock is
+// released; a.done is closed when it is made.
 func (q *core) deliver(a *attempt) {
 	if a.single {
-		a.finish(a.taken[0], nil)
+		a.finish(a.taken[0].element(), nil)
 		return
 	}
-	a.finish(nil, nil)
+	a.finished = true
+	q.ready = append(q.ready, a)
 }
 
 // assemble stacks elements into a batch, padding if the queue pads. A
 // component of dst that already has the batch's type and shape is written
 // in place; the others are allocated.
-func (q *core) assemble(elems []Element, dst Element) (Element, error) {
+func (q *core) assemble(elems []slot, dst Element) (Element, error) {
 	out := dst
 	if len(out) != len(q.dtypes) {
 		out = make(Element, len(q.dtypes))
 	}
-	var rows []tensor.Tensor
-	for c, d := range q.dtypes {
-		if !q.pad && fitsBatch(out[c], d, len(elems), q.shapes[c]) {
-			if copyRows(out[c], elems, c) {
-				continue
-			}
+	if q.pad {
+		rows := make([]tensor.Tensor, len(elems))
+		for c := range q.dtypes {
 			for i, e := range elems {
-				if err := out[c].SetRow(i, e[c]); err != nil {
-					return nil, invalidf("component %d: %v", c, err)
-				}
+				rows[i] = e.component(c)
 			}
+			var err error
+			if out[c], err = tensor.StackPadded(rows); err != nil {
+				return nil, invalidf("component %d: %v", c, err)
+			}
+		}
+		return out, nil
+	}
+	for c, d := range q.dtypes {
+		// The shapes are fully defined (the constructors require it of a
+		// queue that does not pad) and every element has them: the batch
+		// is known before its rows are looked at, and the rows are copied
+		// into it without a tensor for any of them.
+		if !fitsBatch(out[c], d, len(elems), q.shapes[c]) {
+			out[c] = tensor.Zeros(d, q.shapes[c].Prepend(len(elems)))
+		}
+		if copyRows(out[c], elems, c) {
 			continue
 		}
-		if rows == nil {
-			rows = make([]tensor.Tensor, len(elems))
-		}
 		for i, e := range elems {
-			rows[i] = e[c]
-		}
-		var err error
-		if q.pad {
-			out[c], err = tensor.StackPadded(rows)
-		} else {
-			out[c], err = tensor.Stack(rows)
-		}
-		if err != nil {
-			return nil, invalidf("component %d: %v", c, err)
+			var err error
+			if e.row < 0 {
+				err = out[c].SetRow(i, e.e[c])
+			} else {
+				err = out[c].CopyRows(i, e.e[c], e.row, 1)
+			}
+			if err != nil {
+				return nil, invalidf("component %d: %v", c, err)
+			}
 		}
 	}
 	return out, nil
@@ -612,7 +657,7 @@ func (q *core) assemble(elems []Element, dst Element) (Element, error) {
 // where SetRow checks and switches on every row. The queue checked every
 // element against its fully defined shapes when it was enqueued, so each
 // row's size is the same.
-func copyRows(dst tensor.Tensor, elems []Element, c int) bool {
+func copyRows(dst tensor.Tensor, elems []slot, c int) bool {
 	switch dst.DType() {
 	case tensor.Float32:
 		return copyRowsOf[float32](dst, elems, c)
@@ -628,18 +673,34 @@ func copyRows(dst tensor.Tensor, elems []Element, c int) bool {
 	return false
 }
 
-func copyRowsOf[T tensor.Elem](dst tensor.Tensor, elems []Element, c int) bool {
+func copyRowsOf[T tensor.Elem](dst tensor.Tensor, elems []slot, c int) bool {
 	if len(elems) == 0 {
 		return true
 	}
 	d := tensor.Values[T](dst)
 	rs := len(d) / len(elems)
-	for i, e := range elems {
-		s := tensor.Values[T](e[c])
-		if len(s) != rs {
-			return false
+	// A shuffle queue's elements are far from the cache when drawn, and a
+	// row's values are three dependent loads away (element, tensor, slice
+	// header). Finding a run of rows before copying any lets the
+	// processor overlap those misses, where copying each row as it is
+	// found waits for them one row at a time.
+	const run = 16
+	var src [run][]T
+	for i := 0; i < len(elems); i += run {
+		chunk := elems[i:min(i+run, len(elems))]
+		for j, e := range chunk {
+			src[j] = tensor.Values[T](e.e[c])
+			if e.row >= 0 {
+				src[j] = src[j][e.row*rs : (e.row+1)*rs]
+			}
 		}
-		copy(d[i*rs:(i+1)*rs], s)
+		for j, s := range src[:len(chunk)] {
+			if len(s) != rs {
+				return false
+			}
+			k := i + j
+			copy(d[k*rs:(k+1)*rs], s)
+		}
 	}
 	return true
 }
@@ -679,7 +740,7 @@ func (q *core) Close(ctx context.Context) error {
 // every queue, local or remote, closes with the same call.
 func (q *core) CloseNow(ctx context.Context) error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	q.closed = true
 	for _, a := range q.enq {
 		op := "Enqueue"

@@ -16,6 +16,12 @@
 // a batch into the caller's tensors so that steady-state batching
 // allocates nothing, and a queue made with Recycle hands the elements it
 // has copied into a batch back to their owner, to be filled again.
+// Copying a batch never holds the queue's lock: a dequeue that finds its
+// batch copies it itself, and one that waits is handed its batch made by
+// the call (usually an enqueue) that completed it, rather than woken to
+// copy it then. The rows of an EnqueueMany stay in their batch until a
+// batch dequeue copies them or a single Dequeue returns one as tensors
+// of its own.
 //
 // Element types and shapes are checked on every call, with TensorFlow's
 // messages ("Shape mismatch in tuple component 1. Expected [2,?,3], got

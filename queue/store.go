@@ -3,11 +3,46 @@ package queue
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/sluiceml/sluice/tensor"
 )
+
+// A slot is one queued element: e itself, or row row of e, a batch an
+// EnqueueMany inserted. The rows of a batch are not made into tensors of
+// their own unless a single Dequeue returns one: a batch dequeue copies
+// them straight out of the batch, so that moving a batch from queue to
+// queue (the front door's shuffle) allocates nothing per row.
+type slot struct {
+	e   Element
+	row int // -1 when e is the element
+}
+
+func whole(e Element) slot { return slot{e: e, row: -1} }
+
+// element returns the element the slot holds, making its row views if it
+// is a batch's row.
+func (s slot) element() Element {
+	if s.row < 0 {
+		return s.e
+	}
+	e := make(Element, len(s.e))
+	for c, t := range s.e {
+		e[c] = t.Row(s.row)
+	}
+	return e
+}
+
+// component returns component c of the element.
+func (s slot) component(c int) tensor.Tensor {
+	if s.row < 0 {
+		return s.e[c]
+	}
+	return s.e[c].Row(s.row)
+}
 
 // fifoStore is a ring buffer: elements leave in the order they came.
 type fifoStore struct {
-	buf  []Element
+	buf  []slot
 	head int
 	n    int
 }
@@ -15,14 +50,14 @@ type fifoStore struct {
 func (s *fifoStore) len() int { return s.n }
 
 func (s *fifoStore) grow() {
-	nb := make([]Element, max(8, 2*len(s.buf)))
+	nb := make([]slot, max(8, 2*len(s.buf)))
 	for i := range s.n {
 		nb[i] = s.buf[(s.head+i)%len(s.buf)]
 	}
 	s.buf, s.head = nb, 0
 }
 
-func (s *fifoStore) push(e Element) {
+func (s *fifoStore) push(e slot) {
 	if s.n == len(s.buf) {
 		s.grow()
 	}
@@ -30,15 +65,15 @@ func (s *fifoStore) push(e Element) {
 	s.n++
 }
 
-func (s *fifoStore) pop() Element {
+func (s *fifoStore) pop() slot {
 	e := s.buf[s.head]
-	s.buf[s.head] = nil
+	s.buf[s.head] = slot{}
 	s.head = (s.head + 1) % len(s.buf)
 	s.n--
 	return e
 }
 
-func (s *fifoStore) unpop(e Element) {
+func (s *fifoStore) unpop(e slot) {
 	if s.n == len(s.buf) {
 		s.grow()
 	}
@@ -50,7 +85,7 @@ func (s *fifoStore) unpop(e Element) {
 // shuffleStore draws a uniformly random element: the drawn slot is filled
 // with the last element (TensorFlow's RandomShuffleQueue, RSQ-12).
 type shuffleStore struct {
-	items []Element
+	items []slot
 	rng   *rand.Rand
 }
 
@@ -61,16 +96,16 @@ func newShuffleStore(seed uint64) *shuffleStore {
 	return &shuffleStore{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
-func (s *shuffleStore) len() int        { return len(s.items) }
-func (s *shuffleStore) push(e Element)  { s.items = append(s.items, e) }
-func (s *shuffleStore) unpop(e Element) { s.items = append(s.items, e) }
+func (s *shuffleStore) len() int     { return len(s.items) }
+func (s *shuffleStore) push(e slot)  { s.items = append(s.items, e) }
+func (s *shuffleStore) unpop(e slot) { s.items = append(s.items, e) }
 
-func (s *shuffleStore) pop() Element {
+func (s *shuffleStore) pop() slot {
 	i := s.rng.IntN(len(s.items))
 	last := len(s.items) - 1
 	e := s.items[i]
 	s.items[i] = s.items[last]
-	s.items[last] = nil
+	s.items[last] = slot{}
 	s.items = s.items[:last]
 	return e
 }
@@ -87,7 +122,7 @@ type priorityStore struct {
 type prioritized struct {
 	prio int64
 	seq  uint64
-	e    Element
+	e    slot
 }
 
 func (a prioritized) less(b prioritized) bool {
@@ -99,9 +134,9 @@ func (a prioritized) less(b prioritized) bool {
 
 func (s *priorityStore) len() int { return len(s.h) }
 
-func (s *priorityStore) push(e Element) {
+func (s *priorityStore) push(e slot) {
 	s.seq++
-	s.h = append(s.h, prioritized{prio: e[0].Int64s()[0], seq: s.seq, e: e})
+	s.h = append(s.h, prioritized{prio: e.e[0].Int64s()[max(e.row, 0)], seq: s.seq, e: e})
 	// Sift the new last entry up.
 	h := s.h
 	i := len(h) - 1
@@ -115,7 +150,7 @@ func (s *priorityStore) push(e Element) {
 	}
 }
 
-func (s *priorityStore) pop() Element {
+func (s *priorityStore) pop() slot {
 	h := s.h
 	top := h[0].e
 	last := len(h) - 1
@@ -143,4 +178,4 @@ func (s *priorityStore) pop() Element {
 
 // unpop gives an element back; it keeps its priority, and is ordered
 // after the elements of equal priority still queued.
-func (s *priorityStore) unpop(e Element) { s.push(e) }
+func (s *priorityStore) unpop(e slot) { s.push(e) }
