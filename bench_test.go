@@ -202,21 +202,17 @@ type steadyAllocs struct {
 
 const steadyFrom, steadyTo = 120, 360
 
-// seedPipeline is bench/cmd/sluicebench's runSeed with one epoch: a
-// shuffled filename queue, two TFRecord readers, Example parsing per
-// record, shuffle_batch_join of 128 with min_after_dequeue 10000.
-func seedPipeline(ctx context.Context, files []string, m seedMode) (int64, error) {
-	opts := []input.PipelineOption{input.Seed(42)}
-	if m.deterministic {
-		opts = append(opts, input.Deterministic())
-	}
-	p := input.NewPipeline(opts...)
-	names := p.StringInputProducer(files, input.NumEpochs(1))
+// seedStages builds the seed guide's stages on p: a shuffled filename
+// queue of epochs over files, two TFRecord readers parsing Examples, and
+// shuffle_batch_join of 128 with min_after_dequeue 10000; with recycle,
+// in the allocation-free idiom (ReadValue, ParseSingleInto, Recycle).
+func seedStages(p *input.Pipeline, files []string, epochs int, recycle bool) *input.Batches {
+	names := p.StringInputProducer(files, input.NumEpochs(epochs))
 	readers := make([]input.Step, 2)
 	for i := range readers {
 		r := recordio.NewTFRecordReader(names, tfrecord.None)
 		parser, _ := example.NewParser(benchMNISTSpec)
-		if m.recycle {
+		if recycle {
 			readers[i] = func(ctx context.Context) (queue.Element, error) {
 				rec, err := r.ReadValue(ctx)
 				if err != nil {
@@ -240,10 +236,22 @@ func seedPipeline(ctx context.Context, files []string, m seedMode) (int64, error
 	}
 	bopts := []input.ShuffleBatchOption{input.Capacity(10000 + 3*benchBatch),
 		input.MinAfterDequeue(10000), input.AllowSmallerFinalBatch(), input.Names("image", "label")}
-	if m.recycle {
+	if recycle {
 		bopts = append(bopts, input.Recycle())
 	}
-	batches := p.ShuffleBatchJoin(readers, benchBatch, bopts...)
+	return p.ShuffleBatchJoin(readers, benchBatch, bopts...)
+}
+
+// seedPipeline is bench/cmd/sluicebench's runSeed with one epoch: a
+// shuffled filename queue, two TFRecord readers, Example parsing per
+// record, shuffle_batch_join of 128 with min_after_dequeue 10000.
+func seedPipeline(ctx context.Context, files []string, m seedMode) (int64, error) {
+	opts := []input.PipelineOption{input.Seed(42)}
+	if m.deterministic {
+		opts = append(opts, input.Deterministic())
+	}
+	p := input.NewPipeline(opts...)
+	batches := seedStages(p, files, 1, m.recycle)
 	if err := p.Start(ctx); err != nil {
 		return 0, err
 	}
