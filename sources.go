@@ -42,14 +42,7 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		fs = append(fs, feature{name: name, dtype: f.DType(), sparse: sparse})
 	}
 	d.layout = newLayout(fs)
-	var ropts []tfrecord.Option
-	if s.skipCorrupt {
-		ropts = append(ropts, tfrecord.SkipCorrupt())
-	}
-	d.readerKind = "TFRecordReader"
-	d.newFormat = func() (recordhook.Format, error) { return recordhook.NewTFRecordFormat(ropts), nil }
-	// Keys are "file:offset".
-	d.origin = keyOrigin(func(e *dataerr.Error, off int64) { e.Offset = off })
+	d.readTFRecords(s.skipCorrupt)
 	l := d.layout
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		p, err := example.NewParser(spec)
@@ -130,13 +123,7 @@ func SequenceExamples(files string, context, featureLists example.Spec, opts ...
 	}
 	slices.Sort(names)
 	d.extra = "lists=" + strings.Join(names, ",")
-	var ropts []tfrecord.Option
-	if s.skipCorrupt {
-		ropts = append(ropts, tfrecord.SkipCorrupt())
-	}
-	d.readerKind = "TFRecordReader"
-	d.newFormat = func() (recordhook.Format, error) { return recordhook.NewTFRecordFormat(ropts), nil }
-	d.origin = keyOrigin(func(e *dataerr.Error, off int64) { e.Offset = off })
+	d.readTFRecords(s.skipCorrupt)
 	l := d.layout
 	d.newDecoder = func(bool) (decoder, error) {
 		p, err := example.NewSequenceParser(context, featureLists)
@@ -486,4 +473,17 @@ func (d *Dataset) setLayout(fs []feature) []int {
 		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
 	}
 	return order
+}
+
+// readTFRecords makes d read TFRecord files, compressed or not (detected
+// per file), skipping corrupt records if skipCorrupt. Keys are
+// "file:offset".
+func (d *Dataset) readTFRecords(skipCorrupt bool) {
+	var ropts []tfrecord.Option
+	if skipCorrupt {
+		ropts = append(ropts, tfrecord.SkipCorrupt())
+	}
+	d.readerKind = "TFRecordReader"
+	d.newFormat = func() (recordhook.Format, error) { return recordhook.NewTFRecordFormat(ropts), nil }
+	d.origin = keyOrigin(func(e *dataerr.Error, off int64) { e.Offset = off })
 }
