@@ -115,8 +115,21 @@ func runRecycling(t *testing.T, src *recycleSource, into bool, batch func(p *Pip
 	if err := p.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	var held []Batch
 	var s strings.Builder
+	eachBatch(t, out, into, func(b Batch) { renderBatch(&s, b) })
+	if err := p.Join(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return s.String()
+}
+
+// eachBatch takes every batch of out and calls f on each: with into, by
+// NextInto, each batch reusing the last one's memory, as soon as it comes;
+// else by Next, after the last, all kept until then, so that a batch
+// overwritten by a recycled element would show.
+func eachBatch(t *testing.T, out *Batches, into bool, f func(Batch)) {
+	t.Helper()
+	var held []Batch
 	var b Batch
 	for {
 		var err error
@@ -132,18 +145,14 @@ func runRecycling(t *testing.T, src *recycleSource, into bool, batch func(p *Pip
 			t.Fatal(err)
 		}
 		if into {
-			renderBatch(&s, b)
+			f(b)
 		} else {
 			held = append(held, b)
 		}
 	}
-	if err := p.Join(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	for _, b := range held {
-		renderBatch(&s, b)
+		f(b)
 	}
-	return s.String()
 }
 
 func renderBatch(s *strings.Builder, b Batch) {
@@ -320,7 +329,6 @@ func TestRecycleConsistent(t *testing.T) {
 		}
 		out := p.ShuffleBatchJoin(steps, 16, Capacity(200), MinAfterDequeue(100), AllowSmallerFinalBatch(), Recycle(), Names("image", "label"))
 		start(t, p)
-		var held []Batch
 		check := func(b Batch, seen map[int64]bool) {
 			img, lbl := b.Float32("image"), b.Int64("label")
 			for r, id := range lbl {
@@ -336,29 +344,7 @@ func TestRecycleConsistent(t *testing.T) {
 			}
 		}
 		seen := make(map[int64]bool)
-		var b Batch
-		for {
-			var err error
-			if into {
-				b, err = out.NextInto(t.Context(), b)
-			} else {
-				b, err = out.Next(t.Context())
-			}
-			if errors.Is(err, errEOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if into {
-				check(b, seen)
-			} else {
-				held = append(held, b)
-			}
-		}
-		for _, b := range held {
-			check(b, seen)
-		}
+		eachBatch(t, out, into, func(b Batch) { check(b, seen) })
 		if len(seen) != 2*perStep {
 			t.Fatalf("NextInto %v: %d examples delivered, want %d", into, len(seen), 2*perStep)
 		}
