@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -91,9 +94,13 @@ type server struct {
 	ring  *ring
 	free  chan int    // slots the client is done with
 	ready chan result // batches in slots, then the end or an error
-	held  []int       // the slots of the batches the client holds, oldest first
-	last  *Reply      // the end or the error, repeated to later nexts
-	stop  func()      // ends the producer
+	held  []result    // the batches the client holds, oldest first
+	// The slots after the first src.slots are lent to the reading
+	// goroutines, which decode batches into them (slotAlloc); dfree
+	// holds those free.
+	dfree chan int
+	last  *Reply // the end or the error, repeated to later nexts
+	stop  func() // ends the producer
 
 	// queueEpochs remembers, for each shared filename queue (URL and
 	// name), the epoch the last pass over it reached: the next pass
@@ -112,6 +119,10 @@ type server struct {
 type result struct {
 	batch *BatchInfo
 	err   error // io.EOF at the end
+	// token is the ring slot taken for the batch: its own, or, for a
+	// batch decoded into a lent slot, a token that bounds the batches
+	// sent ahead as the ring does.
+	token int
 }
 
 func (s *server) reply(r Reply) error { return WriteMessage(s.w, r) }
@@ -141,7 +152,11 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			q.first = max(q.first, s.queueEpochs[[2]string{q.url, q.name}])
 			q.stopping = &s.stopping
 		}
-		s.start(ctx, src)
+		readers := req.Open.Readers
+		if readers == 0 {
+			readers = runtime.GOMAXPROCS(0)
+		}
+		s.start(ctx, src, readers)
 		// The slot files are named sluice-PID-*: a client whose server
 		// was killed can remove those it had not mapped yet.
 		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
@@ -161,7 +176,11 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		// The client asks for the next batch: it is done with those
 		// before the last Keep it was sent, whose slots can take others.
 		for len(s.held) > req.Keep {
-			s.free <- s.held[0]
+			h := s.held[0]
+			s.free <- h.token
+			if h.batch.Slot != h.token {
+				s.dfree <- h.batch.Slot
+			}
 			s.held = s.held[1:]
 		}
 		var res result
@@ -178,7 +197,7 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			s.last = &Reply{Error: errorInfo(res.err)}
 			return false, s.reply(*s.last)
 		}
-		s.held = append(s.held, res.batch.Slot)
+		s.held = append(s.held, res)
 		s.mu.Lock()
 		s.sent++
 		s.mu.Unlock()
@@ -207,30 +226,37 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 }
 
 // start runs the data set's loop in a goroutine that copies each batch
-// into a free slot, ahead of the client's requests.
-func (s *server) start(ctx context.Context, src *source) {
+// into a free slot, ahead of the client's requests, unless the reading
+// goroutines decoded it into a slot lent to them.
+func (s *server) start(ctx context.Context, src *source, readers int) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.src = src
+	lent := lentSlots(src.slots, readers)
 	// The slot files of the data set before serve this one, already
 	// mapped by the client and their pages in memory: a new pass over the
 	// data (the next epoch) costs no new files.
-	if s.ring == nil || len(s.ring.slots) != src.slots {
+	if s.ring == nil || len(s.ring.slots) != src.slots+lent {
 		if s.ring != nil {
 			s.ring.close()
 		}
-		s.ring = newRing(src.slots)
+		s.ring = newRing(src.slots + lent)
 	}
 	s.free = make(chan int, src.slots)
 	for k := range src.slots {
 		s.free <- k
 	}
+	s.dfree = make(chan int, lent)
+	for k := range lent {
+		s.dfree <- src.slots + k
+	}
+	alloc := &slotAlloc{ring: s.ring, free: s.dfree, first: src.slots}
 	// At most one result per slot, and the last: sends never block.
 	s.ready = make(chan result, src.slots+1)
 	s.held = s.held[:0]
 	done := make(chan struct{})
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
-	it, err := src.ds.Iterator(ctx, src.n, src.opts...)
+	it, err := src.ds.Iterator(ctx, src.n, slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})...)
 	s.mu.Lock()
 	s.it, s.produced, s.sent = it, 0, 0
 	s.mu.Unlock()
@@ -267,12 +293,14 @@ func (s *server) start(ctx context.Context, src *source) {
 			case <-ctx.Done():
 				return
 			}
-			info, err := s.fill(k, b)
-			if err != nil {
-				s.ready <- result{err: err}
-				return
+			info, ok := s.lent(b)
+			if !ok {
+				if info, err = s.fill(k, b); err != nil {
+					s.ready <- result{err: err}
+					return
+				}
 			}
-			s.ready <- result{batch: info}
+			s.ready <- result{batch: info, token: k}
 		}
 	}()
 	s.stop = func() {
@@ -367,13 +395,11 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		}
 		a.DataOffset = put(a.NBytes)
 	}
-	mem, file, err := s.ring.reserve(k, size)
+	mem, _, err := s.ring.reserve(k, size)
 	if err != nil {
 		return nil, err
 	}
-	if file != "" {
-		info.File, info.FileSize = file, len(mem)
-	}
+	info.File, info.FileSize = s.ring.announce(k)
 	for i, a := range info.Arrays {
 		switch s.src.features[i].Kind {
 		case "varlen":
