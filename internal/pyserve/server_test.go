@@ -235,6 +235,25 @@ func TestServeMatchesBatches(t *testing.T) {
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
 		},
 	}, {
+		// Only FixedLen numbers: decoded into lent slots, a short
+		// last batch too, and a default filled in.
+		name: "examples of dense numbers",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			pat := writeExamples(t, dir, 2, 25)
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "readers": 1,
+				"spec": map[string]any{
+					"label":  map[string]any{"kind": "fixed", "dtype": "int64"},
+					"image":  map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{2, 2}},
+					"absent": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{3}, "default": []float64{1, 2, 3}},
+				}}
+			spec := example.Spec{
+				"label":  example.FixedLen(tensor.Int64),
+				"image":  example.FixedLen(tensor.Float32, 2, 2),
+				"absent": example.FixedLen(tensor.Float32, 3).WithDefault(tensor.New([]float32{1, 2, 3}, 3)),
+			}
+			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
+		},
+	}, {
 		name: "csv",
 		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
 			var b strings.Builder
@@ -439,6 +458,15 @@ func TestServeErrors(t *testing.T) {
 		{name: "bad shard",
 			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batch_size": 2, "shard": []int{2, 2}}},
 			kind: "invalid", message: "shard", offset: -1},
+		{name: "a dense feature missing",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4, "readers": 1,
+				"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+					"nowhere": map[string]any{"kind": "fixed", "dtype": "float32"}}},
+				map[string]any{"op": "next"}},
+			// Named as a batch parse names it, though the lent slot's
+			// parse fails first.
+			kind: "data", message: `Feature: nowhere (data type: float) is required but could not be found`,
+			file: filepath.Join(dir, "train-0.tfrecord"), offset: 0},
 		{name: "raw bytes of the wrong size",
 			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
 				"spec": map[string]any{"pix": map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{5}}}},
@@ -691,5 +719,54 @@ func TestServeKeep(t *testing.T) {
 	}
 	if _, r := c.next(); r.Error == nil || r.Error.Kind != "protocol" {
 		t.Errorf("keep 2 of 3 slots: %+v, want a protocol error", r)
+	}
+}
+
+// A batch of FixedLen numbers only is decoded into a slot lent to the
+// readers, past the ring; a batch with another kind of feature is copied
+// into the ring. Either way a kept batch stays intact (TestServeKeep) and
+// the values are Go's (TestServeMatchesBatches).
+func TestServeLendsSlots(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 2, 30)
+	tests := []struct {
+		name string
+		spec map[string]any
+		lent bool
+	}{
+		{"dense numbers", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{4}}}, true},
+		{"with a VarLen feature", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"tokens": map[string]any{"kind": "varlen", "dtype": "int64"}}, false},
+		{"with a bytes feature", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"name": map[string]any{"kind": "fixed", "dtype": "bytes"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startServer(t)
+			c.keep = 1
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7, "readers": 2, "spec": tt.spec}
+			for pass := range 2 { // the second reuses the slots
+				if r := c.call(open); r.Error != nil {
+					t.Fatal(r.Error)
+				}
+				rows := 0
+				for {
+					b, r := c.next()
+					if b == nil {
+						if !r.End {
+							t.Fatalf("pass %d: %+v", pass, r)
+						}
+						break
+					}
+					if lent := r.Batch.Slot >= DefaultSlots; lent != tt.lent {
+						t.Fatalf("pass %d: batch in slot %d (lent %v), want lent %v", pass, r.Batch.Slot, lent, tt.lent)
+					}
+					rows += r.Batch.Rows
+				}
+				if rows != 60 {
+					t.Fatalf("pass %d: %d rows, want 60", pass, rows)
+				}
+			}
+		})
 	}
 }
