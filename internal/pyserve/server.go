@@ -103,6 +103,7 @@ type server struct {
 	// goroutines, which decode batches into them (slotAlloc); dfree
 	// holds those free.
 	dfree chan int
+	out   []byte // the replies to a next, reused
 	last  *Reply // the end or the error, repeated to later nexts
 	stop  func() // ends the producer
 
@@ -165,47 +166,21 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		// was killed can remove those it had not mapped yet.
 		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
 	case "next":
-		if s.src == nil {
-			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next before open", ErrProtocol))})
-		}
-		if s.last != nil {
-			return false, s.reply(*s.last)
-		}
-		if req.Keep < 0 || req.Keep > 0 && req.Keep > s.src.slots-2 {
-			// The slots kept, and one for the batch asked for, and one
-			// to fill: else the producer would wait for the client,
-			// and the client for it.
-			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d with %d slots (want 0 to slots-2)", ErrProtocol, req.Keep, s.src.slots))})
-		}
-		// The client asks for the next batch: it is done with those
-		// before the last Keep it was sent, whose slots can take others.
-		for len(s.held) > req.Keep {
-			h := s.held[0]
-			s.free <- h.token
-			if h.batch.Slot != h.token {
-				s.dfree <- h.batch.Slot
+		// Count replies, whatever happens: the client reads as many.
+		count := max(req.Count, 1)
+		out := s.out[:0]
+		for i := range count {
+			r, stop, err := s.next(ctx, req, i)
+			if stop {
+				return true, err
 			}
-			s.held = s.held[1:]
+			if out, err = appendMessage(out, r); err != nil {
+				return false, err
+			}
 		}
-		var res result
-		select {
-		case res = <-s.ready:
-		case <-ctx.Done():
-			return true, context.Cause(ctx)
-		}
-		switch {
-		case errors.Is(res.err, io.EOF):
-			s.last = &Reply{End: true}
-			return false, s.reply(*s.last)
-		case res.err != nil:
-			s.last = &Reply{Error: errorInfo(res.err)}
-			return false, s.reply(*s.last)
-		}
-		s.held = append(s.held, res)
-		s.mu.Lock()
-		s.sent++
-		s.mu.Unlock()
-		return false, s.reply(Reply{Batch: res.batch})
+		s.out = out
+		_, err := s.w.Write(out)
+		return false, err
 	case "state":
 		s.mu.Lock()
 		var st []byte
@@ -227,6 +202,56 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		return true, s.reply(Reply{OK: true})
 	}
 	return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: unknown op %q", ErrProtocol, req.Op))})
+}
+
+// next returns the reply to the i-th batch a next request asks for; stop
+// means the session is over, with err.
+func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop bool, err error) {
+	if s.src == nil {
+		return Reply{Error: errorInfo(fmt.Errorf("%w: next before open", ErrProtocol))}, false, nil
+	}
+	if s.last != nil {
+		return *s.last, false, nil
+	}
+	count := max(req.Count, 1)
+	if req.Keep < 0 || req.Count < 0 || (req.Keep > 0 || count > 1) && req.Keep+count > s.src.slots-1 {
+		// The slots kept, and those of the batches asked for, and one
+		// to fill: else the producer would wait for the client, and
+		// the client for it.
+		return Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d and count %d with %d slots (want keep+count at most slots-1)", ErrProtocol, req.Keep, count, s.src.slots))}, false, nil
+	}
+	if i == 0 {
+		// The client asks for the next batches: it is done with those
+		// before the last Keep it was sent, whose slots can take
+		// others.
+		for len(s.held) > req.Keep {
+			h := s.held[0]
+			s.free <- h.token
+			if h.batch.Slot != h.token {
+				s.dfree <- h.batch.Slot
+			}
+			s.held = s.held[1:]
+		}
+	}
+	var res result
+	select {
+	case res = <-s.ready:
+	case <-ctx.Done():
+		return Reply{}, true, context.Cause(ctx)
+	}
+	switch {
+	case errors.Is(res.err, io.EOF):
+		s.last = &Reply{End: true}
+		return *s.last, false, nil
+	case res.err != nil:
+		s.last = &Reply{Error: errorInfo(res.err)}
+		return *s.last, false, nil
+	}
+	s.held = append(s.held, res)
+	s.mu.Lock()
+	s.sent++
+	s.mu.Unlock()
+	return Reply{Batch: res.batch}, false, nil
 }
 
 // start runs the data set's loop in a goroutine that copies each batch

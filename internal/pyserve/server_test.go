@@ -770,3 +770,123 @@ func TestServeLendsSlots(t *testing.T) {
 		})
 	}
 }
+
+// A next with a count gets that many replies; a client that asks for two
+// at a time, ahead, with the batches it has not handed out kept (as the
+// Python package does), finds each batch intact until it asks again.
+func TestServeCount(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 40)
+	for _, spec := range []map[string]any{
+		{"label": map[string]any{"kind": "fixed", "dtype": "int64"}},                                                            // lent slots
+		{"label": map[string]any{"kind": "fixed", "dtype": "int64"}, "name": map[string]any{"kind": "fixed", "dtype": "bytes"}}, // the ring
+	} {
+		c := startServer(t)
+		open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 3, "readers": 2, "slots": 5, "spec": spec}
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		var pending []Reply // received, not handed out
+		ahead := 0
+		recv := func() {
+			msg, err := ReadMessage(c.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r Reply
+			if err := json.Unmarshal(msg, &r); err != nil {
+				t.Fatal(err)
+			}
+			if b := r.Batch; b != nil && b.File != "" {
+				f, err := os.Open(b.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := syscall.Mmap(int(f.Fd()), 0, b.FileSize, syscall.PROT_READ, syscall.MAP_SHARED)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if old := c.slots[b.Slot]; old != nil {
+					syscall.Munmap(old)
+				}
+				c.slots[b.Slot] = m
+			}
+			pending = append(pending, r)
+			ahead--
+		}
+		var held *Reply
+		var heldLabels []int64
+		labels := func(r *Reply) []int64 {
+			a := r.Batch.Arrays[slices.IndexFunc(r.Batch.Arrays, func(a ArrayInfo) bool { return a.Name == "label" })]
+			return slices.Clone(int64s(c.slots[r.Batch.Slot][a.Offset:], a.Shape[0]))
+		}
+		for want := int64(0); ; {
+			for len(pending)+ahead <= 2 {
+				keep := len(pending) + ahead
+				if err := WriteMessage(c.in, map[string]any{"op": "next", "keep": keep, "count": 2}); err != nil {
+					t.Fatal(err)
+				}
+				ahead += 2
+				// Replies to requests before are read first.
+				for ahead > 2 {
+					recv()
+				}
+			}
+			if held != nil {
+				if got := labels(held); !slices.Equal(got, heldLabels) {
+					t.Fatalf("batch %v overwritten with %v while kept", heldLabels, got)
+				}
+			}
+			if len(pending) == 0 {
+				recv()
+			}
+			r := pending[0]
+			pending = pending[1:]
+			if r.Batch != nil && r.Batch.File != "" {
+				// The replies on their way come before mapped's, as
+				// the Python client reads them.
+				for ahead > 0 {
+					recv()
+				}
+				if r := c.call(map[string]string{"op": "mapped", "file": r.Batch.File}); !r.OK {
+					t.Fatalf("mapped: %+v", r)
+				}
+			}
+			if r.Error != nil {
+				t.Fatal(r.Error)
+			}
+			if r.End {
+				if want != 40 {
+					t.Fatalf("the end after %d labels", want)
+				}
+				break
+			}
+			got := labels(&r)
+			if got[0] != want {
+				t.Fatalf("labels %v, want from %d", got, want)
+			}
+			want += int64(len(got))
+			held, heldLabels = &r, got
+		}
+		for ahead > 0 {
+			recv()
+		}
+		// Four kept and two asked for do not fit in five slots.
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		if err := WriteMessage(c.in, map[string]any{"op": "next", "keep": 4, "count": 2}); err != nil {
+			t.Fatal(err)
+		}
+		ahead = 2
+		pending = nil
+		for ahead > 0 {
+			recv()
+		}
+		for _, r := range pending {
+			if r.Error == nil || r.Error.Kind != "protocol" {
+				t.Errorf("keep 4, count 2 of 5 slots: %+v, want a protocol error", r)
+			}
+		}
+	}
+}
