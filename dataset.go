@@ -14,6 +14,7 @@ import (
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/queue"
@@ -63,6 +64,9 @@ type Dataset struct {
 	// that writes each batch over the one it returned before, where it
 	// can.
 	newDecoder func(reuse bool) (decoder, error)
+	// newDecoderInto, if set, is newDecoder for a decoder that writes
+	// each batch into memory from a when a lends it (batchhook).
+	newDecoderInto func(a batchhook.Allocator, reuse bool) (decoder, error)
 }
 
 // A decoder turns records into one batch element in the layout's order.

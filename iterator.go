@@ -39,7 +39,11 @@ func (d *Dataset) Iterator(ctx context.Context, n int, opts ...BatchOption) (*It
 	}
 	it := &Iterator{d: d, ctx: ctx}
 	if !bs.keep {
-		it.pool = newPool(d.newDecoder)
+		newDecoder := d.newDecoder
+		if bs.alloc != nil && d.newDecoderInto != nil {
+			newDecoder = func(reuse bool) (decoder, error) { return d.newDecoderInto(bs.alloc, reuse) }
+		}
+		it.pool = newPool(newDecoder)
 	}
 	var ck *checkpoint
 	if bs.resume != nil {

@@ -1,6 +1,7 @@
 package sluice
 
 import (
+	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -196,6 +197,13 @@ type batchSettings struct {
 	dropRemainder bool
 	keep          bool
 	resume        []byte
+	alloc         batchhook.Allocator // memory to decode into, for sluice-serve
+}
+
+func init() {
+	batchhook.Option = func(a batchhook.Allocator) any {
+		return batchOption(func(s *batchSettings) { s.alloc = a })
+	}
 }
 
 type batchOption func(*batchSettings)

@@ -70,6 +70,7 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 			return e, nil
 		}, nil
 	}
+	d.newDecoderInto = examplesInto(spec, l, d.newDecoder)
 	return d
 }
 

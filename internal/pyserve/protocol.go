@@ -12,6 +12,7 @@
 //	        first ends the data set before and starts this one, in the
 //	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
+//	        {"op":"next","count":2}: two such replies, written at once
 //	        {"op":"next","keep":1}: the same, the last batch sent still
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
@@ -69,17 +70,25 @@ func ReadMessage(r io.Reader) ([]byte, error) {
 
 // WriteMessage writes v as JSON with its length prefix, in one Write.
 func WriteMessage(w io.Writer, v any) error {
-	body, err := json.Marshal(v)
+	buf, err := appendMessage(nil, v)
 	if err != nil {
 		return err
 	}
-	if len(body) > MaxMessage {
-		return fmt.Errorf("%w: a message of %d bytes (at most %d)", ErrProtocol, len(body), MaxMessage)
-	}
-	buf := make([]byte, 4, 4+len(body))
-	binary.LittleEndian.PutUint32(buf, uint32(len(body)))
-	_, err = w.Write(append(buf, body...))
+	_, err = w.Write(buf)
 	return err
+}
+
+// appendMessage appends v as JSON with its length prefix to buf.
+func appendMessage(buf []byte, v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return buf, err
+	}
+	if len(body) > MaxMessage {
+		return buf, fmt.Errorf("%w: a message of %d bytes (at most %d)", ErrProtocol, len(body), MaxMessage)
+	}
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(body)))
+	return append(buf, body...), nil
 }
 
 // A Request is one message from the client. Op says which; Open is set
@@ -93,6 +102,11 @@ type Request struct {
 	// batches sent, so a client that asks ahead has its state after the
 	// batch sent ahead.
 	Keep int `json:"keep,omitempty"`
+	// Count, in a "next", is how many batches to send, each its own
+	// reply, written together: a client that asks for two at a time
+	// halves the messages, and the processes' wake-ups, per batch. 0 is
+	// 1. Keep+Count is at most the slots less one.
+	Count int `json:"count,omitempty"`
 	*Open
 }
 
@@ -200,18 +214,21 @@ func DecodeRequest(msg []byte) (*Request, error) {
 	switch string(msg) {
 	case `{"op":"next","keep":1}`:
 		return &Request{Op: "next", Keep: 1}, nil
+	case `{"op":"next","keep":2,"count":2}`:
+		return &Request{Op: "next", Keep: 2, Count: 2}, nil
 	case `{"op":"next"}`:
 		return &Request{Op: "next"}, nil
 	}
 	var raw struct {
-		Op   string `json:"op"`
-		File string `json:"file"`
-		Keep int    `json:"keep"`
+		Op    string `json:"op"`
+		File  string `json:"file"`
+		Keep  int    `json:"keep"`
+		Count int    `json:"count"`
 	}
 	if err := json.Unmarshal(msg, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 	}
-	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep}
+	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep, Count: raw.Count}
 	switch raw.Op {
 	case "open":
 		var o struct {

@@ -1,15 +1,19 @@
 package pyserve
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -25,6 +29,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	defer cancel()
 	msgs := make(chan []byte)
 	readErr := make(chan error, 1)
+	// A request's length and body in one read, not two: a syscall less
+	// per batch.
+	r = bufio.NewReaderSize(r, 4096)
 	go func() {
 		for {
 			m, err := ReadMessage(r)
@@ -91,9 +98,14 @@ type server struct {
 	ring  *ring
 	free  chan int    // slots the client is done with
 	ready chan result // batches in slots, then the end or an error
-	held  []int       // the slots of the batches the client holds, oldest first
-	last  *Reply      // the end or the error, repeated to later nexts
-	stop  func()      // ends the producer
+	held  []result    // the batches the client holds, oldest first
+	// The slots after the first src.slots are lent to the reading
+	// goroutines, which decode batches into them (slotAlloc); dfree
+	// holds those free.
+	dfree chan int
+	out   []byte // the replies to a next, reused
+	last  *Reply // the end or the error, repeated to later nexts
+	stop  func() // ends the producer
 
 	// queueEpochs remembers, for each shared filename queue (URL and
 	// name), the epoch the last pass over it reached: the next pass
@@ -112,6 +124,10 @@ type server struct {
 type result struct {
 	batch *BatchInfo
 	err   error // io.EOF at the end
+	// token is the ring slot taken for the batch: its own, or, for a
+	// batch decoded into a lent slot, a token that bounds the batches
+	// sent ahead as the ring does.
+	token int
 }
 
 func (s *server) reply(r Reply) error { return WriteMessage(s.w, r) }
@@ -141,48 +157,30 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			q.first = max(q.first, s.queueEpochs[[2]string{q.url, q.name}])
 			q.stopping = &s.stopping
 		}
-		s.start(ctx, src)
+		readers := req.Open.Readers
+		if readers == 0 {
+			readers = runtime.GOMAXPROCS(0)
+		}
+		s.start(ctx, src, readers)
 		// The slot files are named sluice-PID-*: a client whose server
 		// was killed can remove those it had not mapped yet.
 		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
 	case "next":
-		if s.src == nil {
-			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next before open", ErrProtocol))})
+		// Count replies, whatever happens: the client reads as many.
+		count := max(req.Count, 1)
+		out := s.out[:0]
+		for i := range count {
+			r, stop, err := s.next(ctx, req, i)
+			if stop {
+				return true, err
+			}
+			if out, err = appendMessage(out, r); err != nil {
+				return false, err
+			}
 		}
-		if s.last != nil {
-			return false, s.reply(*s.last)
-		}
-		if req.Keep < 0 || req.Keep > 0 && req.Keep > s.src.slots-2 {
-			// The slots kept, and one for the batch asked for, and one
-			// to fill: else the producer would wait for the client,
-			// and the client for it.
-			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d with %d slots (want 0 to slots-2)", ErrProtocol, req.Keep, s.src.slots))})
-		}
-		// The client asks for the next batch: it is done with those
-		// before the last Keep it was sent, whose slots can take others.
-		for len(s.held) > req.Keep {
-			s.free <- s.held[0]
-			s.held = s.held[1:]
-		}
-		var res result
-		select {
-		case res = <-s.ready:
-		case <-ctx.Done():
-			return true, context.Cause(ctx)
-		}
-		switch {
-		case errors.Is(res.err, io.EOF):
-			s.last = &Reply{End: true}
-			return false, s.reply(*s.last)
-		case res.err != nil:
-			s.last = &Reply{Error: errorInfo(res.err)}
-			return false, s.reply(*s.last)
-		}
-		s.held = append(s.held, res.batch.Slot)
-		s.mu.Lock()
-		s.sent++
-		s.mu.Unlock()
-		return false, s.reply(Reply{Batch: res.batch})
+		s.out = out
+		_, err := s.w.Write(out)
+		return false, err
 	case "state":
 		s.mu.Lock()
 		var st []byte
@@ -206,31 +204,88 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 	return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: unknown op %q", ErrProtocol, req.Op))})
 }
 
+// next returns the reply to the i-th batch a next request asks for; stop
+// means the session is over, with err.
+func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop bool, err error) {
+	if s.src == nil {
+		return Reply{Error: errorInfo(fmt.Errorf("%w: next before open", ErrProtocol))}, false, nil
+	}
+	if s.last != nil {
+		return *s.last, false, nil
+	}
+	count := max(req.Count, 1)
+	if req.Keep < 0 || req.Count < 0 || (req.Keep > 0 || count > 1) && req.Keep+count > s.src.slots-1 {
+		// The slots kept, and those of the batches asked for, and one
+		// to fill: else the producer would wait for the client, and
+		// the client for it.
+		return Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d and count %d with %d slots (want keep+count at most slots-1)", ErrProtocol, req.Keep, count, s.src.slots))}, false, nil
+	}
+	if i == 0 {
+		// The client asks for the next batches: it is done with those
+		// before the last Keep it was sent, whose slots can take
+		// others.
+		for len(s.held) > req.Keep {
+			h := s.held[0]
+			s.free <- h.token
+			if h.batch.Slot != h.token {
+				s.dfree <- h.batch.Slot
+			}
+			s.held = s.held[1:]
+		}
+	}
+	var res result
+	select {
+	case res = <-s.ready:
+	case <-ctx.Done():
+		return Reply{}, true, context.Cause(ctx)
+	}
+	switch {
+	case errors.Is(res.err, io.EOF):
+		s.last = &Reply{End: true}
+		return *s.last, false, nil
+	case res.err != nil:
+		s.last = &Reply{Error: errorInfo(res.err)}
+		return *s.last, false, nil
+	}
+	s.held = append(s.held, res)
+	s.mu.Lock()
+	s.sent++
+	s.mu.Unlock()
+	return Reply{Batch: res.batch}, false, nil
+}
+
 // start runs the data set's loop in a goroutine that copies each batch
-// into a free slot, ahead of the client's requests.
-func (s *server) start(ctx context.Context, src *source) {
+// into a free slot, ahead of the client's requests, unless the reading
+// goroutines decoded it into a slot lent to them.
+func (s *server) start(ctx context.Context, src *source, readers int) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.src = src
+	lent := lentSlots(src.slots, readers)
 	// The slot files of the data set before serve this one, already
 	// mapped by the client and their pages in memory: a new pass over the
 	// data (the next epoch) costs no new files.
-	if s.ring == nil || len(s.ring.slots) != src.slots {
+	if s.ring == nil || len(s.ring.slots) != src.slots+lent {
 		if s.ring != nil {
 			s.ring.close()
 		}
-		s.ring = newRing(src.slots)
+		s.ring = newRing(src.slots + lent)
 	}
 	s.free = make(chan int, src.slots)
 	for k := range src.slots {
 		s.free <- k
 	}
+	s.dfree = make(chan int, lent)
+	for k := range lent {
+		s.dfree <- src.slots + k
+	}
+	alloc := &slotAlloc{ring: s.ring, free: s.dfree, first: src.slots}
 	// At most one result per slot, and the last: sends never block.
 	s.ready = make(chan result, src.slots+1)
 	s.held = s.held[:0]
 	done := make(chan struct{})
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
-	it, err := src.ds.Iterator(ctx, src.n, src.opts...)
+	it, err := src.ds.Iterator(ctx, src.n, slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})...)
 	s.mu.Lock()
 	s.it, s.produced, s.sent = it, 0, 0
 	s.mu.Unlock()
@@ -267,12 +322,14 @@ func (s *server) start(ctx context.Context, src *source) {
 			case <-ctx.Done():
 				return
 			}
-			info, err := s.fill(k, b)
-			if err != nil {
-				s.ready <- result{err: err}
-				return
+			info, ok := s.lent(b)
+			if !ok {
+				if info, err = s.fill(k, b); err != nil {
+					s.ready <- result{err: err}
+					return
+				}
 			}
-			s.ready <- result{batch: info}
+			s.ready <- result{batch: info, token: k}
 		}
 	}()
 	s.stop = func() {
@@ -370,13 +427,11 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		}
 		a.DataOffset = put(a.NBytes)
 	}
-	mem, file, err := s.ring.reserve(k, size)
+	mem, _, err := s.ring.reserve(k, size)
 	if err != nil {
 		return nil, err
 	}
-	if file != "" {
-		info.File, info.FileSize = file, len(mem)
-	}
+	info.File, info.FileSize = s.ring.announce(k)
 	for i, a := range info.Arrays {
 		switch s.src.features[i].Kind {
 		case "varlen":

@@ -284,6 +284,25 @@ func TestServeMatchesBatches(t *testing.T) {
 			return open, ds, nil
 		},
 	}, {
+		// Only FixedLen numbers: decoded into lent slots, a short
+		// last batch too, and a default filled in.
+		name: "examples of dense numbers",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			pat := writeExamples(t, dir, 2, 25)
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "readers": 1,
+				"spec": map[string]any{
+					"label":  map[string]any{"kind": "fixed", "dtype": "int64"},
+					"image":  map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{2, 2}},
+					"absent": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{3}, "default": []float64{1, 2, 3}},
+				}}
+			spec := example.Spec{
+				"label":  example.FixedLen(tensor.Int64),
+				"image":  example.FixedLen(tensor.Float32, 2, 2),
+				"absent": example.FixedLen(tensor.Float32, 3).WithDefault(tensor.New([]float32{1, 2, 3}, 3)),
+			}
+			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
+		},
+	}, {
 		name: "csv",
 		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
 			var b strings.Builder
@@ -492,6 +511,15 @@ func TestServeErrors(t *testing.T) {
 		{name: "bad shard",
 			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": spec, "batch_size": 2, "shard": []int{2, 2}}},
 			kind: "invalid", message: "shard", offset: -1},
+		{name: "a dense feature missing",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4, "readers": 1,
+				"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+					"nowhere": map[string]any{"kind": "fixed", "dtype": "float32"}}},
+				map[string]any{"op": "next"}},
+			// Named as a batch parse names it, though the lent slot's
+			// parse fails first.
+			kind: "data", message: `Feature: nowhere (data type: float) is required but could not be found`,
+			file: filepath.Join(dir, "train-0.tfrecord"), offset: 0},
 		{name: "raw bytes of the wrong size",
 			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
 				"spec": map[string]any{"pix": map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{5}}}},
@@ -759,5 +787,174 @@ func TestServeKeep(t *testing.T) {
 	}
 	if _, r := c.next(); r.Error == nil || r.Error.Kind != "protocol" {
 		t.Errorf("keep 2 of 3 slots: %+v, want a protocol error", r)
+	}
+}
+
+// A batch of FixedLen numbers only is decoded into a slot lent to the
+// readers, past the ring; a batch with another kind of feature is copied
+// into the ring. Either way a kept batch stays intact (TestServeKeep) and
+// the values are Go's (TestServeMatchesBatches).
+func TestServeLendsSlots(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 2, 30)
+	tests := []struct {
+		name string
+		spec map[string]any
+		lent bool
+	}{
+		{"dense numbers", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{4}}}, true},
+		{"with a VarLen feature", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"tokens": map[string]any{"kind": "varlen", "dtype": "int64"}}, false},
+		{"with a bytes feature", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"name": map[string]any{"kind": "fixed", "dtype": "bytes"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startServer(t)
+			c.keep = 1
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7, "readers": 2, "spec": tt.spec}
+			for pass := range 2 { // the second reuses the slots
+				if r := c.call(open); r.Error != nil {
+					t.Fatal(r.Error)
+				}
+				rows := 0
+				for {
+					b, r := c.next()
+					if b == nil {
+						if !r.End {
+							t.Fatalf("pass %d: %+v", pass, r)
+						}
+						break
+					}
+					if lent := r.Batch.Slot >= DefaultSlots; lent != tt.lent {
+						t.Fatalf("pass %d: batch in slot %d (lent %v), want lent %v", pass, r.Batch.Slot, lent, tt.lent)
+					}
+					rows += r.Batch.Rows
+				}
+				if rows != 60 {
+					t.Fatalf("pass %d: %d rows, want 60", pass, rows)
+				}
+			}
+		})
+	}
+}
+
+// A next with a count gets that many replies; a client that asks for two
+// at a time, ahead, with the batches it has not handed out kept (as the
+// Python package does), finds each batch intact until it asks again.
+func TestServeCount(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 40)
+	for _, spec := range []map[string]any{
+		{"label": map[string]any{"kind": "fixed", "dtype": "int64"}},                                                            // lent slots
+		{"label": map[string]any{"kind": "fixed", "dtype": "int64"}, "name": map[string]any{"kind": "fixed", "dtype": "bytes"}}, // the ring
+	} {
+		c := startServer(t)
+		open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 3, "readers": 2, "slots": 5, "spec": spec}
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		var pending []Reply // received, not handed out
+		ahead := 0
+		recv := func() {
+			msg, err := ReadMessage(c.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r Reply
+			if err := json.Unmarshal(msg, &r); err != nil {
+				t.Fatal(err)
+			}
+			if b := r.Batch; b != nil && b.File != "" {
+				f, err := os.Open(b.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := syscall.Mmap(int(f.Fd()), 0, b.FileSize, syscall.PROT_READ, syscall.MAP_SHARED)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if old := c.slots[b.Slot]; old != nil {
+					syscall.Munmap(old)
+				}
+				c.slots[b.Slot] = m
+			}
+			pending = append(pending, r)
+			ahead--
+		}
+		var held *Reply
+		var heldLabels []int64
+		labels := func(r *Reply) []int64 {
+			a := r.Batch.Arrays[slices.IndexFunc(r.Batch.Arrays, func(a ArrayInfo) bool { return a.Name == "label" })]
+			return slices.Clone(int64s(c.slots[r.Batch.Slot][a.Offset:], a.Shape[0]))
+		}
+		for want := int64(0); ; {
+			for len(pending)+ahead <= 2 {
+				keep := len(pending) + ahead
+				if err := WriteMessage(c.in, map[string]any{"op": "next", "keep": keep, "count": 2}); err != nil {
+					t.Fatal(err)
+				}
+				ahead += 2
+				// Replies to requests before are read first.
+				for ahead > 2 {
+					recv()
+				}
+			}
+			if held != nil {
+				if got := labels(held); !slices.Equal(got, heldLabels) {
+					t.Fatalf("batch %v overwritten with %v while kept", heldLabels, got)
+				}
+			}
+			if len(pending) == 0 {
+				recv()
+			}
+			r := pending[0]
+			pending = pending[1:]
+			if r.Batch != nil && r.Batch.File != "" {
+				// The replies on their way come before mapped's, as
+				// the Python client reads them.
+				for ahead > 0 {
+					recv()
+				}
+				if r := c.call(map[string]string{"op": "mapped", "file": r.Batch.File}); !r.OK {
+					t.Fatalf("mapped: %+v", r)
+				}
+			}
+			if r.Error != nil {
+				t.Fatal(r.Error)
+			}
+			if r.End {
+				if want != 40 {
+					t.Fatalf("the end after %d labels", want)
+				}
+				break
+			}
+			got := labels(&r)
+			if got[0] != want {
+				t.Fatalf("labels %v, want from %d", got, want)
+			}
+			want += int64(len(got))
+			held, heldLabels = &r, got
+		}
+		for ahead > 0 {
+			recv()
+		}
+		// Four kept and two asked for do not fit in five slots.
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		if err := WriteMessage(c.in, map[string]any{"op": "next", "keep": 4, "count": 2}); err != nil {
+			t.Fatal(err)
+		}
+		ahead = 2
+		pending = nil
+		for ahead > 0 {
+			recv()
+		}
+		for _, r := range pending {
+			if r.Error == nil || r.Error.Kind != "protocol" {
+				t.Errorf("keep 4, count 2 of 5 slots: %+v, want a protocol error", r)
+			}
+		}
 	}
 }

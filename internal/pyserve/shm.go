@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"unsafe"
 )
 
 // A ring is the server's slot files. Each slot is a file of its own, so
@@ -22,6 +23,10 @@ type slot struct {
 	f    *os.File
 	mem  []byte
 	path string // "" once unlinked
+	// news is set when reserve made a file that no batch sent to the
+	// client has named yet: a slot a reading goroutine decodes into gets
+	// its file there, and the batch names it when it is sent.
+	news bool
 }
 
 // shmDir is where slot files go: SLUICE_SHM_DIR if set, /dev/shm where it
@@ -74,7 +79,39 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 		return nil, "", fmt.Errorf("mapping %s: %w", path, err)
 	}
 	s.mem = mem
+	s.news = true
 	return mem, path, nil
+}
+
+// announce returns slot k's file and size if no batch has named it yet,
+// and marks it named.
+func (r *ring) announce(k int) (file string, size int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &r.slots[k]
+	if !s.news {
+		return "", 0
+	}
+	s.news = false
+	return s.path, len(s.mem)
+}
+
+// locate returns the slot among slots [from, len) whose memory holds p,
+// and p's offset in it.
+func (r *ring) locate(from int, p unsafe.Pointer) (k, off int, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := from; k < len(r.slots); k++ {
+		mem := r.slots[k].mem
+		if len(mem) == 0 {
+			continue
+		}
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+		if a := uintptr(p); a >= base && a < base+uintptr(len(mem)) {
+			return k, int(a - base), true
+		}
+	}
+	return 0, 0, false
 }
 
 // unlink removes the named slot file, which the client has mapped. It

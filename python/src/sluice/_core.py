@@ -197,8 +197,18 @@ def _frame(body):
 
 # Encoded once: a request per batch.
 _NEXT = _frame(b'{"op":"next"}')
-# The last batch sent is still the trainer's: see _Session.
-_NEXT_KEEP = _frame(b'{"op":"next","keep":1}')
+# Pipelined requests by (keep, count), encoded once: see _Session.
+_nexts = {}
+
+
+def _next_request(keep, count):
+    r = _nexts.get((keep, count))
+    if r is None:
+        body = '{"op":"next","keep":%d' % keep
+        if count > 1:
+            body += ',"count":%d' % count
+        r = _nexts[(keep, count)] = _frame((body + "}").encode())
+    return r
 
 # Sessions alive in this process, to disown in a forked child.
 _sessions = weakref.WeakSet()
@@ -221,13 +231,17 @@ class _Session:
         self._maps = {}
         self._buf = bytearray()
         self._shm_dir = None
-        # Pipelined: a "next" for the batch after the one being read is
-        # sent ahead (keep=1), so that its reply waits in the pipe when
-        # the trainer asks for it, instead of the trainer waiting for the
-        # server to wake. _ahead counts the nexts sent whose replies are
-        # unread; _early holds replies to them read before another
-        # request's (replies come in order).
-        self.pipelined = False
+        # Pipelined (the number of batches asked for at once, or 0):
+        # the "next" for the batches after the one being read is sent
+        # ahead, so that their replies wait in the pipe when the trainer
+        # asks for them, instead of the trainer waiting for the server to
+        # wake. Asking for two at a time halves the messages, and the two
+        # processes' wake-ups, per batch. keep tells the server how many
+        # of the batches it sent are still this process's: those received
+        # or on their way and not yet handed out. _ahead counts the
+        # replies sent for whose are unread; _early holds replies read
+        # before another request's (replies come in order).
+        self.pipelined = 0
         self._parsed = {}
         self._ahead = 0
         self._early = collections.deque()
@@ -238,7 +252,7 @@ class _Session:
         self._out = self._proc.stdout.fileno()
         self.server_pid = self._proc.pid
 
-    def open(self, request, pipelined=False):
+    def open(self, request, pipelined=0):
         """Starts a data set, ending the one before if any, in the same
         slot files (its first batch is the next batch: the arrays of the
         one before are no longer valid)."""
@@ -292,15 +306,16 @@ class _Session:
         return reply
 
     def _next_reply(self):
-        if not self.pipelined:
+        count = self.pipelined
+        if not count:
             return self._call(_NEXT)
-        # Ask for the batch after this one now; this one's reply was
-        # asked for last time (or is asked for now, at the start).
-        if not self._ahead and not self._early:
-            self._send(_NEXT_KEEP)
-            self._ahead += 1
-        self._send(_NEXT_KEEP)
-        self._ahead += 1
+        # Ask for the batches after this one now, when fewer than count
+        # are left beside it; this one's reply was asked for before (or
+        # is asked for now, at the start). The trainer is done with the
+        # batch before this one: the server may reuse its slot.
+        while len(self._early) + self._ahead <= count:
+            self._send(_next_request(len(self._early) + self._ahead, count))
+            self._ahead += count
         if self._early:
             return self._early.popleft()
         self._ahead -= 1
@@ -568,8 +583,13 @@ class Dataset:
         resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
         # A state counts the batches the server has sent: one sent ahead
         # would count too, so resumable iterations ask for one at a time.
-        # Keeping a batch while the next is read takes a third slot.
-        pipelined = not resumable and request.get("slots", 3) >= 3
+        # Keeping a batch while the next is read takes a third slot;
+        # asking for two at a time, with two kept, five.
+        slots = request.get("slots", 3)
+        if not resumable and "slots" not in request:
+            slots = 5
+            request = dict(request, slots=slots)
+        pipelined = 0 if resumable or slots < 3 else 2 if slots >= 5 else 1
         try:
             s.open(request, pipelined)
         except BaseException:
@@ -699,7 +719,7 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     makes the shuffles repeatable; shard=(index, count) reads every
     count-th file from the index-th; drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches the server
-    prepares ahead (2).
+    prepares ahead (4, or 2 when deterministic).
 
     deterministic=True reads in an order fixed by the seed and the
     options alone, the same on every run, and lets the iteration's

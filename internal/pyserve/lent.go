@@ -1,0 +1,119 @@
+package pyserve
+
+import (
+	"unsafe"
+
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// maxLent bounds the slots lent to the reading goroutines: with many
+// readers, the batches beyond it are copied into the ring.
+const maxLent = 32
+
+// lentSlots is how many slots the reading goroutines can decode into: one
+// for each reader's batch being decoded and one waiting to be queued, the
+// batch queue's readers+1, the one the producer holds, and the ring's
+// worth sent ahead or held by the client. With that many, a reader always
+// finds one free in a steady stream, and no batch is copied.
+func lentSlots(slots, readers int) int {
+	return min(2*readers+2+slots, maxLent)
+}
+
+// A slotAlloc lends the slots from first on to the data set's decoders
+// (batchhook), so that a batch is parsed straight into the memory the
+// client maps. A reader that finds none free decodes into memory of its
+// own, and the producer copies the batch: it never waits, so lending can
+// not stall the pipeline.
+type slotAlloc struct {
+	ring  *ring
+	free  chan int
+	first int
+}
+
+func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor.Tensor {
+	var k int
+	select {
+	case k = <-a.free:
+	default:
+		return nil
+	}
+	// The arrays as fill places them: aligned, none at offset 0.
+	offs := make([]int, len(dtypes))
+	size := 64
+	for i, dt := range dtypes {
+		offs[i] = (size + 63) &^ 63
+		size = offs[i] + shapes[i].NumElements()*dt.Size()
+	}
+	mem, _, err := a.ring.reserve(k, size)
+	if err != nil {
+		// The producer will meet the same error when it copies the
+		// batch into the ring, and report it.
+		a.free <- k
+		return nil
+	}
+	ts := make([]tensor.Tensor, len(dtypes))
+	for i, dt := range dtypes {
+		p := unsafe.Pointer(&mem[offs[i]])
+		n := shapes[i].NumElements()
+		switch dt {
+		case tensor.Float32:
+			ts[i] = tensor.New(unsafe.Slice((*float32)(p), n), shapes[i]...)
+		case tensor.Int64:
+			ts[i] = tensor.New(unsafe.Slice((*int64)(p), n), shapes[i]...)
+		default:
+			a.free <- k
+			return nil
+		}
+	}
+	return ts
+}
+
+func (a *slotAlloc) Put(ts []tensor.Tensor) {
+	if len(ts) == 0 {
+		return
+	}
+	if k, _, ok := a.ring.locate(a.first, dataPointer(ts[0])); ok {
+		a.free <- k
+	}
+}
+
+// lent describes batch b if it was decoded into a lent slot: every
+// feature dense and in the same slot.
+func (s *server) lent(b *sluice.Batch) (*BatchInfo, bool) {
+	info := &BatchInfo{Slot: -1, Rows: b.Len(), Arrays: make([]ArrayInfo, len(s.src.features))}
+	for i, f := range s.src.features {
+		if f.Kind != "dense" {
+			return nil, false
+		}
+		t := b.Dense(f.Name)
+		p := dataPointer(t)
+		if p == nil || t.NumElements() == 0 {
+			return nil, false
+		}
+		k, off, ok := s.ring.locate(s.src.slots, p)
+		if !ok || info.Slot >= 0 && k != info.Slot {
+			return nil, false
+		}
+		info.Slot = k
+		info.Arrays[i] = ArrayInfo{Name: f.Name, DType: f.DType, Shape: append([]int(nil), t.Shape()...),
+			Offset: off, NBytes: len(rawBytes(t))}
+	}
+	if info.Slot < 0 {
+		return nil, false
+	}
+	info.File, info.FileSize = s.ring.announce(info.Slot)
+	return info, true
+}
+
+// dataPointer returns where a float32 or int64 tensor's values are, or
+// nil for another type.
+func dataPointer(t tensor.Tensor) unsafe.Pointer {
+	switch t.DType() {
+	case tensor.Float32:
+		return unsafe.Pointer(unsafe.SliceData(t.Float32s()))
+	case tensor.Int64:
+		return unsafe.Pointer(unsafe.SliceData(t.Int64s()))
+	}
+	return nil
+}

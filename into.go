@@ -1,0 +1,149 @@
+package sluice
+
+import (
+	"unsafe"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/batchhook"
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// examplesInto returns Examples' newDecoderInto for spec, or nil when a
+// feature is not a FixedLen float32 or int64 one: only those does the
+// parser write into memory it is given (Parser.ParseSingleInto), a record
+// at a time.
+func examplesInto(spec example.Spec, l *layout, plain func(reuse bool) (decoder, error)) func(batchhook.Allocator, bool) (decoder, error) {
+	shapes := make([]tensor.Shape, len(l.features))
+	for i, f := range l.features {
+		fs := spec[f.name]
+		if fs.Kind() != example.KindFixedLen || fs.DType() != tensor.Float32 && fs.DType() != tensor.Int64 {
+			return nil
+		}
+		shapes[i] = fs.Shape()
+	}
+	return func(a batchhook.Allocator, reuse bool) (decoder, error) {
+		// The batch parser, for when a lends no memory and to name the
+		// record of an error as a batch parse does.
+		fallback, err := plain(reuse)
+		if err != nil {
+			return nil, err
+		}
+		p, err := example.NewParser(spec)
+		if err != nil {
+			return nil, err
+		}
+		in := &intoDecoder{a: a, p: p, dtypes: l.dtypes, shapes: shapes}
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			if keys == nil {
+				// The first try (decodeNamed): a failure is decoded
+				// again with keys, by the batch parser.
+				if e := in.decode(recs); e != nil {
+					return e, nil
+				}
+			}
+			return fallback(recs, keys)
+		}, nil
+	}
+}
+
+// An intoDecoder parses each record of a batch into its rows of the
+// tensors an allocator lends.
+type intoDecoder struct {
+	a      batchhook.Allocator
+	p      *example.Parser
+	dtypes []tensor.DType
+	shapes []tensor.Shape // of one record
+	batch  []tensor.Shape // of the batch, reused
+	// views holds the rows of the last few batches' memory as tensors:
+	// the allocator lends the same few buffers again and again, whose
+	// row tensors are so made once.
+	views []rowViews
+}
+
+type rowViews struct {
+	base []unsafe.Pointer // each component's memory
+	rows [][]tensor.Tensor
+}
+
+// decode returns the batch of recs in memory the allocator lent, or nil
+// when it lent none or a record failed to parse.
+func (d *intoDecoder) decode(recs [][]byte) queue.Element {
+	n := len(recs)
+	d.batch = d.batch[:0]
+	for _, s := range d.shapes {
+		d.batch = append(d.batch, s.Prepend(n))
+	}
+	dst := d.a.Alloc(d.dtypes, d.batch)
+	if dst == nil {
+		return nil
+	}
+	rows := d.rows(dst, n)
+	for i, rec := range recs {
+		out, err := d.p.ParseSingleInto(rows[i], rec, "")
+		// The parser writes into a row's tensors, which have the
+		// features' types and shapes: checked on the first row, not to
+		// pay for it on every record.
+		if err != nil || i == 0 && !sameMemory(out, rows[i]) {
+			d.a.Put(dst)
+			return nil
+		}
+	}
+	return queue.Element(dst)
+}
+
+// rows returns the row tensors of dst's n rows.
+func (d *intoDecoder) rows(dst []tensor.Tensor, n int) [][]tensor.Tensor {
+	base := make([]unsafe.Pointer, len(dst))
+	for j, t := range dst {
+		base[j] = dataPointer(t)
+	}
+next:
+	for _, v := range d.views {
+		if len(v.rows) != n {
+			continue
+		}
+		for j := range base {
+			if v.base[j] != base[j] {
+				continue next
+			}
+		}
+		return v.rows
+	}
+	rows := make([][]tensor.Tensor, n)
+	for i := range rows {
+		rows[i] = make([]tensor.Tensor, len(dst))
+		for j, t := range dst {
+			rows[i][j] = t.Row(i)
+		}
+	}
+	if len(d.views) == 16 {
+		d.views = d.views[1:]
+	}
+	d.views = append(d.views, rowViews{base: base, rows: rows})
+	return rows
+}
+
+// sameMemory reports whether the parser wrote into the rows it was
+// given, as it does when their types and shapes are the features'.
+func sameMemory(out, rows []tensor.Tensor) bool {
+	if len(out) != len(rows) {
+		return false
+	}
+	for j := range out {
+		if dataPointer(out[j]) != dataPointer(rows[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+func dataPointer(t tensor.Tensor) unsafe.Pointer {
+	switch t.DType() {
+	case tensor.Float32:
+		return unsafe.Pointer(unsafe.SliceData(t.Float32s()))
+	case tensor.Int64:
+		return unsafe.Pointer(unsafe.SliceData(t.Int64s()))
+	}
+	return nil
+}
