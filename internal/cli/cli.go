@@ -19,7 +19,7 @@ import (
 // [Run]) says "interrupted" instead and returns 128 plus the signal's
 // number, whatever the command returned: it did not finish.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	registerObjectStores.Do(func() { blobfs.RegisterDefault() })
+	registerObjectStores.Do(func() { blobfs.RegisterDefault(blobfs.EnvParams()) })
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -79,3 +79,47 @@ def nats_url(tmp_path_factory):
     except subprocess.TimeoutExpired:
         p.kill()
         p.wait()
+
+
+@pytest.fixture(scope="session")
+def objectstore_server(tmp_path_factory):
+    """A sluice-serve built with -tags objectstore, which reads s3://
+    names (SLUICE_SERVE_OBJECTSTORE names one already built)."""
+    exe = os.environ.get("SLUICE_SERVE_OBJECTSTORE")
+    if exe:
+        return exe
+    if shutil.which("go") is None or not os.path.exists(os.path.join(REPO, "go.mod")):
+        pytest.skip("needs Go and the clone to build sluice-serve with -tags objectstore")
+    exe = str(tmp_path_factory.mktemp("objectstore") / "sluice-serve")
+    subprocess.check_call(["go", "build", "-tags", "objectstore", "-o", exe, "./cmd/sluice-serve"], cwd=REPO)
+    return exe
+
+
+@pytest.fixture
+def s3_bucket(tmp_path_factory):
+    """Starts an S3-compatible server on a loopback port (the repository's
+    tests3) holding the files given, in a bucket, and returns its URL; the
+    server lives as long as the test."""
+    if shutil.which("go") is None or not os.path.exists(os.path.join(REPO, "go.mod")):
+        pytest.skip("needs Go and the clone to build the test S3 server")
+    exe = str(tmp_path_factory.getbasetemp() / "tests3")
+    if not os.path.exists(exe):
+        _go_build("./internal/pyserve/tests3", exe)
+    servers = []
+
+    def start(bucket, files):
+        p = subprocess.Popen([exe, bucket, *files], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        servers.append(p)
+        url = p.stdout.readline().strip()
+        if not url.startswith("http://"):
+            pytest.fail(f"tests3 said {url!r}")
+        return url
+
+    yield start
+    for p in servers:
+        p.stdin.close()
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

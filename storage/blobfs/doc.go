@@ -33,8 +33,10 @@
 // metadata server); for Azure AZURE_STORAGE_ACCOUNT with a key, SAS token
 // or the default Azure credential chain. BucketParams adds gocloud URL
 // parameters per scheme (an S3-compatible server needs
-// "endpoint=...&use_path_style=true"), and Opener replaces the opener
-// altogether, for a client configured in code.
+// "endpoint=...&use_path_style=true"), EnvParams takes those from
+// SLUICE_S3_PARAMS (and SLUICE_GS_PARAMS, SLUICE_AZBLOB_PARAMS), as the
+// sluice commands do, and Opener replaces the opener altogether, for a
+// client configured in code.
 //
 // # Reading
 //

@@ -2,6 +2,8 @@ package blobfs
 
 import (
 	"context"
+	"os"
+	"strings"
 	"time"
 
 	"gocloud.dev/blob"
@@ -84,6 +86,25 @@ func BucketParams(scheme, query string) Option {
 			c.params = map[string]string{}
 		}
 		c.params[scheme] = query
+	}
+}
+
+// EnvParams adds, for each of DefaultSchemes, the URL query that the
+// environment variable SLUICE_<SCHEME>_PARAMS holds (SLUICE_S3_PARAMS,
+// SLUICE_GS_PARAMS, SLUICE_AZBLOB_PARAMS), as BucketParams does. It is how
+// the sluice commands are pointed at an S3-compatible server, whose path-
+// style addressing no AWS environment variable sets:
+//
+//	SLUICE_S3_PARAMS='endpoint=http://localhost:9000&use_path_style=true'
+//
+// A BucketParams given after EnvParams replaces its query for that scheme.
+func EnvParams() Option {
+	return func(c *config) {
+		for _, scheme := range DefaultSchemes {
+			if q := os.Getenv("SLUICE_" + strings.ToUpper(scheme) + "_PARAMS"); q != "" {
+				BucketParams(scheme, q)(c)
+			}
+		}
 	}
 }
 
