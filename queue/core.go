@@ -314,8 +314,10 @@ func (q *core) DequeueMany(ctx context.Context, n int) (Element, error) {
 // DequeueManyInto is DequeueMany writing the batch into dst, so that a
 // consumer can reuse one batch's memory from step to step. Components of
 // dst that do not have the batch's type and shape ([n] followed by the
-// component's shape) are replaced by new tensors, as are all components
-// of a PaddingFIFO's batch, whose shape depends on its elements. It
+// component's shape) are replaced by new tensors. A PaddingFIFO's batch,
+// whose shape depends on its elements, is written over the memory of
+// dst's components of its types, up to their values' capacity, as
+// tensor.Reuse does. It
 // returns the batch, which is dst when dst has one tensor per component.
 // When it fails (end of input, cancellation) dst is untouched.
 func (q *core) DequeueManyInto(ctx context.Context, n int, dst Element) (Element, error) {
@@ -613,14 +615,9 @@ func (q *core) assemble(elems []slot, dst Element) (Element, error) {
 		out = make(Element, len(q.dtypes))
 	}
 	if q.pad {
-		rows := make([]tensor.Tensor, len(elems))
-		for c := range q.dtypes {
-			for i, e := range elems {
-				rows[i] = e.component(c)
-			}
-			var err error
-			if out[c], err = tensor.StackPadded(rows); err != nil {
-				return nil, invalidf("component %d: %v", c, err)
+		for c, d := range q.dtypes {
+			if err := q.assemblePadded(out, c, d, elems); err != nil {
+				return nil, err
 			}
 		}
 		return out, nil
@@ -649,6 +646,47 @@ func (q *core) assemble(elems []slot, dst Element) (Element, error) {
 		}
 	}
 	return out, nil
+}
+
+// assemblePadded writes component c of elems into out[c], a batch
+// padded to the largest size of each dimension among them (PAD-03),
+// reusing out[c]'s memory when it can (tensor.Reuse): a consumer that
+// hands back its last batch allocates nothing for the next once its
+// memory has grown to the largest batch, whatever the shapes in between.
+// The rows are copied from the slots, with no tensor for any of them.
+func (q *core) assemblePadded(out Element, c int, d tensor.DType, elems []slot) error {
+	// The batch's shape, built where it does not escape: the queue
+	// checked each element's rank against its declared shape.
+	var buf [8]int
+	rank := len(q.shapes[c])
+	shape := buf[:0]
+	if rank+1 > len(buf) {
+		shape = make(tensor.Shape, 0, rank+1)
+	}
+	shape = append(shape, len(elems))
+	shape = append(shape, make([]int, rank)...)
+	for _, e := range elems {
+		s := e.e[c].Shape()
+		if e.row >= 0 {
+			s = s[1:]
+		}
+		for k, n := range s {
+			shape[k+1] = max(shape[k+1], n)
+		}
+	}
+	out[c] = tensor.Reuse(out[c], d, shape)
+	for i, e := range elems {
+		var err error
+		if e.row < 0 {
+			err = out[c].SetRowPadded(i, e.e[c])
+		} else {
+			err = out[c].CopyRowsPadded(i, e.e[c], e.row, 1)
+		}
+		if err != nil {
+			return invalidf("component %d: %v", c, err)
+		}
+	}
+	return nil
 }
 
 // copyRows writes component c of elems into the rows of dst, a batch of

@@ -129,3 +129,101 @@ func copyPadded(dst any, doff int, dshape Shape, src any, soff int, sshape Shape
 		copyPadded(dst, doff+i*dstride, dshape[1:], src, soff+i*sstride, sshape[1:])
 	}
 }
+
+// Reuse returns a tensor of type dtype and shape shape whose values the
+// caller is to overwrite, made from t if it can be: t itself when it has
+// that type and shape, a tensor over t's storage when it has the type and
+// its values' capacity (the capacity of its Values slice, as append
+// would use it) holds enough elements, and a new tensor of zeros
+// otherwise. A tensor made from t shares its memory and starts with
+// whatever values it held; t should not be used afterwards. It is how a
+// consumer reuses one batch's memory for the next when batches differ in
+// shape (padded batches): the storage grows to the largest batch and is
+// then never allocated again.
+func Reuse(t Tensor, dtype DType, shape Shape) Tensor {
+	if t.dtype == dtype && t.data != nil && shape.Equal(t.shape) {
+		return t
+	}
+	// NumElements, not CheckedNumElements, whose error would keep shape
+	// and so move a caller's shape built on its stack to the heap.
+	n := shape.NumElements()
+	if n < 0 {
+		return Zeros(dtype, shape.Clone()) // panics, as Zeros does
+	}
+	if t.dtype == dtype && t.data != nil {
+		if data, ok := resizeData(t.data, n); ok {
+			return Tensor{dtype: dtype, shape: shape.Clone(), data: data}
+		}
+	}
+	return Tensor{dtype: dtype, shape: shape.Clone(), data: makeData(dtype, n)}
+}
+
+// SetRowPadded copies src into row i of t as SetRow does, but src may be
+// smaller than a row in any dimension: it is padded on the right of every
+// dimension with zeros (false, empty strings) to the row's shape, which
+// is written whole. This is how PaddingFIFOQueue's dequeue_many pads.
+func (t Tensor) SetRowPadded(i int, src Tensor) error {
+	if len(t.shape) == 0 || i < 0 || i >= t.shape[0] {
+		return fmt.Errorf("tensor: row %d out of range for shape %v", i, t.shape)
+	}
+	if err := t.checkPadded(src.dtype, src.shape); err != nil {
+		return err
+	}
+	copyPaddedClear(t.data, i*t.rowSize(), t.shape[1:], src.data, 0, src.shape)
+	return nil
+}
+
+// CopyRowsPadded copies n rows of src, from row si on, into t from row i
+// on, each padded as SetRowPadded pads; like CopyRows, it makes no tensor
+// for the rows.
+func (t Tensor) CopyRowsPadded(i int, src Tensor, si, n int) error {
+	if len(t.shape) == 0 || len(src.shape) == 0 || n < 0 || i < 0 || si < 0 || i+n > t.shape[0] || si+n > src.shape[0] {
+		return fmt.Errorf("tensor: rows [%d:%d] of shape %v into rows [%d:%d] of shape %v out of range", si, si+n, src.shape, i, i+n, t.shape)
+	}
+	if err := t.checkPadded(src.dtype, src.shape[1:]); err != nil {
+		return err
+	}
+	rs, srs := t.rowSize(), src.rowSize()
+	for k := range n {
+		copyPaddedClear(t.data, (i+k)*rs, t.shape[1:], src.data, (si+k)*srs, src.shape[1:])
+	}
+	return nil
+}
+
+// checkPadded reports whether a row of type d and shape s pads to one of
+// t's rows.
+func (t Tensor) checkPadded(d DType, s Shape) error {
+	if d != t.dtype {
+		return fmt.Errorf("tensor: cannot set a %v row from a %v tensor", t.dtype, d)
+	}
+	row := t.shape[1:]
+	if len(s) != len(row) {
+		return fmt.Errorf("tensor: cannot pad shape %v to row shape %v", s, row)
+	}
+	for k, n := range s {
+		if n > row[k] {
+			return fmt.Errorf("tensor: cannot pad shape %v to smaller row shape %v", s, row)
+		}
+	}
+	return nil
+}
+
+// copyPaddedClear is copyPadded that also zeroes the rest of the dst
+// block, for a block that holds other values (a reused batch).
+func copyPaddedClear(dst any, doff int, dshape Shape, src any, soff int, sshape Shape) {
+	switch len(sshape) {
+	case 0:
+		copyData(dst, doff, src, soff, 1)
+		return
+	case 1:
+		copyData(dst, doff, src, soff, sshape[0])
+		clearData(dst, doff+sshape[0], dshape[0]-sshape[0])
+		return
+	}
+	dstride := dshape[1:].NumElements()
+	sstride := sshape[1:].NumElements()
+	for i := range sshape[0] {
+		copyPaddedClear(dst, doff+i*dstride, dshape[1:], src, soff+i*sstride, sshape[1:])
+	}
+	clearData(dst, doff+sshape[0]*dstride, (dshape[0]-sshape[0])*dstride)
+}

@@ -233,3 +233,89 @@ func elemAt(data any, i int) any {
 	}
 	return nil
 }
+
+// clearData sets n elements of data from off on to their zero value.
+func clearData(data any, off, n int) {
+	if n == 0 {
+		return
+	}
+	switch d := data.(type) {
+	case []bool:
+		clear(d[off : off+n])
+	case []int8:
+		clear(d[off : off+n])
+	case []int16:
+		clear(d[off : off+n])
+	case []int32:
+		clear(d[off : off+n])
+	case []int64:
+		clear(d[off : off+n])
+	case []uint8:
+		clear(d[off : off+n])
+	case []uint16:
+		clear(d[off : off+n])
+	case []uint32:
+		clear(d[off : off+n])
+	case []uint64:
+		clear(d[off : off+n])
+	case []Half:
+		clear(d[off : off+n])
+	case []float32:
+		clear(d[off : off+n])
+	case []float64:
+		clear(d[off : off+n])
+	case []complex64:
+		clear(d[off : off+n])
+	case []complex128:
+		clear(d[off : off+n])
+	case [][]byte:
+		clear(d[off : off+n])
+	default:
+		panic("tensor: invalid data")
+	}
+}
+
+// resizeData returns data's first n elements, growing into data's
+// capacity if need be, and reports whether it has room for them.
+func resizeData(data any, n int) (any, bool) {
+	switch d := data.(type) {
+	case []bool:
+		return resize(d, n)
+	case []int8:
+		return resize(d, n)
+	case []int16:
+		return resize(d, n)
+	case []int32:
+		return resize(d, n)
+	case []int64:
+		return resize(d, n)
+	case []uint8:
+		return resize(d, n)
+	case []uint16:
+		return resize(d, n)
+	case []uint32:
+		return resize(d, n)
+	case []uint64:
+		return resize(d, n)
+	case []Half:
+		return resize(d, n)
+	case []float32:
+		return resize(d, n)
+	case []float64:
+		return resize(d, n)
+	case []complex64:
+		return resize(d, n)
+	case []complex128:
+		return resize(d, n)
+	case [][]byte:
+		return resize(d, n)
+	}
+	return nil, false
+}
+
+func resize[T Elem](d []T, n int) (any, bool) {
+	if n > cap(d) {
+		return nil, false
+	}
+	return d[:n], true
+}
