@@ -129,6 +129,47 @@ func BenchmarkPaddingFIFODequeueMany32(b *testing.B) {
 	}
 }
 
+// The same into the last batch, as a consumer that hands back its batch
+// dequeues: the batch's memory is reused whatever its shape.
+func BenchmarkPaddingFIFODequeueManyInto32(b *testing.B) {
+	q, _ := NewPaddingFIFO(64, []tensor.DType{tensor.Int64}, []tensor.Shape{{tensor.Unknown}})
+	elems := make([]Element, 64)
+	for i := range elems {
+		elems[i] = Element{tensor.Zeros(tensor.Int64, tensor.Shape{10 + 7*i%(50-i/32*10)})}
+	}
+	var dst Element
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		// Batches padded to 59 and 49 in turn.
+		for _, e := range elems[i%2*32 : i%2*32+32] {
+			q.Enqueue(bg, e)
+		}
+		i++
+		var err error
+		if dst, err = q.DequeueManyInto(bg, 32, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// EnqueueMany of a padded [32,59] batch, then DequeueManyInto.
+func BenchmarkPaddingFIFOEnqueueMany32(b *testing.B) {
+	q, _ := NewPaddingFIFO(64, []tensor.DType{tensor.Int64}, []tensor.Shape{{tensor.Unknown}})
+	batch := Element{tensor.Zeros(tensor.Int64, tensor.Shape{32, 59})}
+	var dst Element
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := q.EnqueueMany(bg, batch); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if dst, err = q.DequeueManyInto(bg, 32, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // Priority queue holding 1000 elements: one Enqueue and one Dequeue.
 func BenchmarkPriority1000(b *testing.B) {
 	q, _ := NewPriority(2000, i32, flat)

@@ -285,6 +285,19 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 	// rows share.
 	batch = slices.Clone(batch)
 	q.mu.Lock()
+	if len(q.enq) == 0 && !q.closed && q.capacity-q.s.len() >= n {
+		// Room for every row: what block would do at once, without an
+		// attempt to wait on.
+		for row := range n {
+			q.s.push(slot{e: batch, row: row})
+		}
+		q.enqueued.Add(int64(n))
+		if len(q.deq) > 0 {
+			q.flush()
+		}
+		q.unlock()
+		return nil
+	}
 	a := &attempt{kind: enqueueMany, elem: batch, total: n, done: make(chan struct{})}
 	_, err = q.block(ctx, a, &q.enq, "Enqueue")
 	return err
@@ -504,7 +517,7 @@ func (q *core) flush() {
 			a := q.enq[0]
 			moved := q.runEnqueue(a)
 			if a.finished {
-				q.enq = q.enq[1:]
+				q.enq = popAttempt(q.enq)
 			}
 			progress = progress || moved || a.finished
 		}
@@ -512,7 +525,7 @@ func (q *core) flush() {
 			a := q.deq[0]
 			moved := q.runDequeue(a)
 			if a.finished {
-				q.deq = q.deq[1:]
+				q.deq = popAttempt(q.deq)
 			}
 			progress = progress || moved || a.finished
 		}
@@ -520,6 +533,18 @@ func (q *core) flush() {
 			return
 		}
 	}
+}
+
+// popAttempt removes the head of an attempt list. The last one leaves the
+// list empty at its start, keeping its room, so that the next call to
+// block (one in every batch, for a consumer that waits for its batches)
+// does not allocate a new list.
+func popAttempt(list []*attempt) []*attempt {
+	list[0] = nil
+	if len(list) == 1 {
+		return list[:0]
+	}
+	return list[1:]
 }
 
 // runEnqueue advances an enqueue-side attempt and reports whether it

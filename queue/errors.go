@@ -80,8 +80,9 @@ func (q *core) checkBatch(b Element) (int, error) {
 	for i, t := range b {
 		switch {
 		case q.shapes != nil:
-			if want := q.shapes[i].Prepend(n); !want.IsCompatibleWith(t.Shape()) {
-				return 0, invalidf("Shape mismatch in tuple component %d. Expected %v, got %v", i, want, t.Shape())
+			// [n] + the declared shape, compared without making it.
+			if ts := t.Shape(); ts[0] != n || !q.shapes[i].IsCompatibleWith(ts[1:]) {
+				return 0, invalidf("Shape mismatch in tuple component %d. Expected %v, got %v", i, q.shapes[i].Prepend(n), ts)
 			}
 		case t.Len() != n:
 			return 0, invalidf("All input tensors must have the same size in the 0th dimension. Component %d has %d, and should have %d", i, t.Len(), n)
