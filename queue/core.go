@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,13 @@ type core struct {
 	pad             bool            // PaddingFIFO: batches are padded
 	priority        bool            // Priority: component 0 is an Int64 scalar priority
 	free            func([]Element) // Recycle's, or nil
+
+	// views holds, for each component of a PaddingFIFO, the tensors of
+	// the shapes its batches have had over the memory of the last batch
+	// (padViewFor); viewsMu guards it, and nothing else, so that batches
+	// assembled outside mu do not wait for each other's copies.
+	viewsMu sync.Mutex
+	views   [][]tensor.Tensor
 
 	mu       sync.Mutex
 	s        store
@@ -699,7 +707,7 @@ func (q *core) assemblePadded(out Element, c int, d tensor.DType, elems []slot) 
 			shape[k+1] = max(shape[k+1], n)
 		}
 	}
-	out[c] = tensor.Reuse(out[c], d, shape)
+	out[c] = q.padViewFor(c, out[c], d, shape)
 	for i, e := range elems {
 		var err error
 		if e.row < 0 {
@@ -712,6 +720,56 @@ func (q *core) assemblePadded(out Element, c int, d tensor.DType, elems []slot) 
 		}
 	}
 	return nil
+}
+
+// maxViews bounds the shapes padViewFor keeps for a component.
+const maxViews = 8
+
+// padViewFor returns tensor.Reuse(t, d, shape), or a tensor of that type
+// and shape over t's memory that it returned before. A new shape over
+// reused memory costs two allocations (its shape, and its values' slice
+// header); a padded batch's shape changes whenever its longest element's
+// length does, for most batches, but it takes only a few values, so that
+// a consumer that hands back its batch finds its shape here after a while
+// and the batch allocates nothing. The tensors kept are over the memory
+// of the last batch only, which its consumer holds: a consumer that does
+// not hand back its batches leaves the queue holding one batch more.
+func (q *core) padViewFor(c int, t tensor.Tensor, d tensor.DType, shape tensor.Shape) tensor.Tensor {
+	if t.DType() == d && t.Shape().Equal(shape) {
+		return t
+	}
+	q.viewsMu.Lock()
+	defer q.viewsMu.Unlock()
+	views := q.views[c]
+	if len(views) > 0 && t.DType() == d && sameMemory(views[0], t) {
+		for _, v := range views {
+			if v.Shape().Equal(shape) {
+				return v
+			}
+		}
+	}
+	r := tensor.Reuse(t, d, shape)
+	switch {
+	case len(views) == 0 || !sameMemory(views[0], r):
+		clear(views)
+		views = append(views[:0], r)
+	case len(views) < maxViews:
+		views = append(views, r)
+	default:
+		// Keep the first, which identifies the memory; drop the oldest
+		// of the others.
+		copy(views[1:], views[2:])
+		views[len(views)-1] = r
+	}
+	q.views[c] = views
+	return r
+}
+
+// sameMemory reports whether a and b, tensors of one type, are over the
+// same memory, from its start.
+func sameMemory(a, b tensor.Tensor) bool {
+	va, vb := reflect.ValueOf(a.Data()), reflect.ValueOf(b.Data())
+	return va.Cap() == vb.Cap() && va.UnsafePointer() == vb.UnsafePointer()
 }
 
 // copyRows writes component c of elems into the rows of dst, a batch of

@@ -76,6 +76,7 @@ func NewPaddingFIFO(capacity int, dtypes []tensor.DType, shapes []tensor.Shape, 
 	}
 	c.s = &fifoStore{}
 	c.pad = true
+	c.views = make([][]tensor.Tensor, len(dtypes))
 	return &PaddingFIFO{c}, nil
 }
 

@@ -114,9 +114,10 @@ func TestPaddingFIFOInto(t *testing.T) {
 }
 
 // TestPaddingFIFOIntoAllocs: a consumer that hands back its batch makes
-// a padding queue allocate nothing for a batch of the last batch's shape
-// and, for another shape that fits its memory, the new tensor's shape and
-// values' header: two allocations for each component whose shape changed.
+// a padding queue allocate nothing for a batch of a shape its memory has
+// had before (of the last maxViews) and, for another shape that fits its
+// memory, the new tensor's shape and values' header: two allocations for
+// each component whose shape is new.
 // An EnqueueMany with room for its rows makes one, its copy of the
 // caller's slice of tensors.
 func TestPaddingFIFOIntoAllocs(t *testing.T) {
@@ -130,7 +131,9 @@ func TestPaddingFIFOIntoAllocs(t *testing.T) {
 		want    float64
 	}{
 		{"same shape", [][]int{{3, 1, 2}, {2, 3, 3}}, false, 0},
-		{"changing shape", [][]int{{3, 1, 2}, {2, 1, 1}}, false, 4},
+		{"changing shape", [][]int{{3, 1, 2}, {2, 1, 1}}, false, 0},
+		{"shapes kept", [][]int{{8}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}, false, 0},
+		{"more shapes than kept", [][]int{{9}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}}, false, 4},
 		{"enqueue many, same shape", [][]int{{3, 1, 2}, {2, 3, 3}}, true, 1},
 	}
 	for _, tt := range tests {
