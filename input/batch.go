@@ -53,10 +53,11 @@ func (b *Batches) Next(ctx context.Context) (Batch, error) {
 
 // NextInto is Next writing the batch's values into dst's tensors, a batch
 // Next or NextInto returned before, when they have the batch's types and
-// shapes (a padded batch's shape changes; a short last batch is new), so
-// that a consumer done with each batch before asking for the next
-// allocates no batch per step. It returns the batch, which shares dst's
-// memory: dst's values are overwritten.
+// shapes (a short last batch is new; a DynamicPad batch, whose shape
+// changes, is written over dst's memory when it has room), so that a
+// consumer done with each batch before asking for the next allocates no
+// batch per step. It returns the batch, which shares dst's memory: dst's
+// values are overwritten.
 func (b *Batches) NextInto(ctx context.Context, dst Batch) (Batch, error) {
 	if b.stage != nil {
 		err := b.stage.Replay(ctx, func(ctx context.Context, _ json.RawMessage) error {

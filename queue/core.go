@@ -732,16 +732,20 @@ const maxViews = 8
 // length does, for most batches, but it takes only a few values, so that
 // a consumer that hands back its batch finds its shape here after a while
 // and the batch allocates nothing. The tensors kept are over the memory
-// of the last batch only, which its consumer holds: a consumer that does
-// not hand back its batches leaves the queue holding one batch more.
+// of the last batch handed back only, which its consumer holds; a batch
+// dequeued without one (DequeueMany) is not kept.
 func (q *core) padViewFor(c int, t tensor.Tensor, d tensor.DType, shape tensor.Shape) tensor.Tensor {
-	if t.DType() == d && t.Shape().Equal(shape) {
+	if t.DType() != d {
+		// Nothing handed back (DequeueMany): nothing to keep.
+		return tensor.Reuse(t, d, shape)
+	}
+	if t.Shape().Equal(shape) {
 		return t
 	}
 	q.viewsMu.Lock()
 	defer q.viewsMu.Unlock()
 	views := q.views[c]
-	if len(views) > 0 && t.DType() == d && sameMemory(views[0], t) {
+	if len(views) > 0 && sameMemory(views[0], t) {
 		for _, v := range views {
 			if v.Shape().Equal(shape) {
 				return v
