@@ -32,3 +32,23 @@ func ExampleTensor_CopyRows() {
 	// Output:
 	// [30 31 10 11]
 }
+
+// Padded batches of token sequences, each written over the memory of the
+// batch before.
+func ExampleReuse() {
+	var batch tensor.Tensor
+	for _, seqs := range [][][]int32{{{1, 2, 3}, {4}}, {{5}, {6, 7}}} {
+		longest := 0
+		for _, s := range seqs {
+			longest = max(longest, len(s))
+		}
+		batch = tensor.Reuse(batch, tensor.Int32, tensor.Shape{len(seqs), longest})
+		for i, s := range seqs {
+			batch.SetRowPadded(i, tensor.New(s))
+		}
+		fmt.Println(batch.Shape(), batch.Int32s())
+	}
+	// Output:
+	// [2,3] [1 2 3 4 0 0]
+	// [2,2] [5 0 6 7]
+}
