@@ -118,6 +118,14 @@ func FuzzReader(f *testing.F) {
 		if alloc > limit {
 			t.Fatalf("%v: allocated %d bytes for %d input bytes (limit %d)", c, alloc, len(data), limit)
 		}
+		// Reading the stream from memory (ResetBytes, as recordio does
+		// through a mapping) sees exactly what reading it does.
+		want := trace(tfrecord.NewReader(bytes.NewReader(data), opts...))
+		view := tfrecord.NewReader(nil)
+		view.ResetBytes(data, opts...)
+		if got := trace(view); got != want {
+			t.Fatalf("ResetBytes read\n%s\nwant\n%s", got, want)
+		}
 	})
 }
 

@@ -2,6 +2,7 @@ package tfrecord
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -43,9 +44,11 @@ type Reader struct {
 	src    io.Reader    // the uncompressed stream; nil until the first Next
 	closer func()       // releases the decompressor's resources
 
-	buf    []byte // read buffer; unread data is buf[r:w]
+	buf    []byte // read buffer, or the stream itself (view); unread data is buf[r:w]
 	r, w   int
-	srcErr error // sticky error from src; io.EOF at the end
+	own    []byte // the Reader's own read buffer, kept across Resets
+	view   []byte // the stream, for ResetBytes; nil otherwise
+	srcErr error  // sticky error from src; io.EOF at the end
 
 	big []byte // reused storage for records larger than buf
 
@@ -84,8 +87,27 @@ func (r *Reader) Reset(src io.Reader, opts ...Option) {
 	r.reset(src, opts)
 }
 
+// ResetBytes makes r read the stream held in b, as
+// Reset(bytes.NewReader(b), opts...) would, with one difference: the
+// records of an uncompressed stream are slices of b, not copies, so Next
+// copies nothing, and a record stays valid as long as b does — not only
+// until the next call. b must not change while r reads it, and a caller
+// must not write to a record. Reading a file through a memory mapping
+// this way spares the copy a read system call makes. An [InputSize]
+// option is ignored: the stream is b.
+func (r *Reader) ResetBytes(b []byte, opts ...Option) {
+	if r.closer != nil {
+		r.closer()
+	}
+	if b == nil {
+		b = []byte{} // a nil view would mean none
+	}
+	r.reset(nil, opts)
+	r.view = b
+}
+
 func (r *Reader) reset(src io.Reader, opts []Option) {
-	buf, big := r.buf, r.big
+	own, big := r.own, r.big
 	cfg := newConfig(opts)
 	*r = Reader{
 		cfg:  cfg,
@@ -95,8 +117,8 @@ func (r *Reader) reset(src io.Reader, opts []Option) {
 		big:  big[:0],
 		size: -1,
 	}
-	if len(buf) == cfg.bufSize {
-		r.buf = buf
+	if len(own) == cfg.bufSize {
+		r.own = own
 	}
 	if !cfg.compression.valid() {
 		r.err = fmt.Errorf("tfrecord: %w %v", ErrUnknownCompression, cfg.compression)
@@ -204,14 +226,26 @@ func (r *Reader) Close() error {
 		r.closer = nil
 	}
 	r.err = errReaderClosed
-	r.buf, r.big = nil, nil
+	r.buf, r.own, r.view, r.big = nil, nil, nil, nil
 	return nil
 }
 
 func (r *Reader) init() error {
-	if len(r.buf) != r.cfg.bufSize {
-		r.buf = make([]byte, r.cfg.bufSize)
+	if r.view != nil {
+		if r.cfg.compression == None {
+			// The whole stream is buffered and nothing more will come:
+			// every record that fits in it is a slice of it, one that
+			// claims more is truncated (readBig finds nothing left).
+			r.buf, r.r, r.w = r.view, 0, len(r.view)
+			r.src, r.srcErr, r.size = eofReader{}, io.EOF, 0
+			return nil
+		}
+		r.raw.r = bytes.NewReader(r.view)
 	}
+	if len(r.own) != r.cfg.bufSize {
+		r.own = make([]byte, r.cfg.bufSize)
+	}
+	r.buf = r.own
 	if r.cfg.compression == None {
 		r.src = &r.raw
 		size, err := inputSize(r.raw.r, r.cfg.inputSize)
@@ -267,7 +301,9 @@ func (r *Reader) next() ([]byte, error) {
 		if r.fill(n) < n {
 			return nil, r.shortError(start)
 		}
-		data = r.buf[r.r+headerSize : r.r+headerSize+int(length)]
+		// Capped, so that a caller's append cannot write over the
+		// footer, or into a view's next record.
+		data = r.buf[r.r+headerSize : r.r+headerSize+int(length) : r.r+headerSize+int(length)]
 		crc = binary.LittleEndian.Uint32(r.buf[r.r+headerSize+int(length):])
 		r.r += n
 	} else {
@@ -411,7 +447,9 @@ func (r *Reader) fill(n int) int {
 	if r.w-r.r >= n {
 		return r.w - r.r
 	}
-	if len(r.buf)-r.r < n {
+	// Once src has ended nothing more comes to make room for; and a
+	// view, whose src has ended from the start, must not be written.
+	if r.srcErr == nil && len(r.buf)-r.r < n {
 		r.w = copy(r.buf, r.buf[r.r:r.w])
 		r.r = 0
 	}
