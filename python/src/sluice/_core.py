@@ -642,12 +642,13 @@ class Dataset:
         # A state counts the batches the server has sent: one sent ahead
         # would count too, so resumable iterations ask for one at a time.
         # Keeping a batch while the next is read takes a third slot;
-        # asking for two at a time, with two kept, five.
+        # asking for four at a time, with four kept, nine: each request
+        # (and each wake-up of either process) serves four batches.
         slots = request.get("slots", 3)
         if not resumable and "slots" not in request:
-            slots = 5
+            slots = 9
             request = dict(request, slots=slots)
-        pipelined = 0 if resumable or slots < 3 else 2 if slots >= 5 else 1
+        pipelined = 0 if resumable or slots < 3 else min((slots - 1) // 2, 8)
         try:
             s.open(request, pipelined)
         except BaseException:
@@ -777,7 +778,8 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     makes the shuffles repeatable; shard=(index, count) reads every
     count-th file from the index-th; drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches the server
-    prepares ahead (4, or 2 when deterministic).
+    prepares ahead (8, or 2 when deterministic); the client asks for
+    prefetch/2 batches at a time (at most 8).
 
     deterministic=True reads in an order fixed by the seed and the
     options alone, the same on every run, and lets the iteration's
