@@ -12,7 +12,7 @@
 //	        first ends the data set before and starts this one, in the
 //	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
-//	        {"op":"next","count":2}: two such replies, written at once
+//	        {"op":"next","count":4}: four such replies, written at once
 //	        {"op":"next","keep":1}: the same, the last batch sent still
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
@@ -103,9 +103,9 @@ type Request struct {
 	// batch sent ahead.
 	Keep int `json:"keep,omitempty"`
 	// Count, in a "next", is how many batches to send, each its own
-	// reply, written together: a client that asks for two at a time
-	// halves the messages, and the processes' wake-ups, per batch. 0 is
-	// 1. Keep+Count is at most the slots less one.
+	// reply, written together: a client that asks for four at a time
+	// quarters the messages, and the processes' wake-ups, per batch. 0
+	// is 1. Keep+Count is at most the slots less one.
 	Count int `json:"count,omitempty"`
 	*Open
 }

@@ -245,12 +245,14 @@ class _Session:
         # the "next" for the batches after the one being read is sent
         # ahead, so that their replies wait in the pipe when the trainer
         # asks for them, instead of the trainer waiting for the server to
-        # wake. Asking for two at a time halves the messages, and the two
-        # processes' wake-ups, per batch. keep tells the server how many
+        # wake. Asking for four at a time quarters the messages, and the
+        # two processes' wake-ups, per batch. keep tells the server how many
         # of the batches it sent are still this process's: those received
         # or on their way and not yet handed out. _ahead counts the
         # replies sent for whose are unread; _early holds replies read
-        # before another request's (replies come in order).
+        # before they are handed out (replies come in order), as (raw,
+        # parsed) pairs. _buf[_pos:] is what was read from the pipe and
+        # not yet taken.
         self.pipelined = 0
         self._parsed = {}
         self._ahead = 0
