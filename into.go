@@ -57,7 +57,9 @@ type intoDecoder struct {
 	batch  []tensor.Shape // of the batch, reused
 	// views holds the rows of the last few batches' memory as tensors:
 	// the allocator lends the same few buffers again and again, whose
-	// row tensors are so made once.
+	// row tensors are so made once. As many as sluice-serve lends at
+	// most (32: two per reader, and its nine slots by default), or a
+	// stream of them would make every batch's rows anew.
 	views []rowViews
 }
 
@@ -117,7 +119,7 @@ next:
 			rows[i][j] = t.Row(i)
 		}
 	}
-	if len(d.views) == 16 {
+	if len(d.views) == 32 {
 		d.views = d.views[1:]
 	}
 	d.views = append(d.views, rowViews{base: base, rows: rows})

@@ -5,7 +5,7 @@ server's shared memory (the package's default), or copies with --copy.
 CIFAR-10's planes are reordered into height x width x channels in NumPy,
 as tf.data's transpose does. Its Go counterpart is sluicebench's api-reuse mode (the sluice package
 reusing batch memory, which is what sluice-serve runs): the difference is
-the hand-off to Python: a request and two replies over pipes per two
+the hand-off to Python: a request and four replies over pipes per four
 batches, and a copy into shared memory of the batches the readers could
 not parse into it (any feature other than FixedLen float32 / int64). CPU time counts the server, a child
 process, with the trainer.

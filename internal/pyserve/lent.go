@@ -31,7 +31,26 @@ type slotAlloc struct {
 	first int
 }
 
+// minLentBytes is the least a record's values of one feature take on
+// average for a batch to be decoded into a lent slot. Parsing into rows
+// costs per record and feature what the batch parser pays once per
+// feature, and a copy of a few bytes costs less than that: with ten
+// scalar features (small10) the batch parse and the copy take about 0.3
+// µs an example less of the server's CPU than parsing into the slot,
+// while MNIST's 784 floats gain from it. A variable for the tests.
+var minLentBytes = 64
+
 func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor.Tensor {
+	if len(shapes) == 0 || len(shapes[0]) == 0 || shapes[0][0] == 0 {
+		return nil
+	}
+	total := 0
+	for i, dt := range dtypes {
+		total += shapes[i].NumElements() * dt.Size()
+	}
+	if total < minLentBytes*len(dtypes)*shapes[0][0] {
+		return nil
+	}
 	var k int
 	select {
 	case k = <-a.free:

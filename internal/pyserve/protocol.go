@@ -12,7 +12,7 @@
 //	        first ends the data set before and starts this one, in the
 //	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
-//	        {"op":"next","count":2}: two such replies, written at once
+//	        {"op":"next","count":4}: four such replies, written at once
 //	        {"op":"next","keep":1}: the same, the last batch sent still
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
@@ -103,9 +103,9 @@ type Request struct {
 	// batch sent ahead.
 	Keep int `json:"keep,omitempty"`
 	// Count, in a "next", is how many batches to send, each its own
-	// reply, written together: a client that asks for two at a time
-	// halves the messages, and the processes' wake-ups, per batch. 0 is
-	// 1. Keep+Count is at most the slots less one.
+	// reply, written together: a client that asks for four at a time
+	// quarters the messages, and the processes' wake-ups, per batch. 0
+	// is 1. Keep+Count is at most the slots less one.
 	Count int `json:"count,omitempty"`
 	*Open
 }
@@ -210,14 +210,8 @@ type FieldSpec struct {
 // fields are errors, so that a misspelt option fails instead of being
 // ignored.
 func DecodeRequest(msg []byte) (*Request, error) {
-	// The request of every batch, as the Python client encodes it.
-	switch string(msg) {
-	case `{"op":"next","keep":1}`:
-		return &Request{Op: "next", Keep: 1}, nil
-	case `{"op":"next","keep":2,"count":2}`:
-		return &Request{Op: "next", Keep: 2, Count: 2}, nil
-	case `{"op":"next"}`:
-		return &Request{Op: "next"}, nil
+	if req, ok := decodeNext(msg); ok {
+		return req, nil
 	}
 	var raw struct {
 		Op    string `json:"op"`
@@ -248,6 +242,43 @@ func DecodeRequest(msg []byte) (*Request, error) {
 		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, raw.Op)
 	}
 	return req, nil
+}
+
+// decodeNext decodes the request of every batch as the Python client
+// spells it, {"op":"next"} with ,"keep":K and ,"count":C in that order,
+// without encoding/json; ok is false for anything else, which takes the
+// general path.
+func decodeNext(msg []byte) (req *Request, ok bool) {
+	rest, ok := bytes.CutPrefix(msg, []byte(`{"op":"next"`))
+	if !ok {
+		return nil, false
+	}
+	req = &Request{Op: "next"}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"keep":`)); ok {
+		if req.Keep, rest, ok = cutInt(rest); !ok {
+			return nil, false
+		}
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"count":`)); ok {
+		if req.Count, rest, ok = cutInt(rest); !ok {
+			return nil, false
+		}
+	}
+	return req, string(rest) == "}"
+}
+
+// cutInt cuts a small decimal number (at most 4 digits, no sign or
+// leading zero but 0 itself) off the front of b.
+func cutInt(b []byte) (n int, rest []byte, ok bool) {
+	i := 0
+	for i < len(b) && i < 5 && '0' <= b[i] && b[i] <= '9' {
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	if i == 0 || i > 4 || i > 1 && b[0] == '0' {
+		return 0, b, false
+	}
+	return n, b[i:], true
 }
 
 func strictUnmarshal(msg []byte, v any) error {

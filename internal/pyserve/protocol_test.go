@@ -78,6 +78,9 @@ func TestDecodeRequest(t *testing.T) {
 		{msg: `{"op":"open","kind":"csv","files":"a"}`, errHas: "open"},
 		{msg: `{"op":"open"} {}`, errHas: "protocol"},
 		{msg: `{"op":"seek"}`, errHas: "unknown op"},
+		{msg: `{"op":"next","keep":01}`, errHas: "protocol"},
+		{msg: `{"op":"next","count":}`, errHas: "protocol"},
+		{msg: `{"op":"next","keep":1}x`, errHas: "protocol"},
 		{msg: `[1,2]`, errHas: "protocol"},
 		{msg: ``, errHas: "protocol"},
 	}
@@ -103,7 +106,7 @@ func TestDecodeRequest(t *testing.T) {
 // FuzzDecodeRequest feeds the decoder arbitrary streams: it must never
 // panic, and what it accepts must be a request the server knows.
 func FuzzDecodeRequest(f *testing.F) {
-	for _, s := range []string{`{"op":"next"}`, `{"op":"mapped","file":"x"}`,
+	for _, s := range []string{`{"op":"next"}`, `{"op":"next","keep":2,"count":2}`, `{"op":"mapped","file":"x"}`,
 		`{"op":"open","kind":"examples","files":["a*"],"batch_size":3,"spec":{"x":{"kind":"fixed","dtype":"float32","shape":[2],"default":[1,2]}}}`,
 		`{"op":"open","kind":"csv","files":["a"],"columns":[{"name":"a","dtype":"int64","default":3}]}`} {
 		f.Add(frame(s))
@@ -149,6 +152,13 @@ func TestDecodeNextFastPath(t *testing.T) {
 	for _, tc := range []struct{ fast, slow string }{
 		{`{"op":"next"}`, `{"op": "next"}`},
 		{`{"op":"next","keep":1}`, `{"op": "next", "keep": 1}`},
+		{`{"op":"next","keep":2,"count":2}`, `{"count": 2, "op": "next", "keep": 2}`},
+		{`{"op":"next","keep":0,"count":4}`, `{"op": "next", "count": 4}`},
+		{`{"op":"next","keep":12,"count":8}`, `{"op": "next", "keep": 12, "count": 8}`},
+		{`{"op":"next","count":3}`, `{"op": "next", "count": 3}`},
+		// Not the client's spelling: the general path decides.
+		{`{"op":"next","keep":1 }`, `{"op": "next", "keep": 1}`},
+		{`{"op":"next","count":2,"keep":1}`, `{"op": "next", "keep": 1, "count": 2}`},
 	} {
 		fast, err := DecodeRequest([]byte(tc.fast))
 		if err != nil {
@@ -161,5 +171,47 @@ func TestDecodeNextFastPath(t *testing.T) {
 		if !reflect.DeepEqual(fast, slow) {
 			t.Errorf("%s: %+v, but %s: %+v", tc.fast, fast, tc.slow, slow)
 		}
+	}
+}
+
+// A batch reply encoded once per slot reads as the reply encoded anew,
+// whatever changed since the slot's last batch.
+func TestAppendReplyCached(t *testing.T) {
+	base := func() *BatchInfo {
+		return &BatchInfo{Slot: 3, Rows: 2, Arrays: []ArrayInfo{
+			{Name: "a", DType: "float32", Shape: []int{2, 4}, Offset: 64, NBytes: 32},
+			{Name: "b", DType: "int64", Shape: []int{2}, Offset: 128, NBytes: 16},
+		}}
+	}
+	tests := []struct {
+		name   string
+		change func(b *BatchInfo)
+	}{
+		{"same", func(b *BatchInfo) {}},
+		{"rows", func(b *BatchInfo) { b.Rows = 1; b.Arrays[0].Shape[0] = 1; b.Arrays[1].Shape[0] = 1 }},
+		{"shape", func(b *BatchInfo) { b.Arrays[0].Shape[1] = 5 }},
+		{"offset", func(b *BatchInfo) { b.Arrays[1].Offset = 192 }},
+		{"nbytes", func(b *BatchInfo) { b.Arrays[1].NBytes = 8 }},
+		{"lengths", func(b *BatchInfo) { b.Arrays[0].LengthsOffset = 256 }},
+		{"arrays", func(b *BatchInfo) { b.Arrays = b.Arrays[:1] }},
+		{"file", func(b *BatchInfo) { b.File, b.FileSize = "/dev/shm/x", 1<<16 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &server{}
+			if _, err := s.appendReply(nil, Reply{Batch: base()}); err != nil {
+				t.Fatal(err)
+			}
+			b := base()
+			tt.change(b)
+			got, err := s.appendReply([]byte("x"), Reply{Batch: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := appendMessage([]byte("x"), Reply{Batch: b})
+			if !bytes.Equal(got, want) {
+				t.Errorf("got %s, want %s", got, want)
+			}
+		})
 	}
 }

@@ -104,8 +104,12 @@ type server struct {
 	// holds those free.
 	dfree chan int
 	out   []byte // the replies to a next, reused
-	last  *Reply // the end or the error, repeated to later nexts
-	stop  func() // ends the producer
+	// encoded holds, for each slot, the last batch reply sent for it and
+	// its encoding: a slot's batches of one shape have the same
+	// descriptor, encoded once.
+	encoded map[int]encodedBatch
+	last    *Reply // the end or the error, repeated to later nexts
+	stop    func() // ends the producer
 
 	// queueEpochs remembers, for each shared filename queue (URL and
 	// name), the epoch the last pass over it reached: the next pass
@@ -174,7 +178,7 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			if stop {
 				return true, err
 			}
-			if out, err = appendMessage(out, r); err != nil {
+			if out, err = s.appendReply(out, r); err != nil {
 				return false, err
 			}
 		}
@@ -202,6 +206,48 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		return true, s.reply(Reply{OK: true})
 	}
 	return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: unknown op %q", ErrProtocol, req.Op))})
+}
+
+type encodedBatch struct {
+	info *BatchInfo
+	msg  []byte
+}
+
+// appendReply appends reply r to buf as appendMessage does.
+func (s *server) appendReply(buf []byte, r Reply) ([]byte, error) {
+	b := r.Batch
+	if b == nil || b.File != "" {
+		return appendMessage(buf, r)
+	}
+	if e, ok := s.encoded[b.Slot]; ok && sameBatch(e.info, b) {
+		return append(buf, e.msg...), nil
+	}
+	msg, err := appendMessage(nil, r)
+	if err != nil {
+		return buf, err
+	}
+	if s.encoded == nil {
+		s.encoded = map[int]encodedBatch{}
+	}
+	s.encoded[b.Slot] = encodedBatch{b, msg}
+	return append(buf, msg...), nil
+}
+
+// sameBatch reports whether a and b describe the same arrays in the same
+// slot, and so encode alike.
+func sameBatch(a, b *BatchInfo) bool {
+	if a.Slot != b.Slot || a.File != b.File || a.FileSize != b.FileSize || a.Rows != b.Rows || len(a.Arrays) != len(b.Arrays) {
+		return false
+	}
+	for i := range a.Arrays {
+		x, y := &a.Arrays[i], &b.Arrays[i]
+		if x.Name != y.Name || x.DType != y.DType || x.Offset != y.Offset || x.NBytes != y.NBytes ||
+			x.DataOffset != y.DataOffset || x.LengthsOffset != y.LengthsOffset || x.NNZ != y.NNZ ||
+			x.IndicesOffset != y.IndicesOffset || !slices.Equal(x.Shape, y.Shape) {
+			return false
+		}
+	}
+	return true
 }
 
 // next returns the reply to the i-th batch a next request asks for; stop

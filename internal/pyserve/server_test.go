@@ -796,20 +796,26 @@ func TestServeKeep(t *testing.T) {
 // the values are Go's (TestServeMatchesBatches).
 func TestServeLendsSlots(t *testing.T) {
 	pat := writeExamples(t, t.TempDir(), 2, 30)
+	dense := map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+		"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{4}}}
 	tests := []struct {
-		name string
-		spec map[string]any
-		lent bool
+		name     string
+		spec     map[string]any
+		minBytes int // minLentBytes: the features here take 12 bytes a record on average
+		lent     bool
 	}{
-		{"dense numbers", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
-			"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{4}}}, true},
+		{"dense numbers", dense, 12, true},
+		{"dense numbers of few bytes", dense, 13, false},
 		{"with a VarLen feature", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
-			"tokens": map[string]any{"kind": "varlen", "dtype": "int64"}}, false},
+			"tokens": map[string]any{"kind": "varlen", "dtype": "int64"}}, 0, false},
 		{"with a bytes feature", map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
-			"name": map[string]any{"kind": "fixed", "dtype": "bytes"}}, false},
+			"name": map[string]any{"kind": "fixed", "dtype": "bytes"}}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Restored after the server's cleanup, which ends it.
+			t.Cleanup(func(m int) func() { return func() { minLentBytes = m } }(minLentBytes))
+			minLentBytes = tt.minBytes
 			c := startServer(t)
 			c.keep = 1
 			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7, "readers": 2, "spec": tt.spec}
@@ -889,6 +895,13 @@ func TestServeCount(t *testing.T) {
 			return slices.Clone(int64s(c.slots[r.Batch.Slot][a.Offset:], a.Shape[0]))
 		}
 		for want := int64(0); ; {
+			// The batch handed out last is the client's until it asks
+			// for more: a request sent now frees it.
+			if held != nil {
+				if got := labels(held); !slices.Equal(got, heldLabels) {
+					t.Fatalf("batch %v overwritten with %v while kept", heldLabels, got)
+				}
+			}
 			for len(pending)+ahead <= 2 {
 				keep := len(pending) + ahead
 				if err := WriteMessage(c.in, map[string]any{"op": "next", "keep": keep, "count": 2}); err != nil {
@@ -898,11 +911,6 @@ func TestServeCount(t *testing.T) {
 				// Replies to requests before are read first.
 				for ahead > 2 {
 					recv()
-				}
-			}
-			if held != nil {
-				if got := labels(held); !slices.Equal(got, heldLabels) {
-					t.Fatalf("batch %v overwritten with %v while kept", heldLabels, got)
 				}
 			}
 			if len(pending) == 0 {

@@ -191,6 +191,9 @@ def _server_binary():
     return exe
 
 
+_LEN = struct.Struct("<I")
+
+
 def _frame(body):
     return struct.pack("<I", len(body)) + body
 
@@ -229,18 +232,27 @@ class _Session:
     def __init__(self):
         self._pid = os.getpid()
         self._maps = {}
-        self._buf = bytearray()
+        self._buf = b""
+        self._pos = 0
+        # The arrays of a batch by its descriptor's bytes (slot, shapes,
+        # offsets: a slot's batches of one shape have the same): views of
+        # the slot made once, so that such a batch costs a lookup and a
+        # view of each instead of decoding and building its arrays.
+        # Emptied when a slot maps a new file.
+        self._views = {}
         self._shm_dir = None
         # Pipelined (the number of batches asked for at once, or 0):
         # the "next" for the batches after the one being read is sent
         # ahead, so that their replies wait in the pipe when the trainer
         # asks for them, instead of the trainer waiting for the server to
-        # wake. Asking for two at a time halves the messages, and the two
-        # processes' wake-ups, per batch. keep tells the server how many
+        # wake. Asking for four at a time quarters the messages, and the
+        # two processes' wake-ups, per batch. keep tells the server how many
         # of the batches it sent are still this process's: those received
         # or on their way and not yet handed out. _ahead counts the
         # replies sent for whose are unread; _early holds replies read
-        # before another request's (replies come in order).
+        # before they are handed out (replies come in order), as (raw,
+        # parsed) pairs. _buf[_pos:] is what was read from the pipe and
+        # not yet taken.
         self.pipelined = 0
         self._parsed = {}
         self._ahead = 0
@@ -280,7 +292,7 @@ class _Session:
         while self._ahead:
             self._early.append(self._recv())
             self._ahead -= 1
-        return self._recv()
+        return self._recv()[1]
 
     def _send(self, msg):
         self._check()
@@ -292,8 +304,17 @@ class _Session:
             raise self._died() from None
 
     def _recv(self):
-        n = struct.unpack("<I", self._read(4))[0]
-        raw = self._read(n)
+        """The next reply: its raw bytes and the parsed message."""
+        buf, pos = self._buf, self._pos
+        if len(buf) - pos < 4:
+            buf, pos = self._more(4)
+        n = _LEN.unpack_from(buf, pos)[0]
+        end = pos + 4 + n
+        if end > len(buf):
+            buf, pos = self._more(4 + n)
+            end = pos + 4 + n
+        raw = buf[pos + 4:end]
+        self._pos = end
         # A slot's batches of one shape have the same descriptor: parsed
         # once. (The dicts are never changed.)
         reply = self._parsed.get(raw)
@@ -303,35 +324,43 @@ class _Session:
                 if len(self._parsed) >= 64:
                     self._parsed.clear()
                 self._parsed[raw] = reply
-        return reply
+        return raw, reply
 
     def _next_reply(self):
         count = self.pipelined
-        if not count:
-            return self._call(_NEXT)
         # Ask for the batches after this one now, when fewer than count
         # are left beside it; this one's reply was asked for before (or
         # is asked for now, at the start). The trainer is done with the
         # batch before this one: the server may reuse its slot.
-        while len(self._early) + self._ahead <= count:
-            self._send(_next_request(len(self._early) + self._ahead, count))
+        early = self._early
+        while len(early) + self._ahead <= count:
+            self._send(_next_request(len(early) + self._ahead, count))
             self._ahead += count
-        if self._early:
-            return self._early.popleft()
+        if early:
+            return early.popleft()
+        # Every reply already in the buffer is read now: the batches
+        # after this one are usually there too, and the next calls take
+        # them without looking at the pipe.
+        got = self._recv()
         self._ahead -= 1
-        return self._recv()
+        while self._ahead and len(self._buf) - self._pos >= 4 and \
+                len(self._buf) - self._pos - 4 >= _LEN.unpack_from(self._buf, self._pos)[0]:
+            early.append(self._recv())
+            self._ahead -= 1
+        return got
 
-    def _read(self, n):
+    def _more(self, n):
         # Whatever the pipe holds, up to 64 KiB, is read at once: a reply's
-        # length and body usually come in one read.
-        while len(self._buf) < n:
-            chunk = os.read(self._out, max(n - len(self._buf), 65536))
+        # length and body, and the replies after it, usually come in one
+        # read.
+        rest = self._buf[self._pos:]
+        while len(rest) < n:
+            chunk = os.read(self._out, max(n - len(rest), 65536))
             if not chunk:
                 raise self._died()
-            self._buf += chunk
-        out = bytes(self._buf[:n])
-        del self._buf[:n]
-        return out
+            rest += chunk
+        self._buf, self._pos = rest, 0
+        return rest, 0
 
     def _died(self):
         try:
@@ -350,7 +379,19 @@ class _Session:
 
     def next(self, copy):
         """Returns the next batch as a dict, or None at the end."""
-        reply = self._next_reply()
+        if self.pipelined:
+            raw, reply = self._next_reply()
+        else:
+            self._send(_NEXT)
+            raw, reply = self._recv()
+        views = self._views.get(raw)
+        if views is not None:
+            # A new array object of each view (not the cached one), so
+            # that a caller who changes an array's shape or flags does not
+            # change the next batch's.
+            if copy:
+                return {k: v.copy() for k, v in views}
+            return {k: v.view() for k, v in views}
         if "error" in reply:
             raise _error(reply["error"])
         if reply.get("end"):
@@ -364,16 +405,20 @@ class _Session:
                 self._maps[slot] = mmap.mmap(fd, b["file_size"])
             finally:
                 os.close(fd)
+            # Views of the slot's old file are no longer its batches.
+            self._views.clear()
             r = self._call({"op": "mapped", "file": b["file"]})
             if "error" in r:
                 raise _error(r["error"])
         mem = self._maps[slot]
         out = {}
+        cacheable = raw is not None and raw in self._parsed
         for a in b["arrays"]:
             shape = tuple(a["shape"])
             n = math.prod(shape)
             if "indices_offset" in a:
-                out[a["name"]] = self._sparse(mem, a, shape, copy)
+                out[a["name"]] = self._sparse(mem, a, shape, False)
+                cacheable = False
                 continue
             if a["dtype"] == "bytes":
                 offs = np.frombuffer(mem, np.int64, n + 1, a["offset"])
@@ -381,16 +426,22 @@ class _Session:
                 x = np.empty(n, dtype=object)
                 x[:] = [data[offs[i]:offs[i + 1]] for i in range(n)]
                 x = x.reshape(shape)
+                cacheable = False
             else:
                 x = np.frombuffer(mem, np.dtype(a["dtype"]), n, a["offset"]).reshape(shape)
-                if copy:
-                    x = x.copy()
             if a.get("lengths_offset"):
-                lengths = np.frombuffer(mem, np.int64, shape[0], a["lengths_offset"])
-                x = (x, lengths.copy() if copy else lengths)
+                # Cached as one view: a pair is made per batch.
+                out[a["name"]] = (x, np.frombuffer(mem, np.int64, shape[0], a["lengths_offset"]))
+                cacheable = False
+                continue
             out[a["name"]] = x
+        if cacheable:
+            if len(self._views) >= 64:
+                self._views.clear()
+            self._views[raw] = tuple(out.items())
+        if copy:
+            return {k: _copied(v) for k, v in out.items()}
         return out
-
     @staticmethod
     def _sparse(mem, a, shape, copy):
         nnz = a.get("nnz", 0)
@@ -413,6 +464,7 @@ class _Session:
         p, self._proc = self._proc, None
         _sessions.discard(self)
         self._maps = {}
+        self._views = {}
         if p is None:
             return
         for f in (p.stdin, p.stdout):
@@ -458,6 +510,14 @@ class _Session:
     def __del__(self):
         if getattr(self, "_proc", None) is not None and os.getpid() == self._pid:
             self.close()
+
+
+def _copied(v):
+    if isinstance(v, np.ndarray):
+        return v if v.dtype == object else v.copy()
+    if isinstance(v, SparseValue):
+        return SparseValue(_copied(v.indices), _copied(v.values), v.dense_shape)
+    return tuple(_copied(x) for x in v)
 
 
 class _Iterator:
@@ -584,12 +644,13 @@ class Dataset:
         # A state counts the batches the server has sent: one sent ahead
         # would count too, so resumable iterations ask for one at a time.
         # Keeping a batch while the next is read takes a third slot;
-        # asking for two at a time, with two kept, five.
+        # asking for four at a time, with four kept, nine: each request
+        # (and each wake-up of either process) serves four batches.
         slots = request.get("slots", 3)
         if not resumable and "slots" not in request:
-            slots = 5
+            slots = 9
             request = dict(request, slots=slots)
-        pipelined = 0 if resumable or slots < 3 else 2 if slots >= 5 else 1
+        pipelined = 0 if resumable or slots < 3 else min((slots - 1) // 2, 8)
         try:
             s.open(request, pipelined)
         except BaseException:
@@ -719,7 +780,8 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     makes the shuffles repeatable; shard=(index, count) reads every
     count-th file from the index-th; drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches the server
-    prepares ahead (4, or 2 when deterministic).
+    prepares ahead (8, or 2 when deterministic); the client asks for
+    prefetch/2 batches at a time (at most 8).
 
     deterministic=True reads in an order fixed by the seed and the
     options alone, the same on every run, and lets the iteration's

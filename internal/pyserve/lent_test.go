@@ -1,0 +1,54 @@
+package pyserve
+
+import (
+	"testing"
+
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// Batches of a few bytes a feature and record are left to the batch
+// parser and copied; larger ones are lent a slot.
+func TestSlotAllocLends(t *testing.T) {
+	t.Setenv("SLUICE_SHM_DIR", t.TempDir())
+	tests := []struct {
+		name   string
+		dtypes []tensor.DType
+		shapes []tensor.Shape
+		lend   bool
+	}{
+		{"mnist", []tensor.DType{tensor.Float32, tensor.Int64}, []tensor.Shape{{128, 784}, {128}}, true},
+		{"scalars", []tensor.DType{tensor.Float32, tensor.Int64, tensor.Int64}, []tensor.Shape{{128}, {128}, {128}}, false},
+		{"16 floats", []tensor.DType{tensor.Float32}, []tensor.Shape{{128, 16}}, true},
+		{"15 floats", []tensor.DType{tensor.Float32}, []tensor.Shape{{128, 15}}, false},
+		{"8 int64s", []tensor.DType{tensor.Int64}, []tensor.Shape{{3, 8}}, true},
+		{"no rows", []tensor.DType{tensor.Float32}, []tensor.Shape{{0, 784}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRing(2)
+			defer r.close()
+			free := make(chan int, 1)
+			free <- 1
+			a := &slotAlloc{ring: r, free: free, first: 1}
+			ts := a.Alloc(tt.dtypes, tt.shapes)
+			if got := ts != nil; got != tt.lend {
+				t.Fatalf("Alloc lent a slot: %v, want %v", got, tt.lend)
+			}
+			if ts == nil {
+				if len(a.free) != 1 {
+					t.Errorf("the slot was not given back")
+				}
+				return
+			}
+			for i, x := range ts {
+				if x.DType() != tt.dtypes[i] || !x.Shape().Equal(tt.shapes[i]) {
+					t.Errorf("tensor %d: %v %v, want %v %v", i, x.DType(), x.Shape(), tt.dtypes[i], tt.shapes[i])
+				}
+			}
+			a.Put(ts)
+			if len(a.free) != 1 {
+				t.Errorf("Put did not free the slot")
+			}
+		})
+	}
+}
