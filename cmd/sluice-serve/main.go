@@ -4,7 +4,8 @@
 // meant to be run by hand.
 //
 // It lives exactly as long as its client: it exits when its stdin ends
-// (the client closed it, or died, even by SIGKILL) and when its parent
+// (the client closed it, or died, even by SIGKILL), when its stdout does
+// (a reply finds no reader), and when its parent
 // changes (the parent died and it was re-parented), and it removes its
 // shared-memory files on the way out. It ignores SIGINT, which a
 // terminal's Ctrl-C sends to the trainer's whole process group: the
@@ -17,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -42,13 +44,18 @@ func main() {
 		}
 		defer stop()
 	}
-	signal.Ignore(os.Interrupt)
+	// A write to a closed stdout would kill the server by SIGPIPE before
+	// it removed its shared-memory files; ignored, the write fails with
+	// EPIPE and Serve cleans up on its way out. A client that closes
+	// while replies are on their way (requests ask for several batches)
+	// is the common case.
+	signal.Ignore(os.Interrupt, syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	go watchParent(cancel)
 	err := pyserve.Serve(ctx, os.Stdin, os.Stdout)
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && !errors.Is(err, syscall.EPIPE) {
 		fmt.Fprintln(os.Stderr, "sluice-serve:", err)
 		exit(1)
 	}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/pyserve"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// serveEnv makes the test binary run main instead of the tests, so that
+// a test can run the server as a process of its own, signals and all.
+const serveEnv = "SLUICE_SERVE_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestClosedStdout checks that a client that stops reading while replies
+// are on their way (it closed, or died with a request outstanding) ends
+// the server with its shared-memory files removed, rather than a death by
+// SIGPIPE that leaves them behind.
+func TestClosedStdout(t *testing.T) {
+	dir, shm := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "train.tfrecord")
+	f, err := os.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tfrecord.NewWriter(f, tfrecord.None)
+	for i := range 64 {
+		rec := example.New().Int64("label", int64(i)).Floats("image", []float32{float32(i), 1}).Marshal()
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	call := func(req any) pyserve.Reply {
+		t.Helper()
+		if err := pyserve.WriteMessage(stdin, req); err != nil {
+			t.Fatal(err)
+		}
+		msg, err := pyserve.ReadMessage(stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r pyserve.Reply
+		if err := json.Unmarshal(msg, &r); err != nil {
+			t.Fatalf("reply %s: %v", msg, err)
+		}
+		if r.Error != nil {
+			t.Fatalf("%v: %+v", req, r.Error)
+		}
+		return r
+	}
+	call(map[string]any{"op": "open", "kind": "examples", "files": []string{data}, "batch_size": 4, "epochs": 100,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{2}}}})
+	if r := call(map[string]string{"op": "next"}); r.Batch == nil {
+		t.Fatalf("next: %+v, want a batch", r)
+	}
+	if files, _ := filepath.Glob(filepath.Join(shm, "*")); len(files) == 0 {
+		t.Fatal("no shared-memory file after a batch: the test would prove nothing")
+	}
+
+	stdout.Close() // the client stops reading; its stdin stays open
+	if err := pyserve.WriteMessage(stdin, map[string]string{"op": "next"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server is still running 30 s after its stdout closed")
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			t.Fatalf("the server died of %v", ws.Signal())
+		}
+		t.Fatalf("the server exited with %v", err)
+	} else if err != nil && !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(shm, "*")); len(files) > 0 {
+		t.Errorf("shared-memory files left behind: %v", files)
+	}
+}
