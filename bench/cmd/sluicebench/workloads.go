@@ -389,6 +389,8 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 	var endMu sync.Mutex
 	var tEnd time.Time
 	var cEnd float64
+	var nEnd int64
+	n0 := t.examples.Load()
 	p := input.NewPipeline(input.Seed(42))
 	names := p.StringInputProducer(files, input.NumEpochs(2))
 	readers := make([]input.Step, 2)
@@ -400,7 +402,7 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 			if err != nil {
 				if phaseLog {
 					endMu.Lock()
-					tEnd, cEnd = time.Now(), cpuSeconds()
+					tEnd, cEnd, nEnd = time.Now(), cpuSeconds(), t.examples.Load()
 					endMu.Unlock()
 				}
 				return nil, err
@@ -441,8 +443,13 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 	if phaseLog {
 		t2, c2 := time.Now(), cpuSeconds()
 		endMu.Lock()
-		fmt.Fprintf(os.Stderr, "pass %.1fms cpu %.1fms | fill %.1fms cpu %.1f | steady %.1fms cpu %.1f | drain %.1fms cpu %.1f\n",
-			ms(t2.Sub(t0)), 1e3*(c2-c0), ms(tFirst.Sub(t0)), 1e3*(cFirst-c0), ms(tEnd.Sub(tFirst)), 1e3*(cEnd-cFirst), ms(t2.Sub(tEnd)), 1e3*(c2-cEnd))
+		// The full-queue phase runs from the first batch to the readers'
+		// end; its examples are the batches delivered in it.
+		steady := nEnd - n0 - batchSize
+		fmt.Fprintf(os.Stderr, "pass %.1fms cpu %.1fms | fill %.1fms cpu %.1f | full %.1fms cpu %.1f, %d examples: %.0f examples/s %.0f CPU-ns/example | drain %.1fms cpu %.1f, %d examples\n",
+			ms(t2.Sub(t0)), 1e3*(c2-c0), ms(tFirst.Sub(t0)), 1e3*(cFirst-c0),
+			ms(tEnd.Sub(tFirst)), 1e3*(cEnd-cFirst), steady, float64(steady)/tEnd.Sub(tFirst).Seconds(), 1e9*(cEnd-cFirst)/float64(steady),
+			ms(t2.Sub(tEnd)), 1e3*(c2-cEnd), t.examples.Load()-nEnd)
 		endMu.Unlock()
 	}
 	return err
