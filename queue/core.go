@@ -53,6 +53,7 @@ type core struct {
 	views   [][]tensor.Tensor
 
 	mu       sync.Mutex
+	drawing  atomic.Bool // mu's holder is drawing a batch (see lock)
 	s        store
 	spare    []slot    // an empty slice for a batch dequeue's elements (spareTaken)
 	freed    []Element // an empty slice for the elements handed to free
@@ -373,7 +374,9 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	}
 	q.lock()
 	if len(q.deq) == 0 && q.s.len()-q.keepBack() >= n {
+		q.drawing.Store(true)
 		taken := q.s.popN(q.spareTaken(n), n)
+		q.drawing.Store(false)
 		q.dequeued.Add(int64(n))
 		if len(q.enq) > 0 {
 			q.flush()

@@ -11,21 +11,24 @@ import (
 // costs.
 const lockSpin = 50 * time.Microsecond
 
-// lock takes q.mu, first retrying a while when another goroutine holds
-// it. sync.Mutex parks a waiter after a spin of about a microsecond, and
-// a parked goroutine costs more than the wait: its core, left without
-// work, goes idle, and the waiter, once readied into the runnable slot of
-// the core that released the lock, waits for the idle core to wake and
-// steal it. On the seed pipeline on two cores, readers whose Enqueue met
-// the lock held by a batch dequeue's draws left a core idle for 60–130
-// µs each time, 10% of the run. Retrying keeps the core: the holder is
-// running on the other core and lets go within microseconds. On one core
-// (GOMAXPROCS 1) the holder cannot be running, so lock parks at once.
+// lock takes q.mu, first retrying a while when the holder is drawing a
+// batch's elements. sync.Mutex parks a waiter after a spin of about a
+// microsecond, and a parked goroutine costs more than the wait: its core,
+// left without work, goes idle, and the waiter, once readied into the
+// runnable slot of the core that released the lock, waits for the idle
+// core to wake and steal it. On the seed pipeline on two cores, readers
+// whose Enqueue met the lock held by a batch dequeue's draws left a core
+// idle for 68 µs on average each time, 10% of the run. Retrying keeps the
+// core: the drawing holder is running and lets go within microseconds.
+// Other holders are waited for in Lock as before: their holds are short,
+// and retrying on every held lock made many goroutines contending for a
+// FIFO (BenchmarkFIFO4x4) 2–3 times slower. On one core (GOMAXPROCS 1)
+// the holder cannot be running, so lock parks at once.
 func (q *core) lock() {
 	if q.mu.TryLock() {
 		return
 	}
-	if runtime.GOMAXPROCS(0) > 1 {
+	if q.drawing.Load() && runtime.GOMAXPROCS(0) > 1 {
 		start := time.Now()
 		for {
 			for range 64 {
