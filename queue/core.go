@@ -53,7 +53,7 @@ type core struct {
 	views   [][]tensor.Tensor
 
 	mu       sync.Mutex
-	drawing  atomic.Bool // mu's holder is drawing a batch (see lock)
+	drawing  atomic.Bool // mu's holder draws, or drew, a batch's elements (see lock)
 	s        store
 	spare    []slot    // an empty slice for a batch dequeue's elements (spareTaken)
 	freed    []Element // an empty slice for the elements handed to free
@@ -374,9 +374,8 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	}
 	q.lock()
 	if len(q.deq) == 0 && q.s.len()-q.keepBack() >= n {
-		q.drawing.Store(true)
+		q.drawing.Store(true) // until unlock
 		taken := q.s.popN(q.spareTaken(n), n)
-		q.drawing.Store(false)
 		q.dequeued.Add(int64(n))
 		if len(q.enq) > 0 {
 			q.flush()
@@ -405,11 +404,16 @@ func (q *core) unlock() {
 		a := q.ready[last]
 		q.ready[last] = nil
 		q.ready = q.ready[:last]
+		q.drawing.Store(false)
 		q.mu.Unlock()
 		a.result, a.err = q.assembleFree(a.taken, a.dst)
 		a.taken, a.dst = nil, nil
 		close(a.done)
 		q.lock()
+	}
+	// lock retries while a batch is drawn, until its drawer lets go.
+	if q.drawing.Load() {
+		q.drawing.Store(false)
 	}
 	q.mu.Unlock()
 }
@@ -598,6 +602,9 @@ func (q *core) runEnqueue(a *attempt) bool {
 // anything.
 func (q *core) runDequeue(a *attempt) bool {
 	moved := false
+	if !a.single && len(a.taken) < a.n && q.s.len() > q.keepBack() {
+		q.drawing.Store(true) // until unlock
+	}
 	for len(a.taken) < a.n && q.s.len() > q.keepBack() {
 		a.taken = append(a.taken, q.s.pop())
 		q.dequeued.Add(1)

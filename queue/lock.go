@@ -25,10 +25,15 @@ const lockSpin = 50 * time.Microsecond
 // FIFO (BenchmarkFIFO4x4) 2–3 times slower. On one core (GOMAXPROCS 1)
 // the holder cannot be running, so lock parks at once.
 func (q *core) lock() {
-	if q.mu.TryLock() {
+	if q.drawing.Load() {
+		q.lockDrawn() // apart, so that lock inlines
 		return
 	}
-	if q.drawing.Load() && runtime.GOMAXPROCS(0) > 1 {
+	q.mu.Lock()
+}
+
+func (q *core) lockDrawn() {
+	if runtime.GOMAXPROCS(0) > 1 {
 		start := time.Now()
 		for {
 			for range 64 {
