@@ -11,8 +11,9 @@ import (
 // costs.
 const lockSpin = 50 * time.Microsecond
 
-// lock takes q.mu, first retrying a while when the holder is drawing a
-// batch's elements. sync.Mutex parks a waiter after a spin of about a
+// lock takes q.mu, first retrying a while when the holder has drawn, or
+// is drawing, a batch's elements (drawing is set from the first draw until
+// the holder lets go). sync.Mutex parks a waiter after a spin of about a
 // microsecond, and a parked goroutine costs more than the wait: its core,
 // left without work, goes idle, and the waiter, once readied into the
 // runnable slot of the core that released the lock, waits for the idle
