@@ -27,7 +27,7 @@ const lockSpin = 50 * time.Microsecond
 // the holder cannot be running, so lock parks at once.
 func (q *core) lock() {
 	if q.drawing.Load() {
-		q.lockDrawn() // apart, so that lock inlines
+		q.lockDrawn()
 		return
 	}
 	q.mu.Lock()
