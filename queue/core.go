@@ -17,6 +17,8 @@ type store interface {
 	len() int
 	push(e slot)
 	pop() slot
+	// popN appends n popped elements to dst, as n calls of pop would.
+	popN(dst []slot, n int) []slot
 	// unpop gives back an element that a dequeue took but could not
 	// deliver (it failed or was cancelled); elements are given back in the
 	// reverse of the order they were taken, so a FIFO restores its front.
@@ -51,6 +53,7 @@ type core struct {
 	views   [][]tensor.Tensor
 
 	mu       sync.Mutex
+	drawing  atomic.Bool // mu's holder draws, or drew, a batch's elements (see lock)
 	s        store
 	spare    []slot    // an empty slice for a batch dequeue's elements (spareTaken)
 	freed    []Element // an empty slice for the elements handed to free
@@ -258,7 +261,7 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 	if err := q.checkElement(e); err != nil {
 		return err
 	}
-	q.mu.Lock()
+	q.lock()
 	if len(q.enq) == 0 && !q.closed && q.s.len() < q.capacity {
 		q.s.push(whole(e))
 		q.enqueued.Add(1)
@@ -292,7 +295,7 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 	// caller may reuse its slice, not the tensors' storage, which the
 	// rows share.
 	batch = slices.Clone(batch)
-	q.mu.Lock()
+	q.lock()
 	if len(q.enq) == 0 && !q.closed && q.capacity-q.s.len() >= n {
 		// Room for every row: what block would do at once, without an
 		// attempt to wait on.
@@ -313,7 +316,7 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 
 // Dequeue removes one element, blocking until one is available.
 func (q *core) Dequeue(ctx context.Context) (Element, error) {
-	q.mu.Lock()
+	q.lock()
 	if len(q.deq) == 0 && q.s.len() > q.keepBack() {
 		e := q.s.pop().element()
 		q.dequeued.Add(1)
@@ -369,12 +372,10 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	if n == 0 {
 		return q.emptyBatch(), nil // never blocks, never consumes
 	}
-	q.mu.Lock()
+	q.lock()
 	if len(q.deq) == 0 && q.s.len()-q.keepBack() >= n {
-		taken := q.spareTaken(n)
-		for range n {
-			taken = append(taken, q.s.pop())
-		}
+		q.drawing.Store(true) // until unlock
+		taken := q.s.popN(q.spareTaken(n), n)
 		q.dequeued.Add(int64(n))
 		if len(q.enq) > 0 {
 			q.flush()
@@ -403,11 +404,16 @@ func (q *core) unlock() {
 		a := q.ready[last]
 		q.ready[last] = nil
 		q.ready = q.ready[:last]
+		q.drawing.Store(false)
 		q.mu.Unlock()
 		a.result, a.err = q.assembleFree(a.taken, a.dst)
 		a.taken, a.dst = nil, nil
 		close(a.done)
-		q.mu.Lock()
+		q.lock()
+	}
+	// lock retries while a batch is drawn, until its drawer lets go.
+	if q.drawing.Load() {
+		q.drawing.Store(false)
 	}
 	q.mu.Unlock()
 }
@@ -418,7 +424,7 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 	out, err := q.assemble(elems, dst)
 	var freed []Element
 	if err == nil && q.free != nil {
-		q.mu.Lock()
+		q.lock()
 		freed, q.freed = q.freed, nil
 		q.mu.Unlock()
 		// A Recycle queue takes no EnqueueMany: every slot is whole.
@@ -429,7 +435,7 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 		clear(freed)
 	}
 	clear(elems)
-	q.mu.Lock()
+	q.lock()
 	if cap(elems) > cap(q.spare) {
 		q.spare = elems[:0]
 	}
@@ -596,6 +602,9 @@ func (q *core) runEnqueue(a *attempt) bool {
 // anything.
 func (q *core) runDequeue(a *attempt) bool {
 	moved := false
+	if !a.single && len(a.taken) < a.n && q.s.len() > q.keepBack() {
+		q.drawing.Store(true) // until unlock
+	}
 	for len(a.taken) < a.n && q.s.len() > q.keepBack() {
 		a.taken = append(a.taken, q.s.pop())
 		q.dequeued.Add(1)

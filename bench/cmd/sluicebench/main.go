@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 )
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	mode := fs.String("mode", "api", "api: the sluice package, a batch's memory its own (the headline rows); "+
 		"api-reuse: the sluice package reusing batch memory (its default); lib: the hand-tuned library path")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
+	fs.BoolVar(&phaseLog, "phases", false, "seed workload: print each pass's fill, full-queue and drain times, wall and CPU, to stderr")
+	traceFile := fs.String("trace", "", "write an execution trace of the runs to this file (go tool trace reads it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -110,6 +113,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var warm tally
 	if err := pass(ctx, files, &warm); err != nil {
 		return err
+	}
+	if *traceFile != "" {
+		// Started after the untimed pass, so that the trace shows the
+		// timed runs only.
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 	version := "devel"
 	if bi, ok := debug.ReadBuildInfo(); ok {

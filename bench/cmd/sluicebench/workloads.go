@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
@@ -377,7 +378,19 @@ func runCIFAR(ctx context.Context, files []string, t *tally) error {
 // (ReadValue), parsing into the elements the batcher recycles
 // (ParseSingleInto, input.Recycled, input.Recycle), and a consumer
 // reusing its batch (NextInto).
+// phaseLog makes runSeed print, for each pass, how long it took to fill
+// the shuffle queue (the first batch), to run with the queue full, and to
+// drain it once the readers ran out: a pass builds a new pipeline, and
+// the fill and the drain use the cores differently from the rest.
+var phaseLog bool
+
 func runSeed(ctx context.Context, files []string, t *tally) error {
+	t0, c0 := time.Now(), cpuSeconds()
+	var endMu sync.Mutex
+	var tEnd time.Time
+	var cEnd float64
+	var nEnd int64
+	n0 := t.examples.Load()
 	p := input.NewPipeline(input.Seed(42))
 	names := p.StringInputProducer(files, input.NumEpochs(2))
 	readers := make([]input.Step, 2)
@@ -387,6 +400,11 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 		readers[i] = func(ctx context.Context) (queue.Element, error) {
 			rec, err := r.ReadValue(ctx)
 			if err != nil {
+				if phaseLog {
+					endMu.Lock()
+					tEnd, cEnd, nEnd = time.Now(), cpuSeconds(), t.examples.Load()
+					endMu.Unlock()
+				}
 				return nil, err
 			}
 			t.bytes.Add(int64(len(rec)))
@@ -399,9 +417,14 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 		return err
 	}
 	var b input.Batch
+	var tFirst time.Time
+	var cFirst float64
 	for {
 		var err error
 		b, err = batches.NextInto(ctx, b)
+		if phaseLog && tFirst.IsZero() {
+			tFirst, cFirst = time.Now(), cpuSeconds()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -416,5 +439,20 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 		t.examples.Add(int64(b.Len()))
 		t.check.Add(sum)
 	}
-	return p.Join(ctx)
+	err := p.Join(ctx)
+	if phaseLog {
+		t2, c2 := time.Now(), cpuSeconds()
+		endMu.Lock()
+		// The full-queue phase runs from the first batch to the readers'
+		// end; its examples are the batches delivered in it.
+		steady := nEnd - n0 - batchSize
+		fmt.Fprintf(os.Stderr, "pass %.1fms cpu %.1fms | fill %.1fms cpu %.1f | full %.1fms cpu %.1f, %d examples: %.0f examples/s %.0f CPU-ns/example | drain %.1fms cpu %.1f, %d examples\n",
+			ms(t2.Sub(t0)), 1e3*(c2-c0), ms(tFirst.Sub(t0)), 1e3*(cFirst-c0),
+			ms(tEnd.Sub(tFirst)), 1e3*(cEnd-cFirst), steady, float64(steady)/tEnd.Sub(tFirst).Seconds(), 1e9*(cEnd-cFirst)/float64(steady),
+			ms(t2.Sub(tEnd)), 1e3*(c2-cEnd), t.examples.Load()-nEnd)
+		endMu.Unlock()
+	}
+	return err
 }
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
