@@ -3,6 +3,7 @@ package pyserve
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
 	"reflect"
@@ -117,6 +118,17 @@ func FuzzDecodeRequest(f *testing.F) {
 			msg, err := ReadMessage(r)
 			if err != nil {
 				return
+			}
+			if fast, ok := decodeNext(msg); ok {
+				// The fast path must read what encoding/json reads.
+				var slow struct {
+					Op          string
+					Keep, Count int
+				}
+				if err := json.Unmarshal(msg, &slow); err != nil || slow.Op != "next" ||
+					slow.Keep != fast.Keep || slow.Count != fast.Count {
+					t.Fatalf("decodeNext(%q) = %+v; encoding/json reads %+v, %v", msg, fast, slow, err)
+				}
 			}
 			req, err := DecodeRequest(msg)
 			if err != nil {
