@@ -2,7 +2,6 @@ package input
 
 import (
 	"context"
-	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -56,19 +55,7 @@ func TestDynamicPadSteadyAllocs(t *testing.T) {
 			p := NewPipeline()
 			out := tt.build(p)
 			start(t, p)
-			var b Batch
-			var m0, m1 runtime.MemStats
-			for i := range to {
-				if i == from {
-					runtime.ReadMemStats(&m0)
-				}
-				var err error
-				if b, err = out.NextInto(t.Context(), b); err != nil {
-					t.Fatal(err)
-				}
-			}
-			runtime.ReadMemStats(&m1)
-			if per := float64(m1.Mallocs-m0.Mallocs) / (to - from); per > tt.want {
+			if per := steadyAllocs(t, out, from, to); per > tt.want {
 				t.Errorf("%.2f allocations a batch in the steady state, want at most %v", per, tt.want)
 			} else {
 				t.Logf("%.2f allocations a batch", per)
