@@ -252,7 +252,8 @@ func TestRecycleEnqueueMany(t *testing.T) {
 
 // TestRecycleSteadyAllocs: once its shuffle queue is full, a recycling
 // pipeline whose step and consumer reuse memory allocates (almost) nothing
-// per example (issue 18: at most 0.05 allocations an example).
+// per example (issue 18: at most 0.05 allocations an example, which
+// the root package's BenchmarkMNIST/seedpipeline-shuffle10000-recycle measures).
 func TestRecycleSteadyAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -275,10 +276,21 @@ func TestRecycleSteadyAllocs(t *testing.T) {
 	}
 	out := p.ShuffleBatchJoin(steps, batch, Capacity(1000+3*batch), MinAfterDequeue(1000), Recycle())
 	start(t, p)
-	if per := steadyAllocs(t, out, from, to) / batch; per > 0.05 {
-		t.Errorf("%.3f allocations an example in the steady state, want at most 0.05", per)
+	// 0.014 an example on a quiet machine, up to 0.047 with a second
+	// suite beside it: how often the goroutines wait is the scheduler's.
+	// What the idiom guarantees is nothing per example, beyond the waits.
+	if per, most := steadyAllocs(t, out, from, to), waitAllocs(len(steps)+1); per > most {
+		t.Errorf("%.3f allocations an example in the steady state, want at most %.3f (nothing but the waits)", per/batch, most/batch)
+	} else {
+		t.Logf("%.3f allocations an example", per/batch)
 	}
 }
+
+// waitAllocs bounds the allocations a batch of a pipeline in its steady
+// state that allocates nothing per element: a call that waits makes an
+// attempt and its channel, and each of the goroutines (the consumer, and
+// every step's runner once the queue is full) waits at most once a batch.
+func waitAllocs(goroutines int) float64 { return float64(2 * goroutines) }
 
 // steadyAllocs takes batches from..to-1 of out, after taking the first
 // from of them to reach the steady state, each into the last one's
