@@ -98,7 +98,7 @@ func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 func (d *intoDecoder) rows(dst []tensor.Tensor, n int) [][]tensor.Tensor {
 	base := make([]unsafe.Pointer, len(dst))
 	for j, t := range dst {
-		base[j] = dataPointer(t)
+		base[j] = batchhook.Pointer(t)
 	}
 next:
 	for _, v := range d.views {
@@ -133,19 +133,9 @@ func sameMemory(out, rows []tensor.Tensor) bool {
 		return false
 	}
 	for j := range out {
-		if dataPointer(out[j]) != dataPointer(rows[j]) {
+		if batchhook.Pointer(out[j]) != batchhook.Pointer(rows[j]) {
 			return false
 		}
 	}
 	return true
-}
-
-func dataPointer(t tensor.Tensor) unsafe.Pointer {
-	switch t.DType() {
-	case tensor.Float32:
-		return unsafe.Pointer(unsafe.SliceData(t.Float32s()))
-	case tensor.Int64:
-		return unsafe.Pointer(unsafe.SliceData(t.Int64s()))
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -92,7 +93,7 @@ func (a *slotAlloc) Put(ts []tensor.Tensor) {
 	if len(ts) == 0 {
 		return
 	}
-	if k, _, ok := a.ring.locate(a.first, dataPointer(ts[0])); ok {
+	if k, _, ok := a.ring.locate(a.first, batchhook.Pointer(ts[0])); ok {
 		a.free <- k
 	}
 }
@@ -106,7 +107,7 @@ func (s *server) lent(b *sluice.Batch) (*BatchInfo, bool) {
 			return nil, false
 		}
 		t := b.Dense(f.Name)
-		p := dataPointer(t)
+		p := batchhook.Pointer(t)
 		if p == nil || t.NumElements() == 0 {
 			return nil, false
 		}
@@ -123,16 +124,4 @@ func (s *server) lent(b *sluice.Batch) (*BatchInfo, bool) {
 	}
 	info.File, info.FileSize = s.ring.announce(info.Slot)
 	return info, true
-}
-
-// dataPointer returns where a float32 or int64 tensor's values are, or
-// nil for another type.
-func dataPointer(t tensor.Tensor) unsafe.Pointer {
-	switch t.DType() {
-	case tensor.Float32:
-		return unsafe.Pointer(unsafe.SliceData(t.Float32s()))
-	case tensor.Int64:
-		return unsafe.Pointer(unsafe.SliceData(t.Int64s()))
-	}
-	return nil
 }
