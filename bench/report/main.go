@@ -221,6 +221,8 @@ func write(w io.Writer, m meta, mach string, ss []summary) {
 	}
 	fmt.Fprintf(w, "\n— : the system does not apply (the torch rows read TFRecords only).\n")
 
+	writeGoals(w, find)
+
 	fmt.Fprintf(w, "\n## Each workload\n")
 	for _, wl := range mainWorkloads {
 		fmt.Fprintf(w, "\n### %s\n\n%s.\n\n", wl.name, wl.what)

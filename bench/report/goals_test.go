@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGoals(t *testing.T) {
+	ss := summarize([]result{
+		{System: "sluice-lib", Workload: "seed", Examples: 1000, Seconds: 1, CPU: 0.002, MaxRSSKB: 80 * 1024, Cores: 2},
+		{System: "sluice", Workload: "seed", Examples: 1700, Seconds: 1, Cores: 2},
+		{System: "sluice", Workload: "seed", Examples: 1000, Seconds: 1, Cores: 1},
+		{System: "sluice-py", Workload: "mnist", Examples: 800, Seconds: 1},
+		{System: "sluice-reuse", Workload: "mnist", Examples: 1000, Seconds: 1},
+		{System: "tf.data", Workload: "mnist", Examples: 100, Seconds: 1},
+	})
+	find := func(system, workload string) (summary, bool) {
+		for _, s := range ss {
+			if s.System == system && s.Workload == workload {
+				return s, true
+			}
+		}
+		return summary{}, false
+	}
+	var b strings.Builder
+	writeGoals(&b, find)
+	got := b.String()
+	for _, want := range []string{
+		"| 18 | seed: CPU per example, hand-tuned library path, 2 cores | ≤ 2.50 µs | 2.00 µs | met |",
+		"| 18 | seed: examples/s on 2 cores over 1 core (headline rows) | ≥ 1.70× | 1.70× | met |",
+		"| ≤ 72 MB | 80 MB | missed by 11%; why:",
+		"| 20 | mnist: sluice from Python (views) over sluice from Go (batches reused) | ≥ 0.90× | 0.80× | missed by 11%; why:",
+		"| 20 | mnist: sluice from Python (views) over tf.data | ≥ 3.00× | 8.00× | met |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("goals table lacks %q:\n%s", want, got)
+		}
+	}
+	// Workloads without runs are left out rather than reported as missed.
+	if strings.Contains(got, "small10") {
+		t.Errorf("goals table reports small10, which has no runs:\n%s", got)
+	}
+}
