@@ -25,6 +25,18 @@ type goal struct {
 // finder looks up one system's summary on one workload.
 type finder func(system, workload string) (summary, bool)
 
+// finderOf returns a finder over ss.
+func finderOf(ss []summary) finder {
+	return func(system, workload string) (summary, bool) {
+		for _, s := range ss {
+			if s.System == system && s.Workload == workload {
+				return s, true
+			}
+		}
+		return summary{}, false
+	}
+}
+
 // goals are issue 18's (engine speed) and issue 20's (Python) targets that
 // bench/run.sh measures. The ones it cannot (old binary against new,
 // allocations per example) are measured by go test and named in the

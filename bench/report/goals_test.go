@@ -14,16 +14,8 @@ func TestGoals(t *testing.T) {
 		{System: "sluice-reuse", Workload: "mnist", Examples: 1000, Seconds: 1},
 		{System: "tf.data", Workload: "mnist", Examples: 100, Seconds: 1},
 	})
-	find := func(system, workload string) (summary, bool) {
-		for _, s := range ss {
-			if s.System == system && s.Workload == workload {
-				return s, true
-			}
-		}
-		return summary{}, false
-	}
 	var b strings.Builder
-	writeGoals(&b, find)
+	writeGoals(&b, finderOf(ss))
 	got := b.String()
 	for _, want := range []string{
 		"| 18 | seed: CPU per example, hand-tuned library path, 2 cores | ≤ 2.50 µs | 2.00 µs | met |",

@@ -156,14 +156,7 @@ var systemNames = map[string]string{
 }
 
 func write(w io.Writer, m meta, mach string, ss []summary) {
-	find := func(system, workload string) (summary, bool) {
-		for _, s := range ss {
-			if s.System == system && s.Workload == workload {
-				return s, true
-			}
-		}
-		return summary{}, false
-	}
+	find := finderOf(ss)
 	fmt.Fprintf(w, "# Benchmarks\n\n")
 	fmt.Fprintf(w, "Written by `bash bench/run.sh%s` (see [bench/README.md](bench/README.md)); do not edit by hand.\n\n",
 		map[bool]string{true: " --quick"}[m.Mode == "quick"])
