@@ -39,7 +39,7 @@ type lentBatch struct {
 // batches it got from NextInto would otherwise make the pool keep them
 // all. A batch the pool forgot is still handed back safely: it is
 // ignored.
-const maxLent = 64
+const maxLent = 16
 
 func newBatchPool(buckets, topCapacity int) *batchPool {
 	return &batchPool{free: make([][]queue.Element, buckets), max: topCapacity + 4}
