@@ -261,7 +261,9 @@ func (s *stage) moveBatch(ctx context.Context, i int, upTo bool) error {
 		return err
 	}
 	if len(b) != len(e)-1 {
-		// Not the queue's components: let the top queue refuse it.
+		// A mover's first batch may have been asked for before the first
+		// example made the queues, whose components were then unknown:
+		// the queue made the batch, and the element is made around it.
 		e = append(queue.Element{s.ids[i]}, b...)
 	}
 	copy(e[1:], b) // the batch is e[1:] already, unless the queue made its own
