@@ -16,9 +16,20 @@ import (
 // BenchmarkBySequenceLength moves token sequences of lengths 1..50
 // through BySequenceLength with boundaries [10, 20, 30, 40], batches of
 // 32 and dynamic padding: 4 goroutines run the step, one consumer takes
-// batches. One iteration is one batch; buckets/s counts the batches
-// delivered per second, examples/s their examples.
+// batches, keeping each (next) or handing it back (nextinto). One
+// iteration is one batch; buckets/s counts the batches delivered per
+// second, examples/s their examples.
 func BenchmarkBySequenceLength(b *testing.B) {
+	for _, into := range []bool{false, true} {
+		name := "next"
+		if into {
+			name = "nextinto"
+		}
+		b.Run(name, func(b *testing.B) { benchBySequenceLength(b, into) })
+	}
+}
+
+func benchBySequenceLength(b *testing.B, into bool) {
 	const batch, maxLen, threads = 32, 50, 4
 	seqs := make([]queue.Element, maxLen+1)
 	for n := 1; n <= maxLen; n++ {
@@ -41,8 +52,15 @@ func BenchmarkBySequenceLength(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
+	var bt input.Batch
 	for b.Loop() {
-		lengths, _, err := s.Next(ctx)
+		var lengths []int
+		var err error
+		if into {
+			lengths, bt, err = s.NextInto(ctx, bt)
+		} else {
+			lengths, _, err = s.Next(ctx)
+		}
 		if err != nil || len(lengths) != batch {
 			b.Fatalf("Next: %d examples, %v", len(lengths), err)
 		}

@@ -51,19 +51,45 @@ func Bucket(p *input.Pipeline, step Step, batchSizes []int, numBuckets int, opts
 			}
 		}
 	}
-	return &Buckets{newStage(p, name, fmt.Sprintf("bucket %q", name), cfg, numBuckets, batchSizes, 0, newRoute)}
+	return &Buckets{newStage(p, name, fmt.Sprintf("bucket %q", name), cfg, numBuckets, batchSizes, 0, newRoute, nil)}
 }
 
 // Next returns the next batch and the bucket it came from. At end of
 // input it returns an error for which errors.Is(err, io.EOF) holds; if
 // the pipeline stopped because a stage failed, it returns that error.
 func (b *Buckets) Next(ctx context.Context) (bucket int, batch input.Batch, err error) {
-	id, e, err := b.s.next(ctx)
+	e, err := b.s.next(ctx)
 	if err != nil {
 		return 0, input.Batch{}, err
 	}
-	return id, input.NewBatch(b.s.cfg.namer.Names(), e), nil
+	return bucketOf(e), input.NewBatch(b.s.cfg.namer.Names(), e[1:]), nil
 }
+
+// NextInto is Next for a consumer done with each batch before it asks for
+// the next: dst, a batch Next or NextInto returned, is handed back, and
+// its memory goes to a later batch of its bucket (the batch NextInto
+// returns was made before, and shares the memory of a batch handed back
+// earlier, if any). dst must not be used afterwards. A dst that did not
+// come from this stage is ignored; a zero Batch hands back nothing.
+//
+// A consumer that hands back every batch allocates no batch once the
+// pipeline runs: each bucket's batches are assembled over the memory of
+// that bucket's batches handed back before (with DynamicPad, as
+// input.Batches.NextInto pads them, over memory grown to the largest).
+// Once dst is handed back NextInto returns as Next does, with an error at
+// end of input or when ctx ends.
+func (b *Buckets) NextInto(ctx context.Context, dst input.Batch) (bucket int, batch input.Batch, err error) {
+	b.s.pool.giveBack(dst.Element(), 1)
+	e, err := b.s.next(ctx)
+	if err != nil {
+		return 0, input.Batch{}, err
+	}
+	b.s.pool.lend(e, nil)
+	return bucketOf(e), input.NewBatch(b.s.cfg.namer.Names(), e[1:]), nil
+}
+
+// bucketOf returns the bucket of a top queue element.
+func bucketOf(e queue.Element) int { return int(e[0].Int32s()[0]) }
 
 // Queue returns the top queue, which holds whole batches, for its size.
 func (b *Buckets) Queue() queue.Queue { return b.s.top }

@@ -33,7 +33,10 @@
 //	return p.Join(ctx)
 //
 // Bucket's Next returns the bucket id with the batch; BySequenceLength's
-// returns the length of each example. Batch sizes are one for all buckets
+// returns the length of each example. A consumer done with each batch
+// before it asks for the next calls NextInto instead, handing the last
+// batch back: its memory goes to a later batch of its bucket, and once
+// the pipeline runs no batch is allocated. Batch sizes are one for all buckets
 // or one per bucket; Capacity bounds the examples in each bucket's queue
 // (or BucketCapacities, per bucket) and the batches waiting for Next;
 // KeepInput drops examples; Threads runs the step in several

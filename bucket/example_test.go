@@ -118,3 +118,49 @@ func ExampleBucket() {
 	// bucket 1: [1 3 5]
 	// bucket 1: [7 9]
 }
+
+// A consumer done with each batch before it asks for the next hands it
+// back with NextInto: its memory goes to a later batch of its bucket, so
+// that once the pipeline runs no batch is allocated.
+func ExampleSequenceBuckets_NextInto() {
+	ctx := context.Background()
+	n := 0
+	step := func(context.Context) (int, queue.Element, error) {
+		if n == 12 {
+			return 0, nil, io.EOF
+		}
+		n++
+		tokens := make([]int64, n%4+1) // lengths 1 to 4
+		for i := range tokens {
+			tokens[i] = int64(n)
+		}
+		return len(tokens), queue.Element{tensor.New(tokens)}, nil
+	}
+	p := input.NewPipeline(input.Deterministic())
+	batches := bucket.BySequenceLength(p, step, []int{3}, []int{3},
+		bucket.DynamicPad(), bucket.Names("tokens"))
+	if err := p.Start(ctx); err != nil {
+		panic(err)
+	}
+	var batch input.Batch
+	for {
+		var lengths []int
+		var err error
+		lengths, batch, err = batches.NextInto(ctx, batch)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(lengths, batch.Tensor("tokens").Shape(), batch.Int64("tokens"))
+	}
+	if err := p.Join(ctx); err != nil {
+		panic(err)
+	}
+	// Output:
+	// [2 1 2] [3,2] [1 1 4 0 5 5]
+	// [3 4 3] [3,4] [2 2 2 0 3 3 3 3 6 6 6 0]
+	// [4 3 4] [3,4] [7 7 7 7 10 10 10 0 11 11 11 11]
+	// [1 2 1] [3,2] [8 0 9 9 12 0]
+}

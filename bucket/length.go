@@ -43,11 +43,15 @@ func BySequenceLength(p *input.Pipeline, step LengthStep, boundaries []int, batc
 	cfg.boundsErr = checkBoundaries(boundaries)
 	bounds := append([]int{}, boundaries...)
 	cfg.namer = stagehook.NewNamer(name, cfg.names)
+	// The elements the steps' examples travel in are the stage's own, so
+	// the bucket queues hand them back for reuse.
+	bin := &elemBin{}
 	var newRoute func() routeFunc
 	if step != nil {
 		newRoute = func() routeFunc {
 			c := cfg.namer.Caller()
 			var lengths lengthScalars
+			elems := stepElems{bin: bin}
 			return func(ctx context.Context) (int, queue.Element, bool, error) {
 				n, e, err := callNamed(ctx, c, step)
 				if err != nil {
@@ -57,14 +61,13 @@ func BySequenceLength(p *input.Pipeline, step LengthStep, boundaries []int, batc
 					return 0, nil, false, nil
 				}
 				// The length travels as the first component (BSL-03).
-				full := make(queue.Element, 0, len(e)+1)
-				full = append(full, lengths.of(n))
+				full := append(elems.get(len(e)+1), lengths.of(n))
 				return bucketFor(bounds, n), append(full, e...), true, nil
 			}
 		}
 	}
 	what := fmt.Sprintf("bucket_by_sequence_length %q: boundaries %v", name, bounds)
-	return &SequenceBuckets{newStage(p, name, what, cfg, len(boundaries)+1, batchSizes, 1, newRoute)}
+	return &SequenceBuckets{newStage(p, name, what, cfg, len(boundaries)+1, batchSizes, 1, newRoute, bin)}
 }
 
 // checkBoundaries checks bucket_boundaries as TensorFlow does: not empty,
@@ -93,16 +96,49 @@ func bucketFor(boundaries []int, n int) int {
 // holds; if the pipeline stopped because a stage failed, it returns that
 // error.
 func (b *SequenceBuckets) Next(ctx context.Context) (lengths []int, batch input.Batch, err error) {
-	_, e, err := b.s.next(ctx)
+	e, err := b.s.next(ctx)
 	if err != nil {
 		return nil, input.Batch{}, err
 	}
-	ls := e[0].Int64s()
-	lengths = make([]int, len(ls))
-	for i, n := range ls {
-		lengths[i] = int(n)
+	return appendLengths(nil, e[1]), input.NewBatch(b.s.cfg.namer.Names(), e[2:]), nil
+}
+
+// NextInto is Next for a consumer done with each batch before it asks for
+// the next: dst, a batch Next or NextInto returned, is handed back with
+// its lengths, and their memory goes to a later batch (the batch NextInto
+// returns was made before, and shares the memory of a batch handed back
+// earlier, if any). dst and its lengths must not be used afterwards. A
+// dst that did not come from this stage is ignored; a zero Batch hands
+// back nothing.
+//
+// A consumer that hands back every batch allocates no batch once the
+// pipeline runs: each bucket's batches are assembled over the memory of
+// that bucket's batches handed back before (with DynamicPad, as
+// input.Batches.NextInto pads them, over memory grown to the largest).
+// Once dst is handed back NextInto returns as Next does, with an error at
+// end of input or when ctx ends.
+func (b *SequenceBuckets) NextInto(ctx context.Context, dst input.Batch) (lengths []int, batch input.Batch, err error) {
+	buf := b.s.pool.giveBack(dst.Element(), 2)
+	e, err := b.s.next(ctx)
+	if err != nil {
+		return nil, input.Batch{}, err
 	}
-	return lengths, input.NewBatch(b.s.cfg.namer.Names(), e[1:]), nil
+	lengths = appendLengths(buf[:0], e[1])
+	b.s.pool.lend(e, lengths)
+	return lengths, input.NewBatch(b.s.cfg.namer.Names(), e[2:]), nil
+}
+
+// appendLengths appends the lengths of a batch's examples, its first
+// component, to dst.
+func appendLengths(dst []int, t tensor.Tensor) []int {
+	ls := t.Int64s()
+	if dst == nil {
+		dst = make([]int, 0, len(ls))
+	}
+	for _, n := range ls {
+		dst = append(dst, int(n))
+	}
+	return dst
 }
 
 // Queue returns the top queue, which holds whole batches, for its size.

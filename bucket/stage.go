@@ -60,6 +60,9 @@ type stage struct {
 	inputDone     chan struct{}
 
 	ck *stagehook.Stage // the stage's part in checkpoints
+
+	pool *batchPool // batches handed back, for the movers (NextInto)
+	bin  *elemBin   // BySequenceLength's: the elements handed back by the bucket queues; nil for Bucket
 }
 
 // callNamed runs step and returns its example with the components in the
@@ -76,8 +79,12 @@ func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx co
 // error is recorded on p and kept in the stage, whose next returns it.
 // what names the stage and the options newStage does not see, for
 // checkpoints.
-func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int, batchSizes []int, lead int, newRoute func() routeFunc) *stage {
-	s := &stage{p: p, name: name, cfg: cfg, newRoute: newRoute, lead: lead}
+//
+// bin, if not nil, is where the bucket queues give back the elements the
+// routes made, once copied into a batch.
+func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int, batchSizes []int, lead int, newRoute func() routeFunc, bin *elemBin) *stage {
+	s := &stage{p: p, name: name, cfg: cfg, newRoute: newRoute, lead: lead, bin: bin}
+	s.pool = newBatchPool(max(numBuckets, 0), cfg.capacity)
 	s.ck = &stagehook.Stage{Desc: fmt.Sprintf("%s: %d buckets, batch sizes %v, capacity %d, capacities %v, threads %d, dynamic_pad %t, allow_smaller_final_batch %t, keep_input %t, names %q",
 		what, numBuckets, batchSizes, cfg.capacity, cfg.capacities, cfg.numThreads, cfg.dynamicPad, cfg.allowSmaller, cfg.keep != nil, cfg.names)}
 	stagehook.Of(p).AddStage(s.ck)
@@ -92,6 +99,11 @@ func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int,
 		return s
 	}
 	s.batchSizes = sizes
+	if bin != nil {
+		for i := range sizes {
+			bin.max += caps[i] + sizes[i]
+		}
+	}
 	kind := "FIFOQueue"
 	if cfg.dynamicPad {
 		kind = "PaddingFIFOQueue"
@@ -227,20 +239,35 @@ func (s *stage) enqueue(ctx context.Context, route routeFunc) error {
 }
 
 // moveBatch moves one batch of bucket i to the top queue: a full one, or
-// with upTo, what is left at the end of input.
+// with upTo, what is left at the end of input. The batch is assembled in
+// the top queue's element, the bucket id and then the batch, over the
+// memory of a batch of the bucket that a consumer handed back, if any.
 func (s *stage) moveBatch(ctx context.Context, i int, upTo bool) error {
+	bq := s.buckets[i]
+	e := s.pool.take(i)
+	if e == nil {
+		e = make(queue.Element, 1+len(bq.DTypes()))
+		e[0] = s.ids[i]
+	}
 	var b queue.Element
 	var err error
 	if upTo {
-		b, err = s.buckets[i].DequeueUpTo(ctx, s.batchSizes[i])
+		b, err = bq.DequeueUpToInto(ctx, s.batchSizes[i], e[1:])
 	} else {
-		b, err = s.buckets[i].DequeueMany(ctx, s.batchSizes[i])
+		b, err = bq.DequeueManyInto(ctx, s.batchSizes[i], e[1:])
 	}
 	if err != nil {
+		s.pool.put(e)
 		return err
 	}
-	e := make(queue.Element, 0, len(b)+1)
-	return s.top.Enqueue(ctx, append(append(e, s.ids[i]), b...))
+	if len(b) != len(e)-1 {
+		// A mover's first batch may have been asked for before the first
+		// example made the queues, whose components were then unknown:
+		// the queue made the batch, and the element is made around it.
+		e = append(queue.Element{s.ids[i]}, b...)
+	}
+	copy(e[1:], b) // the batch is e[1:] already, unless the queue made its own
+	return s.top.Enqueue(ctx, e)
 }
 
 // flush is the deterministic stage's one mover: once the input has ended,
@@ -288,21 +315,7 @@ func (c *signalDone) Close(ctx context.Context) error {
 // top queue behind the bucket id. The bucket queue's end of input ends
 // it cleanly.
 func (s *stage) move(i int) coord.Step {
-	bq, n, id := s.buckets[i], s.batchSizes[i], s.ids[i]
-	return func(ctx context.Context) error {
-		var b queue.Element
-		var err error
-		if s.cfg.allowSmaller {
-			b, err = bq.DequeueUpTo(ctx, n)
-		} else {
-			b, err = bq.DequeueMany(ctx, n)
-		}
-		if err != nil {
-			return err
-		}
-		e := make(queue.Element, 0, len(b)+1)
-		return s.top.Enqueue(ctx, append(append(e, id), b...))
-	}
+	return func(ctx context.Context) error { return s.moveBatch(ctx, i, s.cfg.allowSmaller) }
 }
 
 // init makes the real queues from the first example: its component types,
@@ -350,11 +363,14 @@ func (s *stage) makeQueues(first queue.Element) error {
 	bucketQueues := make([]queue.Queue, len(s.buckets))
 	for i, l := range s.buckets {
 		var err error
-		opts := queue.Name(l.Name())
+		opts := []queue.Option{queue.Name(l.Name())}
+		if s.bin != nil {
+			opts = append(opts, queue.Recycle(s.bin.put))
+		}
 		if s.cfg.dynamicPad {
-			bucketQueues[i], err = queue.NewPaddingFIFO(l.Capacity(), dtypes, shapes, opts)
+			bucketQueues[i], err = queue.NewPaddingFIFO(l.Capacity(), dtypes, shapes, opts...)
 		} else {
-			bucketQueues[i], err = queue.NewFIFO(l.Capacity(), dtypes, opts, queue.Shapes(shapes...))
+			bucketQueues[i], err = queue.NewFIFO(l.Capacity(), dtypes, append(opts, queue.Shapes(shapes...))...)
 		}
 		if err != nil {
 			return fmt.Errorf("bucket: stage %q: %w", s.name, err)
@@ -380,19 +396,23 @@ func unknownShape(rank int) tensor.Shape {
 	return s
 }
 
-// next returns the next batch's bucket id and components (the stage's
-// leading ones first). At end of input it returns the error that stopped
-// the pipeline, if one did, so the consumer learns why its input ended.
-func (s *stage) next(ctx context.Context) (int, queue.Element, error) {
+// next returns the top queue's next element: the bucket id, then the
+// batch's components (the stage's leading ones first). At end of input it
+// returns the error that stopped the pipeline, if one did, so the
+// consumer learns why its input ended.
+func (s *stage) next(ctx context.Context) (queue.Element, error) {
 	if s.err != nil {
-		return 0, nil, s.err
+		return nil, s.err
 	}
 	err := s.ck.Replay(ctx, func(ctx context.Context, _ json.RawMessage) error {
-		_, err := s.top.Dequeue(ctx)
+		e, err := s.top.Dequeue(ctx)
+		if err == nil {
+			s.pool.put(e) // skipped: nobody holds it
+		}
 		return err
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("bucket: %w", err)
+		return nil, fmt.Errorf("bucket: %w", err)
 	}
 	e, err := s.top.Dequeue(ctx)
 	if err == nil {
@@ -401,10 +421,10 @@ func (s *stage) next(ctx context.Context) (int, queue.Element, error) {
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			if perr := s.p.Coordinator().Err(); perr != nil {
-				return 0, nil, perr
+				return nil, perr
 			}
 		}
-		return 0, nil, err
+		return nil, err
 	}
-	return int(e[0].Int32s()[0]), e[1:], nil
+	return e, nil
 }

@@ -32,30 +32,56 @@ type Batch struct {
 	sparseSeqs, sparseCtx map[string]tensor.Sparse
 	states                []tensor.Tensor // by s.stateNames
 
+	// What NextInto reuses besides the above: the memory of the int32
+	// accessors and of the flags, each in one slice, the dense sequences
+	// (seqT, by layout.seqNames) with a view of each as steps, and the
+	// keys SaveState inserts.
+	ints     []int32
+	flags    []bool
+	seqT     []tensor.Tensor
+	seqSteps []tensor.Tensor
+	saveKeys []string
+	refs     []segRef // empty: the segments are the examples' only while a batch is made
+
 	mu      sync.Mutex
 	saved   []bool // by s.stateNames
 	counted bool   // among the batches a checkpoint waits for
 }
 
-// assemble builds the batch of the segments in bb, of examples exs.
-func (s *StateSaver) assemble(bb queue.BarrierBatch, exs []*example, segs []int, l *layout) (*Batch, error) {
+// A segRef is a segment taken: its example and its index there.
+type segRef struct {
+	e   *example
+	seg int
+}
+
+// resize returns s with length n, reusing its memory when it has room.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// assemble builds the batch of the segments in bb, refs, in dst's memory
+// when dst is a batch of s (see NextInto).
+func (s *StateSaver) assemble(bb queue.BarrierBatch, refs []segRef, l *layout, dst *Batch) (*Batch, error) {
 	n := bb.Len()
 	u := s.numUnroll
-	b := &Batch{
-		s:        s,
-		keys:     bb.Keys,
-		indices:  bb.Indices,
-		nextKeys: make([]string, n),
-		sequence: make([]int32, n),
-		count:    make([]int32, n),
-		length:   make([]int32, n),
-		total:    make([]int32, n),
-		done:     make([]bool, n),
-		states:   bb.Values[1:],
-		saved:    make([]bool, len(s.stateNames)),
+	b := dst
+	if b == nil {
+		b = &Batch{s: s}
 	}
-	for i, e := range exs {
-		seg := segs[i]
+	b.keys, b.indices, b.states = bb.Keys, bb.Indices, bb.Values[1:]
+	b.counted = false
+	b.nextKeys = resize(b.nextKeys, n)
+	b.ints = resize(b.ints, 4*n)
+	b.sequence, b.count = b.ints[:n:n], b.ints[n:2*n:2*n]
+	b.length, b.total = b.ints[2*n:3*n:3*n], b.ints[3*n:]
+	b.flags = resize(b.flags, n+len(s.stateNames))
+	b.done, b.saved = b.flags[:n:n], b.flags[n:]
+	clear(b.saved)
+	for i, r := range refs {
+		e, seg := r.e, r.seg
 		b.nextKeys[i] = e.nextKey(seg)
 		b.sequence[i] = int32(seg)
 		b.count[i] = int32(e.count)
@@ -66,37 +92,44 @@ func (s *StateSaver) assemble(bb queue.BarrierBatch, exs []*example, segs []int,
 	if l == nil {
 		return b, nil // n == 0 before any example
 	}
-	b.seqs = make(map[string]tensor.Tensor, len(l.seqNames))
-	rows := make([]tensor.Tensor, n)
+	if b.seqs == nil {
+		b.seqs = make(map[string]tensor.Tensor, len(l.seqNames))
+	}
+	b.seqT = resize(b.seqT, len(l.seqNames))
+	b.seqSteps = resize(b.seqSteps, len(l.seqNames))
 	for j, k := range l.seqNames {
 		if n == 0 {
 			b.seqs[k] = tensor.Zeros(l.seqTypes[j], l.seqShapes[j].Prepend(u).Prepend(0))
 			continue
 		}
-		t, err := stackSegments(exs, segs, j, u, l.seqTypes[j], l.seqShapes[j])
-		if err != nil {
+		if err := b.stackSegments(refs, j, u, l.seqTypes[j], l.seqShapes[j]); err != nil {
 			return nil, fmt.Errorf("sequence: batching sequence %s: %w", k, err)
 		}
-		b.seqs[k] = t
+		b.seqs[k] = b.seqT[j]
 	}
-	b.ctx = make(map[string]tensor.Tensor, len(l.ctxNames))
+	if b.ctx == nil && len(l.ctxNames) > 0 {
+		b.ctx = make(map[string]tensor.Tensor, len(l.ctxNames))
+	}
 	for j, k := range l.ctxNames {
-		if n == 0 {
-			b.ctx[k] = tensor.Zeros(l.ctxTypes[j], l.ctxShapes[j].Prepend(0))
-			continue
+		t := b.ctx[k]
+		if n == 0 || !fits(t, l.ctxTypes[j], n, l.ctxShapes[j]) {
+			t = tensor.Zeros(l.ctxTypes[j], l.ctxShapes[j].Prepend(n))
 		}
-		for i, e := range exs {
-			rows[i] = e.ctx[j]
-		}
-		t, err := tensor.Stack(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sequence: batching context %s: %w", k, err)
+		// tensor.Stack's rows and errors, into the batch's tensor.
+		for i, r := range refs {
+			if err := t.SetRow(i, r.e.ctx[j]); err != nil {
+				return nil, fmt.Errorf("sequence: batching context %s: tensor: stack element %d: %w", k, i, err)
+			}
 		}
 		b.ctx[k] = t
 	}
-	clear(rows)
+	if len(l.sparseSeqNames)+len(l.sparseCtxNames) == 0 {
+		return b, nil
+	}
 	parts := make([]tensor.Sparse, n)
-	b.sparseSeqs = make(map[string]tensor.Sparse, len(l.sparseSeqNames))
+	if b.sparseSeqs == nil && len(l.sparseSeqNames) > 0 {
+		b.sparseSeqs = make(map[string]tensor.Sparse, len(l.sparseSeqNames))
+	}
 	for j, k := range l.sparseSeqNames {
 		if n == 0 {
 			dense := make(tensor.Shape, l.sparseSeqRanks[j])
@@ -104,8 +137,8 @@ func (s *StateSaver) assemble(bb queue.BarrierBatch, exs []*example, segs []int,
 			b.sparseSeqs[k] = emptySparse(l.sparseSeqTypes[j], dense)
 			continue
 		}
-		for i, e := range exs {
-			parts[i] = e.sparseSeqs[j][segs[i]]
+		for i, r := range refs {
+			parts[i] = r.e.sparseSeqs[j][r.seg]
 		}
 		sp, err := tensor.StackSparse(parts)
 		if err != nil {
@@ -113,14 +146,16 @@ func (s *StateSaver) assemble(bb queue.BarrierBatch, exs []*example, segs []int,
 		}
 		b.sparseSeqs[k] = sp
 	}
-	b.sparseCtx = make(map[string]tensor.Sparse, len(l.sparseCtxNames))
+	if b.sparseCtx == nil && len(l.sparseCtxNames) > 0 {
+		b.sparseCtx = make(map[string]tensor.Sparse, len(l.sparseCtxNames))
+	}
 	for j, k := range l.sparseCtxNames {
 		if n == 0 {
 			b.sparseCtx[k] = emptySparse(l.sparseCtxTypes[j], make(tensor.Shape, l.sparseCtxRanks[j]))
 			continue
 		}
-		for i, e := range exs {
-			parts[i] = e.sparseCtx[j]
+		for i, r := range refs {
+			parts[i] = r.e.sparseCtx[j]
 		}
 		sp, err := tensor.StackSparse(parts)
 		if err != nil {
@@ -131,23 +166,34 @@ func (s *StateSaver) assemble(bb queue.BarrierBatch, exs []*example, segs []int,
 	return b, nil
 }
 
-// stackSegments returns sequence j of the segments segs of exs, stacked
-// into one tensor of shape [len(exs), u] + shape, each segment's steps
-// copied straight from its example's sequence.
-func stackSegments(exs []*example, segs []int, j, u int, dtype tensor.DType, shape tensor.Shape) (tensor.Tensor, error) {
-	n := len(exs)
-	t := tensor.Zeros(dtype, append(tensor.Shape{n, u}, shape...))
-	// The same values seen as n*u steps, so that a segment is u rows.
-	steps, err := t.Reshape(append(tensor.Shape{n * u}, shape...))
-	if err != nil {
-		return tensor.Tensor{}, err
+// fits reports whether t is a batch of n rows of type d and shape s.
+func fits(t tensor.Tensor, d tensor.DType, n int, s tensor.Shape) bool {
+	ts := t.Shape()
+	return t.IsValid() && t.DType() == d && len(ts) == len(s)+1 && ts[0] == n && ts[1:].Equal(s)
+}
+
+// stackSegments stacks sequence j of the segments refs into b.seqT[j], of
+// shape [len(refs), u] + shape, reusing the batch's tensor when it has
+// that shape, each segment's steps copied straight from its example's
+// sequence.
+func (b *Batch) stackSegments(refs []segRef, j, u int, dtype tensor.DType, shape tensor.Shape) error {
+	n := len(refs)
+	t, steps := b.seqT[j], b.seqSteps[j]
+	if ts := t.Shape(); !t.IsValid() || t.DType() != dtype || len(ts) != len(shape)+2 || ts[0] != n || ts[1] != u || !ts[2:].Equal(shape) {
+		t = tensor.Zeros(dtype, append(tensor.Shape{n, u}, shape...))
+		// The same values seen as n*u steps, so that a segment is u rows.
+		var err error
+		if steps, err = t.Reshape(append(tensor.Shape{n * u}, shape...)); err != nil {
+			return err
+		}
+		b.seqT[j], b.seqSteps[j] = t, steps
 	}
-	for i, e := range exs {
-		if err := steps.CopyRows(i*u, e.seqs[j], segs[i]*u, u); err != nil {
-			return tensor.Tensor{}, err
+	for i, r := range refs {
+		if err := steps.CopyRows(i*u, r.e.seqs[j], r.seg*u, u); err != nil {
+			return err
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // BatchSize returns the number of segments in the batch.
@@ -251,7 +297,10 @@ func (b *Batch) SaveState(ctx context.Context, name string, value tensor.Tensor)
 		// element under the next key; refuse instead.
 		return invalidf("sequence: save_state %s: %s was already saved for this batch", name, name)
 	}
-	keys := make([]string, 0, len(b.done))
+	// The barrier keeps the keys, not the slice: the batch's serves each
+	// state in turn.
+	keys := b.saveKeys[:0]
+	defer func() { clear(keys); b.saveKeys = keys[:0] }()
 	for j, d := range b.done {
 		if !d {
 			keys = append(keys, b.nextKeys[j])
@@ -294,4 +343,11 @@ func (b *Batch) SaveState(ctx context.Context, name string, value tensor.Tensor)
 		b.s.carried.mu.Unlock()
 	}
 	return nil
+}
+
+// allSaved reports whether every state of the batch was saved.
+func (b *Batch) allSaved() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !slices.Contains(b.saved, false)
 }

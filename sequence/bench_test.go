@@ -14,8 +14,24 @@ import (
 // BenchmarkStateSaver moves segments through a state saver: 4 prefetch
 // goroutines insert examples of 100 steps of 8 float32 features (5
 // segments of num_unroll 20), and one consumer takes batches of 32 and
-// saves an [8] float32 state for each. One iteration is one batch.
+// saves an [8] float32 state for each, keeping each batch (next) or
+// handing it back (nextinto). The producers make each Input with its key
+// (sprintf, as a reader's step would) or take it from a ring made
+// beforehand (prebuilt), so that what is left is the state saver's own.
+// One iteration is one batch.
 func BenchmarkStateSaver(b *testing.B) {
+	for _, producers := range []string{"sprintf", "prebuilt"} {
+		for _, into := range []bool{false, true} {
+			name := producers + "/next"
+			if into {
+				name = producers + "/nextinto"
+			}
+			b.Run(name, func(b *testing.B) { benchStateSaver(b, producers == "prebuilt", into) })
+		}
+	}
+}
+
+func benchStateSaver(b *testing.B, prebuilt, into bool) {
 	const batch, u, steps, features, prefetchers = 32, 20, 100, 8, 4
 	s, err := NewStateSaver(batch, u, map[string]tensor.Tensor{"h": tensor.Zeros(tensor.Float32, tensor.Shape{features})},
 		Capacity(4*batch))
@@ -24,28 +40,57 @@ func BenchmarkStateSaver(b *testing.B) {
 	}
 	x := tensor.Zeros(tensor.Float32, tensor.Shape{steps, features})
 	label := tensor.Scalar[int64](1)
+	input := func(w, i int) Input {
+		return Input{Key: fmt.Sprintf("%d_%d", w, i), Length: steps - i%u,
+			Sequences: map[string]tensor.Tensor{"x": x}, Context: map[string]tensor.Tensor{"label": label}}
+	}
+	// A ring of inputs per producer, longer than the examples the state
+	// saver holds (its capacity), so that keys in it at once differ.
+	const ring = 8 * batch
+	rings := make([][]Input, prefetchers)
+	if prebuilt {
+		for w := range rings {
+			for i := range ring {
+				rings[w] = append(rings[w], input(w, i))
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for w := range prefetchers {
 		wg.Go(func() {
 			for i := 0; ; i++ {
-				err := s.Prefetch(ctx, Input{Key: fmt.Sprintf("%d_%d", w, i), Length: steps - i%u,
-					Sequences: map[string]tensor.Tensor{"x": x}, Context: map[string]tensor.Tensor{"label": label}})
-				if err != nil {
+				var in Input
+				if prebuilt {
+					in = rings[w][i%ring]
+				} else {
+					in = input(w, i)
+				}
+				if err := s.Prefetch(ctx, in); err != nil {
 					return
 				}
 			}
 		})
 	}
+	h := tensor.Zeros(tensor.Float32, tensor.Shape{batch, features})
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
+	var bt *Batch
 	for b.Loop() {
-		bt, err := s.Next(ctx)
+		var err error
+		if into {
+			bt, err = s.NextInto(ctx, bt)
+		} else {
+			bt, err = s.Next(ctx)
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
-		h := bt.State("h").Clone()
+		// The model's new state, in memory of its own.
+		if err := h.CopyRows(0, bt.State("h"), 0, batch); err != nil {
+			b.Fatal(err)
+		}
 		for i := range h.Float32s() {
 			h.Float32s()[i] += 1
 		}

@@ -133,7 +133,7 @@ func (s *StateSaver) restoredStates(data json.RawMessage) (map[string]map[string
 // replayOne takes the next batch and saves its states as the checkpoint
 // restored says, dropping it: one step of a restore's replay.
 func (s *StateSaver) replayOne(ctx context.Context, restored map[string]map[string]tensor.Tensor) error {
-	b, err := s.nextN(ctx, s.batchSize)
+	b, err := s.nextN(ctx, s.batchSize, nil)
 	if err != nil {
 		return err
 	}

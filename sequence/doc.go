@@ -36,6 +36,10 @@
 //		}
 //	}
 //
+// A loop done with each batch once its states are saved calls
+// saver.NextInto(ctx, b) in place of Next: the next batch is made in b's
+// memory.
+//
 // Capacity bounds the number of examples held at once: Prefetch blocks
 // while that many have segments left. Close ends the input and lets the
 // examples already started finish; CloseNow drops those not yet ready.

@@ -109,3 +109,54 @@ func ExampleBatchSequencesWithStates() {
 	// 00001_of_00002:text1 [6 7] seen=2
 	// 00000_of_00001:text2 [8 0] seen=0
 }
+
+// A training loop that is done with each batch once its states are saved
+// hands it back with NextInto: the next batch is made in its memory.
+func ExampleStateSaver_NextInto() {
+	ctx := context.Background()
+	saver, err := sequence.NewStateSaver(2, 2, map[string]tensor.Tensor{"h": tensor.Scalar[float32](0)},
+		sequence.AllowSmallerFinalBatch())
+	if err != nil {
+		panic(err)
+	}
+	for i, key := range []string{"a", "b", "c"} {
+		x := make([]float32, 4)
+		for t := range x {
+			x[t] = float32(10*i + t)
+		}
+		in := sequence.Input{Key: key, Length: 4, Sequences: map[string]tensor.Tensor{"x": tensor.New(x)}}
+		if err := saver.Prefetch(ctx, in); err != nil {
+			panic(err)
+		}
+	}
+	saver.Close(ctx)
+
+	var b *sequence.Batch
+	h := tensor.Zeros(tensor.Float32, tensor.Shape{2}) // the model's state, reused too
+	for {
+		b, err = saver.NextInto(ctx, b)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		x := b.Sequences("x")
+		out := h.Float32s()[:b.BatchSize()]
+		for i := range out {
+			out[i] = b.State("h").Float32s()[i]
+			for _, v := range x.Row(i).Float32s() {
+				out[i] += v
+			}
+		}
+		fmt.Println(b.Key(), out)
+		if err := b.SaveState(ctx, "h", h.Slice(0, b.BatchSize())); err != nil {
+			panic(err)
+		}
+	}
+	// Output:
+	// [00000_of_00002:a 00000_of_00002:b] [1 21]
+	// [00001_of_00002:a 00001_of_00002:b] [6 46]
+	// [00000_of_00002:c] [41]
+	// [00001_of_00002:c] [86]
+}

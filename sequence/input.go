@@ -61,22 +61,63 @@ type layout struct {
 type example struct {
 	key        string
 	keys       []string // key of each segment
+	stop       string   // the next key of the last segment
 	length     int
 	count      int
 	seqs       []tensor.Tensor   // by layout.seqNames, [padded]+shape
 	sparseSeqs [][]tensor.Sparse // by layout.sparseSeqNames, then segment
 	ctx        []tensor.Tensor
 	sparseCtx  []tensor.Sparse
+
+	// Room for the keys and the dense parts of a typical example in the
+	// example itself, saving an allocation of each.
+	keyRoom  [8]string
+	partRoom [4]tensor.Tensor
 }
 
 // segmentKey is the key of segment s of count, "%05d_of_%05d:%s" (SQ-07).
 func segmentKey(s, count int, key string) string {
-	b := make([]byte, 0, 15+len(key))
+	return string(appendSegmentKey(make([]byte, 0, 15+len(key)), s, count, key))
+}
+
+func appendSegmentKey(b []byte, s, count int, key string) []byte {
 	b = appendPadded(b, s)
 	b = append(b, "_of_"...)
 	b = appendPadded(b, count)
 	b = append(b, ':')
-	return string(append(b, key...))
+	return append(b, key...)
+}
+
+// segmentKeys returns the keys of an example's count segments and the
+// next key of its last one, stopKey(key): substrings of one string, made
+// at once, where a string each would make an example's keys its most
+// frequent allocation.
+//
+// count is at most 99999 (segment checks it), so every key has five
+// digits twice and the same length.
+//
+// keys is room for the keys, used when it is large enough.
+func segmentKeys(count int, key string, keys []string) (_ []string, stop string) {
+	n := 15 + len(key)
+	// A Builder's String is its buffer, not a copy of it.
+	var sb strings.Builder
+	sb.Grow(count*n + 5 + len(key))
+	var digits [16]byte
+	for s := range count {
+		sb.Write(appendSegmentKey(digits[:0], s, count, ""))
+		sb.WriteString(key)
+	}
+	sb.WriteString("STOP:")
+	sb.WriteString(key)
+	all := sb.String()
+	if cap(keys) < count {
+		keys = make([]string, count)
+	}
+	keys = keys[:count]
+	for s := range keys {
+		keys[s] = all[s*n : (s+1)*n]
+	}
+	return keys, all[count*n:]
 }
 
 // appendPadded appends n in decimal, zero-padded to 5 digits (%05d).
@@ -87,15 +128,12 @@ func appendPadded(b []byte, n int) []byte {
 	return strconv.AppendInt(b, int64(n), 10)
 }
 
-// stopKey is the next key of an example's last segment.
-func stopKey(key string) string { return "STOP:" + key }
-
 // nextKey returns the next key of segment s.
 func (e *example) nextKey(s int) string {
 	if s+1 < e.count {
 		return e.keys[s+1]
 	}
-	return stopKey(e.key)
+	return e.stop
 }
 
 // segmentLength is the unpadded length of segment s, SQ-07.
@@ -343,16 +381,17 @@ func segment(in *Input, l *layout, u int) (*example, error) {
 		// keys' order and TensorFlow's format.
 		return nil, invalidf("sequence of padded length %d makes %d segments of %d, more than 99999", padded, count, u)
 	}
-	e := &example{key: in.Key, length: in.Length, count: count, keys: make([]string, count)}
-	for s := range count {
-		e.keys[s] = segmentKey(s, count, in.Key)
-	}
+	e := &example{key: in.Key, length: in.Length, count: count}
+	e.keys, e.stop = segmentKeys(count, in.Key, e.keyRoom[:0])
+	// The dense sequences and context in one slice.
+	parts := e.partRoom[:0]
 	for _, k := range l.seqNames {
-		e.seqs = append(e.seqs, in.Sequences[k])
+		parts = append(parts, in.Sequences[k])
 	}
 	for _, k := range l.ctxNames {
-		e.ctx = append(e.ctx, in.Context[k])
+		parts = append(parts, in.Context[k])
 	}
+	e.seqs, e.ctx = parts[:len(l.seqNames):len(l.seqNames)], parts[len(l.seqNames):]
 	for _, k := range l.sparseSeqNames {
 		e.sparseSeqs = append(e.sparseSeqs, splitSparse(in.SparseSequences[k], u, count))
 	}

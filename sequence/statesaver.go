@@ -264,7 +264,10 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 	for i := range e.count {
 		handles[2*i], handles[2*i+1] = id, int64(i)
 	}
-	err := s.barrier.InsertMany(0, e.keys, tensor.New(handles, e.count, 2))
+	ht, err := tensor.FromData(handles, handleShape(e.count))
+	if err == nil {
+		err = s.barrier.InsertMany(0, e.keys, ht)
+	}
 	for i := 0; err == nil && i < len(initial); i++ {
 		err = s.barrier.InsertMany(1+i, e.keys[:1], initial[i])
 	}
@@ -281,6 +284,25 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 	}
 	return nil
 }
+
+// handleShape returns the shape of the handles of an example of count
+// segments, [count, 2]: one made once for each of the usual counts, which
+// FromData copies, where tensor.New would make two.
+func handleShape(count int) tensor.Shape {
+	if count >= len(handleShapes) {
+		return tensor.Shape{count, 2}
+	}
+	return handleShapes[count]
+}
+
+// handleShapes holds [count, 2] for the usual counts.
+var handleShapes = func() []tensor.Shape {
+	out := make([]tensor.Shape, 256)
+	for i := range out {
+		out[i] = tensor.Shape{i, 2}
+	}
+	return out
+}()
 
 // done ends a Prefetch that passed the closing check.
 func (s *StateSaver) done() {
@@ -305,11 +327,31 @@ func (s *StateSaver) Next(ctx context.Context) (*Batch, error) {
 	return s.NextN(ctx, s.batchSize)
 }
 
+// NextInto is Next reusing dst, a batch Next or NextInto returned whose
+// states were all saved, for a consumer done with each batch before it
+// asks for the next: the batch returned is dst, with its slices, maps and
+// the tensors of its sequences and context written over (the states come
+// new from the barrier, as with Next). dst and what it returned must not
+// be used afterwards. A nil dst, one of another state saver or one with a
+// state not saved yet (its segments' successors wait for it) is not
+// reused.
+func (s *StateSaver) NextInto(ctx context.Context, dst *Batch) (*Batch, error) {
+	if dst != nil && (dst.s != s || !dst.allSaved()) {
+		dst = nil
+	}
+	return s.next(ctx, s.batchSize, dst)
+}
+
 // NextN is Next with a batch size of n instead of BatchSize, which
 // TensorFlow allows by feeding the batch size (SQ-12). n may be 0.
 func (s *StateSaver) NextN(ctx context.Context, n int) (*Batch, error) {
+	return s.next(ctx, n, nil)
+}
+
+// next is NextN into dst (see NextInto).
+func (s *StateSaver) next(ctx context.Context, n int, dst *Batch) (*Batch, error) {
 	if s.ck == nil {
-		return s.nextN(ctx, n)
+		return s.nextN(ctx, n, dst)
 	}
 	var restored map[string]map[string]tensor.Tensor
 	err := s.ck.Replay(ctx, func(ctx context.Context, state json.RawMessage) error {
@@ -324,7 +366,7 @@ func (s *StateSaver) NextN(ctx context.Context, n int) (*Batch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sequence: %s: %w", s.name, err)
 	}
-	b, err := s.nextN(ctx, n)
+	b, err := s.nextN(ctx, n, dst)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +380,8 @@ func (s *StateSaver) NextN(ctx context.Context, n int) (*Batch, error) {
 }
 
 // nextN is NextN without the checkpoint's bookkeeping.
-func (s *StateSaver) nextN(ctx context.Context, n int) (*Batch, error) {
+// dst, if not nil, is a batch of s whose memory the new batch reuses.
+func (s *StateSaver) nextN(ctx context.Context, n int, dst *Batch) (*Batch, error) {
 	take := s.barrier.TakeMany
 	if s.allowSmall {
 		take = s.barrier.TakeUpTo
@@ -357,32 +400,42 @@ func (s *StateSaver) nextN(ctx context.Context, n int) (*Batch, error) {
 		s.carried.delivered(bb.Keys)
 	}
 	handles := bb.Values[0].Int64s()
-	exs := make([]*example, n)
-	segs := make([]int, n)
+	var refs []segRef
+	if dst != nil {
+		refs = dst.refs[:0]
+	}
+	refs = resize(refs, n)
 	finished := 0
 	s.mu.Lock()
 	l := s.layout
 	for i := range n {
 		id, seg := handles[2*i], int(handles[2*i+1])
-		exs[i], segs[i] = s.examples[id], seg
-		if exs[i] == nil {
+		refs[i] = segRef{s.examples[id], seg}
+		if refs[i].e == nil {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("sequence: %s: segment %q has no example data", s.name, bb.Keys[i])
 		}
-		if seg+1 >= exs[i].count {
+		if seg+1 >= refs[i].e.count {
 			delete(s.examples, id)
 			finished++
 		}
 	}
 	s.mu.Unlock()
-	if finished > 0 {
-		// SQ-13: the examples whose last segment was taken give their
-		// tokens back. The tokens are there, so this does not block.
-		if _, err := s.tokens.DequeueMany(context.WithoutCancel(ctx), finished); err != nil {
+	// SQ-13: the examples whose last segment was taken give their tokens
+	// back. The tokens are there, so this does not block, and is not
+	// cancelled; one at a time, a token is the element the queue holds,
+	// where a DequeueMany would make a batch of them.
+	for range finished {
+		if _, err := s.tokens.Dequeue(context.Background()); err != nil {
 			return nil, fmt.Errorf("sequence: %s: releasing capacity: %w", s.name, err)
 		}
 	}
-	return s.assemble(bb, exs, segs, l)
+	b, err := s.assemble(bb, refs, l, dst)
+	clear(refs) // the examples go once their last segment is taken
+	if b != nil {
+		b.refs = refs[:0]
+	}
+	return b, err
 }
 
 // All returns an iterator over the batches, for range loops. It ends at end

@@ -1,0 +1,5 @@
+//go:build !race
+
+package bucket_test
+
+const raceEnabled = false
