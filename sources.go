@@ -281,6 +281,10 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	}
 	d := &Dataset{kind: "FixedLengthRecords", settings: s.settings}
 	fs := make([]feature, len(fields))
+	// The fields' decoders and transposers, which hold no state of a
+	// batch: every goroutine's decoder shares them.
+	raws := make([]*decode.Raw, len(fields))
+	trs := make([]*transposer, len(fields))
 	for i, f := range fields {
 		fs[i] = feature{name: f.Name, dtype: f.DType}
 		if f.Offset < 0 || f.Size < 0 || f.Offset+f.Size > recordBytes {
@@ -288,13 +292,15 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 			return d
 		}
 		if f.DType != tensor.String && f.Decode == nil {
-			if _, err := decode.NewRaw(f.DType, true); err != nil {
+			var err error
+			if raws[i], err = decode.NewRaw(f.DType, !f.BigEndian); err != nil {
 				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: %w", f.Name, err)
 				return d
 			}
 		}
 		if f.Transpose != nil && f.Decode == nil {
-			if _, err := gatherIndex(f.Shape, f.Transpose); err != nil || f.DType == tensor.String {
+			var err error
+			if trs[i], err = newTransposer(f.Shape, f.Transpose); err != nil || f.DType == tensor.String {
 				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: Transpose %v of Shape %v of %v: %w", f.Name, f.Transpose, f.Shape, f.DType, ErrInvalid)
 				return d
 			}
@@ -322,16 +328,7 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		fds := make([]fieldDecoder, len(fields))
 		for i, f := range fields {
-			fd := &fds[i]
-			fd.f, fd.reuse = f, reuse
-			if f.Decode == nil {
-				if f.DType != tensor.String {
-					fd.raw, _ = decode.NewRaw(f.DType, !f.BigEndian)
-				}
-				if f.Transpose != nil {
-					fd.tr, _ = newTransposer(f.Shape, f.Transpose) // checked above
-				}
-			}
+			fds[i] = fieldDecoder{f: f, raw: raws[i], tr: trs[i], reuse: reuse}
 		}
 		var elem queue.Element // the batch's components, with reuse
 		return func(recs [][]byte, keys []string) (queue.Element, error) {
@@ -378,6 +375,9 @@ type fieldDecoder struct {
 
 func (fd *fieldDecoder) decode(recs [][]byte, keys []string) (tensor.Tensor, error) {
 	f := fd.f
+	if cap(fd.parts) < len(recs) {
+		fd.parts = make([][]byte, 0, len(recs))
+	}
 	fd.parts = fd.parts[:0]
 	for _, r := range recs {
 		fd.parts = append(fd.parts, r[f.Offset:f.Offset+f.Size])

@@ -160,7 +160,8 @@ func NewCSV(columns []Column, opts ...CSVOption) (*CSV, error) {
 			}
 		}
 	}
-	return &CSV{columns: slices.Clone(columns), delim: cfg.delim[0], quote: cfg.quote, naValue: cfg.naValue, selectCols: cfg.selectCols}, nil
+	return &CSV{columns: slices.Clone(columns), delim: cfg.delim[0], quote: cfg.quote, naValue: cfg.naValue, selectCols: cfg.selectCols,
+		fields: make([][]byte, 0, len(columns)+1), outs: make([]columnValues, 0, len(columns))}, nil
 }
 
 // Decode decodes one record into one scalar tensor per column.
@@ -325,9 +326,8 @@ func (d *CSV) invalid(r, f int, field []byte) *CSVError {
 // quoted fields with doubled quotes.
 func (d *CSV) split(rec []byte) string {
 	d.fields = d.fields[:0]
-	if cap(d.scratch) < len(rec) {
-		d.scratch = make([]byte, 0, len(rec))
-	}
+	// A field already cut keeps the scratch array it points into, should
+	// a later field's append move the scratch.
 	d.scratch = d.scratch[:0]
 	if len(rec) == 0 {
 		return ""
