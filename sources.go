@@ -438,16 +438,20 @@ func (fd *fieldDecoder) shapeError() error {
 // transposed decodes a field with Transpose, into dst if it is valid.
 func (fd *fieldDecoder) transposed(keys []string, dst tensor.Tensor) (tensor.Tensor, error) {
 	tr, n := fd.tr, len(fd.parts)
-	if fd.f.DType == tensor.Uint8 {
-		// The bytes are the values: transposed straight from the
-		// records, without first copying them.
+	if fd.f.DType == tensor.Uint8 && tr.rgb > 0 && interleaveRGB {
+		// The bytes are the values: interleaved straight from the
+		// records, without first copying them, 10% faster. (A gather
+		// byte by byte is the other way round: from the records it
+		// took 2.5 times as long as from a copy of them aligned as its
+		// output, for reasons of the memory system that were not
+		// found.)
 		if fd.f.Size != len(tr.idx) {
 			return tensor.Tensor{}, fd.shapeError()
 		}
 		if !dst.IsValid() {
 			dst = tensor.Zeros(tensor.Uint8, append(tensor.Shape{n}, tr.shape...))
 		}
-		tr.transposeRecords(dst.Uint8s(), fd.parts)
+		tr.interleaveRecords(dst.Uint8s(), fd.parts)
 		return dst, nil
 	}
 	if fd.src.IsValid() && fd.src.Len() == n {

@@ -93,16 +93,12 @@ func newTransposer(shape, perm []int) (*transposer, error) {
 // replaces.
 var interleaveRGB = true
 
-// transposeRecords transposes uint8 records, each len(t.idx) bytes, into
-// dst, row after row.
-func (t *transposer) transposeRecords(dst []uint8, recs [][]byte) {
+// interleaveRecords transposes uint8 records of three planes each
+// (t.rgb > 0), len(t.idx) bytes, into dst, row after row.
+func (t *transposer) interleaveRecords(dst []uint8, recs [][]byte) {
 	k := len(t.idx)
 	for i, r := range recs {
-		if t.rgb > 0 && interleaveRGB {
-			interleave3(dst[i*k:(i+1)*k], r, t.rgb)
-		} else {
-			gatherRows(dst[i*k:(i+1)*k], r, t.idx)
-		}
+		interleave3(dst[i*k:(i+1)*k], r, t.rgb)
 	}
 }
 
