@@ -221,6 +221,9 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 		if err != nil {
 			return nil, err
 		}
+		if reuse {
+			c.ReuseStrings()
+		}
 		var reused []tensor.Tensor
 		var elem queue.Element // the batch's components, with reuse
 		return func(recs [][]byte, keys []string) (queue.Element, error) {

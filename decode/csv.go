@@ -88,6 +88,9 @@ type CSV struct {
 	fields  [][]byte
 	scratch []byte
 	outs    []columnValues // the destination's values, typed once per batch
+
+	reuseStrings bool
+	arena        []byte // the strings of the batch before, with reuseStrings
 }
 
 // columnValues are one destination column's values, in the slice of its
@@ -199,12 +202,21 @@ func (d *CSV) NewBatch(n int) []tensor.Tensor {
 	return out
 }
 
+// ReuseStrings makes DecodeBatchInto write the bytes of string columns
+// over those of the call before, in memory the decoder keeps, instead of
+// allocating it for every batch. The caller must be done with a batch's
+// strings before the next call. It returns d.
+func (d *CSV) ReuseStrings() *CSV {
+	d.reuseStrings = true
+	return d
+}
+
 // DecodeBatchInto decodes records into dst, column tensors of the
 // decoder's types and shape [len(records)] such as NewBatch makes, so that
 // a loop decoding batch after batch into the same tensors allocates
-// nothing for numeric columns (string columns take one allocation per
-// batch for their bytes, which do not alias records). On error dst holds
-// a partial result.
+// nothing for numeric columns. String columns take one allocation per
+// batch for their bytes, which do not alias records, unless ReuseStrings.
+// On error dst holds a partial result.
 func (d *CSV) DecodeBatchInto(dst []tensor.Tensor, records [][]byte, keys []string) error {
 	n := len(records)
 	if len(dst) != len(d.columns) {
@@ -223,8 +235,16 @@ func (d *CSV) DecodeBatchInto(dst []tensor.Tensor, records [][]byte, keys []stri
 			for _, r := range records {
 				size += len(r)
 			}
-			arena = make([]byte, 0, size)
+			if d.reuseStrings && cap(d.arena) >= size {
+				arena = d.arena[:0]
+			} else {
+				arena = make([]byte, 0, size)
+			}
 		}
+	}
+	if d.reuseStrings {
+		// Kept however the batch ends: longer defaults may have grown it.
+		defer func() { d.arena = arena }()
 	}
 	d.outs = d.outs[:0]
 	for i, c := range d.columns {
