@@ -595,13 +595,16 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 	decode := make([]coord.Step, len(dec))
 	last := &lastBatch{active: len(dec)}
 	for i, dc := range dec {
+		// The records of the goroutine's last batch, whose tensors take
+		// the next: their bytes were handed back to bufs already.
+		var taken queue.Element
 		decode[i] = func(ctx context.Context) error {
 			var e queue.Element
 			var err error
 			if bs.dropRemainder {
-				e, err = records.DequeueMany(ctx, n)
+				e, err = records.DequeueManyInto(ctx, n, taken)
 			} else {
-				e, err = records.DequeueUpTo(ctx, n)
+				e, err = records.DequeueUpToInto(ctx, n, taken)
 			}
 			if errors.Is(err, io.EOF) {
 				return last.finish(ctx, out, err)
@@ -623,6 +626,7 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 			// The decoder copied what it keeps: the records' buffers
 			// can take other records.
 			bufs.put(e[0].Strings())
+			taken = e
 			if err != nil {
 				return err
 			}

@@ -19,8 +19,9 @@ import (
 // and of each batch's own (KeepBatches). One op of -reuse and -keep is
 // one pass over the files, a new pipeline each: allocs/op counts what a
 // pass allocates, setup included. One op of -steady is one batch of a
-// pipeline that repeats the files without end, after 100 batches to
-// warm it up: what a trainer's loop sees batch after batch.
+// pipeline that repeats the files without end (records shuffled through
+// a buffer of 10 000 with -shuffle), after 200 batches to warm it up:
+// what a trainer's loop sees batch after batch.
 //
 //	go test -run '^$' -bench Sources -benchmem -cpu 1,2 .
 func BenchmarkSources(b *testing.B) {
@@ -117,18 +118,24 @@ func BenchmarkSources(b *testing.B) {
 				b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/example")
 			})
 		}
-		if bc.gather {
-			continue
-		}
-		b.Run(bc.name+"-steady", func(b *testing.B) {
-			ds := *bc.ds
-			ds.settings.forever = true
-			it, err := ds.Iterator(b.Context(), benchBatch)
+	}
+	for _, bc := range []struct {
+		name string
+		ds   *Dataset
+	}{
+		{"csv-steady", CSV(filepath.Join(dir, "csv-*"), cols, Forever())},
+		{"records-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever())},
+		{"csv-shuffle-steady", CSV(filepath.Join(dir, "csv-*"), cols, Forever(), Shuffle(10000))},
+		{"records-shuffle-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever(), Shuffle(10000))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			it, err := bc.ds.Iterator(b.Context(), benchBatch)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer it.Close()
-			for range 100 {
+			// Past the shuffle buffer's filling.
+			for range 200 {
 				if _, err := it.Next(); err != nil {
 					b.Fatal(err)
 				}
