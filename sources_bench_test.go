@@ -20,7 +20,8 @@ import (
 // one pass over the files, a new pipeline each: allocs/op counts what a
 // pass allocates, setup included. One op of -steady is one batch of a
 // pipeline that repeats the files without end (records shuffled through
-// a buffer of 10 000 with -shuffle), after 200 batches to warm it up:
+// a buffer of 10 000 with -shuffle, and deterministically with
+// -deterministic), after 200 batches to warm it up:
 // what a trainer's loop sees batch after batch.
 //
 //	go test -run '^$' -bench Sources -benchmem -cpu 1,2 .
@@ -127,6 +128,8 @@ func BenchmarkSources(b *testing.B) {
 		{"records-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever())},
 		{"csv-shuffle-steady", CSV(filepath.Join(dir, "csv-*"), cols, Forever(), Shuffle(10000))},
 		{"records-shuffle-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever(), Shuffle(10000))},
+		{"csv-deterministic-steady", CSV(filepath.Join(dir, "csv-*"), cols, Forever(), Shuffle(10000), Deterministic())},
+		{"records-deterministic-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever(), Shuffle(10000), Deterministic())},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			it, err := bc.ds.Iterator(b.Context(), benchBatch)
