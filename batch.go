@@ -64,7 +64,16 @@ func (l *layout) names() []string {
 
 // batch unpacks a queue element.
 func (l *layout) batch(e queue.Element) *Batch {
-	b := &Batch{l: l, e: e}
+	b := new(Batch)
+	l.fill(b, e)
+	return b
+}
+
+// fill makes b the batch of e. It keeps b's map of padded features,
+// emptied, so that a Batch reused from batch to batch allocates it once.
+func (l *layout) fill(b *Batch, e queue.Element) {
+	clear(b.dense)
+	b.l, b.e, b.n = l, e, 0
 	if len(l.features) > 0 {
 		f := l.features[0]
 		if f.sparse {
@@ -73,7 +82,6 @@ func (l *layout) batch(e queue.Element) *Batch {
 			b.n = e[0].Len()
 		}
 	}
-	return b
 }
 
 // A Batch is one batch of records, read by feature name. Every feature's

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,7 +208,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		if err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
-		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f}
+		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f, recordBytes: d.fixed.recordBytes}
 		if pl != nil {
 			dec[i] = pl.decode
 		} else if dec[i], err = d.newDecoder(false); err != nil {
@@ -348,6 +349,9 @@ type collector struct {
 	keys  []string // with no positioner
 	works []string // with a positioner: the records' files and offsets
 	offs  []int64
+	// recordBytes is the size of every record, when the format fixes it
+	// (else 0): the arena is then made the size of a batch at once.
+	recordBytes int
 }
 
 // reset empties the batch. With fresh, the records of the batch before
@@ -366,6 +370,13 @@ func (c *collector) own(rec []byte) []byte { return c.bufs.own(&c.local, rec) }
 // read adds records up to n in all, and returns the error that stopped it
 // (wrapping io.EOF at the end of the input).
 func (c *collector) read(ctx context.Context, n int) error {
+	if cap(c.recs) < n {
+		// Room for the batch at once rather than by doubling.
+		c.recs = slices.Grow(c.recs, n-len(c.recs))
+		if c.pos != nil {
+			c.works, c.offs = slices.Grow(c.works, n-len(c.works)), slices.Grow(c.offs, n-len(c.offs))
+		}
+	}
 	for len(c.recs) < n {
 		key, rec, err := c.r.Read(ctx)
 		if err != nil {
@@ -377,7 +388,10 @@ func (c *collector) read(ctx context.Context, n int) error {
 			if len(c.arena)+len(rec) > cap(c.arena) {
 				// A larger buffer; the records already in the batch
 				// keep the old one alive until the batch is decoded.
-				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), 64<<10))
+				// The first is sized for a batch of records like this
+				// one, up to 64 KiB; or exactly, for records of a
+				// fixed size.
+				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), min(n*len(rec)*5/4, 64<<10), n*c.recordBytes))
 			}
 			start := len(c.arena)
 			c.arena = append(c.arena, rec...)
@@ -394,12 +408,15 @@ func (c *collector) read(ctx context.Context, n int) error {
 }
 
 // keyList returns the keys of the batch's records, formed now if need be.
-func (c *collector) keyList() []string {
+func (c *collector) keyList() []string { return c.keysOf(len(c.recs)) }
+
+// keysOf returns the keys of the batch's first n records.
+func (c *collector) keysOf(n int) []string {
 	if c.pos == nil {
-		return c.keys
+		return c.keys[:n]
 	}
-	keys := make([]string, len(c.offs))
-	for i, off := range c.offs {
+	keys := make([]string, n)
+	for i, off := range c.offs[:n] {
 		keys[i] = c.works[i] + ":" + strconv.FormatInt(off, 10)
 	}
 	return keys
@@ -454,7 +471,7 @@ func (w *directReader) step(ctx context.Context) error {
 	w.c.reset(false)
 	if err := w.c.read(ctx, w.n); err != nil {
 		if errors.Is(err, io.EOF) {
-			return w.rem.finish(ctx, w.c.recs, w.c.keyList(), err)
+			return w.rem.finish(ctx, w.c, err)
 		}
 		return err
 	}
@@ -471,8 +488,7 @@ func (w *directReader) step(ctx context.Context) error {
 type remainder struct {
 	mu     sync.Mutex
 	active int
-	recs   [][]byte
-	keys   []string
+	held   collector // the records, and their names for errors
 	n      int
 	drop   bool
 	dec    decoder
@@ -480,32 +496,38 @@ type remainder struct {
 	origin func(string) dataerr.Error
 }
 
-func (r *remainder) finish(ctx context.Context, recs [][]byte, keys []string, eof error) error {
+func (r *remainder) finish(ctx context.Context, c *collector, eof error) error {
 	r.mu.Lock()
 	// The reader's arena is not reused after it ended, so its records can
-	// be kept as they are.
-	r.recs = append(r.recs, recs...)
-	r.keys = append(r.keys, keys...)
+	// be kept as they are. Their keys are formed only for an error.
+	h := &r.held
+	h.pos = c.pos
+	h.recs, h.keys = append(h.recs, c.recs...), append(h.keys, c.keys...)
+	h.works, h.offs = append(h.works, c.works...), append(h.offs, c.offs...)
 	r.active--
 	last := r.active == 0
 	r.mu.Unlock()
 	if !last {
 		return eof
 	}
-	for len(r.recs) > 0 {
-		k := min(r.n, len(r.recs))
+	for len(h.recs) > 0 {
+		k := min(r.n, len(h.recs))
 		if k < r.n && r.drop {
 			break
 		}
-		keys := r.keys[:k]
-		e, err := decodeNamed(r.dec, r.recs[:k], func() []string { return keys }, r.origin)
+		e, err := decodeNamed(r.dec, h.recs[:k], func() []string { return h.keysOf(k) }, r.origin)
 		if err != nil {
 			return err
 		}
 		if err := r.out.Enqueue(ctx, e); err != nil {
 			return err
 		}
-		r.recs, r.keys = r.recs[k:], r.keys[k:]
+		h.recs = h.recs[k:]
+		if h.pos == nil {
+			h.keys = h.keys[k:]
+		} else {
+			h.works, h.offs = h.works[k:], h.offs[k:]
+		}
 	}
 	return eof
 }
@@ -573,13 +595,16 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 	decode := make([]coord.Step, len(dec))
 	last := &lastBatch{active: len(dec)}
 	for i, dc := range dec {
+		// The records of the goroutine's last batch, whose tensors take
+		// the next: their bytes were handed back to bufs already.
+		var taken queue.Element
 		decode[i] = func(ctx context.Context) error {
 			var e queue.Element
 			var err error
 			if bs.dropRemainder {
-				e, err = records.DequeueMany(ctx, n)
+				e, err = records.DequeueManyInto(ctx, n, taken)
 			} else {
-				e, err = records.DequeueUpTo(ctx, n)
+				e, err = records.DequeueUpToInto(ctx, n, taken)
 			}
 			if errors.Is(err, io.EOF) {
 				return last.finish(ctx, out, err)
@@ -601,6 +626,7 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 			// The decoder copied what it keeps: the records' buffers
 			// can take other records.
 			bufs.put(e[0].Strings())
+			taken = e
 			if err != nil {
 				return err
 			}

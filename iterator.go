@@ -21,6 +21,7 @@ type Iterator struct {
 	pool *pool // nil with KeepBatches
 
 	last      queue.Element
+	batch     Batch // the one Next returns, without KeepBatches
 	delivered int64
 	err       error // the iteration's end: io.EOF or the error returned
 	closed    bool
@@ -106,7 +107,13 @@ func (it *Iterator) Next() (*Batch, error) {
 	}
 	it.last = e
 	it.delivered++
-	return it.d.layout.batch(e), nil
+	if it.pool == nil {
+		return it.d.layout.batch(e), nil
+	}
+	// The last batch is not to be used any more: its Batch can take
+	// this one.
+	it.d.layout.fill(&it.batch, e)
+	return &it.batch, nil
 }
 
 // Checkpoint returns the Iterator's position after the batches Next has

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/tensor"
@@ -15,8 +16,13 @@ import (
 // BenchmarkSources reads CSV lines and fixed-length records to batches of
 // 128 through the front door, as bench/cmd/sluicebench's csv and cifar
 // workloads do (smaller files), with batch memory reused (the default)
-// and of each batch's own (KeepBatches). One op is one pass over the
-// files; allocs/op counts what a pass allocates.
+// and of each batch's own (KeepBatches). One op of -reuse and -keep is
+// one pass over the files, a new pipeline each: allocs/op counts what a
+// pass allocates, setup included. One op of -steady is one batch of a
+// pipeline that repeats the files without end (records shuffled through
+// a buffer of 10 000 with -shuffle, and deterministically with
+// -deterministic), after 200 batches to warm it up:
+// what a trainer's loop sees batch after batch.
 //
 //	go test -run '^$' -bench Sources -benchmem -cpu 1,2 .
 func BenchmarkSources(b *testing.B) {
@@ -113,5 +119,42 @@ func BenchmarkSources(b *testing.B) {
 				b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/example")
 			})
 		}
+	}
+	for _, bc := range []struct {
+		name string
+		ds   *Dataset
+	}{
+		{"csv-steady", CSV(filepath.Join(dir, "csv-*"), cols, Forever())},
+		{"records-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever())},
+		{"csv-shuffle-steady", CSV(filepath.Join(dir, "csv-*"), cols, Forever(), Shuffle(10000))},
+		{"records-shuffle-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever(), Shuffle(10000))},
+		{"csv-deterministic-steady", CSV(filepath.Join(dir, "csv-*"), cols, Forever(), Shuffle(10000), Deterministic())},
+		{"records-deterministic-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever(), Shuffle(10000), Deterministic())},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			it, err := bc.ds.Iterator(b.Context(), benchBatch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer it.Close()
+			// Past the shuffle buffer's filling.
+			for range 200 {
+				if _, err := it.Next(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var cpu0 time.Duration
+			for b.Loop() {
+				if cpu0 == 0 {
+					cpu0 = cpuTime()
+				}
+				if _, err := it.Next(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			n := float64(benchBatch * b.N)
+			b.ReportMetric(n/b.Elapsed().Seconds(), "examples/s")
+			b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/example")
+		})
 	}
 }

@@ -63,9 +63,8 @@ func permuted(shape, perm []int) []int {
 
 // A transposer permutes the dimensions of every record of a field's batch.
 type transposer struct {
-	idx   []int         // gatherIndex of a record
-	shape []int         // a record's shape, transposed
-	src   tensor.Tensor // the last batch before transposing, reused
+	idx   []int // gatherIndex of a record
+	shape []int // a record's shape, transposed
 	// rgb is the number of pixels of a record whose three planes become
 	// pixels of three channels (Shape [3, ...], Transpose [1, ..., 0], as
 	// CIFAR-10's), else 0: such uint8 records are interleaved eight
@@ -94,11 +93,18 @@ func newTransposer(shape, perm []int) (*transposer, error) {
 // replaces.
 var interleaveRGB = true
 
+// interleaveRecords transposes uint8 records of three planes each
+// (t.rgb > 0), len(t.idx) bytes, into dst, row after row.
+func (t *transposer) interleaveRecords(dst []uint8, recs [][]byte) {
+	k := len(t.idx)
+	for i, r := range recs {
+		interleave3(dst[i*k:(i+1)*k], r, t.rgb)
+	}
+}
+
 // transpose returns the batch in with each record transposed, written
-// into out if it holds as many records, else into a new tensor. It keeps
-// in to decode the next batch into.
+// into out if it holds as many records, else into a new tensor.
 func (t *transposer) transpose(in, out tensor.Tensor) tensor.Tensor {
-	t.src = in
 	n := in.Len()
 	if !out.IsValid() || out.Len() != n {
 		out = tensor.Zeros(in.DType(), append(tensor.Shape{n}, t.shape...))

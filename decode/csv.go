@@ -88,6 +88,9 @@ type CSV struct {
 	fields  [][]byte
 	scratch []byte
 	outs    []columnValues // the destination's values, typed once per batch
+
+	reuseStrings bool
+	arena        []byte // the strings of the batch before, with reuseStrings
 }
 
 // columnValues are one destination column's values, in the slice of its
@@ -160,7 +163,8 @@ func NewCSV(columns []Column, opts ...CSVOption) (*CSV, error) {
 			}
 		}
 	}
-	return &CSV{columns: slices.Clone(columns), delim: cfg.delim[0], quote: cfg.quote, naValue: cfg.naValue, selectCols: cfg.selectCols}, nil
+	return &CSV{columns: slices.Clone(columns), delim: cfg.delim[0], quote: cfg.quote, naValue: cfg.naValue, selectCols: cfg.selectCols,
+		fields: make([][]byte, 0, len(columns)+1), outs: make([]columnValues, 0, len(columns))}, nil
 }
 
 // Decode decodes one record into one scalar tensor per column.
@@ -198,12 +202,21 @@ func (d *CSV) NewBatch(n int) []tensor.Tensor {
 	return out
 }
 
+// ReuseStrings makes DecodeBatchInto write the bytes of string columns
+// over those of the call before, in memory the decoder keeps, instead of
+// allocating it for every batch. The caller must be done with a batch's
+// strings before the next call. It returns d.
+func (d *CSV) ReuseStrings() *CSV {
+	d.reuseStrings = true
+	return d
+}
+
 // DecodeBatchInto decodes records into dst, column tensors of the
 // decoder's types and shape [len(records)] such as NewBatch makes, so that
 // a loop decoding batch after batch into the same tensors allocates
-// nothing for numeric columns (string columns take one allocation per
-// batch for their bytes, which do not alias records). On error dst holds
-// a partial result.
+// nothing for numeric columns. String columns take one allocation per
+// batch for their bytes, which do not alias records, unless ReuseStrings.
+// On error dst holds a partial result.
 func (d *CSV) DecodeBatchInto(dst []tensor.Tensor, records [][]byte, keys []string) error {
 	n := len(records)
 	if len(dst) != len(d.columns) {
@@ -222,8 +235,16 @@ func (d *CSV) DecodeBatchInto(dst []tensor.Tensor, records [][]byte, keys []stri
 			for _, r := range records {
 				size += len(r)
 			}
-			arena = make([]byte, 0, size)
+			if d.reuseStrings && cap(d.arena) >= size {
+				arena = d.arena[:0]
+			} else {
+				arena = make([]byte, 0, size)
+			}
 		}
+	}
+	if d.reuseStrings {
+		// Kept however the batch ends: longer defaults may have grown it.
+		defer func() { d.arena = arena }()
 	}
 	d.outs = d.outs[:0]
 	for i, c := range d.columns {
@@ -325,9 +346,8 @@ func (d *CSV) invalid(r, f int, field []byte) *CSVError {
 // quoted fields with doubled quotes.
 func (d *CSV) split(rec []byte) string {
 	d.fields = d.fields[:0]
-	if cap(d.scratch) < len(rec) {
-		d.scratch = make([]byte, 0, len(rec))
-	}
+	// A field already cut keeps the scratch array it points into, should
+	// a later field's append move the scratch.
 	d.scratch = d.scratch[:0]
 	if len(rec) == 0 {
 		return ""

@@ -176,6 +176,42 @@ func TestCSVDecodeBatchIntoAllocationFree(t *testing.T) {
 	}
 }
 
+// With ReuseStrings, string columns are written over the last batch's
+// bytes: nothing is allocated once the buffer fits, and each batch reads
+// as a fresh decoder reads it, a default longer than its record
+// included.
+func TestCSVReuseStrings(t *testing.T) {
+	cols := []Column{StringColumn("a default longer than the record"), Int64Column(0), RequiredString()}
+	d, _ := NewCSV(cols)
+	d.ReuseStrings()
+	fresh, _ := NewCSV(cols)
+	batches := [][][]byte{
+		{[]byte(`x,1,"q""1"`), []byte(",2,y")},
+		{[]byte(",3,z"), []byte(`"long, quoted",4,w`)},
+		{[]byte("s,5,t"), []byte(",6,u")},
+	}
+	dst := d.NewBatch(2)
+	for round := range 2 {
+		for _, recs := range batches {
+			if err := d.DecodeBatchInto(dst, recs, nil); err != nil {
+				t.Fatal(err)
+			}
+			want, err := fresh.DecodeBatch(recs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range dst {
+				if !tensor.Equal(dst[i], want[i]) {
+					t.Fatalf("round %d, %q: column %d is %v, want %v", round, recs, i, dst[i], want[i])
+				}
+			}
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { d.DecodeBatchInto(dst, batches[1], nil) }); allocs != 0 {
+		t.Errorf("%v allocations a batch with ReuseStrings", allocs)
+	}
+}
+
 func TestCSVDecodeBatchIntoChecksTensors(t *testing.T) {
 	d, _ := NewCSV([]Column{Int64Column(0), StringColumn("")})
 	recs := [][]byte{[]byte("1,a"), []byte("2,b")}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sluiceml/sluice/dataerr"
@@ -18,7 +19,8 @@ import (
 
 // FuzzCSV: decode_csv never panics, and a record decodes the same alone
 // (Decode), in a batch (DecodeBatch) and into reused tensors
-// (DecodeBatchInto), with every option in play.
+// (DecodeBatchInto, and with ReuseStrings after another batch), with
+// every option in play.
 func FuzzCSV(f *testing.F) {
 	for _, s := range []string{"1,2.5,x,4", `"a""b",1.5,c,`, ",,,", "\"", "1,\n2,3,4", "x,y,z,w", "0x1p3,inf,\"q\",NA",
 		"nan(1),-0,\"a\nb\",7", "1;2;3;4", " 1 , 2 ,3,4", "2147483648,1e39,x,9223372036854775808"} {
@@ -52,6 +54,19 @@ func FuzzCSV(f *testing.F) {
 		if (errSingle == nil) != (errBatch == nil) || (errSingle == nil) != (errInto == nil) {
 			t.Fatalf("single %v, batch %v, into %v", errSingle, errBatch, errInto)
 		}
+		reused, err := NewCSV(columns, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reused.ReuseStrings()
+		again := reused.NewBatch(2)
+		// The record reversed first: other bytes to be written over.
+		back := slices.Clone(rec)
+		slices.Reverse(back)
+		reused.DecodeBatchInto(again, [][]byte{back, bytes.Repeat(back, 2)}, nil)
+		if err := reused.DecodeBatchInto(again, [][]byte{rec, rec}, nil); (err == nil) != (errInto == nil) {
+			t.Fatalf("into %v, reusing strings %v", errInto, err)
+		}
 		if errSingle != nil {
 			if de, ok := errBatch.(*dataerr.Error); !ok || de.Key != "a" || de.Record != 0 {
 				t.Fatalf("batch error %#v does not name record 0 by its key", errBatch)
@@ -61,8 +76,8 @@ func FuzzCSV(f *testing.F) {
 		for i := range columns {
 			for r := range 2 {
 				s := elemString(single[i], 0)
-				if elemString(batch[i], r) != s || elemString(into[i], r) != s {
-					t.Fatalf("column %d differs: %v / %v / %v", i, single[i], batch[i], into[i])
+				if elemString(batch[i], r) != s || elemString(into[i], r) != s || elemString(again[i], r) != s {
+					t.Fatalf("column %d differs: %v / %v / %v / %v", i, single[i], batch[i], into[i], again[i])
 				}
 			}
 		}
