@@ -14,7 +14,7 @@ const maxLent = 32
 
 // lentSlots is how many slots the reading goroutines can decode into: one
 // for each reader's batch being decoded and one waiting to be queued, the
-// batch queue's readers+1, the one the producer holds, and the ring's
+// batch queue's readers+1, the one a reply is taking, and the ring's
 // worth sent ahead or held by the client. With that many, a reader always
 // finds one free in a steady stream, and no batch is copied.
 func lentSlots(slots, readers int) int {
@@ -24,7 +24,7 @@ func lentSlots(slots, readers int) int {
 // A slotAlloc lends the slots from first on to the data set's decoders
 // (batchhook), so that a batch is parsed straight into the memory the
 // client maps. A reader that finds none free decodes into memory of its
-// own, and the producer copies the batch: it never waits, so lending can
+// own, and the server copies the batch: it never waits, so lending can
 // not stall the pipeline.
 type slotAlloc struct {
 	ring  *ring
@@ -67,7 +67,7 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	}
 	mem, _, err := a.ring.reserve(k, size)
 	if err != nil {
-		// The producer will meet the same error when it copies the
+		// The server will meet the same error when it copies the
 		// batch into the ring, and report it.
 		a.free <- k
 		return nil
