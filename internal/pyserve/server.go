@@ -27,79 +27,66 @@ import (
 func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	msgs := make(chan []byte)
+	readErr := make(chan error, 1)
 	// A request's length and body in one read, not two: a syscall less
 	// per batch.
 	r = bufio.NewReaderSize(r, 4096)
-	s := &server{w: w}
-	// The goroutine that reads the requests answers them too, rather
-	// than handing each to Serve's: a request then wakes one thread, the
-	// one its read returns in, not a second. mu is held while it
-	// answers; Serve takes it to end the session, and the goroutine
-	// finds it ended and only drains r, so that the client's writes do
-	// not block, until r ends.
-	var (
-		mu    sync.Mutex
-		ended bool
-	)
-	result := make(chan error, 1)
 	go func() {
 		for {
-			msg, err := ReadMessage(r)
+			m, err := ReadMessage(r)
 			if err != nil {
-				if errors.Is(err, io.EOF) {
-					err = nil
-				}
-				result <- err
+				readErr <- err
 				return
 			}
-			mu.Lock()
-			done := ended
-			if !done {
-				done, err = s.serve(ctx, msg)
-			}
-			mu.Unlock()
-			if done {
-				result <- err
+			select {
+			case msgs <- m:
+			case <-ctx.Done():
+				// Serve has returned; drain r so that the client's
+				// writes do not block, until it ends.
 				for {
 					if _, err := ReadMessage(r); err != nil {
+						readErr <- err
 						return
 					}
 				}
 			}
 		}
 	}()
-	var err error
-	select {
-	case err = <-result:
-	case <-ctx.Done():
-		err = context.Cause(ctx)
-	}
-	// A request being answered ends first: its waits end with ctx.
-	cancel()
-	mu.Lock()
-	defer mu.Unlock()
-	ended = true
-	if s.stop != nil {
-		s.stop()
-	}
-	if s.ring != nil {
-		s.ring.close()
-	}
-	s.stopping.Wait()
-	return err
-}
-
-// serve answers one request; done means the session is over, with err.
-func (s *server) serve(ctx context.Context, msg []byte) (done bool, err error) {
-	req, err := DecodeRequest(msg)
-	if err != nil {
-		if werr := s.reply(Reply{Error: errorInfo(err)}); werr != nil {
-			return true, werr
+	s := &server{w: w}
+	defer func() {
+		if s.stop != nil {
+			s.stop()
 		}
-		return false, nil
+		if s.ring != nil {
+			s.ring.close()
+		}
+		s.stopping.Wait()
+	}()
+	for {
+		var msg []byte
+		select {
+		case msg = <-msgs:
+		case err := <-readErr:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		req, err := DecodeRequest(msg)
+		if err != nil {
+			if werr := s.reply(Reply{Error: errorInfo(err)}); werr != nil {
+				return werr
+			}
+			continue
+		}
+		done, err := s.handle(ctx, req)
+		if err != nil || done {
+			return err
+		}
 	}
-	done, err = s.handle(ctx, req)
-	return done || err != nil, err
 }
 
 // A server is one client's session: one data set at a time; another open

@@ -26,8 +26,8 @@ import (
 // package does: it maps each new slot file and says so.
 type client struct {
 	t     testing.TB
-	in    *os.File // the server's stdin
-	out   *os.File // the server's stdout
+	in    *io.PipeWriter // the server's stdin
+	out   *io.PipeReader // the server's stdout
 	done  chan error
 	slots map[int][]byte
 	shm   string // the slot files' directory
@@ -38,17 +38,8 @@ func startServer(t testing.TB) *client {
 	t.Helper()
 	shm := t.TempDir()
 	t.Setenv("SLUICE_SHM_DIR", shm)
-	// Pipes of the system, as the Python client's: their buffers let the
-	// client send a request while the server still writes the replies
-	// to the one before.
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, out: outR, done: make(chan error, 1), slots: map[int][]byte{}, shm: shm}
 	go func() {
 		err := Serve(context.Background(), inR, outW)
@@ -59,7 +50,6 @@ func startServer(t testing.TB) *client {
 	t.Cleanup(func() {
 		c.in.Close()
 		<-c.done
-		c.out.Close()
 		for _, m := range c.slots {
 			syscall.Munmap(m)
 		}
