@@ -101,7 +101,7 @@ type server struct {
 	// The slots after the first src.slots are lent to the reading
 	// goroutines, which decode batches into them (slotAlloc); dfree
 	// holds those free.
-	dfree chan int
+	dfree *slotStack
 	out   []byte // the replies to a next, reused
 	// encoded holds, for each slot, the last batch reply sent for it and
 	// its encoding: a slot's batches of one shape have the same
@@ -274,7 +274,7 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 			h := s.held[0]
 			s.free <- h.token
 			if h.batch.Slot != h.token {
-				s.dfree <- h.batch.Slot
+				s.dfree.put(h.batch.Slot)
 			}
 			s.held = s.held[1:]
 		}
@@ -315,9 +315,10 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 	for k := range src.slots {
 		s.free <- k
 	}
-	s.dfree = make(chan int, lent)
+	s.dfree = &slotStack{}
 	for k := range lent {
-		s.dfree <- src.slots + k
+		// The first lent slot on top.
+		s.dfree.put(src.slots + lent - 1 - k)
 	}
 	alloc := &slotAlloc{ring: s.ring, free: s.dfree, first: src.slots}
 	s.held = s.held[:0]
