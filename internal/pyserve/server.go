@@ -262,8 +262,8 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 	count := max(req.Count, 1)
 	if req.Keep < 0 || req.Count < 0 || (req.Keep > 0 || count > 1) && req.Keep+count > s.src.slots-1 {
 		// The slots kept, and those of the batches asked for, and one
-		// spare, as the protocol has always asked: the readers decode
-		// ahead into lent slots, which the ring's tokens bound.
+		// spare: the rule since a producer goroutine filled the ring
+		// ahead, kept so that every client's requests stay valid.
 		return Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d and count %d with %d slots (want keep+count at most slots-1)", ErrProtocol, req.Keep, count, s.src.slots))}, false, nil
 	}
 	if i == 0 {
@@ -353,6 +353,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 // to the ring's size; the client's keep and count leave one free.
 func (s *server) produce() result {
 	if s.itErr != nil {
+		s.end()
 		return result{err: s.itErr}
 	}
 	// The batch is valid until the next Next: it is copied out before
