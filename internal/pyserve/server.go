@@ -117,12 +117,12 @@ type server struct {
 	queueEpochs map[[2]string]int
 	stopping    sync.WaitGroup // the shared queues' connections, closing
 
-	// The data set's iterator, or the error that made none: the requests
-	// take their batches from it in the goroutine that answers them, so
-	// that a batch the readers decoded into a lent slot reaches the reply
-	// without a goroutine between (each one more a wake-up of a thread
-	// per batch). Every batch taken has been sent, so a state is the
-	// iterator's.
+	// The data set's iterator, or the error that made none. The
+	// goroutine that answers the requests takes their batches from it
+	// itself: a goroutine between the readers' queue and the reply would
+	// park and wake once more a batch, and on two busy cores each of
+	// those is a thread's sleep and wake-up. Every batch taken has been
+	// sent, so a state is the iterator's.
 	it    *sluice.Iterator
 	itErr error
 }
