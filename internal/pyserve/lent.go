@@ -1,6 +1,7 @@
 package pyserve
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/sluiceml/sluice"
@@ -14,7 +15,7 @@ const maxLent = 32
 
 // lentSlots is how many slots the reading goroutines can decode into: one
 // for each reader's batch being decoded and one waiting to be queued, the
-// batch queue's readers+1, the one the producer holds, and the ring's
+// batch queue's readers+1, the one a reply is taking, and the ring's
 // worth sent ahead or held by the client. With that many, a reader always
 // finds one free in a steady stream, and no batch is copied.
 func lentSlots(slots, readers int) int {
@@ -24,12 +25,44 @@ func lentSlots(slots, readers int) int {
 // A slotAlloc lends the slots from first on to the data set's decoders
 // (batchhook), so that a batch is parsed straight into the memory the
 // client maps. A reader that finds none free decodes into memory of its
-// own, and the producer copies the batch: it never waits, so lending can
+// own, and the server copies the batch: it never waits, so lending can
 // not stall the pipeline.
 type slotAlloc struct {
 	ring  *ring
-	free  chan int
+	free  *slotStack
 	first int
+}
+
+// A slotStack holds the free lent slots, the last freed taken first: a
+// steady stream then writes into as few of them as it keeps busy, whose
+// memory is more likely still in the caches, rather than cycling through
+// all of them.
+type slotStack struct {
+	mu sync.Mutex
+	ks []int
+}
+
+func (s *slotStack) put(k int) {
+	s.mu.Lock()
+	s.ks = append(s.ks, k)
+	s.mu.Unlock()
+}
+
+func (s *slotStack) take() (k int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ks) == 0 {
+		return 0, false
+	}
+	k = s.ks[len(s.ks)-1]
+	s.ks = s.ks[:len(s.ks)-1]
+	return k, true
+}
+
+func (s *slotStack) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ks)
 }
 
 // minLentBytes is the least a record's values of one feature take on
@@ -52,10 +85,8 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	if total < minLentBytes*len(dtypes)*shapes[0][0] {
 		return nil
 	}
-	var k int
-	select {
-	case k = <-a.free:
-	default:
+	k, ok := a.free.take()
+	if !ok {
 		return nil
 	}
 	// The arrays as fill places them: aligned, none at offset 0.
@@ -67,9 +98,9 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	}
 	mem, _, err := a.ring.reserve(k, size)
 	if err != nil {
-		// The producer will meet the same error when it copies the
+		// The server will meet the same error when it copies the
 		// batch into the ring, and report it.
-		a.free <- k
+		a.free.put(k)
 		return nil
 	}
 	ts := make([]tensor.Tensor, len(dtypes))
@@ -82,7 +113,7 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 		case tensor.Int64:
 			ts[i] = tensor.New(unsafe.Slice((*int64)(p), n), shapes[i]...)
 		default:
-			a.free <- k
+			a.free.put(k)
 			return nil
 		}
 	}
@@ -94,7 +125,7 @@ func (a *slotAlloc) Put(ts []tensor.Tensor) {
 		return
 	}
 	if k, _, ok := a.ring.locate(a.first, batchhook.Pointer(ts[0])); ok {
-		a.free <- k
+		a.free.put(k)
 	}
 }
 

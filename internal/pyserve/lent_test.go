@@ -27,15 +27,15 @@ func TestSlotAllocLends(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRing(2)
 			defer r.close()
-			free := make(chan int, 1)
-			free <- 1
+			free := &slotStack{}
+			free.put(1)
 			a := &slotAlloc{ring: r, free: free, first: 1}
 			ts := a.Alloc(tt.dtypes, tt.shapes)
 			if got := ts != nil; got != tt.lend {
 				t.Fatalf("Alloc lent a slot: %v, want %v", got, tt.lend)
 			}
 			if ts == nil {
-				if len(a.free) != 1 {
+				if a.free.len() != 1 {
 					t.Errorf("the slot was not given back")
 				}
 				return
@@ -46,7 +46,7 @@ func TestSlotAllocLends(t *testing.T) {
 				}
 			}
 			a.Put(ts)
-			if len(a.free) != 1 {
+			if a.free.len() != 1 {
 				t.Errorf("Put did not free the slot")
 			}
 		})

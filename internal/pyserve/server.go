@@ -93,23 +93,23 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 // ends the one before, so a client can reuse a server for its next pass
 // instead of starting a process.
 type server struct {
-	w     io.Writer
-	src   *source
-	ring  *ring
-	free  chan int    // slots the client is done with
-	ready chan result // batches in slots, then the end or an error
-	held  []result    // the batches the client holds, oldest first
+	w    io.Writer
+	src  *source
+	ring *ring
+	free chan int // slots the client is done with
+	held []result // the batches the client holds, oldest first
 	// The slots after the first src.slots are lent to the reading
 	// goroutines, which decode batches into them (slotAlloc); dfree
 	// holds those free.
-	dfree chan int
+	dfree *slotStack
 	out   []byte // the replies to a next, reused
 	// encoded holds, for each slot, the last batch reply sent for it and
 	// its encoding: a slot's batches of one shape have the same
 	// descriptor, encoded once.
 	encoded map[int]encodedBatch
 	last    *Reply // the end or the error, repeated to later nexts
-	stop    func() // ends the producer
+	stop    func() // ends the iteration
+	end     func() // closes the iterator: after its last batch, or on stop
 
 	// queueEpochs remembers, for each shared filename queue (URL and
 	// name), the epoch the last pass over it reached: the next pass
@@ -117,12 +117,14 @@ type server struct {
 	queueEpochs map[[2]string]int
 	stopping    sync.WaitGroup // the shared queues' connections, closing
 
-	// The producer's iterator, and how many batches it has taken from it
-	// and the client has been sent, for state: the client is behind.
-	mu       sync.Mutex
-	it       *sluice.Iterator
-	produced int
-	sent     int
+	// The data set's iterator, or the error that made none. The
+	// goroutine that answers the requests takes their batches from it
+	// itself: a goroutine between the readers' queue and the reply would
+	// park and wake once more a batch, and on two busy cores each of
+	// those is a thread's sleep and wake-up. Every batch taken has been
+	// sent, so a state is the iterator's.
+	it    *sluice.Iterator
+	itErr error
 }
 
 type result struct {
@@ -186,13 +188,11 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		_, err := s.w.Write(out)
 		return false, err
 	case "state":
-		s.mu.Lock()
 		var st []byte
 		err := fmt.Errorf("%w: state before open", ErrProtocol)
 		if s.it != nil {
-			st, err = s.it.CheckpointBefore(s.produced - s.sent)
+			st, err = s.it.Checkpoint()
 		}
-		s.mu.Unlock()
 		if err != nil {
 			return false, s.reply(Reply{Error: errorInfo(err)})
 		}
@@ -262,8 +262,8 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 	count := max(req.Count, 1)
 	if req.Keep < 0 || req.Count < 0 || (req.Keep > 0 || count > 1) && req.Keep+count > s.src.slots-1 {
 		// The slots kept, and those of the batches asked for, and one
-		// to fill: else the producer would wait for the client, and
-		// the client for it.
+		// spare: the rule since a producer goroutine filled the ring
+		// ahead, kept so that every client's requests stay valid.
 		return Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d and count %d with %d slots (want keep+count at most slots-1)", ErrProtocol, req.Keep, count, s.src.slots))}, false, nil
 	}
 	if i == 0 {
@@ -274,15 +274,14 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 			h := s.held[0]
 			s.free <- h.token
 			if h.batch.Slot != h.token {
-				s.dfree <- h.batch.Slot
+				s.dfree.put(h.batch.Slot)
 			}
 			s.held = s.held[1:]
 		}
 	}
-	var res result
-	select {
-	case res = <-s.ready:
-	case <-ctx.Done():
+	res := s.produce()
+	if res.err != nil && ctx.Err() != nil {
+		// The iteration ended because the server is stopping.
 		return Reply{}, true, context.Cause(ctx)
 	}
 	switch {
@@ -294,15 +293,11 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 		return *s.last, false, nil
 	}
 	s.held = append(s.held, res)
-	s.mu.Lock()
-	s.sent++
-	s.mu.Unlock()
 	return Reply{Batch: res.batch}, false, nil
 }
 
-// start runs the data set's loop in a goroutine that copies each batch
-// into a free slot, ahead of the client's requests, unless the reading
-// goroutines decoded it into a slot lent to them.
+// start opens the data set's iteration, whose reading goroutines decode
+// batches ahead into the slots lent to them where they can.
 func (s *server) start(ctx context.Context, src *source, readers int) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.src = src
@@ -320,68 +315,68 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 	for k := range src.slots {
 		s.free <- k
 	}
-	s.dfree = make(chan int, lent)
+	s.dfree = &slotStack{}
 	for k := range lent {
-		s.dfree <- src.slots + k
+		// The first lent slot on top.
+		s.dfree.put(src.slots + lent - 1 - k)
 	}
 	alloc := &slotAlloc{ring: s.ring, free: s.dfree, first: src.slots}
-	// At most one result per slot, and the last: sends never block.
-	s.ready = make(chan result, src.slots+1)
 	s.held = s.held[:0]
-	done := make(chan struct{})
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
-	it, err := src.ds.Iterator(ctx, src.n, slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})...)
-	s.mu.Lock()
-	s.it, s.produced, s.sent = it, 0, 0
-	s.mu.Unlock()
-	go func() {
-		defer close(done)
-		if src.release != nil {
-			defer src.release()
-		}
-		if err != nil {
-			s.ready <- result{err: err}
+	s.it, s.itErr = src.ds.Iterator(ctx, src.n, slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})...)
+	it, done := s.it, false
+	s.end = func() {
+		// At the end of the data, or when the server stops or opens
+		// another: what the iteration holds, the files of a shared
+		// queue among them, is given back at once.
+		if done {
 			return
 		}
-		defer func() {
-			s.mu.Lock()
+		done = true
+		if it != nil {
 			it.Close()
-			s.mu.Unlock()
-		}()
-		for {
-			// The batch is valid until the next Next: it is copied out
-			// before that.
-			s.mu.Lock()
-			b, err := it.Next()
-			if err == nil {
-				s.produced++
-			}
-			s.mu.Unlock()
-			if err != nil {
-				s.ready <- result{err: err}
-				return
-			}
-			var k int
-			select {
-			case k = <-s.free:
-			case <-ctx.Done():
-				return
-			}
-			info, ok := s.lent(b)
-			if !ok {
-				if info, err = s.fill(k, b); err != nil {
-					s.ready <- result{err: err}
-					return
-				}
-			}
-			s.ready <- result{batch: info, token: k}
 		}
-	}()
+		if src.release != nil {
+			src.release()
+		}
+	}
 	s.stop = func() {
 		cancel()
-		<-done
+		s.end()
 	}
+}
+
+// produce takes the iteration's next batch: in the lent slot the readers
+// decoded it into, or copied into a free slot of the ring. Either way it
+// takes a ring slot as its token, which bounds the batches sent and held
+// to the ring's size; the client's keep and count leave one free.
+func (s *server) produce() result {
+	if s.itErr != nil {
+		s.end()
+		return result{err: s.itErr}
+	}
+	// The batch is valid until the next Next: it is copied out before
+	// that.
+	b, err := s.it.Next()
+	if err != nil {
+		s.end()
+		return result{err: err}
+	}
+	var k int
+	select {
+	case k = <-s.free:
+	default:
+		return result{err: fmt.Errorf("%w: next: no free slot", ErrProtocol)}
+	}
+	info, ok := s.lent(b)
+	if !ok {
+		if info, err = s.fill(k, b); err != nil {
+			s.end()
+			return result{err: err}
+		}
+	}
+	return result{batch: info, token: k}
 }
 
 // fill copies batch b into slot k.

@@ -781,7 +781,7 @@ func TestServeKeep(t *testing.T) {
 		}
 		prev = &sent{slot: r.Batch.Slot, offset: r.Batch.Arrays[0].Offset, labels: labels}
 	}
-	c.keep = 2 // with 3 slots, the producer could not go on
+	c.keep = 2 // with 3 slots, none spare
 	if r := c.call(open); r.Error != nil {
 		t.Fatal(r.Error)
 	}

@@ -779,9 +779,11 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     how many files are read in parallel (one per CPU by default); seed
     makes the shuffles repeatable; shard=(index, count) reads every
     count-th file from the index-th; drop_remainder drops a last batch
-    smaller than batch_size; prefetch is how many batches the server
-    prepares ahead (8, or 2 when deterministic); the client asks for
-    prefetch/2 batches at a time (at most 8).
+    smaller than batch_size; prefetch is how many batches may be on
+    their way to the trainer beside the one it reads (8, or 2 when
+    deterministic), each in a slot of shared memory of its own; the
+    client asks for prefetch/2 batches at a time (at most 8), which the
+    server's readers decode ahead.
 
     deterministic=True reads in an order fixed by the seed and the
     options alone, the same on every run, and lets the iteration's
