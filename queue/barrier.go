@@ -102,7 +102,7 @@ func (h *barrierHeap) Pop() any {
 type barrierTake struct {
 	n    int
 	upTo bool
-	into bool         // take into dst's memory
+	into bool // take into dst's memory
 	dst  BarrierBatch
 	done chan struct{}
 	res  BarrierBatch
