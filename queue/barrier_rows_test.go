@@ -38,13 +38,13 @@ func TestBarrierInsertRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ints.Int64s()[4] = 5
-		strs.Strings()[1][0] = 'y'
 		if !slices.Equal(res.Keys, keys) || !slices.Equal(res.Values[0].Int64s(), []int64{5, 6, 1, 2}) ||
 			!slices.Equal(res.Values[1].Shape(), tensor.Shape{2}) ||
 			string(res.Values[1].Strings()[0]) != "y" || string(res.Values[1].Strings()[1]) != "z" {
 			t.Fatalf("round %d: %v %v %q", round, res.Keys, res.Values[0].Int64s(), res.Values[1].Strings())
 		}
+		ints.Int64s()[4] = 5
+		strs.Strings()[1][0] = 'y'
 		// A later element in the same entry leaves this batch's strings
 		// alone.
 		keep := res.Values[1]

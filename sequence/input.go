@@ -69,10 +69,39 @@ type example struct {
 	ctx        []tensor.Tensor
 	sparseCtx  []tensor.Sparse
 
-	// Room for the keys and the dense parts of a typical example in the
-	// example itself, saving an allocation of each.
+	// What stays with the example while it is recycled (see
+	// StateSaver.newExample): its slot, the handles of its segments, and
+	// the memory of its keys and dense parts, at first room for those of
+	// a typical example in the example itself.
+	slot     int64         // its index in StateSaver.slots, for good
+	handles  tensor.Tensor // [n, 2] int64: (slot, segment) for segments 0..n-1
+	parts    []tensor.Tensor
 	keyRoom  [8]string
 	partRoom [4]tensor.Tensor
+}
+
+// release drops what e refers to of its input, before it is reused.
+func (e *example) release() {
+	clear(e.keys)
+	clear(e.parts)
+	clear(e.sparseSeqs)
+	clear(e.sparseCtx)
+	e.key, e.stop = "", ""
+	e.keys, e.parts = e.keys[:0], e.parts[:0]
+	e.seqs, e.ctx = nil, nil
+	e.sparseSeqs, e.sparseCtx = e.sparseSeqs[:0], e.sparseCtx[:0]
+}
+
+// setHandles makes e.handles hold the handles of count segments.
+func (e *example) setHandles(count int) {
+	if e.handles.IsValid() && e.handles.Len() >= count {
+		return
+	}
+	h := make([]int64, 2*count)
+	for i := range count {
+		h[2*i], h[2*i+1] = e.slot, int64(i)
+	}
+	e.handles = tensor.New(h, count, 2)
 }
 
 // segmentKey is the key of segment s of count, "%05d_of_%05d:%s" (SQ-07).
@@ -346,14 +375,15 @@ func timeLength(in *Input, k string) int {
 }
 
 // segment checks in against the state saver's rules (SQ-04..06) and
-// splits it into segments of u steps (SQ-07).
-func segment(in *Input, l *layout, u int) (*example, error) {
+// splits it into segments of u steps (SQ-07), in e, which is left as it
+// is when in fails the checks.
+func segment(in *Input, l *layout, u int, e *example) error {
 	names := l.allSeq
 	// SQ-04: the padded length is that of the alphabetically first
 	// sequence, and must be a non-zero multiple of num_unroll.
 	padded := timeLength(in, names[0])
 	if padded == 0 || padded%u != 0 {
-		return nil, invalidf("Tensor padded_length should be a multiple of: %d, but saw value: %d. Consider setting pad=True.", u, padded)
+		return invalidf("Tensor padded_length should be a multiple of: %d, but saw value: %d. Consider setting pad=True.", u, padded)
 	}
 	// SQ-05: every sequence has the padded length.
 	for _, k := range names[1:] {
@@ -362,35 +392,36 @@ func segment(in *Input, l *layout, u int) (*example, error) {
 			if t, ok := in.Sequences[k]; ok {
 				shape = t.Shape()
 			}
-			return nil, invalidf("Dimension 0 of tensor labeled sorted_sequences_%s should be: %d, shape received: %s", k, padded, joinInts(shape))
+			return invalidf("Dimension 0 of tensor labeled sorted_sequences_%s should be: %d, shape received: %s", k, padded, joinInts(shape))
 		}
 	}
 	// SQ-06.
 	if in.Length < 0 {
-		return nil, invalidf("Input length must be non-negative, got %d", in.Length)
+		return invalidf("Input length must be non-negative, got %d", in.Length)
 	}
 	if in.Length > padded {
-		return nil, invalidf("Input length should be <= than length from sequences: %d vs. %d", in.Length, padded)
+		return invalidf("Input length should be <= than length from sequences: %d vs. %d", in.Length, padded)
 	}
 	if in.Length > math.MaxInt32 {
-		return nil, invalidf("Input length %d does not fit in int32", in.Length)
+		return invalidf("Input length %d does not fit in int32", in.Length)
 	}
 	count := padded / u
 	if count > 99999 {
 		// The key format has five digits; more segments would break the
 		// keys' order and TensorFlow's format.
-		return nil, invalidf("sequence of padded length %d makes %d segments of %d, more than 99999", padded, count, u)
+		return invalidf("sequence of padded length %d makes %d segments of %d, more than 99999", padded, count, u)
 	}
-	e := &example{key: in.Key, length: in.Length, count: count}
-	e.keys, e.stop = segmentKeys(count, in.Key, e.keyRoom[:0])
+	e.key, e.length, e.count = in.Key, in.Length, count
+	e.keys, e.stop = segmentKeys(count, in.Key, e.keys[:0])
 	// The dense sequences and context in one slice.
-	parts := e.partRoom[:0]
+	parts := e.parts[:0]
 	for _, k := range l.seqNames {
 		parts = append(parts, in.Sequences[k])
 	}
 	for _, k := range l.ctxNames {
 		parts = append(parts, in.Context[k])
 	}
+	e.parts = parts
 	e.seqs, e.ctx = parts[:len(l.seqNames):len(l.seqNames)], parts[len(l.seqNames):]
 	for _, k := range l.sparseSeqNames {
 		e.sparseSeqs = append(e.sparseSeqs, splitSparse(in.SparseSequences[k], u, count))
@@ -398,7 +429,7 @@ func segment(in *Input, l *layout, u int) (*example, error) {
 	for _, k := range l.sparseCtxNames {
 		e.sparseCtx = append(e.sparseCtx, in.SparseContext[k])
 	}
-	return e, nil
+	return nil
 }
 
 // joinInts formats dimensions as TensorFlow's as_string and string_join
