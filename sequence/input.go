@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
@@ -117,28 +118,49 @@ func appendSegmentKey(b []byte, s, count int, key string) []byte {
 	return append(b, key...)
 }
 
+// A keyArena makes the strings of examples' segment keys, those of many
+// examples in one allocation: a chunk that is only ever appended to,
+// of which every key is a substring, so no string changes once made. A
+// key kept keeps its chunk, keyChunk bytes at most, alive.
+type keyArena struct {
+	mu sync.Mutex
+	sb strings.Builder // the current chunk; a Builder's String is its buffer, not a copy
+}
+
+// keyChunk is the size of a keyArena's chunk: a few dozen examples' keys.
+const keyChunk = 4 << 10
+
 // segmentKeys returns the keys of an example's count segments and the
-// next key of its last one, stopKey(key): substrings of one string, made
-// at once, where a string each would make an example's keys its most
-// frequent allocation.
+// next key of its last one, stopKey(key): substrings of one string, in a
+// chunk of a (nil: made for them), where a string each would make an
+// example's keys its most frequent allocation.
 //
 // count is at most 99999 (segment checks it), so every key has five
 // digits twice and the same length.
 //
 // keys is room for the keys, used when it is large enough.
-func segmentKeys(count int, key string, keys []string) (_ []string, stop string) {
+func (a *keyArena) segmentKeys(count int, key string, keys []string) (_ []string, stop string) {
 	n := 15 + len(key)
-	// A Builder's String is its buffer, not a copy of it.
-	var sb strings.Builder
-	sb.Grow(count*n + 5 + len(key))
-	var digits [16]byte
-	for s := range count {
-		sb.Write(appendSegmentKey(digits[:0], s, count, ""))
-		sb.WriteString(key)
+	size := count*n + 5 + len(key)
+	var all string
+	if a == nil || size > keyChunk/4 {
+		// Too large to share a chunk well.
+		var sb strings.Builder
+		sb.Grow(size)
+		writeSegmentKeys(&sb, count, key)
+		all = sb.String()
+	} else {
+		a.mu.Lock()
+		if a.sb.Cap()-a.sb.Len() < size {
+			// A new chunk; the old one lives while its keys do.
+			a.sb = strings.Builder{}
+			a.sb.Grow(keyChunk)
+		}
+		start := a.sb.Len()
+		writeSegmentKeys(&a.sb, count, key) // within the chunk's capacity: its bytes stay where they are
+		all = a.sb.String()[start:]
+		a.mu.Unlock()
 	}
-	sb.WriteString("STOP:")
-	sb.WriteString(key)
-	all := sb.String()
 	if cap(keys) < count {
 		keys = make([]string, count)
 	}
@@ -147,6 +169,18 @@ func segmentKeys(count int, key string, keys []string) (_ []string, stop string)
 		keys[s] = all[s*n : (s+1)*n]
 	}
 	return keys, all[count*n:]
+}
+
+// writeSegmentKeys writes the keys of count segments of key and the stop
+// key to sb.
+func writeSegmentKeys(sb *strings.Builder, count int, key string) {
+	var digits [16]byte
+	for s := range count {
+		sb.Write(appendSegmentKey(digits[:0], s, count, ""))
+		sb.WriteString(key)
+	}
+	sb.WriteString("STOP:")
+	sb.WriteString(key)
 }
 
 // appendPadded appends n in decimal, zero-padded to 5 digits (%05d).
@@ -377,7 +411,7 @@ func timeLength(in *Input, k string) int {
 // segment checks in against the state saver's rules (SQ-04..06) and
 // splits it into segments of u steps (SQ-07), in e, which is left as it
 // is when in fails the checks.
-func segment(in *Input, l *layout, u int, e *example) error {
+func segment(in *Input, l *layout, u int, e *example, keys *keyArena) error {
 	names := l.allSeq
 	// SQ-04: the padded length is that of the alphabetically first
 	// sequence, and must be a non-zero multiple of num_unroll.
@@ -412,7 +446,7 @@ func segment(in *Input, l *layout, u int, e *example) error {
 		return invalidf("sequence of padded length %d makes %d segments of %d, more than 99999", padded, count, u)
 	}
 	e.key, e.length, e.count = in.Key, in.Length, count
-	e.keys, e.stop = segmentKeys(count, in.Key, e.keys[:0])
+	e.keys, e.stop = keys.segmentKeys(count, in.Key, e.keys[:0])
 	// The dense sequences and context in one slice.
 	parts := e.parts[:0]
 	for _, k := range l.seqNames {

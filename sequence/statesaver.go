@@ -57,6 +57,7 @@ type StateSaver struct {
 	// segment was taken, for Prefetch to reuse.
 	slots     []*example
 	free      []*example
+	keys      keyArena
 	closing   bool          // no new examples
 	cancelled bool          // closed with CloseNow
 	inflight  int           // Prefetch calls past the closing check
@@ -209,7 +210,7 @@ func (s *StateSaver) Prefetch(ctx context.Context, in Input) error {
 		s.mu.Unlock()
 	}
 	e := s.newExample()
-	if err := segment(&in, l, s.numUnroll, e); err != nil {
+	if err := segment(&in, l, s.numUnroll, e, &s.keys); err != nil {
 		s.recycle(e)
 		return exampleError(in.Key, err)
 	}
@@ -226,8 +227,8 @@ func (s *StateSaver) Prefetch(ctx context.Context, in Input) error {
 
 // newExample returns an example to fill: one whose segments were all
 // taken, or a new one with a slot of its own. Reusing examples, with
-// their handles and the memory of their keys and parts, is what keeps
-// Prefetch from allocating anything but the keys' string.
+// their handles and the memory of their keys and parts, and making keys
+// in chunks (keyArena) is what keeps Prefetch from allocating.
 func (s *StateSaver) newExample() *example {
 	s.mu.Lock()
 	defer s.mu.Unlock()
