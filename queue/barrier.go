@@ -28,7 +28,11 @@ import (
 //
 // A Barrier keeps the rows of the values given to InsertMany without
 // copying them, as queues keep their elements: do not modify a tensor
-// after inserting it.
+// after inserting it. InsertRows copies them instead, into memory the
+// barrier reuses once they are taken, and TakeManyInto takes a batch into
+// the memory of one handed back: a caller doing both makes the barrier
+// allocate nothing per element or batch once it has held as many as it
+// holds (the state saver does).
 type Barrier struct {
 	name   string
 	dtypes []tensor.DType
