@@ -303,7 +303,7 @@ func (b *Batch) SaveState(ctx context.Context, name string, value tensor.Tensor)
 	}
 	// The barrier keeps the keys, not the slice: the batch's serves each
 	// state in turn.
-	keys, rows := b.saveKeys[:0], b.saveRows[:0]
+	keys, rows := resize(b.saveKeys, len(b.done))[:0], resize(b.saveRows, len(b.done))[:0]
 	defer func() { clear(keys); b.saveKeys, b.saveRows = keys[:0], rows[:0] }()
 	for j, d := range b.done {
 		if !d {
