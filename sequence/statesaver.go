@@ -304,8 +304,8 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 	if err != nil {
 		// Only a CloseNow gets here (a plain one waits for this
 		// call): the example's keys are gone, so are its data and token.
-		// The example is not reused: a handle to its slot may stay in
-		// the barrier, which nothing will take now.
+		// The example is not reused: nothing is accepted after a
+		// CloseNow.
 		s.mu.Lock()
 		s.slots[e.slot] = nil
 		s.mu.Unlock()
@@ -344,9 +344,9 @@ func (s *StateSaver) Next(ctx context.Context) (*Batch, error) {
 // states were all saved, for a consumer done with each batch before it
 // asks for the next: the batch returned is dst, with its slices, maps and
 // the tensors of its keys, sequences, context and states written over.
-// dst and what it returned must not be used afterwards. A nil dst, one of another state saver or one with a
-// state not saved yet (its segments' successors wait for it) is not
-// reused.
+// dst and what it returned must not be used afterwards. A nil dst, one
+// of another state saver or one with a state not saved yet (its
+// segments' successors wait for it) is not reused.
 func (s *StateSaver) NextInto(ctx context.Context, dst *Batch) (*Batch, error) {
 	if dst != nil && (dst.s != s || !dst.allSaved()) {
 		dst = nil
