@@ -207,15 +207,15 @@ func (b *Barrier) InsertMany(c int, keys []string, values tensor.Tensor) error {
 // holds at once. Strings are copied too.
 func (b *Barrier) InsertRows(c int, keys []string, values tensor.Tensor, rows []int) error {
 	if rows == nil {
-		return b.insert(c, keys, values, identityRows(len(keys)))
+		return b.insert(c, keys, values, barrierFirstRows(len(keys)))
 	}
 	return b.insert(c, keys, values, rows)
 }
 
-// identityRows returns 0, 1, ..., n-1, shared for the usual n.
-func identityRows(n int) []int {
-	if n <= len(identity) {
-		return identity[:n:n]
+// barrierFirstRows returns 0, 1, ..., n-1, shared for the usual n.
+func barrierFirstRows(n int) []int {
+	if n <= len(barrierIdentity) {
+		return barrierIdentity[:n:n]
 	}
 	rows := make([]int, n)
 	for i := range rows {
@@ -224,7 +224,7 @@ func identityRows(n int) []int {
 	return rows
 }
 
-var identity = func() []int {
+var barrierIdentity = func() []int {
 	rows := make([]int, 1024)
 	for i := range rows {
 		rows[i] = i
@@ -553,9 +553,9 @@ func (b *Barrier) take(n int, dst *BarrierBatch) (BarrierBatch, error) {
 	if dst != nil {
 		res = *dst
 	}
-	res.Indices = resize(res.Indices, n)
-	res.Keys = resize(res.Keys, n)
-	res.Values = resize(res.Values, len(b.dtypes))
+	res.Indices = barrierResize(res.Indices, n)
+	res.Keys = barrierResize(res.Keys, n)
+	res.Values = barrierResize(res.Values, len(b.dtypes))
 	for c := range b.dtypes {
 		b.rows = b.rows[:0]
 		for _, e := range b.out {
@@ -572,8 +572,8 @@ func (b *Barrier) take(n int, dst *BarrierBatch) (BarrierBatch, error) {
 	return res, nil
 }
 
-// resize returns s with length n, reusing its memory when it has room.
-func resize[T any](s []T, n int) []T {
+// barrierResize returns s with length n, reusing its memory when it has room.
+func barrierResize[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}
