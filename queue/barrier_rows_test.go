@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"testing/synctest"
 
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -198,4 +199,57 @@ func TestBarrierCopiedSteadyAllocs(t *testing.T) {
 	if n > 1 {
 		t.Errorf("%.1f allocations for %d inserts and takes of %d elements, want none", n, batches, batch)
 	}
+}
+
+// TestBarrierTakeManyIntoBlocked: a take into a batch handed back that
+// has to wait is served, by the insert that completes it, into that
+// batch's memory; one whose context ends first leaves it alone.
+func TestBarrierTakeManyIntoBlocked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := barrierNew(t)
+		barrierFill(t, b, "a", "b")
+		dst, err := b.TakeManyInto(context.Background(), 2, BarrierBatch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := &dst.Values[1].Float32s()[0]
+
+		ctx, cancel := context.WithCancel(context.Background())
+		cancelled := make(chan error)
+		go func() {
+			_, err := b.TakeManyInto(ctx, 2, dst)
+			cancelled <- err
+		}()
+		synctest.Wait()
+		cancel()
+		if err := <-cancelled; !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v", err)
+		}
+		if got := dst.Values[1].Float32s(); !slices.Equal(got, []float32{0, 10}) || !slices.Equal(dst.Keys, []string{"a", "b"}) {
+			t.Fatalf("a cancelled take changed dst: %v %v", dst.Keys, got)
+		}
+
+		type result struct {
+			res BarrierBatch
+			err error
+		}
+		served := make(chan result)
+		go func() {
+			res, err := b.TakeManyInto(context.Background(), 2, dst)
+			served <- result{res, err}
+		}()
+		synctest.Wait()
+		barrierInsert(t, b, 0, []string{"c", "d"}, 3, 4)
+		barrierInsert(t, b, 1, []string{"c", "d"}, 30, 40)
+		r := <-served
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if !slices.Equal(r.res.Keys, []string{"c", "d"}) || !slices.Equal(r.res.Values[1].Float32s(), []float32{30, 40}) {
+			t.Fatalf("got %v %v", r.res.Keys, r.res.Values[1].Float32s())
+		}
+		if &r.res.Values[1].Float32s()[0] != mem {
+			t.Errorf("the waiting take was not served into dst's memory")
+		}
+	})
 }
