@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"fmt"
@@ -27,7 +28,11 @@ import (
 //
 // A Barrier keeps the rows of the values given to InsertMany without
 // copying them, as queues keep their elements: do not modify a tensor
-// after inserting it.
+// after inserting it. InsertRows copies them instead, into memory the
+// barrier reuses once they are taken, and TakeManyInto takes a batch into
+// the memory of one handed back: a caller doing both makes the barrier
+// allocate nothing per element or batch once it has held as many as it
+// holds (the state saver does).
 type Barrier struct {
 	name   string
 	dtypes []tensor.DType
@@ -56,6 +61,9 @@ type barrierEntry struct {
 	seq    uint64
 	values []barrierValue // per component
 	set    int
+	// own holds, per component, the row InsertRows copied in: memory of
+	// the entry's, reused by the elements that later reuse the entry.
+	own []tensor.Tensor
 }
 
 // A barrierValue is one component of an element: row row of the tensor
@@ -98,6 +106,8 @@ func (h *barrierHeap) Pop() any {
 type barrierTake struct {
 	n    int
 	upTo bool
+	into bool // take into dst's memory
+	dst  BarrierBatch
 	done chan struct{}
 	res  BarrierBatch
 	err  error
@@ -185,6 +195,46 @@ func (b *Barrier) IsClosed() bool {
 // ErrInvalidArgument. InsertMany never blocks, and unlike TensorFlow's it
 // is atomic: when it fails, the barrier is as it was before the call.
 func (b *Barrier) InsertMany(c int, keys []string, values tensor.Tensor) error {
+	return b.insert(c, keys, values, nil)
+}
+
+// InsertRows is InsertMany for chosen rows of values, copied: key i is
+// given row rows[i] of values (rows nil: row i, as InsertMany), and the
+// barrier copies each row into memory of its own, which it reuses once
+// the element is taken. values may be modified as soon as InsertRows
+// returns, and a caller that inserts every element this way makes the
+// barrier allocate nothing per element once it has held as many as it
+// holds at once. Strings are copied too.
+func (b *Barrier) InsertRows(c int, keys []string, values tensor.Tensor, rows []int) error {
+	if rows == nil {
+		return b.insert(c, keys, values, barrierFirstRows(len(keys)))
+	}
+	return b.insert(c, keys, values, rows)
+}
+
+// barrierFirstRows returns 0, 1, ..., n-1, shared for the usual n.
+func barrierFirstRows(n int) []int {
+	if n <= len(barrierIdentity) {
+		return barrierIdentity[:n:n]
+	}
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}
+
+var barrierIdentity = func() []int {
+	rows := make([]int, 1024)
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}()
+
+// insert is InsertMany, with rows copied (InsertRows) when rows is not
+// nil.
+func (b *Barrier) insert(c int, keys []string, values tensor.Tensor, rows []int) error {
 	if c < 0 || c >= len(b.dtypes) {
 		return barrierInvalidf("The component ID is out of range %d > num_components (= %d)", c, len(b.dtypes))
 	}
@@ -194,8 +244,21 @@ func (b *Barrier) InsertMany(c int, keys []string, values tensor.Tensor) error {
 	if len(keys) > 0 && values.NumElements() == 0 {
 		return barrierInvalidf("Tensors with no elements are not supported %s: received shape %v", b.name, values.Shape())
 	}
-	if values.Rank() == 0 || values.Len() != len(keys) {
+	if rows == nil && (values.Rank() == 0 || values.Len() != len(keys)) {
 		return barrierInvalidf("Barrier '%s': %d keys for values of shape %v", b.name, len(keys), values.Shape())
+	}
+	if rows != nil {
+		if len(rows) != len(keys) {
+			return barrierInvalidf("Barrier '%s': %d keys for %d rows", b.name, len(keys), len(rows))
+		}
+		if values.Rank() == 0 {
+			return barrierInvalidf("Barrier '%s': %d keys for values of shape %v", b.name, len(keys), values.Shape())
+		}
+		for _, r := range rows {
+			if r < 0 || r >= values.Len() {
+				return barrierInvalidf("Barrier '%s': row %d of values of shape %v", b.name, r, values.Shape())
+			}
+		}
 	}
 	if b.shapes != nil && !b.shapes[c].IsCompatibleWith(values.Shape()[1:]) {
 		return barrierInvalidf("Shape mismatch in tuple component %d. Expected %v, got %v", c, b.shapes[c].Prepend(len(keys)), values.Shape())
@@ -226,7 +289,11 @@ func (b *Barrier) InsertMany(c int, keys []string, values tensor.Tensor) error {
 			b.undo(c)
 			return barrierInvalidf("Key %s already has a value for component %d in barrier %s", k, c, b.name)
 		}
-		ch.e.values[c] = barrierValue{values, i}
+		if rows == nil {
+			ch.e.values[c] = barrierValue{values, i}
+		} else {
+			ch.e.values[c] = barrierValue{ch.e.copyRow(c, values, rows[i]), 0}
+		}
 		ch.e.set++
 		if ch.e.set == len(b.dtypes) {
 			delete(b.incomplete, k)
@@ -262,6 +329,30 @@ func barrierBit(v bool) int {
 	return 0
 }
 
+// copyRow copies row r of values into e's memory for component c and
+// returns that memory, a tensor of one row.
+func (e *barrierEntry) copyRow(c int, values tensor.Tensor, r int) tensor.Tensor {
+	if e.own == nil {
+		e.own = make([]tensor.Tensor, len(e.values))
+	}
+	own := e.own[c]
+	vs := values.Shape()
+	if s := own.Shape(); !own.IsValid() || own.DType() != values.DType() || len(s) != len(vs) || !s[1:].Equal(vs[1:]) {
+		own = tensor.Zeros(values.DType(), vs[1:].Prepend(1))
+		e.own[c] = own
+	}
+	own.CopyRows(0, values, r, 1) // same type and row shape: cannot fail
+	if ss, ok := own.Data().([][]byte); ok {
+		// CopyRows shares the strings, and the rows taken share the
+		// entry's: each insert gets new ones, so a batch taken keeps
+		// its strings when the entry is reused.
+		for i, s := range ss {
+			ss[i] = bytes.Clone(s)
+		}
+	}
+	return own
+}
+
 func (b *Barrier) newEntry(key string, index int64) *barrierEntry {
 	var e *barrierEntry
 	if n := len(b.free); n > 0 {
@@ -279,9 +370,10 @@ func (b *Barrier) newEntry(key string, index int64) *barrierEntry {
 func (b *Barrier) recycle(e *barrierEntry) {
 	clear(e.values)
 	e.key = ""
-	if len(b.free) < 1024 {
-		b.free = append(b.free, e)
-	}
+	// No bound: the free list never holds more entries than the barrier
+	// held at once, and a bound would make a barrier holding more
+	// allocate entries (and their rows' memory) for ever.
+	b.free = append(b.free, e)
 }
 
 // undo reverts the changes logged by a failing InsertMany of component c,
@@ -319,30 +411,45 @@ func (b *Barrier) undo(c int) {
 // they arrived. When ctx ends first, TakeMany returns an error wrapping
 // ctx.Err() and takes nothing.
 func (b *Barrier) TakeMany(ctx context.Context, n int) (BarrierBatch, error) {
-	return b.takeMany(ctx, n, false)
+	return b.takeMany(ctx, n, false, false, BarrierBatch{})
+}
+
+// TakeManyInto is TakeMany writing the batch into dst's memory, so that a
+// consumer can reuse one batch's memory for the next: dst's slices when
+// they have room, and each of its tensors that has the component's type
+// and the batch's shape. It returns the batch; dst must not be used
+// afterwards. When it fails, dst is untouched.
+func (b *Barrier) TakeManyInto(ctx context.Context, n int, dst BarrierBatch) (BarrierBatch, error) {
+	return b.takeMany(ctx, n, false, true, dst)
+}
+
+// TakeUpToInto is TakeUpTo writing the batch into dst's memory, as
+// TakeManyInto does.
+func (b *Barrier) TakeUpToInto(ctx context.Context, n int, dst BarrierBatch) (BarrierBatch, error) {
+	return b.takeMany(ctx, n, true, true, dst)
 }
 
 // TakeUpTo is TakeMany, except that on a closed barrier it returns the
 // 1..n elements that are ready at once instead of waiting for incomplete
 // keys or failing (TensorFlow's allow_small_batch).
 func (b *Barrier) TakeUpTo(ctx context.Context, n int) (BarrierBatch, error) {
-	return b.takeMany(ctx, n, true)
+	return b.takeMany(ctx, n, true, false, BarrierBatch{})
 }
 
-func (b *Barrier) takeMany(ctx context.Context, n int, upTo bool) (BarrierBatch, error) {
+func (b *Barrier) takeMany(ctx context.Context, n int, upTo, into bool, dst BarrierBatch) (BarrierBatch, error) {
 	if n < 0 {
 		return BarrierBatch{}, barrierInvalidf("Barrier '%s': requested %d elements", b.name, n)
 	}
 	b.mu.Lock()
 	if len(b.takers) == 0 {
 		// The common case: nobody is ahead, so decide without queueing.
-		t := barrierTake{n: n, upTo: upTo}
+		t := barrierTake{n: n, upTo: upTo, into: into, dst: dst}
 		if b.decide(&t) {
 			b.mu.Unlock()
 			return t.res, t.err
 		}
 	}
-	t := &barrierTake{n: n, upTo: upTo, done: make(chan struct{})}
+	t := &barrierTake{n: n, upTo: upTo, into: into, dst: dst, done: make(chan struct{})}
 	b.takers = append(b.takers, t)
 	b.mu.Unlock()
 
@@ -385,7 +492,12 @@ func (b *Barrier) decide(t *barrierTake) bool {
 	if len(b.ready) < deliver {
 		return false
 	}
-	t.res, t.err = b.take(deliver)
+	if t.into {
+		t.res, t.err = b.take(deliver, &t.dst)
+	} else {
+		t.res, t.err = b.take(deliver, nil)
+	}
+	t.dst = BarrierBatch{}
 	return true
 }
 
@@ -402,12 +514,13 @@ func (b *Barrier) serve() {
 	}
 }
 
-// take pops n ready elements and stacks them per component. If the
-// elements' shapes cannot be stacked (possible only without declared
-// shapes), they are put back and the take fails. b.mu is held.
-func (b *Barrier) take(n int) (BarrierBatch, error) {
-	res := BarrierBatch{Indices: make([]int64, n), Keys: make([]string, n), Values: make([]tensor.Tensor, len(b.dtypes))}
+// take pops n ready elements and stacks them per component, into dst's
+// memory if dst is not nil (see TakeManyInto). If the elements' shapes
+// cannot be stacked (possible only without declared shapes), they are
+// put back and the take fails, before anything is written. b.mu is held.
+func (b *Barrier) take(n int, dst *BarrierBatch) (BarrierBatch, error) {
 	if n == 0 {
+		res := BarrierBatch{Indices: []int64{}, Keys: []string{}, Values: make([]tensor.Tensor, len(b.dtypes))}
 		for c, d := range b.dtypes {
 			var shape tensor.Shape
 			if b.shapes != nil {
@@ -425,20 +538,31 @@ func (b *Barrier) take(n int) (BarrierBatch, error) {
 		b.out = append(b.out, heap.Pop(&b.ready).(*barrierEntry))
 	}
 	for c := range b.dtypes {
+		shape := b.out[0].values[c].src.Shape()[1:]
+		for _, e := range b.out[1:] {
+			if s := e.values[c].src.Shape()[1:]; !s.Equal(shape) {
+				for _, e := range b.out {
+					heap.Push(&b.ready, e)
+				}
+				clear(b.out)
+				return BarrierBatch{}, barrierInvalidf("Barrier '%s': cannot batch component %d: shapes %v and %v differ", b.name, c, shape, s)
+			}
+		}
+	}
+	var res BarrierBatch
+	if dst != nil {
+		res = *dst
+	}
+	res.Indices = barrierResize(res.Indices, n)
+	res.Keys = barrierResize(res.Keys, n)
+	res.Values = barrierResize(res.Values, len(b.dtypes))
+	for c := range b.dtypes {
 		b.rows = b.rows[:0]
 		for _, e := range b.out {
 			b.rows = append(b.rows, e.values[c])
 		}
-		v, err := barrierStack(b.dtypes[c], b.rows)
+		res.Values[c] = barrierStack(res.Values[c], b.dtypes[c], b.rows)
 		clear(b.rows)
-		if err != nil {
-			for _, e := range b.out {
-				heap.Push(&b.ready, e)
-			}
-			clear(b.out)
-			return BarrierBatch{}, barrierInvalidf("Barrier '%s': cannot batch component %d: %v", b.name, c, err)
-		}
-		res.Values[c] = v
 	}
 	for i, e := range b.out {
 		res.Indices[i], res.Keys[i] = e.index, e.key
@@ -446,6 +570,14 @@ func (b *Barrier) take(n int) (BarrierBatch, error) {
 	}
 	clear(b.out)
 	return res, nil
+}
+
+// barrierResize returns s with length n, reusing its memory when it has room.
+func barrierResize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // Close closes the barrier, TensorFlow's close(): new keys can no longer
@@ -487,16 +619,14 @@ func (b *Barrier) alreadyClosed() error {
 	return fmt.Errorf("Barrier '%s' is already closed.: %w", b.name, ErrClosed)
 }
 
-// barrierStack stacks rows into a new tensor, copying each row straight
-// from the tensor it was inserted with.
-func barrierStack(dtype tensor.DType, rows []barrierValue) (tensor.Tensor, error) {
+// barrierStack stacks rows, which have one shape, into dst if it has
+// their type and the batch's shape, else into a new tensor, copying each
+// row straight from the tensor it was inserted with.
+func barrierStack(dst tensor.Tensor, dtype tensor.DType, rows []barrierValue) tensor.Tensor {
 	shape := rows[0].src.Shape()[1:]
-	for _, r := range rows[1:] {
-		if s := r.src.Shape()[1:]; !s.Equal(shape) {
-			return tensor.Tensor{}, fmt.Errorf("shapes %v and %v differ", shape, s)
-		}
+	if s := dst.Shape(); !dst.IsValid() || dst.DType() != dtype || len(s) != len(shape)+1 || s[0] != len(rows) || !s[1:].Equal(shape) {
+		dst = tensor.Zeros(dtype, shape.Prepend(len(rows)))
 	}
-	dst := tensor.Zeros(dtype, shape.Prepend(len(rows)))
 	switch d := dst.Data().(type) {
 	case []float32:
 		barrierCopy(d, rows)
@@ -530,12 +660,10 @@ func barrierStack(dtype tensor.DType, rows []barrierValue) (tensor.Tensor, error
 		barrierCopy(d, rows)
 	default:
 		for i, r := range rows {
-			if err := dst.SetRow(i, r.src.Row(r.row)); err != nil {
-				return tensor.Tensor{}, err
-			}
+			dst.CopyRows(i, r.src, r.row, 1) // same type and row shape: cannot fail
 		}
 	}
-	return dst, nil
+	return dst
 }
 
 func barrierCopy[T any](dst []T, rows []barrierValue) {

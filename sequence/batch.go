@@ -32,15 +32,18 @@ type Batch struct {
 	sparseSeqs, sparseCtx map[string]tensor.Sparse
 	states                []tensor.Tensor // by s.stateNames
 
-	// What NextInto reuses besides the above: the memory of the int32
-	// accessors and of the flags, each in one slice, the dense sequences
-	// (seqT, by layout.seqNames) with a view of each as steps, and the
-	// keys SaveState inserts.
+	// What NextInto reuses besides the above: the barrier's batch (keys,
+	// indices, handles, states), the memory of the int32 accessors and of
+	// the flags, each in one slice, the dense sequences (seqT, by
+	// layout.seqNames) with a view of each as steps, and the keys and
+	// rows SaveState inserts.
+	taken    queue.BarrierBatch
 	ints     []int32
 	flags    []bool
 	seqT     []tensor.Tensor
 	seqSteps []tensor.Tensor
 	saveKeys []string
+	saveRows []int
 	refs     []segRef // empty: the segments are the examples' only while a batch is made
 
 	mu      sync.Mutex
@@ -71,6 +74,7 @@ func (s *StateSaver) assemble(bb queue.BarrierBatch, refs []segRef, l *layout, d
 	if b == nil {
 		b = &Batch{s: s}
 	}
+	b.taken = bb
 	b.keys, b.indices, b.states = bb.Keys, bb.Indices, bb.Values[1:]
 	b.counted = false
 	b.nextKeys = resize(b.nextKeys, n)
@@ -299,41 +303,16 @@ func (b *Batch) SaveState(ctx context.Context, name string, value tensor.Tensor)
 	}
 	// The barrier keeps the keys, not the slice: the batch's serves each
 	// state in turn.
-	keys := b.saveKeys[:0]
-	defer func() { clear(keys); b.saveKeys = keys[:0] }()
+	keys, rows := resize(b.saveKeys, len(b.done))[:0], resize(b.saveRows, len(b.done))[:0]
+	defer func() { clear(keys); b.saveKeys, b.saveRows = keys[:0], rows[:0] }()
 	for j, d := range b.done {
 		if !d {
-			keys = append(keys, b.nextKeys[j])
+			keys, rows = append(keys, b.nextKeys[j]), append(rows, j)
 		}
-	}
-	shape := slices.Clone(want)
-	shape[0] = len(keys)
-	kept := tensor.Zeros(value.DType(), shape)
-	// The rows of segments whose examples go on, a run at a time.
-	r := 0
-	for j := 0; j < len(b.done); {
-		if b.done[j] {
-			j++
-			continue
-		}
-		run := 1
-		for j+run < len(b.done) && !b.done[j+run] {
-			run++
-		}
-		if err := kept.CopyRows(r, value, j, run); err != nil {
-			return fmt.Errorf("sequence: save_state %s: %w", name, err)
-		}
-		r, j = r+run, j+run
-	}
-	if value.DType() == tensor.String {
-		kept = kept.Clone() // SetRow shares string elements
 	}
 	if len(keys) > 0 {
-		if err := b.s.barrier.InsertMany(1+i, keys, kept); err != nil {
+		if err := b.s.saveState(i, keys, rows, value); err != nil {
 			return fmt.Errorf("sequence: save_state %s for %v: %w", name, keys, err)
-		}
-		if b.s.carried != nil {
-			b.s.carried.save(name, keys, kept)
 		}
 	}
 	b.saved[i] = true
@@ -350,4 +329,30 @@ func (b *Batch) allSaved() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return !slices.Contains(b.saved, false)
+}
+
+// saveState inserts rows of value as state i of the segments keys.
+// Without a checkpoint, the barrier copies them into memory it reuses;
+// a checkpoint's carried states keep the rows, so there they are copied
+// into a tensor of their own, which the barrier keeps.
+func (s *StateSaver) saveState(i int, keys []string, rows []int, value tensor.Tensor) error {
+	if s.carried == nil {
+		return s.barrier.InsertRows(1+i, keys, value, rows)
+	}
+	shape := value.Shape().Clone()
+	shape[0] = len(keys)
+	kept := tensor.Zeros(value.DType(), shape)
+	for r, j := range rows {
+		if err := kept.CopyRows(r, value, j, 1); err != nil {
+			return err
+		}
+	}
+	if value.DType() == tensor.String {
+		kept = kept.Clone() // CopyRows shares string elements
+	}
+	if err := s.barrier.InsertMany(1+i, keys, kept); err != nil {
+		return err
+	}
+	s.carried.save(s.stateNames[i], keys, kept)
+	return nil
 }

@@ -3,6 +3,7 @@ package sequence
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -76,6 +77,8 @@ func benchStateSaver(b *testing.B, prebuilt, into bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	var bt *Batch
 	for b.Loop() {
 		var err error
@@ -102,6 +105,11 @@ func benchStateSaver(b *testing.B, prebuilt, into bool) {
 	// CPU time of the whole process (the prefetching goroutines too) per
 	// segment: steadier than wall time on a shared machine.
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch), "cpu-ns/segment")
+	// allocs/op and B/op per segment, with the decimals the goal (0.05
+	// an allocation a segment) needs.
+	runtime.ReadMemStats(&m1)
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N*batch), "allocs/segment")
+	b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N*batch), "B/segment")
 	b.StopTimer()
 	cancel()
 	s.CloseNow(context.Background())

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
@@ -69,10 +70,39 @@ type example struct {
 	ctx        []tensor.Tensor
 	sparseCtx  []tensor.Sparse
 
-	// Room for the keys and the dense parts of a typical example in the
-	// example itself, saving an allocation of each.
+	// What stays with the example while it is recycled (see
+	// StateSaver.newExample): its slot, the handles of its segments, and
+	// the memory of its keys and dense parts, at first room for those of
+	// a typical example in the example itself.
+	slot     int64         // its index in StateSaver.slots, for good
+	handles  tensor.Tensor // [n, 2] int64: (slot, segment) for segments 0..n-1
+	parts    []tensor.Tensor
 	keyRoom  [8]string
 	partRoom [4]tensor.Tensor
+}
+
+// release drops what e refers to of its input, before it is reused.
+func (e *example) release() {
+	clear(e.keys)
+	clear(e.parts)
+	clear(e.sparseSeqs)
+	clear(e.sparseCtx)
+	e.key, e.stop = "", ""
+	e.keys, e.parts = e.keys[:0], e.parts[:0]
+	e.seqs, e.ctx = nil, nil
+	e.sparseSeqs, e.sparseCtx = e.sparseSeqs[:0], e.sparseCtx[:0]
+}
+
+// setHandles makes e.handles hold the handles of count segments.
+func (e *example) setHandles(count int) {
+	if e.handles.IsValid() && e.handles.Len() >= count {
+		return
+	}
+	h := make([]int64, 2*count)
+	for i := range count {
+		h[2*i], h[2*i+1] = e.slot, int64(i)
+	}
+	e.handles = tensor.New(h, count, 2)
 }
 
 // segmentKey is the key of segment s of count, "%05d_of_%05d:%s" (SQ-07).
@@ -88,28 +118,49 @@ func appendSegmentKey(b []byte, s, count int, key string) []byte {
 	return append(b, key...)
 }
 
+// A keyArena makes the strings of examples' segment keys, those of many
+// examples in one allocation: a chunk that is only ever appended to,
+// of which every key is a substring, so no string changes once made. A
+// key kept keeps its chunk, keyChunk bytes at most, alive.
+type keyArena struct {
+	mu sync.Mutex
+	sb strings.Builder // the current chunk; a Builder's String is its buffer, not a copy
+}
+
+// keyChunk is the size of a keyArena's chunk: a few dozen examples' keys.
+const keyChunk = 4 << 10
+
 // segmentKeys returns the keys of an example's count segments and the
-// next key of its last one, stopKey(key): substrings of one string, made
-// at once, where a string each would make an example's keys its most
-// frequent allocation.
+// next key of its last one, stopKey(key): substrings of one string, in a
+// chunk of a (nil: made for them), where a string each would make an
+// example's keys its most frequent allocation.
 //
 // count is at most 99999 (segment checks it), so every key has five
 // digits twice and the same length.
 //
 // keys is room for the keys, used when it is large enough.
-func segmentKeys(count int, key string, keys []string) (_ []string, stop string) {
+func (a *keyArena) segmentKeys(count int, key string, keys []string) (_ []string, stop string) {
 	n := 15 + len(key)
-	// A Builder's String is its buffer, not a copy of it.
-	var sb strings.Builder
-	sb.Grow(count*n + 5 + len(key))
-	var digits [16]byte
-	for s := range count {
-		sb.Write(appendSegmentKey(digits[:0], s, count, ""))
-		sb.WriteString(key)
+	size := count*n + 5 + len(key)
+	var all string
+	if a == nil || size > keyChunk/4 {
+		// Too large to share a chunk well.
+		var sb strings.Builder
+		sb.Grow(size)
+		writeSegmentKeys(&sb, count, key)
+		all = sb.String()
+	} else {
+		a.mu.Lock()
+		if a.sb.Cap()-a.sb.Len() < size {
+			// A new chunk; the old one lives while its keys do.
+			a.sb = strings.Builder{}
+			a.sb.Grow(keyChunk)
+		}
+		start := a.sb.Len()
+		writeSegmentKeys(&a.sb, count, key) // within the chunk's capacity: its bytes stay where they are
+		all = a.sb.String()[start:]
+		a.mu.Unlock()
 	}
-	sb.WriteString("STOP:")
-	sb.WriteString(key)
-	all := sb.String()
 	if cap(keys) < count {
 		keys = make([]string, count)
 	}
@@ -118,6 +169,18 @@ func segmentKeys(count int, key string, keys []string) (_ []string, stop string)
 		keys[s] = all[s*n : (s+1)*n]
 	}
 	return keys, all[count*n:]
+}
+
+// writeSegmentKeys writes the keys of count segments of key and the stop
+// key to sb.
+func writeSegmentKeys(sb *strings.Builder, count int, key string) {
+	var digits [16]byte
+	for s := range count {
+		sb.Write(appendSegmentKey(digits[:0], s, count, ""))
+		sb.WriteString(key)
+	}
+	sb.WriteString("STOP:")
+	sb.WriteString(key)
 }
 
 // appendPadded appends n in decimal, zero-padded to 5 digits (%05d).
@@ -346,14 +409,15 @@ func timeLength(in *Input, k string) int {
 }
 
 // segment checks in against the state saver's rules (SQ-04..06) and
-// splits it into segments of u steps (SQ-07).
-func segment(in *Input, l *layout, u int) (*example, error) {
+// splits it into segments of u steps (SQ-07), in e, which is left as it
+// is when in fails the checks.
+func segment(in *Input, l *layout, u int, e *example, keys *keyArena) error {
 	names := l.allSeq
 	// SQ-04: the padded length is that of the alphabetically first
 	// sequence, and must be a non-zero multiple of num_unroll.
 	padded := timeLength(in, names[0])
 	if padded == 0 || padded%u != 0 {
-		return nil, invalidf("Tensor padded_length should be a multiple of: %d, but saw value: %d. Consider setting pad=True.", u, padded)
+		return invalidf("Tensor padded_length should be a multiple of: %d, but saw value: %d. Consider setting pad=True.", u, padded)
 	}
 	// SQ-05: every sequence has the padded length.
 	for _, k := range names[1:] {
@@ -362,35 +426,36 @@ func segment(in *Input, l *layout, u int) (*example, error) {
 			if t, ok := in.Sequences[k]; ok {
 				shape = t.Shape()
 			}
-			return nil, invalidf("Dimension 0 of tensor labeled sorted_sequences_%s should be: %d, shape received: %s", k, padded, joinInts(shape))
+			return invalidf("Dimension 0 of tensor labeled sorted_sequences_%s should be: %d, shape received: %s", k, padded, joinInts(shape))
 		}
 	}
 	// SQ-06.
 	if in.Length < 0 {
-		return nil, invalidf("Input length must be non-negative, got %d", in.Length)
+		return invalidf("Input length must be non-negative, got %d", in.Length)
 	}
 	if in.Length > padded {
-		return nil, invalidf("Input length should be <= than length from sequences: %d vs. %d", in.Length, padded)
+		return invalidf("Input length should be <= than length from sequences: %d vs. %d", in.Length, padded)
 	}
 	if in.Length > math.MaxInt32 {
-		return nil, invalidf("Input length %d does not fit in int32", in.Length)
+		return invalidf("Input length %d does not fit in int32", in.Length)
 	}
 	count := padded / u
 	if count > 99999 {
 		// The key format has five digits; more segments would break the
 		// keys' order and TensorFlow's format.
-		return nil, invalidf("sequence of padded length %d makes %d segments of %d, more than 99999", padded, count, u)
+		return invalidf("sequence of padded length %d makes %d segments of %d, more than 99999", padded, count, u)
 	}
-	e := &example{key: in.Key, length: in.Length, count: count}
-	e.keys, e.stop = segmentKeys(count, in.Key, e.keyRoom[:0])
+	e.key, e.length, e.count = in.Key, in.Length, count
+	e.keys, e.stop = keys.segmentKeys(count, in.Key, e.keys[:0])
 	// The dense sequences and context in one slice.
-	parts := e.partRoom[:0]
+	parts := e.parts[:0]
 	for _, k := range l.seqNames {
 		parts = append(parts, in.Sequences[k])
 	}
 	for _, k := range l.ctxNames {
 		parts = append(parts, in.Context[k])
 	}
+	e.parts = parts
 	e.seqs, e.ctx = parts[:len(l.seqNames):len(l.seqNames)], parts[len(l.seqNames):]
 	for _, k := range l.sparseSeqNames {
 		e.sparseSeqs = append(e.sparseSeqs, splitSparse(in.SparseSequences[k], u, count))
@@ -398,7 +463,7 @@ func segment(in *Input, l *layout, u int) (*example, error) {
 	for _, k := range l.sparseCtxNames {
 		e.sparseCtx = append(e.sparseCtx, in.SparseContext[k])
 	}
-	return e, nil
+	return nil
 }
 
 // joinInts formats dimensions as TensorFlow's as_string and string_join

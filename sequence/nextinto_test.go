@@ -8,13 +8,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/sluiceml/sluice/tensor"
 )
 
 // TestSegmentKeys: the keys made at once are segmentKey's, and the last
 // segment's next key is "STOP:" and the key, with the room given used
-// when it is large enough.
+// when it is large enough; an arena's keys of small examples follow one
+// another in its chunk, and none changes as later ones are made.
 func TestSegmentKeys(t *testing.T) {
 	tests := []struct {
 		count int
@@ -26,25 +28,52 @@ func TestSegmentKeys(t *testing.T) {
 		{8, "", 8},
 		{9, "k", 8},
 		{120, "日本:x", 0},
+		{3, "b", 0},
 		{99999, "last", 0},
+		{2, "after the large one", 2},
 	}
-	for _, tt := range tests {
-		room := make([]string, 0, tt.room)
-		keys, stop := segmentKeys(tt.count, tt.key, room)
-		if len(keys) != tt.count {
-			t.Fatalf("%d %q: %d keys", tt.count, tt.key, len(keys))
-		}
-		for s, k := range keys {
-			if want := segmentKey(s, tt.count, tt.key); k != want {
-				t.Fatalf("%d %q: key %d is %q, want %q", tt.count, tt.key, s, k, want)
+	var arena keyArena
+	type made struct {
+		keys []string
+		stop string
+		want []string
+	}
+	var all []made
+	for _, a := range []*keyArena{nil, &arena} {
+		prevEnd := uintptr(0) // where the arena's last small example's keys end
+		for _, tt := range tests {
+			room := make([]string, 0, tt.room)
+			keys, stop := a.segmentKeys(tt.count, tt.key, room)
+			if len(keys) != tt.count {
+				t.Fatalf("%d %q: %d keys", tt.count, tt.key, len(keys))
 			}
+			want := make([]string, tt.count)
+			for s, k := range keys {
+				if want[s] = segmentKey(s, tt.count, tt.key); k != want[s] {
+					t.Fatalf("%d %q: key %d is %q, want %q", tt.count, tt.key, s, k, want[s])
+				}
+			}
+			if want := "STOP:" + tt.key; stop != want {
+				t.Errorf("%d %q: stop key %q, want %q", tt.count, tt.key, stop, want)
+			}
+			inRoom := tt.room > 0 && &keys[0] == &room[:1][0]
+			if want := tt.count <= tt.room; inRoom != want {
+				t.Errorf("%d %q: keys in the room given %v, want %v", tt.count, tt.key, inRoom, want)
+			}
+			start := uintptr(unsafe.Pointer(unsafe.StringData(keys[0])))
+			small := (15+len(tt.key))*tt.count+5+len(tt.key) <= keyChunk/4
+			if a != nil && small && prevEnd != 0 && start != prevEnd {
+				t.Errorf("%d %q: keys not after the last small example's in the arena's chunk", tt.count, tt.key)
+			}
+			if a != nil && small {
+				prevEnd = uintptr(unsafe.Pointer(unsafe.StringData(stop))) + uintptr(len(stop))
+			}
+			all = append(all, made{keys, stop, want})
 		}
-		if want := "STOP:" + tt.key; stop != want {
-			t.Errorf("%d %q: stop key %q, want %q", tt.count, tt.key, stop, want)
-		}
-		inRoom := tt.room > 0 && &keys[0] == &room[:1][0]
-		if want := tt.count <= tt.room; inRoom != want {
-			t.Errorf("%d %q: keys in the room given %v, want %v", tt.count, tt.key, inRoom, want)
+	}
+	for _, m := range all {
+		if !slices.Equal(m.keys, m.want) || m.stop != "STOP:"+m.keys[0][15:] {
+			t.Fatalf("keys changed: %q, %q", m.keys[:min(3, len(m.keys))], m.stop)
 		}
 	}
 }
@@ -91,7 +120,8 @@ func dumpBatch(b *Batch) string {
 // dense and sparse sequences and contexts, strings, several states,
 // examples of different lengths and a smaller final batch.
 func TestNextIntoSameBatches(t *testing.T) {
-	states := map[string]tensor.Tensor{"a": tensor.Zeros(tensor.Float32, tensor.Shape{3}), "b": tensor.Scalar[float64](1)}
+	states := map[string]tensor.Tensor{"a": tensor.Zeros(tensor.Float32, tensor.Shape{3}), "b": tensor.Scalar[float64](1),
+		"c": tensor.StringScalar("first")}
 	tests := []struct {
 		name   string
 		batch  int
@@ -253,10 +283,11 @@ func TestNextIntoConcurrent(t *testing.T) {
 }
 
 // TestNextIntoSteadyAllocs: with prefetchers that allocate nothing and a
-// consumer that reuses its batch, what is left is a fixed cost per
-// example (its record in the barrier: keys, handles, the example) and per
-// batch (the barrier's batch and the state saved), besides the waits:
-// nothing per segment or per step. A call that waits makes an attempt
+// consumer that reuses its batch, what is left is a chunk of segment
+// keys every few dozen examples (keyArena; a tenth of an example is
+// allowed), besides the waits: nothing per segment, step or batch
+// (examples, their handles, the barrier's entries, its batch and the
+// states saved are all reused). A call that waits makes an attempt
 // and its channel: the consumer's take once a batch, and, with the state
 // saver at capacity, a prefetch once an example.
 func TestNextIntoSteadyAllocs(t *testing.T) {
@@ -264,7 +295,7 @@ func TestNextIntoSteadyAllocs(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	const batch, u, segments, prefetchers, from, to = 16, 4, 4, 2, 100, 600
-	const perExample, perBatch = 5, 12
+	const perExample, perBatch = 0.1, 0
 	s := newSaver(t, batch, u, map[string]tensor.Tensor{"h": tensor.Zeros(tensor.Float32, tensor.Shape{8})}, Capacity(4*batch))
 	// Inputs made beforehand, more than the state saver holds at once.
 	const ring = 8 * batch
@@ -308,7 +339,7 @@ func TestNextIntoSteadyAllocs(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	per := float64(m1.Mallocs-m0.Mallocs) / float64(to-from)
 	const examples = batch / segments // a batch
-	most := float64(perExample*examples+perBatch) + 2*float64(examples+1)
+	most := perExample*examples + perBatch + 2*float64(examples+1)
 	if per > most {
 		t.Errorf("%.1f allocations a batch of %d segments, want at most %.0f", per, batch, most)
 	} else {

@@ -50,10 +50,14 @@ type StateSaver struct {
 	// pipeline stopped, for Next to return instead of end of input.
 	stageErr func() error
 
-	mu        sync.Mutex
-	layout    *layout
-	nextID    int64
-	examples  map[int64]*example
+	mu     sync.Mutex
+	layout *layout
+	// slots holds the examples held, each at its slot (nil: free), which
+	// its segments' handles name; free holds the examples whose last
+	// segment was taken, for Prefetch to reuse.
+	slots     []*example
+	free      []*example
+	keys      keyArena
 	closing   bool          // no new examples
 	cancelled bool          // closed with CloseNow
 	inflight  int           // Prefetch calls past the closing check
@@ -105,7 +109,6 @@ func newStateSaver(batchSize, numUnroll int, initialStates map[string]tensor.Ten
 		name:       c.name,
 		stateNames: sortedKeys(initialStates),
 		stateIndex: make(map[string]int, len(initialStates)),
-		examples:   make(map[int64]*example),
 		cancelCh:   make(chan struct{}),
 	}
 	if c.capacitySet {
@@ -206,17 +209,48 @@ func (s *StateSaver) Prefetch(ctx context.Context, in Input) error {
 		l = s.layout
 		s.mu.Unlock()
 	}
-	e, err := segment(&in, l, s.numUnroll)
-	if err != nil {
+	e := s.newExample()
+	if err := segment(&in, l, s.numUnroll, e, &s.keys); err != nil {
+		s.recycle(e)
 		return exampleError(in.Key, err)
 	}
 	initial := s.initial
 	if len(in.InitialStates) > 0 {
+		var err error
 		if initial, err = s.initialStates(in.InitialStates); err != nil {
+			s.recycle(e)
 			return exampleError(in.Key, err)
 		}
 	}
 	return s.insert(ctx, e, initial)
+}
+
+// newExample returns an example to fill: one whose segments were all
+// taken, or a new one with a slot of its own. Reusing examples, with
+// their handles and the memory of their keys and parts, and making keys
+// in chunks (keyArena) is what keeps Prefetch from allocating.
+func (s *StateSaver) newExample() *example {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.free); n > 0 {
+		e := s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+		return e
+	}
+	e := &example{slot: int64(len(s.slots))}
+	s.slots = append(s.slots, nil)
+	e.keys, e.parts = e.keyRoom[:0], e.partRoom[:0]
+	return e
+}
+
+// recycle keeps e, which no segment in the barrier or batch being made
+// refers to, for newExample.
+func (s *StateSaver) recycle(e *example) {
+	e.release()
+	s.mu.Lock()
+	s.free = append(s.free, e)
+	s.mu.Unlock()
 }
 
 // initialStates returns the initial states of an example that overrides
@@ -243,6 +277,7 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
+		s.recycle(e)
 		return fmt.Errorf("sequence: %s is closed: %w", s.name, queue.ErrClosed)
 	}
 	s.inflight++
@@ -250,32 +285,29 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 	defer s.done()
 
 	if err := s.tokens.Enqueue(ctx, s.token); err != nil {
-		return exampleError(e.key, err)
+		key := e.key
+		s.recycle(e)
+		return exampleError(key, err)
 	}
 	s.mu.Lock()
-	id := s.nextID
-	s.nextID++
-	s.examples[id] = e
+	s.slots[e.slot] = e
 	s.mu.Unlock()
 
 	// All segments are created by one insert, so they share one insertion
-	// index (SQ-11).
-	handles := make([]int64, 2*e.count)
-	for i := range e.count {
-		handles[2*i], handles[2*i+1] = id, int64(i)
-	}
-	ht, err := tensor.FromData(handles, handleShape(e.count))
-	if err == nil {
-		err = s.barrier.InsertMany(0, e.keys, ht)
-	}
+	// index (SQ-11). The barrier copies the handles, into memory it
+	// reuses.
+	e.setHandles(e.count)
+	err := s.barrier.InsertRows(0, e.keys, e.handles, nil)
 	for i := 0; err == nil && i < len(initial); i++ {
 		err = s.barrier.InsertMany(1+i, e.keys[:1], initial[i])
 	}
 	if err != nil {
 		// Only a CloseNow gets here (a plain one waits for this
 		// call): the example's keys are gone, so are its data and token.
+		// The example is not reused: nothing is accepted after a
+		// CloseNow.
 		s.mu.Lock()
-		delete(s.examples, id)
+		s.slots[e.slot] = nil
 		s.mu.Unlock()
 		done, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -284,25 +316,6 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 	}
 	return nil
 }
-
-// handleShape returns the shape of the handles of an example of count
-// segments, [count, 2]: one made once for each of the usual counts, which
-// FromData copies, where tensor.New would make two.
-func handleShape(count int) tensor.Shape {
-	if count >= len(handleShapes) {
-		return tensor.Shape{count, 2}
-	}
-	return handleShapes[count]
-}
-
-// handleShapes holds [count, 2] for the usual counts.
-var handleShapes = func() []tensor.Shape {
-	out := make([]tensor.Shape, 256)
-	for i := range out {
-		out[i] = tensor.Shape{i, 2}
-	}
-	return out
-}()
 
 // done ends a Prefetch that passed the closing check.
 func (s *StateSaver) done() {
@@ -330,11 +343,10 @@ func (s *StateSaver) Next(ctx context.Context) (*Batch, error) {
 // NextInto is Next reusing dst, a batch Next or NextInto returned whose
 // states were all saved, for a consumer done with each batch before it
 // asks for the next: the batch returned is dst, with its slices, maps and
-// the tensors of its sequences and context written over (the states come
-// new from the barrier, as with Next). dst and what it returned must not
-// be used afterwards. A nil dst, one of another state saver or one with a
-// state not saved yet (its segments' successors wait for it) is not
-// reused.
+// the tensors of its keys, sequences, context and states written over.
+// dst and what it returned must not be used afterwards. A nil dst, one
+// of another state saver or one with a state not saved yet (its
+// segments' successors wait for it) is not reused.
 func (s *StateSaver) NextInto(ctx context.Context, dst *Batch) (*Batch, error) {
 	if dst != nil && (dst.s != s || !dst.allSaved()) {
 		dst = nil
@@ -382,11 +394,18 @@ func (s *StateSaver) next(ctx context.Context, n int, dst *Batch) (*Batch, error
 // nextN is NextN without the checkpoint's bookkeeping.
 // dst, if not nil, is a batch of s whose memory the new batch reuses.
 func (s *StateSaver) nextN(ctx context.Context, n int, dst *Batch) (*Batch, error) {
-	take := s.barrier.TakeMany
-	if s.allowSmall {
-		take = s.barrier.TakeUpTo
+	var bb queue.BarrierBatch
+	var err error
+	switch {
+	case dst != nil && s.allowSmall:
+		bb, err = s.barrier.TakeUpToInto(ctx, n, dst.taken)
+	case dst != nil:
+		bb, err = s.barrier.TakeManyInto(ctx, n, dst.taken)
+	case s.allowSmall:
+		bb, err = s.barrier.TakeUpTo(ctx, n)
+	default:
+		bb, err = s.barrier.TakeMany(ctx, n)
 	}
-	bb, err := take(ctx, n)
 	if err != nil {
 		if errors.Is(err, io.EOF) && s.stageErr != nil {
 			if serr := s.stageErr(); serr != nil {
@@ -409,14 +428,18 @@ func (s *StateSaver) nextN(ctx context.Context, n int, dst *Batch) (*Batch, erro
 	s.mu.Lock()
 	l := s.layout
 	for i := range n {
-		id, seg := handles[2*i], int(handles[2*i+1])
-		refs[i] = segRef{s.examples[id], seg}
-		if refs[i].e == nil {
+		slot, seg := handles[2*i], int(handles[2*i+1])
+		var e *example
+		if slot >= 0 && slot < int64(len(s.slots)) {
+			e = s.slots[slot]
+		}
+		if e == nil {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("sequence: %s: segment %q has no example data", s.name, bb.Keys[i])
 		}
-		if seg+1 >= refs[i].e.count {
-			delete(s.examples, id)
+		refs[i] = segRef{e, seg}
+		if seg+1 >= e.count {
+			s.slots[slot] = nil
 			finished++
 		}
 	}
@@ -431,7 +454,20 @@ func (s *StateSaver) nextN(ctx context.Context, n int, dst *Batch) (*Batch, erro
 		}
 	}
 	b, err := s.assemble(bb, refs, l, dst)
-	clear(refs) // the examples go once their last segment is taken
+	// The finished examples are reused once the batch is made: nothing
+	// refers to them any more (their segments are all taken, and a batch
+	// copies what it takes of them).
+	if finished > 0 {
+		s.mu.Lock()
+		for _, r := range refs {
+			if r.seg+1 >= r.e.count {
+				r.e.release()
+				s.free = append(s.free, r.e)
+			}
+		}
+		s.mu.Unlock()
+	}
+	clear(refs)
 	if b != nil {
 		b.refs = refs[:0]
 	}
