@@ -72,9 +72,13 @@ type rowViews struct {
 // when it lent none or a record failed to parse.
 func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 	n := len(recs)
-	d.batch = d.batch[:0]
-	for _, s := range d.shapes {
-		d.batch = append(d.batch, s.Prepend(n))
+	if len(d.batch) == 0 || d.batch[0][0] != n {
+		// Made anew only when the batch's size changes: the allocator
+		// keeps no shape it is given.
+		d.batch = d.batch[:0]
+		for _, s := range d.shapes {
+			d.batch = append(d.batch, s.Prepend(n))
+		}
 	}
 	dst := d.a.Alloc(d.dtypes, d.batch)
 	if dst == nil {
@@ -96,21 +100,21 @@ func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 
 // rows returns the row tensors of dst's n rows.
 func (d *intoDecoder) rows(dst []tensor.Tensor, n int) [][]tensor.Tensor {
-	base := make([]unsafe.Pointer, len(dst))
-	for j, t := range dst {
-		base[j] = batchhook.Pointer(t)
-	}
 next:
 	for _, v := range d.views {
 		if len(v.rows) != n {
 			continue
 		}
-		for j := range base {
-			if v.base[j] != base[j] {
+		for j, t := range dst {
+			if v.base[j] != batchhook.Pointer(t) {
 				continue next
 			}
 		}
 		return v.rows
+	}
+	base := make([]unsafe.Pointer, len(dst))
+	for j, t := range dst {
+		base[j] = batchhook.Pointer(t)
 	}
 	rows := make([][]tensor.Tensor, n)
 	for i := range rows {
