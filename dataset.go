@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/dataerr"
@@ -685,6 +686,12 @@ func (l *lastBatch) finish(ctx context.Context, out queue.Queue, eof error) erro
 type buffers struct {
 	mu   sync.Mutex
 	free [][]byte // last freed first
+	// longest is the longest record copied so far. A new buffer has
+	// room for it when that is at most twice the record at hand: with
+	// records of a few sizes (an Example with an optional feature), a
+	// buffer made for a short record would otherwise be dropped by the
+	// next long one and another made, record after record, for good.
+	longest atomic.Int64
 }
 
 // take moves up to n free buffers onto local, for one reader to use
@@ -717,7 +724,15 @@ func (b *buffers) own(local *[][]byte, rec []byte) []byte {
 		// Too small for this record: let it go.
 	}
 	// Room to grow, so that records of varying size find buffers.
-	return append(make([]byte, 0, len(rec)+len(rec)/8), rec...)
+	size := len(rec) + len(rec)/8
+	m := b.longest.Load()
+	for m < int64(len(rec)) && !b.longest.CompareAndSwap(m, int64(len(rec))) {
+		m = b.longest.Load()
+	}
+	if int(m) > size && int(m) <= 2*len(rec) {
+		size = int(m)
+	}
+	return append(make([]byte, 0, size), rec...)
 }
 
 // put returns the buffers of decoded records.

@@ -305,6 +305,9 @@ func TestSourcesSteadyAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Examples of FixedLen numbers, which reused batches parse record
+	// by record into their rows.
+	rows := writeRowExamples(t, dir, 2, records/2)
 	const readers = 2
 	// What the shuffled engine allocates for every EnqueueMany of a
 	// reader's 128 records: their list, their files and offsets, three
@@ -336,6 +339,9 @@ func TestSourcesSteadyAllocs(t *testing.T) {
 			Readers(readers), Forever(), Shuffle(2000)), shuffled},
 		{"cifar deterministic", FixedLengthRecords(filepath.Join(dir, "c-*.bin"), cifarBytes, cifarFields,
 			Readers(readers), Forever(), Shuffle(2000), Deterministic()), deterministic},
+		{"examples", Examples(rows, rowSpec, Readers(readers), Forever()), nil},
+		{"examples shuffled", Examples(rows, rowSpec, Readers(readers), Forever(), Shuffle(2000)), shuffled},
+		{"examples deterministic", Examples(rows, rowSpec, Readers(readers), Forever(), Shuffle(2000), Deterministic()), deterministic},
 	}
 	const batch, from, to = 64, 50, 350
 	for _, tt := range tests {
