@@ -117,8 +117,11 @@ next:
 		base[j] = batchhook.Pointer(t)
 	}
 	rows := make([][]tensor.Tensor, n)
+	// The rows' lists in one array: a decoder makes its views once, but
+	// a pass of a few hundred batches has several decoders.
+	all := make([]tensor.Tensor, n*len(dst))
 	for i := range rows {
-		rows[i] = make([]tensor.Tensor, len(dst))
+		rows[i] = all[i*len(dst) : (i+1)*len(dst) : (i+1)*len(dst)]
 		for j, t := range dst {
 			rows[i][j] = t.Row(i)
 		}
