@@ -312,10 +312,11 @@ func TestSourcesSteadyAllocs(t *testing.T) {
 	const readers = 2
 	// What the shuffled engine allocates for every EnqueueMany of a
 	// reader's 128 records, whose lists and tensors it reuses: the
-	// queue's copy of the element (four tensors); and now and then a
-	// batch dequeue's list of the rows it took. Nothing per record.
+	// queue's copy of the element (four tensors) and, when the queue is
+	// full, its wait; and now and then a batch dequeue's list of the
+	// rows it took. Nothing per record.
 	shuffled := func(batch float64) (allocs, bytes float64) {
-		return 2*batch/readBatch + 1, 256*batch/readBatch + 512
+		return 2*batch/readBatch + 1, 512*batch/readBatch + 1024
 	}
 	// What the deterministic engine allocates now and then: the list of
 	// batches made and not yet delivered, as it slides. Its jobs and the
