@@ -183,6 +183,61 @@ func BenchmarkMNIST(b *testing.B) {
 			report(b)
 		})
 	}
+	// The front door's steady state: one op is one batch of a data set
+	// that repeats the files without end, after enough batches to fill
+	// the shuffle buffer and every free list: what a trainer's loop sees
+	// batch after batch. steady-B/example against an example's 3 144
+	// bytes (784 float32 and an int64) and steady-allocs/example are
+	// issue 18's measures. Give them a few hundred ops:
+	//
+	//	go test -run '^$' -bench 'MNIST/steady$' -benchtime 400x -benchmem .
+	for _, bc := range []struct {
+		name  string
+		opts  []ExampleOption
+		bopts []BatchOption
+	}{
+		{"sluice-steady", nil, nil},
+		{"sluice-keep-steady", nil, []BatchOption{KeepBatches()}},
+		{"sluice-shuffle10000-steady", []ExampleOption{Shuffle(10000)}, nil},
+		{"sluice-deterministic-steady", []ExampleOption{Deterministic(), Readers(2)}, nil},
+		{"sluice-deterministic-shuffle10000-steady", []ExampleOption{Deterministic(), Readers(2), Shuffle(10000)}, nil},
+		{"sluice-globalshuffle-steady", []ExampleOption{GlobalShuffle()}, nil},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.Setenv("SLUICE_INDEX_DIR", b.TempDir())
+			for _, name := range files {
+				if _, err := index.LoadOrBuild(b.Context(), name); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ds := Examples(filepath.Join(dir, "mnist-*"), benchMNISTSpec, append(bc.opts, Forever())...)
+			it, err := ds.Iterator(b.Context(), benchBatch, bc.bopts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer it.Close()
+			for range 200 {
+				if _, err := it.Next(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var ms0, ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms0)
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if _, err := it.Next(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu := cpuTime() - cpu0
+			runtime.ReadMemStats(&ms1)
+			n := float64(benchBatch * b.N)
+			b.ReportMetric(n/b.Elapsed().Seconds(), "examples/s")
+			b.ReportMetric(float64(cpu)/n, "cpu-ns/example")
+			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "steady-allocs/example")
+			b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/n, "steady-B/example")
+		})
+	}
 }
 
 // seedMode selects seedPipeline's idiom.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/dataerr"
@@ -543,34 +544,38 @@ const readBatch = 128
 // fast form.
 func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, dec []decoder, n int, bs batchSettings) error {
 	s := d.settings
-	// A record's components: its bytes, and its file (or key) and offset
-	// to name it in an error.
+	// A record's components: its bytes, its file (or key) and offset to
+	// name it in an error, and the place of its reader's batch in
+	// batches.
 	records, err := queue.NewRandomShuffle(s.shuffle+3*n+readBatch*len(rd), s.shuffle,
-		[]tensor.DType{tensor.String, tensor.String, tensor.Int64},
-		queue.Shapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.Name("records"),
+		[]tensor.DType{tensor.String, tensor.String, tensor.Int64, tensor.Int64},
+		queue.Shapes(tensor.Shape{}, tensor.Shape{}, tensor.Shape{}, tensor.Shape{}), queue.Name("records"),
 		queue.Seed(stagehook.Of(p).Seed(nil)))
 	if err != nil {
 		return fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
 	stagehook.Of(p).TrackQueue(records, s.shuffle)
 	bufs := new(buffers)
+	batches := new(readerBatches)
 	read := make([]coord.Step, len(rd))
 	for i, c := range rd {
 		c.bufs = bufs
 		var work string
 		var workBytes []byte
 		read[i] = func(ctx context.Context) error {
-			// The records stay in the queue: the batch's slice of them
-			// is not reused.
-			c.reset(true)
+			rb := batches.get()
+			c.reset(false)
+			c.recs = rb.recs[:0]
 			err := c.read(ctx, readBatch)
-			if len(c.recs) == 0 {
+			k := len(c.recs)
+			if k == 0 {
+				batches.put(rb)
 				return err
 			}
+			rb.recs = c.recs
 			// The keys, or the files and offsets to form them from when
 			// a record fails to decode.
-			names := make([][]byte, len(c.recs))
-			offs := make([]int64, len(c.recs))
+			names, offs := rb.names[:k], rb.offs[:k]
 			for j := range c.recs {
 				if c.pos == nil {
 					names[j], offs[j] = []byte(c.keys[j]), -1
@@ -581,8 +586,16 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 				}
 				names[j], offs[j] = workBytes, c.offs[j]
 			}
-			e := queue.Element{tensor.New(c.recs, len(c.recs)), tensor.New(names, len(names)), tensor.New(offs, len(offs))}
+			e := rb.e
+			if k != readBatch || &rb.recs[0] != &rb.full[0] {
+				// The input's last records, or more than a batch's
+				// list holds.
+				e = queue.Element{tensor.New(c.recs, k), tensor.New(names, k), tensor.New(offs, k), tensor.New(rb.place[:k], k)}
+			}
+			rb.left = k
 			if qerr := records.EnqueueMany(ctx, e); qerr != nil {
+				// Some of its records may be in the queue: rb is
+				// not reused.
 				return qerr
 			}
 			return err
@@ -624,8 +637,10 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 				return keys
 			}, d.origin)
 			// The decoder copied what it keeps: the records' buffers
-			// can take other records.
+			// can take other records, and the queue is done with the
+			// lists of the readers' batches whose records all left it.
 			bufs.put(e[0].Strings())
+			batches.taken(e[3].Int64s())
 			taken = e
 			if err != nil {
 				return err
@@ -677,6 +692,79 @@ func (l *lastBatch) finish(ctx context.Context, out queue.Queue, eof error) erro
 	return eof
 }
 
+// readerBatches recycles the lists a reader enqueues a batch of records
+// with (the records, their names and offsets, the tensors over them): the
+// records queue's rows share them until the last of the batch's records
+// has been dequeued and copied. Each record carries its batch's place,
+// and the decoding goroutines count off the records they take, so that a
+// reader's batch allocates nothing once there are enough lists in turn.
+type readerBatches struct {
+	mu   sync.Mutex
+	all  []*readerBatch // by place
+	free []*readerBatch
+}
+
+// A readerBatch is the lists of one of a reader's batches of records.
+type readerBatch struct {
+	left  int // records of the batch still in the queue (readerBatches.mu)
+	full  [][]byte
+	recs  [][]byte // full, or a longer list if the collector grew it
+	names [][]byte
+	offs  []int64
+	place []int64 // the batch's place, for each record
+	e     queue.Element
+}
+
+// get returns a free batch's lists, or new ones.
+func (b *readerBatches) get() *readerBatch {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := len(b.free); n > 0 {
+		rb := b.free[n-1]
+		b.free[n-1] = nil
+		b.free = b.free[:n-1]
+		rb.recs = rb.full[:0]
+		return rb
+	}
+	rb := &readerBatch{
+		full: make([][]byte, readBatch), names: make([][]byte, readBatch),
+		offs: make([]int64, readBatch), place: make([]int64, readBatch),
+	}
+	for i := range rb.place {
+		rb.place[i] = int64(len(b.all))
+	}
+	rb.recs = rb.full[:0]
+	rb.e = queue.Element{tensor.New(rb.full, readBatch), tensor.New(rb.names, readBatch),
+		tensor.New(rb.offs, readBatch), tensor.New(rb.place, readBatch)}
+	b.all = append(b.all, rb)
+	return rb
+}
+
+// put returns rb, whose records were not enqueued.
+func (b *readerBatches) put(rb *readerBatch) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	clear(rb.full)
+	b.free = append(b.free, rb)
+}
+
+// taken counts off dequeued records, by their batches' places, and frees
+// the batches none of whose records is left in the queue.
+func (b *readerBatches) taken(places []int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range places {
+		rb := b.all[p]
+		if rb.left--; rb.left == 0 {
+			// The records' buffers are the decoders' to hand back:
+			// not kept alive here.
+			clear(rb.full)
+			clear(rb.names)
+			b.free = append(b.free, rb)
+		}
+	}
+}
+
 // buffers recycles the memory of the records in the shuffle queue: each
 // record has a buffer of its own, which goes back to a free list as soon
 // as the record is decoded, so the readers copy records into memory that
@@ -685,6 +773,12 @@ func (l *lastBatch) finish(ctx context.Context, out queue.Queue, eof error) erro
 type buffers struct {
 	mu   sync.Mutex
 	free [][]byte // last freed first
+	// longest is the longest record copied so far. A new buffer has
+	// room for it when that is at most twice the record at hand: with
+	// records of a few sizes (an Example with an optional feature), a
+	// buffer made for a short record would otherwise be dropped by the
+	// next long one and another made, record after record, for good.
+	longest atomic.Int64
 }
 
 // take moves up to n free buffers onto local, for one reader to use
@@ -717,7 +811,15 @@ func (b *buffers) own(local *[][]byte, rec []byte) []byte {
 		// Too small for this record: let it go.
 	}
 	// Room to grow, so that records of varying size find buffers.
-	return append(make([]byte, 0, len(rec)+len(rec)/8), rec...)
+	size := len(rec) + len(rec)/8
+	m := b.longest.Load()
+	for m < int64(len(rec)) && !b.longest.CompareAndSwap(m, int64(len(rec))) {
+		m = b.longest.Load()
+	}
+	if int(m) > size && int(m) <= 2*len(rec) {
+		size = int(m)
+	}
+	return append(make([]byte, 0, size), rec...)
 }
 
 // put returns the buffers of decoded records.

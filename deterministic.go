@@ -263,7 +263,11 @@ type planner struct {
 
 	emitted [][]recID // batches made and not yet delivered
 	recent  [][]recID // the last batches delivered, MaxCheckpointBefore at most
-	restore [][]rec   // restored batches, delivered before any other
+	// spareIDs are the lists of batches that left recent, for the next
+	// batches': a checkpoint copies the lists it saves. A few, as the
+	// planner runs ahead of the deliveries and then behind.
+	spareIDs [][]recID
+	restore  [][]rec // restored batches, delivered before any other
 
 	n     int
 	drop  bool
@@ -391,9 +395,17 @@ func (p *planner) batch(ctx context.Context) ([]rec, error) {
 
 // emit records a batch made as not yet delivered.
 func (p *planner) emit(recs []rec) {
-	ids := make([]recID, len(recs))
-	for i, r := range recs {
-		ids[i] = r.id
+	var ids []recID
+	if n := len(p.spareIDs); n > 0 {
+		ids = p.spareIDs[n-1][:0]
+		p.spareIDs[n-1] = nil
+		p.spareIDs = p.spareIDs[:n-1]
+	}
+	if cap(ids) < len(recs) {
+		ids = make([]recID, 0, len(recs))
+	}
+	for _, r := range recs {
+		ids = append(ids, r.id)
 	}
 	p.emitted = append(p.emitted, ids)
 }
@@ -453,7 +465,8 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 		}
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &detRun{p: p, seq: seq, ordered: ordered{order: make(chan *job, readers+1), cancel: cancel}}
+	r := &detRun{p: p, seq: seq, ordered: ordered{order: make(chan *job, readers+1), cancel: cancel,
+		free: make(chan *job, 2*readers+2)}}
 	if ck != nil {
 		if err := ck.check(ctx, id); err != nil {
 			cancel(nil)
@@ -520,7 +533,7 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 				case p.spare <- j.recs[:0]:
 				default:
 				}
-				close(j.done)
+				j.done <- struct{}{}
 			}
 		})
 	}
@@ -532,9 +545,17 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 			if err == nil && recs == nil {
 				return
 			}
-			j := &job{recs: recs, err: err, done: make(chan struct{})}
+			var j *job
+			select {
+			case j = <-r.free:
+			default:
+				// Done is signalled by a send, not closed, so that the
+				// job can go round again.
+				j = &job{done: make(chan struct{}, 1)}
+			}
+			j.recs, j.e, j.err = recs, nil, err
 			if err != nil {
-				close(j.done)
+				j.done <- struct{}{}
 			}
 			select {
 			case r.order <- j:
@@ -563,7 +584,12 @@ func (r *detRun) next(ctx context.Context) (queue.Element, error) {
 	r.p.mu.Lock()
 	if len(r.p.emitted) > 0 {
 		if len(r.p.recent) == MaxCheckpointBefore {
-			r.p.recent = r.p.recent[1:]
+			// Slid down in place rather than resliced, so that the
+			// list's array is reused rather than regrown.
+			if len(r.p.spareIDs) < 8 {
+				r.p.spareIDs = append(r.p.spareIDs, r.p.recent[0])
+			}
+			r.p.recent = append(r.p.recent[:0], r.p.recent[1:]...)
 		}
 		r.p.recent = append(r.p.recent, r.p.emitted[0])
 		r.p.emitted = r.p.emitted[1:]
@@ -579,6 +605,9 @@ type ordered struct {
 	order  chan *job
 	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup // every goroutine of the engine
+	// free, if not nil, takes back the jobs delivered, for an engine
+	// whose jobs' done channels are signalled by a send.
+	free chan *job
 }
 
 // next returns the next job's batch when it is decoded, io.EOF after the
@@ -599,7 +628,15 @@ func (o *ordered) next(ctx context.Context) (queue.Element, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	return j.e, j.err
+	e, err := j.e, j.err
+	if o.free != nil {
+		j.recs, j.e, j.err = nil, nil, nil
+		select {
+		case o.free <- j:
+		default:
+		}
+	}
+	return e, err
 }
 
 // stop ends every goroutine of the engine: it cancels them, takes what

@@ -337,6 +337,9 @@ type globalReader struct {
 	arena []byte
 	wants []want
 	recs  [][]byte
+	// sorted and placed are batch's, reused from batch to batch.
+	sorted []want
+	placed [][2]int
 }
 
 // A want is a record a batch needs: its place in the batch and where it is.
@@ -363,7 +366,8 @@ func (w *globalReader) batch(ctx context.Context, first int64, n int) (queue.Ele
 		w.wants = append(w.wants, want{row: row, file: f, i: i, start: start, end: end})
 	}
 	// Read in file order, nearby records together.
-	sorted := slices.Clone(w.wants)
+	w.sorted = append(w.sorted[:0], w.wants...)
+	sorted := w.sorted
 	slices.SortFunc(sorted, func(a, b want) int {
 		if a.file != b.file {
 			return a.file - b.file
@@ -375,7 +379,8 @@ func (w *globalReader) batch(ctx context.Context, first int64, n int) (queue.Ele
 	}
 	w.recs = w.recs[:n]
 	w.arena = w.arena[:0]
-	placed := make([][2]int, n) // arena span of each row
+	w.placed = slices.Grow(w.placed[:0], n)[:n]
+	placed := w.placed // arena span of each row
 	for lo := 0; lo < len(sorted); {
 		hi := lo + 1
 		for hi < len(sorted) && sorted[hi].file == sorted[lo].file && sorted[hi].start-sorted[hi-1].end <= coalesceGap {

@@ -72,9 +72,13 @@ type rowViews struct {
 // when it lent none or a record failed to parse.
 func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 	n := len(recs)
-	d.batch = d.batch[:0]
-	for _, s := range d.shapes {
-		d.batch = append(d.batch, s.Prepend(n))
+	if len(d.batch) == 0 || d.batch[0][0] != n {
+		// Made anew only when the batch's size changes: the allocator
+		// keeps no shape it is given.
+		d.batch = d.batch[:0]
+		for _, s := range d.shapes {
+			d.batch = append(d.batch, s.Prepend(n))
+		}
 	}
 	dst := d.a.Alloc(d.dtypes, d.batch)
 	if dst == nil {
@@ -96,25 +100,28 @@ func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 
 // rows returns the row tensors of dst's n rows.
 func (d *intoDecoder) rows(dst []tensor.Tensor, n int) [][]tensor.Tensor {
-	base := make([]unsafe.Pointer, len(dst))
-	for j, t := range dst {
-		base[j] = batchhook.Pointer(t)
-	}
 next:
 	for _, v := range d.views {
 		if len(v.rows) != n {
 			continue
 		}
-		for j := range base {
-			if v.base[j] != base[j] {
+		for j, t := range dst {
+			if v.base[j] != batchhook.Pointer(t) {
 				continue next
 			}
 		}
 		return v.rows
 	}
+	base := make([]unsafe.Pointer, len(dst))
+	for j, t := range dst {
+		base[j] = batchhook.Pointer(t)
+	}
 	rows := make([][]tensor.Tensor, n)
+	// The rows' lists in one array: a decoder makes its views once, but
+	// a pass of a few hundred batches has several decoders.
+	all := make([]tensor.Tensor, n*len(dst))
 	for i := range rows {
-		rows[i] = make([]tensor.Tensor, len(dst))
+		rows[i] = all[i*len(dst) : (i+1)*len(dst) : (i+1)*len(dst)]
 		for j, t := range dst {
 			rows[i][j] = t.Row(i)
 		}

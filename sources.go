@@ -44,7 +44,7 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 	d.layout = newLayout(fs)
 	d.readTFRecords(s.skipCorrupt)
 	l := d.layout
-	d.newDecoder = func(reuse bool) (decoder, error) {
+	parse := func(reuse bool) (decoder, error) {
 		p, err := example.NewParser(spec)
 		if err != nil {
 			return nil, err
@@ -52,12 +52,19 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		if reuse {
 			p.ReuseOutputs()
 		}
+		var elem queue.Element // the batch's components, with reuse
 		return func(recs [][]byte, keys []string) (queue.Element, error) {
 			out, err := p.Parse(recs, keys)
 			if err != nil {
 				return nil, err
 			}
-			e := make(queue.Element, 0, len(l.dtypes))
+			e := elem[:0]
+			if e == nil {
+				e = make(queue.Element, 0, len(l.dtypes))
+			}
+			if reuse {
+				elem = e
+			}
 			for _, f := range l.features {
 				if !f.sparse {
 					t, _ := out.Dense(f.name)
@@ -70,7 +77,8 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 			return e, nil
 		}, nil
 	}
-	d.newDecoderInto = examplesInto(spec, l, d.newDecoder)
+	d.newDecoderInto = examplesInto(spec, l, parse)
+	d.newDecoder = reusingInto(d.newDecoderInto, parse)
 	return d
 }
 

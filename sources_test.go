@@ -271,11 +271,12 @@ func waitAllocs(goroutines int) (allocs, bytes float64) {
 	return float64(2 * goroutines), float64(300 * goroutines)
 }
 
-// TestSourcesSteadyAllocs: once warmed up, reading CSV lines and
-// fixed-length records to batches allocates nothing per record or per
-// batch beyond the goroutines' waits (issue 18: at most 0.05 allocations
-// and 0.2 times an example's bytes an example, which BenchmarkSources'
-// -steady runs measure for 128-record batches).
+// TestSourcesSteadyAllocs: once warmed up, reading CSV lines,
+// fixed-length records and Examples to batches allocates nothing per
+// record or per batch beyond the goroutines' waits (issue 18: at most
+// 0.05 allocations and 0.2 times an example's bytes an example, which
+// BenchmarkSources' and BenchmarkMNIST's -steady runs measure for
+// 128-record batches).
 func TestSourcesSteadyAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -305,20 +306,23 @@ func TestSourcesSteadyAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Examples of FixedLen numbers, which reused batches parse record
+	// by record into their rows.
+	rows := writeRowExamples(t, dir, 2, records/2)
 	const readers = 2
 	// What the shuffled engine allocates for every EnqueueMany of a
-	// reader's 128 records: their list, their files and offsets, three
-	// tensors over those (a shape and a boxed slice each) and the
-	// queue's copy of the element; about 56 bytes a record.
+	// reader's 128 records, whose lists and tensors it reuses: the
+	// queue's copy of the element (four tensors) and, when the queue is
+	// full, its wait; and now and then a batch dequeue's list of the
+	// rows it took. Nothing per record.
 	shuffled := func(batch float64) (allocs, bytes float64) {
-		return 10 * batch / readBatch, 64*batch + 512*batch/readBatch
+		return 2*batch/readBatch + 1, 512*batch/readBatch + 1024
 	}
-	// What the deterministic engine allocates for every batch: its job,
-	// the job's channel, the list of its records' places kept for
-	// checkpoints (16 bytes a record) and, now and then, the lists of
-	// batches made and delivered as they slide. Its goroutines wait on
-	// channels, which allocate nothing.
-	deterministic := func(batch float64) (allocs, bytes float64) { return 6, 16*batch + 1024 }
+	// What the deterministic engine allocates now and then: the list of
+	// batches made and not yet delivered, as it slides. Its jobs and the
+	// lists of their records' places kept for checkpoints go round, and
+	// its goroutines wait on channels, which allocate nothing.
+	deterministic := func(batch float64) (allocs, bytes float64) { return 4, 1024 }
 	tests := []struct {
 		name  string
 		ds    *Dataset
@@ -336,8 +340,13 @@ func TestSourcesSteadyAllocs(t *testing.T) {
 			Readers(readers), Forever(), Shuffle(2000)), shuffled},
 		{"cifar deterministic", FixedLengthRecords(filepath.Join(dir, "c-*.bin"), cifarBytes, cifarFields,
 			Readers(readers), Forever(), Shuffle(2000), Deterministic()), deterministic},
+		{"examples", Examples(rows, rowSpec, Readers(readers), Forever()), nil},
+		{"examples shuffled", Examples(rows, rowSpec, Readers(readers), Forever(), Shuffle(2000)), shuffled},
+		{"examples deterministic", Examples(rows, rowSpec, Readers(readers), Forever(), Shuffle(2000), Deterministic()), deterministic},
 	}
-	const batch, from, to = 64, 50, 350
+	// From past the filling of the shuffle buffers and of the lists
+	// that go round.
+	const batch, from, to = 64, 150, 450
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			it, err := tt.ds.Iterator(t.Context(), batch)
