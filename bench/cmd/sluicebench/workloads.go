@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -426,7 +427,15 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 	if err != nil {
 		return err
 	}
-	defer stopFill()
+	defer func() {
+		if stopFill != nil {
+			stopFill()
+		}
+	}()
+	// The phases, marked in an execution trace (-trace) too: "start",
+	// "first" batch, each reader's "eof", "done".
+	trace.Log(ctx, "seed", "start")
+	defer trace.Log(ctx, "seed", "done")
 	t0, c0 := time.Now(), cpuSeconds()
 	var endMu sync.Mutex
 	var tEnd time.Time
@@ -442,6 +451,7 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 		readers[i] = func(ctx context.Context) (queue.Element, error) {
 			rec, err := r.ReadValue(ctx)
 			if err != nil {
+				trace.Log(ctx, "seed", "eof")
 				if phaseLog {
 					endMu.Lock()
 					tEnd, cEnd, nEnd = time.Now(), cpuSeconds(), t.examples.Load()
@@ -464,7 +474,11 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 	for {
 		var err error
 		b, err = batches.NextInto(ctx, b)
-		stopFill()
+		if stopFill != nil {
+			stopFill()
+			stopFill = nil
+			trace.Log(ctx, "seed", "first")
+		}
 		if phaseLog && tFirst.IsZero() {
 			tFirst, cFirst = time.Now(), cpuSeconds()
 		}
