@@ -63,9 +63,10 @@ type core struct {
 	// assembled yet; unlock assembles them.
 	ready []*attempt
 
-	// longWaits[side] is set when the last blocked call of that side
-	// (0: enqueues and closes, 1: dequeues) waited longer than blockSpin:
-	// the next parks at once (see spinWait).
+	// longWaits[side] is set when a blocked call of that side (0:
+	// enqueues and closes, 1: dequeues) spun for blockSpin in vain, and
+	// cleared by one that parked and waited less than parkedShort: while
+	// it is set, calls park at once (see spinWait).
 	longWaits [2]atomic.Bool
 
 	// Traffic counters, atomics so that Stats never takes mu.
@@ -111,13 +112,11 @@ type attempt struct {
 	result   Element
 	err      error
 	done     chan struct{}
-	doneAt   time.Time // when done was closed (see spinWait)
 }
 
 func (a *attempt) finish(result Element, err error) {
 	a.finished = true
 	a.result, a.err = result, err
-	a.doneAt = time.Now()
 	close(a.done)
 }
 
@@ -415,7 +414,6 @@ func (q *core) unlock() {
 		q.mu.Unlock()
 		a.result, a.err = q.assembleFree(a.taken, a.dst)
 		a.taken, a.dst = nil, nil
-		a.doneAt = time.Now()
 		close(a.done)
 		q.lock()
 	}
@@ -495,8 +493,10 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	if a.kind == dequeueOp {
 		side = 1
 	}
-	if alone && !q.longWaits[side].Load() {
-		spinWait(ctx, a.done, start)
+	long := q.longWaits[side].Load()
+	spun := spinNone
+	if alone && !long {
+		spun = spinWait(ctx, a.done, start)
 	}
 	select {
 	case <-a.done:
@@ -512,14 +512,17 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		// a moment later; its assembly is under way.
 		<-a.done
 	}
-	if long := a.doneAt.Sub(start) > blockSpin; long != q.longWaits[side].Load() {
-		q.longWaits[side].Store(long)
+	waited := time.Since(start)
+	switch {
+	case spun == spinTimedOut:
+		q.longWaits[side].Store(true)
+	case long && waited < parkedShort:
+		q.longWaits[side].Store(false)
 	}
-	waited := int64(time.Since(start))
 	if a.kind == dequeueOp {
-		q.deqWaited.Add(waited)
+		q.deqWaited.Add(int64(waited))
 	} else {
-		q.enqWaited.Add(waited)
+		q.enqWaited.Add(int64(waited))
 	}
 	return a.result, a.err
 }
