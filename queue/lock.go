@@ -98,11 +98,8 @@ func spinWait(ctx context.Context, done <-chan struct{}, start time.Time) spinOu
 	cancel := ctx.Done()
 	last := start
 	for i := range blockSpins {
-		if i%8 == 1 {
-			if othersRunnable() {
-				return spinNone
-			}
-			last = time.Now() // the read is not the yield's
+		if i%8 == 1 && othersRunnable() {
+			return spinNone
 		}
 		select {
 		case <-done:
@@ -113,11 +110,11 @@ func spinWait(ctx context.Context, done <-chan struct{}, start time.Time) spinOu
 		}
 		runtime.Gosched()
 		now := time.Now()
-		if now.Sub(start) > blockSpin {
-			return spinTimedOut
-		}
 		if now.Sub(last) > yieldRan {
 			return spinNone
+		}
+		if now.Sub(start) > blockSpin {
+			return spinTimedOut
 		}
 		last = now
 	}
