@@ -63,10 +63,9 @@ type core struct {
 	// assembled yet; unlock assembles them.
 	ready []*attempt
 
-	// longWaits[side] is set when a blocked call of that side (0:
-	// enqueues and closes, 1: dequeues) spun for blockSpin in vain, and
-	// cleared by one that parked and waited less than parkedShort: while
-	// it is set, calls park at once (see spinWait).
+	// longWaits[side] is set when the last blocked call of that side
+	// (0: enqueues and closes, 1: dequeues) waited longer than blockSpin:
+	// the next parks at once (see spinWait).
 	longWaits [2]atomic.Bool
 
 	// Traffic counters, atomics so that Stats never takes mu.
@@ -112,11 +111,13 @@ type attempt struct {
 	result   Element
 	err      error
 	done     chan struct{}
+	doneAt   time.Time // when done was closed (see spinWait)
 }
 
 func (a *attempt) finish(result Element, err error) {
 	a.finished = true
 	a.result, a.err = result, err
+	a.doneAt = time.Now()
 	close(a.done)
 }
 
@@ -414,6 +415,7 @@ func (q *core) unlock() {
 		q.mu.Unlock()
 		a.result, a.err = q.assembleFree(a.taken, a.dst)
 		a.taken, a.dst = nil, nil
+		a.doneAt = time.Now()
 		close(a.done)
 		q.lock()
 	}
@@ -493,10 +495,8 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	if a.kind == dequeueOp {
 		side = 1
 	}
-	long := q.longWaits[side].Load()
-	spun := spinNone
-	if alone && !long {
-		spun = spinWait(ctx, a.done, start)
+	if alone && !q.longWaits[side].Load() {
+		spinWait(ctx, a.done, start)
 	}
 	select {
 	case <-a.done:
@@ -512,17 +512,14 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		// a moment later; its assembly is under way.
 		<-a.done
 	}
-	waited := time.Since(start)
-	switch {
-	case spun == spinTimedOut:
-		q.longWaits[side].Store(true)
-	case long && waited < parkedShort:
-		q.longWaits[side].Store(false)
+	if long := a.doneAt.Sub(start) > blockSpin; long != q.longWaits[side].Load() {
+		q.longWaits[side].Store(long)
 	}
+	waited := int64(time.Since(start))
 	if a.kind == dequeueOp {
-		q.deqWaited.Add(int64(waited))
+		q.deqWaited.Add(waited)
 	} else {
-		q.enqWaited.Add(int64(waited))
+		q.enqWaited.Add(waited)
 	}
 	return a.result, a.err
 }
