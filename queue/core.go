@@ -63,11 +63,6 @@ type core struct {
 	// assembled yet; unlock assembles them.
 	ready []*attempt
 
-	// longWaits[side] is set when the last blocked call of that side
-	// (0: enqueues and closes, 1: dequeues) waited longer than blockSpin:
-	// the next parks at once (see spinWait).
-	longWaits [2]atomic.Bool
-
 	// Traffic counters, atomics so that Stats never takes mu.
 	enqueued, dequeued   atomic.Int64
 	enqWaited, deqWaited atomic.Int64 // nanoseconds
@@ -111,13 +106,11 @@ type attempt struct {
 	result   Element
 	err      error
 	done     chan struct{}
-	doneAt   time.Time // when done was closed (see spinWait)
 }
 
 func (a *attempt) finish(result Element, err error) {
 	a.finished = true
 	a.result, a.err = result, err
-	a.doneAt = time.Now()
 	close(a.done)
 }
 
@@ -415,7 +408,6 @@ func (q *core) unlock() {
 		q.mu.Unlock()
 		a.result, a.err = q.assembleFree(a.taken, a.dst)
 		a.taken, a.dst = nil, nil
-		a.doneAt = time.Now()
 		close(a.done)
 		q.lock()
 	}
@@ -486,18 +478,8 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		<-a.done // a batch: assembled by this unlock or another's
 		return a.result, a.err
 	}
-	// Only a call that waits alone spins: behind others, it waits for
-	// them too, and they are goroutines the cores can run meanwhile.
-	alone := len(q.enq)+len(q.deq) == 1
 	q.unlock()
 	start := time.Now()
-	side := 0
-	if a.kind == dequeueOp {
-		side = 1
-	}
-	if alone && !q.longWaits[side].Load() {
-		spinWait(ctx, a.done, start)
-	}
 	select {
 	case <-a.done:
 	case <-ctx.Done():
@@ -511,9 +493,6 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		// Taken already: the batch is the caller's, as if ctx had ended
 		// a moment later; its assembly is under way.
 		<-a.done
-	}
-	if long := a.doneAt.Sub(start) > blockSpin; long != q.longWaits[side].Load() {
-		q.longWaits[side].Store(long)
 	}
 	waited := int64(time.Since(start))
 	if a.kind == dequeueOp {
