@@ -243,12 +243,16 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	if cfg.recycle {
 		bin = newRecycleBin(capacity, batchSize)
 		free = bin.put
+		p.addBin(bin)
 	}
 	create := func(first queue.Element) (queue.Queue, error) {
 		names := sn.names()
 		spec, err := elementSpec(first, cfg.enqueueMany, cfg.dynamicPad, names)
 		if err != nil {
 			return nil, fmt.Errorf("input: %s: %w", stage, err)
+		}
+		if bin != nil {
+			bin.setSpare(spec)
 		}
 		return newQueue(queueSpec{
 			kind: queueKind, name: name, capacity: capacity, minAfterDequeue: cfg.minAfterDequeue,
@@ -326,12 +330,14 @@ func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames, bin *re
 		o       order
 		parent  context.Context
 		withDec context.Context
+		rec     *stepRecycler
 	)
 	return func(ctx context.Context) error {
 		if ctx != parent { // the runner passes the same context every time
 			parent, withDec = ctx, context.WithValue(ctx, declarationKey{}, &d)
 			if bin != nil {
-				withDec = context.WithValue(withDec, recycledKey{}, &stepRecycler{bin: bin, o: &o})
+				rec = &stepRecycler{bin: bin, o: &o}
+				withDec = context.WithValue(withDec, recycledKey{}, rec)
 			}
 		}
 		d = declaration{}
@@ -342,6 +348,9 @@ func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames, bin *re
 		e, err = sn.arrange(e, d.names, d.declared, &o)
 		if err != nil {
 			return err
+		}
+		if rec != nil {
+			rec.arranged = true
 		}
 		if keep.IsValid() {
 			e, err = applyKeep(e, keep, many)

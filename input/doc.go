@@ -57,9 +57,12 @@
 //	batches := p.ShuffleBatchJoin(readers, 128, ..., input.Recycle())
 //
 // An element is handed back only after its values were copied into a
-// batch, and only to a step of the stage that made it, so a batch never
-// shares memory with an element a step overwrites, and the order and
-// contents of the batches are those of the same pipeline without Recycle.
+// batch, to a step of the stage that made it or, once its pipeline was
+// joined, of a later recycling stage whose elements have the same types
+// and shapes (a pipeline built again for every pass or evaluation then
+// fills its queue without allocating it again), so a batch never shares
+// memory with an element a step overwrites, and the order and contents of
+// the batches are those of the same pipeline without Recycle.
 // What Recycle asks of the steps is to own what they return (see
 // Recycle). Once the shuffle queue is full, such a pipeline allocates
 // next to nothing per example; its memory is the queue's elements, a

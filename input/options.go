@@ -216,7 +216,10 @@ func AllowSmallerFinalBatch() BatcherOption {
 // the element is batched the stage may give it to a step to overwrite.
 // Components of type String are not handed back, a batch sharing their
 // bytes. EnqueueMany, whose elements are rows sharing one batch's
-// memory, does not take it.
+// memory, does not take it. When the pipeline is joined, the stage's
+// elements are kept for the steps of the next recycling stage whose
+// elements have the same types and fully defined shapes, until the
+// collector reclaims them (they are held in a sync.Pool).
 func Recycle() BatcherOption {
 	return batcherOption(func(c *stageConfig) { c.recycle = true })
 }

@@ -35,6 +35,7 @@ type Pipeline struct {
 	started bool
 	stopCtx func() bool // releases the watch on Start's context
 	sparse  sparseTable
+	bins    []*recycleBin // the recycling stages', released by Join
 
 	deterministic bool
 	stages        []*stagehook.Stage // for checkpoints, in build order
@@ -87,6 +88,12 @@ func (p *Pipeline) addRunner(r *coord.QueueRunner) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.runners = append(p.runners, r)
+}
+
+func (p *Pipeline) addBin(b *recycleBin) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bins = append(p.bins, b)
 }
 
 // trackedQueue is a queue the pipeline reports metrics for.
@@ -150,7 +157,11 @@ func (p *Pipeline) Join(ctx context.Context) error {
 	if p.stopCtx != nil {
 		p.stopCtx()
 	}
+	bins := p.bins
 	p.mu.Unlock()
+	for _, b := range bins {
+		b.release()
+	}
 	return err
 }
 

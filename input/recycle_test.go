@@ -3,10 +3,12 @@ package input
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sluiceml/sluice/queue"
@@ -366,6 +368,154 @@ func TestRecycleConsistent(t *testing.T) {
 		eachBatch(t, out, into, func(b Batch) { check(b, seen) })
 		if len(seen) != 2*perStep {
 			t.Fatalf("NextInto %v: %d examples delivered, want %d", into, len(seen), 2*perStep)
+		}
+	}
+}
+
+// TestRecycleSpare: a joined pipeline's recycled elements serve the steps
+// of the next pipeline whose elements have the same types and shapes, so
+// that it fills its queue without allocating a queue's worth again, and
+// never a step whose elements differ.
+func TestRecycleSpare(t *testing.T) {
+	// Shapes no other test, nor another run of this one (-count), uses:
+	// the spare elements are the process's.
+	spareRuns++
+	d := 100 + 3*spareRuns
+	kind := tensor.Shape{2, d}
+	for _, tc := range []struct {
+		name  string
+		shape tensor.Shape
+		pad   bool
+		// reuse: the run after kind's allocates at most half of what
+		// kind's first run did (sync.Pool may drop some). Otherwise it
+		// is given none of kind's, and allocates at least the elements
+		// queued before the first batch: 100 after dequeue and 16, or
+		// 16 for a FIFO.
+		reuse bool
+	}{
+		{"same kind", kind, false, true},
+		{"another shape", tensor.Shape{2, d + 1}, false, false},
+		{"another rank", tensor.Shape{2 * d}, false, false},
+		{"padded", kind, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first, _ := runSpare(t, kind, false)
+			allocated, recycled := runSpare(t, tc.shape, tc.pad)
+			if recycled == 0 {
+				t.Fatal("no element recycled: the test proves nothing")
+			}
+			least := 116
+			if tc.pad {
+				least = 16
+			}
+			switch {
+			case tc.reuse && allocated > first/2:
+				t.Errorf("the second pipeline allocated %d elements, the first %d: want at most half", allocated, first)
+			case !tc.reuse && allocated < least:
+				t.Errorf("the second pipeline allocated %d elements, want at least %d: it was given another kind's", allocated, least)
+			}
+		})
+	}
+}
+
+var spareRuns int
+
+// runSpare runs a recycling pipeline of two steps whose elements are a
+// float32 tensor of the given shape and an int64 label, to its end, and
+// returns how many elements its steps allocated and how many Recycled gave
+// them; it fails t if Recycled gives an element of another shape.
+func runSpare(t *testing.T, shape tensor.Shape, pad bool) (allocated, recycled int) {
+	t.Helper()
+	p := NewPipeline(Seed(7))
+	var mu sync.Mutex
+	steps := make([]Step, 2)
+	for i := range steps {
+		n := 0
+		steps[i] = func(ctx context.Context) (queue.Element, error) {
+			if n == 400 {
+				return nil, errEOF
+			}
+			n++
+			e := Recycled(ctx)
+			mu.Lock()
+			if e == nil {
+				allocated++
+			} else {
+				recycled++
+			}
+			mu.Unlock()
+			if e != nil && !e[0].Shape().Equal(shape) {
+				return nil, fmt.Errorf("Recycled gave a %v tensor to a step of %v", e[0].Shape(), shape)
+			}
+			if e == nil {
+				e = queue.Element{tensor.Zeros(tensor.Float32, shape), tensor.Zeros(tensor.Int64, tensor.Shape{})}
+			}
+			e[1].Int64s()[0] = int64(n)
+			return e, nil
+		}
+	}
+	var out *Batches
+	if pad {
+		out = p.BatchJoin(steps, 16, Capacity(200), DynamicPad(), AllowSmallerFinalBatch(), Recycle())
+	} else {
+		out = p.ShuffleBatchJoin(steps, 16, Capacity(200), MinAfterDequeue(100), AllowSmallerFinalBatch(), Recycle())
+	}
+	if err := p.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(drain(t, out)); got != 50 {
+		t.Fatalf("%d batches, want 50", got)
+	}
+	if err := p.Join(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return allocated, recycled
+}
+
+// TestRecycleLateStep: a step that declares its components in another
+// order than the stage's, and first runs once elements are being
+// recycled, is given them in its own order from the first: an element is
+// handed to a step only once its order is known.
+func TestRecycleLateStep(t *testing.T) {
+	p := NewPipeline(Seed(5))
+	late := make(chan struct{})
+	steps := make([]Step, 2)
+	for i := range steps {
+		n := 0
+		steps[i] = func(ctx context.Context) (queue.Element, error) {
+			if i == 1 && n == 0 {
+				select {
+				case <-late:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			if n == 300 {
+				return nil, errEOF
+			}
+			n++
+			e := Recycled(ctx)
+			if e == nil {
+				e = queue.Element{tensor.Zeros(tensor.Int64, tensor.Shape{}), tensor.Zeros(tensor.Float32, tensor.Shape{4})}
+			} else if e[0].DType() != tensor.Int64 {
+				return nil, fmt.Errorf("step %d was given a recycled element in another order: %v first", i, e[0].DType())
+			}
+			e[0].Int64s()[0] = int64(n)
+			return Named(ctx, e, "label", "image"), nil
+		}
+	}
+	out := p.ShuffleBatchJoin(steps, 8, Capacity(40), MinAfterDequeue(10), AllowSmallerFinalBatch(), Recycle(), Names("image", "label"))
+	start(t, p)
+	var b Batch
+	for i := 0; ; i++ {
+		if i == 10 {
+			close(late)
+		}
+		var err error
+		if b, err = out.NextInto(t.Context(), b); isEOF(err) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

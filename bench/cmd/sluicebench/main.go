@@ -65,6 +65,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		"api-reuse: the sluice package reusing batch memory (its default); lib: the hand-tuned library path")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
 	fs.BoolVar(&phaseLog, "phases", false, "seed workload: print each pass's fill, full-queue and drain times, wall and CPU, to stderr")
+	fillProf := fs.String("fillprofile", "", "seed workload: write a CPU profile of each timed pass's fill (to the first batch) to this file name with .N appended")
 	traceFile := fs.String("trace", "", "write an execution trace of the runs to this file (go tool trace reads it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -114,6 +115,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := pass(ctx, files, &warm); err != nil {
 		return err
 	}
+	if *fillProf != "" && *cpuProfile != "" {
+		return fmt.Errorf("-fillprofile and -cpuprofile cannot be used together (one CPU profile at a time)")
+	}
+	fillProfile = *fillProf // the timed passes only
 	if *traceFile != "" {
 		// Started after the untimed pass, so that the trace shows the
 		// timed runs only.

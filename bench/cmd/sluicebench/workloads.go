@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -384,7 +386,56 @@ func runCIFAR(ctx context.Context, files []string, t *tally) error {
 // the fill and the drain use the cores differently from the rest.
 var phaseLog bool
 
+// fillProfile, when set, makes runSeed write a CPU profile of each pass's
+// fill alone (from the pipeline's start to its first batch) to
+// fillProfile.N, N counting passes: the fill runs for a tenth of a pass,
+// and a profile of the whole run cannot tell its costs from the steady
+// state's. go tool pprof merges the files given together.
+var fillProfile string
+
+var fillPasses int
+
+// startFillProfile starts a pass's fill profile; the returned func stops
+// it, and may be called more than once.
+func startFillProfile() (stop func(), err error) {
+	if fillProfile == "" {
+		return func() {}, nil
+	}
+	fillPasses++
+	f, err := os.Create(fmt.Sprintf("%s.%d", fillProfile, fillPasses))
+	if err != nil {
+		return nil, err
+	}
+	// A fill lasts 20-40 ms: the default 100 Hz would take 2 to 4
+	// samples of it.
+	runtime.SetCPUProfileRate(1000)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		})
+	}, nil
+}
+
 func runSeed(ctx context.Context, files []string, t *tally) error {
+	stopFill, err := startFillProfile()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if stopFill != nil {
+			stopFill()
+		}
+	}()
+	// The phases, marked in an execution trace (-trace) too: "start",
+	// "first" batch, each reader's "eof", "done".
+	trace.Log(ctx, "seed", "start")
+	defer trace.Log(ctx, "seed", "done")
 	t0, c0 := time.Now(), cpuSeconds()
 	var endMu sync.Mutex
 	var tEnd time.Time
@@ -400,6 +451,7 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 		readers[i] = func(ctx context.Context) (queue.Element, error) {
 			rec, err := r.ReadValue(ctx)
 			if err != nil {
+				trace.Log(ctx, "seed", "eof")
 				if phaseLog {
 					endMu.Lock()
 					tEnd, cEnd, nEnd = time.Now(), cpuSeconds(), t.examples.Load()
@@ -422,6 +474,11 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 	for {
 		var err error
 		b, err = batches.NextInto(ctx, b)
+		if stopFill != nil {
+			stopFill()
+			stopFill = nil
+			trace.Log(ctx, "seed", "first")
+		}
 		if phaseLog && tFirst.IsZero() {
 			tFirst, cFirst = time.Now(), cpuSeconds()
 		}
@@ -439,7 +496,7 @@ func runSeed(ctx context.Context, files []string, t *tally) error {
 		t.examples.Add(int64(b.Len()))
 		t.check.Add(sum)
 	}
-	err := p.Join(ctx)
+	err = p.Join(ctx)
 	if phaseLog {
 		t2, c2 := time.Now(), cpuSeconds()
 		endMu.Lock()
