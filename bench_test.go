@@ -210,32 +210,7 @@ func BenchmarkMNIST(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			ds := Examples(filepath.Join(dir, "mnist-*"), benchMNISTSpec, append(bc.opts, Forever())...)
-			it, err := ds.Iterator(b.Context(), benchBatch, bc.bopts...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer it.Close()
-			for range 200 {
-				if _, err := it.Next(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			var ms0, ms1 runtime.MemStats
-			runtime.ReadMemStats(&ms0)
-			cpu0 := cpuTime()
-			for b.Loop() {
-				if _, err := it.Next(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cpu := cpuTime() - cpu0
-			runtime.ReadMemStats(&ms1)
-			n := float64(benchBatch * b.N)
-			b.ReportMetric(n/b.Elapsed().Seconds(), "examples/s")
-			b.ReportMetric(float64(cpu)/n, "cpu-ns/example")
-			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "steady-allocs/example")
-			b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/n, "steady-B/example")
+			benchSteady(b, Examples(filepath.Join(dir, "mnist-*"), benchMNISTSpec, append(bc.opts, Forever())...), bc.bopts...)
 		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/tensor"
@@ -132,29 +131,7 @@ func BenchmarkSources(b *testing.B) {
 		{"records-deterministic-steady", FixedLengthRecords(filepath.Join(dir, "rec-*"), recBytes, fields, Forever(), Shuffle(10000), Deterministic())},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			it, err := bc.ds.Iterator(b.Context(), benchBatch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer it.Close()
-			// Past the shuffle buffer's filling.
-			for range 200 {
-				if _, err := it.Next(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			var cpu0 time.Duration
-			for b.Loop() {
-				if cpu0 == 0 {
-					cpu0 = cpuTime()
-				}
-				if _, err := it.Next(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			n := float64(benchBatch * b.N)
-			b.ReportMetric(n/b.Elapsed().Seconds(), "examples/s")
-			b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/example")
+			benchSteady(b, bc.ds)
 		})
 	}
 }
