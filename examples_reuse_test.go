@@ -110,35 +110,7 @@ func TestExamplesReusedBatches(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/keep=%v", tt.name, keep), func(t *testing.T) {
 				t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
 				ds := Examples(pattern, rowSpec, append(tt.opts, Epochs(epochs))...)
-				var bopts []BatchOption
-				if keep {
-					bopts = append(bopts, KeepBatches())
-				}
-				seen := map[int64]int{}
-				var kept []*Batch
-				for b, err := range ds.Batches(t.Context(), 16, bopts...) {
-					if err != nil {
-						t.Fatal(err)
-					}
-					if keep {
-						kept = append(kept, b)
-					} else {
-						checkRowBatch(t, b, seen)
-					}
-				}
-				// Kept batches are checked at the end: no later batch
-				// may have been written over them.
-				for _, b := range kept {
-					checkRowBatch(t, b, seen)
-				}
-				if len(seen) != files*perFile {
-					t.Fatalf("%d records seen, want %d", len(seen), files*perFile)
-				}
-				for id, n := range seen {
-					if n != epochs {
-						t.Fatalf("record %d seen %d times, want %d", id, n, epochs)
-					}
-				}
+				readEachOnce(t, ds, 16, keep, checkRowBatch, files*perFile, epochs)
 			})
 		}
 	}

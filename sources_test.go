@@ -152,35 +152,7 @@ func TestFixedLengthReusedBatches(t *testing.T) {
 		for _, keep := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/keep=%v", tt.name, keep), func(t *testing.T) {
 				ds := FixedLengthRecords(pattern, testRecordBytes, testFields, append(tt.opts, Epochs(epochs))...)
-				var bopts []BatchOption
-				if keep {
-					bopts = append(bopts, KeepBatches())
-				}
-				seen := map[uint32]int{}
-				var kept []*Batch
-				for b, err := range ds.Batches(t.Context(), 8, bopts...) {
-					if err != nil {
-						t.Fatal(err)
-					}
-					if keep {
-						kept = append(kept, b)
-					} else {
-						checkTestBatch(t, b, seen)
-					}
-				}
-				// Kept batches are checked at the end: no later batch
-				// may have been written over them.
-				for _, b := range kept {
-					checkTestBatch(t, b, seen)
-				}
-				if len(seen) != files*perFile {
-					t.Fatalf("%d records seen, want %d", len(seen), files*perFile)
-				}
-				for id, n := range seen {
-					if n != epochs {
-						t.Fatalf("record %d seen %d times, want %d", id, n, epochs)
-					}
-				}
+				readEachOnce(t, ds, 8, keep, checkTestBatch, files*perFile, epochs)
 			})
 		}
 	}
@@ -378,5 +350,41 @@ func TestSourcesSteadyAllocs(t *testing.T) {
 			}
 			t.Logf("%.4f allocations and %.2f bytes an example", allocs/batch, bytes/batch)
 		})
+	}
+}
+
+// readEachOnce reads ds in batches of n, of memory reused or each its own
+// (keep), checking each batch with check, which counts the records it
+// holds in seen by id; kept batches are checked only at the end, so that a
+// later batch written over one shows. It fails t unless each of records
+// ids was seen epochs times.
+func readEachOnce[K comparable](t *testing.T, ds *Dataset, n int, keep bool, check func(*testing.T, *Batch, map[K]int), records, epochs int) {
+	t.Helper()
+	var bopts []BatchOption
+	if keep {
+		bopts = append(bopts, KeepBatches())
+	}
+	seen := map[K]int{}
+	var kept []*Batch
+	for b, err := range ds.Batches(t.Context(), n, bopts...) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keep {
+			kept = append(kept, b)
+		} else {
+			check(t, b, seen)
+		}
+	}
+	for _, b := range kept {
+		check(t, b, seen)
+	}
+	if len(seen) != records {
+		t.Fatalf("%d records seen, want %d", len(seen), records)
+	}
+	for id, c := range seen {
+		if c != epochs {
+			t.Fatalf("record %v seen %d times, want %d", id, c, epochs)
+		}
 	}
 }
