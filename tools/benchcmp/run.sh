@@ -57,7 +57,8 @@ for i in 0 1; do
 	side=old
 	[ $i = 1 ] && side=new
 	for p in "${pkgs[@]}"; do
-		if [ -d "${trees[$i]}/$p" ]; then
+		# A package may not exist at OLD yet (or hold no Go files there).
+		if compgen -G "${trees[$i]}/$p/*.go" >/dev/null; then
 			b=$(bin $side "$p")
 			(cd "${trees[$i]}" && go test -c -o "$b" "$p") >/dev/null
 		fi
