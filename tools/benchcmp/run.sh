@@ -79,3 +79,5 @@ for r in $(seq "$rounds"); do
 	done
 done
 go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da "$out/old.txt" "$out/new.txt"
+echo
+go run ./tools/benchcmp/disjoint "$out/old.txt" "$out/new.txt"
