@@ -55,10 +55,11 @@ type core struct {
 	mu       sync.Mutex
 	drawing  atomic.Bool // mu's holder draws, or drew, a batch's elements (see lock)
 	s        store
-	spare    []slot    // an empty slice for a batch dequeue's elements (spareTaken)
+	spares   [][]slot  // empty slices for batch dequeues' elements (spareTaken)
 	freed    []Element // an empty slice for the elements handed to free
 	closed   bool
 	enq, deq []*attempt
+	idle     []*attempt // attempts of calls that returned (newAttempt)
 	// ready holds the batch dequeues a flush completed and nobody has
 	// assembled yet; unlock assembles them.
 	ready []*attempt
@@ -85,10 +86,15 @@ const (
 	dequeueOp
 )
 
-// attempt is one blocked call. Attempts are not recycled through a pool:
-// their channel would then be shared between goroutines inside and outside
-// a testing/synctest bubble, which hangs synctest.Wait in the callers'
-// tests; blocking calls are the slow path anyway.
+// attempt is one blocked call. A queue keeps the attempts of the calls
+// that returned, with their channels, for the next calls that block
+// (newAttempt, release): a consumer that waits for every batch, and a
+// producer that waits for room for every batch, would otherwise allocate
+// an attempt and a channel for each. They are the queue's, not shared
+// between queues through a sync.Pool, whose channels would pass between
+// goroutines inside and outside a testing/synctest bubble and hang
+// synctest.Wait in the callers' tests: a queue is made and used inside
+// one bubble, or outside all of them.
 type attempt struct {
 	kind attemptKind
 
@@ -100,18 +106,76 @@ type attempt struct {
 	upTo   bool // dequeue: DequeueUpTo
 	single bool // dequeue: Dequeue (no batch dimension)
 	taken  []slot
+	one    [1]slot // Dequeue: taken's room
 	dst    Element // batch dequeue: where to assemble (DequeueManyInto)
 
 	finished bool
 	result   Element
 	err      error
-	done     chan struct{}
+	// done receives one value, from wake, when the attempt has finished
+	// and its result is set. The blocked call receives it before its
+	// attempt is reused, and nothing holds a finished attempt after
+	// waking it, so that no wake-up meant for one call can reach the
+	// next call that reuses the attempt.
+	done chan struct{}
 }
 
 func (a *attempt) finish(result Element, err error) {
 	a.finished = true
 	a.result, a.err = result, err
-	close(a.done)
+	a.wake()
+}
+
+// wake tells a's caller that it finished. done has room for the one
+// value a use of a gets.
+func (a *attempt) wake() {
+	select {
+	case a.done <- struct{}{}:
+	default:
+		panic("queue: attempt woken twice")
+	}
+}
+
+// newAttempt returns an attempt of kind for a call about to block: one a
+// call that returned left (release), or a new one. q.mu is held.
+func (q *core) newAttempt(kind attemptKind) *attempt {
+	k := len(q.idle)
+	if k == 0 {
+		return &attempt{kind: kind, done: make(chan struct{}, 1)}
+	}
+	a := q.idle[k-1]
+	q.idle[k-1] = nil
+	q.idle = q.idle[:k-1]
+	a.kind = kind
+	return a
+}
+
+// maxIdle bounds the attempts a queue keeps: as many as calls block at
+// once in a pipeline's steady state, a few, not what a burst of blocked
+// calls once left.
+const maxIdle = 16
+
+// keep takes back a, an attempt its call is done with: nothing refers to
+// it any more, nor will wake it. q.mu is held.
+func (q *core) keep(a *attempt) {
+	if len(a.done) != 0 {
+		// Reusing a would wake its next call at once, with no result.
+		panic("queue: attempt kept with its wake-up not received")
+	}
+	if len(q.idle) < maxIdle {
+		*a = attempt{done: a.done}
+		q.idle = append(q.idle, a)
+	}
+}
+
+// release returns the result of a, a finished attempt whose wake-up its
+// call received, and keeps a for another call.
+func (q *core) release(a *attempt) (Element, error) {
+	result, err := a.result, a.err
+	q.mu.Lock()
+	q.keep(a)
+	q.mu.Unlock()
+	return result, err
 }
 
 // config is what a constructor's options set.
@@ -271,7 +335,8 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 		q.unlock()
 		return nil
 	}
-	a := &attempt{kind: enqueueOne, elem: e, done: make(chan struct{})}
+	a := q.newAttempt(enqueueOne)
+	a.elem = e
 	_, err := q.block(ctx, a, &q.enq, "Enqueue")
 	return err
 }
@@ -309,7 +374,8 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 		q.unlock()
 		return nil
 	}
-	a := &attempt{kind: enqueueMany, elem: batch, total: n, done: make(chan struct{})}
+	a := q.newAttempt(enqueueMany)
+	a.elem, a.total = batch, n
 	_, err = q.block(ctx, a, &q.enq, "Enqueue")
 	return err
 }
@@ -326,7 +392,9 @@ func (q *core) Dequeue(ctx context.Context) (Element, error) {
 		q.unlock()
 		return e, nil
 	}
-	a := &attempt{kind: dequeueOp, n: 1, single: true, done: make(chan struct{})}
+	a := q.newAttempt(dequeueOp)
+	a.n, a.single = 1, true
+	a.taken = a.one[:0]
 	return q.block(ctx, a, &q.deq, "Dequeue")
 }
 
@@ -385,7 +453,8 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	}
 	// The goroutine whose call completes the batch (usually an enqueue)
 	// assembles it before waking this one (see unlock).
-	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), dst: dst, done: make(chan struct{})}
+	a := q.newAttempt(dequeueOp)
+	a.n, a.upTo, a.taken, a.dst = n, upTo, q.spareTaken(n), dst
 	return q.block(ctx, a, &q.deq, "Dequeue")
 }
 
@@ -408,7 +477,7 @@ func (q *core) unlock() {
 		q.mu.Unlock()
 		a.result, a.err = q.assembleFree(a.taken, a.dst)
 		a.taken, a.dst = nil, nil
-		close(a.done)
+		a.wake()
 		q.lock()
 	}
 	// lock retries while a batch is drawn, until its drawer lets go.
@@ -436,8 +505,8 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 	}
 	clear(elems)
 	q.lock()
-	if cap(elems) > cap(q.spare) {
-		q.spare = elems[:0]
+	if len(q.spares) < maxSpares {
+		q.spares = append(q.spares, elems[:0])
 	}
 	if cap(freed) > cap(q.freed) {
 		q.freed = freed[:0]
@@ -447,17 +516,27 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 }
 
 // spareTaken returns an empty slice with room for n elements, for a batch
-// dequeue to take its elements into: the one the last batch dequeue gave
-// back, if it is large enough, so that a consumer of batch after batch
-// does not allocate one each time. q.mu is held.
+// dequeue to take its elements into: one that a batch dequeue gave back,
+// if it is large enough, so that consumers of batch after batch do not
+// allocate one each time. There is one for each batch dequeue under way
+// at once (up to maxSpares): several goroutines that decode batches each
+// hold one while they wait and while they copy. q.mu is held.
 func (q *core) spareTaken(n int) []slot {
-	s := q.spare
-	q.spare = nil
+	k := len(q.spares)
+	if k == 0 {
+		return make([]slot, 0, n)
+	}
+	s := q.spares[k-1]
+	q.spares[k-1] = nil
+	q.spares = q.spares[:k-1]
 	if cap(s) < n {
 		return make([]slot, 0, n)
 	}
 	return s
 }
+
+// maxSpares bounds the slices spareTaken keeps.
+const maxSpares = 8
 
 // keepBack is how many elements a dequeue must leave: min_after_dequeue
 // while a RandomShuffle queue is open, otherwise none.
@@ -476,7 +555,7 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	if a.finished {
 		q.unlock()
 		<-a.done // a batch: assembled by this unlock or another's
-		return a.result, a.err
+		return q.release(a)
 	}
 	q.unlock()
 	start := time.Now()
@@ -486,6 +565,7 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		q.mu.Lock()
 		if !a.finished {
 			q.remove(a, list)
+			q.keep(a)
 			q.unlock()
 			return nil, cancelledError(op, ctx.Err())
 		}
@@ -500,7 +580,7 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	} else {
 		q.enqWaited.Add(waited)
 	}
-	return a.result, a.err
+	return q.release(a)
 }
 
 // remove takes a cancelled attempt out of its list and undoes what it had
@@ -549,16 +629,15 @@ func (q *core) flush() {
 	}
 }
 
-// popAttempt removes the head of an attempt list. The last one leaves the
-// list empty at its start, keeping its room, so that the next call to
-// block (one in every batch, for a consumer that waits for its batches)
-// does not allocate a new list.
+// popAttempt removes the head of an attempt list, moving the others up,
+// so that the list keeps its room for the next calls to block: list[1:]
+// would lose a place with every head served, and sooner or later an
+// append would allocate a new list. Lists are as long as the calls
+// blocked at once, a few.
 func popAttempt(list []*attempt) []*attempt {
-	list[0] = nil
-	if len(list) == 1 {
-		return list[:0]
-	}
-	return list[1:]
+	copy(list, list[1:])
+	list[len(list)-1] = nil
+	return list[:len(list)-1]
 }
 
 // runEnqueue advances an enqueue-side attempt and reports whether it
@@ -638,7 +717,7 @@ func (q *core) runDequeue(a *attempt) bool {
 
 // deliver completes a dequeue with the elements it took. A batch is left
 // in a.taken, and a in ready, for unlock to assemble once the lock is
-// released; a.done is closed when it is made.
+// released; a is woken when it is made.
 func (q *core) deliver(a *attempt) {
 	if a.single {
 		a.finish(a.taken[0].element(), nil)
@@ -862,7 +941,7 @@ func (q *core) Close(ctx context.Context) error {
 		q.mu.Unlock()
 		return q.alreadyClosed()
 	}
-	a := &attempt{kind: closeOp, done: make(chan struct{})}
+	a := q.newAttempt(closeOp)
 	_, err := q.block(ctx, a, &q.enq, "Close")
 	return err
 }

@@ -1,0 +1,195 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestAttemptReuse: a call that blocks reuses the attempt, and the
+// channel, of a call that returned. Each round races the cancellation of
+// a blocked call against the call that completes it, on the same queue
+// round after round, so that the next round's calls take over the
+// attempts of this one's. Every element must arrive exactly once, and a
+// call that cannot complete, made with a context already ended, must
+// report the cancellation: a wake-up left behind for a reused attempt
+// would complete it at once, with no result.
+func TestAttemptReuse(t *testing.T) {
+	rounds := 3000
+	if raceEnabled {
+		rounds = 1000
+	}
+	if testing.Short() {
+		rounds = 300
+	}
+	ended, cancel := context.WithCancel(bg)
+	cancel()
+	type outcome struct {
+		e   Element
+		err error
+	}
+	// race runs call in a goroutine, ctx's cancellation in another and
+	// complete in this one, and returns call's outcome.
+	race := func(q *FIFO, call func(ctx context.Context) (Element, error), complete func()) outcome {
+		ctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		done := make(chan outcome, 1)
+		go func() {
+			e, err := call(ctx)
+			done <- outcome{e, err}
+		}()
+		waitBlocked(q.core)
+		// Either may come first, or both at once: one starts in another
+		// goroutine, taking a while to run, and the other follows in
+		// this one after a spin of random length.
+		first, second := cancel, complete
+		if rand.IntN(2) == 0 {
+			first, second = second, first
+		}
+		var wg sync.WaitGroup
+		wg.Go(first)
+		for range rand.IntN(20000) {
+			sink.Add(1)
+		}
+		second()
+		wg.Wait()
+		return <-done
+	}
+	// cancelled fails unless err is a cancellation.
+	cancelled := func(t *testing.T, err error, what string) {
+		t.Helper()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: err %v, want a cancellation", what, err)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		capacity int
+		round    func(t *testing.T, q *FIFO, i int32) (completed bool)
+	}{
+		{"Dequeue", 1, func(t *testing.T, q *FIFO, i int32) bool {
+			o := race(q, func(ctx context.Context) (Element, error) { return q.Dequeue(ctx) },
+				func() { must(t, q.Enqueue(bg, sc(i))) })
+			if o.err == nil {
+				if got := val(o.e, nil); got != i {
+					t.Fatalf("Dequeue got %d, want %d", got, i)
+				}
+			} else {
+				cancelled(t, o.err, "Dequeue")
+				if got := val(q.Dequeue(bg)); got != i {
+					t.Fatalf("after a cancelled Dequeue, got %d, want %d", got, i)
+				}
+			}
+			_, err := q.Dequeue(ended)
+			cancelled(t, err, "Dequeue of an empty queue")
+			return o.err == nil
+		}},
+		{"DequeueMany", 4, func(t *testing.T, q *FIFO, i int32) bool {
+			want := []int32{2 * i, 2*i + 1}
+			o := race(q, func(ctx context.Context) (Element, error) { return q.DequeueMany(ctx, 2) },
+				func() { must(t, q.EnqueueMany(bg, vec(want...))) })
+			if o.err == nil {
+				if got := vals(o.e, nil); !slices.Equal(got, want) {
+					t.Fatalf("DequeueMany got %v, want %v", got, want)
+				}
+			} else {
+				cancelled(t, o.err, "DequeueMany")
+				if got := vals(q.DequeueMany(bg, 2)); !slices.Equal(got, want) {
+					t.Fatalf("after a cancelled DequeueMany, got %v, want %v", got, want)
+				}
+			}
+			_, err := q.DequeueMany(ended, 1)
+			cancelled(t, err, "DequeueMany of an empty queue")
+			return o.err == nil
+		}},
+		{"Enqueue", 1, func(t *testing.T, q *FIFO, i int32) bool {
+			must(t, q.Enqueue(bg, sc(-1)))
+			o := race(q, func(ctx context.Context) (Element, error) { return nil, q.Enqueue(ctx, sc(i)) },
+				func() {
+					if got := val(q.Dequeue(bg)); got != -1 {
+						t.Errorf("Dequeue got %d, want -1", got)
+					}
+				})
+			if o.err == nil {
+				if got := val(q.Dequeue(bg)); got != i {
+					t.Fatalf("after Enqueue, got %d, want %d", got, i)
+				}
+			} else {
+				cancelled(t, o.err, "Enqueue")
+			}
+			must(t, q.Enqueue(bg, sc(-2)))
+			cancelled(t, q.Enqueue(ended, sc(-3)), "Enqueue to a full queue")
+			if got := val(q.Dequeue(bg)); got != -2 {
+				t.Fatalf("Dequeue got %d, want -2", got)
+			}
+			return o.err == nil
+		}},
+		{"EnqueueMany", 2, func(t *testing.T, q *FIFO, i int32) bool {
+			must(t, q.EnqueueMany(bg, vec(-1, -1)))
+			o := race(q, func(ctx context.Context) (Element, error) { return nil, q.EnqueueMany(ctx, vec(2*i, 2*i+1)) },
+				func() {
+					if got := vals(q.DequeueMany(bg, 2)); !slices.Equal(got, []int32{-1, -1}) {
+						t.Errorf("DequeueMany got %v, want [-1 -1]", got)
+					}
+				})
+			// Rows inserted before a cancellation stay: the first
+			// row or both.
+			want := []int32{2 * i, 2*i + 1}
+			if o.err != nil {
+				cancelled(t, o.err, "EnqueueMany")
+				want = want[:q.Size()]
+			}
+			if got := vals(q.DequeueUpTo(ended, len(want))); len(want) > 0 && !slices.Equal(got, want) {
+				t.Fatalf("after EnqueueMany, got %v, want %v", got, want)
+			}
+			must(t, q.EnqueueMany(bg, vec(-2, -2)))
+			cancelled(t, q.EnqueueMany(ended, vec(-3)), "EnqueueMany to a full queue")
+			if got := vals(q.DequeueMany(bg, 2)); !slices.Equal(got, []int32{-2, -2}) {
+				t.Fatalf("DequeueMany got %v, want [-2 -2]", got)
+			}
+			return o.err == nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := mustFIFO(t, tc.capacity)
+			completed := 0
+			for i := range int32(rounds) {
+				if tc.round(t, q, i) {
+					completed++
+				}
+				if n := q.Size(); n != 0 {
+					t.Fatalf("round %d left %d elements", i, n)
+				}
+			}
+			t.Logf("%d of %d calls completed, the others were cancelled", completed, rounds)
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitBlocked returns once a call is blocked on q.
+func waitBlocked(q *core) {
+	for {
+		q.mu.Lock()
+		n := len(q.enq) + len(q.deq)
+		q.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// sink keeps a spin from being optimized away.
+var sink atomic.Int64
