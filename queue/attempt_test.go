@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/sluiceml/sluice/tensor"
 )
 
 // TestAttemptReuse: a call that blocks reuses the attempt, and the
@@ -193,3 +195,124 @@ func waitBlocked(q *core) {
 
 // sink keeps a spin from being optimized away.
 var sink atomic.Int64
+
+// TestEnqueueManyListReuse: the queue's copy of an EnqueueMany's list of
+// tensors goes to another batch only when no row of its batch is left.
+// A producer enqueues batches of 1 to 7 rows through one list of its own,
+// which it overwrites after every call, some calls cancelled part way; a
+// consumer takes elements one, several or up to several at a time, until
+// the queue is closed and empty. Every row inserted must come out once,
+// with its own value: a list reused too early would give some rows
+// another batch's values, twice, and an alias of the producer's list the
+// values it overwrote it with. The rows a cancelled call inserted are a
+// prefix of its batch.
+func TestEnqueueManyListReuse(t *testing.T) {
+	batches := 20000
+	if raceEnabled || testing.Short() {
+		batches = 500
+	}
+	kinds := []struct {
+		name string
+		make func() (local, error)
+	}{
+		{"FIFO", func() (local, error) { return NewFIFO(20, i32, flat) }},
+		{"RandomShuffle", func() (local, error) { return NewRandomShuffle(20, 5, i32, flat, Seed(3)) }},
+		{"PaddingFIFO", func() (local, error) { return NewPaddingFIFO(20, i32, []tensor.Shape{{}}) }},
+	}
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			q, err := k.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Batch i has rows 8i, 8i+1, ...: a value names its batch.
+			sizes := make([]int, batches)
+			cancelled := make([]bool, batches)
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				list := make(Element, 1)
+				junk := tensor.New([]int32{-1, -1, -1, -1, -1, -1, -1})
+				for i := range batches {
+					n := 1 + rand.IntN(7)
+					sizes[i] = n
+					vs := make([]int32, n)
+					for r := range vs {
+						vs[r] = int32(8*i + r)
+					}
+					list[0] = tensor.New(vs)
+					ctx, cancel := context.WithCancel(bg)
+					if rand.IntN(8) == 0 {
+						go cancel()
+					}
+					err := q.EnqueueMany(ctx, list)
+					cancel()
+					if err != nil {
+						if !errors.Is(err, context.Canceled) {
+							t.Errorf("EnqueueMany: %v", err)
+						}
+						cancelled[i] = true
+					}
+					list[0] = junk
+				}
+				if err := q.Close(bg); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			var got []int32
+			for {
+				var e Element
+				var err error
+				switch n := 1 + rand.IntN(6); rand.IntN(3) {
+				case 0:
+					e, err = q.Dequeue(bg)
+				case 1:
+					e, err = q.DequeueMany(bg, n)
+				default:
+					e, err = q.DequeueUpTo(bg, n)
+				}
+				if isEOF(err) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, e[0].Int32s()...)
+			}
+			// The first end of input may be a DequeueMany's, of a closed
+			// queue with fewer elements left.
+			for {
+				e, err := q.DequeueUpTo(bg, 10)
+				if isEOF(err) {
+					break
+				}
+				got = append(got, vals(e, err)...)
+			}
+			wg.Wait()
+			if n := q.Size(); n != 0 {
+				t.Fatalf("%d elements left", n)
+			}
+			rows := make([][]int32, batches)
+			for _, v := range got {
+				if v < 0 || int(v/8) >= batches || int(v%8) >= sizes[v/8] {
+					t.Fatalf("got %d, no row of any batch", v)
+				}
+				rows[v/8] = append(rows[v/8], v)
+			}
+			for i, r := range rows {
+				slices.Sort(r)
+				want := sizes[i]
+				if cancelled[i] {
+					want = len(r)
+				}
+				for j, v := range r {
+					if v != int32(8*i+j) || j >= want {
+						t.Fatalf("batch %d of %d rows (cancelled %v): got rows %v", i, sizes[i], cancelled[i], r)
+					}
+				}
+				if len(r) != want {
+					t.Fatalf("batch %d: got rows %v, want %d", i, r, want)
+				}
+			}
+		})
+	}
+}
