@@ -196,16 +196,17 @@ func waitBlocked(q *core) {
 // sink keeps a spin from being optimized away.
 var sink atomic.Int64
 
-// TestEnqueueManyListReuse: the queue's copy of an EnqueueMany's list of
-// tensors goes to another batch only when no row of its batch is left.
-// A producer enqueues batches of 1 to 7 rows through one list of its own,
-// which it overwrites after every call, some calls cancelled part way; a
-// consumer takes elements one, several or up to several at a time, until
-// the queue is closed and empty. Every row inserted must come out once,
-// with its own value: a list reused too early would give some rows
-// another batch's values, twice, and an alias of the producer's list the
-// values it overwrote it with. The rows a cancelled call inserted are a
-// prefix of its batch.
+// TestEnqueueManyListReuse: the rows of an EnqueueMany are the queue's,
+// whatever the caller does with its list of tensors afterwards, and
+// whether the call completed or was cancelled part way. A producer
+// enqueues batches of 1 to 7 rows through one list of its own, which it
+// overwrites after every call, some calls cancelled; a consumer takes
+// elements one, several or up to several at a time, until the queue is
+// closed and empty. Every row inserted must come out once, with its own
+// value: a queue that kept the caller's list, or shared one list between
+// batches, would give some rows values the producer wrote later or
+// another batch's. The rows a cancelled call inserted are a prefix of its
+// batch.
 func TestEnqueueManyListReuse(t *testing.T) {
 	batches := 20000
 	if raceEnabled || testing.Short() {

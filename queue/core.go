@@ -60,7 +60,6 @@ type core struct {
 	closed   bool
 	enq, deq []*attempt
 	idle     []*attempt // attempts of calls that returned (newAttempt)
-	batches  []*batch   // lists of batches no row of which is left (newBatch)
 	// ready holds the batch dequeues a flush completed and nobody has
 	// assembled yet; unlock assembles them.
 	ready []*attempt
@@ -100,7 +99,6 @@ type attempt struct {
 	kind attemptKind
 
 	elem  Element // enqueueOne; enqueueMany: the batch
-	b     *batch  // enqueueMany: the batch's list, elem
 	next  int     // enqueueMany: rows inserted so far
 	total int     // enqueueMany: rows in the batch
 
@@ -360,14 +358,14 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 	// The queue holds the batch's rows as the batch and an index (slot):
 	// a tensor per row and component would be two allocations each. The
 	// caller may reuse its slice, not the tensors' storage, which the
-	// rows share: the rows share the queue's copy of the slice.
+	// rows share.
+	batch = slices.Clone(batch)
 	q.lock()
-	b := q.newBatch(batch, n)
 	if len(q.enq) == 0 && !q.closed && q.capacity-q.s.len() >= n {
 		// Room for every row: what block would do at once, without an
 		// attempt to wait on.
 		for row := range n {
-			q.s.push(slot{e: b.e, row: row, b: b})
+			q.s.push(slot{e: batch, row: row})
 		}
 		q.enqueued.Add(int64(n))
 		if len(q.deq) > 0 {
@@ -377,7 +375,7 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 		return nil
 	}
 	a := q.newAttempt(enqueueMany)
-	a.elem, a.b, a.total = b.e, b, n
+	a.elem, a.total = batch, n
 	_, err = q.block(ctx, a, &q.enq, "Enqueue")
 	return err
 }
@@ -386,9 +384,7 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 func (q *core) Dequeue(ctx context.Context) (Element, error) {
 	q.lock()
 	if len(q.deq) == 0 && q.s.len() > q.keepBack() {
-		s := q.s.pop()
-		e := s.element()
-		q.doneRow(s)
+		e := q.s.pop().element()
 		q.dequeued.Add(1)
 		if len(q.enq) > 0 {
 			q.flush()
@@ -507,11 +503,8 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 		q.free(freed)
 		clear(freed)
 	}
-	q.lock()
-	for _, s := range elems {
-		q.doneRow(s)
-	}
 	clear(elems)
+	q.lock()
 	if len(q.spares) < maxSpares {
 		q.spares = append(q.spares, elems[:0])
 	}
@@ -544,58 +537,6 @@ func (q *core) spareTaken(n int) []slot {
 
 // maxSpares bounds the slices spareTaken keeps.
 const maxSpares = 8
-
-// newBatch returns a list of tensors for a batch of n rows, a copy of
-// src: one a batch done with left (doneRows), or a new one. q.mu is held.
-func (q *core) newBatch(src Element, n int) *batch {
-	var b *batch
-	if k := len(q.batches); k > 0 {
-		b = q.batches[k-1]
-		q.batches[k-1] = nil
-		q.batches = q.batches[:k-1]
-	} else {
-		b = &batch{e: make(Element, len(src))}
-	}
-	copy(b.e, src)
-	b.left = n
-	return b
-}
-
-// maxBatches bounds the lists newBatch keeps. A shuffle queue's batches
-// stay until their last row is drawn, so that hundreds are under way at
-// once; the lists kept only need to cover the ups and downs of that
-// number.
-const maxBatches = 256
-
-// doneRow counts s off its batch, if it is a row of one, once the queue
-// is done with it: it was copied into a batch, or made an element of its
-// own. q.mu is held.
-func (q *core) doneRow(s slot) {
-	if s.b != nil {
-		q.doneRows(s.b, 1)
-	}
-}
-
-// doneRows counts k rows off b, and keeps its list for another batch
-// when none is left. q.mu is held.
-func (q *core) doneRows(b *batch, k int) {
-	b.left -= k
-	if b.left > 0 {
-		return
-	}
-	clear(b.e)
-	if len(q.batches) < maxBatches {
-		q.batches = append(q.batches, b)
-	}
-}
-
-// giveUp counts off the rows of a, an EnqueueMany that failed or was
-// cancelled, that it did not insert and never will. q.mu is held.
-func (q *core) giveUp(a *attempt) {
-	if a.kind == enqueueMany {
-		q.doneRows(a.b, a.total-a.next)
-	}
-}
 
 // keepBack is how many elements a dequeue must leave: min_after_dequeue
 // while a RandomShuffle queue is open, otherwise none.
@@ -649,7 +590,6 @@ func (q *core) remove(a *attempt, list *[]*attempt) {
 	if i := slices.Index(*list, a); i >= 0 {
 		*list = slices.Delete(*list, i, i+1)
 	}
-	q.giveUp(a)
 	q.giveBack(a)
 	a.finished = true
 	q.flush()
@@ -713,7 +653,6 @@ func (q *core) runEnqueue(a *attempt) bool {
 		}
 		return true
 	case q.closed:
-		q.giveUp(a)
 		a.finish(nil, q.closedError())
 		return false
 	case a.kind == enqueueOne:
@@ -727,7 +666,7 @@ func (q *core) runEnqueue(a *attempt) bool {
 	}
 	moved := false
 	for a.next < a.total && q.s.len() < q.capacity {
-		q.s.push(slot{e: a.elem, row: a.next, b: a.b})
+		q.s.push(slot{e: a.elem, row: a.next})
 		q.enqueued.Add(1)
 		a.next++
 		moved = true
@@ -781,9 +720,7 @@ func (q *core) runDequeue(a *attempt) bool {
 // released; a is woken when it is made.
 func (q *core) deliver(a *attempt) {
 	if a.single {
-		s := a.taken[0]
-		a.finish(s.element(), nil)
-		q.doneRow(s)
+		a.finish(a.taken[0].element(), nil)
 		return
 	}
 	a.finished = true
@@ -1023,7 +960,6 @@ func (q *core) CloseNow(ctx context.Context) error {
 		if a.kind == closeOp {
 			op = "Close" // a close queued behind enqueues is cancelled too
 		}
-		q.giveUp(a)
 		a.finish(nil, cancelledError(op, ErrCancelled))
 	}
 	q.enq = nil

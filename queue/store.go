@@ -14,20 +14,7 @@ import (
 // queue (the front door's shuffle) allocates nothing per row.
 type slot struct {
 	e   Element
-	row int    // -1 when e is the element
-	b   *batch // the batch whose list e is, for a row; else nil
-}
-
-// A batch is the queue's copy of the list of tensors of a batch an
-// EnqueueMany inserted, which the slots of its rows share. The caller may
-// reuse its own list once EnqueueMany returns, so the queue needs one of
-// its own; the queue takes the list back (core.doneRows) once none of
-// the batch's rows is queued, taken or still to be inserted, and uses it
-// for another batch, so that a producer enqueueing batch after batch
-// does not allocate a list for each.
-type batch struct {
-	e    Element
-	left int // rows queued, taken and not yet copied, or to be inserted (core.mu)
+	row int // -1 when e is the element
 }
 
 func whole(e Element) slot { return slot{e: e, row: -1} }
