@@ -59,7 +59,8 @@ type core struct {
 	freed    []Element // an empty slice for the elements handed to free
 	closed   bool
 	enq, deq []*attempt
-	idle     []*attempt // attempts of calls that returned (newAttempt)
+	idle     []*attempt              // attempts for calls about to block (newAttempt)
+	returned atomic.Pointer[attempt] // attempts of calls that returned (release)
 	// ready holds the batch dequeues a flush completed and nobody has
 	// assembled yet; unlock assembles them.
 	ready []*attempt
@@ -110,8 +111,10 @@ type attempt struct {
 	dst    Element // batch dequeue: where to assemble (DequeueManyInto)
 
 	finished bool
+	assemble bool // a batch on core.ready: unlock assembles it and wakes a
 	result   Element
 	err      error
+	nextIdle *attempt // on core.returned
 	// done receives one value, from wake, when the attempt has finished
 	// and its result is set. The blocked call receives it before its
 	// attempt is reused, and nothing holds a finished attempt after
@@ -120,14 +123,17 @@ type attempt struct {
 	done chan struct{}
 }
 
+// finish sets a's result. Whoever takes a off its list wakes it then
+// (flush, CloseNow), or once its batch is made (unlock).
 func (a *attempt) finish(result Element, err error) {
 	a.finished = true
 	a.result, a.err = result, err
-	a.wake()
 }
 
-// wake tells a's caller that it finished. done has room for the one
-// value a use of a gets.
+// wake tells a's caller that it finished. It is the last thing the waker
+// does with a: the caller hands a back (release) as soon as it is woken,
+// without the lock, and another call may take it over at once. done has
+// room for the one value a use of a gets.
 func (a *attempt) wake() {
 	select {
 	case a.done <- struct{}{}:
@@ -139,6 +145,16 @@ func (a *attempt) wake() {
 // newAttempt returns an attempt of kind for a call about to block: one a
 // call that returned left (release), or a new one. q.mu is held.
 func (q *core) newAttempt(kind attemptKind) *attempt {
+	if len(q.idle) == 0 {
+		for a := q.returned.Swap(nil); a != nil; {
+			next := a.nextIdle
+			a.nextIdle = nil
+			if len(q.idle) < maxIdle {
+				q.idle = append(q.idle, a)
+			}
+			a = next
+		}
+	}
 	k := len(q.idle)
 	if k == 0 {
 		return &attempt{kind: kind, done: make(chan struct{}, 1)}
@@ -155,27 +171,42 @@ func (q *core) newAttempt(kind attemptKind) *attempt {
 // calls once left.
 const maxIdle = 16
 
-// keep takes back a, an attempt its call is done with: nothing refers to
-// it any more, nor will wake it. q.mu is held.
-func (q *core) keep(a *attempt) {
+// reset empties a, an attempt its call is done with, for another call:
+// nothing refers to it any more, nor will wake it.
+func (a *attempt) reset() {
 	if len(a.done) != 0 {
 		// Reusing a would wake its next call at once, with no result.
-		panic("queue: attempt kept with its wake-up not received")
+		panic("queue: attempt reused with its wake-up not received")
 	}
+	*a = attempt{done: a.done}
+}
+
+// keep takes back a, the attempt of a call that is about to return
+// (reset). q.mu is held.
+func (q *core) keep(a *attempt) {
+	a.reset()
 	if len(q.idle) < maxIdle {
-		*a = attempt{done: a.done}
 		q.idle = append(q.idle, a)
 	}
 }
 
 // release returns the result of a, a finished attempt whose wake-up its
-// call received, and keeps a for another call.
+// call received, and hands a back for another call. It does not take
+// q.mu, which a batch dequeue may hold while it draws: waiting for it
+// would park the goroutine, whose call is done, behind the draws (see
+// lock). a goes onto q.returned, a list that only grows, each attempt
+// pushed with one compare-and-swap, until newAttempt takes all of it at
+// once.
 func (q *core) release(a *attempt) (Element, error) {
 	result, err := a.result, a.err
-	q.mu.Lock()
-	q.keep(a)
-	q.mu.Unlock()
-	return result, err
+	a.reset()
+	for {
+		head := q.returned.Load()
+		a.nextIdle = head
+		if q.returned.CompareAndSwap(head, a) {
+			return result, err
+		}
+	}
 }
 
 // config is what a constructor's options set.
@@ -610,18 +641,24 @@ func (q *core) flush() {
 		if len(q.enq) > 0 {
 			a := q.enq[0]
 			moved := q.runEnqueue(a)
-			if a.finished {
+			finished := a.finished
+			if finished {
 				q.enq = popAttempt(q.enq)
+				a.wake()
 			}
-			progress = progress || moved || a.finished
+			progress = progress || moved || finished
 		}
 		if len(q.deq) > 0 {
 			a := q.deq[0]
 			moved := q.runDequeue(a)
-			if a.finished {
+			finished := a.finished
+			if finished {
 				q.deq = popAttempt(q.deq)
+				if !a.assemble {
+					a.wake()
+				}
 			}
-			progress = progress || moved || a.finished
+			progress = progress || moved || finished
 		}
 		if !progress {
 			return
@@ -723,7 +760,7 @@ func (q *core) deliver(a *attempt) {
 		a.finish(a.taken[0].element(), nil)
 		return
 	}
-	a.finished = true
+	a.finished, a.assemble = true, true
 	q.ready = append(q.ready, a)
 }
 
@@ -961,6 +998,7 @@ func (q *core) CloseNow(ctx context.Context) error {
 			op = "Close" // a close queued behind enqueues is cancelled too
 		}
 		a.finish(nil, cancelledError(op, ErrCancelled))
+		a.wake()
 	}
 	q.enq = nil
 	q.flush()
