@@ -317,3 +317,56 @@ func TestEnqueueManyListReuse(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockedCallsAllocs: once a queue has attempts for the calls that
+// block at once, a call that blocks allocates nothing: a producer whose
+// every Enqueue meets a full queue, and consumers whose every Dequeue or
+// DequeueManyInto meets an empty one.
+func TestBlockedCallsAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	tests := []struct {
+		name    string
+		consume func(q *FIFO, dst Element) (Element, error)
+	}{
+		{"Dequeue", func(q *FIFO, _ Element) (Element, error) { return q.Dequeue(bg) }},
+		{"DequeueManyInto", func(q *FIFO, dst Element) (Element, error) { return q.DequeueManyInto(bg, 1, dst) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := mustFIFO(t, 1)
+			e := sc(1)
+			const perRun = 100
+			ctx, cancel := context.WithCancel(bg)
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				var dst Element
+				for {
+					got, err := tt.consume(q, dst)
+					if err != nil {
+						return // closed
+					}
+					dst = got
+				}
+			})
+			step := func() {
+				for range perRun {
+					if err := q.Enqueue(ctx, e); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			step()
+			n := testing.AllocsPerRun(20, step)
+			q.CloseNow(bg)
+			cancel()
+			wg.Wait()
+			// AllocsPerRun counts the whole process's: a stray
+			// allocation of the runtime's is let pass.
+			if n > 1 {
+				t.Errorf("%.1f allocations for %d enqueues and dequeues that block, want none", n, perRun)
+			}
+		})
+	}
+}
