@@ -237,8 +237,9 @@ func TestCSVReusedBatches(t *testing.T) {
 // waitAllocs bounds what a batch of a front-door pipeline in its steady
 // state allocates, reusing its batches: nothing per record, and for each
 // goroutine (every reader, and the loop) at most one wait on the batch
-// queue, which makes an attempt and its channel (and a single dequeue's
-// list of what it took), about 300 bytes.
+// queue. A wait takes an attempt and its channel that the queue kept
+// from a call that returned, and allocates nothing, unless more calls
+// wait at once than ever before: then it makes them, about 300 bytes.
 func waitAllocs(goroutines int) (allocs, bytes float64) {
 	return float64(2 * goroutines), float64(300 * goroutines)
 }

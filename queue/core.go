@@ -55,10 +55,12 @@ type core struct {
 	mu       sync.Mutex
 	drawing  atomic.Bool // mu's holder draws, or drew, a batch's elements (see lock)
 	s        store
-	spare    []slot    // an empty slice for a batch dequeue's elements (spareTaken)
+	spares   [][]slot  // empty slices for batch dequeues' elements (spareTaken)
 	freed    []Element // an empty slice for the elements handed to free
 	closed   bool
 	enq, deq []*attempt
+	idle     []*attempt              // attempts for calls about to block (newAttempt)
+	returned atomic.Pointer[attempt] // attempts of calls that returned (release)
 	// ready holds the batch dequeues a flush completed and nobody has
 	// assembled yet; unlock assembles them.
 	ready []*attempt
@@ -85,10 +87,15 @@ const (
 	dequeueOp
 )
 
-// attempt is one blocked call. Attempts are not recycled through a pool:
-// their channel would then be shared between goroutines inside and outside
-// a testing/synctest bubble, which hangs synctest.Wait in the callers'
-// tests; blocking calls are the slow path anyway.
+// attempt is one blocked call. A queue keeps the attempts of the calls
+// that returned, with their channels, for the next calls that block
+// (newAttempt, release): a consumer that waits for every batch, and a
+// producer that waits for room for every batch, would otherwise allocate
+// an attempt and a channel for each. They are the queue's, not shared
+// between queues through a sync.Pool, whose channels would pass between
+// goroutines inside and outside a testing/synctest bubble and hang
+// synctest.Wait in the callers' tests: a queue is made and used inside
+// one bubble, or outside all of them.
 type attempt struct {
 	kind attemptKind
 
@@ -100,18 +107,106 @@ type attempt struct {
 	upTo   bool // dequeue: DequeueUpTo
 	single bool // dequeue: Dequeue (no batch dimension)
 	taken  []slot
+	one    [1]slot // Dequeue: taken's room
 	dst    Element // batch dequeue: where to assemble (DequeueManyInto)
 
 	finished bool
+	assemble bool // a batch on core.ready: unlock assembles it and wakes a
 	result   Element
 	err      error
-	done     chan struct{}
+	nextIdle *attempt // on core.returned
+	// done receives one value, from wake, when the attempt has finished
+	// and its result is set. The blocked call receives it before its
+	// attempt is reused, and nothing holds a finished attempt after
+	// waking it, so that no wake-up meant for one call can reach the
+	// next call that reuses the attempt.
+	done chan struct{}
 }
 
+// finish sets a's result. Whoever takes a off its list wakes it then
+// (flush, CloseNow), or once its batch is made (unlock).
 func (a *attempt) finish(result Element, err error) {
 	a.finished = true
 	a.result, a.err = result, err
-	close(a.done)
+}
+
+// wake tells a's caller that it finished. It is the last thing the waker
+// does with a: the caller hands a back (release) as soon as it is woken,
+// without the lock, and another call may take it over at once. done has
+// room for the one value a use of a gets.
+func (a *attempt) wake() {
+	select {
+	case a.done <- struct{}{}:
+	default:
+		panic("queue: attempt woken twice")
+	}
+}
+
+// newAttempt returns an attempt of kind for a call about to block: one a
+// call that returned left (release), or a new one. q.mu is held.
+func (q *core) newAttempt(kind attemptKind) *attempt {
+	if len(q.idle) == 0 {
+		for a := q.returned.Swap(nil); a != nil; {
+			next := a.nextIdle
+			a.nextIdle = nil
+			if len(q.idle) < maxIdle {
+				q.idle = append(q.idle, a)
+			}
+			a = next
+		}
+	}
+	k := len(q.idle)
+	if k == 0 {
+		return &attempt{kind: kind, done: make(chan struct{}, 1)}
+	}
+	a := q.idle[k-1]
+	q.idle[k-1] = nil
+	q.idle = q.idle[:k-1]
+	a.kind = kind
+	return a
+}
+
+// maxIdle bounds the attempts a queue keeps: as many as calls block at
+// once in a pipeline's steady state, a few, not what a burst of blocked
+// calls once left.
+const maxIdle = 16
+
+// reset empties a, an attempt its call is done with, for another call:
+// nothing refers to it any more, nor will wake it.
+func (a *attempt) reset() {
+	if len(a.done) != 0 {
+		// Reusing a would wake its next call at once, with no result.
+		panic("queue: attempt reused with its wake-up not received")
+	}
+	*a = attempt{done: a.done}
+}
+
+// keep takes back a, the attempt of a call that is about to return
+// (reset). q.mu is held.
+func (q *core) keep(a *attempt) {
+	a.reset()
+	if len(q.idle) < maxIdle {
+		q.idle = append(q.idle, a)
+	}
+}
+
+// release returns the result of a, a finished attempt whose wake-up its
+// call received, and hands a back for another call. It does not take
+// q.mu, which a batch dequeue may hold while it draws: waiting for it
+// would park the goroutine, whose call is done, behind the draws (see
+// lock). a goes onto q.returned, a list that only grows, each attempt
+// pushed with one compare-and-swap, until newAttempt takes all of it at
+// once.
+func (q *core) release(a *attempt) (Element, error) {
+	result, err := a.result, a.err
+	a.reset()
+	for {
+		head := q.returned.Load()
+		a.nextIdle = head
+		if q.returned.CompareAndSwap(head, a) {
+			return result, err
+		}
+	}
 }
 
 // config is what a constructor's options set.
@@ -271,7 +366,8 @@ func (q *core) Enqueue(ctx context.Context, e Element) error {
 		q.unlock()
 		return nil
 	}
-	a := &attempt{kind: enqueueOne, elem: e, done: make(chan struct{})}
+	a := q.newAttempt(enqueueOne)
+	a.elem = e
 	_, err := q.block(ctx, a, &q.enq, "Enqueue")
 	return err
 }
@@ -309,7 +405,8 @@ func (q *core) EnqueueMany(ctx context.Context, batch Element) error {
 		q.unlock()
 		return nil
 	}
-	a := &attempt{kind: enqueueMany, elem: batch, total: n, done: make(chan struct{})}
+	a := q.newAttempt(enqueueMany)
+	a.elem, a.total = batch, n
 	_, err = q.block(ctx, a, &q.enq, "Enqueue")
 	return err
 }
@@ -326,7 +423,9 @@ func (q *core) Dequeue(ctx context.Context) (Element, error) {
 		q.unlock()
 		return e, nil
 	}
-	a := &attempt{kind: dequeueOp, n: 1, single: true, done: make(chan struct{})}
+	a := q.newAttempt(dequeueOp)
+	a.n, a.single = 1, true
+	a.taken = a.one[:0]
 	return q.block(ctx, a, &q.deq, "Dequeue")
 }
 
@@ -385,7 +484,8 @@ func (q *core) dequeueBatch(ctx context.Context, n int, upTo bool, dst Element) 
 	}
 	// The goroutine whose call completes the batch (usually an enqueue)
 	// assembles it before waking this one (see unlock).
-	a := &attempt{kind: dequeueOp, n: n, upTo: upTo, taken: q.spareTaken(n), dst: dst, done: make(chan struct{})}
+	a := q.newAttempt(dequeueOp)
+	a.n, a.upTo, a.taken, a.dst = n, upTo, q.spareTaken(n), dst
 	return q.block(ctx, a, &q.deq, "Dequeue")
 }
 
@@ -408,7 +508,7 @@ func (q *core) unlock() {
 		q.mu.Unlock()
 		a.result, a.err = q.assembleFree(a.taken, a.dst)
 		a.taken, a.dst = nil, nil
-		close(a.done)
+		a.wake()
 		q.lock()
 	}
 	// lock retries while a batch is drawn, until its drawer lets go.
@@ -436,8 +536,8 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 	}
 	clear(elems)
 	q.lock()
-	if cap(elems) > cap(q.spare) {
-		q.spare = elems[:0]
+	if len(q.spares) < maxSpares {
+		q.spares = append(q.spares, elems[:0])
 	}
 	if cap(freed) > cap(q.freed) {
 		q.freed = freed[:0]
@@ -447,17 +547,27 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 }
 
 // spareTaken returns an empty slice with room for n elements, for a batch
-// dequeue to take its elements into: the one the last batch dequeue gave
-// back, if it is large enough, so that a consumer of batch after batch
-// does not allocate one each time. q.mu is held.
+// dequeue to take its elements into: one that a batch dequeue gave back,
+// if it is large enough, so that consumers of batch after batch do not
+// allocate one each time. There is one for each batch dequeue under way
+// at once (up to maxSpares): several goroutines that decode batches each
+// hold one while they wait and while they copy. q.mu is held.
 func (q *core) spareTaken(n int) []slot {
-	s := q.spare
-	q.spare = nil
+	k := len(q.spares)
+	if k == 0 {
+		return make([]slot, 0, n)
+	}
+	s := q.spares[k-1]
+	q.spares[k-1] = nil
+	q.spares = q.spares[:k-1]
 	if cap(s) < n {
 		return make([]slot, 0, n)
 	}
 	return s
 }
+
+// maxSpares bounds the slices spareTaken keeps.
+const maxSpares = 8
 
 // keepBack is how many elements a dequeue must leave: min_after_dequeue
 // while a RandomShuffle queue is open, otherwise none.
@@ -476,7 +586,7 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	if a.finished {
 		q.unlock()
 		<-a.done // a batch: assembled by this unlock or another's
-		return a.result, a.err
+		return q.release(a)
 	}
 	q.unlock()
 	start := time.Now()
@@ -486,6 +596,7 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 		q.mu.Lock()
 		if !a.finished {
 			q.remove(a, list)
+			q.keep(a)
 			q.unlock()
 			return nil, cancelledError(op, ctx.Err())
 		}
@@ -500,7 +611,7 @@ func (q *core) block(ctx context.Context, a *attempt, list *[]*attempt, op strin
 	} else {
 		q.enqWaited.Add(waited)
 	}
-	return a.result, a.err
+	return q.release(a)
 }
 
 // remove takes a cancelled attempt out of its list and undoes what it had
@@ -530,18 +641,24 @@ func (q *core) flush() {
 		if len(q.enq) > 0 {
 			a := q.enq[0]
 			moved := q.runEnqueue(a)
-			if a.finished {
+			finished := a.finished
+			if finished {
 				q.enq = popAttempt(q.enq)
+				a.wake()
 			}
-			progress = progress || moved || a.finished
+			progress = progress || moved || finished
 		}
 		if len(q.deq) > 0 {
 			a := q.deq[0]
 			moved := q.runDequeue(a)
-			if a.finished {
+			finished := a.finished
+			if finished {
 				q.deq = popAttempt(q.deq)
+				if !a.assemble {
+					a.wake()
+				}
 			}
-			progress = progress || moved || a.finished
+			progress = progress || moved || finished
 		}
 		if !progress {
 			return
@@ -549,16 +666,15 @@ func (q *core) flush() {
 	}
 }
 
-// popAttempt removes the head of an attempt list. The last one leaves the
-// list empty at its start, keeping its room, so that the next call to
-// block (one in every batch, for a consumer that waits for its batches)
-// does not allocate a new list.
+// popAttempt removes the head of an attempt list, moving the others up,
+// so that the list keeps its room for the next calls to block: list[1:]
+// would lose a place with every head served, and sooner or later an
+// append would allocate a new list. Lists are as long as the calls
+// blocked at once, a few.
 func popAttempt(list []*attempt) []*attempt {
-	list[0] = nil
-	if len(list) == 1 {
-		return list[:0]
-	}
-	return list[1:]
+	copy(list, list[1:])
+	list[len(list)-1] = nil
+	return list[:len(list)-1]
 }
 
 // runEnqueue advances an enqueue-side attempt and reports whether it
@@ -638,13 +754,13 @@ func (q *core) runDequeue(a *attempt) bool {
 
 // deliver completes a dequeue with the elements it took. A batch is left
 // in a.taken, and a in ready, for unlock to assemble once the lock is
-// released; a.done is closed when it is made.
+// released; a is woken when it is made.
 func (q *core) deliver(a *attempt) {
 	if a.single {
 		a.finish(a.taken[0].element(), nil)
 		return
 	}
-	a.finished = true
+	a.finished, a.assemble = true, true
 	q.ready = append(q.ready, a)
 }
 
@@ -862,7 +978,7 @@ func (q *core) Close(ctx context.Context) error {
 		q.mu.Unlock()
 		return q.alreadyClosed()
 	}
-	a := &attempt{kind: closeOp, done: make(chan struct{})}
+	a := q.newAttempt(closeOp)
 	_, err := q.block(ctx, a, &q.enq, "Close")
 	return err
 }
@@ -882,6 +998,7 @@ func (q *core) CloseNow(ctx context.Context) error {
 			op = "Close" // a close queued behind enqueues is cancelled too
 		}
 		a.finish(nil, cancelledError(op, ErrCancelled))
+		a.wake()
 	}
 	q.enq = nil
 	q.flush()
