@@ -18,8 +18,10 @@ const controlSize = 4096
 // grows. The client writes it when the trainer asks for the next batch;
 // the server reads it whenever it needs a slot, so that a slot comes back
 // as soon as the trainer is past its batch, not at the client's next
-// request, and the next batch goes into the slot freed last rather than
-// one freed a request ago (ARCHITECTURE.md has what that saves).
+// request. A request for eight batches then finds the slots of the last
+// eight free again (and writes into the ones it wrote last, still in the
+// caches) instead of eight more, which is what lets a client ask for
+// batches eight at a time and wake up half as often.
 //
 // The count is a native-endian uint64 at offset 0, written by the client
 // in one store (an aligned 8-byte word) and read here atomically. It is

@@ -8,13 +8,9 @@
 // exactly one reply, in order:
 //
 //	open    {"op":"open", "kind":"examples"|"sequence_examples"|"csv"|"fixed", "files":[...], ...}
-//	        → {"features":[...], "control":PATH} or {"error":{...}}; an
-//	        open after the first ends the data set before and starts this
-//	        one, in the same slots. PATH, until the client maps it and
-//	        says mapped, is the control page: the client writes there, as
-//	        a native uint64 at offset 0, how many of the batches sent to
-//	        it (over the server's life, in order) it is done with, and the
-//	        server reuses their slots without waiting for the next request
+//	        → {"features":[...]} or {"error":{...}}; an open after the
+//	        first ends the data set before and starts this one, in the
+//	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
 //	        {"op":"next","count":4}: four such replies, written at once
 //	        {"op":"next","keep":1}: the same, the last batch sent still

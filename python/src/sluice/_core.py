@@ -254,14 +254,15 @@ class _Session:
         # parsed) pairs. _buf[_pos:] is what was read from the pipe and
         # not yet taken.
         self.pipelined = 0
-        # The control page: a uint64 view of the server's control file,
-        # in which this process writes how many of the batches the server
-        # sent it is done with, over the server's life and in the order
-        # they came. The server reads it whenever it needs a slot, so a
-        # slot comes back as soon as the trainer is past its batch, not at
-        # the next request, and the next batch goes into the slot freed
-        # last. _done is that count, and _holding says whether the batch
-        # handed out last is still the trainer's.
+        # The control page (see _release): a uint64 view of the server's
+        # control file, in which this process writes how many of the
+        # batches the server sent it is done with, over the server's
+        # life and in the order they came. The server reads it whenever it
+        # needs a slot, so a slot comes back as soon as the trainer is
+        # past its batch, not at the next request: asking for eight
+        # batches at a time then reuses the slots of the last eight
+        # instead of writing eight more. _done is that count, and _holding
+        # says whether the batch handed out last is still the trainer's.
         self._ctl = None
         self._ctl_map = None
         self._done = 0
@@ -697,14 +698,16 @@ class Dataset:
         # A state counts the batches the server has sent: one sent ahead
         # would count too, so resumable iterations ask for one at a time.
         # Keeping a batch while the next is read takes a third slot;
-        # asking for four at a time, with four kept, nine: each request
-        # (and each wake-up of either process) serves four batches. (Eight
-        # at a time, seventeen slots, halves the trainer's wake-ups but
-        # costs the server as much in sleeps of its own: see
-        # ARCHITECTURE.md.)
+        # asking for eight at a time, with eight kept, seventeen: each
+        # request (and each wake-up of either process) serves eight
+        # batches. Only the slots in use are written (the server takes
+        # the one freed last, and hears through the control page that a
+        # batch is done with as soon as the trainer asks for the next),
+        # so a steady stream keeps about as many busy as it would with
+        # four at a time.
         slots = request.get("slots", 3)
         if not resumable and "slots" not in request:
-            slots = 9
+            slots = 17
             request = dict(request, slots=slots)
         pipelined = 0 if resumable or slots < 3 else min((slots - 1) // 2, 8)
         try:
@@ -836,7 +839,7 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     makes the shuffles repeatable; shard=(index, count) reads every
     count-th file from the index-th; drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches may be on
-    their way to the trainer beside the one it reads (8, or 2 when
+    their way to the trainer beside the one it reads (16, or 2 when
     deterministic), each in a slot of shared memory of its own; the
     client asks for prefetch/2 batches at a time (at most 8), which the
     server's readers decode ahead.
