@@ -31,10 +31,6 @@ type slotAlloc struct {
 	ring  *ring
 	free  *slotStack
 	first int
-	// reclaim, if set, gives back the slots of the batches the client
-	// is done with (pool.reclaim) before a slot is taken: those freed
-	// last are on top of free, and a reader decodes into one of them.
-	reclaim func()
 }
 
 // A slotStack holds the free lent slots, the last freed taken first: a
@@ -88,9 +84,6 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	}
 	if total < minLentBytes*len(dtypes)*shapes[0][0] {
 		return nil
-	}
-	if a.reclaim != nil {
-		a.reclaim()
 	}
 	k, ok := a.free.take()
 	if !ok {

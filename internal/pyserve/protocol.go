@@ -297,12 +297,9 @@ func strictUnmarshal(msg []byte, v any) error {
 type Reply struct {
 	Features []FeatureInfo `json:"features,omitempty"` // to open
 	ShmDir   string        `json:"shm_dir,omitempty"`  // to open: where the slot files are
-	// Control, to open, is the control file (see control), until the
-	// client has mapped it and said so with a mapped.
-	Control string     `json:"control,omitempty"`
-	Batch   *BatchInfo `json:"batch,omitempty"` // to next
-	End     bool       `json:"end,omitempty"`   // to next: no more batches
-	OK      bool       `json:"ok,omitempty"`    // to mapped and close
+	Batch    *BatchInfo    `json:"batch,omitempty"`    // to next
+	End      bool          `json:"end,omitempty"`      // to next: no more batches
+	OK       bool          `json:"ok,omitempty"`       // to mapped and close
 	// State is the iteration's position after the batches the client
 	// has been sent (sluice.Iterator.Checkpoint), to a "state" request.
 	State json.RawMessage `json:"state,omitempty"`

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -62,9 +61,6 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		if s.ring != nil {
 			s.ring.close()
 		}
-		if s.ctl != nil {
-			s.ctl.close()
-		}
 		s.stopping.Wait()
 	}()
 	for {
@@ -100,15 +96,13 @@ type server struct {
 	w    io.Writer
 	src  *source
 	ring *ring
+	free chan int // slots the client is done with
+	held []result // the batches the client holds, oldest first
 	// The slots after the first src.slots are lent to the reading
-	// goroutines, which decode batches into them (slotAlloc); pool
-	// holds the free slots of both kinds and the batches sent.
-	pool *pool
-	// ctl is the control page (nil if it could not be made), seq the
-	// batches sent over the server's life, which its count counts.
-	ctl *control
-	seq uint64
-	out []byte // the replies to a next, reused
+	// goroutines, which decode batches into them (slotAlloc); dfree
+	// holds those free.
+	dfree *slotStack
+	out   []byte // the replies to a next, reused
 	// encoded holds, for each slot, the last batch reply sent for it and
 	// its encoding: a slot's batches of one shape have the same
 	// descriptor, encoded once.
@@ -140,7 +134,6 @@ type result struct {
 	// batch decoded into a lent slot, a token that bounds the batches
 	// sent ahead as the ring does.
 	token int
-	seq   uint64 // the batch's place among those sent, for the control page
 }
 
 func (s *server) reply(r Reply) error { return WriteMessage(s.w, r) }
@@ -174,18 +167,10 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		if readers == 0 {
 			readers = runtime.GOMAXPROCS(0)
 		}
-		if s.ctl == nil {
-			// Without one, the slots come back through keep alone.
-			s.ctl, _ = newControl(shmDir(), fmt.Sprintf("sluice-%d-", os.Getpid()))
-		}
 		s.start(ctx, src, readers)
 		// The slot files are named sluice-PID-*: a client whose server
 		// was killed can remove those it had not mapped yet.
-		r := Reply{Features: src.features, ShmDir: s.ring.dir}
-		if s.ctl != nil {
-			r.Control = s.ctl.path // until the client has mapped it
-		}
-		return false, s.reply(r)
+		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
 	case "next":
 		// Count replies, whatever happens: the client reads as many.
 		count := max(req.Count, 1)
@@ -213,9 +198,6 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		}
 		return false, s.reply(Reply{State: st})
 	case "mapped":
-		if s.ctl != nil && s.ctl.unlink(req.File) {
-			return false, s.reply(Reply{OK: true})
-		}
 		if s.ring == nil || !s.ring.unlink(req.File) {
 			return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: mapped: %q is not a slot file", ErrProtocol, req.File))})
 		}
@@ -288,7 +270,14 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 		// The client asks for the next batches: it is done with those
 		// before the last Keep it was sent, whose slots can take
 		// others.
-		s.pool.keep(req.Keep)
+		for len(s.held) > req.Keep {
+			h := s.held[0]
+			s.free <- h.token
+			if h.batch.Slot != h.token {
+				s.dfree.put(h.batch.Slot)
+			}
+			s.held = s.held[1:]
+		}
 	}
 	res := s.produce()
 	if res.err != nil && ctx.Err() != nil {
@@ -303,9 +292,7 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 		s.last = &Reply{Error: errorInfo(res.err)}
 		return *s.last, false, nil
 	}
-	res.seq = s.seq
-	s.seq++
-	s.pool.sent(res)
+	s.held = append(s.held, res)
 	return Reply{Batch: res.batch}, false, nil
 }
 
@@ -324,11 +311,17 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 		}
 		s.ring = newRing(src.slots + lent)
 	}
-	// The batches sent before are the client's no longer: a new pass
-	// starts with every slot free.
-	p := newPool(src.slots, lent, s.ctl)
-	s.pool = p
-	alloc := &slotAlloc{ring: s.ring, free: &p.lent, first: src.slots, reclaim: p.reclaim}
+	s.free = make(chan int, src.slots)
+	for k := range src.slots {
+		s.free <- k
+	}
+	s.dfree = &slotStack{}
+	for k := range lent {
+		// The first lent slot on top.
+		s.dfree.put(src.slots + lent - 1 - k)
+	}
+	alloc := &slotAlloc{ring: s.ring, free: s.dfree, first: src.slots}
+	s.held = s.held[:0]
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
 	s.it, s.itErr = src.ds.Iterator(ctx, src.n, slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})...)
@@ -370,12 +363,10 @@ func (s *server) produce() result {
 		s.end()
 		return result{err: err}
 	}
-	// The slot freed last, if the control page says the client is
-	// done with a batch since the request: the one most likely still in
-	// the caches.
-	s.pool.reclaim()
-	k, ok := s.pool.tokens.take()
-	if !ok {
+	var k int
+	select {
+	case k = <-s.free:
+	default:
 		return result{err: fmt.Errorf("%w: next: no free slot", ErrProtocol)}
 	}
 	info, ok := s.lent(b)

@@ -12,10 +12,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/decode"
@@ -34,7 +32,6 @@ type client struct {
 	slots map[int][]byte
 	shm   string // the slot files' directory
 	keep  int    // the nexts' keep
-	ctl   []byte // the control page, mapped at the first open
 }
 
 func startServer(t testing.TB) *client {
@@ -55,9 +52,6 @@ func startServer(t testing.TB) *client {
 		<-c.done
 		for _, m := range c.slots {
 			syscall.Munmap(m)
-		}
-		if c.ctl != nil {
-			syscall.Munmap(c.ctl)
 		}
 		if left := c.files(); len(left) > 0 {
 			t.Errorf("slot files left behind: %v", left)
@@ -84,33 +78,7 @@ func (c *client) call(req any) Reply {
 	if err := json.Unmarshal(msg, &r); err != nil {
 		c.t.Fatalf("reply %s: %v", msg, err)
 	}
-	if r.Control != "" && c.ctl == nil {
-		c.ctl = mapFile(c.t, r.Control, controlSize, syscall.PROT_READ|syscall.PROT_WRITE)
-		if r := c.call(map[string]string{"op": "mapped", "file": r.Control}); !r.OK {
-			c.t.Fatalf("mapped: %+v", r)
-		}
-	}
 	return r
-}
-
-// release writes n, the count of batches the client is done with, on the
-// control page.
-func (c *client) release(n uint64) {
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&c.ctl[0])), n)
-}
-
-func mapFile(t testing.TB, path string, size, prot int) []byte {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := syscall.Mmap(int(f.Fd()), 0, size, prot, syscall.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // A row-major array as the client sees it: raw values, or bytes values.

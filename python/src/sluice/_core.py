@@ -254,19 +254,6 @@ class _Session:
         # parsed) pairs. _buf[_pos:] is what was read from the pipe and
         # not yet taken.
         self.pipelined = 0
-        # The control page (see _release): a uint64 view of the server's
-        # control file, in which this process writes how many of the
-        # batches the server sent it is done with, over the server's
-        # life and in the order they came. The server reads it whenever it
-        # needs a slot, so a slot comes back as soon as the trainer is
-        # past its batch, not at the next request: asking for eight
-        # batches at a time then reuses the slots of the last eight
-        # instead of writing eight more. _done is that count, and _holding
-        # says whether the batch handed out last is still the trainer's.
-        self._ctl = None
-        self._ctl_map = None
-        self._done = 0
-        self._holding = False
         self._parsed = {}
         self._ahead = 0
         self._early = collections.deque()
@@ -282,31 +269,13 @@ class _Session:
         slot files (its first batch is the next batch: the arrays of the
         one before are no longer valid)."""
         reply = self._call(request)
-        # The replies to nexts sent ahead for the data set before: the
-        # server gave their slots back for the new data set, and they
-        # count as done.
-        self._done += self._holding + sum(1 for _, r in self._early if "batch" in r)
-        self._holding = False
+        # The replies to nexts sent ahead for the data set before.
         self._early.clear()
         self.pipelined = pipelined
         if "error" in reply:
             raise _error(reply["error"])
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
-        ctl = reply.get("control")
-        if ctl and self._ctl is None:
-            fd = os.open(ctl, os.O_RDWR)
-            try:
-                self._ctl_map = mmap.mmap(fd, 4096)
-            finally:
-                os.close(fd)
-            # One aligned 8-byte store per write (a memoryview of
-            # native "Q" packs with memcpy of the word), never torn.
-            self._ctl = memoryview(self._ctl_map).cast("Q")
-            self._ctl[0] = self._done
-            r = self._call({"op": "mapped", "file": ctl})
-            if "error" in r:
-                raise _error(r["error"])
 
     def usable(self):
         return self._proc is not None and os.getpid() == self._pid and self._proc.poll() is None
@@ -410,16 +379,6 @@ class _Session:
 
     def next(self, copy):
         """Returns the next batch as a dict, or None at the end."""
-        if self._proc is None:
-            # Closed, or a forked child's copy: never the parent's page.
-            self._check()
-        if self._holding:
-            # The trainer asks for the next batch: it is done with the
-            # one before, whose slot the server may now fill again.
-            self._holding = False
-            self._done += 1
-            if self._ctl is not None:
-                self._ctl[0] = self._done
         if self.pipelined:
             raw, reply = self._next_reply()
         else:
@@ -430,7 +389,6 @@ class _Session:
             # A new array object of each view (not the cached one), so
             # that a caller who changes an array's shape or flags does not
             # change the next batch's.
-            self._holding = True
             if copy:
                 return {k: v.copy() for k, v in views}
             return {k: v.view() for k, v in views}
@@ -481,7 +439,6 @@ class _Session:
             if len(self._views) >= 64:
                 self._views.clear()
             self._views[raw] = tuple(out.items())
-        self._holding = True
         if copy:
             return {k: _copied(v) for k, v in out.items()}
         return out
@@ -508,7 +465,6 @@ class _Session:
         _sessions.discard(self)
         self._maps = {}
         self._views = {}
-        self._release_ctl()
         if p is None:
             return
         for f in (p.stdin, p.stdout):
@@ -540,8 +496,6 @@ class _Session:
         # process's copies, so that the server sees its input end when
         # the parent goes, and never talk to it.
         p, self._proc = self._proc, None
-        # The page is the parent's server's: never written from here.
-        self._release_ctl()
         if p is not None:
             # Through the file objects, which own the descriptors: closed
             # once, never a number reused meanwhile.
@@ -552,14 +506,6 @@ class _Session:
                     pass
             # Popen's finalizer must not wait for a process not ours.
             p.returncode = 0
-
-    def _release_ctl(self):
-        v, self._ctl = self._ctl, None
-        if v is not None:
-            v.release()
-        m, self._ctl_map = self._ctl_map, None
-        if m is not None:
-            m.close()
 
     def __del__(self):
         if getattr(self, "_proc", None) is not None and os.getpid() == self._pid:
@@ -698,16 +644,11 @@ class Dataset:
         # A state counts the batches the server has sent: one sent ahead
         # would count too, so resumable iterations ask for one at a time.
         # Keeping a batch while the next is read takes a third slot;
-        # asking for eight at a time, with eight kept, seventeen: each
-        # request (and each wake-up of either process) serves eight
-        # batches. Only the slots in use are written (the server takes
-        # the one freed last, and hears through the control page that a
-        # batch is done with as soon as the trainer asks for the next),
-        # so a steady stream keeps about as many busy as it would with
-        # four at a time.
+        # asking for four at a time, with four kept, nine: each request
+        # (and each wake-up of either process) serves four batches.
         slots = request.get("slots", 3)
         if not resumable and "slots" not in request:
-            slots = 17
+            slots = 9
             request = dict(request, slots=slots)
         pipelined = 0 if resumable or slots < 3 else min((slots - 1) // 2, 8)
         try:
@@ -839,7 +780,7 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     makes the shuffles repeatable; shard=(index, count) reads every
     count-th file from the index-th; drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches may be on
-    their way to the trainer beside the one it reads (16, or 2 when
+    their way to the trainer beside the one it reads (8, or 2 when
     deterministic), each in a slot of shared memory of its own; the
     client asks for prefetch/2 batches at a time (at most 8), which the
     server's readers decode ahead.
