@@ -119,3 +119,129 @@ func TestClosedStdout(t *testing.T) {
 		t.Errorf("shared-memory files left behind: %v", files)
 	}
 }
+
+// TestTrainerDiesHoldingSlots checks that a client that dies holding
+// batches in slots lent to the readers (not freed by a later request),
+// with a request outstanding, ends the server with every shared-memory
+// file gone.
+func TestTrainerDiesHoldingSlots(t *testing.T) {
+	dir, shm := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "train.tfrecord")
+	f, err := os.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tfrecord.NewWriter(f, tfrecord.None)
+	for i := range 64 {
+		rec := example.New().Int64("label", int64(i)).Floats("image", make([]float32, 32)).Marshal()
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	recv := func() pyserve.Reply {
+		t.Helper()
+		msg, err := pyserve.ReadMessage(stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r pyserve.Reply
+		if err := json.Unmarshal(msg, &r); err != nil {
+			t.Fatalf("reply %s: %v", msg, err)
+		}
+		if r.Error != nil {
+			t.Fatalf("%+v", r.Error)
+		}
+		return r
+	}
+	send := func(req any) {
+		t.Helper()
+		if err := pyserve.WriteMessage(stdin, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var maps [][]byte
+	mapFile := func(path string, size int) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		m, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, m)
+	}
+	defer func() {
+		for _, m := range maps {
+			syscall.Munmap(m)
+		}
+	}()
+	// Float32 images of 128 bytes a record: decoded into lent slots.
+	send(map[string]any{"op": "open", "kind": "examples", "files": []string{data}, "batch_size": 4, "epochs": 100, "slots": 9,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{32}}}})
+	recv()
+	// Eight batches asked for and held.
+	send(map[string]any{"op": "next", "count": 4})
+	send(map[string]any{"op": "next", "keep": 4, "count": 4})
+	var files []string
+	for range 8 {
+		if b := recv().Batch; b == nil {
+			t.Fatal("no batch")
+		} else if b.File != "" {
+			mapFile(b.File, b.FileSize)
+			files = append(files, b.File)
+		}
+	}
+	for _, f := range files {
+		send(map[string]string{"op": "mapped", "file": f})
+		recv()
+	}
+	// The client dies: the kernel closes its pipes, with a request for
+	// more outstanding.
+	send(map[string]any{"op": "next", "keep": 7})
+	stdin.Close()
+	stdout.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server is still running 30 s after its client died")
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			t.Fatalf("the server died of %v", ws.Signal())
+		}
+		t.Fatalf("the server exited with %v", err)
+	} else if err != nil && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, os.ErrClosed) {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(shm, "*")); len(files) > 0 {
+		t.Errorf("shared-memory files left behind: %v", files)
+	}
+}

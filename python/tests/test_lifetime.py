@@ -1,0 +1,92 @@
+"""The lifetime rule while batches are asked for ahead: the batch handed
+out last is the trainer's until it asks for the next, in slots lent to the
+server's readers and in the ring's; a trainer killed holding batches leaves
+nothing behind."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import sluice
+import tfrecords
+from conftest import alive, shm_files
+from test_process import wait_gone
+from test_read import SPEC, make_examples
+
+# 136 bytes a record, 68 a feature: decoded straight into slots lent to
+# the server's readers (SPEC's batches are copied into the ring's).
+BIG = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([32], "float32")}
+
+
+def make_big(dir, files=2, per_file=64):
+    label = 0
+    for i in range(files):
+        recs = []
+        for _ in range(per_file):
+            recs.append(tfrecords.example({"label": ("int64", [label]),
+                                           "image": ("float", [label + j for j in range(32)])}))
+            label += 1
+        tfrecords.write(os.path.join(dir, f"big-{i}.tfrecord"), recs)
+    return os.path.join(dir, "big-*.tfrecord"), label
+
+
+@pytest.mark.parametrize("kind", ["lent", "ring"])
+def test_batch_intact_until_next(tmp_path, kind):
+    """The batch handed out last is not given back to the server before
+    the trainer asks for the next one, while the server fills the slots of
+    those before (its requests run while the trainer holds the batch), in
+    this pass and the next, on the same server."""
+    if kind == "lent":
+        pat, n = make_big(tmp_path)
+        ds = sluice.examples(pat, BIG, batch_size=4, readers=2)
+    else:
+        pat, truth = make_examples(tmp_path)
+        n = len(truth)
+        ds = sluice.examples(pat, SPEC, batch_size=4, readers=2)
+    servers = set()
+    for _ in range(2):
+        it = iter(ds)
+        servers.add(it.server_pid)
+        seen = []
+        for b in it:
+            kept = {k: v.copy() for k, v in b.items() if isinstance(v, np.ndarray) and v.dtype != object}
+            # Time for the server to answer a request sent ahead.
+            for _ in range(3):
+                os.sched_yield()
+                sum(range(2000))
+            for k, v in kept.items():
+                np.testing.assert_array_equal(b[k], v, err_msg=f"{k} changed while the batch was held")
+            if kind == "lent":
+                np.testing.assert_array_equal(b["image"], b["label"][:, None] + np.arange(32, dtype=np.float32))
+            seen += b["label"].tolist()
+        assert sorted(seen) == list(range(n))
+    assert len(servers) == 1
+
+
+TRAINER = textwrap.dedent("""
+    import sys, time
+    import sluice
+    spec = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([32], "float32")}
+    it = iter(sluice.examples(sys.argv[1], spec, batch_size=4, epochs=None))
+    held = [next(it) for _ in range(3)]
+    print(it.server_pid, flush=True)
+    time.sleep(60)
+""")
+
+
+def test_sigkill_of_a_trainer_holding_batches(tmp_path):
+    """Killed holding batches (and more sent ahead), the trainer leaves no
+    server and no shared-memory file."""
+    pat, _ = make_big(tmp_path)
+    p = subprocess.Popen([sys.executable, "-c", TRAINER, pat], stdout=subprocess.PIPE, text=True)
+    try:
+        server = int(p.stdout.readline())
+        assert alive(server)
+    finally:
+        p.kill()
+        p.wait()
+    assert wait_gone(server), f"sluice-serve {server} or its files outlived the trainer by 5 s: {shm_files(server)}"
