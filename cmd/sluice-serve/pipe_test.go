@@ -33,40 +33,10 @@ func TestMain(m *testing.M) {
 // the server with its shared-memory files removed, rather than a death by
 // SIGPIPE that leaves them behind.
 func TestClosedStdout(t *testing.T) {
-	dir, shm := t.TempDir(), t.TempDir()
-	data := filepath.Join(dir, "train.tfrecord")
-	f, err := os.Create(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := tfrecord.NewWriter(f, tfrecord.None)
-	for i := range 64 {
-		rec := example.New().Int64("label", int64(i)).Floats("image", []float32{float32(i), 1}).Marshal()
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	shm := t.TempDir()
+	data := writeExamples(t, 64, 2)
 
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, stdin, stdout := startServer(t, shm)
 	call := func(req any) pyserve.Reply {
 		t.Helper()
 		if err := pyserve.WriteMessage(stdin, req); err != nil {
@@ -99,25 +69,7 @@ func TestClosedStdout(t *testing.T) {
 	if err := pyserve.WriteMessage(stdin, map[string]string{"op": "next"}); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server is still running 30 s after its stdout closed")
-	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			t.Fatalf("the server died of %v", ws.Signal())
-		}
-		t.Fatalf("the server exited with %v", err)
-	} else if err != nil && !errors.Is(err, io.ErrClosedPipe) {
-		t.Fatal(err)
-	}
-	if files, _ := filepath.Glob(filepath.Join(shm, "*")); len(files) > 0 {
-		t.Errorf("shared-memory files left behind: %v", files)
-	}
+	exitsClean(t, cmd, shm, "its stdout closed")
 }
 
 // TestTrainerDiesHoldingSlots checks that a client that dies holding
@@ -125,40 +77,10 @@ func TestClosedStdout(t *testing.T) {
 // with a request outstanding, ends the server with every shared-memory
 // file gone.
 func TestTrainerDiesHoldingSlots(t *testing.T) {
-	dir, shm := t.TempDir(), t.TempDir()
-	data := filepath.Join(dir, "train.tfrecord")
-	f, err := os.Create(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := tfrecord.NewWriter(f, tfrecord.None)
-	for i := range 64 {
-		rec := example.New().Int64("label", int64(i)).Floats("image", make([]float32, 32)).Marshal()
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	shm := t.TempDir()
+	data := writeExamples(t, 64, 32)
 
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, stdin, stdout := startServer(t, shm)
 	recv := func() pyserve.Reply {
 		t.Helper()
 		msg, err := pyserve.ReadMessage(stdout)
@@ -225,12 +147,69 @@ func TestTrainerDiesHoldingSlots(t *testing.T) {
 	send(map[string]any{"op": "next", "keep": 7})
 	stdin.Close()
 	stdout.Close()
+	exitsClean(t, cmd, shm, "its client died")
+}
+
+// writeExamples writes n Examples, an int64 label and a float image of
+// width values each, to a TFRecord file and returns its name.
+func writeExamples(t *testing.T, n, width int) string {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "train.tfrecord")
+	f, err := os.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := tfrecord.NewWriter(f, tfrecord.None)
+	image := make([]float32, width)
+	for i := range n {
+		image[0] = float32(i)
+		if err := w.Write(example.New().Int64("label", int64(i)).Floats("image", image).Marshal()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// startServer runs the server as a process of its own (the test binary
+// running main), its shared-memory files in shm, and kills it at the end
+// of the test if it is still running.
+func startServer(t *testing.T, shm string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, stdin, stdout
+}
+
+// exitsClean checks that the server exits by itself within 30 s after
+// what happened (why), not by a signal, and leaves no file in shm.
+func exitsClean(t *testing.T, cmd *exec.Cmd, shm, why string) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
-		t.Fatal("the server is still running 30 s after its client died")
+		t.Fatalf("the server is still running 30 s after %s", why)
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
