@@ -42,18 +42,7 @@ func TestClosedStdout(t *testing.T) {
 		if err := pyserve.WriteMessage(stdin, req); err != nil {
 			t.Fatal(err)
 		}
-		msg, err := pyserve.ReadMessage(stdout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r pyserve.Reply
-		if err := json.Unmarshal(msg, &r); err != nil {
-			t.Fatalf("reply %s: %v", msg, err)
-		}
-		if r.Error != nil {
-			t.Fatalf("%v: %+v", req, r.Error)
-		}
-		return r
+		return readReply(t, stdout)
 	}
 	call(map[string]any{"op": "open", "kind": "examples", "files": []string{data}, "batch_size": 4, "epochs": 100,
 		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
@@ -83,18 +72,7 @@ func TestTrainerDiesHoldingSlots(t *testing.T) {
 	cmd, stdin, stdout := startServer(t, shm)
 	recv := func() pyserve.Reply {
 		t.Helper()
-		msg, err := pyserve.ReadMessage(stdout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r pyserve.Reply
-		if err := json.Unmarshal(msg, &r); err != nil {
-			t.Fatalf("reply %s: %v", msg, err)
-		}
-		if r.Error != nil {
-			t.Fatalf("%+v", r.Error)
-		}
-		return r
+		return readReply(t, stdout)
 	}
 	send := func(req any) {
 		t.Helper()
@@ -223,4 +201,22 @@ func exitsClean(t *testing.T, cmd *exec.Cmd, shm, why string) {
 	if files, _ := filepath.Glob(filepath.Join(shm, "*")); len(files) > 0 {
 		t.Errorf("shared-memory files left behind: %v", files)
 	}
+}
+
+// readReply reads the server's next reply, failing the test on an error
+// reply.
+func readReply(t *testing.T, stdout io.Reader) pyserve.Reply {
+	t.Helper()
+	msg, err := pyserve.ReadMessage(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r pyserve.Reply
+	if err := json.Unmarshal(msg, &r); err != nil {
+		t.Fatalf("reply %s: %v", msg, err)
+	}
+	if r.Error != nil {
+		t.Fatalf("error reply: %+v", r.Error)
+	}
+	return r
 }
