@@ -111,7 +111,7 @@ type attempt struct {
 	dst    Element // batch dequeue: where to assemble (DequeueManyInto)
 
 	finished bool
-	assemble bool // a batch on core.ready: unlock assembles it and wakes a
+	assemble bool // a batch on core.ready: unlock assembles it, then wakes its call
 	result   Element
 	err      error
 	nextIdle *attempt // on core.returned

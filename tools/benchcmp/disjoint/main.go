@@ -9,6 +9,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -96,11 +97,11 @@ func median(v []float64) float64 {
 // and every one whose ranges of ns/op do not overlap, slowest first.
 func report(w io.Writer, old, cur runs) {
 	type row struct {
-		name             string
-		ratio            float64
-		oldLo, oldHi     float64
-		newLo, newHi     float64
-		oldAlloc, newAll float64
+		name                 string
+		ratio                float64
+		oldLo, oldHi         float64
+		newLo, newHi         float64
+		oldAllocs, newAllocs float64
 	}
 	var common []row
 	for name, c := range cur {
@@ -113,18 +114,18 @@ func report(w io.Writer, old, cur runs) {
 			ratio: median(c["ns/op"]) / median(o["ns/op"]),
 			oldLo: slices.Min(o["ns/op"]), oldHi: slices.Max(o["ns/op"]),
 			newLo: slices.Min(c["ns/op"]), newHi: slices.Max(c["ns/op"]),
-			oldAlloc: math.NaN(), newAll: math.NaN(),
+			oldAllocs: math.NaN(), newAllocs: math.NaN(),
 		}
 		if a := o["allocs/op"]; len(a) > 0 {
-			r.oldAlloc = median(a)
+			r.oldAllocs = median(a)
 		}
 		if a := c["allocs/op"]; len(a) > 0 {
-			r.newAll = median(a)
+			r.newAllocs = median(a)
 		}
 		common = append(common, r)
 	}
 	slices.SortFunc(common, func(a, b row) int {
-		if c := -cmpFloat(a.ratio, b.ratio); c != 0 {
+		if c := cmp.Compare(b.ratio, a.ratio); c != 0 {
 			return c
 		}
 		return strings.Compare(a.name, b.name)
@@ -158,18 +159,8 @@ func report(w io.Writer, old, cur runs) {
 		for _, r := range common {
 			if apart.keep(r) {
 				fmt.Fprintf(w, "  %.2f× %s  old %.4g–%.4g  new %.4g–%.4g  allocs %g → %g\n",
-					r.ratio, r.name, r.oldLo, r.oldHi, r.newLo, r.newHi, r.oldAlloc, r.newAll)
+					r.ratio, r.name, r.oldLo, r.oldHi, r.newLo, r.newHi, r.oldAllocs, r.newAllocs)
 			}
 		}
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
