@@ -6,14 +6,15 @@
 // It lives exactly as long as its client: it exits when its stdin ends
 // (the client closed it, or died, even by SIGKILL), when its stdout does
 // (a reply finds no reader), and when its parent
-// changes (the parent died and it was re-parented), and it removes its
-// shared-memory files on the way out. It ignores SIGINT, which a
+// changes (the parent died and it was re-parented), and it removes any
+// named shared-memory files on the way out (on Linux its shared memory is
+// anonymous files, which go with it). It ignores SIGINT, which a
 // terminal's Ctrl-C sends to the trainer's whole process group: the
 // trainer handles it and closes the server.
 //
 // SLUICE_SERVE_CPUPROFILE=FILE writes the server's CPU profile to FILE
 // when it exits, for measuring it under a real trainer (go tool pprof).
-// SLUICE_SHM_DIR overrides where its shared-memory files go.
+// SLUICE_SHM_DIR makes its shared memory named files in that directory.
 package main
 
 import (

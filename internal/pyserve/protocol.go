@@ -17,17 +17,21 @@
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
 //	        (the server frees every batch sent before the last keep)
-//	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks PATH
+//	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks
+//	        PATH if it is a named file
 //	close   {"op":"close"} → {"ok":true}; the server exits
 //
-// A batch's arrays are written into one of a few slot files (in /dev/shm
-// where there is one); the reply names the slot, and the file when it is
-// new to the client, and where each feature's bytes are. A slot is written
-// again only after the client asked for the next batch, so the arrays of a
-// batch are valid until then. The client maps a new file and says so with
-// "mapped", and the server unlinks it at once: from then on the memory
-// lives as long as the two mappings, and nothing is left behind when
-// either process dies.
+// A batch's arrays are written into one of a few slot files; the reply
+// names the slot, and the file when it is new to the client, and where
+// each feature's bytes are. A slot is written again only after the client
+// asked for the next batch, so the arrays of a batch are valid until then.
+// On Linux a slot file is an anonymous file of memory (memfd_create),
+// which the client opens by the server's descriptor, /proc/PID/fd/N: it is
+// in no directory, and its memory goes with the two processes' descriptors
+// and mappings, however they end. Elsewhere, or with SLUICE_SHM_DIR set, it
+// is a named file (in /dev/shm where there is one); the client maps it and
+// says so with "mapped", and the server unlinks it at once, so that nothing
+// is left behind when either process dies after that.
 package pyserve
 
 import (

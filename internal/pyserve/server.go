@@ -19,7 +19,7 @@ import (
 
 // Serve answers the requests read from r with replies written to w until
 // the client closes the server, r ends (the client died) or ctx is done,
-// and removes its shared-memory files before it returns. It returns nil
+// and removes its named shared-memory files before it returns. It returns nil
 // after a "close" or the end of r.
 //
 // r is read by a goroutine of its own, which lives until r returns an
@@ -168,8 +168,9 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 			readers = runtime.GOMAXPROCS(0)
 		}
 		s.start(ctx, src, readers)
-		// The slot files are named sluice-PID-*: a client whose server
-		// was killed can remove those it had not mapped yet.
+		// Named slot files are sluice-PID-*: a client whose server was
+		// killed can remove those it had not mapped yet. (Anonymous ones,
+		// dir "", go with the server.)
 		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
 	case "next":
 		// Count replies, whatever happens: the client reads as many.

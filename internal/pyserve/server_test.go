@@ -34,9 +34,17 @@ type client struct {
 	keep  int    // the nexts' keep
 }
 
+// startServer starts a session whose slots are named files in a
+// directory of the test's.
 func startServer(t testing.TB) *client {
 	t.Helper()
-	shm := t.TempDir()
+	return startServerIn(t, t.TempDir())
+}
+
+// startServerIn starts a session whose slots are named files in shm, or
+// anonymous files if shm is "".
+func startServerIn(t testing.TB, shm string) *client {
+	t.Helper()
 	t.Setenv("SLUICE_SHM_DIR", shm)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -61,6 +69,9 @@ func startServer(t testing.TB) *client {
 }
 
 func (c *client) files() []string {
+	if c.shm == "" {
+		return nil
+	}
 	m, _ := filepath.Glob(filepath.Join(c.shm, "sluice-*"))
 	return m
 }
@@ -115,7 +126,13 @@ func (c *client) next() (map[string]array, *Reply) {
 		if r := c.call(map[string]string{"op": "mapped", "file": b.File}); !r.OK {
 			c.t.Fatalf("mapped: %+v", r)
 		}
-		if _, err := os.Stat(b.File); !os.IsNotExist(err) {
+		if c.shm == "" {
+			// Anonymous: opened by the server's descriptor, which it
+			// keeps as long as the slot has the file.
+			if link, err := os.Readlink(b.File); err != nil || !strings.HasPrefix(link, "/memfd:sluice-") {
+				c.t.Errorf("slot file %s is %q (%v), want a memfd of the server's", b.File, link, err)
+			}
+		} else if _, err := os.Stat(b.File); !os.IsNotExist(err) {
 			c.t.Errorf("slot file %s is still there after mapped (%v)", b.File, err)
 		}
 	}
@@ -843,6 +860,94 @@ func TestServeLendsSlots(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServeAnonymousSlots reads data sets through slots that are
+// anonymous files (where the system has memfd_create): lent and copied
+// batches over two passes, whose memory is the server's descriptors and
+// the client's mappings only, and goes with them: when the session ends,
+// no descriptor of a slot is left.
+func TestServeAnonymousSlots(t *testing.T) {
+	if !haveMemFiles() {
+		t.Skip("no memfd_create or /proc here: slots are named files")
+	}
+	before := memFDs(t)
+	pat := writeExamples(t, t.TempDir(), 2, 30)
+	c := startServerIn(t, "")
+	c.keep = 1
+	specs := map[string]map[string]any{
+		"lent": {"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{4}}},
+		"copied": {"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"tokens": map[string]any{"kind": "varlen", "dtype": "int64"}},
+	}
+	t.Cleanup(func(m int) func() { return func() { minLentBytes = m } }(minLentBytes))
+	minLentBytes = 12 // the image and label take 12 bytes a record: lent
+	files := map[string]bool{}
+	for _, name := range []string{"lent", "copied"} {
+		open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 7, "readers": 2, "spec": specs[name]}
+		for pass := range 2 {
+			if r := c.call(open); r.Error != nil {
+				t.Fatal(r.Error)
+			}
+			var labels []int64
+			for {
+				b, r := c.next()
+				if b == nil {
+					if !r.End {
+						t.Fatalf("%s, pass %d: %+v", name, pass, r)
+					}
+					break
+				}
+				if lent := r.Batch.Slot >= DefaultSlots; lent != (name == "lent") {
+					t.Fatalf("%s: batch in slot %d (lent %v)", name, r.Batch.Slot, lent)
+				}
+				if f := r.Batch.File; f != "" {
+					if !strings.HasPrefix(f, fmt.Sprintf("/proc/%d/fd/", os.Getpid())) {
+						t.Errorf("%s: slot file %s, want a descriptor of the server's", name, f)
+					}
+					files[f] = true
+				}
+				labels = append(labels, int64s(b["label"].raw, r.Batch.Rows)...)
+			}
+			slices.Sort(labels)
+			for i, l := range labels {
+				if l != int64(i) || len(labels) != 60 {
+					t.Fatalf("%s, pass %d: labels %v, want 0 to 59 once each", name, pass, labels)
+				}
+			}
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no slot file was named")
+	}
+	if n := memFDs(t); n <= before {
+		t.Errorf("%d memfds while serving, %d before", n, before)
+	}
+	c.in.Close()
+	if err := <-c.done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	c.done <- nil
+	if n := memFDs(t); n != before {
+		t.Errorf("%d memfds after the session, %d before", n, before)
+	}
+}
+
+// memFDs counts this process's descriptors of sluice's anonymous files.
+func memFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if link, _ := os.Readlink("/proc/self/fd/" + fd.Name()); strings.HasPrefix(link, "/memfd:sluice-") {
+			n++
+		}
+	}
+	return n
 }
 
 // A next with a count gets that many replies; a client that asks for two

@@ -10,8 +10,15 @@ import (
 
 // A ring is the server's slot files. Each slot is a file of its own, so
 // that a slot grows (a new, larger file) without moving the others.
+//
+// A slot file is an anonymous file of memory where the system has them
+// (memFile): the client opens it by its descriptor under /proc, and it is
+// never in a directory, so that not even a server and a trainer killed
+// together leave it behind. Elsewhere, or when SLUICE_SHM_DIR asks for a
+// directory, it is a named file there, which the server unlinks as soon as
+// the client has mapped it.
 type ring struct {
-	dir    string
+	dir    string // the named files' directory; "" for anonymous files
 	prefix string
 
 	mu    sync.Mutex
@@ -22,25 +29,36 @@ type ring struct {
 type slot struct {
 	f    *os.File
 	mem  []byte
-	path string // "" once unlinked
+	path string // the name the client opens it by; "" once unlinked
+	// anon is set for an anonymous file, whose descriptor stays open as
+	// long as the slot has it: its name (the descriptor's number) must
+	// not name another file while a reply that names it may be unread.
+	anon bool
 	// news is set when reserve made a file that no batch sent to the
 	// client has named yet: a slot a reading goroutine decodes into gets
 	// its file there, and the batch names it when it is sent.
 	news bool
 }
 
-// shmDir is where slot files go: SLUICE_SHM_DIR if set, /dev/shm where it
-// is a writable directory (memory, never written back to a disk), else the
+// shmDir is where named slot files go: SLUICE_SHM_DIR if set, "" (none:
+// anonymous files) where the system has them, /dev/shm where it is a
+// writable directory (memory, never written back to a disk), else the
 // temporary directory.
 func shmDir() string {
 	if d := os.Getenv("SLUICE_SHM_DIR"); d != "" {
 		return d
+	}
+	if haveMemFiles() {
+		return ""
 	}
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && syscall.Access("/dev/shm", 2 /* W_OK */) == nil {
 		return "/dev/shm"
 	}
 	return os.TempDir()
 }
+
+// haveMemFiles reports, found once, whether memFile works here.
+var haveMemFiles = sync.OnceValue(memFiles)
 
 func newRing(n int) *ring {
 	return &ring{dir: shmDir(), prefix: fmt.Sprintf("sluice-%d-", os.Getpid()), slots: make([]slot, n)}
@@ -61,17 +79,14 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 	// features) do not make a new file each time, rounded to 64 KiB.
 	size = (max(size+size/4, 1<<16) + 1<<16 - 1) &^ (1<<16 - 1)
 	r.gen++
-	// A random part as well: a server killed before the client mapped a
-	// file leaves it, and a later server may have the same pid.
-	f, err := os.CreateTemp(r.dir, fmt.Sprintf("%s%d-%d-*", r.prefix, k, r.gen))
+	f, path, err := r.create(k)
 	if err != nil {
 		return nil, "", err
 	}
-	path := f.Name()
-	s.f, s.path = f, path
+	s.f, s.path, s.anon = f, path, r.dir == ""
 	if err := allocate(f, size); err != nil {
 		r.dropLocked(s)
-		return nil, "", fmt.Errorf("shared memory of %d bytes in %s: %w", size, r.dir, err)
+		return nil, "", fmt.Errorf("shared memory of %d bytes for %s: %w", size, path, err)
 	}
 	mem, err = syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
@@ -81,6 +96,20 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 	s.mem = mem
 	s.news = true
 	return mem, path, nil
+}
+
+// create makes the file of slot k, anonymous or named as the ring's are.
+func (r *ring) create(k int) (f *os.File, path string, err error) {
+	name := fmt.Sprintf("%s%d-%d", r.prefix, k, r.gen)
+	if r.dir == "" {
+		return memFile(name)
+	}
+	// A random part as well: a server killed before the client mapped a
+	// file leaves it, and a later server may have the same pid.
+	if f, err = os.CreateTemp(r.dir, name+"-*"); err != nil {
+		return nil, "", err
+	}
+	return f, f.Name(), nil
 }
 
 // announce returns slot k's file and size if no batch has named it yet,
@@ -114,22 +143,25 @@ func (r *ring) locate(from int, p unsafe.Pointer) (k, off int, ok bool) {
 	return 0, 0, false
 }
 
-// unlink removes the named slot file, which the client has mapped. It
-// reports whether the name was one of the ring's.
+// unlink removes the named slot file, which the client has mapped; an
+// anonymous file is in no directory, and stays as it is. It reports
+// whether the name was one of the ring's.
 func (r *ring) unlink(path string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.slots {
 		if s := &r.slots[i]; s.path == path && path != "" {
-			os.Remove(path)
-			s.path = ""
+			if !s.anon {
+				os.Remove(path)
+				s.path = ""
+			}
 			return true
 		}
 	}
 	return false
 }
 
-// close unmaps and removes every slot file.
+// close unmaps, closes and removes every slot file.
 func (r *ring) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -145,7 +177,7 @@ func (r *ring) dropLocked(s *slot) {
 	if s.f != nil {
 		s.f.Close()
 	}
-	if s.path != "" {
+	if s.path != "" && !s.anon {
 		os.Remove(s.path)
 	}
 	*s = slot{}

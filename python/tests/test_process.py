@@ -86,6 +86,33 @@ def test_sigkill_of_the_trainer_while_its_pipe_is_held(tmp_path):
         os.kill(p.holder, signal.SIGKILL)
 
 
+def memfds(pid):
+    """The slot files among pid's descriptors: anonymous files of memory."""
+    links = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            links.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            pass
+    return [link for link in links if link.startswith("/memfd:sluice-")]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="slots are anonymous files on Linux only")
+def test_sigkill_of_trainer_and_server_together(tmp_path):
+    """A trainer and its server killed at once (their process group, as an
+    out-of-memory kill or a job scheduler's may be) leave no memory behind:
+    the slots are anonymous files, in no directory, which go with the two
+    processes' descriptors and mappings."""
+    pat, _ = make_examples(tmp_path)
+    p, server = start_trainer(pat, start_new_session=True)
+    time.sleep(0.3)  # in the middle of reading
+    assert memfds(server), "the server's slots are not anonymous files"
+    assert not shm_files(server)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    assert wait_gone(server), f"sluice-serve {server} or its files outlived the kill by 5 s: {shm_files(server)}"
+
+
 def test_server_ignores_sigint(tmp_path):
     """SIGINT goes to the trainer's whole process group on Ctrl-C; the
     server leaves it to the trainer."""

@@ -399,7 +399,7 @@ class _Session:
         b = reply["batch"]
         slot = b["slot"]
         if b.get("file"):
-            fd = os.open(b["file"], os.O_RDWR)
+            fd = self._open_slot(b["file"])
             try:
                 # Arrays of the old map, if any, keep it alive until they go.
                 self._maps[slot] = mmap.mmap(fd, b["file_size"])
@@ -442,6 +442,24 @@ class _Session:
         if copy:
             return {k: _copied(v) for k, v in out.items()}
         return out
+    def _open_slot(self, path):
+        # A slot is an anonymous file of the server's, opened by its
+        # descriptor under /proc, or a named file in the shared-memory
+        # directory.
+        try:
+            return os.open(path, os.O_RDWR)
+        except OSError as e:
+            try:
+                # A server killed is gone from /proc before it can be
+                # reaped: given a moment, it says so.
+                self._proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+            else:
+                raise self._died() from None
+            raise SluiceError(f"cannot open the batch memory {path}: {e} (SLUICE_SHM_DIR=/dev/shm makes it a "
+                              "named file there)") from None
+
     @staticmethod
     def _sparse(mem, a, shape, copy):
         nnz = a.get("nnz", 0)
