@@ -245,8 +245,9 @@ func TestCopyFloatsByteOrder(t *testing.T) {
 }
 
 // TestReuseOutputs: with ReuseOutputs, a second batch of the same size is
-// written into the first batch's FixedLen tensors, with correct values,
-// and a batch of another size gets new tensors.
+// written into the first batch's FixedLen tensors and Parsed, with correct
+// values, a batch of another size gets new tensors, and a steady stream of
+// batches allocates nothing.
 func TestReuseOutputs(t *testing.T) {
 	p, _ := NewParser(Spec{"x": FixedLen(tensor.Int64).WithDefault(tensor.Scalar(int64(-1)))})
 	p.ReuseOutputs()
@@ -264,6 +265,9 @@ func TestReuseOutputs(t *testing.T) {
 	if &xa.Int64s()[0] != &xb.Int64s()[0] {
 		t.Error("same-size batch did not reuse the output")
 	}
+	if a != b {
+		t.Error("same-size batch did not reuse the Parsed")
+	}
 	if !tensor.Equal(xb, tensor.New([]int64{-1, 4})) {
 		t.Errorf("x = %v, want [-1 4]", xb)
 	}
@@ -271,6 +275,8 @@ func TestReuseOutputs(t *testing.T) {
 	if xc, _ := c.Dense("x"); !tensor.Equal(xc, tensor.New([]int64{5})) || !tensor.Equal(xb, tensor.New([]int64{-1, 4})) {
 		t.Errorf("batch of another size: %v; earlier batch now %v", xc, xb)
 	}
-	allocs := testing.AllocsPerRun(50, func() { p.Parse([][]byte{rec(1)}, nil) })
-	t.Logf("allocs with reuse: %v", allocs)
+	recs := [][]byte{rec(1)}
+	if allocs := testing.AllocsPerRun(50, func() { p.Parse(recs, nil) }); allocs != 0 {
+		t.Errorf("%v allocations a batch with reuse, want 0", allocs)
+	}
 }

@@ -16,6 +16,7 @@ type Parser struct {
 	refs  []featureRef
 	scan  func(rec []byte, p *plan, refs []featureRef) *wireError
 	reuse []tensor.Tensor // FixedLen outputs kept for reuse, by feature; nil unless ReuseOutputs
+	out   *Parsed         // the last Parse's, written over by the next with ReuseOutputs
 	// components counts Parsed.Components' tensors, once ParseSingleInto
 	// has needed it.
 	components int
@@ -23,8 +24,9 @@ type Parser struct {
 
 // ReuseOutputs makes p write the dense FixedLen outputs of each Parse into
 // the tensors it returned from the previous call when the batch size is
-// the same, instead of allocating new ones. The caller must be done with a
-// batch's FixedLen tensors before the next Parse. It is for loops that copy
+// the same, instead of allocating new ones, and return the same *Parsed,
+// written over. The caller must be done with a batch's Parsed and its
+// FixedLen tensors before the next Parse. It is for loops that copy
 // each batch elsewhere (into a model's input buffers, say); it saves the
 // allocation and zeroing of the largest outputs.
 func (p *Parser) ReuseOutputs() *Parser {
@@ -66,7 +68,13 @@ func (p *Parser) Parse(serialized [][]byte, keys []string) (*Parsed, error) {
 			return nil, werr.toParseError(recordName(keys, i), i, "Example")
 		}
 	}
-	return p.plan.build(p.refs, len(serialized), keys, p.reuse)
+	if p.reuse == nil {
+		return p.plan.build(p.refs, len(serialized), keys, nil, nil)
+	}
+	if p.out == nil {
+		p.out = p.plan.newParsed()
+	}
+	return p.plan.build(p.refs, len(serialized), keys, p.reuse, p.out)
 }
 
 // ParseSingle parses one serialized Example (tf.io.parse_single_example):
@@ -214,12 +222,10 @@ func ParseSingle(serialized []byte, spec Spec, key string) (*Parsed, error) {
 // output tensors.
 // reuse, if not nil, holds FixedLen outputs to overwrite (see
 // ReuseOutputs) and receives the new ones.
-func (pl *plan) build(refs []featureRef, n int, keys []string, reuse []tensor.Tensor) (*Parsed, error) {
-	out := &Parsed{
-		names:  make([]string, len(pl.feats)),
-		kinds:  make([]Kind, len(pl.feats)),
-		dense:  make([]tensor.Tensor, len(pl.feats)),
-		sparse: make([]tensor.Sparse, len(pl.feats)),
+// out, if not nil, is a Parsed of pl's (newParsed) to write over.
+func (pl *plan) build(refs []featureRef, n int, keys []string, reuse []tensor.Tensor, out *Parsed) (*Parsed, error) {
+	if out == nil {
+		out = pl.newParsed()
 	}
 	for fi := range pl.feats {
 		c := &pl.feats[fi]
@@ -238,6 +244,16 @@ func (pl *plan) build(refs []featureRef, n int, keys []string, reuse []tensor.Te
 		}
 	}
 	return out, nil
+}
+
+// newParsed returns an empty Parsed for pl's features.
+func (pl *plan) newParsed() *Parsed {
+	return &Parsed{
+		names:  make([]string, len(pl.feats)),
+		kinds:  make([]Kind, len(pl.feats)),
+		dense:  make([]tensor.Tensor, len(pl.feats)),
+		sparse: make([]tensor.Sparse, len(pl.feats)),
+	}
 }
 
 // buildFeature builds feature fi's output for n records: a dense tensor

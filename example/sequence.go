@@ -213,7 +213,7 @@ func (p *SequenceParser) Parse(serialized [][]byte, keys []string) (context, fea
 		}
 		copy(ctxRefs[i*nc:], recs[i].ctx)
 	}
-	context, err = p.ctx.build(ctxRefs, len(serialized), keys, nil)
+	context, err = p.ctx.build(ctxRefs, len(serialized), keys, nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package pyserve
 
 import (
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -31,6 +32,34 @@ type slotAlloc struct {
 	ring  *ring
 	free  *slotStack
 	first int
+	// made holds, by lent slot (from first on), the tensors last lent
+	// in it: a slot lent again for a batch of the same types and shapes
+	// in the same memory lends them again, so that a batch costs no
+	// allocation. An entry is only touched by the reader the slot is lent
+	// to.
+	made []lentTensors
+}
+
+// lentTensors are the tensors lent in a slot's memory mem.
+type lentTensors struct {
+	mem    unsafe.Pointer
+	size   int
+	dtypes []tensor.DType
+	shapes []tensor.Shape
+	ts     []tensor.Tensor
+}
+
+// same reports whether l lends tensors of dtypes and shapes in mem.
+func (l *lentTensors) same(mem []byte, dtypes []tensor.DType, shapes []tensor.Shape) bool {
+	if l.mem != unsafe.Pointer(unsafe.SliceData(mem)) || l.size != len(mem) || !slices.Equal(l.dtypes, dtypes) || len(l.shapes) != len(shapes) {
+		return false
+	}
+	for i := range shapes {
+		if !slices.Equal(l.shapes[i], shapes[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // A slotStack holds the free lent slots, the last freed taken first: a
@@ -85,16 +114,19 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	if total < minLentBytes*len(dtypes)*shapes[0][0] {
 		return nil
 	}
+	for _, dt := range dtypes {
+		if dt != tensor.Float32 && dt != tensor.Int64 {
+			return nil
+		}
+	}
 	k, ok := a.free.take()
 	if !ok {
 		return nil
 	}
 	// The arrays as fill places them: aligned, none at offset 0.
-	offs := make([]int, len(dtypes))
 	size := 64
 	for i, dt := range dtypes {
-		offs[i] = (size + 63) &^ 63
-		size = offs[i] + shapes[i].NumElements()*dt.Size()
+		size = (size+63)&^63 + shapes[i].NumElements()*dt.Size()
 	}
 	mem, _, err := a.ring.reserve(k, size)
 	if err != nil {
@@ -103,20 +135,31 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 		a.free.put(k)
 		return nil
 	}
+	if a.made == nil {
+		a.made = make([]lentTensors, len(a.ring.slots)-a.first)
+	}
+	made := &a.made[k-a.first]
+	if made.same(mem, dtypes, shapes) {
+		return made.ts
+	}
 	ts := make([]tensor.Tensor, len(dtypes))
+	off := 64
 	for i, dt := range dtypes {
-		p := unsafe.Pointer(&mem[offs[i]])
+		off = (off + 63) &^ 63
+		p := unsafe.Pointer(&mem[off])
 		n := shapes[i].NumElements()
-		switch dt {
-		case tensor.Float32:
+		off += n * dt.Size()
+		if dt == tensor.Float32 {
 			ts[i] = tensor.New(unsafe.Slice((*float32)(p), n), shapes[i]...)
-		case tensor.Int64:
+		} else {
 			ts[i] = tensor.New(unsafe.Slice((*int64)(p), n), shapes[i]...)
-		default:
-			a.free.put(k)
-			return nil
 		}
 	}
+	shapesCopy := make([]tensor.Shape, len(shapes))
+	for i, sh := range shapes {
+		shapesCopy[i] = slices.Clone(sh)
+	}
+	*made = lentTensors{mem: unsafe.Pointer(unsafe.SliceData(mem)), size: len(mem), dtypes: slices.Clone(dtypes), shapes: shapesCopy, ts: ts}
 	return ts
 }
 
@@ -132,7 +175,7 @@ func (a *slotAlloc) Put(ts []tensor.Tensor) {
 // lent describes batch b if it was decoded into a lent slot: every
 // feature dense and in the same slot.
 func (s *server) lent(b *sluice.Batch) (*BatchInfo, bool) {
-	info := &BatchInfo{Slot: -1, Rows: b.Len(), Arrays: make([]ArrayInfo, len(s.src.features))}
+	var info *BatchInfo
 	for i, f := range s.src.features {
 		if f.Kind != "dense" {
 			return nil, false
@@ -143,14 +186,19 @@ func (s *server) lent(b *sluice.Batch) (*BatchInfo, bool) {
 			return nil, false
 		}
 		k, off, ok := s.ring.locate(s.src.slots, p)
-		if !ok || info.Slot >= 0 && k != info.Slot {
+		if !ok || info != nil && k != info.Slot {
 			return nil, false
 		}
-		info.Slot = k
-		info.Arrays[i] = ArrayInfo{Name: f.Name, DType: f.DType, Shape: append([]int(nil), t.Shape()...),
-			Offset: off, NBytes: len(rawBytes(t))}
+		if info == nil {
+			// The slot is this batch's: the descriptor of the one it
+			// held before is no longer needed.
+			info = s.infoFor(k, b.Len())
+		}
+		a := &info.Arrays[i]
+		a.Name, a.DType, a.Offset, a.NBytes = f.Name, f.DType, off, len(rawBytes(t))
+		a.Shape = append(a.Shape, t.Shape()...)
 	}
-	if info.Slot < 0 {
+	if info == nil {
 		return nil, false
 	}
 	info.File, info.FileSize = s.ring.announce(info.Slot)

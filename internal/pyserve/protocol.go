@@ -53,7 +53,10 @@ var ErrProtocol = errors.New("pyserve: protocol error")
 
 // ReadMessage reads one length-prefixed message from r. At the start of a
 // message, the end of r is io.EOF; within one, io.ErrUnexpectedEOF.
-func ReadMessage(r io.Reader) ([]byte, error) {
+func ReadMessage(r io.Reader) ([]byte, error) { return readMessage(r, nil) }
+
+// readMessage is ReadMessage reading into buf when the message fits.
+func readMessage(r io.Reader, buf []byte) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
@@ -62,7 +65,11 @@ func ReadMessage(r io.Reader) ([]byte, error) {
 	if n > MaxMessage {
 		return nil, fmt.Errorf("%w: a message of %d bytes (at most %d)", ErrProtocol, n, MaxMessage)
 	}
-	msg := make([]byte, n)
+	msg := buf[:0]
+	if cap(msg) < int(n) {
+		msg = make([]byte, n)
+	}
+	msg = msg[:n]
 	if _, err := io.ReadFull(r, msg); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
@@ -214,7 +221,7 @@ type FieldSpec struct {
 // fields are errors, so that a misspelt option fails instead of being
 // ignored.
 func DecodeRequest(msg []byte) (*Request, error) {
-	if req, ok := decodeNext(msg); ok {
+	if req := new(Request); decodeNext(msg, req) {
 		return req, nil
 	}
 	var raw struct {
@@ -251,24 +258,25 @@ func DecodeRequest(msg []byte) (*Request, error) {
 // decodeNext decodes the request of every batch as the Python client
 // spells it, {"op":"next"} with ,"keep":K and ,"count":C in that order,
 // without encoding/json; ok is false for anything else, which takes the
-// general path.
-func decodeNext(msg []byte) (req *Request, ok bool) {
+// general path. It decodes into req, which it may change even when it
+// reports false.
+func decodeNext(msg []byte, req *Request) (ok bool) {
 	rest, ok := bytes.CutPrefix(msg, []byte(`{"op":"next"`))
 	if !ok {
-		return nil, false
+		return false
 	}
-	req = &Request{Op: "next"}
+	*req = Request{Op: "next"}
 	if rest, ok = bytes.CutPrefix(rest, []byte(`,"keep":`)); ok {
 		if req.Keep, rest, ok = cutInt(rest); !ok {
-			return nil, false
+			return false
 		}
 	}
 	if rest, ok = bytes.CutPrefix(rest, []byte(`,"count":`)); ok {
 		if req.Count, rest, ok = cutInt(rest); !ok {
-			return nil, false
+			return false
 		}
 	}
-	return req, string(rest) == "}"
+	return string(rest) == "}"
 }
 
 // cutInt cuts a small decimal number (at most 4 digits, no sign or

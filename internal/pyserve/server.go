@@ -33,8 +33,12 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	// per batch.
 	r = bufio.NewReaderSize(r, 4096)
 	go func() {
-		for {
-			m, err := ReadMessage(r)
+		// Two buffers in turn: a message is handed over only when Serve
+		// has decoded the one before, so the one read into next is free.
+		var bufs [2][]byte
+		for i := 0; ; i ^= 1 {
+			m, err := readMessage(r, bufs[i])
+			bufs[i] = m
 			if err != nil {
 				readErr <- err
 				return
@@ -75,7 +79,12 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
-		req, err := DecodeRequest(msg)
+		// The next of every batch decoded into a Request of Serve's.
+		req := &s.req
+		var err error
+		if !decodeNext(msg, req) {
+			req, err = DecodeRequest(msg)
+		}
 		if err != nil {
 			if werr := s.reply(Reply{Error: errorInfo(err)}); werr != nil {
 				return werr
@@ -94,6 +103,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 // instead of starting a process.
 type server struct {
 	w    io.Writer
+	req  Request // the request being answered, when it is a next
 	src  *source
 	ring *ring
 	free chan int // slots the client is done with
@@ -107,9 +117,15 @@ type server struct {
 	// its encoding: a slot's batches of one shape have the same
 	// descriptor, encoded once.
 	encoded map[int]encodedBatch
-	last    *Reply // the end or the error, repeated to later nexts
-	stop    func() // ends the iteration
-	end     func() // closes the iterator: after its last batch, or on stop
+	// infos holds, by slot, the descriptor of the batch in it, written
+	// over for the slot's next batch (whose slot the client has freed),
+	// and fills the arrays of a batch being copied: a batch costs the
+	// server's collector nothing.
+	infos []BatchInfo
+	fills []fillArray
+	last  *Reply // the end or the error, repeated to later nexts
+	stop  func() // ends the iteration
+	end   func() // closes the iterator: after its last batch, or on stop
 
 	// queueEpochs remembers, for each shared filename queue (URL and
 	// name), the epoch the last pass over it reached: the next pass
@@ -214,7 +230,9 @@ type encodedBatch struct {
 	msg  []byte
 }
 
-// appendReply appends reply r to buf as appendMessage does.
+// appendReply appends reply r to buf as appendMessage does. A batch's
+// descriptor is kept (a copy: the slot's is written over) to compare the
+// next batch of its slot with.
 func (s *server) appendReply(buf []byte, r Reply) ([]byte, error) {
 	b := r.Batch
 	if b == nil || b.File != "" {
@@ -230,8 +248,38 @@ func (s *server) appendReply(buf []byte, r Reply) ([]byte, error) {
 	if s.encoded == nil {
 		s.encoded = map[int]encodedBatch{}
 	}
-	s.encoded[b.Slot] = encodedBatch{b, msg}
+	s.encoded[b.Slot] = encodedBatch{b.clone(), msg}
 	return append(buf, msg...), nil
+}
+
+// clone returns a copy of b that shares nothing with it.
+func (b *BatchInfo) clone() *BatchInfo {
+	c := *b
+	c.Arrays = slices.Clone(b.Arrays)
+	for i := range c.Arrays {
+		c.Arrays[i].Shape = slices.Clone(c.Arrays[i].Shape)
+	}
+	return &c
+}
+
+// infoFor returns slot k's descriptor, emptied for a batch of rows, its
+// arrays' shapes ready to be appended to.
+func (s *server) infoFor(k, rows int) *BatchInfo {
+	if len(s.infos) != len(s.ring.slots) {
+		s.infos = make([]BatchInfo, len(s.ring.slots))
+	}
+	info := &s.infos[k]
+	n := len(s.src.features)
+	arrays := info.Arrays
+	if cap(arrays) < n {
+		arrays = make([]ArrayInfo, n)
+	}
+	arrays = arrays[:n]
+	for i := range arrays {
+		arrays[i] = ArrayInfo{Shape: arrays[i].Shape[:0]}
+	}
+	*info = BatchInfo{Slot: k, Rows: rows, Arrays: arrays}
+	return info
 }
 
 // sameBatch reports whether a and b describe the same arrays in the same
@@ -271,14 +319,17 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 		// The client asks for the next batches: it is done with those
 		// before the last Keep it was sent, whose slots can take
 		// others.
-		for len(s.held) > req.Keep {
-			h := s.held[0]
+		done := 0
+		for ; len(s.held)-done > req.Keep; done++ {
+			h := s.held[done]
 			s.free <- h.token
 			if h.batch.Slot != h.token {
 				s.dfree.put(h.batch.Slot)
 			}
-			s.held = s.held[1:]
 		}
+		// Moved down, not resliced: the list's array serves every
+		// batch rather than growing anew as it creeps along.
+		s.held = append(s.held[:0], s.held[done:]...)
 	}
 	res := s.produce()
 	if res.err != nil && ctx.Err() != nil {
@@ -311,6 +362,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 			s.ring.close()
 		}
 		s.ring = newRing(src.slots + lent)
+		s.infos = nil
 	}
 	s.free = make(chan int, src.slots)
 	for k := range src.slots {
@@ -380,9 +432,15 @@ func (s *server) produce() result {
 	return result{batch: info, token: k}
 }
 
+// A fillArray is a feature of a batch being copied into a slot.
+type fillArray struct {
+	dense  tensor.Tensor
+	sparse tensor.Sparse
+}
+
 // fill copies batch b into slot k.
 func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
-	info := &BatchInfo{Slot: k, Rows: b.Len(), Arrays: make([]ArrayInfo, len(s.src.features))}
+	info := s.infoFor(k, b.Len())
 	// The arrays' places first, to size the slot, then their bytes.
 	// No array at offset 0, which the descriptor's optional offsets
 	// (omitted when zero) could not tell from none.
@@ -392,11 +450,15 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		size = off + n
 		return off
 	}
-	type array struct {
-		dense  tensor.Tensor
-		sparse tensor.Sparse
+	arrays := s.fills[:0]
+	if cap(arrays) < len(s.src.features) {
+		arrays = make([]fillArray, len(s.src.features))
 	}
-	arrays := make([]array, len(s.src.features))
+	arrays = arrays[:len(s.src.features)]
+	// The batch's tensors are its decoder's, which the iterator reuses:
+	// not kept here past the copy.
+	defer clear(arrays)
+	s.fills = arrays
 	for i, f := range s.src.features {
 		a := &info.Arrays[i]
 		a.Name, a.DType = f.Name, f.DType
@@ -409,7 +471,7 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 				}
 			}
 			arrays[i].dense = t
-			a.Shape = append([]int{b.Len()}, r.shape...)
+			a.Shape = append(append(a.Shape, b.Len()), r.shape...)
 			a.NBytes = b.Len() * r.bytes
 			a.Offset = put(a.NBytes)
 			continue
@@ -417,9 +479,8 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		if f.Kind == "sparse" {
 			sp := b.Sparse(f.Name)
 			arrays[i].sparse = sp
-			a.Shape = make([]int, len(sp.DenseShape))
-			for j, d := range sp.DenseShape {
-				a.Shape[j] = int(d)
+			for _, d := range sp.DenseShape {
+				a.Shape = append(a.Shape, int(d))
 			}
 			a.NNZ = sp.NNZ()
 			a.IndicesOffset = put(8 * a.NNZ * len(a.Shape))
@@ -438,12 +499,12 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		if f.Kind == "varlen" {
 			sp := b.Sparse(f.Name)
 			arrays[i].sparse = sp
-			a.Shape = []int{b.Len(), sp.DenseShape[1]}
+			a.Shape = append(a.Shape, b.Len(), int(sp.DenseShape[1]))
 			a.LengthsOffset = put(8 * b.Len())
 		} else {
 			t := b.Dense(f.Name)
 			arrays[i].dense = t
-			a.Shape = append([]int(nil), t.Shape()...)
+			a.Shape = append(a.Shape, t.Shape()...)
 			if f.Kind == "list" {
 				a.LengthsOffset = put(8 * b.Len())
 			}

@@ -57,6 +57,9 @@ func startServerIn(t testing.TB, shm string) *client {
 	}()
 	t.Cleanup(func() {
 		c.in.Close()
+		// Replies nobody will read (a test that failed in the middle of
+		// a request) must not keep Serve from ending.
+		c.out.Close()
 		<-c.done
 		for _, m := range c.slots {
 			syscall.Munmap(m)
@@ -101,6 +104,27 @@ type array struct {
 	indices []int64 // a sparse feature's
 }
 
+// mapSlot maps the new file of batch b's slot and says so.
+func (c *client) mapSlot(b *BatchInfo) {
+	c.t.Helper()
+	f, err := os.Open(b.File)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, b.FileSize, syscall.PROT_READ, syscall.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if old := c.slots[b.Slot]; old != nil {
+		syscall.Munmap(old)
+	}
+	c.slots[b.Slot] = m
+	if r := c.call(map[string]string{"op": "mapped", "file": b.File}); !r.OK {
+		c.t.Fatalf("mapped: %+v", r)
+	}
+}
+
 // next asks for a batch and copies its arrays out; nil at the end.
 func (c *client) next() (map[string]array, *Reply) {
 	c.t.Helper()
@@ -110,22 +134,7 @@ func (c *client) next() (map[string]array, *Reply) {
 	}
 	b := r.Batch
 	if b.File != "" {
-		f, err := os.Open(b.File)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		m, err := syscall.Mmap(int(f.Fd()), 0, b.FileSize, syscall.PROT_READ, syscall.MAP_SHARED)
-		f.Close()
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		if old := c.slots[b.Slot]; old != nil {
-			syscall.Munmap(old)
-		}
-		c.slots[b.Slot] = m
-		if r := c.call(map[string]string{"op": "mapped", "file": b.File}); !r.OK {
-			c.t.Fatalf("mapped: %+v", r)
-		}
+		c.mapSlot(b)
 		if c.shm == "" {
 			// Anonymous: opened by the server's descriptor, which it
 			// keeps as long as the slot has the file.

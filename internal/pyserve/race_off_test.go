@@ -1,0 +1,5 @@
+//go:build !race
+
+package pyserve
+
+const raceEnabled = false
