@@ -36,8 +36,13 @@ type slotAlloc struct {
 	// in it: a slot lent again for a batch of the same types and shapes
 	// in the same memory lends them again, so that a batch costs no
 	// allocation. An entry is only touched by the reader the slot is lent
-	// to.
+	// to; the list is made with the slotAlloc (newSlotAlloc), before any
+	// reader.
 	made []lentTensors
+}
+
+func newSlotAlloc(r *ring, free *slotStack, first int) *slotAlloc {
+	return &slotAlloc{ring: r, free: free, first: first, made: make([]lentTensors, len(r.slots)-first)}
 }
 
 // lentTensors are the tensors lent in a slot's memory mem.
@@ -134,9 +139,6 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 		// batch into the ring, and report it.
 		a.free.put(k)
 		return nil
-	}
-	if a.made == nil {
-		a.made = make([]lentTensors, len(a.ring.slots)-a.first)
 	}
 	made := &a.made[k-a.first]
 	if made.same(mem, dtypes, shapes) {

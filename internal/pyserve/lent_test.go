@@ -3,6 +3,7 @@ package pyserve
 import (
 	"testing"
 
+	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -29,7 +30,7 @@ func TestSlotAllocLends(t *testing.T) {
 			defer r.close()
 			free := &slotStack{}
 			free.put(1)
-			a := &slotAlloc{ring: r, free: free, first: 1}
+			a := newSlotAlloc(r, free, 1)
 			ts := a.Alloc(tt.dtypes, tt.shapes)
 			if got := ts != nil; got != tt.lend {
 				t.Fatalf("Alloc lent a slot: %v, want %v", got, tt.lend)
@@ -48,6 +49,16 @@ func TestSlotAllocLends(t *testing.T) {
 			a.Put(ts)
 			if a.free.len() != 1 {
 				t.Errorf("Put did not free the slot")
+			}
+			// Lent again for a batch of the same types and shapes: the
+			// same tensors, made once.
+			again := a.Alloc(tt.dtypes, tt.shapes)
+			if len(again) != len(ts) || batchhook.Pointer(again[0]) != batchhook.Pointer(ts[0]) {
+				t.Errorf("lent again: %v, want the tensors lent before", again)
+			}
+			a.Put(again)
+			if allocs := testing.AllocsPerRun(20, func() { a.Put(a.Alloc(tt.dtypes, tt.shapes)) }); allocs != 0 {
+				t.Errorf("%v allocations to lend the slot again, want 0", allocs)
 			}
 		})
 	}

@@ -373,7 +373,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 		// The first lent slot on top.
 		s.dfree.put(src.slots + lent - 1 - k)
 	}
-	alloc := &slotAlloc{ring: s.ring, free: s.dfree, first: src.slots}
+	alloc := newSlotAlloc(s.ring, s.dfree, src.slots)
 	s.held = s.held[:0]
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
