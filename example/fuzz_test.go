@@ -74,6 +74,12 @@ func FuzzParseSingle(f *testing.F) {
 	f.Add([]byte{})
 	fast, _ := NewParser(fuzzSpec())
 	ref, _ := newReferenceParser(fuzzSpec())
+	// A reusing parser writes each batch over the last one's outputs and
+	// Parsed: whatever came before, a batch must read as a fresh
+	// parser's.
+	reusing, _ := NewParser(fuzzSpec())
+	reusing.ReuseOutputs()
+	seed := New().Float("f", 9, 8).Int64("i", 7, 6).Strings("s", "z").Float("d", 5, 4).Int64("q", 3).Marshal()
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		a, errA := fast.ParseSingle(rec, "k")
 		b, errB := ref.ParseSingle(rec, "k")
@@ -81,9 +87,18 @@ func FuzzParseSingle(f *testing.F) {
 		if errA == nil && errB == nil {
 			sameParsed(t, "single", a, b)
 			// Batching two copies must give the same values twice.
-			if _, err := fast.Parse([][]byte{rec, rec}, nil); err != nil {
+			want, err := fast.Parse([][]byte{rec, rec}, nil)
+			if err != nil {
 				t.Fatalf("batch of a good record failed: %v", err)
 			}
+			if _, err := reusing.Parse([][]byte{seed, seed}, nil); err != nil {
+				t.Fatal(err)
+			}
+			got, err := reusing.Parse([][]byte{rec, rec}, nil)
+			if err != nil {
+				t.Fatalf("reusing parser: %v", err)
+			}
+			sameParsed(t, "reused", got, want)
 		}
 	})
 }
