@@ -45,13 +45,18 @@ func newSlotAlloc(r *ring, free *slotStack, first int) *slotAlloc {
 	return &slotAlloc{ring: r, free: free, first: first, made: make([]lentTensors, len(r.slots)-first)}
 }
 
-// lentTensors are the tensors lent in a slot's memory mem.
+// lentTensors are the tensors lent in a slot's memory mem, in two lists
+// lent in turn: the root package's pool knows a batch in flight by its
+// list's first element, and a slot's next batch can be decoded before the
+// iterator has let go of the one before (the client freed the slot with
+// keep 0), which must not go by the same list.
 type lentTensors struct {
 	mem    unsafe.Pointer
 	size   int
 	dtypes []tensor.DType
 	shapes []tensor.Shape
-	ts     []tensor.Tensor
+	ts     [2][]tensor.Tensor
+	turn   int
 }
 
 // same reports whether l lends tensors of dtypes and shapes in mem.
@@ -142,7 +147,8 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	}
 	made := &a.made[k-a.first]
 	if made.same(mem, dtypes, shapes) {
-		return made.ts
+		made.turn ^= 1
+		return made.ts[made.turn]
 	}
 	ts := make([]tensor.Tensor, len(dtypes))
 	off := 64
@@ -161,7 +167,8 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	for i, sh := range shapes {
 		shapesCopy[i] = slices.Clone(sh)
 	}
-	*made = lentTensors{mem: unsafe.Pointer(unsafe.SliceData(mem)), size: len(mem), dtypes: slices.Clone(dtypes), shapes: shapesCopy, ts: ts}
+	*made = lentTensors{mem: unsafe.Pointer(unsafe.SliceData(mem)), size: len(mem), dtypes: slices.Clone(dtypes), shapes: shapesCopy,
+		ts: [2][]tensor.Tensor{ts, slices.Clone(ts)}}
 	return ts
 }
 

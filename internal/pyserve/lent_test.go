@@ -51,12 +51,22 @@ func TestSlotAllocLends(t *testing.T) {
 				t.Errorf("Put did not free the slot")
 			}
 			// Lent again for a batch of the same types and shapes: the
-			// same tensors, made once.
+			// same tensors, made once, in another list (the root
+			// package's pool knows a batch by its list), and the third
+			// time in the first list again.
 			again := a.Alloc(tt.dtypes, tt.shapes)
 			if len(again) != len(ts) || batchhook.Pointer(again[0]) != batchhook.Pointer(ts[0]) {
 				t.Errorf("lent again: %v, want the tensors lent before", again)
 			}
+			if &again[0] == &ts[0] {
+				t.Error("lent again in the same list")
+			}
 			a.Put(again)
+			if third := a.Alloc(tt.dtypes, tt.shapes); &third[0] != &ts[0] {
+				t.Error("the third time: not the first list")
+			} else {
+				a.Put(third)
+			}
 			if allocs := testing.AllocsPerRun(20, func() { a.Put(a.Alloc(tt.dtypes, tt.shapes)) }); allocs != 0 {
 				t.Errorf("%v allocations to lend the slot again, want 0", allocs)
 			}
