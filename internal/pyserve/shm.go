@@ -30,10 +30,6 @@ type slot struct {
 	f    *os.File
 	mem  []byte
 	path string // the name the client opens it by; "" once unlinked
-	// anon is set for an anonymous file, whose descriptor stays open as
-	// long as the slot has it: its name (the descriptor's number) must
-	// not name another file while a reply that names it may be unread.
-	anon bool
 	// news is set when reserve made a file that no batch sent to the
 	// client has named yet: a slot a reading goroutine decodes into gets
 	// its file there, and the batch names it when it is sent.
@@ -83,7 +79,7 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	s.f, s.path, s.anon = f, path, r.dir == ""
+	s.f, s.path = f, path
 	if err := allocate(f, size); err != nil {
 		r.dropLocked(s)
 		return nil, "", fmt.Errorf("shared memory of %d bytes for %s: %w", size, path, err)
@@ -143,15 +139,17 @@ func (r *ring) locate(from int, p unsafe.Pointer) (k, off int, ok bool) {
 	return 0, 0, false
 }
 
-// unlink removes the named slot file, which the client has mapped; an
-// anonymous file is in no directory, and stays as it is. It reports
-// whether the name was one of the ring's.
+// unlink removes the named slot file, which the client has mapped. An
+// anonymous file is in no directory, and its descriptor stays open as
+// long as the slot has the file: its name (the descriptor's number) must
+// not name another file while a reply that names it may be unread. It
+// reports whether the name was one of the ring's.
 func (r *ring) unlink(path string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.slots {
 		if s := &r.slots[i]; s.path == path && path != "" {
-			if !s.anon {
+			if r.dir != "" {
 				os.Remove(path)
 				s.path = ""
 			}
@@ -177,7 +175,7 @@ func (r *ring) dropLocked(s *slot) {
 	if s.f != nil {
 		s.f.Close()
 	}
-	if s.path != "" && !s.anon {
+	if s.path != "" && r.dir != "" {
 		os.Remove(s.path)
 	}
 	*s = slot{}
