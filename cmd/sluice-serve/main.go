@@ -55,7 +55,9 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	go watchParent(cancel)
-	err := pyserve.Serve(ctx, os.Stdin, os.Stdout)
+	in, restore := requests()
+	err := pyserve.Serve(ctx, in, os.Stdout)
+	restore()
 	if err != nil && ctx.Err() == nil && !errors.Is(err, syscall.EPIPE) {
 		fmt.Fprintln(os.Stderr, "sluice-serve:", err)
 		exit(1)
