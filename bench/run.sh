@@ -91,6 +91,10 @@ for round in $(seq "$runs"); do
 		case "$w" in framing-*) ;; *)
 			"$py" bench/py/sluicepy.py --workload "$w" --data "$data" >>"$results/sluice-py.jsonl" 2>>"$results/sluice-py.log"
 			"$py" bench/py/sluicepy.py --workload "$w" --copy --data "$data" >>"$results/sluice-py-copy.jsonl" 2>>"$results/sluice-py.log"
+			# The hand-off when the trainer has a core of its own: the
+			# server on one P, against Go on one.
+			sluice "$w" api-reuse 1 sluice-reuse
+			"$py" bench/py/sluicepy.py --workload "$w" --server-procs 1 --data "$data" >>"$results/sluice-py.jsonl" 2>>"$results/sluice-py.log"
 			;;
 		esac
 		"$py" bench/py/tfqueue.py --workload "$w" --data "$data" >>"$results/tf-queue.jsonl" 2>>"$results/tf-queue.log"

@@ -11,6 +11,11 @@ not parse into it (any feature other than FixedLen float32 / int64). CPU time co
 process, with the trainer.
 
     python bench/py/sluicepy.py --workload mnist --data build/bench-data --runs 5
+
+With --server-procs 1 the server runs on one P (GOMAXPROCS=1) with one
+reader (the seed pipeline keeps its two), as sluicebench's api-reuse mode
+at one core: the trainer then has a core of its own, as a GPU trainer's
+main thread does, and the row is "sluice-py (1 P)".
 """
 import os
 
@@ -25,7 +30,9 @@ SMALL = {**{n: sluice.FixedLen([], "float32") for n in common.SMALL_FLOATS},
 
 
 def dataset(a):
-    readers = os.cpu_count() if a.readers is None else a.readers
+    readers = a.readers
+    if readers is None:
+        readers = a.server_procs or os.cpu_count()
     copy = a.copy
     if a.kind == "mnist":
         return sluice.examples(a.files, MNIST, common.BATCH, readers=readers, copy=copy), "label"
@@ -51,7 +58,12 @@ def main():
     def extra(p):
         p.add_argument("--copy", action="store_true", help="copy=True: arrays of their own")
         p.add_argument("--readers", type=int, default=None)
+        p.add_argument("--server-procs", type=int, default=None,
+                       help="the server's GOMAXPROCS, and the readers' default")
     a = common.args("sluice from Python", extra)
+    if a.server_procs:
+        # The server inherits the trainer's environment.
+        os.environ["GOMAXPROCS"] = str(a.server_procs)
     ds, check_name = dataset(a)
     epochs = 2 if a.kind == "seed" else 1
     nbytes = sum(os.path.getsize(f) for f in a.files) * epochs
@@ -71,6 +83,8 @@ def main():
         return run
 
     name = "sluice-py-copy" if a.copy else "sluice-py"
+    if a.server_procs:
+        name += f" ({a.server_procs} P)"
     version = f"sluice {sluice.__version__}, numpy {np.__version__}"
     for run in range(1, a.runs + 1):
         common.emit(name, a.workload, run, common.measure(a, prepare), version)

@@ -70,6 +70,9 @@ var goals = []goal{
 	pythonOverGo("mnist"),
 	pythonOverGo("seed"),
 	pythonOverGo("small10"),
+	pythonOverGoOneCore("mnist"),
+	pythonOverGoOneCore("seed"),
+	pythonOverGoOneCore("small10"),
 	pythonOverTF("mnist"),
 	pythonOverTF("seed"),
 	pythonOverTF("small10"),
@@ -94,6 +97,19 @@ func pythonOverGo(workload string) goal {
 		issue: "20", what: workload + ": sluice from Python (views) over sluice from Go (batches reused)",
 		target: 0.9, unit: "×",
 		value: ratioOf("sluice-py", "sluice-reuse", workload),
+		why:   "[ARCHITECTURE.md, Python](ARCHITECTURE.md#python-a-go-process-beside-the-trainer)",
+	}
+}
+
+// pythonOverGoOneCore is the same goal with the Go side on one core in
+// both (GOMAXPROCS=1) and the trainer on the other: the hand-off's own
+// cost, where the two-core figure also counts the trainer's share of the
+// cores the pipeline uses.
+func pythonOverGoOneCore(workload string) goal {
+	return goal{
+		issue: "20", what: workload + ": the same, the Go side on 1 core in both and the trainer on the other",
+		target: 0.9, unit: "×",
+		value: ratioOf("sluice-py (1 P)", "sluice-reuse (1 core)", workload),
 		why:   "[ARCHITECTURE.md, Python](ARCHITECTURE.md#python-a-go-process-beside-the-trainer)",
 	}
 }

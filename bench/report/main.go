@@ -134,25 +134,29 @@ var mainWorkloads = []struct{ name, what string }{
 	{"seed", "(6) the seed pipeline: MNIST-like files, num_epochs 2, shuffled, 2 readers, shuffle_batch 128 (min_after_dequeue 10000)"},
 }
 
-var systemOrder = []string{"sluice", "sluice (1 core)", "sluice-reuse", "sluice-lib", "sluice-py", "sluice-py-copy", "tf-queue", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2", "grain-w0", "grain-w2"}
+var systemOrder = []string{"sluice", "sluice (1 core)", "sluice-reuse", "sluice-lib", "sluice-py", "sluice-py-copy",
+	"sluice-reuse (1 core)", "sluice-py (1 P)", "tf-queue", "tf-queue-batched", "tf.data", "torch-w0", "torch-w2", "grain-w0", "grain-w2"}
 
 // summaryOrder is the columns of the summary table: the headline rows.
 var summaryOrder = []string{"sluice", "sluice (1 core)", "tf-queue-batched", "tf.data", "torch-w2", "grain-w2"}
 
 var systemNames = map[string]string{
-	"sluice":           "sluice (2 cores)",
-	"sluice (1 core)":  "sluice (1 core)",
-	"sluice-reuse":     "sluice, reusing batch memory",
-	"sluice-lib":       "sluice, hand-tuned library path",
-	"sluice-py":        "sluice from Python, NumPy views",
-	"sluice-py-copy":   "sluice from Python, copy=True",
-	"tf-queue":         "TF 2.21 queues, the guide's per-record idiom",
-	"tf-queue-batched": "TF 2.21 queues, read_up_to + batched parse",
-	"tf.data":          "TF 2.21 tf.data AUTOTUNE",
-	"torch-w0":         "PyTorch DataLoader, 0 workers",
-	"torch-w2":         "PyTorch DataLoader, 2 workers",
-	"grain-w0":         "Grain over ArrayRecord, in process",
-	"grain-w2":         "Grain over ArrayRecord, 2 workers",
+	"sluice":          "sluice (2 cores)",
+	"sluice (1 core)": "sluice (1 core)",
+	"sluice-reuse":    "sluice, reusing batch memory",
+	"sluice-lib":      "sluice, hand-tuned library path",
+	"sluice-py":       "sluice from Python, NumPy views",
+	"sluice-py-copy":  "sluice from Python, copy=True",
+	// The hand-off when the trainer has a core of its own.
+	"sluice-reuse (1 core)": "sluice, reusing batch memory (1 core)",
+	"sluice-py (1 P)":       "sluice from Python, NumPy views, the server on 1 core (GOMAXPROCS=1), the trainer on the other",
+	"tf-queue":              "TF 2.21 queues, the guide's per-record idiom",
+	"tf-queue-batched":      "TF 2.21 queues, read_up_to + batched parse",
+	"tf.data":               "TF 2.21 tf.data AUTOTUNE",
+	"torch-w0":              "PyTorch DataLoader, 0 workers",
+	"torch-w2":              "PyTorch DataLoader, 2 workers",
+	"grain-w0":              "Grain over ArrayRecord, in process",
+	"grain-w2":              "Grain over ArrayRecord, 2 workers",
 }
 
 func write(w io.Writer, m meta, mach string, ss []summary) {

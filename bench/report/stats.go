@@ -21,10 +21,12 @@ type result struct {
 	Version  string  `json:"version"`
 }
 
-// system names a row: sluice at one core is its own system.
+// system names a row: sluice at one core is a system of its own, and so
+// is sluice reusing batch memory at one core, the Go side of the Python
+// hand-off with the server on one P.
 func (r result) system() string {
-	if r.System == "sluice" && r.Cores == 1 {
-		return "sluice (1 core)"
+	if (r.System == "sluice" || r.System == "sluice-reuse") && r.Cores == 1 {
+		return r.System + " (1 core)"
 	}
 	return r.System
 }
