@@ -34,12 +34,17 @@ def make_big(dir, files=2, per_file=64):
     return os.path.join(dir, "big-*.tfrecord"), label
 
 
+@pytest.mark.parametrize("procs", [None, "1"])
 @pytest.mark.parametrize("kind", ["lent", "ring"])
-def test_batch_intact_until_next(tmp_path, kind):
+def test_batch_intact_until_next(tmp_path, monkeypatch, kind, procs):
     """The batch handed out last is not given back to the server before
     the trainer asks for the next one, while the server fills the slots of
     those before (its requests run while the trainer holds the batch), in
-    this pass and the next, on the same server."""
+    this pass and the next, on the same server; also with the server on
+    one P, which reads its requests through Go's poller."""
+    if procs is not None:
+        # The server inherits the environment.
+        monkeypatch.setenv("GOMAXPROCS", procs)
     if kind == "lent":
         pat, n = make_big(tmp_path)
         ds = sluice.examples(pat, BIG, batch_size=4, readers=2)
