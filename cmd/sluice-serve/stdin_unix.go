@@ -14,13 +14,14 @@ import (
 //
 // A goroutine reading a blocking descriptor waits in the kernel, and its P
 // waits with it until the runtime's monitor takes it back for the other
-// goroutines: 20 µs at best, about 70 µs with the kernel's timer slack.
-// Requests come every few batches, so with one P (a container of one CPU)
-// the readers stood still that long each time: MNIST through the Python
-// package ran at 0.67× sluice from Go on one P. A descriptor in non-blocking mode
-// parks the goroutine instead, and the P goes on decoding. With two Ps or
-// more the other P decodes meanwhile, and the poller's extra wake-up made
-// the stream about 5 % slower here, so stdin stays blocking there.
+// goroutines: 20 µs at the soonest, the monitor's shortest sleep. Requests
+// come every few batches, so with one P (a container of one CPU) the
+// readers stood still that long each time: MNIST through the Python
+// package ran at 0.67× sluice from Go on one P. A descriptor in
+// non-blocking mode parks the goroutine instead, and the P goes on
+// decoding. With two Ps or more the other P decodes meanwhile, and the
+// poller's extra wake-up made the stream about 5 % slower here, so stdin
+// stays blocking there.
 //
 // Only a pipe is switched: the mode belongs to the open file, which a
 // terminal shares with the shell. restore puts it back, for whoever holds
