@@ -32,7 +32,7 @@ SMALL = {**{n: sluice.FixedLen([], "float32") for n in common.SMALL_FLOATS},
 def dataset(a):
     readers = a.readers
     if readers is None:
-        readers = a.server_procs or os.cpu_count()
+        readers = getattr(a, "server_procs", None) or os.cpu_count()
     copy = a.copy
     if a.kind == "mnist":
         return sluice.examples(a.files, MNIST, common.BATCH, readers=readers, copy=copy), "label"
