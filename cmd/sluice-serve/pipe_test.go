@@ -160,12 +160,27 @@ func writeExamples(t *testing.T, n, width int) string {
 // of the test if it is still running.
 func startServer(t *testing.T, shm string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm)
+	cmd := serverCommand(shm)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cmd, stdin, runServer(t, cmd)
+}
+
+// serverCommand returns the command that runs the server (the test binary
+// running main) with its shared-memory files in shm and env added to its
+// environment.
+func serverCommand(shm string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm), env...)
+	return cmd
+}
+
+// runServer starts cmd, whose stdin is set, and returns its stdout; the
+// server is killed at the end of the test if it is still running.
+func runServer(t *testing.T, cmd *exec.Cmd) io.ReadCloser {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +189,7 @@ func startServer(t *testing.T, shm string) (*exec.Cmd, io.WriteCloser, io.ReadCl
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	return cmd, stdin, stdout
+	return stdout
 }
 
 // exitsClean checks that the server exits by itself within 30 s after

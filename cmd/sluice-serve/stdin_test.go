@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"testing"
 
@@ -40,17 +39,9 @@ func TestRequestsThroughPoller(t *testing.T) {
 			}
 			defer pr.Close()
 			defer pw.Close()
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm, fmt.Sprintf("GOMAXPROCS=%d", tc.procs))
+			cmd := serverCommand(shm, fmt.Sprintf("GOMAXPROCS=%d", tc.procs))
 			cmd.Stdin = pr
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill() })
+			stdout := runServer(t, cmd)
 			call := func(req any) pyserve.Reply {
 				t.Helper()
 				if err := pyserve.WriteMessage(pw, req); err != nil {
