@@ -17,9 +17,11 @@ The process ends with the iteration, with close(), when the trainer dies
 """
 
 from ._core import (
+    Batch,
     Column,
     Dataset,
     DataError,
+    Feature,
     Field,
     FixedLen,
     FixedLenSequence,
@@ -36,9 +38,11 @@ from ._core import (
 )
 
 __all__ = [
+    "Batch",
     "Column",
     "Dataset",
     "DataError",
+    "Feature",
     "Field",
     "FixedLen",
     "FixedLenSequence",

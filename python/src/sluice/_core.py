@@ -1,5 +1,7 @@
 """The client side of sluice-serve's protocol, and the public API."""
 
+from __future__ import annotations
+
 import collections
 import glob
 import json
@@ -10,8 +12,21 @@ import struct
 import subprocess
 import sys
 import weakref
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import DTypeLike
+
+# ---------------------------------------------------------------------------
+# Types of the public API, for annotations (sluice.Feature, sluice.Batch)
+
+#: A file name or glob pattern.
+PathLike = Union[str, "os.PathLike[str]"]
+#: A file name or glob pattern, or a list of them.
+Files = Union[PathLike, Sequence[PathLike]]
+#: A feature, column or field as FixedLen, VarLen, Column, Field ... make
+#: it: a plain dict, which may be written by hand.
+Feature = Dict[str, Any]
 
 # ---------------------------------------------------------------------------
 # Errors
@@ -31,7 +46,8 @@ class DataError(SluiceError):
     or "".
     """
 
-    def __init__(self, message, file="", offset=-1, line=0, record=-1, key=""):
+    def __init__(self, message: str, file: str = "", offset: int = -1, line: int = 0, record: int = -1,
+                 key: str = "") -> None:
         super().__init__(message)
         self.file = file
         self.offset = offset
@@ -70,13 +86,13 @@ def _dtype_name(dtype):
     return np.dtype(dtype).name
 
 
-def FixedLen(shape=(), dtype="float32", default=None):
+def FixedLen(shape: Sequence[int] = (), dtype: DTypeLike = "float32", default: Any = None) -> Feature:
     """A dense feature of the given shape per record (tf.io.FixedLenFeature)."""
     return {"kind": "fixed", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
             "default": default}
 
 
-def VarLen(dtype):
+def VarLen(dtype: DTypeLike) -> Feature:
     """A feature with any number of values per record (tf.io.VarLenFeature).
 
     A batch holds it as a pair (values, lengths): values padded to the
@@ -86,7 +102,8 @@ def VarLen(dtype):
     return {"kind": "varlen", "dtype": _dtype_name(dtype)}
 
 
-def FixedLenSequence(shape=(), dtype="float32", default=None, allow_missing=True):
+def FixedLenSequence(shape: Sequence[int] = (), dtype: DTypeLike = "float32", default: Any = None,
+                     allow_missing: bool = True) -> Feature:
     """Steps of the given shape, any number per record, padded to the
     longest record of the batch with default (zeros when None)
     (tf.io.FixedLenSequenceFeature).
@@ -104,7 +121,8 @@ def FixedLenSequence(shape=(), dtype="float32", default=None, allow_missing=True
     return f
 
 
-def SparseFeature(index_keys, value_key, dtype, size, already_sorted=False):
+def SparseFeature(index_keys: Union[str, Sequence[str]], value_key: str, dtype: DTypeLike, size: Sequence[int],
+                  already_sorted: bool = False) -> Feature:
     """A sparse tensor per record (tf.io.SparseFeature): its values are the
     feature value_key, their indices the int64 features index_keys, one per
     dimension of size. A batch holds it as a sluice.SparseValue(indices,
@@ -116,17 +134,30 @@ def SparseFeature(index_keys, value_key, dtype, size, already_sorted=False):
             "value_key": str(value_key), "size": [int(d) for d in size], "already_sorted": bool(already_sorted)}
 
 
-SparseValue = collections.namedtuple("SparseValue", ["indices", "values", "dense_shape"])
-SparseValue.__doc__ = """A sparse feature of a batch, as tf.SparseTensor holds it."""
+class SparseValue(NamedTuple):
+    """A sparse feature of a batch, as tf.SparseTensor holds it."""
+
+    indices: np.ndarray  # int64 [nnz, rank]
+    values: np.ndarray  # [nnz]
+    dense_shape: np.ndarray  # int64 [rank]
 
 
-def Column(name, dtype, default=None, required=False):
+#: A batch: each feature's name and its value, an array whose first
+#: dimension is the batch, a pair of arrays (values, lengths) for a VarLen
+#: feature or a FixedLenSequence's padded steps, or a SparseValue. The
+#: values are typed Any, not their union, so that batch["image"].sum()
+#: type-checks where the spec makes "image" an array.
+Batch = Dict[str, Any]
+
+
+def Column(name: str, dtype: DTypeLike, default: Any = None, required: bool = False) -> Feature:
     """A CSV column: an empty field takes default (the type's zero when
     None), or is an error when required."""
     return {"name": name, "dtype": _dtype_name(dtype), "default": default, "required": required}
 
 
-def Field(name, offset, size, dtype, shape=None, big_endian=False):
+def Field(name: str, offset: int, size: int, dtype: DTypeLike, shape: Optional[Sequence[int]] = None,
+          big_endian: bool = False) -> Feature:
     """A part of a fixed-length record: size bytes at offset, decoded as
     dtype values of shape per record (a vector of them all when None), or
     kept as bytes when dtype is bytes."""
@@ -201,7 +232,7 @@ def _frame(body):
 # Encoded once: a request per batch.
 _NEXT = _frame(b'{"op":"next"}')
 # Pipelined requests by (keep, count), encoded once: see _Session.
-_nexts = {}
+_nexts: Dict[Tuple[int, int], bytes] = {}
 
 
 def _next_request(keep, count):
@@ -214,7 +245,7 @@ def _next_request(keep, count):
     return r
 
 # Sessions alive in this process, to disown in a forked child.
-_sessions = weakref.WeakSet()
+_sessions: weakref.WeakSet[_Session] = weakref.WeakSet()
 
 
 def _after_fork_in_child():
@@ -538,21 +569,21 @@ def _copied(v):
     return tuple(_copied(x) for x in v)
 
 
-class _Iterator:
+class _Iterator(Iterator[Batch]):
     """An iteration of a Dataset: batches in order from one server."""
 
-    def __init__(self, dataset, session, copy, resumable):
+    def __init__(self, dataset: Dataset, session: _Session, copy: bool, resumable: bool) -> None:
         self._ds = weakref.ref(dataset)
         self._copy = copy
-        self._s = session
+        self._s: Optional[_Session] = session
         self._resumable = resumable
         self._final = None  # the state at the end
         self.server_pid = session.server_pid
 
-    def __iter__(self):
+    def __iter__(self) -> _Iterator:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Batch:
         if self._s is None:
             raise StopIteration
         try:
@@ -569,7 +600,7 @@ class _Iterator:
             raise StopIteration
         return b
 
-    def state_dict(self):
+    def state_dict(self) -> Dict[str, Any]:
         """The position after the batches returned so far: a small dict
         (no records, only their places in the files) that
         Dataset.load_state_dict takes, in this process or another, to
@@ -593,15 +624,16 @@ class _Iterator:
         else:
             s.close()
 
-    def close(self):
+    def close(self) -> None:
+        """Ends the iteration and its server."""
         s, self._s = self._s, None
         if s is not None:
             s.close()
 
-    def __enter__(self):
+    def __enter__(self) -> _Iterator:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -618,15 +650,15 @@ class Dataset:
     bytes, always copies.
     """
 
-    def __init__(self, request, copy=False):
+    def __init__(self, request: Dict[str, Any], copy: bool = False) -> None:
         self._request = request
         self._copy = copy
-        self._live = weakref.WeakSet()
+        self._live: weakref.WeakSet[_Iterator] = weakref.WeakSet()
         self._idle = None  # the server of the last iteration that ended
         self._resume = None  # a state for the next iteration to start from
-        self._last = None  # the last iteration, for state_dict
+        self._last: Optional[_Iterator] = None  # the last iteration, for state_dict
 
-    def state_dict(self):
+    def state_dict(self) -> Dict[str, Any]:
         """The position of the data set's last iteration, after the batches
         it has returned (see the iterator's state_dict): torch's and
         torchdata's convention, for saving beside a model."""
@@ -637,7 +669,7 @@ class Dataset:
             raise SluiceError("state_dict before any iteration")
         return it.state_dict()
 
-    def load_state_dict(self, state):
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Makes the next iteration start where state (from state_dict) was
         taken: it delivers exactly the batches that iteration would have
         delivered next. The data set must have the options, and its files
@@ -648,7 +680,7 @@ class Dataset:
             raise InvalidArgumentError("load_state_dict needs a data set read with deterministic=True or global_shuffle=True")
         self._resume = state["sluice"]
 
-    def __iter__(self):
+    def __iter__(self) -> _Iterator:
         s, self._idle = self._idle, None
         if s is not None and not s.usable():
             s.close()
@@ -688,7 +720,7 @@ class Dataset:
     def __setstate__(self, state):
         self.__init__(state["request"], state["copy"])
 
-    def shard(self, index, count):
+    def shard(self, index: int, count: int) -> Dataset:
         """The part of the files that worker index of count reads: files
         index, index+count, ... of the sorted list. Sharding a shard shards
         its files again, so the workers of a shard together read it once."""
@@ -703,11 +735,11 @@ class Dataset:
         r["shard"] = [i + n * index, n * count]
         return Dataset(r, self._copy)
 
-    def copies(self, copy=True):
+    def copies(self, copy: bool = True) -> Dataset:
         """The same data set, its batches' arrays copies (or views)."""
         return Dataset(self._request, copy)
 
-    def close(self):
+    def close(self) -> None:
         """Ends the servers of this data set's iterations still running,
         and the one kept for its next iteration."""
         for it in list(self._live):
@@ -721,14 +753,14 @@ class Dataset:
         if s is not None and s._pid == os.getpid():
             s.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Dataset:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
-    def request(self):
+    def request(self) -> Dict[str, Any]:
         """The open request sent to the server (for debugging)."""
         return dict(self._request)
 
@@ -777,10 +809,13 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
     return r
 
 
-def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=False, readers=None,
-             seed=None, shard=None, drop_remainder=False, compression="auto", skip_corrupt=False,
-             copy=False, prefetch=None, deterministic=False, global_shuffle=False, queue_url=None,
-             queue_name=None, queue_epoch=0):
+def examples(
+        files: Files, spec: Mapping[str, Feature], batch_size: int, *,
+        epochs: Optional[int] = 1, shuffle: int = 0, shuffle_files: bool = False,
+        readers: Optional[int] = None, seed: Optional[int] = None, shard: Optional[Tuple[int, int]] = None,
+        drop_remainder: bool = False, compression: Optional[str] = "auto", skip_corrupt: bool = False,
+        copy: bool = False, prefetch: Optional[int] = None, deterministic: bool = False, global_shuffle: bool = False,
+        queue_url: Optional[str] = None, queue_name: Optional[str] = None, queue_epoch: int = 0) -> Dataset:
     """The tf.train.Example records in TFRecord files, parsed by spec.
 
     files is a name or glob pattern, or a list of them. spec maps each
@@ -832,10 +867,14 @@ def examples(files, spec, batch_size, *, epochs=1, shuffle=0, shuffle_files=Fals
     return Dataset(r, copy)
 
 
-def sequence_examples(files, context, sequence, batch_size, *, epochs=1, shuffle=0, shuffle_files=False,
-                      readers=None, seed=None, shard=None, drop_remainder=False, compression="auto",
-                      skip_corrupt=False, copy=False, prefetch=None, deterministic=False, global_shuffle=False,
-                      queue_url=None, queue_name=None, queue_epoch=0):
+def sequence_examples(
+        files: Files, context: Optional[Mapping[str, Feature]], sequence: Optional[Mapping[str, Feature]],
+        batch_size: int, *,
+        epochs: Optional[int] = 1, shuffle: int = 0, shuffle_files: bool = False,
+        readers: Optional[int] = None, seed: Optional[int] = None, shard: Optional[Tuple[int, int]] = None,
+        drop_remainder: bool = False, compression: Optional[str] = "auto", skip_corrupt: bool = False,
+        copy: bool = False, prefetch: Optional[int] = None, deterministic: bool = False, global_shuffle: bool = False,
+        queue_url: Optional[str] = None, queue_name: Optional[str] = None, queue_epoch: int = 0) -> Dataset:
     """The tf.train.SequenceExample records in TFRecord files, parsed as
     tf.io.parse_sequence_example parses them.
 
@@ -871,9 +910,14 @@ def sequence_examples(files, context, sequence, batch_size, *, epochs=1, shuffle
     return Dataset(r, copy)
 
 
-def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuffle=0,
-        shuffle_files=False, readers=None, seed=None, shard=None, drop_remainder=False, copy=False,
-        prefetch=None, deterministic=False, queue_url=None, queue_name=None, queue_epoch=0):
+def csv(
+        files: Files, columns: Sequence[Union[Feature, Tuple[Any, ...]]], batch_size: int, *,
+        header_lines: int = 0, delim: str = ",",
+        epochs: Optional[int] = 1, shuffle: int = 0, shuffle_files: bool = False,
+        readers: Optional[int] = None, seed: Optional[int] = None, shard: Optional[Tuple[int, int]] = None,
+        drop_remainder: bool = False, copy: bool = False, prefetch: Optional[int] = None,
+        deterministic: bool = False,
+        queue_url: Optional[str] = None, queue_name: Optional[str] = None, queue_epoch: int = 0) -> Dataset:
     """The lines of text files as comma-separated values.
 
     columns is a list of sluice.Column(name, dtype, default, required) or
@@ -903,10 +947,14 @@ def csv(files, columns, batch_size, *, header_lines=0, delim=",", epochs=1, shuf
     return Dataset(r, copy)
 
 
-def fixed_length(files, record_bytes, fields, batch_size, *, header_bytes=0, footer_bytes=0,
-                 compression=None, epochs=1, shuffle=0, shuffle_files=False, readers=None, seed=None,
-                 shard=None, drop_remainder=False, copy=False, prefetch=None, deterministic=False,
-                 global_shuffle=False, queue_url=None, queue_name=None, queue_epoch=0):
+def fixed_length(
+        files: Files, record_bytes: int, fields: Sequence[Union[Feature, Tuple[Any, ...]]], batch_size: int, *,
+        header_bytes: int = 0, footer_bytes: int = 0, compression: Optional[str] = None,
+        epochs: Optional[int] = 1, shuffle: int = 0, shuffle_files: bool = False,
+        readers: Optional[int] = None, seed: Optional[int] = None, shard: Optional[Tuple[int, int]] = None,
+        drop_remainder: bool = False, copy: bool = False, prefetch: Optional[int] = None,
+        deterministic: bool = False, global_shuffle: bool = False,
+        queue_url: Optional[str] = None, queue_name: Optional[str] = None, queue_epoch: int = 0) -> Dataset:
     """Binary files of records of record_bytes bytes each (CIFAR-10's
     format), each cut into fields: a list of sluice.Field(name, offset,
     size, dtype, shape, big_endian) or the same as dicts. header_bytes and

@@ -18,7 +18,13 @@ batch; a caller of device_put does the same, or reads a data set with
 copy=True.
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, Iterator, Optional
+
 import numpy as np
+
+from . import _core
 
 
 def _jax():
@@ -38,7 +44,7 @@ def _platform(jax, device):
     return next(iter(device.device_set)).platform
 
 
-def device_put(batch, device=None, copy=None):
+def device_put(batch: _core.Batch, device: Any = None, copy: Optional[bool] = None) -> Dict[str, Any]:
     """Puts a batch's numeric arrays on device (a jax.Device or Sharding;
     JAX's default device when None) with jax.device_put, and returns the
     batch with jax.Arrays in their place. A VarLen feature's pair stays a
@@ -71,7 +77,7 @@ def _put(jax, batch, device, copy):
     return out, put
 
 
-def batches(dataset, device=None):
+def batches(dataset: Iterable[_core.Batch], device: Any = None) -> Iterator[Dict[str, Any]]:
     """Iterates dataset (a sluice.Dataset, or any iterable of batches),
     yielding each batch on device as device_put does. A batch's transfer
     is complete before the next batch is asked for, so the shared memory

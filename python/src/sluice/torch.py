@@ -13,11 +13,17 @@ does not survive fork: that is why the Go side is a process started in
 each worker rather than a library loaded in the trainer.
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator
+
 import torch
 import torch.utils.data
 
+from . import _core
 
-def _tensors(batch):
+
+def _tensors(batch: _core.Batch) -> Dict[str, Any]:
     out = {}
     for k, v in batch.items():
         if isinstance(v, tuple):
@@ -45,11 +51,11 @@ class IterableDataset(torch.utils.data.IterableDataset):
     trainer after the worker has moved on.
     """
 
-    def __init__(self, dataset):
+    def __init__(self, dataset: _core.Dataset) -> None:
         super().__init__()
         self.dataset = dataset
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Dict[str, Any]]:
         ds = self.dataset
         info = torch.utils.data.get_worker_info()
         if info is not None:
