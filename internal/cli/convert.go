@@ -11,12 +11,12 @@ import (
 )
 
 type convertOptions struct {
-	from, out, compression, inCompression, columns, labels string
-	shards                                                 int
-	header                                                 bool
-	shuffle                                                bool
-	seed                                                   uint64
-	shuffleMiB                                             int64
+	from, out, compression, inCompression, columns, labels, bytes string
+	shards                                                        int
+	header                                                        bool
+	shuffle                                                       bool
+	seed                                                          uint64
+	shuffleMiB                                                    int64
 	csvOptions
 }
 
@@ -24,8 +24,8 @@ func newConvertCmd() *cobra.Command {
 	var o convertOptions
 	cmd := &cobra.Command{
 		Use:   "convert INPUT...",
-		Short: "Convert CSV, MNIST IDX, CIFAR-10 binaries or TFRecord files to TFRecord",
-		Long: `convert writes TFRecord files of tf.train.Example records, streaming its input:
+		Short: "Convert CSV, JSON lines, MNIST IDX, CIFAR-10 binaries or TFRecord files to TFRecord",
+		Long: `convert writes TFRecord files, streaming its input (- reads standard input):
 
   --from csv       one Example per line, one feature per column. Types come
                    from --columns (name:int64|float|string, comma-separated;
@@ -34,6 +34,15 @@ func newConvertCmd() *cobra.Command {
                    Names come from --columns, else the header line
                    (--header), else c0, c1, ... Empty fields take 0 or "",
                    as decode_csv's defaults; quoting is decode_csv's.
+  --from json      the JSON lines cat prints, one record a line, back into
+                   records: {"features":...} an Example, {"context":...,
+                   "feature_lists":...} a SequenceExample, {"raw":...} the
+                   record's bytes; a "key" is ignored. Bytes values are read
+                   as cat's --bytes wrote them (--bytes auto or base64), so
+                   sluice cat | jq ... | sluice convert --from json - edits
+                   or filters TFRecord data. The records parse as the ones
+                   cat read; their bytes can differ (features in name order),
+                   except cat --format raw's, which are copied.
   --from mnist     an IDX image file (optionally gzipped) and --labels, the
                    IDX label file: features height, width, depth (1), label
                    and image_raw (the pixels), as TensorFlow's
@@ -63,6 +72,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 		Example: "  sluice convert --from csv --header data.csv --out data --compression GZIP\n" +
 			"  sluice convert --from csv --columns id:int64,score:float,name:string data.csv --out data\n" +
 			"  sluice convert 'in-*.tfrecord' --out out --shards 8\n" +
+			"  sluice cat in.tfrecord | jq -c 'select(.features.label.int64[0] == 7)' | sluice convert --from json - --out sevens\n" +
 			"  sluice convert 'in-*.tfrecord.gz' --out shuffled --shards 16 --shuffle --seed 7\n" +
 			"  sluice convert --from mnist train-images-idx3-ubyte.gz --labels train-labels-idx1-ubyte.gz --out mnist-train\n" +
 			"  sluice convert --from cifar10 'cifar-10-batches-bin/data_batch_*.bin' --out cifar-train --shards 5",
@@ -75,7 +85,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, mnist, cifar10 or tfrecord")
+	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, json, mnist, cifar10 or tfrecord")
 	f.StringVar(&o.out, "out", "", "output path prefix (required)")
 	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files)")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
@@ -84,6 +94,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
+	f.StringVar(&o.bytes, "bytes", "auto", "--from json: bytes values as cat wrote them, auto (text, or {\"b64\":...}) or base64")
 	f.BoolVar(&o.shuffle, "shuffle", false, "write the records in a random order (see --seed, --shuffle-memory)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --shuffle: the random seed; the same seed gives the same order")
 	f.Int64Var(&o.shuffleMiB, "shuffle-memory", 1024, "with --shuffle: MiB of records held in memory at once")
@@ -107,8 +118,13 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		conv = convertMNIST
 	case "cifar10":
 		conv = convertCIFAR
+	case "json":
+		conv = convertJSON
 	default:
-		return fmt.Errorf("--from must be csv, mnist, cifar10 or tfrecord, not %q", o.from)
+		return fmt.Errorf("--from must be csv, json, mnist, cifar10 or tfrecord, not %q", o.from)
+	}
+	if o.bytes != "auto" && o.from != "json" {
+		return fmt.Errorf("--bytes goes with --from json")
 	}
 	c, _, err := parseCompression(o.compression)
 	if err != nil {

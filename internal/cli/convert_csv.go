@@ -15,7 +15,6 @@ import (
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/recordio"
-	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -180,7 +179,7 @@ func convertCSV(ctx context.Context, names []string, o convertOptions, prog *pro
 
 // file converts one CSV file.
 func (c *csvConverter) file(ctx context.Context, name string, prog *progress, t *tally) error {
-	f, err := storage.Open(ctx, name)
+	f, err := openText(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,10 @@ func ExampleMain() {
 	sluice("convert", "digits.tfrecord.gz", "--out", "plain", "--shards", "2")
 	sluice("count", "plain-*")
 	sluice("count", "nothing-*")
+	// cat's lines, edited, back into records.
+	os.WriteFile("edited.json", []byte(`{"features":{"label":{"int64":[9]},"pixels":{"float":[1,0.25]}}}`+"\n"), 0o644)
+	sluice("convert", "--from", "json", "edited.json", "--out", "edited")
+	sluice("cat", "edited.tfrecord")
 	// Output:
 	// {"key":"digits.tfrecord.gz:0","features":{"label":{"int64":[0]},"pixels":{"float":[0,0.5]}}}
 	// {"key":"digits.tfrecord.gz:58","features":{"label":{"int64":[1]},"pixels":{"float":[0,0.5]}}}
@@ -49,4 +53,6 @@ func ExampleMain() {
 	// 3	total
 	// sluice: nothing-*: no such file (the pattern matches nothing)
 	// exit code 1
+	// wrote 1 records to edited.tfrecord
+	// {"features":{"label":{"int64":[9]},"pixels":{"float":[1,0.25]}}}
 }

@@ -115,6 +115,15 @@ func settingsFrom(ctx context.Context) *readSettings {
 	return &readSettings{maxRecord: defaultMaxRecordSize, stdin: os.Stdin}
 }
 
+// openText opens a text input (CSV, JSON lines): the file name names, or
+// standard input for "-" and /dev/stdin.
+func openText(ctx context.Context, name string) (io.ReadCloser, error) {
+	if isStdin(name) {
+		return io.NopCloser(settingsFrom(ctx).stdin), nil
+	}
+	return storage.Open(ctx, name)
+}
+
 // recordOptions returns the tfrecord options the read settings in ctx
 // ask for, for readers that do not go through recordFiles.
 func recordOptions(ctx context.Context) recordio.Option {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
@@ -158,6 +159,63 @@ func FuzzSchema(f *testing.F) {
 			if name == "json" && !json.Valid(out.Bytes()) {
 				t.Fatalf("invalid JSON: %s", out.Bytes())
 			}
+		}
+	})
+}
+
+// FuzzConvertJSON: any line is a record or an error, never a panic; a
+// line that converts is JSON, as encoding/json judges it; and it
+// describes its record exactly: cat shows the record
+// as a line that converts back to the same bytes (Examples and
+// SequenceExamples, whose marshalling is deterministic; raw records are
+// copied).
+func FuzzConvertJSON(f *testing.F) {
+	for _, rec := range mixedRecords() {
+		for _, mode := range []bytesMode{bytesAuto, bytesBase64} {
+			r := &recordRenderer{bytes: mode}
+			line, err := r.render(nil, rec)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(bytes.TrimSuffix(line, []byte("\n")), mode == bytesBase64)
+		}
+	}
+	for _, line := range []string{
+		`{"features":{"a":{"int64":["-9223372036854775808",1e3]}}}`,
+		`{"features":{"a":{"float":["NaN",-0,"1.5",3.4028235e38]}}}`,
+		`{"context":{},"feature_lists":{"t":[{},{"bytes":[{"b64":"AA=="}]}]}}`,
+		`{"raw":""}`, `{"key":null,"features":null,"raw":"AA=="}`, `{}`, `[]`, `"x"`, `{"features":{"a":{}}}`,
+		// Found by the fuzzer: names matched without regard to case, and
+		// lists without a context taken back with an empty one.
+		`{"feAture_lists":{}}`, `{"feature_lists":{}}`,
+	} {
+		f.Add([]byte(line), false)
+	}
+	f.Fuzz(func(t *testing.T, line []byte, base64Bytes bool) {
+		mode := bytesAuto
+		if base64Bytes {
+			mode = bytesBase64
+		}
+		p := newJSONParser(mode)
+		rec, err := p.parse(line)
+		if err != nil {
+			return
+		}
+		if !json.Valid(line) || !utf8.Valid(line) {
+			t.Fatalf("%q is not JSON (or not UTF-8), yet it converted", line)
+		}
+		rec = bytes.Clone(rec)
+		r := &recordRenderer{bytes: mode, format: map[int]recordFormat{lineExample: formatExample, lineSequence: formatSequence, lineRaw: formatRaw}[p.kind]}
+		shown, err := r.render(nil, rec)
+		if err != nil {
+			t.Fatalf("%q converted to %x, which cat refuses: %v", line, rec, err)
+		}
+		again, err := newJSONParser(mode).parse(bytes.TrimSuffix(shown, []byte("\n")))
+		if err != nil {
+			t.Fatalf("%q converted to %x, shown as %q, which does not convert: %v", line, rec, shown, err)
+		}
+		if !bytes.Equal(again, rec) {
+			t.Fatalf("%q converted to %x, shown as %q, converted to %x", line, rec, shown, again)
 		}
 	})
 }

@@ -90,3 +90,33 @@ func TestInteropMNIST(t *testing.T) {
 		t.Errorf("record 0 changed in conversion")
 	}
 }
+
+// TensorFlow's files through cat and back through convert --from json:
+// records that cat shows as it showed TensorFlow's, and with cat --format
+// raw TensorFlow's bytes.
+func TestInteropJSONRoundTrip(t *testing.T) {
+	dir := interopDir(t)
+	tmp := t.TempDir()
+	for _, name := range []string{"mnist-1000.tfrecord", "sequence-examples-3.tfrecord.gz"} {
+		in := filepath.Join(dir, name)
+		for _, format := range []string{"auto", "raw"} {
+			_, lines, _ := run(t, "cat", "--format", format, in)
+			src := writeFile(t, filepath.Join(tmp, name+"."+format+".json"), []byte(lines))
+			out := filepath.Join(tmp, name+"."+format)
+			if code, _, errOut := run(t, "convert", "--from", "json", src, "--out", out); code != 0 {
+				t.Fatalf("%s: convert: %s", src, errOut)
+			}
+			if _, got, _ := run(t, "cat", "--format", format, out+".tfrecord"); got != lines {
+				t.Errorf("%s, --format %s: the records differ after the round trip", name, format)
+			}
+			if format == "raw" {
+				_, got, _ := run(t, "cat", "--format", "raw", "--keys", out+".tfrecord")
+				_, want, _ := run(t, "cat", "--format", "raw", "--keys", in)
+				// Same bytes at the same offsets: only the file names differ.
+				if strings.ReplaceAll(got, out+".tfrecord", "F") != strings.ReplaceAll(want, in, "F") {
+					t.Errorf("%s: raw records or offsets differ", name)
+				}
+			}
+		}
+	}
+}

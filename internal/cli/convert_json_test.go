@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/tfrecord"
+	"google.golang.org/protobuf/proto"
+)
+
+// cat's JSON lines, in every form cat writes them, convert back into
+// records that cat shows as it showed the originals; cat --format raw's
+// are the originals byte for byte.
+func TestConvertJSONRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	recs := append(mixedRecords(),
+		example.New().Int64("big", math.MinInt64, 1<<53+1).Float("neg", float32(math.Copysign(0, -1)), -1.5).
+			Set("empty", example.Feature{}).Strings("text", "line\nbreak\t\u2028", "").Marshal())
+	all := writeRecords(t, dir, "all.tfrecord.gz", tfrecord.Gzip, recs...)
+	examples := writeRecords(t, dir, "examples.tfrecord", tfrecord.None, recs[0], recs[len(recs)-1])
+	sequences := writeRecords(t, dir, "sequences.tfrecord", tfrecord.None, recs[1])
+	for _, tc := range []struct {
+		name  string
+		in    string
+		cat   []string // cat's options, for both sides
+		bytes string   // convert's --bytes
+	}{
+		{"auto", all, nil, ""},
+		{"keys", all, []string{"--keys"}, ""},
+		{"base64", all, []string{"--bytes", "base64"}, "base64"},
+		{"int64-string", all, []string{"--int64", "string"}, ""},
+		{"int64-number", all, []string{"--int64", "number"}, ""},
+		{"example", examples, []string{"--format", "example"}, ""},
+		{"sequence", sequences, []string{"--format", "sequence"}, ""},
+		{"raw", all, []string{"--format", "raw"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			show := func(name string) string {
+				t.Helper()
+				code, s, errOut := run(t, append([]string{"cat", name}, tc.cat...)...)
+				if code != 0 {
+					t.Fatalf("cat %s: %s", name, errOut)
+				}
+				return s
+			}
+			lines := show(tc.in)
+			src := writeFile(t, filepath.Join(dir, tc.name+".json"), []byte(lines))
+			out := filepath.Join(dir, tc.name)
+			args := []string{"convert", "--from", "json", src, "--out", out}
+			if tc.bytes != "" {
+				args = append(args, "--bytes", tc.bytes)
+			}
+			if code, _, errOut := run(t, args...); code != 0 {
+				t.Fatalf("convert: %s", errOut)
+			}
+			want := lines
+			if tc.name == "keys" {
+				// The keys name the files and offsets, which differ; the
+				// records are compared without them.
+				tc.cat = nil
+				want = show(tc.in)
+			}
+			if got := show(out + ".tfrecord"); got != want {
+				t.Errorf("cat of the converted records:\n%s\nwant, as of the originals:\n%s", got, want)
+			}
+			if tc.name == "raw" {
+				// The originals, byte for byte.
+				if !bytes.Equal(readAll(t, out+".tfrecord"), readAll(t, writeRecords(t, dir, "plain.tfrecord", tfrecord.None, recs...))) {
+					t.Error("raw records differ from the originals")
+				}
+			}
+		})
+	}
+}
+
+func readAll(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Bad lines are errors that name the file and line, and leave no output.
+func TestConvertJSONErrors(t *testing.T) {
+	dir := t.TempDir()
+	ok := `{"features":{"a":{"int64":[1]}}}`
+	for _, tc := range []struct {
+		name, line string
+		args       []string
+		want       string
+	}{
+		{"int", `{"features":{"a":{"int64":[1.5]}}}`, nil, `:3: feature "a": int64 value 0: "1.5" is not an int64`},
+		{"int-range", `{"features":{"a":{"int64":["9223372036854775808"]}}}`, nil, `is not an int64`},
+		{"float-range", `{"features":{"a":{"float":[1e39]}}}`, nil, `:3: feature "a": float value 0: "1e39" is not a float32`},
+		{"float-word", `{"features":{"a":{"float":["inf"]}}}`, nil, `"inf" is not a float32`},
+		{"float-type", `{"features":{"a":{"float":[true]}}}`, nil, `float value 0: want a number, not a boolean`},
+		{"two-lists", `{"features":{"a":{"float":[1],"int64":[2]}}}`, nil, `more than one of int64, float and bytes`},
+		{"list-type", `{"features":{"a":{"int64":"1"}}}`, nil, `:3: feature "a": int64: want an array, not a string`},
+		{"features-type", `{"features":[]}`, nil, `:3: features: want a JSON object, not an array`},
+		{"case", `{"Features":{}}`, nil, `:3: unknown member "Features" (want key, features, context, feature_lists, raw)`},
+		{"null", `null`, nil, `:3: want a JSON object, not null`},
+		{"member", `{"feature":{}}`, nil, `:3: unknown member "feature"`},
+		{"feature-member", `{"features":{"a":{"ints":[1]}}}`, nil, `unknown member "ints"`},
+		{"not-object", `[1]`, nil, `:3: want a JSON object, not an array`},
+		{"two-values", ok + ` {}`, nil, `:3: more than one JSON value on the line`},
+		{"truncated", `{"features":{"a":{"int64":[1]}}`, nil, `:3: not JSON: the line ends inside a value`},
+		{"syntax", `{"features":{"a" {}}}`, nil, `:3: not JSON: want ':' at byte 17 of the line, not '{'`},
+		{"leading-zero", `{"features":{"a":{"int64":[01]}}}`, nil, `:3: feature "a": int64 value 0: not JSON: a number with a leading zero at byte 27`},
+		{"control", "{\"features\":{\"a\":{\"bytes\":[\"a\x01\"]}}}", nil, `not JSON: a control character in a string at byte 29`},
+		{"utf8", "{\"features\":{\"a\":{\"bytes\":[\"\xff\"]}}}", nil, `bytes value 0: not UTF-8 at byte 28`},
+		{"escape", `{"features":{"a":{"bytes":["\q"]}}}`, nil, `not JSON: an unknown escape \q at byte 28`},
+		{"hex", `{"features":{"a":{"bytes":["\u12g4"]}}}`, nil, `not JSON: a \u escape without four hex digits at byte 28`},
+		{"twice", `{"features":{"a":{"int64":[1]},"a":{"int64":[2]}}}`, nil, `:3: features: feature "a" twice`},
+		{"member-twice", `{"features":{},"features":{}}`, nil, `:3: member "features" twice`},
+		{"key-type", `{"key":1,"features":{}}`, nil, `:3: not JSON: want a string at byte 7`},
+		{"none", `{"key":"f:0"}`, nil, `:3: want one of "features"`},
+		{"both", `{"features":{},"raw":""}`, nil, `:3: want one of "features"`},
+		{"raw", `{"raw":"!!"}`, nil, `:3: raw: illegal base64 data`},
+		{"b64-object", `{"features":{"a":{"bytes":[{"b64":"QQ==","x":1}]}}}`, nil, `bytes value 0: want text or {"b64":"..."}`},
+		{"b64", `{"features":{"a":{"bytes":[{"b64":"*"}]}}}`, nil, `bytes value 0: b64: illegal base64`},
+		{"base64-mode", `{"features":{"a":{"bytes":["not base64!"]}}}`, []string{"--bytes", "base64"}, `bytes value 0: --bytes base64: illegal base64`},
+		{"step", `{"context":{},"feature_lists":{"t":[{"int64":[1]},{"float":["x"]}]}}`, nil, `:3: feature list "t", step 1: float value 0: "x" is not a float32`},
+		{"context", `{"context":{"c":{"bytes":[7]}},"feature_lists":{}}`, nil, `:3: context: feature "c": bytes value 0: want a string, not a number`},
+		{"text-mode", ok, []string{"--bytes", "text"}, `--bytes text cannot be read back`},
+		{"bytes-without-json", "", []string{"--from", "csv", "--bytes", "base64"}, `--bytes goes with --from json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Two good lines (one blank) before the bad one: the error
+			// names line 3.
+			p := writeFile(t, filepath.Join(dir, "bad.json"), []byte(ok+"\n\n"+tc.line+"\n"+ok+"\n"))
+			out := filepath.Join(dir, "out")
+			args := append([]string{"convert", "--from", "json", p, "--out", out}, tc.args...)
+			code, _, errOut := run(t, args...)
+			if code == 0 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q, want %q", code, errOut, tc.want)
+			}
+			if strings.HasPrefix(tc.want, ":") && !strings.Contains(errOut, p+tc.want) {
+				t.Errorf("stderr %q does not name %s", errOut, p+tc.want[:2])
+			}
+			if _, err := os.Stat(out + ".tfrecord"); !os.IsNotExist(err) {
+				t.Errorf("output written after an error: %v", err)
+			}
+		})
+	}
+}
+
+// Strings with every JSON escape, and numbers in every JSON form, read
+// as JSON means them.
+func TestConvertJSONValues(t *testing.T) {
+	p := newJSONParser(bytesAuto)
+	rec, err := p.parse([]byte(` { "features" : { "s" : { "bytes" : [ "\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800x\udc00", "é😀" ] } ,` +
+		` "f" : { "float" : [ -0.0 , 1E2 , 2.5e-1 , "1.5" , 16777217 ] } , "i" : { "int64" : [ -0 , "-12" ] } } } `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := example.New().
+		Bytes("s", []byte("\"\\/\b\f\n\r\té😀\ufffdx\ufffd"), []byte("é😀")).
+		Float("f", float32(math.Copysign(0, -1)), 100, 0.25, 1.5, 16777216).
+		Int64("i", 0, -12).
+		Proto()
+	got := new(pb.Example)
+	if err := proto.Unmarshal(rec, got); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, want) || math.Signbit(float64(got.Features.Feature["f"].GetFloatList().Value[0])) != true {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
+
+// A record larger than --max-record-size is refused, as reading one is.
+func TestConvertJSONMaxRecordSize(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, filepath.Join(dir, "big.json"), []byte(`{"features":{"a":{"int64":[1,2,3,4,5,6,7,8,9,10]}}}`+"\n"))
+	code, _, errOut := run(t, "--max-record-size", "16", "convert", "--from", "json", p, "--out", filepath.Join(dir, "o"))
+	if want := p + ":1: record of 23 bytes is larger than --max-record-size (16)"; code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q, want %q", code, errOut, want)
+	}
+}
+
+// "-" reads JSON lines (and CSV) from standard input, as in
+// sluice cat | jq | sluice convert --from json -.
+func TestConvertTextFromStdin(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ from, input, want string }{
+		{"json", `{"features":{"label":{"int64":[7]}}}` + "\n" + `{"features":{"label":{"int64":[8]}}}` + "\n",
+			`{"features":{"label":{"int64":[7]}}}` + "\n" + `{"features":{"label":{"int64":[8]}}}` + "\n"},
+		{"csv", "label\n7\n8\n", `{"features":{"label":{"int64":[7]}}}` + "\n" + `{"features":{"label":{"int64":[8]}}}` + "\n"},
+	} {
+		t.Run(tc.from, func(t *testing.T) {
+			out := filepath.Join(dir, tc.from)
+			args := []string{"convert", "--from", tc.from, "-", "--out", out}
+			if tc.from == "csv" {
+				args = append(args, "--header")
+			}
+			err, stdout, errOut := runIn(t, onlyReader{strings.NewReader(tc.input)}, args...)
+			if err != nil {
+				t.Fatalf("convert: %v %s", err, errOut)
+			}
+			if want := fmt.Sprintf("wrote 2 records to %s.tfrecord\n", out); stdout != want {
+				t.Errorf("stdout %q, want %q", stdout, want)
+			}
+			if _, got, _ := run(t, "cat", out+".tfrecord"); got != tc.want {
+				t.Errorf("records %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkConvertJSON converts MNIST-like lines (784 floats and a label,
+// as cat prints them) into records: the parse alone, without files.
+func BenchmarkConvertJSON(b *testing.B) {
+	r := &recordRenderer{}
+	var lines [][]byte
+	pixels := make([]float32, 784)
+	for i := range 64 {
+		for j := range pixels {
+			pixels[j] = float32((i*784+j)%255)/255 - 0.5
+		}
+		line, err := r.render(nil, example.New().Int64("label", int64(i%10)).Floats("image", pixels).Marshal())
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, bytes.Clone(line))
+	}
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	b.SetBytes(int64(size / len(lines)))
+	b.ReportAllocs()
+	p := newJSONParser(bytesAuto)
+	i := 0
+	for b.Loop() {
+		if _, err := p.parse(lines[i%len(lines)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
