@@ -102,7 +102,7 @@ func setReadSettings(cmd *cobra.Command, _ []string) error {
 	if n < 1 {
 		return fmt.Errorf("--max-record-size must be at least 1, not %d", n)
 	}
-	s := &readSettings{maxRecord: n, stdin: cmd.InOrStdin()}
+	s := &readSettings{maxRecord: n, stdin: &stdinReader{ctx: cmd.Context(), r: cmd.InOrStdin()}}
 	cmd.SetContext(context.WithValue(cmd.Context(), readSettingsKey{}, s))
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/internal/interrupt"
 	"github.com/sluiceml/sluice/storage"
@@ -351,4 +352,58 @@ func TestSignalChild(t *testing.T) {
 		fmt.Println("blocked")
 	}()
 	os.Exit(Run([]string{"convert", "stall://in", "--input-compression", "NONE", "--out", filepath.Join(dir, "out"), "--shards", "2", "--shuffle"}))
+}
+
+// An interrupted convert reading standard input stops though no more input
+// comes (a terminal, or a pipe whose writer waits), and leaves no output
+// and no temporaries.
+func TestConvertFromStdinInterrupted(t *testing.T) {
+	for _, from := range []string{"json", "csv", "tfrecord"} {
+		t.Run(from, func(t *testing.T) {
+			dir := t.TempDir()
+			pr, pw := io.Pipe()
+			defer pw.Close() // ends the read left blocked, for goleak
+			var first []byte
+			switch from {
+			case "json":
+				first = []byte(`{"features":{"a":{"int64":[1]}}}` + "\n")
+			case "csv":
+				first = []byte("a\n1\n")
+			case "tfrecord":
+				var buf bytes.Buffer
+				w := tfrecord.NewWriter(&buf, tfrecord.None)
+				w.Write([]byte("record"))
+				w.Close()
+				first = buf.Bytes()
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			root := newRootCmd(io.Discard, io.Discard)
+			root.SetIn(pr)
+			root.SetArgs([]string{"convert", "--from", from, "-", "--out", filepath.Join(dir, "out")})
+			done := make(chan error)
+			go func() { done <- root.ExecuteContext(ctx) }()
+			// The first records are read, and the output's temporaries
+			// made, before the input stops coming.
+			if _, err := pw.Write(first); err != nil {
+				t.Fatal(err)
+			}
+			for len(ls(t, dir)) == 0 {
+				select {
+				case err := <-done:
+					t.Fatalf("convert ended before the interrupt: %v", err)
+				case <-time.After(time.Millisecond):
+				}
+			}
+			cancel(interrupt.Error{Signal: syscall.SIGINT})
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				t.Fatal("convert still waits for input a minute after the interrupt")
+			}
+			if got := ls(t, dir); len(got) != 0 {
+				t.Errorf("files left %q", got)
+			}
+		})
+	}
 }
