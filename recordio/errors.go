@@ -12,4 +12,8 @@ var (
 	// file"), which a read loop mistakes for the end of input; sluice's
 	// error does not match io.EOF.
 	ErrShortHeader = errors.New("file shorter than its header")
+
+	// ErrLineTooLong reports a line longer than a LineSplitter's limit
+	// (LineSplitter.SetMaxLine).
+	ErrLineTooLong = errors.New("line too long")
 )

@@ -253,6 +253,43 @@ func TestTextLine(t *testing.T) {
 	}
 }
 
+// SetMaxLine: a line of the limit's length is read, a longer one is an
+// error, short or past the buffer; and an endless line stops being read
+// soon after the limit.
+func TestLineSplitterMaxLine(t *testing.T) {
+	for _, max := range []int{5, 100000} {
+		long := strings.Repeat("x", max)
+		s := NewLineSplitter(strings.NewReader(long + "\r\n" + long + "x\n"))
+		s.SetMaxLine(max)
+		if line, err := s.Next(); err != nil || string(line) != long {
+			t.Fatalf("max %d: a line of %d bytes: %.20q, %v", max, len(line), line, err)
+		}
+		if _, err := s.Next(); !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), fmt.Sprint(max)) {
+			t.Fatalf("max %d: a line of %d bytes: %v", max, max+1, err)
+		}
+	}
+	endless := &countingReader{}
+	s := NewLineSplitter(endless)
+	s.SetMaxLine(1 << 20)
+	if _, err := s.Next(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("an endless line: %v", err)
+	}
+	if endless.n > 1<<20+256<<10 {
+		t.Errorf("read %d bytes of an endless line before giving up at 1 MiB", endless.n)
+	}
+}
+
+// countingReader is an endless stream of 'x', counting what was read.
+type countingReader struct{ n int }
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	r.n += len(p)
+	return len(p), nil
+}
+
 // READERS.md §4 line-splitting vectors, at every buffer boundary.
 func TestLineSplitter(t *testing.T) {
 	cases := []struct {

@@ -62,6 +62,7 @@ type LineSplitter struct {
 	br   *bufio.Reader
 	long []byte
 	n    int64
+	max  int
 }
 
 // NewLineSplitter returns a LineSplitter over r.
@@ -69,10 +70,23 @@ func NewLineSplitter(r io.Reader) *LineSplitter {
 	return &LineSplitter{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
+// SetMaxLine makes Next fail at a line longer than n bytes (not counting
+// its terminator) with an error wrapping ErrLineTooLong, having read no
+// more of it than n bytes and a buffer: a line of a decompressed bomb
+// then costs no more memory than that. n <= 0, the default, sets no
+// limit.
+func (s *LineSplitter) SetMaxLine(n int) { s.max = n }
+
 // Next returns the next line, valid until the next call.
 func (s *LineSplitter) Next() ([]byte, error) {
-	line, n, err := readLine(s.br, &s.long)
+	line, n, err := readLine(s.br, &s.long, s.max)
 	s.n += n
+	if err == nil && s.max > 0 && len(line) > s.max {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, s.max)
+	}
+	if errors.Is(err, ErrLineTooLong) {
+		err = fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, s.max)
+	}
 	return line, err
 }
 
@@ -81,11 +95,14 @@ func (s *LineSplitter) Next() ([]byte, error) {
 // strips one '\r' before the '\n' or the end of input, and returns io.EOF
 // when nothing but that '\r' remains: a file's last line is a record only
 // if it has something besides "\r".
-func readLine(br *bufio.Reader, long *[]byte) ([]byte, int64, error) {
+func readLine(br *bufio.Reader, long *[]byte, max int) ([]byte, int64, error) {
 	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		*long = append((*long)[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if max > 0 && len(*long) > max+len("\r\n") {
+				return nil, int64(len(*long)), ErrLineTooLong
+			}
 			line, err = br.ReadSlice('\n')
 			*long = append(*long, line...)
 		}
@@ -129,7 +146,7 @@ func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 	}
 	defer f.file.watch(ctx)()
 	for range f.skipHeaderLines {
-		_, n, err := readLine(f.br, &f.long)
+		_, n, err := readLine(f.br, &f.long, 0)
 		if err == io.EOF {
 			break
 		}
@@ -145,7 +162,7 @@ func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next line.
 func (f *textLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
-	line, n, err := readLine(f.br, &f.long)
+	line, n, err := readLine(f.br, &f.long, 0)
 	if err == io.EOF {
 		return "", nil, false, true, nil
 	}

@@ -16,6 +16,29 @@ import (
 // (and this package's writer uses less), so real files are unaffected.
 const zstdMaxWindow = 8 << 20
 
+// NewDecompressor returns a reader of the stream r compressed as c, with
+// the bounds this package's Reader decompresses with (a zstd window of at
+// most 8 MiB), for data kept beside TFRecord files in the same
+// compressions, such as text. Its Close releases the decompressor, not r.
+// None returns r as it is.
+func NewDecompressor(c Compression, r io.Reader) (io.ReadCloser, error) {
+	d, release, err := newDecompressor(c, r)
+	if err != nil {
+		return nil, err
+	}
+	return releaser{d, release}, nil
+}
+
+type releaser struct {
+	io.Reader
+	release func()
+}
+
+func (r releaser) Close() error {
+	r.release()
+	return nil
+}
+
 // newDecompressor returns a reader of the decompressed stream in r and a
 // function that releases it.
 func newDecompressor(c Compression, r io.Reader) (io.Reader, func(), error) {

@@ -1,9 +1,12 @@
 package tfrecord_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/sluiceml/sluice/tfrecord"
@@ -73,5 +76,44 @@ func TestDetectCompression(t *testing.T) {
 		if got := tfrecord.DetectCompression(tt.prefix); got != tt.want {
 			t.Errorf("%s: DetectCompression(%x) = %v, want %v", tt.name, tt.prefix, got, tt.want)
 		}
+	}
+}
+
+// NewDecompressor reads what the Writer's compressions write, as a plain
+// stream: a TFRecord file's bytes after decompression are its records'
+// framing.
+func TestNewDecompressor(t *testing.T) {
+	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		t.Run(c.String(), func(t *testing.T) {
+			var plain, packed bytes.Buffer
+			for _, dst := range []struct {
+				buf *bytes.Buffer
+				c   tfrecord.Compression
+			}{{&plain, tfrecord.None}, {&packed, c}} {
+				w := tfrecord.NewWriter(dst.buf, dst.c)
+				for _, rec := range []string{"one", "", strings.Repeat("long ", 10000)} {
+					if err := w.Write([]byte(rec)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, err := tfrecord.NewDecompressor(c, &packed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, plain.Bytes()) {
+				t.Errorf("decompressed %d bytes, want the %d of the uncompressed file", len(got), plain.Len())
+			}
+		})
 	}
 }

@@ -53,6 +53,9 @@ func newConvertCmd() *cobra.Command {
                    decode_raw + reshape [height, width, depth] gives the image.
   --from tfrecord  copies the records, to change compression or shard count.
 
+CSV and JSON lines may be GZIP or ZSTD compressed, which their first bytes
+tell; a line longer than --max-record-size is an error.
+
 Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
 --shards N (records dealt round-robin); .gz, .zlib or .zst is appended for
 compressed output. Output that would write over an input is refused.

@@ -179,18 +179,19 @@ func convertCSV(ctx context.Context, names []string, o convertOptions, prog *pro
 
 // file converts one CSV file.
 func (c *csvConverter) file(ctx context.Context, name string, prog *progress, t *tally) error {
-	f, err := openText(ctx, name)
+	f, err := openText(ctx, name, prog)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return c.stream(ctx, name, io.TeeReader(f, prog), t)
+	return c.stream(ctx, name, f, t)
 }
 
 // stream converts the CSV text in r, which errors call name.
 func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *tally) error {
 	c.source = name
 	lines := recordio.NewLineSplitter(r)
+	lines.SetMaxLine(maxTextLine(ctx))
 	lineNo := 0
 	c.pos = nil
 	if c.o.header {

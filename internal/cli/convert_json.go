@@ -396,12 +396,13 @@ func convertJSON(ctx context.Context, names []string, o convertOptions, prog *pr
 }
 
 func convertJSONFile(ctx context.Context, name string, p *jsonParser, prog *progress, t *tally, write func([]byte) error) error {
-	r, err := openText(ctx, name)
+	r, err := openText(ctx, name, prog)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	lines := recordio.NewLineSplitter(io.TeeReader(r, prog))
+	lines := recordio.NewLineSplitter(r)
+	lines.SetMaxLine(maxTextLine(ctx))
 	for lineNo := 1; ; lineNo++ {
 		if lineNo%4096 == 0 {
 			if err := ctx.Err(); err != nil {

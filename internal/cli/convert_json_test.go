@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
@@ -179,9 +183,10 @@ func TestConvertJSONValues(t *testing.T) {
 // A record larger than --max-record-size is refused, as reading one is.
 func TestConvertJSONMaxRecordSize(t *testing.T) {
 	dir := t.TempDir()
-	p := writeFile(t, filepath.Join(dir, "big.json"), []byte(`{"features":{"a":{"int64":[1,2,3,4,5,6,7,8,9,10]}}}`+"\n"))
-	code, _, errOut := run(t, "--max-record-size", "16", "convert", "--from", "json", p, "--out", filepath.Join(dir, "o"))
-	if want := p + ":1: record of 23 bytes is larger than --max-record-size (16)"; code == 0 || !strings.Contains(errOut, want) {
+	// Twenty zeros: 70 bytes of text, 80 of floats.
+	p := writeFile(t, filepath.Join(dir, "big.json"), []byte(`{"features":{"a":{"float":[`+strings.Repeat("0,", 19)+`0]}}}`+"\n"))
+	code, _, errOut := run(t, "--max-record-size", "80", "convert", "--from", "json", p, "--out", filepath.Join(dir, "o"))
+	if want := p + ":1: record of 93 bytes is larger than --max-record-size (80)"; code == 0 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr %q, want %q", code, errOut, want)
 	}
 }
@@ -245,4 +250,92 @@ func BenchmarkConvertJSON(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// Text inputs compressed with GZIP or ZSTD, files or standard input, are
+// decompressed: the records are those of the plain text.
+func TestConvertTextCompressed(t *testing.T) {
+	dir := t.TempDir()
+	texts := map[string]string{
+		"json": `{"features":{"label":{"int64":[7]},"x":{"float":[0.5]}}}` + "\n" + `{"features":{"label":{"int64":[8]}}}` + "\n",
+		"csv":  "label,x\n7,0.5\n8,1\n",
+	}
+	for from, text := range texts {
+		plain := filepath.Join(dir, from+"-plain")
+		args := []string{"convert", "--from", from, writeFile(t, filepath.Join(dir, "in."+from), []byte(text)), "--out", plain}
+		if from == "csv" {
+			args = append(args, "--header")
+		}
+		if code, _, errOut := run(t, args...); code != 0 {
+			t.Fatalf("%s: %s", from, errOut)
+		}
+		_, want, _ := run(t, "cat", plain+".tfrecord")
+		for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zstd} {
+			for _, stdin := range []bool{false, true} {
+				t.Run(fmt.Sprint(from, c, stdin), func(t *testing.T) {
+					data := compressed(t, c, []byte(text))
+					out := filepath.Join(dir, fmt.Sprint(from, c, stdin))
+					in := writeFile(t, out+".in", data)
+					args := []string{"convert", "--from", from, in, "--out", out}
+					if from == "csv" {
+						args = append(args, "--header")
+					}
+					var err error
+					var errOut string
+					if stdin {
+						args[3] = "-"
+						err, _, errOut = runIn(t, bytes.NewReader(data), args...)
+					} else {
+						var code int
+						if code, _, errOut = run(t, args...); code != 0 {
+							err = fmt.Errorf("exit %d", code)
+						}
+					}
+					if err != nil {
+						t.Fatalf("convert: %v %s", err, errOut)
+					}
+					if _, got, _ := run(t, "cat", out+".tfrecord"); got != want {
+						t.Errorf("records %q, want %q", got, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// A line longer than --max-record-size is an error, however small the
+// compressed stream that holds it, and is not read to its end.
+func TestConvertTextLineTooLong(t *testing.T) {
+	dir := t.TempDir()
+	bomb := writeFile(t, filepath.Join(dir, "bomb.json.zst"), compressed(t, tfrecord.Zstd, bytes.Repeat([]byte("x"), 64<<20)))
+	for _, from := range []string{"json", "csv"} {
+		code, _, errOut := run(t, "--max-record-size", "1048576", "convert", "--from", from, bomb, "--out", filepath.Join(dir, "o"))
+		if want := bomb + ":1: line too long: more than 1048576 bytes"; code == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", from, code, errOut, want)
+		}
+	}
+}
+
+// compressed returns data compressed as c.
+func compressed(t *testing.T, c tfrecord.Compression, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	switch c {
+	case tfrecord.Gzip:
+		w = gzip.NewWriter(&buf)
+	case tfrecord.Zstd:
+		zw, err := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w = zw
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -116,13 +117,52 @@ func settingsFrom(ctx context.Context) *readSettings {
 }
 
 // openText opens a text input (CSV, JSON lines): the file name names, or
-// standard input for "-" and /dev/stdin.
-func openText(ctx context.Context, name string) (io.ReadCloser, error) {
+// standard input for "-" and /dev/stdin, copying what it reads, before
+// decompression, to tee. A GZIP or ZSTD stream, known by its first bytes,
+// is decompressed; ZLIB is not looked for, since its two-byte header can
+// begin a line of text ("x^").
+func openText(ctx context.Context, name string, tee io.Writer) (io.ReadCloser, error) {
+	var f io.ReadCloser
 	if isStdin(name) {
-		return io.NopCloser(settingsFrom(ctx).stdin), nil
+		f = io.NopCloser(settingsFrom(ctx).stdin)
+	} else {
+		var err error
+		if f, err = storage.Open(ctx, name); err != nil {
+			return nil, err
+		}
 	}
-	return storage.Open(ctx, name)
+	br := bufio.NewReaderSize(io.TeeReader(f, tee), 64<<10)
+	prefix, err := br.Peek(16)
+	if err != nil && err != io.EOF {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	c := tfrecord.DetectCompression(prefix)
+	if c != tfrecord.Gzip && c != tfrecord.Zstd {
+		return textFile{br, f.Close}, nil
+	}
+	d, err := tfrecord.NewDecompressor(c, br)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return textFile{d, func() error { d.Close(); return f.Close() }}, nil
 }
+
+// maxTextLine is the longest line a text input may have: --max-record-size,
+// so that a decompressed bomb's endless line costs no more memory than a
+// record may.
+func maxTextLine(ctx context.Context) int {
+	return int(min(settingsFrom(ctx).maxRecord, math.MaxInt32))
+}
+
+// A textFile is what openText opens.
+type textFile struct {
+	io.Reader
+	close func() error
+}
+
+func (f textFile) Close() error { return f.close() }
 
 // recordOptions returns the tfrecord options the read settings in ctx
 // ask for, for readers that do not go through recordFiles.
