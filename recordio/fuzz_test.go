@@ -15,17 +15,25 @@ import (
 )
 
 // FuzzLineSplitter: the splitter never panics, consumes every byte, and
-// agrees with a plain split on "\n" with "\r" trimming.
+// agrees with a plain split on "\n" with "\r" trimming; with a limit
+// (SetMaxLine), up to the first line longer than it, which is an error.
 func FuzzLineSplitter(f *testing.F) {
 	for _, s := range []string{"", "a\nb", "a\r\n\r\nb\n", "\n\n", "\r", "x\ry\n"} {
-		f.Add([]byte(s))
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(1))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(func(t *testing.T, data []byte, max uint8) {
 		s := NewLineSplitter(bytes.NewReader(data))
+		s.SetMaxLine(int(max))
 		var got [][]byte
+		tooLong := false
 		for {
 			line, err := s.Next()
 			if err == io.EOF {
+				break
+			}
+			if errors.Is(err, ErrLineTooLong) && max > 0 {
+				tooLong = true
 				break
 			}
 			if err != nil {
@@ -43,6 +51,17 @@ func FuzzLineSplitter(f *testing.F) {
 		if len(want[len(want)-1]) == 0 {
 			want = want[:len(want)-1]
 		}
+		if max > 0 {
+			for i, w := range want {
+				if len(w) > int(max) {
+					want = want[:i]
+					if !tooLong {
+						t.Fatalf("line %d of %d bytes, limit %d: no error", i, len(w), max)
+					}
+					break
+				}
+			}
+		}
 		if len(got) != len(want) {
 			t.Fatalf("%d lines, want %d", len(got), len(want))
 		}
@@ -51,7 +70,7 @@ func FuzzLineSplitter(f *testing.F) {
 				t.Fatalf("line %d = %q, want %q", i, got[i], want[i])
 			}
 		}
-		if _, err := s.Next(); err != io.EOF {
+		if _, err := s.Next(); err != io.EOF && !tooLong {
 			t.Fatalf("read after EOF: %v", err)
 		}
 	})
