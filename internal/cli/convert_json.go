@@ -73,7 +73,7 @@ func (p *jsonParser) parse(line []byte) ([]byte, error) {
 		seen[name] = true
 		switch name {
 		case "key":
-			_, err = s.str()
+			_, err = p.str("key")
 		case "features":
 			feats, err = p.features("features")
 		case "context":

@@ -187,7 +187,7 @@ func FuzzConvertJSON(f *testing.F) {
 		`{"raw":""}`, `{"key":null,"features":null,"raw":"AA=="}`, `{}`, `[]`, `"x"`, `{"features":{"a":{}}}`,
 		// Found by the fuzzer: names matched without regard to case, and
 		// lists without a context taken back with an empty one.
-		`{"feAture_lists":{}}`, `{"feature_lists":{}}`,
+		`{"feAture_lists":{}}`, `{"feature_lists":{}}`, "{\"features\":{}}\x00",
 	} {
 		f.Add([]byte(line), false)
 	}

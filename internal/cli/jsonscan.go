@@ -24,7 +24,8 @@ func (s *jsonScanner) reset(line []byte) {
 	s.b, s.i = line, 0
 }
 
-// ws skips white space and returns the next byte, or 0 at the end.
+// ws skips white space and returns the next byte, or 0 at the end (or at
+// a NUL byte: s.i tells them apart).
 func (s *jsonScanner) ws() byte {
 	for s.i < len(s.b) {
 		switch c := s.b[s.i]; c {
@@ -59,7 +60,8 @@ func (s *jsonScanner) consume(c byte) error {
 
 // kind names the next value's kind, for errors.
 func (s *jsonScanner) kind() string {
-	switch c := s.ws(); {
+	c := s.ws()
+	switch {
 	case c == '"':
 		return "a string"
 	case c == '{':
@@ -72,8 +74,10 @@ func (s *jsonScanner) kind() string {
 		return "null"
 	case c == '-' || c >= '0' && c <= '9':
 		return "a number"
+	case s.i >= len(s.b):
+		return "the end of the line"
 	}
-	return "no JSON value"
+	return fmt.Sprintf("%q, which starts no JSON value", rune(c))
 }
 
 // null reads a null if one is next.
@@ -305,7 +309,7 @@ func (s *jsonScanner) number() ([]byte, error) {
 
 // end reports an error unless only white space is left.
 func (s *jsonScanner) end() error {
-	if s.ws() != 0 {
+	if s.ws(); s.i < len(s.b) {
 		return errors.New("more than one JSON value on the line")
 	}
 	return nil
