@@ -20,6 +20,13 @@
 //	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks
 //	        PATH if it is a named file
 //	close   {"op":"close"} → {"ok":true}; the server exits
+//	write   {"op":"write","out":[FILE...],"compression":"GZIP"} → {"ok":true}:
+//	        record messages follow, a message whose first byte is 0 and
+//	        the rest records, each 4 bytes of length (little-endian) and
+//	        its bytes, which get no reply; then
+//	commit  {"op":"commit"} → {"wrote":N}: the files under their names,
+//	        or {"error":{...}} and none. The end of the input, an error
+//	        or another write leaves none either (see write.go)
 //
 // A batch's arrays are written into one of a few slot files; the reply
 // names the slot, and the file when it is new to the client, and where
@@ -119,6 +126,15 @@ type Request struct {
 	// is 1. Keep+Count is at most the slots less one.
 	Count int `json:"count,omitempty"`
 	*Open
+	*Write
+}
+
+// Write starts writing TFRecord files (a "write" request): the records
+// come next, in record messages, and a "commit" gives the files their
+// names (see write.go).
+type Write struct {
+	Out         []string `json:"out"`         // the files, records dealt round-robin
+	Compression string   `json:"compression"` // NONE, GZIP, ZLIB or ZSTD
 }
 
 // Open describes the data set to read and how to batch it.
@@ -248,7 +264,16 @@ func DecodeRequest(msg []byte) (*Request, error) {
 		if raw.File == "" {
 			return nil, fmt.Errorf("%w: mapped: no file", ErrProtocol)
 		}
-	case "next", "close", "state":
+	case "write":
+		var o struct {
+			Op string `json:"op"`
+			Write
+		}
+		if err := strictUnmarshal(msg, &o); err != nil {
+			return nil, fmt.Errorf("%w: write: %v", ErrProtocol, err)
+		}
+		req.Write = &o.Write
+	case "next", "close", "state", "commit":
 	default:
 		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, raw.Op)
 	}
@@ -311,7 +336,8 @@ type Reply struct {
 	ShmDir   string        `json:"shm_dir,omitempty"`  // to open: where the slot files are
 	Batch    *BatchInfo    `json:"batch,omitempty"`    // to next
 	End      bool          `json:"end,omitempty"`      // to next: no more batches
-	OK       bool          `json:"ok,omitempty"`       // to mapped and close
+	OK       bool          `json:"ok,omitempty"`       // to mapped, close and write
+	Wrote    *int64        `json:"wrote,omitempty"`    // to commit: the records written
 	// State is the iteration's position after the batches the client
 	// has been sent (sluice.Iterator.Checkpoint), to a "state" request.
 	State json.RawMessage `json:"state,omitempty"`

@@ -59,6 +59,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}()
 	s := &server{w: w}
 	defer func() {
+		s.abortWrite()
 		if s.stop != nil {
 			s.stop()
 		}
@@ -78,6 +79,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			return err
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		}
+		if len(msg) > 0 && msg[0] == recordsMessage {
+			s.writeRecords(msg[1:])
+			continue
 		}
 		// The next of every batch decoded into a Request of Serve's.
 		req := &s.req
@@ -141,6 +146,8 @@ type server struct {
 	// sent, so a state is the iterator's.
 	it    *sluice.Iterator
 	itErr error
+
+	writing *writing // a "write" in progress
 }
 
 type result struct {
@@ -157,6 +164,10 @@ func (s *server) reply(r Reply) error { return WriteMessage(s.w, r) }
 // handle answers one request; done means the session is over.
 func (s *server) handle(ctx context.Context, req *Request) (done bool, err error) {
 	switch req.Op {
+	case "write":
+		return false, s.startWrite(ctx, req.Write)
+	case "commit":
+		return false, s.commit()
 	case "open":
 		src, err := newSource(req.Open)
 		if err != nil {

@@ -1,0 +1,98 @@
+package pyserve
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// recordsMessage is the first byte of a message of records, which no JSON
+// request starts with.
+const recordsMessage = 0
+
+// A writing is a "write" in progress: the files are written under
+// temporary names (recordio.ShardedWriter) and take their own only at the
+// commit, so a client that dies, is killed or fails while writing leaves
+// no file that looks whole. Records messages get no reply, so that a
+// stream of them costs no round trips; the first error is kept for the
+// commit.
+type writing struct {
+	w   *recordio.ShardedWriter
+	err error
+}
+
+// startWrite answers a "write": it ends any writing before without
+// giving its files their names.
+func (s *server) startWrite(ctx context.Context, req *Write) error {
+	s.abortWrite()
+	if len(req.Out) == 0 {
+		return s.reply(Reply{Error: errorInfo(fmt.Errorf("write: no files: %w", sluice.ErrInvalid))})
+	}
+	c, err := tfrecord.ParseCompression(req.Compression)
+	if err != nil {
+		return s.reply(Reply{Error: errorInfo(fmt.Errorf("write: %v: %w", err, sluice.ErrInvalid))})
+	}
+	w, err := recordio.NewShardedWriter(ctx, req.Out, c)
+	if err != nil {
+		return s.reply(Reply{Error: errorInfo(err)})
+	}
+	s.writing = &writing{w: w}
+	return s.reply(Reply{OK: true})
+}
+
+// writeRecords writes the records of a records message.
+func (s *server) writeRecords(body []byte) {
+	wr := s.writing
+	if wr == nil || wr.err != nil {
+		if wr == nil {
+			// Nothing to reply to; the client learns it at its commit.
+			s.writing = &writing{err: fmt.Errorf("%w: records without a write", ErrProtocol)}
+		}
+		return
+	}
+	for len(body) > 0 {
+		if len(body) < 4 || uint64(binary.LittleEndian.Uint32(body)) > uint64(len(body)-4) {
+			wr.err = fmt.Errorf("%w: a records message cut inside a record", ErrProtocol)
+			return
+		}
+		n := binary.LittleEndian.Uint32(body)
+		if err := wr.w.Write(body[4 : 4+n]); err != nil {
+			wr.err = err
+			return
+		}
+		body = body[4+n:]
+	}
+}
+
+// commit answers a "commit": the files under their names, or an error
+// and none.
+func (s *server) commit() error {
+	wr := s.writing
+	s.writing = nil
+	switch {
+	case wr == nil:
+		return s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: commit without a write", ErrProtocol))})
+	case wr.err != nil:
+		if wr.w != nil {
+			wr.w.Abort()
+		}
+		return s.reply(Reply{Error: errorInfo(wr.err)})
+	}
+	if err := wr.w.Close(); err != nil {
+		return s.reply(Reply{Error: errorInfo(err)})
+	}
+	n := wr.w.Count()
+	return s.reply(Reply{Wrote: &n})
+}
+
+// abortWrite ends a writing in progress, removing its temporaries.
+func (s *server) abortWrite() {
+	if wr := s.writing; wr != nil && wr.w != nil {
+		wr.w.Abort()
+	}
+	s.writing = nil
+}

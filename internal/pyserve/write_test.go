@@ -1,0 +1,242 @@
+package pyserve
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// recordsMsg frames recs as one records message.
+func recordsMsg(recs ...string) []byte {
+	msg := []byte{recordsMessage}
+	for _, r := range recs {
+		msg = binary.LittleEndian.AppendUint32(msg, uint32(len(r)))
+		msg = append(msg, r...)
+	}
+	return msg
+}
+
+// sendRaw writes a message that gets no reply.
+func (c *client) sendRaw(body []byte) {
+	c.t.Helper()
+	if err := writeRaw(c.in, body); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func writeRaw(w interface{ Write([]byte) (int, error) }, body []byte) error {
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(body))))
+	if err == nil {
+		_, err = w.Write(body)
+	}
+	return err
+}
+
+// readRecords returns the records of TFRecord files, in the order the
+// writer dealt them (round-robin).
+func readRecords(t *testing.T, names []string, c tfrecord.Compression) []string {
+	t.Helper()
+	var per [][]string
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tfrecord.NewReader(f, c)
+		var recs []string
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			recs = append(recs, string(rec))
+		}
+		f.Close()
+		per = append(per, recs)
+	}
+	var all []string
+	for i := 0; ; i++ {
+		k := i % len(per)
+		j := i / len(per)
+		if j >= len(per[k]) {
+			return all
+		}
+		all = append(all, per[k][j])
+	}
+}
+
+// A write: records in messages of any size, dealt round-robin over the
+// files, under their names only after the commit; nothing else in the
+// directory.
+func TestServeWrite(t *testing.T) {
+	for _, comp := range []string{"NONE", "GZIP", "ZSTD"} {
+		t.Run(comp, func(t *testing.T) {
+			dir := t.TempDir()
+			out := []string{filepath.Join(dir, "a.tfrecord"), filepath.Join(dir, "b.tfrecord"), filepath.Join(dir, "c.tfrecord")}
+			c := startServer(t)
+			if r := c.call(map[string]any{"op": "write", "out": out, "compression": comp}); !r.OK {
+				t.Fatalf("write: %+v", r.Error)
+			}
+			want := []string{"one", "", strings.Repeat("x", 100000), "four", "five"}
+			c.sendRaw(recordsMsg(want[:2]...))
+			c.sendRaw(recordsMsg(want[2]))
+			c.sendRaw(recordsMsg(want[3:]...))
+			if got := ls(t, dir); len(got) != 3 || slices.Contains(got, "a.tfrecord") {
+				t.Errorf("before the commit: %q, want three temporaries", got)
+			}
+			r := c.call(map[string]string{"op": "commit"})
+			if r.Error != nil || r.Wrote == nil || *r.Wrote != 5 {
+				t.Fatalf("commit: %+v %+v", r, r.Error)
+			}
+			if got := ls(t, dir); !slices.Equal(got, []string{"a.tfrecord", "b.tfrecord", "c.tfrecord"}) {
+				t.Errorf("after the commit: %q", got)
+			}
+			compression, _ := tfrecord.ParseCompression(comp)
+			if got := readRecords(t, out, compression); !slices.Equal(got, want) {
+				t.Errorf("records %.40q, want %.40q", got, want)
+			}
+		})
+	}
+}
+
+// A write not committed leaves nothing: the client ends (its input
+// closed), writes again, or sends a broken records message; errors come
+// with the commit.
+func TestServeWriteAllOrNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		then func(c *client, out []string)
+		want string // the commit's error, if it comes to a commit
+	}{
+		{"end", func(c *client, out []string) {
+			c.in.Close()
+			<-c.done
+			c.done <- nil
+		}, ""},
+		{"write-again", func(c *client, out []string) {
+			c.call(map[string]any{"op": "write", "out": []string{out[0] + ".other"}, "compression": "NONE"})
+			c.call(map[string]string{"op": "commit"})
+		}, ""},
+		{"cut", func(c *client, out []string) {
+			c.sendRaw(recordsMsg("ok")[:5])
+		}, "a records message cut inside a record"},
+		{"length", func(c *client, out []string) {
+			msg := recordsMsg("ok")
+			msg[1] = 200
+			c.sendRaw(msg)
+		}, "a records message cut inside a record"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := []string{filepath.Join(dir, "a.tfrecord")}
+			c := startServer(t)
+			if r := c.call(map[string]any{"op": "write", "out": out, "compression": "NONE"}); !r.OK {
+				t.Fatalf("write: %+v", r.Error)
+			}
+			c.sendRaw(recordsMsg("first"))
+			tc.then(c, out)
+			if tc.want != "" {
+				r := c.call(map[string]string{"op": "commit"})
+				if r.Error == nil || !strings.Contains(r.Error.Message, tc.want) || r.Error.Kind != "protocol" {
+					t.Fatalf("commit: %+v, want an error %q", r.Error, tc.want)
+				}
+			}
+			if got := ls(t, dir); len(got) > 0 && !(tc.name == "write-again" && slices.Equal(got, []string{"a.tfrecord.other"})) {
+				t.Errorf("files left: %q", got)
+			}
+		})
+	}
+}
+
+// Bad writes are errors of their own kinds.
+func TestServeWriteErrors(t *testing.T) {
+	dir := t.TempDir()
+	c := startServer(t)
+	for _, tc := range []struct {
+		req  map[string]any
+		kind string
+		want string
+	}{
+		{map[string]any{"op": "write", "out": []string{}, "compression": "NONE"}, "invalid", "write: no files"},
+		{map[string]any{"op": "write", "out": []string{filepath.Join(dir, "x")}, "compression": "LZ4"}, "invalid", "LZ4"},
+		{map[string]any{"op": "write", "out": []string{filepath.Join(dir, "no", "such", "dir", "x")}, "compression": "NONE"}, "other", "no such file"},
+		{map[string]any{"op": "write", "out": []string{"x"}, "compresion": "NONE"}, "protocol", "unknown field"},
+		{map[string]any{"op": "commit"}, "protocol", "commit without a write"},
+	} {
+		r := c.call(tc.req)
+		if r.Error == nil || r.Error.Kind != tc.kind || !strings.Contains(r.Error.Message, tc.want) {
+			t.Errorf("%v: %+v, want a %s error %q", tc.req, r.Error, tc.kind, tc.want)
+		}
+	}
+	c.sendRaw(recordsMsg("no write"))
+	if r := c.call(map[string]string{"op": "commit"}); r.Error == nil || !strings.Contains(r.Error.Message, "records without a write") {
+		t.Errorf("records without a write, then commit: %+v", r.Error)
+	}
+	if got := ls(t, dir); len(got) > 0 {
+		t.Errorf("files left: %q", got)
+	}
+}
+
+func ls(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// FuzzWriteRecords: any records message writes the records it frames
+// whole, or is an error that commits nothing; never a panic, never a
+// record cut short.
+func FuzzWriteRecords(f *testing.F) {
+	f.Add(recordsMsg("a", "", "bc")[1:])
+	f.Add(recordsMsg("ok")[1:5])
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 1})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		dir := t.TempDir()
+		out := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
+		s := &server{w: io.Discard}
+		if err := s.startWrite(context.Background(), &Write{Out: out, Compression: "NONE"}); err != nil || s.writing == nil {
+			t.Fatal(err)
+		}
+		s.writeRecords(body)
+		// What the body frames, read plainly.
+		var want []string
+		whole := true
+		for rest := body; len(rest) > 0; {
+			if len(rest) < 4 || int(binary.LittleEndian.Uint32(rest)) > len(rest)-4 {
+				whole = false
+				break
+			}
+			n := int(binary.LittleEndian.Uint32(rest))
+			want = append(want, string(rest[4:4+n]))
+			rest = rest[4+n:]
+		}
+		failed := s.writing.err != nil
+		s.commit()
+		if failed == whole {
+			t.Fatalf("failed %v, body framing whole records %v", failed, whole)
+		}
+		if !whole {
+			if got := ls(t, dir); len(got) > 0 {
+				t.Fatalf("files after a broken message: %q", got)
+			}
+			return
+		}
+		if got := readRecords(t, out, tfrecord.None); !slices.Equal(got, want) {
+			t.Fatalf("records %q, want %q", got, want)
+		}
+	})
+}
