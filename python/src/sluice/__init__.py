@@ -14,6 +14,9 @@ shared memory that the arrays are views of. The arrays of a batch are valid
 until the next batch is requested; copy=True gives arrays of their own.
 The process ends with the iteration, with close(), when the trainer dies
 (even by SIGKILL), and leaves nothing behind.
+
+sluice.writer writes TFRecord files of Examples (dicts of NumPy arrays,
+numbers, bytes) all or nothing, through the same kind of process.
 """
 
 from ._core import (
@@ -36,6 +39,7 @@ from ._core import (
     fixed_length,
     sequence_examples,
 )
+from ._write import Writer, encode_example, writer
 
 __all__ = [
     "Batch",
@@ -52,9 +56,12 @@ __all__ = [
     "SparseFeature",
     "SparseValue",
     "VarLen",
+    "Writer",
     "csv",
+    "encode_example",
     "examples",
     "fixed_length",
     "sequence_examples",
+    "writer",
 ]
 __version__ = "0.1.0"

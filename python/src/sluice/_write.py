@@ -1,0 +1,242 @@
+"""Writing TFRecord files: tf.train.Example records encoded here, framed,
+checksummed, compressed and written by a sluice-serve process, all or
+nothing."""
+
+from __future__ import annotations
+
+import os
+import struct
+from typing import Any, List, Mapping, Optional, Union
+
+import numpy as np
+
+from ._core import InvalidArgumentError, SluiceError, _error, _frame, _Session
+
+# ---------------------------------------------------------------------------
+# tf.train.Example, in protocol buffer wire format
+
+
+def _uvarint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited field: its key, its length and its bytes."""
+    return bytes([number << 3 | 2]) + _uvarint(len(payload)) + payload
+
+
+_SHIFTS = np.arange(10, dtype=np.uint64) * np.uint64(7)
+
+
+def _varints(values: np.ndarray) -> bytes:
+    """The varints of int64 values (two's complement, so a negative one
+    takes ten bytes), all at once."""
+    v = values.astype(np.int64, copy=False).ravel().view(np.uint64)
+    if v.size == 0:
+        return b""
+    groups = v[:, None] >> _SHIFTS  # [n, 10]: the value shifted by 0, 7, ... 63 bits
+    lengths = np.maximum((groups != 0).sum(axis=1), 1)
+    cols = np.arange(10)
+    more = cols[None, :] < lengths[:, None] - 1
+    out = (groups & np.uint64(0x7F)).astype(np.uint8) | (more.astype(np.uint8) << 7)
+    return out[cols[None, :] < lengths[:, None]].tobytes()
+
+
+def _bytes_of(v: Any) -> bytes:
+    if isinstance(v, str):
+        return v.encode("utf-8")
+    return bytes(v)
+
+
+def _feature(name: str, value: Any) -> bytes:
+    """One Feature: a BytesList (field 1), FloatList (2) or Int64List (3),
+    chosen by the value's type."""
+    if isinstance(value, (bytes, bytearray, memoryview, str)):
+        return _field(1, _field(1, _bytes_of(value)))
+    if isinstance(value, (bool, int, np.integer, np.bool_)):
+        value = np.array([value])
+    elif isinstance(value, (float, np.floating)):
+        value = np.array([value], np.float32)
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            return b""  # a Feature with no list
+        if all(isinstance(v, (bytes, bytearray, memoryview, str)) for v in value):
+            return _field(1, b"".join(_field(1, _bytes_of(v)) for v in value))
+        if not all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in value):
+            raise TypeError(f"feature {name!r}: a list of other than all numbers or all bytes and str")
+        value = np.asarray(value)
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"feature {name!r}: a {type(value).__name__} is not bytes, str, int, float, "
+                        "a list of them or a NumPy array")
+    kind = value.dtype.kind
+    if kind == "f":
+        data = np.ascontiguousarray(value, "<f4").tobytes()
+        return _field(2, _field(1, data) if data else b"")
+    if kind in "iub":
+        if kind == "u" and value.size and value.max() > np.iinfo(np.int64).max:
+            raise InvalidArgumentError(f"feature {name!r}: a value beyond int64")
+        data = _varints(value)
+        return _field(3, _field(1, data) if data else b"")
+    if kind in "SUO":
+        try:
+            items = [_bytes_of(v) for v in value.ravel()]
+        except TypeError:
+            raise TypeError(f"feature {name!r}: an object array of other than bytes and str") from None
+        return _field(1, b"".join(_field(1, b) for b in items))
+    raise TypeError(f"feature {name!r}: NumPy dtype {value.dtype} is none of float, int, bool, bytes or str")
+
+
+def encode_example(features: Mapping[str, Any]) -> bytes:
+    """A tf.train.Example's bytes, its features in name order: each value
+    bytes or str (a BytesList), int or bool (an Int64List), float (a
+    FloatList), a list of one of those, or a NumPy array (flattened; float
+    dtypes become float32, int and bool int64, bytes and str bytes)."""
+    if not isinstance(features, Mapping):
+        raise TypeError(f"an Example is a dict of features, not a {type(features).__name__}")
+    entries = []
+    for name in sorted(features):
+        if not isinstance(name, str):
+            raise TypeError(f"feature name {name!r} is not a str")
+        entries.append(_field(1, _field(1, name.encode("utf-8")) + _field(2, _feature(name, features[name]))))
+    feats = b"".join(entries)
+    return _field(1, feats)
+
+
+# ---------------------------------------------------------------------------
+# The writer
+
+_EXTENSIONS = {"NONE": ".tfrecord", "GZIP": ".tfrecord.gz", "ZLIB": ".tfrecord.zlib", "ZSTD": ".tfrecord.zst"}
+_LEN = struct.Struct("<I")
+_CHUNK = 4 << 20  # the records sent in one message, about
+_MAX_RECORD = (16 << 20) - 5  # a message holds at most 16 MiB: its kind byte and a length
+
+
+def _output_names(path: Union[str, "os.PathLike[str]"], shards: int, compression: str) -> List[str]:
+    prefix = os.fspath(path)
+    for ext in _EXTENSIONS.values():
+        if prefix.endswith(ext):
+            prefix = prefix[: -len(ext)]
+            break
+    ext = _EXTENSIONS[compression]
+    if shards == 1:
+        return [prefix + ext]
+    return [f"{prefix}-{i:05d}-of-{shards:05d}{ext}" for i in range(shards)]
+
+
+class Writer:
+    """TFRecord files written all or nothing, as sluice.writer makes it.
+
+    write() takes a dict of features (a tf.train.Example) or a record's
+    bytes; close() (or the end of a with block) gives the files their
+    names and returns how many records were written. Until then the files
+    are written under temporary names beside them, which abort(), an
+    exception in the with block, the Writer's collection or the
+    process's death (even by SIGKILL) remove: a file under its name is
+    always whole. files holds the names.
+    """
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"], *, shards: int = 1,
+                 compression: Optional[str] = None) -> None:
+        comp = (compression or "NONE").upper()
+        if comp not in _EXTENSIONS:
+            raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD or None")
+        if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
+            raise InvalidArgumentError(f"shards={shards!r}: want an int of at least 1")
+        self.files: List[str] = _output_names(path, shards, comp)
+        self.count = 0
+        self._buf = bytearray(b"\0")
+        self._s: Optional[_Session] = None
+        s = _Session()
+        try:
+            reply = s._call({"op": "write", "out": self.files, "compression": comp})
+        except BaseException:
+            s.close()
+            raise
+        if "error" in reply:
+            s.close()
+            raise _error(reply["error"])
+        self._s = s
+
+    def write(self, record: Union[Mapping[str, Any], bytes, bytearray, memoryview]) -> None:
+        """Writes a record: a dict of features, encoded as a
+        tf.train.Example (see sluice.encode_example), or bytes as they are.
+        Records are dealt to the files in turn."""
+        if self._s is None:
+            raise SluiceError("the writer is closed")
+        rec = record if isinstance(record, (bytes, bytearray, memoryview)) else encode_example(record)
+        n = len(rec)
+        if n > _MAX_RECORD:
+            raise InvalidArgumentError(f"a record of {n} bytes: sluice.writer takes records of at most {_MAX_RECORD}")
+        if len(self._buf) + 4 + n > _CHUNK:
+            self._flush()
+        self._buf += _LEN.pack(n)
+        self._buf += rec
+        self.count += 1
+
+    def _flush(self) -> None:
+        if len(self._buf) > 1 and self._s is not None:
+            self._s._send(_frame(bytes(self._buf)))
+        self._buf = bytearray(b"\0")
+
+    def close(self) -> int:
+        """Gives the files their names and returns the records written; on
+        an error, raises it and leaves no file. Closing again does
+        nothing."""
+        s = self._s
+        if s is None:
+            return self.count
+        try:
+            self._flush()
+            reply = s._call({"op": "commit"})
+        except BaseException:
+            self.abort()
+            raise
+        self._s = None
+        s.close()
+        if "error" in reply:
+            raise _error(reply["error"])
+        return int(reply["wrote"])
+
+    def abort(self) -> None:
+        """Ends the writing and removes what it wrote; the files keep
+        whatever they held before."""
+        s, self._s = self._s, None
+        self._buf = bytearray(b"\0")
+        if s is not None:
+            s.close()  # the server, its input ended, removes its temporaries
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+    def __del__(self) -> None:
+        s = getattr(self, "_s", None)
+        if s is not None and s._pid == os.getpid():
+            self.abort()
+
+
+def writer(path: Union[str, "os.PathLike[str]"], *, shards: int = 1, compression: Optional[str] = None) -> Writer:
+    """Writes TFRecord files, all or nothing, without TensorFlow.
+
+        with sluice.writer("data/train", shards=4, compression="GZIP") as w:
+            for image, label in rows:
+                w.write({"image": image, "label": label})   # NumPy arrays, numbers, bytes, str
+        # data/train-00000-of-00004.tfrecord.gz ... appear here, complete
+
+    path is the file (with shards=1; .tfrecord and the compression's
+    extension are added unless it ends with them) or the prefix of
+    TensorFlow's shard names, prefix-00000-of-00004.tfrecord.gz;
+    compression is None, GZIP, ZLIB or ZSTD (which TensorFlow cannot
+    read). Records go to the shards in turn. See Writer.
+    """
+    return Writer(path, shards=shards, compression=compression)

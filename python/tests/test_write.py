@@ -1,0 +1,160 @@
+"""sluice.writer: TFRecord files of Examples from Python, byte for byte as
+TensorFlow serializes them, all or nothing."""
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import sluice
+from conftest import alive
+from example_cases import CASES
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tf_bytes():
+    with open(os.path.join(HERE, "data", "tf_examples.json")) as f:
+        return {k: bytes.fromhex(v) for k, v in json.load(f)["examples"].items()}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_encode_matches_tensorflow(name):
+    # TensorFlow 2.21's tf.train.Example of the same values, serialized
+    # with its map keys sorted (tools/tfref/pywrite.py).
+    assert sluice.encode_example(CASES[name]()) == tf_bytes()[name]
+
+
+def records(path):
+    """The records of an uncompressed TFRecord file, CRCs skipped."""
+    data, out, i = open(path, "rb").read(), [], 0
+    while i < len(data):
+        (n,) = struct.unpack_from("<Q", data, i)
+        out.append(data[i + 12:i + 12 + n])
+        i += 12 + n + 4
+    return out
+
+
+@pytest.mark.parametrize("shards,compression", [(1, None), (3, "GZIP"), (2, "ZSTD"), (1, "zlib")])
+def test_round_trip(tmp_path, shards, compression):
+    rows = [{"image": np.full(4, i, np.float32), "label": i - 5, "name": f"row {i}"} for i in range(11)]
+    with sluice.writer(tmp_path / "data", shards=shards, compression=compression) as w:
+        for r in rows:
+            w.write(r)
+    assert sorted(os.listdir(tmp_path)) == sorted(os.path.basename(f) for f in w.files)
+    assert len(w.files) == shards and w.count == 11
+    spec = {"image": sluice.FixedLen([4], "float32"), "label": sluice.FixedLen([], "int64"),
+            "name": sluice.FixedLen([], bytes)}
+    got = {}
+    for b in sluice.examples(w.files, spec, batch_size=4, readers=1, copy=True):
+        for img, label, name in zip(b["image"], b["label"], b["name"]):
+            got[int(label)] = (img.tolist(), name)
+    assert got == {i - 5: ([float(i)] * 4, f"row {i}".encode()) for i in range(11)}
+
+
+def test_names(tmp_path):
+    assert sluice.writer(tmp_path / "x.tfrecord").files == [str(tmp_path / "x.tfrecord")]
+    w = sluice.writer(str(tmp_path / "x.tfrecord.gz"), shards=2, compression="GZIP")
+    assert w.files == [str(tmp_path / f"x-0000{i}-of-00002.tfrecord.gz") for i in range(2)]
+    w.abort()
+    assert os.listdir(tmp_path) == []
+
+
+def test_raw_records_and_order(tmp_path):
+    recs = [b"", b"a", os.urandom(100000), b"end"]
+    with sluice.writer(tmp_path / "raw") as w:
+        for r in recs:
+            w.write(r)
+    assert records(w.files[0]) == recs
+    assert w.close() == 4  # closing again: the count
+
+
+def test_many_records_cross_messages(tmp_path):
+    # More than a message holds (4 MiB), and a record of 5 MiB alone.
+    big = os.urandom(5 << 20)
+    with sluice.writer(tmp_path / "many") as w:
+        for i in range(3000):
+            w.write(bytes([i % 256]) * 2000)
+        w.write(big)
+    got = records(w.files[0])
+    assert len(got) == 3001 and got[-1] == big and got[2999] == bytes([2999 % 256]) * 2000
+
+
+def test_exception_leaves_nothing(tmp_path):
+    old = tmp_path / "data.tfrecord"
+    old.write_bytes(b"an earlier data set")
+    with pytest.raises(RuntimeError):
+        with sluice.writer(tmp_path / "data") as w:
+            w.write({"x": 1})
+            raise RuntimeError("the job failed")
+    assert os.listdir(tmp_path) == ["data.tfrecord"]
+    assert old.read_bytes() == b"an earlier data set"
+    with pytest.raises(sluice.SluiceError, match="closed"):
+        w.write({"x": 2})
+
+
+def test_replaces_only_at_close(tmp_path):
+    old = tmp_path / "data.tfrecord"
+    old.write_bytes(b"an earlier data set")
+    w = sluice.writer(tmp_path / "data")
+    w.write(b"new")
+    assert old.read_bytes() == b"an earlier data set"
+    assert w.close() == 1
+    assert records(str(old)) == [b"new"]
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    import sluice
+    w = sluice.writer(sys.argv[1], shards=2, compression="GZIP")
+    w.write({"x": 1})
+    w._flush()
+    print(w._s.server_pid, flush=True)
+    while True:
+        w.write({"x": list(range(100))})
+""")
+
+
+def test_sigkill_of_the_writer(tmp_path):
+    p = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "data")], stdout=subprocess.PIPE, text=True)
+    server = int(p.stdout.readline())
+    time.sleep(0.3)  # writing
+    assert len(os.listdir(tmp_path)) == 2  # two temporaries
+    p.kill()
+    p.wait()
+    deadline = time.monotonic() + 5
+    while (alive(server) or os.listdir(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(server) and os.listdir(tmp_path) == [], os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("value,error,match", [
+    ({"x": object()}, TypeError, "feature 'x': a object is not bytes"),
+    ({"x": np.array([1 + 2j])}, TypeError, "feature 'x': NumPy dtype complex128"),
+    ({"x": np.array([2**64 - 1], np.uint64)}, sluice.InvalidArgumentError, "beyond int64"),
+    ({"x": [1, "a"]}, TypeError, "feature 'x': a list of other than all numbers"),
+    ({1: 2}, TypeError, "feature name 1 is not a str"),
+    ([1, 2], TypeError, "an Example is a dict of features, not a list"),
+])
+def test_bad_values(tmp_path, value, error, match):
+    with sluice.writer(tmp_path / "bad") as w:
+        with pytest.raises(error, match=match):
+            w.write(value)
+    assert records(w.files[0]) == []  # the bad record was not written
+
+
+def test_bad_options(tmp_path):
+    with pytest.raises(sluice.InvalidArgumentError, match="compression='LZ4'"):
+        sluice.writer(tmp_path / "x", compression="LZ4")
+    with pytest.raises(sluice.InvalidArgumentError, match="shards=0"):
+        sluice.writer(tmp_path / "x", shards=0)
+    with pytest.raises(sluice.SluiceError, match="no such file"):
+        sluice.writer(tmp_path / "no" / "such" / "dir" / "x")
+    assert os.listdir(tmp_path) == []
