@@ -139,6 +139,7 @@ def test_sigkill_of_the_writer(tmp_path):
     ({"x": object()}, TypeError, "feature 'x': a object is not bytes"),
     ({"x": np.array([1 + 2j])}, TypeError, "feature 'x': NumPy dtype complex128"),
     ({"x": np.array([2**64 - 1], np.uint64)}, sluice.InvalidArgumentError, "beyond int64"),
+    ({"x": 2**63}, sluice.InvalidArgumentError, "beyond int64"),
     ({"x": [1, "a"]}, TypeError, "feature 'x': a list of other than all numbers"),
     ({1: 2}, TypeError, "feature name 1 is not a str"),
     ([1, 2], TypeError, "an Example is a dict of features, not a list"),

@@ -59,9 +59,14 @@ def _feature(name: str, value: Any) -> bytes:
     if isinstance(value, (bytes, bytearray, memoryview, str)):
         return _field(1, _field(1, _bytes_of(value)))
     if isinstance(value, (bool, int, np.integer, np.bool_)):
-        value = np.array([value])
-    elif isinstance(value, (float, np.floating)):
-        value = np.array([value], np.float32)
+        # A scalar, most often a label: a varint here costs a tenth of
+        # NumPy's array path.
+        v = int(value)
+        if not -(1 << 63) <= v < 1 << 63:
+            raise InvalidArgumentError(f"feature {name!r}: a value beyond int64")
+        return _field(3, _field(1, _uvarint(v & (1 << 64) - 1)))
+    if isinstance(value, (float, np.floating)):
+        return _field(2, _field(1, np.float32(value).tobytes()))
     elif isinstance(value, (list, tuple)):
         if not value:
             return b""  # a Feature with no list
