@@ -18,3 +18,12 @@ CASES = {
     "names": lambda: {"z": 1, "a": 2, "é": 3, "b": 4},
     "empty": lambda: {},
 }
+
+# SequenceExamples: (context, feature_lists), each list a sequence of steps.
+SEQUENCE_CASES = {
+    "seq": lambda: ({"id": 3, "name": "a"},
+                    {"tokens": [[1, 2], [3]], "scores": [np.array([0.5, 1.5], np.float32)],
+                     "words": [[b"hi"], ["there", "x"]]}),
+    "seq-rows": lambda: (None, {"frames": np.arange(6, dtype=np.float32).reshape(3, 2), "empty": []}),
+    "seq-empty": lambda: (None, {}),
+}

@@ -15,14 +15,14 @@ import pytest
 
 import sluice
 from conftest import alive
-from example_cases import CASES
+from example_cases import CASES, SEQUENCE_CASES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def tf_bytes():
+def tf_bytes(kind="examples"):
     with open(os.path.join(HERE, "data", "tf_examples.json")) as f:
-        return {k: bytes.fromhex(v) for k, v in json.load(f)["examples"].items()}
+        return {k: bytes.fromhex(v) for k, v in json.load(f)[kind].items()}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -30,6 +30,23 @@ def test_encode_matches_tensorflow(name):
     # TensorFlow 2.21's tf.train.Example of the same values, serialized
     # with its map keys sorted (tools/tfref/pywrite.py).
     assert sluice.encode_example(CASES[name]()) == tf_bytes()[name]
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCE_CASES))
+def test_encode_sequence_matches_tensorflow(name):
+    assert sluice.encode_sequence_example(*SEQUENCE_CASES[name]()) == tf_bytes("sequence_examples")[name]
+
+
+def test_sequence_round_trip(tmp_path):
+    with sluice.writer(tmp_path / "seq") as w:
+        for i in range(3):
+            w.write(sluice.encode_sequence_example({"id": i}, {"frames": np.full((i + 1, 2), i, np.float32)}))
+    ds = sluice.sequence_examples(w.files, {"id": sluice.FixedLen([], "int64")},
+                                  {"frames": sluice.FixedLenSequence([2], "float32")}, batch_size=3, copy=True)
+    (b,) = list(ds)
+    values, lengths = b["frames"]
+    assert b["id"].tolist() == [0, 1, 2] and lengths.tolist() == [1, 2, 3]
+    assert values[2].tolist() == [[2, 2]] * 3 and values[0][0].tolist() == [0, 0]
 
 
 def records(path):
@@ -143,12 +160,25 @@ def test_sigkill_of_the_writer(tmp_path):
     ({"x": [1, "a"]}, TypeError, "feature 'x': a list of other than all numbers"),
     ({1: 2}, TypeError, "feature name 1 is not a str"),
     ([1, 2], TypeError, "an Example is a dict of features, not a list"),
+    (b"ok", None, None),
 ])
 def test_bad_values(tmp_path, value, error, match):
     with sluice.writer(tmp_path / "bad") as w:
-        with pytest.raises(error, match=match):
-            w.write(value)
-    assert records(w.files[0]) == []  # the bad record was not written
+        if error is None:
+            w.write(value)  # the control: a good record is written
+        else:
+            with pytest.raises(error, match=match):
+                w.write(value)
+    assert records(w.files[0]) == ([value] if error is None else [])
+
+
+def test_bad_sequences():
+    with pytest.raises(TypeError, match="feature list 'x': a sequence of steps, not a int"):
+        sluice.encode_sequence_example(None, {"x": 3})
+    with pytest.raises(TypeError, match=r"feature 'x\[1\]': a object"):
+        sluice.encode_sequence_example(None, {"x": [1, object()]})
+    with pytest.raises(TypeError, match="the context is a dict of features"):
+        sluice.encode_sequence_example([1], {})
 
 
 def test_bad_options(tmp_path):

@@ -5,7 +5,8 @@ Run by hand (never by CI) from the repository root:
 
     /work/venv-tf/bin/python tools/tfref/pywrite.py
 
-For each case of python/tests/example_cases.py it builds the Example with
+For each case of python/tests/example_cases.py it builds the Example (or
+SequenceExample) with
 TensorFlow's own protos, each value as TensorFlow's lists take it (floats
 as a FloatList, ints and bools as an Int64List, bytes and str as a
 BytesList, arrays flattened), serializes it with map keys sorted
@@ -22,7 +23,7 @@ import tensorflow as tf
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(root, "python", "tests"))
-from example_cases import CASES  # noqa: E402
+from example_cases import CASES, SEQUENCE_CASES  # noqa: E402
 
 
 def feature(v):
@@ -48,8 +49,16 @@ out = {}
 for name, make in CASES.items():
     ex = tf.train.Example(features=tf.train.Features(feature={k: feature(v) for k, v in make().items()}))
     out[name] = ex.SerializeToString(deterministic=True).hex()
+seq = {}
+for name, make in SEQUENCE_CASES.items():
+    context, lists = make()
+    ex = tf.train.SequenceExample(
+        context=tf.train.Features(feature={k: feature(v) for k, v in (context or {}).items()}),
+        feature_lists=tf.train.FeatureLists(feature_list={
+            k: tf.train.FeatureList(feature=[feature(step) for step in steps]) for k, steps in lists.items()}))
+    seq[name] = ex.SerializeToString(deterministic=True).hex()
 path = os.path.join(root, "python", "tests", "data", "tf_examples.json")
 with open(path, "w") as f:
-    json.dump({"tensorflow": tf.__version__, "examples": out}, f, indent=1, sort_keys=True)
+    json.dump({"tensorflow": tf.__version__, "examples": out, "sequence_examples": seq}, f, indent=1, sort_keys=True)
     f.write("\n")
 print(f"wrote {len(out)} examples to {path}")

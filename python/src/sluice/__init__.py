@@ -39,7 +39,7 @@ from ._core import (
     fixed_length,
     sequence_examples,
 )
-from ._write import Writer, encode_example, writer
+from ._write import Writer, encode_example, encode_sequence_example, writer
 
 __all__ = [
     "Batch",
@@ -59,6 +59,7 @@ __all__ = [
     "Writer",
     "csv",
     "encode_example",
+    "encode_sequence_example",
     "examples",
     "fixed_length",
     "sequence_examples",

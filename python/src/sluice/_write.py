@@ -96,20 +96,45 @@ def _feature(name: str, value: Any) -> bytes:
     raise TypeError(f"feature {name!r}: NumPy dtype {value.dtype} is none of float, int, bool, bytes or str")
 
 
-def encode_example(features: Mapping[str, Any]) -> bytes:
-    """A tf.train.Example's bytes, its features in name order: each value
-    bytes or str (a BytesList), int or bool (an Int64List), float (a
-    FloatList), a list of one of those, or a NumPy array (flattened; float
-    dtypes become float32, int and bool int64, bytes and str bytes)."""
+def _features(features: Mapping[str, Any], what: str) -> bytes:
+    """A Features message's fields: its map entries in name order."""
     if not isinstance(features, Mapping):
-        raise TypeError(f"an Example is a dict of features, not a {type(features).__name__}")
+        raise TypeError(f"{what} is a dict of features, not a {type(features).__name__}")
     entries = []
     for name in sorted(features):
         if not isinstance(name, str):
             raise TypeError(f"feature name {name!r} is not a str")
         entries.append(_field(1, _field(1, name.encode("utf-8")) + _field(2, _feature(name, features[name]))))
-    feats = b"".join(entries)
-    return _field(1, feats)
+    return b"".join(entries)
+
+
+def encode_sequence_example(context: Optional[Mapping[str, Any]],
+                            feature_lists: Mapping[str, Any]) -> bytes:
+    """A tf.train.SequenceExample's bytes: context features as
+    encode_example takes them, and each feature list a sequence of steps,
+    each step one feature's values (a number, bytes, a list or a NumPy
+    array; a 2-D array is a list of its rows). Write it with
+    Writer.write."""
+    if not isinstance(feature_lists, Mapping):
+        raise TypeError(f"feature_lists is a dict of lists of steps, not a {type(feature_lists).__name__}")
+    lists = []
+    for name in sorted(feature_lists):
+        if not isinstance(name, str):
+            raise TypeError(f"feature list name {name!r} is not a str")
+        steps = feature_lists[name]
+        if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
+            raise TypeError(f"feature list {name!r}: a sequence of steps, not a {type(steps).__name__}")
+        body = b"".join(_field(1, _feature(f"{name}[{i}]", step)) for i, step in enumerate(steps))
+        lists.append(_field(1, _field(1, name.encode("utf-8")) + _field(2, body)))
+    return _field(1, _features(context or {}, "the context")) + _field(2, b"".join(lists))
+
+
+def encode_example(features: Mapping[str, Any]) -> bytes:
+    """A tf.train.Example's bytes, its features in name order: each value
+    bytes or str (a BytesList), int or bool (an Int64List), float (a
+    FloatList), a list of one of those, or a NumPy array (flattened; float
+    dtypes become float32, int and bool int64, bytes and str bytes)."""
+    return _field(1, _features(features, "an Example"))
 
 
 # ---------------------------------------------------------------------------
@@ -169,7 +194,8 @@ class Writer:
 
     def write(self, record: Union[Mapping[str, Any], bytes, bytearray, memoryview]) -> None:
         """Writes a record: a dict of features, encoded as a
-        tf.train.Example (see sluice.encode_example), or bytes as they are.
+        tf.train.Example (see sluice.encode_example), or bytes as they are
+        (a SequenceExample from sluice.encode_sequence_example, say).
         Records are dealt to the files in turn."""
         if self._s is None:
             raise SluiceError("the writer is closed")
