@@ -159,6 +159,7 @@ def test_sigkill_of_the_writer(tmp_path):
     ({"x": 2**63}, sluice.InvalidArgumentError, "beyond int64"),
     ({"x": [1, "a"]}, TypeError, "feature 'x': a list of other than all numbers"),
     ({1: 2}, TypeError, "feature name 1 is not a str"),
+    ({"a": 1, 2: 3}, TypeError, "feature name 2 is not a str"),
     ([1, 2], TypeError, "an Example is a dict of features, not a list"),
     (b"ok", None, None),
 ])

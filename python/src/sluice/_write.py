@@ -96,16 +96,28 @@ def _feature(name: str, value: Any) -> bytes:
     raise TypeError(f"feature {name!r}: NumPy dtype {value.dtype} is none of float, int, bool, bytes or str")
 
 
+def _entries(m: Mapping[str, Any], what: str, encode: Any) -> bytes:
+    """A protobuf map's entries from str names to messages, in name order,
+    each value's message encode(name, value)."""
+    for name in m:
+        # Before sorting, which would fail on a mix less clearly.
+        if not isinstance(name, str):
+            raise TypeError(f"{what} name {name!r} is not a str")
+    return b"".join(_field(1, _field(1, name.encode("utf-8")) + _field(2, encode(name, m[name]))) for name in sorted(m))
+
+
 def _features(features: Mapping[str, Any], what: str) -> bytes:
     """A Features message's fields: its map entries in name order."""
     if not isinstance(features, Mapping):
         raise TypeError(f"{what} is a dict of features, not a {type(features).__name__}")
-    entries = []
-    for name in sorted(features):
-        if not isinstance(name, str):
-            raise TypeError(f"feature name {name!r} is not a str")
-        entries.append(_field(1, _field(1, name.encode("utf-8")) + _field(2, _feature(name, features[name]))))
-    return b"".join(entries)
+    return _entries(features, "feature", _feature)
+
+
+def _steps(name: str, steps: Any) -> bytes:
+    """A FeatureList's fields: a Feature a step."""
+    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
+        raise TypeError(f"feature list {name!r}: a sequence of steps, not a {type(steps).__name__}")
+    return b"".join(_field(1, _feature(f"{name}[{i}]", step)) for i, step in enumerate(steps))
 
 
 def encode_sequence_example(context: Optional[Mapping[str, Any]],
@@ -117,16 +129,8 @@ def encode_sequence_example(context: Optional[Mapping[str, Any]],
     Writer.write."""
     if not isinstance(feature_lists, Mapping):
         raise TypeError(f"feature_lists is a dict of lists of steps, not a {type(feature_lists).__name__}")
-    lists = []
-    for name in sorted(feature_lists):
-        if not isinstance(name, str):
-            raise TypeError(f"feature list name {name!r} is not a str")
-        steps = feature_lists[name]
-        if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
-            raise TypeError(f"feature list {name!r}: a sequence of steps, not a {type(steps).__name__}")
-        body = b"".join(_field(1, _feature(f"{name}[{i}]", step)) for i, step in enumerate(steps))
-        lists.append(_field(1, _field(1, name.encode("utf-8")) + _field(2, body)))
-    return _field(1, _features(context or {}, "the context")) + _field(2, b"".join(lists))
+    lists = _entries(feature_lists, "feature list", _steps)
+    return _field(1, _features(context or {}, "the context")) + _field(2, lists)
 
 
 def encode_example(features: Mapping[str, Any]) -> bytes:
