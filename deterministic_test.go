@@ -1,6 +1,7 @@
 package sluice
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -65,7 +66,20 @@ func detSources(t *testing.T, dir string, opts ...Option) map[string]*Dataset {
 		for j := range 41 + i {
 			fmt.Fprintf(&b, "%d,%d.5\n", 1000*i+j, j)
 		}
-		if err := os.WriteFile(filepath.Join(csvDir, fmt.Sprintf("part-%d.csv", i)), []byte(b.String()), 0o644); err != nil {
+		// Text compressed or not, each file's compression detected.
+		c := []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.None, tfrecord.Zstd, tfrecord.None}[i]
+		var data bytes.Buffer
+		w, err := tfrecord.NewCompressor(c, &data)
+		if err == nil {
+			_, err = io.WriteString(w, b.String())
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(csvDir, fmt.Sprintf("part-%d.csv", i)), data.Bytes(), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +181,8 @@ func TestDeterministicExactlyOnce(t *testing.T) {
 // A checkpoint taken after any batch resumes, in a new iterator, exactly
 // the batches the uninterrupted run delivers next: mid-file, mid-epoch,
 // with the shuffle buffer full and with a short final batch pending, from
-// plain and GZIP files, text lines and fixed-length records.
+// plain and GZIP files, text lines (plain, GZIP and ZSTD) and fixed-length
+// records.
 func TestCheckpointResume(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {

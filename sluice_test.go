@@ -1,9 +1,11 @@
 package sluice
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -458,8 +460,9 @@ func TestKeepBatches(t *testing.T) {
 	}
 }
 
-// CSV lines are decoded into named columns, with defaults for empty
-// fields, header lines skipped, and an error naming the file and line.
+// CSV lines, plain or compressed, are decoded into named columns, with
+// defaults for empty fields, header lines skipped, and an error naming
+// the file and line.
 func TestCSV(t *testing.T) {
 	dir := t.TempDir()
 	var want float64
@@ -476,7 +479,18 @@ func TestCSV(t *testing.T) {
 				want += float64(v) + 0.5
 			}
 		}
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", i)), []byte(sb.String()), 0o644)
+		// part-1 is GZIP and part-2 ZSTD, each found by its first bytes.
+		c := []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.Zstd}[i]
+		var data bytes.Buffer
+		w, err := tfrecord.NewCompressor(c, &data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, sb.String())
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", i)), data.Bytes(), 0o644)
 	}
 	cols := []Column{
 		Col("x", decode.Float64Column(-1)),

@@ -190,7 +190,9 @@ func Col(name string, c decode.Column) Column { return Column{name: name, col: c
 // names, each decoded as comma-separated values into columns, in order
 // (TensorFlow's TextLineReader and decode_csv). A column's default fills
 // an empty field; a required column's empty field is an error naming the
-// file and line.
+// file and line. A file whose first bytes are a GZIP or ZSTD header is
+// decompressed (files of mixed compression can be read together); ZLIB
+// is not looked for, since its header can begin a line of text.
 func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 	s := csvSettings{settings: settings{files: []string{files}}}
 	for _, o := range opts {

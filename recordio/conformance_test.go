@@ -2,12 +2,12 @@ package recordio_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/recordio/readertest"
@@ -41,7 +41,9 @@ func TestConformance(t *testing.T) {
 	values := [][]string{{"a0", "a1", "a2"}, {}, {"c0"}, {}, {"d0", "d1", "d2", "d3", "d4", "d5", "d6"}}
 
 	tfFiles := map[tfrecord.Compression][]string{}
-	var text, fixed, fixedGz []string
+	var text, fixed []string
+	textZ, fixedZ := map[tfrecord.Compression][]string{}, map[tfrecord.Compression][]string{}
+	var textMixed []string // each unit compressed otherwise, detected
 	for i, vs := range values {
 		for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
 			var b bytes.Buffer
@@ -70,12 +72,13 @@ func TestConformance(t *testing.T) {
 		}
 		recs.WriteString("F")
 		text = append(text, write(t, dir, fmt.Sprintf("u%d.txt", i), lines.Bytes()))
+		for _, c := range []tfrecord.Compression{tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
+			textZ[c] = append(textZ[c], write(t, dir, fmt.Sprintf("u%d-%v.txt", i, c), compress(t, c, lines.Bytes())))
+			fixedZ[c] = append(fixedZ[c], write(t, dir, fmt.Sprintf("u%d-%v.bin", i, c), compress(t, c, recs.Bytes())))
+		}
+		mixed := []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.Zstd}[i%3]
+		textMixed = append(textMixed, write(t, dir, fmt.Sprintf("u%d-mixed.txt", i), compress(t, mixed, lines.Bytes())))
 		fixed = append(fixed, write(t, dir, fmt.Sprintf("u%d.bin", i), recs.Bytes()))
-		var gz bytes.Buffer
-		zw := gzip.NewWriter(&gz)
-		zw.Write(recs.Bytes())
-		zw.Close()
-		fixedGz = append(fixedGz, write(t, dir, fmt.Sprintf("u%d.bin.gz", i), gz.Bytes()))
 	}
 	whole := [][]string{{"one"}, {""}, {"two"}}
 	wholeFiles := []string{write(t, dir, "w1", []byte("one")), write(t, dir, "w2", nil), write(t, dir, "w3", []byte("two"))}
@@ -95,15 +98,31 @@ func TestConformance(t *testing.T) {
 		{"FixedLength", readertest.Case{New: func(q queue.Queue) *recordio.Reader {
 			return must(t)(recordio.NewFixedLengthRecordReader(q, 2, fixedOpts...))
 		}, Units: fixed, Values: values}},
-		{"FixedLength GZIP", readertest.Case{New: func(q queue.Queue) *recordio.Reader {
-			return must(t)(recordio.NewFixedLengthRecordReader(q, 2, append(fixedOpts, recordio.Compression(tfrecord.Gzip))...))
-		}, Units: fixedGz, Values: values}},
 		{"FixedLength by name", readertest.Case{New: func(q queue.Queue) *recordio.Reader {
 			return must(t)(recordio.Open("FixedLengthRecordReader", q, append(fixedOpts, recordio.RecordBytes(2))...))
 		}, Units: fixed, Values: values}},
 		{"custom (words of a sentence)", readertest.Case{New: func(q queue.Queue) *recordio.Reader { return recordio.NewReader("WordReader", &wordFormat{}, q) },
 			Units: []string{"a b c", "", "d", "e f g h i"}, Values: [][]string{{"a", "b", "c"}, {}, {"d"}, {"e", "f", "g", "h", "i"}}}},
 	}
+	for _, c := range []tfrecord.Compression{tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
+		cases = append(cases, struct {
+			name string
+			c    readertest.Case
+		}{"TextLine " + c.String(), readertest.Case{New: func(q queue.Queue) *recordio.Reader {
+			return must(t)(recordio.NewTextLineReader(q, recordio.SkipHeaderLines(1), recordio.Compression(c)))
+		}, Units: textZ[c], Values: values}}, struct {
+			name string
+			c    readertest.Case
+		}{"FixedLength " + c.String(), readertest.Case{New: func(q queue.Queue) *recordio.Reader {
+			return must(t)(recordio.NewFixedLengthRecordReader(q, 2, append(fixedOpts, recordio.Compression(c))...))
+		}, Units: fixedZ[c], Values: values}})
+	}
+	cases = append(cases, struct {
+		name string
+		c    readertest.Case
+	}{"TextLine detected", readertest.Case{New: func(q queue.Queue) *recordio.Reader {
+		return recordio.NewReader("TextLineReader", recordhook.NewTextLineFormat(1), q)
+	}, Units: textMixed, Values: values}})
 	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
 		cases = append(cases, struct {
 			name string

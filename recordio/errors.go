@@ -14,6 +14,6 @@ var (
 	ErrShortHeader = errors.New("file shorter than its header")
 
 	// ErrLineTooLong reports a line longer than a LineSplitter's limit
-	// (LineSplitter.SetMaxLine).
+	// (LineSplitter.SetMaxLine) or a TextLine reader's (MaxRecordSize).
 	ErrLineTooLong = errors.New("line too long")
 )

@@ -8,8 +8,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zlib"
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
@@ -40,9 +38,9 @@ func newFixedLengthFormat(s *settings) (*fixedLengthFormat, error) {
 		return nil, fmt.Errorf("recordio: record_bytes must be > 0: %w", queue.ErrInvalidArgument)
 	}
 	switch s.compression {
-	case tfrecord.None, tfrecord.Gzip, tfrecord.Zlib:
+	case tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd:
 	default:
-		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB or GZIP, not %v: %w", s.compression, queue.ErrInvalidArgument)
+		return nil, fmt.Errorf("recordio: FixedLengthRecordReader encoding must be none, ZLIB, GZIP or ZSTD, not %v: %w", s.compression, queue.ErrInvalidArgument)
 	}
 	return &fixedLengthFormat{recordBytes: s.recordBytes, headerBytes: s.headerBytes,
 		footerBytes: s.footerBytes, hopBytes: s.hopBytes, compression: s.compression}, nil
@@ -103,32 +101,24 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 	var r io.Reader
 	var closer io.Closer
 	skip := start
-	switch f.compression {
-	case tfrecord.Gzip, tfrecord.Zlib:
-		var dr io.ReadCloser
-		br := bufio.NewReaderSize(file, 64<<10)
-		if f.compression == tfrecord.Gzip {
-			dr, err = gzip.NewReader(br)
-		} else {
-			dr, err = zlib.NewReader(br)
-		}
-		switch {
-		case err == io.EOF:
-			// An empty file is an empty stream, as TensorFlow's
-			// ZlibInputStream reads it.
-			r = br
-		case err != nil:
-			file.Close()
-			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", f.compression, err)}
-		default:
-			r, closer = dr, dr
-		}
-	default:
+	switch {
+	case f.compression == tfrecord.None:
 		// Uncompressed files are positioned directly.
 		if start > file.Size() {
 			short, start = true, file.Size()
 		}
 		r, skip = io.NewSectionReader(file, start, file.Size()-start), 0
+	case file.Size() == 0:
+		// An empty file is an empty stream, as TensorFlow's
+		// ZlibInputStream reads it.
+		r = file
+	default:
+		dr, err := tfrecord.NewDecompressor(f.compression, bufio.NewReaderSize(file, 64<<10))
+		if err != nil {
+			file.Close()
+			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", f.compression, err)}
+		}
+		r, closer = dr, dr
 	}
 	if f.src == nil {
 		f.src = bufio.NewReaderSize(r, 64<<10)

@@ -16,6 +16,7 @@ type settings struct {
 	footerBytes     int
 	hopBytes        int
 	compression     tfrecord.Compression
+	maxRecord       int64 // MaxRecordSize's n, for text lines; 0: the default
 	recordOpts      []tfrecord.Option
 	shard           shard
 }
@@ -49,9 +50,11 @@ func FooterBytes(n int) Option { return func(s *settings) { s.footerBytes = n } 
 func HopBytes(n int) Option { return func(s *settings) { s.hopBytes = n } }
 
 // Compression sets how every file is compressed: for a FixedLengthRecord
-// reader (TensorFlow's encoding attribute: ZLIB or GZIP) the sizes then
-// count uncompressed bytes; for a TFRecord reader opened with Open it is
-// the compression_type (NewTFRecordReader takes it as an argument). One
+// reader (TensorFlow's encoding attribute: ZLIB or GZIP, and ZSTD as an
+// extension) the sizes then count uncompressed bytes; for a TFRecord reader opened with Open it is
+// the compression_type (NewTFRecordReader takes it as an argument); a
+// TextLine reader decompresses its files, ZSTD included, and counts their
+// lines' offsets in the decompressed text. One
 // name serves both, as one type, tfrecord.Compression, does.
 func Compression(c tfrecord.Compression) Option { return func(s *settings) { s.compression = c } }
 
@@ -65,11 +68,18 @@ func SkipCorrupt() Option { return RecordOptions(tfrecord.SkipCorrupt()) }
 // the next one fails the read as it would without skipping.
 func SkipCorruptUpTo(n int64) Option { return RecordOptions(tfrecord.SkipCorruptUpTo(n)) }
 
-// MaxRecordSize sets the largest record a TFRecord reader accepts; a
+// MaxRecordSize sets the largest record a TFRecord reader accepts (a
 // longer length field fails the read with an error wrapping
-// tfrecord.ErrTooLarge. The default is tfrecord.DefaultMaxRecordSize
-// (2 GiB); see tfrecord.MaxRecordSize.
-func MaxRecordSize(n int64) Option { return RecordOptions(tfrecord.MaxRecordSize(n)) }
+// tfrecord.ErrTooLarge) and the longest line a TextLine reader does (a
+// longer line fails it with an error wrapping ErrLineTooLong). The
+// default is tfrecord.DefaultMaxRecordSize (2 GiB); see
+// tfrecord.MaxRecordSize.
+func MaxRecordSize(n int64) Option {
+	return func(s *settings) {
+		s.maxRecord = n
+		s.recordOpts = append(s.recordOpts, tfrecord.MaxRecordSize(n))
+	}
+}
 
 // RecordOptions passes options to a TFRecord reader's tfrecord.Reader,
 // for example tfrecord.SkipDataCRC() or tfrecord.MaxRecordSize(n).

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -19,13 +22,20 @@ import (
 // newline is still a record, and a file ending in a newline has no empty
 // last record. SkipHeaderLines(n) skips n lines of every file; a negative
 // n is an error wrapping [queue.ErrInvalidArgument].
+//
+// Compression(c) reads files compressed as c (ZLIB, GZIP or ZSTD), as
+// tf.data.TextLineDataset's compression_type does (TensorFlow's
+// TextLineReader reads only plain text). MaxRecordSize(n) fails a read at
+// a line longer than n bytes with an error wrapping ErrLineTooLong; the
+// default, tfrecord.DefaultMaxRecordSize, bounds what a compressed
+// stream's endless line can cost.
 func NewTextLineReader(q queue.Queue, opts ...Option) (*Reader, error) {
 	return Open(textLineKind, q, opts...)
 }
 
 func init() {
 	recordhook.NewTextLineFormat = func(skipHeaderLines int) recordhook.Format {
-		return &textLineFormat{skipHeaderLines: skipHeaderLines, noKeys: true}
+		return &textLineFormat{skipHeaderLines: skipHeaderLines, detect: true, noKeys: true, maxLine: maxLine(tfrecord.DefaultMaxRecordSize)}
 	}
 }
 
@@ -33,26 +43,49 @@ func newTextLineFormat(s *settings) (Format, error) {
 	if err := nonNegative("skip_header_lines", s.skipHeaderLines); err != nil {
 		return nil, err
 	}
-	return &textLineFormat{skipHeaderLines: s.skipHeaderLines}, nil
+	switch s.compression {
+	case tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd:
+	default:
+		return nil, fmt.Errorf("recordio: unknown compression %v: %w", s.compression, queue.ErrInvalidArgument)
+	}
+	return &textLineFormat{skipHeaderLines: s.skipHeaderLines, compression: s.compression, maxLine: maxLine(s.maxRecord)}, nil
+}
+
+// maxLine returns the line limit for a MaxRecordSize of n, 0 meaning the
+// default.
+func maxLine(n int64) int {
+	if n <= 0 {
+		n = tfrecord.DefaultMaxRecordSize
+	}
+	return int(min(n, math.MaxInt-2))
 }
 
 // textLineFormat reads text files line by line. It is the Format behind
 // NewTextLineReader.
 type textLineFormat struct {
 	skipHeaderLines int
+	compression     tfrecord.Compression
+	// detect makes the format decompress a file whose first bytes are a
+	// GZIP or ZSTD header, whatever compression says. ZLIB is not looked
+	// for: its two-byte header ("x^", "x\x9c", ...) can begin a line.
+	detect  bool
+	maxLine int // the longest line accepted
 	// noKeys makes Read return an empty key, saving an allocation per
 	// line, for a caller that names a line only when something is wrong
 	// with it: it takes the line's position from Work and Offset.
 	noKeys  bool
 	omitKey bool // the Read in progress is a Reader.ReadValue
 
-	file *unitFile
-	br   *bufio.Reader
-	work string
-	line int64  // lines consumed, including skipped ones
-	off  int64  // bytes consumed
-	long []byte // a line longer than the buffer, assembled
-	key  []byte
+	file   *unitFile
+	raw    *bufio.Reader // the compressed file, when it is
+	dec    io.ReadCloser // its decompressor, or nil
+	br     *bufio.Reader // the text
+	work   string
+	line   int64   // lines consumed, including skipped ones
+	off    int64   // bytes of text consumed (decompressed, if compressed)
+	long   []byte  // a line longer than the buffer, assembled
+	prefix [4]byte // a file's first bytes, for detect (a field: ReadAt's argument escapes)
+	key    []byte
 }
 
 // LineSplitter splits r into lines as a TextLine reader does, for use without
@@ -81,9 +114,6 @@ func (s *LineSplitter) SetMaxLine(n int) { s.max = n }
 func (s *LineSplitter) Next() ([]byte, error) {
 	line, n, err := readLine(s.br, &s.long, s.max)
 	s.n += n
-	if err == nil && s.max > 0 && len(line) > s.max {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, s.max)
-	}
 	if errors.Is(err, ErrLineTooLong) {
 		err = fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, s.max)
 	}
@@ -94,7 +124,8 @@ func (s *LineSplitter) Next() ([]byte, error) {
 // number of bytes consumed. As TensorFlow's InputBuffer::ReadLine, it
 // strips one '\r' before the '\n' or the end of input, and returns io.EOF
 // when nothing but that '\r' remains: a file's last line is a record only
-// if it has something besides "\r".
+// if it has something besides "\r". A line longer than max > 0 is
+// ErrLineTooLong, found having read at most max bytes and a buffer of it.
 func readLine(br *bufio.Reader, long *[]byte, max int) ([]byte, int64, error) {
 	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
@@ -121,6 +152,9 @@ func readLine(br *bufio.Reader, long *[]byte, max int) ([]byte, int64, error) {
 	if err == io.EOF && len(line) == 0 {
 		return nil, n, io.EOF
 	}
+	if max > 0 && len(line) > max {
+		return nil, n, ErrLineTooLong
+	}
 	return line, n, nil
 }
 
@@ -129,13 +163,54 @@ func (f *textLineFormat) open(ctx context.Context, work string) error {
 	if err != nil {
 		return err
 	}
+	c := f.compression
+	if f.detect {
+		n, err := file.ReadAt(f.prefix[:], 0)
+		if err != nil && err != io.EOF {
+			file.Close()
+			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("reading the first bytes to detect the compression: %w", err)}
+		}
+		if d := tfrecord.DetectCompression(f.prefix[:n]); d == tfrecord.Gzip || d == tfrecord.Zstd {
+			c = d
+		}
+	}
+	var text io.Reader = file
+	f.dec = nil
+	if c != tfrecord.None && file.Size() > 0 {
+		// An empty file is an empty stream, as TensorFlow's
+		// ZlibInputStream reads it.
+		if f.raw == nil {
+			f.raw = bufio.NewReaderSize(file, 64<<10)
+		} else {
+			f.raw.Reset(file)
+		}
+		stop := file.watch(ctx) // a GZIP header is read here
+		dec, err := tfrecord.NewDecompressor(c, f.raw)
+		stop()
+		if err != nil {
+			file.Close()
+			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", c, err)}
+		}
+		text, f.dec = dec, dec
+	}
 	if f.br == nil {
-		f.br = bufio.NewReaderSize(file, 64<<10)
+		f.br = bufio.NewReaderSize(text, 64<<10)
 	} else {
-		f.br.Reset(file)
+		f.br.Reset(text)
 	}
 	f.file, f.work, f.line, f.off = file, work, 0, 0
 	return nil
+}
+
+// lineError describes err, met reading the line after the last one
+// counted, as a failure of that line: its file, number and offset.
+func (f *textLineFormat) lineError(err error, max int) error {
+	if errors.Is(err, ErrLineTooLong) {
+		err = fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, max)
+	} else if f.dec != nil {
+		err = fmt.Errorf("decompressing: %w", err)
+	}
+	return &dataerr.Error{File: f.work, Line: f.line + 1, Offset: f.off, Record: -1, Err: err}
 }
 
 // OnWorkStarted opens the file and skips its header lines; a file shorter
@@ -146,13 +221,16 @@ func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 	}
 	defer f.file.watch(ctx)()
 	for range f.skipHeaderLines {
+		// A header line is not a record: no limit, as TensorFlow's
+		// SkipLine keeps none.
 		_, n, err := readLine(f.br, &f.long, 0)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			err = f.lineError(err, 0)
 			f.Reset()
-			return fmt.Errorf("%s:%d: %w", work, f.line+1, err)
+			return err
 		}
 		f.line++
 		f.off += n
@@ -162,12 +240,12 @@ func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next line.
 func (f *textLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
-	line, n, err := readLine(f.br, &f.long, 0)
+	line, n, err := readLine(f.br, &f.long, f.maxLine)
 	if err == io.EOF {
 		return "", nil, false, true, nil
 	}
 	if err != nil {
-		return "", nil, false, false, fmt.Errorf("%s:%d: %w", f.work, f.line+1, err)
+		return "", nil, false, false, f.lineError(err, f.maxLine)
 	}
 	f.line++
 	f.off += n
@@ -190,6 +268,10 @@ func (f *textLineFormat) Offset() int64 { return f.line }
 
 // OnWorkFinished closes the file.
 func (f *textLineFormat) OnWorkFinished() error {
+	if f.dec != nil {
+		f.dec.Close()
+		f.dec = nil
+	}
 	err := f.file.Close()
 	f.file = nil
 	return err
@@ -198,8 +280,7 @@ func (f *textLineFormat) OnWorkFinished() error {
 // Reset closes any open file.
 func (f *textLineFormat) Reset() error {
 	if f.file != nil {
-		f.file.Close()
-		f.file = nil
+		f.OnWorkFinished()
 	}
 	return nil
 }
@@ -223,11 +304,24 @@ func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 	if err := f.open(ctx, work); err != nil {
 		return err
 	}
-	if size := f.file.Size(); int64(off) > size {
-		f.Reset()
-		return fmt.Errorf("%w: %s has %d bytes, fewer than the saved offset %d", ErrState, work, size, off)
+	if f.dec != nil {
+		// A compressed stream is decompressed up to the offset.
+		defer f.file.watch(ctx)()
+		n, err := io.CopyN(io.Discard, f.br, int64(off))
+		if err != nil {
+			f.Reset()
+			if err == io.EOF {
+				return fmt.Errorf("%w: %s decompresses to %d bytes, fewer than the saved offset %d", ErrState, work, n, off)
+			}
+			return &dataerr.Error{File: work, Offset: n, Record: -1, Err: fmt.Errorf("decompressing: %w", err)}
+		}
+	} else {
+		if size := f.file.Size(); int64(off) > size {
+			f.Reset()
+			return fmt.Errorf("%w: %s has %d bytes, fewer than the saved offset %d", ErrState, work, size, off)
+		}
+		f.br.Reset(io.NewSectionReader(f.file, int64(off), f.file.Size()-int64(off)))
 	}
-	f.br.Reset(io.NewSectionReader(f.file, int64(off), f.file.Size()-int64(off)))
 	f.line, f.off = int64(line), int64(off)
 	return nil
 }

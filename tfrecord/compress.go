@@ -1,6 +1,7 @@
 package tfrecord
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -22,6 +23,9 @@ const zstdMaxWindow = 8 << 20
 // compressions, such as text. Its Close releases the decompressor, not r.
 // None returns r as it is.
 func NewDecompressor(c Compression, r io.Reader) (io.ReadCloser, error) {
+	if !c.valid() {
+		return nil, fmt.Errorf("tfrecord: %w %v", ErrUnknownCompression, c)
+	}
 	d, release, err := newDecompressor(c, r)
 	if err != nil {
 		return nil, err
@@ -68,6 +72,25 @@ func newDecompressor(c Compression, r io.Reader) (io.Reader, func(), error) {
 	}
 	return r, func() {}, nil
 }
+
+// NewCompressor returns a writer that compresses what it is given into w
+// as c at its default level, with the headers this package's Writer
+// writes, for data kept beside TFRecord files in the same compressions,
+// such as text. Close ends the stream, not w. None returns w as it is,
+// with a Close that does nothing.
+func NewCompressor(c Compression, w io.Writer) (io.WriteCloser, error) {
+	switch {
+	case !c.valid():
+		return nil, fmt.Errorf("tfrecord: %w %v", ErrUnknownCompression, c)
+	case c == None:
+		return nopCloser{w}, nil
+	}
+	return newCompressor(c, w, -1, false)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // newCompressor returns a writer that compresses into w. level < 0 or
 // !levelSet selects the default.

@@ -117,3 +117,57 @@ func TestNewDecompressor(t *testing.T) {
 		})
 	}
 }
+
+// NewCompressor writes the stream the Writer writes around its framing:
+// a compressed file's bytes are those of its records' framing put
+// through NewCompressor; NewDecompressor reads them back. An unknown
+// compression is refused by both.
+func TestNewCompressor(t *testing.T) {
+	recs := []string{"one", "", strings.Repeat("long ", 10000)}
+	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		t.Run(c.String(), func(t *testing.T) {
+			var plain, file, packed bytes.Buffer
+			for _, dst := range []struct {
+				buf *bytes.Buffer
+				c   tfrecord.Compression
+			}{{&plain, tfrecord.None}, {&file, c}} {
+				w := tfrecord.NewWriter(dst.buf, dst.c)
+				for _, rec := range recs {
+					if err := w.Write([]byte(rec)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, err := tfrecord.NewCompressor(c, &packed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(plain.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(packed.Bytes(), file.Bytes()) {
+				t.Errorf("%d bytes, want the Writer's %d", packed.Len(), file.Len())
+			}
+			d, err := tfrecord.NewDecompressor(c, &packed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := io.ReadAll(d); err != nil || !bytes.Equal(got, plain.Bytes()) {
+				t.Errorf("read back %d bytes, %v", len(got), err)
+			}
+		})
+	}
+	bad := tfrecord.Compression(9)
+	if _, err := tfrecord.NewCompressor(bad, io.Discard); !errors.Is(err, tfrecord.ErrUnknownCompression) {
+		t.Errorf("NewCompressor(%v): %v", bad, err)
+	}
+	if _, err := tfrecord.NewDecompressor(bad, strings.NewReader("")); !errors.Is(err, tfrecord.ErrUnknownCompression) {
+		t.Errorf("NewDecompressor(%v): %v", bad, err)
+	}
+}

@@ -150,6 +150,17 @@ def test_csv(tmp_path):
     assert got["tag"] == [b"t%d" % i for i in range(25)]
 
 
+def test_csv_gzip(tmp_path):
+    # A gzipped file beside a plain one: each file's compression is found
+    # by its first bytes.
+    import gzip
+    (tmp_path / "a.csv").write_text("x\n" + "".join(f"{i}\n" for i in range(10)))
+    (tmp_path / "b.csv.gz").write_bytes(gzip.compress(("x\n" + "".join(f"{i}\n" for i in range(10, 30))).encode()))
+    xs = [x for b in sluice.csv([str(tmp_path / "a.csv"), str(tmp_path / "b.csv.gz")], [("x", "int64")],
+                                batch_size=7, header_lines=1, readers=1) for x in b["x"]]
+    assert xs == list(range(30))
+
+
 def test_csv_error_names_line(tmp_path):
     (tmp_path / "a.csv").write_text("1,2\n3,\n")
     with pytest.raises(sluice.DataError) as e:

@@ -922,7 +922,8 @@ def csv(
 
     columns is a list of sluice.Column(name, dtype, default, required) or
     (name, dtype) / (name, dtype, default) tuples, in the order of the
-    fields; dtypes are float32, float64, int32, int64 and bytes. The other
+    fields; dtypes are float32, float64, int32, int64 and bytes. A file
+    that begins with a GZIP or ZSTD header is decompressed. The other
     options are those of examples.
     """
     cols = []
