@@ -3,6 +3,9 @@ package recordio_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -269,4 +272,65 @@ func FuzzTextLineCompressed(f *testing.F) {
 			t.Fatalf("%v: %q, want %q", c, got, want)
 		}
 	})
+}
+
+// READERS.md §4 for compressed text, against TensorFlow 2.21's
+// tf.data.TextLineDataset(compression_type=...) (TextLineReader reads
+// plain text only): recordio/testdata/tf_textlines.json, written by
+// tools/tfref/textlines.py. A stream cut short is the one deliberate
+// difference: TensorFlow ends silently, even inside a line, where this
+// reader returns the whole lines before the cut and then an error.
+func TestTextLineCompressedAgainstTensorFlow(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "tf_textlines.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Cases []struct {
+			Name, Compression, File, End string
+			Lines                        []string
+		}
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i, tc := range ref.Cases {
+		t.Run(tc.Name+"/"+tc.Compression, func(t *testing.T) {
+			c, err := tfrecord.ParseCompression(tc.Compression)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, err := hex.DecodeString(tc.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := write(t, dir, fmt.Sprint(i), file)
+			r := must(t)(recordio.NewTextLineReader(closedQueue(t, name), recordio.Compression(c)))
+			got, err := lines(t, r)
+			for j, line := range got {
+				if len(line) >= 100 {
+					got[j] = fmt.Sprintf("sha256:%x:%d", sha256.Sum256([]byte(line)), len(line))
+				} else {
+					got[j] = hex.EncodeToString([]byte(line))
+				}
+			}
+			if tc.End != "" {
+				t.Fatalf("TensorFlow ended with %s; no case expects that", tc.End)
+			}
+			if !strings.HasPrefix(tc.Name, "truncated") {
+				if err != nil || !slices.Equal(got, tc.Lines) {
+					t.Fatalf("%d lines, %v; want TensorFlow's %d", len(got), err, len(tc.Lines))
+				}
+				return
+			}
+			var de *dataerr.Error
+			if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.As(err, &de) || de.File != name {
+				t.Fatalf("after %d lines: %v, want an error naming the file", len(got), err)
+			}
+			if len(got) < len(tc.Lines)-1 || !slices.Equal(got, tc.Lines[:len(got)]) {
+				t.Fatalf("%d lines, want the whole ones of TensorFlow's %d", len(got), len(tc.Lines))
+			}
+		})
+	}
 }

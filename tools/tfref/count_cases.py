@@ -66,6 +66,10 @@ def rows():
         [{}] * 6 + [{"error": m} for m in d["state"]["restore_errors"].values()], "readers.py",
         "state bytes and restore errors")
 
+    rel = "recordio/testdata/tf_textlines.json"
+    add("tf.data.TextLineDataset(compression_type): lines of plain, ZLIB and GZIP text", rel,
+        load(rel)["cases"], "textlines.py", "line ends, empty files, long lines, streams cut short")
+
     rel = "decode/testdata/tf_decode_csv.json"
     add("tf.io.decode_csv", rel, load(rel)["cases"], "decode.py",
         "types, defaults, quoting, delimiters, select_cols, NA values, errors")
