@@ -104,6 +104,7 @@ func detSources(t *testing.T, dir string, opts ...Option) map[string]*Dataset {
 	}
 	return map[string]*Dataset{
 		"Examples":         Examples(filepath.Join(tfr, "train-*"), testSpec, ex...),
+		"Records":          Records(filepath.Join(tfr, "train-*"), ex...),
 		"SequenceExamples": SequenceExamples(filepath.Join(seqDir, "seq-*"), seqContext, seqLists, ex...),
 		"CSV": CSV(filepath.Join(csvDir, "*.csv"), []Column{Col("a", decode.Int64Column(0)), Col("b", decode.Float32Column(0))},
 			append(cs, SkipHeaderLines(1))...),

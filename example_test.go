@@ -98,6 +98,38 @@ func ExampleCSV() {
 	// virginica 6.3 3.3
 }
 
+// Reading TFRecord files whose records are not Examples (here JSON) as
+// they are, in batches of bytes.
+func ExampleRecords() {
+	dir, err := os.MkdirTemp("", "sluice-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	f, err := os.Create(filepath.Join(dir, "events.tfrecord.zst"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := tfrecord.NewWriter(f, tfrecord.Zstd)
+	for i := range 5 {
+		w.Write(fmt.Appendf(nil, `{"event": %d}`, i))
+	}
+	w.Close()
+	f.Close()
+
+	ds := sluice.Records(filepath.Join(dir, "events.*"), sluice.Readers(1))
+	for b, err := range ds.Batches(context.Background(), 2) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%q\n", b.Bytes(sluice.RecordFeature))
+	}
+	// Output:
+	// ["{\"event\": 0}" "{\"event\": 1}"]
+	// ["{\"event\": 2}" "{\"event\": 3}"]
+	// ["{\"event\": 4}"]
+}
+
 // Reading fixed-length records, as CIFAR-10's binary files hold them: a
 // label byte, then the image as three planes (red, green, blue), read
 // pixel by pixel with Transpose as TensorFlow's tf.transpose would. Here

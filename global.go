@@ -72,7 +72,7 @@ type randomAccess struct {
 func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, error) {
 	ra := &randomAccess{files: files, counts: make([]int64, len(files))}
 	switch d.kind {
-	case "Examples", "SequenceExamples":
+	case "Examples", "SequenceExamples", "Records":
 		idx := make([]*index.Index, len(files))
 		errs := make([]error, len(files))
 		var wg sync.WaitGroup

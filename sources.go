@@ -82,6 +82,62 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 	return d
 }
 
+// RecordFeature is the name of the one feature of a Records batch.
+const RecordFeature = "record"
+
+// Records returns the data set of the records of the TFRecord files that
+// files names, as they are: a batch's one feature, RecordFeature, holds
+// each record's bytes (Batch.Bytes), for records that are not Examples —
+// serialized protos of another type, images, JSON — or Examples a caller
+// parses itself. Compression is detected per file as Examples detects
+// it, and Records takes the options of Examples, GlobalShuffle and
+// SkipCorrupt included.
+func Records(files string, opts ...ExampleOption) *Dataset {
+	s := exampleSettings{settings: settings{files: []string{files}}}
+	for _, o := range opts {
+		o.applyExample(&s)
+	}
+	d := &Dataset{kind: "Records", settings: s.settings}
+	d.layout = newLayout([]feature{{name: RecordFeature, dtype: tensor.String}})
+	d.readTFRecords(s.skipCorrupt)
+	d.newDecoder = func(reuse bool) (decoder, error) {
+		var buf []byte         // the batch's bytes, with reuse
+		var elem queue.Element // the batch's one component, with reuse
+		var vals tensor.Tensor // its tensor, with reuse
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			// The records are the reader's, valid during the call: the
+			// batch gets a copy, all of it in one buffer.
+			n := 0
+			for _, r := range recs {
+				n += len(r)
+			}
+			b := buf[:0]
+			if !reuse || cap(b) < n {
+				b = make([]byte, 0, n)
+			}
+			t := vals
+			if !reuse || !t.IsValid() || t.Len() != len(recs) {
+				t = tensor.New(make([][]byte, len(recs)), len(recs))
+			}
+			out := t.Strings()
+			for i, r := range recs {
+				b = append(b, r...)
+				out[i] = b[len(b)-len(r) : len(b) : len(b)]
+			}
+			e := elem
+			if e == nil || !reuse {
+				e = make(queue.Element, 1)
+			}
+			e[0] = t
+			if reuse {
+				buf, elem, vals = b, e, t
+			}
+			return e, nil
+		}, nil
+	}
+	return d
+}
+
 // SequenceExamples returns the data set of the tf.train.SequenceExample
 // records in the TFRecord files that files names, read as Examples reads
 // Examples: context features parsed by context (FixedLen and VarLen), as

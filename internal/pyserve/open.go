@@ -112,8 +112,10 @@ func newSource(o *Open) (*source, error) {
 		err = s.fixed(o, common)
 	case "sequence_examples":
 		err = s.sequenceExamples(o, common)
+	case "records":
+		err = s.records(o, common)
 	default:
-		err = fmt.Errorf("open: kind %q: %w (want examples, sequence_examples, csv or fixed)", o.Kind, sluice.ErrInvalid)
+		err = fmt.Errorf("open: kind %q: %w (want examples, sequence_examples, records, csv or fixed)", o.Kind, sluice.ErrInvalid)
 	}
 	if err != nil {
 		return nil, err
@@ -134,6 +136,19 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 	}
 	s.ds = sluice.Examples(o.Files[0], spec, s.exampleOptions(o, common)...)
 	s.describe(spec, false)
+	return nil
+}
+
+// records opens Records: each record's bytes as the one feature.
+func (s *source) records(o *Open, common []sluice.Option) error {
+	if o.Compression != "" {
+		return fmt.Errorf("open: records: compression is detected from each file: %w", sluice.ErrInvalid)
+	}
+	if o.Spec != nil || o.Context != nil || o.Sequence != nil || o.Columns != nil || o.Fields != nil {
+		return fmt.Errorf("open: records: records are read as they are, without a spec: %w", sluice.ErrInvalid)
+	}
+	s.ds = sluice.Records(o.Files[0], s.exampleOptions(o, common)...)
+	s.features = []FeatureInfo{featureInfo(sluice.RecordFeature, tensor.String, false)}
 	return nil
 }
 

@@ -7,7 +7,7 @@
 // object preceded by its length, 4 bytes little-endian; every request gets
 // exactly one reply, in order:
 //
-//	open    {"op":"open", "kind":"examples"|"sequence_examples"|"csv"|"fixed", "files":[...], ...}
+//	open    {"op":"open", "kind":"examples"|"sequence_examples"|"records"|"csv"|"fixed", "files":[...], ...}
 //	        → {"features":[...]} or {"error":{...}}; an open after the
 //	        first ends the data set before and starts this one, in the
 //	        same slots

@@ -261,6 +261,13 @@ func TestServeMatchesBatches(t *testing.T) {
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
 		},
 	}, {
+		name: "records",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			pat := writeExamples(t, dir, 2, 25)
+			open := map[string]any{"op": "open", "kind": "records", "files": []string{pat}, "batch_size": 8, "readers": 1}
+			return open, sluice.Records(pat, sluice.Readers(1)), nil
+		},
+	}, {
 		name: "sequence_examples",
 		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
 			var buf bytes.Buffer
@@ -551,6 +558,9 @@ func TestServeErrors(t *testing.T) {
 				"spec": map[string]any{"pix": map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{5}}}},
 				map[string]any{"op": "next"}},
 			kind: "data", message: `feature "pix": 4 bytes, want 5`, offset: -1},
+		{name: "records with a spec",
+			reqs: []any{map[string]any{"op": "open", "kind": "records", "files": []string{pat}, "spec": spec, "batch_size": 2}},
+			kind: "invalid", message: "without a spec", offset: -1},
 		{name: "sequence_examples with a spec",
 			reqs: []any{map[string]any{"op": "open", "kind": "sequence_examples", "files": []string{pat}, "spec": spec, "batch_size": 2}},
 			kind: "invalid", message: "context and sequence, not spec", offset: -1},

@@ -137,6 +137,41 @@ def test_smaller_final_batch_and_forever(tmp_path):
     it.close()
 
 
+def test_records(tmp_path):
+    # Raw records, written by sluice.writer, read back as they are.
+    recs = [b"", b"\x00bytes\xff", os.urandom(5000)] + [b"r%d" % i for i in range(40)]
+    for name, part, compression in (("raw-a.tfrecord.gz", recs[:20], "GZIP"), ("raw-b.tfrecord", recs[20:], None)):
+        with sluice.writer(tmp_path / name, compression=compression) as w:
+            for r in part:
+                w.write(r)
+    pattern = str(tmp_path / "raw-*")
+    in_order = recs
+    for copy in (False, True):
+        got = []
+        for b in sluice.records(pattern, batch_size=8, readers=1, copy=copy):
+            assert list(b) == ["record"] and b["record"].dtype == object
+            got += list(b["record"])
+        assert got == in_order
+    shuffled = [r for b in sluice.records(pattern, batch_size=8, shuffle=100, seed=3, epochs=2) for r in b["record"]]
+    assert sorted(shuffled) == sorted(recs * 2) and shuffled[:len(recs)] != in_order
+
+
+def test_records_corrupt(tmp_path):
+    with sluice.writer(tmp_path / "raw.tfrecord") as w:
+        for i in range(5):
+            w.write(b"record %d" % i)
+    data = bytearray((tmp_path / "raw.tfrecord").read_bytes())
+    data[2 * 24 + 12] ^= 0xFF  # record 2's first byte (each record is 8 + 16 bytes)
+    (tmp_path / "raw.tfrecord").write_bytes(bytes(data))
+    with pytest.raises(sluice.DataError) as e:
+        for _ in sluice.records(str(tmp_path / "raw.tfrecord"), batch_size=2):
+            pass
+    assert e.value.file == str(tmp_path / "raw.tfrecord") and e.value.offset == 48
+    kept = [r for b in sluice.records(str(tmp_path / "raw.tfrecord"), batch_size=2, skip_corrupt=True)
+            for r in b["record"]]
+    assert kept == [b"record 0", b"record 1", b"record 3", b"record 4"]
+
+
 def test_csv(tmp_path):
     lines = ["x,y,tag"] + [f"{i},{'' if i % 5 == 0 else i / 4},t{i}" for i in range(25)]
     (tmp_path / "a.csv").write_text("\n".join(lines) + "\n")

@@ -37,6 +37,7 @@ from ._core import (
     csv,
     examples,
     fixed_length,
+    records,
     sequence_examples,
 )
 from ._write import Writer, encode_example, encode_sequence_example, writer
@@ -62,6 +63,7 @@ __all__ = [
     "encode_sequence_example",
     "examples",
     "fixed_length",
+    "records",
     "sequence_examples",
     "writer",
 ]

@@ -867,6 +867,28 @@ def examples(
     return Dataset(r, copy)
 
 
+def records(
+        files: Files, batch_size: int, *,
+        epochs: Optional[int] = 1, shuffle: int = 0, shuffle_files: bool = False,
+        readers: Optional[int] = None, seed: Optional[int] = None, shard: Optional[Tuple[int, int]] = None,
+        drop_remainder: bool = False, compression: Optional[str] = "auto", skip_corrupt: bool = False,
+        copy: bool = False, prefetch: Optional[int] = None, deterministic: bool = False, global_shuffle: bool = False,
+        queue_url: Optional[str] = None, queue_name: Optional[str] = None, queue_epoch: int = 0) -> Dataset:
+    """The records of TFRecord files as they are, for records that are not
+    Examples (serialized protos of another type, images, JSON) or that the
+    trainer parses itself: a batch is {"record": array of bytes objects}.
+    What sluice.writer writes (bytes as they are) reads back here. The
+    options are those of examples.
+    """
+    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
+        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    r = _common("records", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
+                drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
+    if skip_corrupt:
+        r["skip_corrupt"] = True
+    return Dataset(r, copy)
+
+
 def sequence_examples(
         files: Files, context: Optional[Mapping[str, Feature]], sequence: Optional[Mapping[str, Feature]],
         batch_size: int, *,
