@@ -80,8 +80,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
-		if len(msg) > 0 && msg[0] == recordsMessage {
-			s.writeRecords(msg[1:])
+		if len(msg) > 0 && msg[0] <= lastPartMessage {
+			s.writeMessage(msg[0], msg[1:])
 			continue
 		}
 		// The next of every batch decoded into a Request of Serve's.

@@ -10,9 +10,15 @@ import (
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
-// recordsMessage is the first byte of a message of records, which no JSON
-// request starts with.
-const recordsMessage = 0
+// The first byte of a message of records, which no JSON request starts
+// with: a records message holds whole records, each after its length (a
+// little-endian uint32); a record too large for a message comes in part
+// messages, the last of them a last-part message.
+const (
+	recordsMessage = iota
+	partMessage
+	lastPartMessage
+)
 
 // A writing is a "write" in progress: the files are written under
 // temporary names (recordio.ShardedWriter) and take their own only at the
@@ -21,8 +27,10 @@ const recordsMessage = 0
 // stream of them costs no round trips; the first error is kept for the
 // commit.
 type writing struct {
-	w   *recordio.ShardedWriter
-	err error
+	w       *recordio.ShardedWriter
+	err     error
+	part    []byte // the parts of a record received so far
+	inParts bool   // a record's parts have begun and not ended
 }
 
 // startWrite answers a "write": it ends any writing before without
@@ -44,14 +52,31 @@ func (s *server) startWrite(ctx context.Context, req *Write) error {
 	return s.reply(Reply{OK: true})
 }
 
-// writeRecords writes the records of a records message.
-func (s *server) writeRecords(body []byte) {
+// writeMessage writes the records of a records message, or takes a part
+// of one.
+func (s *server) writeMessage(kind byte, body []byte) {
 	wr := s.writing
 	if wr == nil || wr.err != nil {
 		if wr == nil {
 			// Nothing to reply to; the client learns it at its commit.
 			s.writing = &writing{err: fmt.Errorf("%w: records without a write", ErrProtocol)}
 		}
+		return
+	}
+	if kind != recordsMessage {
+		if uint64(len(wr.part))+uint64(len(body)) > tfrecord.DefaultMaxRecordSize {
+			wr.err = fmt.Errorf("write: a record of more than %d bytes: %w", int64(tfrecord.DefaultMaxRecordSize), sluice.ErrInvalid)
+			return
+		}
+		wr.part, wr.inParts = append(wr.part, body...), true
+		if kind == lastPartMessage {
+			wr.err = wr.w.Write(wr.part)
+			wr.part, wr.inParts = nil, false
+		}
+		return
+	}
+	if wr.inParts {
+		wr.err = fmt.Errorf("%w: records inside a record's parts", ErrProtocol)
 		return
 	}
 	for len(body) > 0 {
@@ -76,6 +101,9 @@ func (s *server) commit() error {
 	switch {
 	case wr == nil:
 		return s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: commit without a write", ErrProtocol))})
+	case wr.err == nil && wr.inParts:
+		wr.err = fmt.Errorf("%w: commit inside a record's parts", ErrProtocol)
+		fallthrough
 	case wr.err != nil:
 		if wr.w != nil {
 			wr.w.Abort()

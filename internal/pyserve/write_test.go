@@ -197,41 +197,69 @@ func ls(t *testing.T, dir string) []string {
 	return names
 }
 
-// FuzzWriteRecords: any records message writes the records it frames
-// whole, or is an error that commits nothing; never a panic, never a
-// record cut short.
+// FuzzWriteRecords: any sequence of records and part messages writes the
+// records they frame whole, or is an error that commits nothing; never a
+// panic, never a record cut short. The fuzzer's bytes are messages, each
+// a kind byte (records, part or last part, modulo 3), a length byte and
+// that many bytes of body.
 func FuzzWriteRecords(f *testing.F) {
-	f.Add(recordsMsg("a", "", "bc")[1:])
-	f.Add(recordsMsg("ok")[1:5])
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 1})
-	f.Fuzz(func(t *testing.T, body []byte) {
+	msgs := func(ms ...[]byte) []byte {
+		var b []byte
+		for _, m := range ms {
+			b = append(append(b, m[0], byte(len(m)-1)), m[1:]...)
+		}
+		return b
+	}
+	f.Add(msgs(recordsMsg("a", "", "bc")))
+	f.Add(msgs(recordsMsg("ok")[:5]))
+	f.Add(msgs([]byte{recordsMessage, 0xff, 0xff, 0xff, 0xff, 1}))
+	f.Add(msgs([]byte("\x01ab"), []byte("\x01cd"), []byte("\x02ef"), recordsMsg("x")))
+	f.Add(msgs([]byte("\x01ab"), recordsMsg("x")))
+	f.Add(msgs([]byte("\x01ab")))
+	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		out := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
 		s := &server{w: io.Discard}
 		if err := s.startWrite(context.Background(), &Write{Out: out, Compression: "NONE"}); err != nil || s.writing == nil {
 			t.Fatal(err)
 		}
-		s.writeRecords(body)
-		// What the body frames, read plainly.
+		// The records the messages frame, by the protocol's rules.
 		var want []string
-		whole := true
-		for rest := body; len(rest) > 0; {
-			if len(rest) < 4 || int(binary.LittleEndian.Uint32(rest)) > len(rest)-4 {
-				whole = false
-				break
+		var part []byte
+		inParts, whole := false, true
+		for len(data) >= 2 && whole {
+			kind, n := data[0]%3, min(int(data[1]), len(data)-2)
+			body := data[2 : 2+n]
+			data = data[2+n:]
+			s.writeMessage(kind, body)
+			switch kind {
+			case recordsMessage:
+				if inParts {
+					whole = false
+				}
+				for rest := body; len(rest) > 0 && whole; {
+					if len(rest) < 4 || int(binary.LittleEndian.Uint32(rest)) > len(rest)-4 {
+						whole = false
+						break
+					}
+					n := int(binary.LittleEndian.Uint32(rest))
+					want = append(want, string(rest[4:4+n]))
+					rest = rest[4+n:]
+				}
+			case partMessage:
+				part, inParts = append(part, body...), true
+			case lastPartMessage:
+				want = append(want, string(append(part, body...)))
+				part, inParts = nil, false
 			}
-			n := int(binary.LittleEndian.Uint32(rest))
-			want = append(want, string(rest[4:4+n]))
-			rest = rest[4+n:]
 		}
-		failed := s.writing.err != nil
+		if inParts {
+			whole = false // a commit inside a record's parts
+		}
 		s.commit()
-		if failed == whole {
-			t.Fatalf("failed %v, body framing whole records %v", failed, whole)
-		}
 		if !whole {
 			if got := ls(t, dir); len(got) > 0 {
-				t.Fatalf("files after a broken message: %q", got)
+				t.Fatalf("files after a broken stream: %q", got)
 			}
 			return
 		}

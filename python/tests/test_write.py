@@ -104,6 +104,20 @@ def test_many_records_cross_messages(tmp_path):
     assert len(got) == 3001 and got[-1] == big and got[2999] == bytes([2999 % 256]) * 2000
 
 
+def test_records_larger_than_a_message(tmp_path):
+    # A record over a message's 16 MiB goes in parts, between whole ones.
+    big = os.urandom(40 << 20)
+    edge = os.urandom((16 << 20) - 5)  # the largest that fits one message with its length
+    with sluice.writer(tmp_path / "big", shards=2) as w:
+        w.write(b"before")
+        w.write(big)
+        w.write(edge)
+        w.write(bytearray(b"after"))
+    got = records(w.files[0]) + records(w.files[1])
+    assert sorted(map(len, got)) == sorted([6, len(big), len(edge), 5])
+    assert big in got and edge in got and w.count == 4
+
+
 def test_exception_leaves_nothing(tmp_path):
     old = tmp_path / "data.tfrecord"
     old.write_bytes(b"an earlier data set")

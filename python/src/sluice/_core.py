@@ -330,7 +330,12 @@ class _Session:
         if not isinstance(msg, bytes):
             msg = _frame(json.dumps(msg).encode())
         try:
-            os.write(self._in, msg)
+            # A signal handled during a long write can cut it short.
+            n = os.write(self._in, msg)
+            if n < len(msg):
+                view = memoryview(msg)
+                while n < len(msg):
+                    n += os.write(self._in, view[n:])
         except BrokenPipeError:
             raise self._died() from None
 

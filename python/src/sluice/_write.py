@@ -147,7 +147,8 @@ def encode_example(features: Mapping[str, Any]) -> bytes:
 _EXTENSIONS = {"NONE": ".tfrecord", "GZIP": ".tfrecord.gz", "ZLIB": ".tfrecord.zlib", "ZSTD": ".tfrecord.zst"}
 _LEN = struct.Struct("<I")
 _CHUNK = 4 << 20  # the records sent in one message, about
-_MAX_RECORD = (16 << 20) - 5  # a message holds at most 16 MiB: its kind byte and a length
+_MAX_PART = (16 << 20) - 1  # a message holds at most 16 MiB, its kind byte included
+_MAX_RECORD = 1 << 31  # the readers' default bound (tfrecord.DefaultMaxRecordSize)
 
 
 def _output_names(path: Union[str, "os.PathLike[str]"], shards: int, compression: str) -> List[str]:
@@ -207,10 +208,23 @@ class Writer:
         n = len(rec)
         if n > _MAX_RECORD:
             raise InvalidArgumentError(f"a record of {n} bytes: sluice.writer takes records of at most {_MAX_RECORD}")
+        if n + 4 > _MAX_PART:
+            self._write_parts(memoryview(rec).cast("B"))
+            return
         if len(self._buf) + 4 + n > _CHUNK:
             self._flush()
         self._buf += _LEN.pack(n)
         self._buf += rec
+        self.count += 1
+
+    def _write_parts(self, rec: memoryview) -> None:
+        """Sends a record too large for a message in parts: messages of
+        kind 1, the last of kind 2, which writes it."""
+        self._flush()
+        assert self._s is not None
+        for i in range(0, len(rec), _MAX_PART):
+            last = i + _MAX_PART >= len(rec)
+            self._s._send(_frame(bytes([2 if last else 1]) + rec[i:i + _MAX_PART]))
         self.count += 1
 
     def _flush(self) -> None:
