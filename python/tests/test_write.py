@@ -118,6 +118,23 @@ def test_records_larger_than_a_message(tmp_path):
     assert big in got and edge in got and w.count == 4
 
 
+def test_short_writes_are_finished(tmp_path, monkeypatch):
+    # A signal handled during a write to the pipe can cut the write
+    # short; the client writes the rest.
+    real = os.write
+
+    def short(fd, data):
+        return real(fd, memoryview(data)[:1000])
+
+    monkeypatch.setattr(os, "write", short)
+    recs = [os.urandom(3000), b"x", os.urandom(20000)]
+    with sluice.writer(tmp_path / "short") as w:
+        for r in recs:
+            w.write(r)
+    monkeypatch.undo()
+    assert records(w.files[0]) == recs
+
+
 def test_exception_leaves_nothing(tmp_path):
     old = tmp_path / "data.tfrecord"
     old.write_bytes(b"an earlier data set")
