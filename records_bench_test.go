@@ -16,7 +16,11 @@ import (
 // 128, with batch memory reused (the default) and of each batch's own
 // (KeepBatches). One op is one pass over the files, a new pipeline each.
 //
-//	go test -run '^$' -bench Records -benchmem -cpu 1,2 .
+//	go test -run '^$' -bench Records -benchmem -cpu 1 .
+//	go test -run '^$' -bench Records -benchmem -cpu 2 .
+//
+// (One -cpu value a run: with a list, Go runs a sub-benchmark that uses
+// b.Loop at the list's last GOMAXPROCS for its first value, golang/go#49980.)
 func BenchmarkRecords(b *testing.B) {
 	dir := b.TempDir()
 	rng := rand.New(rand.NewPCG(5, 6))

@@ -23,7 +23,11 @@ import (
 // -deterministic), after 200 batches to warm it up:
 // what a trainer's loop sees batch after batch.
 //
-//	go test -run '^$' -bench Sources -benchmem -cpu 1,2 .
+//	go test -run '^$' -bench Sources -benchmem -cpu 1 .
+//	go test -run '^$' -bench Sources -benchmem -cpu 2 .
+//
+// (One -cpu value a run: with a list, Go runs a sub-benchmark that uses
+// b.Loop at the list's last GOMAXPROCS for its first value, golang/go#49980.)
 func BenchmarkSources(b *testing.B) {
 	dir := b.TempDir()
 	rng := rand.New(rand.NewPCG(3, 4))
