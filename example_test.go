@@ -1,8 +1,12 @@
 package sluice_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	pngenc "image/png"
 	"log"
 	"os"
 	"path/filepath"
@@ -128,6 +132,50 @@ func ExampleRecords() {
 	// ["{\"event\": 0}" "{\"event\": 1}"]
 	// ["{\"event\": 2}" "{\"event\": 3}"]
 	// ["{\"event\": 4}"]
+}
+
+// Decoding images kept in Examples, of any size, into pixels of one
+// shape: here 2 × 2 RGB, cropped around the center of a 4 × 3 PNG.
+func ExampleDecodeImage() {
+	dir, err := os.MkdirTemp("", "sluice-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	img := image.NewRGBA(image.Rect(0, 0, 3, 4)) // 3 wide, 4 high
+	for y := range 4 {
+		for x := range 3 {
+			img.Set(x, y, color.RGBA{uint8(10*y + x), 0, 0, 255})
+		}
+	}
+	var png bytes.Buffer
+	if err := pngenc.Encode(&png, img); err != nil {
+		log.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "images.tfrecord"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := tfrecord.NewWriter(f, tfrecord.None)
+	w.Write(example.New().Bytes("image", png.Bytes()).Int64("label", 7).Marshal())
+	w.Close()
+	f.Close()
+
+	spec := example.Spec{"image": example.FixedLen(tensor.String), "label": example.FixedLen(tensor.Int64)}
+	ds := sluice.Examples(filepath.Join(dir, "*.tfrecord"), spec, sluice.DecodeImage("image", 2, 2, 3))
+	for b, err := range ds.Batches(context.Background(), 1) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		px := b.Dense("image")
+		var red []uint8
+		for i := 0; i < len(px.Uint8s()); i += 3 {
+			red = append(red, px.Uint8s()[i])
+		}
+		fmt.Println(px.Shape(), "red:", red)
+	}
+	// Output:
+	// [1,2,2,3] red: [10 11 20 21]
 }
 
 // Reading fixed-length records, as CIFAR-10's binary files hold them: a

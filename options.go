@@ -129,6 +129,7 @@ func FilenameQueue(q queue.Queue) Option {
 
 type exampleSettings struct {
 	settings
+	images []imageFeature // DecodeImage's
 }
 
 type csvSettings struct {

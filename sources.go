@@ -36,10 +36,18 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		d.err = fmt.Errorf("sluice: Examples: %w", err)
 		return d
 	}
+	if err := checkImages(s.images, spec); err != nil {
+		d.err = fmt.Errorf("sluice: Examples: %w", err)
+		return d
+	}
 	var fs []feature
 	for name, f := range spec {
 		sparse := f.Kind() == example.KindVarLen || f.Kind() == example.KindSparse
-		fs = append(fs, feature{name: name, dtype: f.DType(), sparse: sparse})
+		dt := f.DType()
+		if slices.ContainsFunc(s.images, func(im imageFeature) bool { return im.name == name }) {
+			dt = tensor.Uint8
+		}
+		fs = append(fs, feature{name: name, dtype: dt, sparse: sparse})
 	}
 	d.layout = newLayout(fs)
 	d.readTFRecords(s.skipCorrupt)
@@ -51,6 +59,10 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		}
 		if reuse {
 			p.ReuseOutputs()
+		}
+		images, err := imageDecoders(s.images, l, reuse)
+		if err != nil {
+			return nil, err
 		}
 		var elem queue.Element // the batch's components, with reuse
 		return func(recs [][]byte, keys []string) (queue.Element, error) {
@@ -65,9 +77,14 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 			if reuse {
 				elem = e
 			}
-			for _, f := range l.features {
+			for i, f := range l.features {
 				if !f.sparse {
 					t, _ := out.Dense(f.name)
+					if im := images[i]; im != nil {
+						if t, err = im.decode(t, keys); err != nil {
+							return nil, err
+						}
+					}
 					e = append(e, t)
 					continue
 				}
@@ -98,6 +115,10 @@ func Records(files string, opts ...ExampleOption) *Dataset {
 		o.applyExample(&s)
 	}
 	d := &Dataset{kind: "Records", settings: s.settings}
+	if len(s.images) > 0 {
+		d.err = fmt.Errorf("sluice: Records: DecodeImage(%q): %w (images are decoded from Examples' features)", s.images[0].name, ErrInvalid)
+		return d
+	}
 	d.layout = newLayout([]feature{{name: RecordFeature, dtype: tensor.String}})
 	d.readTFRecords(s.skipCorrupt)
 	d.newDecoder = func(reuse bool) (decoder, error) {
@@ -158,6 +179,10 @@ func SequenceExamples(files string, context, featureLists example.Spec, opts ...
 		o.applyExample(&s)
 	}
 	d := &Dataset{kind: "SequenceExamples", settings: s.settings}
+	if len(s.images) > 0 {
+		d.err = fmt.Errorf("sluice: SequenceExamples: DecodeImage(%q): %w (Examples' only, for now)", s.images[0].name, ErrInvalid)
+		return d
+	}
 	if len(context)+len(featureLists) == 0 {
 		d.err = fmt.Errorf("sluice: SequenceExamples: the specs name no feature: %w", ErrInvalid)
 		return d

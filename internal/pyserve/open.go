@@ -20,16 +20,18 @@ const DefaultSlots = 3
 // A source is an opened data set with what the server needs to copy its
 // batches out.
 type source struct {
-	ds       *sluice.Dataset
-	features []FeatureInfo   // sorted by name, as the batches' Names
-	varlen   map[string]bool // VarLen features: padded, with lengths
-	sparse   map[string]bool // SparseFeatures: values and indices
-	raw      map[string]rawFeature
-	opts     []sluice.BatchOption
-	n        int
-	slots    int
-	release  func() // after the iteration: what it holds outside the process
-	nats     *natsFiles
+	ds        *sluice.Dataset
+	features  []FeatureInfo   // sorted by name, as the batches' Names
+	varlen    map[string]bool // VarLen features: padded, with lengths
+	sparse    map[string]bool // SparseFeatures: values and indices
+	raw       map[string]rawFeature
+	images    map[string]bool // decoded by DecodeImage
+	imageOpts []sluice.ExampleOption
+	opts      []sluice.BatchOption
+	n         int
+	slots     int
+	release   func() // after the iteration: what it holds outside the process
+	nats      *natsFiles
 }
 
 // newSource builds the data set o describes. The errors are the client's
@@ -38,7 +40,7 @@ func newSource(o *Open) (*source, error) {
 	if len(o.Files) == 0 {
 		return nil, fmt.Errorf("open: no files: %w", sluice.ErrInvalid)
 	}
-	s := &source{n: o.BatchSize, slots: o.Slots, varlen: map[string]bool{}, sparse: map[string]bool{}, raw: map[string]rawFeature{}}
+	s := &source{n: o.BatchSize, slots: o.Slots, varlen: map[string]bool{}, sparse: map[string]bool{}, raw: map[string]rawFeature{}, images: map[string]bool{}}
 	if s.slots == 0 {
 		s.slots = DefaultSlots
 	}
@@ -134,7 +136,7 @@ func (s *source) examples(o *Open, common []sluice.Option) error {
 	if err != nil {
 		return err
 	}
-	s.ds = sluice.Examples(o.Files[0], spec, s.exampleOptions(o, common)...)
+	s.ds = sluice.Examples(o.Files[0], spec, append(s.exampleOptions(o, common), s.imageOpts...)...)
 	s.describe(spec, false)
 	return nil
 }
@@ -218,6 +220,14 @@ func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error
 			s.raw[name] = rawFeature{dtype: dt, shape: f.Shape, bytes: n * dt.Size()}
 			spec[name] = example.FixedLen(tensor.String)
 			continue
+		case f.Kind == "image":
+			if where != inExample || dt != tensor.Uint8 || len(f.Shape) != 3 || len(f.Default) > 0 && string(f.Default) != "null" {
+				return nil, fmt.Errorf("open: feature %q: an image is an Example's, uint8, of shape [height, width, channels], with no default: %w", name, sluice.ErrInvalid)
+			}
+			s.images[name] = true
+			s.imageOpts = append(s.imageOpts, sluice.DecodeImage(name, f.Shape[0], f.Shape[1], f.Shape[2]))
+			spec[name] = example.FixedLen(tensor.String)
+			continue
 		case f.Kind == "fixed":
 			fs = example.FixedLen(dt, f.Shape...)
 		case f.Kind == "varlen":
@@ -247,7 +257,7 @@ func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error
 			fs = example.SparseFeature(f.IndexKeys, f.ValueKey, dt, f.Size, f.AlreadySorted)
 			s.sparse[name] = true
 		default:
-			return nil, fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen, sequence or sparse)", name, f.Kind, sluice.ErrInvalid)
+			return nil, fmt.Errorf("open: feature %q: kind %q: %w (want fixed, varlen, sequence, sparse or image)", name, f.Kind, sluice.ErrInvalid)
 		}
 		if f.Kind != "sparse" && (f.IndexKeys != nil || f.ValueKey != "" || f.Size != nil || f.AlreadySorted) {
 			return nil, fmt.Errorf("open: feature %q: index_keys, value_key, size and already_sorted are a sparse feature's: %w", name, sluice.ErrInvalid)
@@ -289,6 +299,8 @@ func (s *source) describe(spec example.Spec, lists bool) {
 			fi.Kind = "sparse"
 		case raw:
 			fi.Kind, fi.DType = "raw", dtypeName(s.raw[name].dtype)
+		case s.images[name]:
+			fi.DType = dtypeName(tensor.Uint8)
 		case lists:
 			fi.Kind = "list"
 		}

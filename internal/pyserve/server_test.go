@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"maps"
 	"os"
@@ -259,6 +261,36 @@ func TestServeMatchesBatches(t *testing.T) {
 				"sparse": example.SparseFeature([]string{"sidx"}, "sval", tensor.Float32, []int{6}, false),
 			}
 			return open, sluice.Examples(pat, spec, sluice.Readers(1)), nil
+		},
+	}, {
+		name: "examples with images",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			// PNGs of varying sizes, cropped or padded to 4 × 5.
+			var buf bytes.Buffer
+			w := tfrecord.NewWriter(&buf, tfrecord.None)
+			for i := range 20 {
+				img := image.NewNRGBA(image.Rect(0, 0, 3+i%4, 2+i%5))
+				for j := range img.Pix {
+					img.Pix[j] = byte(i*7 + j)
+				}
+				var b bytes.Buffer
+				if err := png.Encode(&b, img); err != nil {
+					t.Fatal(err)
+				}
+				w.Write(example.New().Bytes("img", b.Bytes()).Int64("label", int64(i)).Marshal())
+			}
+			w.Close()
+			name := filepath.Join(dir, "images.tfrecord")
+			if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{name}, "batch_size": 6, "readers": 1,
+				"spec": map[string]any{
+					"img":   map[string]any{"kind": "image", "dtype": "uint8", "shape": []int{4, 5, 3}},
+					"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+				}}
+			spec := example.Spec{"img": example.FixedLen(tensor.String), "label": example.FixedLen(tensor.Int64)}
+			return open, sluice.Examples(name, spec, sluice.Readers(1), sluice.DecodeImage("img", 4, 5, 3)), nil
 		},
 	}, {
 		name: "records",
@@ -558,6 +590,10 @@ func TestServeErrors(t *testing.T) {
 				"spec": map[string]any{"pix": map[string]any{"kind": "fixed", "dtype": "uint8", "shape": []int{5}}}},
 				map[string]any{"op": "next"}},
 			kind: "data", message: `feature "pix": 4 bytes, want 5`, offset: -1},
+		{name: "an image of floats",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 2,
+				"spec": map[string]any{"img": map[string]any{"kind": "image", "dtype": "float32", "shape": []int{2, 2, 3}}}}},
+			kind: "invalid", message: "an image is an Example's, uint8", offset: -1},
 		{name: "records with a spec",
 			reqs: []any{map[string]any{"op": "open", "kind": "records", "files": []string{pat}, "spec": spec, "batch_size": 2}},
 			kind: "invalid", message: "without a spec", offset: -1},

@@ -172,6 +172,39 @@ def test_records_corrupt(tmp_path):
     assert kept == [b"record 0", b"record 1", b"record 3", b"record 4"]
 
 
+def test_images(tmp_path):
+    # PNGs of several sizes, decoded by the Go side and cropped or padded
+    # around their centers to 4 x 5, as tf.image.resize_with_crop_or_pad.
+    rng = np.random.default_rng(3)
+    imgs = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for h, w in [(4, 5), (6, 9), (2, 3), (7, 2), (1, 1)]]
+    recs = [tfrecords.example({"img": ("bytes", [tfrecords.png(x)]), "label": ("int64", [i])})
+            for i, x in enumerate(imgs)]
+    tfrecords.write(str(tmp_path / "img.tfrecord"), recs)
+    spec = {"img": sluice.Image(4, 5), "label": sluice.FixedLen([], "int64")}
+    got = list(sluice.examples(str(tmp_path / "img.tfrecord"), spec, batch_size=2, readers=1, copy=True))
+    pixels = np.concatenate([b["img"] for b in got])
+    assert pixels.shape == (5, 4, 5, 3) and pixels.dtype == np.uint8
+
+    def fit(x, th, tw):
+        h, w, _ = x.shape
+        sy, dy = max(h - th, 0) // 2, max(th - h, 0) // 2
+        sx, dx = max(w - tw, 0) // 2, max(tw - w, 0) // 2
+        out = np.zeros((th, tw, x.shape[2]), np.uint8)
+        rows, cols = min(h, th), min(w, tw)
+        out[dy:dy + rows, dx:dx + cols] = x[sy:sy + rows, sx:sx + cols]
+        return out
+    for i, x in enumerate(imgs):
+        np.testing.assert_array_equal(pixels[i], fit(x, 4, 5))
+
+    # A record whose image does not decode: a DataError naming it.
+    offsets = tfrecords.write(str(tmp_path / "bad.tfrecord"), recs[:2] + [
+        tfrecords.example({"img": ("bytes", [b"not an image"]), "label": ("int64", [9])})])
+    with pytest.raises(sluice.DataError) as e:
+        for _ in sluice.examples(str(tmp_path / "bad.tfrecord"), spec, batch_size=4):
+            pass
+    assert e.value.file == str(tmp_path / "bad.tfrecord") and e.value.offset == offsets[2]
+
+
 def test_csv(tmp_path):
     lines = ["x,y,tag"] + [f"{i},{'' if i % 5 == 0 else i / 4},t{i}" for i in range(25)]
     (tmp_path / "a.csv").write_text("\n".join(lines) + "\n")

@@ -108,3 +108,17 @@ def write(path, records, compress=None):
     with open(path, "wb") as f:
         f.write(data)
     return offsets
+
+
+def png(pixels):
+    """A PNG of uint8 pixels [height, width, channels] (1, 3 or 4 channels),
+    unfiltered, for tests without an imaging library."""
+    import zlib
+    h, w, c = pixels.shape
+    color = {1: 0, 3: 2, 4: 6}[c]
+    raw = b"".join(b"\0" + pixels[y].tobytes() for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, color, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))

@@ -70,6 +70,10 @@ def rows():
     add("tf.data.TextLineDataset(compression_type): lines of plain, ZLIB and GZIP text", rel,
         load(rel)["cases"], "textlines.py", "line ends, empty files, long lines, streams cut short")
 
+    rel = "testdata/tf_crop_images.json"
+    add("tf.io.decode_image + tf.image.resize_with_crop_or_pad (sluice.DecodeImage)", rel,
+        load(rel)["cases"], "cropimages.py", "PNGs larger, smaller and across the target, 1, 3 and 4 channels")
+
     rel = "decode/testdata/tf_decode_csv.json"
     add("tf.io.decode_csv", rel, load(rel)["cases"], "decode.py",
         "types, defaults, quoting, delimiters, select_cols, NA values, errors")

@@ -134,6 +134,16 @@ def SparseFeature(index_keys: Union[str, Sequence[str]], value_key: str, dtype: 
             "value_key": str(value_key), "size": [int(d) for d in size], "already_sorted": bool(already_sorted)}
 
 
+def Image(height: int, width: int, channels: int = 3) -> Feature:
+    """An encoded image (JPEG, PNG, GIF or BMP) in a bytes feature of an
+    Example, decoded by the Go side into uint8 pixels [height, width,
+    channels] (channels 1, 3 or 4), as tf.io.decode_image(channels=...)
+    and tf.image.resize_with_crop_or_pad(height, width) do: an image of
+    another size is cropped around its center or padded with zeros. A
+    batch holds uint8 [rows, height, width, channels]."""
+    return {"kind": "image", "shape": [int(height), int(width), int(channels)], "dtype": "uint8"}
+
+
 class SparseValue(NamedTuple):
     """A sparse feature of a batch, as tf.SparseTensor holds it."""
 
