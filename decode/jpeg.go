@@ -42,49 +42,63 @@ func writeYCbCr(m *image.YCbCr, px *pixelWriter) {
 	cw, ch := (w+hx-1)/hx, (h+vy-1)/vy
 	cb := make([]uint8, w)
 	cr := make([]uint8, w)
+	sums := make([]int32, cw)
 	for y := range h {
-		upsampleRow(cb, m.Cb, m.CStride, cw, ch, y, hx, vy)
-		upsampleRow(cr, m.Cr, m.CStride, cw, ch, y, hx, vy)
-		for x, yv := range m.Y[y*m.YStride : y*m.YStride+w] {
-			r, g, bl := libjpegRGB(yv, cb[x], cr[x])
-			px.rgba(r, g, bl, 255)
+		upsampleRow(cb, m.Cb, m.CStride, cw, ch, y, hx, vy, sums)
+		upsampleRow(cr, m.Cr, m.CStride, cw, ch, y, hx, vy, sums)
+		row := m.Y[y*m.YStride : y*m.YStride+w]
+		if px.channels != 3 {
+			for x, yv := range row {
+				r, g, bl := libjpegRGB(yv, cb[x], cr[x])
+				px.rgba(r, g, bl, 255)
+			}
+			continue
 		}
+		// RGB, the common case, written directly.
+		out := px.out[px.i : px.i+3*w]
+		cb, cr := cb[:len(row)], cr[:len(row)]
+		for x, yv := range row {
+			o := out[3*x : 3*x+3 : 3*x+3]
+			o[0], o[1], o[2] = libjpegRGB(yv, cb[x], cr[x])
+		}
+		px.i += 3 * w
 	}
 }
 
 // upsampleRow fills dst with the full-resolution chroma of image row y
 // from plane (cw × ch samples at stride), as libjpeg's h2v1, h1v2 and
 // h2v2 fancy upsamplers compute it, including their alternating rounding.
-func upsampleRow(dst, plane []uint8, stride, cw, ch, y, hx, vy int) {
-	// Vertical step: a weighted row sum, 3·nearer + farther (or 4·row).
+// sums is scratch room for cw column sums.
+func upsampleRow(dst, plane []uint8, stride, cw, ch, y, hx, vy int, sums []int32) {
 	cy := y / vy
 	near := plane[cy*stride : cy*stride+cw]
-	colsum := func(i int) int {
-		if vy == 1 {
-			return int(near[i]) * 4
-		}
+	if vy == 2 {
+		// The vertical step: 3·nearer row + farther row, edges
+		// replicated.
 		fy := cy - 1
 		if y%2 == 1 {
 			fy = cy + 1
 		}
 		fy = min(max(fy, 0), ch-1)
-		return 3*int(near[i]) + int(plane[fy*stride+i])
+		far := plane[fy*stride : fy*stride+cw]
+		sums = sums[:cw]
+		for i := range sums {
+			sums[i] = 3*int32(near[i]) + int32(far[i])
+		}
 	}
-	if hx == 1 {
-		bias := 1 // h1v2: (3·near + far + 1 or 2) >> 2, as libjpeg-turbo
+	switch {
+	case hx == 1 && vy == 1:
+		copy(dst, near)
+	case hx == 1:
+		// h1v2: (3·near + far + 1 or 2) >> 2, as libjpeg-turbo.
+		bias := int32(1)
 		if y%2 == 1 {
 			bias = 2
 		}
 		for x := range dst {
-			if vy == 1 {
-				dst[x] = near[x]
-			} else {
-				dst[x] = uint8((colsum(x) + bias) >> 2)
-			}
+			dst[x] = uint8((sums[x] + bias) >> 2)
 		}
-		return
-	}
-	if vy == 1 {
+	case vy == 1:
 		// h2v1: (3·this + neighbour + 1 or 2) >> 2; the outer halves of
 		// the edge samples are the samples themselves.
 		for i := range cw {
@@ -108,30 +122,50 @@ func upsampleRow(dst, plane []uint8, stride, cw, ch, y, hx, vy int) {
 				dst[2*i+1] = uint8((3*this + right + rb) >> 2)
 			}
 		}
-		return
-	}
-	// h2v2, horizontally over column sums scaled by 4: 3·this + neighbour.
-	for i := range cw {
-		this := colsum(i)
-		left, right := this, this
-		if i > 0 {
-			left = colsum(i - 1)
+	default:
+		// h2v2, horizontally over the column sums (scaled by 4): 3·this
+		// + neighbour. Inner samples first, without edge tests.
+		last := cw - 1
+		for i := 1; i < last && 2*i+1 < len(dst); i++ {
+			this := 3 * sums[i]
+			dst[2*i] = uint8((this + sums[i-1] + 8) >> 4)
+			dst[2*i+1] = uint8((this + sums[i+1] + 7) >> 4)
 		}
-		if i < cw-1 {
-			right = colsum(i + 1)
-		}
-		if 2*i < len(dst) {
-			dst[2*i] = uint8((3*this + left + 8) >> 4)
-		}
-		if 2*i+1 < len(dst) {
-			dst[2*i+1] = uint8((3*this + right + 7) >> 4)
+		for _, i := range [2]int{0, last} {
+			this := sums[i]
+			left, right := this, this
+			if i > 0 {
+				left = sums[i-1]
+			}
+			if i < last {
+				right = sums[i+1]
+			}
+			if 2*i < len(dst) {
+				dst[2*i] = uint8((3*this + left + 8) >> 4)
+			}
+			if 2*i+1 < len(dst) {
+				dst[2*i+1] = uint8((3*this + right + 7) >> 4)
+			}
 		}
 	}
 }
 
 // libjpegRGB is libjpeg's YCbCr to RGB conversion: ITU-R BT.601 full range
-// with 16-bit fixed-point constants and round-half-up.
+// with 16-bit fixed-point constants and round-half-up. As libjpeg does, it
+// looks the products up (ycc) and clamps by table (rangeLimit).
 func libjpegRGB(y, cb, cr uint8) (uint8, uint8, uint8) {
+	t := &ycc
+	yy := int32(y) + 512
+	r := rangeLimit[(yy+t.crR[cr])&1023]
+	g := rangeLimit[(yy+(t.cbG[cb]+t.crG[cr])>>16)&1023]
+	b := rangeLimit[(yy+t.cbB[cb])&1023]
+	return r, g, b
+}
+
+// ycc holds libjpeg's conversion products for every Cb and Cr: the red and
+// blue offsets rounded, and green's two terms, with the rounding, to be
+// summed and then shifted as one.
+var ycc = func() (t struct{ crR, cbB, crG, cbG [256]int32 }) {
 	const (
 		scale = 16
 		half  = 1 << (scale - 1)
@@ -140,13 +174,24 @@ func libjpegRGB(y, cb, cr uint8) (uint8, uint8, uint8) {
 		crG   = 46802  // 0.71414 · 2^16
 		cbG   = 22554  // 0.34414 · 2^16
 	)
-	yy := int32(y)
-	cbv, crv := int32(cb)-128, int32(cr)-128
-	r := yy + (crR*crv+half)>>scale
-	g := yy + (-cbG*cbv-crG*crv+half)>>scale
-	b := yy + (cbB*cbv+half)>>scale
-	return clamp8(r), clamp8(g), clamp8(b)
-}
+	for i := range 256 {
+		c := int32(i) - 128
+		t.crR[i] = (crR*c + half) >> scale
+		t.cbB[i] = (cbB*c + half) >> scale
+		t.crG[i] = -crG*c + half
+		t.cbG[i] = -cbG * c
+	}
+	return t
+}()
+
+// rangeLimit clamps v to 0..255 as rangeLimit[(v+512)&1023], for v in
+// -512..511, which covers every sum libjpegRGB forms.
+var rangeLimit = func() (t [1024]uint8) {
+	for i := range t {
+		t[i] = clamp8(int32(i) - 512)
+	}
+	return t
+}()
 
 func clamp8(v int32) uint8 {
 	if v < 0 {

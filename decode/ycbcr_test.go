@@ -1,0 +1,193 @@
+package decode
+
+import (
+	"bytes"
+	"image"
+	"math/rand/v2"
+	"testing"
+)
+
+// writeYCbCr, written for speed, converts every subsampling, size and
+// channel count to the same pixels as refWriteYCbCr, the plain form of
+// libjpeg's conversion that was checked against TensorFlow.
+func TestWriteYCbCrMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ratios := []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio444, image.YCbCrSubsampleRatio422,
+		image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio440, image.YCbCrSubsampleRatio411}
+	for _, ratio := range ratios {
+		for _, size := range [][2]int{{1, 1}, {2, 2}, {3, 5}, {8, 8}, {17, 9}, {16, 31}} {
+			m := image.NewYCbCr(image.Rect(0, 0, size[0], size[1]), ratio)
+			for _, p := range [][]uint8{m.Y, m.Cb, m.Cr} {
+				for i := range p {
+					p[i] = uint8(rng.Uint32())
+				}
+			}
+			for _, channels := range []int{1, 3, 4} {
+				n := size[0] * size[1] * channels
+				got := pixelWriter{out: make([]uint8, n), channels: channels}
+				want := pixelWriter{out: make([]uint8, n), channels: channels}
+				writeYCbCr(m, &got)
+				refWriteYCbCr(m, &want)
+				if !bytes.Equal(got.out, want.out) || got.i != n {
+					t.Errorf("%v %v, %d channels: pixels differ from the reference", ratio, size, channels)
+				}
+			}
+		}
+	}
+}
+
+// libjpegRGB's tables give its formula's value for every Y, Cb and Cr.
+func TestLibjpegRGBTables(t *testing.T) {
+	for y := range 256 {
+		for cb := range 256 {
+			for cr := range 256 {
+				r, g, b := libjpegRGB(uint8(y), uint8(cb), uint8(cr))
+				wr, wg, wb := refLibjpegRGB(uint8(y), uint8(cb), uint8(cr))
+				if r != wr || g != wg || b != wb {
+					t.Fatalf("Y %d Cb %d Cr %d: %d %d %d, want %d %d %d", y, cb, cr, r, g, b, wr, wg, wb)
+				}
+			}
+		}
+	}
+}
+
+// refLibjpegRGB is libjpeg's YCbCr to RGB conversion computed plainly:
+// ITU-R BT.601 full range, 16-bit fixed-point constants, round-half-up.
+func refLibjpegRGB(y, cb, cr uint8) (uint8, uint8, uint8) {
+	const (
+		scale = 16
+		half  = 1 << (scale - 1)
+		crR   = 91881
+		cbB   = 116130
+		crG   = 46802
+		cbG   = 22554
+	)
+	yy := int32(y)
+	cbv, crv := int32(cb)-128, int32(cr)-128
+	r := yy + (crR*crv+half)>>scale
+	g := yy + (-cbG*cbv-crG*crv+half)>>scale
+	b := yy + (cbB*cbv+half)>>scale
+	return clamp8(r), clamp8(g), clamp8(b)
+}
+
+// refWriteYCbCr and refUpsampleRow are writeYCbCr and upsampleRow as they
+// were first written, plainly, and checked against TensorFlow.
+func refWriteYCbCr(m *image.YCbCr, px *pixelWriter) {
+	b := m.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if px.channels == 1 {
+		for y := range h {
+			for _, v := range m.Y[y*m.YStride : y*m.YStride+w] {
+				px.gray(v, 255)
+			}
+		}
+		return
+	}
+	hx, vy := 1, 1 // horizontal and vertical subsampling factors
+	switch m.SubsampleRatio {
+	case image.YCbCrSubsampleRatio422:
+		hx = 2
+	case image.YCbCrSubsampleRatio420:
+		hx, vy = 2, 2
+	case image.YCbCrSubsampleRatio440:
+		vy = 2
+	case image.YCbCrSubsampleRatio444:
+	default: // 4:1:1 and 4:1:0: Go's own conversion
+		for y := range h {
+			for x := range w {
+				c := m.YCbCrAt(b.Min.X+x, b.Min.Y+y)
+				r, g, bl, _ := c.RGBA()
+				px.rgba(uint8(r>>8), uint8(g>>8), uint8(bl>>8), 255)
+			}
+		}
+		return
+	}
+	cw, ch := (w+hx-1)/hx, (h+vy-1)/vy
+	cb := make([]uint8, w)
+	cr := make([]uint8, w)
+	for y := range h {
+		refUpsampleRow(cb, m.Cb, m.CStride, cw, ch, y, hx, vy)
+		refUpsampleRow(cr, m.Cr, m.CStride, cw, ch, y, hx, vy)
+		for x, yv := range m.Y[y*m.YStride : y*m.YStride+w] {
+			r, g, bl := refLibjpegRGB(yv, cb[x], cr[x])
+			px.rgba(r, g, bl, 255)
+		}
+	}
+}
+
+// upsampleRow fills dst with the full-resolution chroma of image row y
+// from plane (cw × ch samples at stride), as libjpeg's h2v1, h1v2 and
+// h2v2 fancy upsamplers compute it, including their alternating rounding.
+func refUpsampleRow(dst, plane []uint8, stride, cw, ch, y, hx, vy int) {
+	// Vertical step: a weighted row sum, 3·nearer + farther (or 4·row).
+	cy := y / vy
+	near := plane[cy*stride : cy*stride+cw]
+	colsum := func(i int) int {
+		if vy == 1 {
+			return int(near[i]) * 4
+		}
+		fy := cy - 1
+		if y%2 == 1 {
+			fy = cy + 1
+		}
+		fy = min(max(fy, 0), ch-1)
+		return 3*int(near[i]) + int(plane[fy*stride+i])
+	}
+	if hx == 1 {
+		bias := 1 // h1v2: (3·near + far + 1 or 2) >> 2, as libjpeg-turbo
+		if y%2 == 1 {
+			bias = 2
+		}
+		for x := range dst {
+			if vy == 1 {
+				dst[x] = near[x]
+			} else {
+				dst[x] = uint8((colsum(x) + bias) >> 2)
+			}
+		}
+		return
+	}
+	if vy == 1 {
+		// h2v1: (3·this + neighbour + 1 or 2) >> 2; the outer halves of
+		// the edge samples are the samples themselves.
+		for i := range cw {
+			this := int(near[i])
+			left, right := this, this
+			lb, rb := 1, 2
+			if i > 0 {
+				left = int(near[i-1])
+			} else {
+				lb = 2
+			}
+			if i < cw-1 {
+				right = int(near[i+1])
+			} else {
+				rb = 1
+			}
+			if 2*i < len(dst) {
+				dst[2*i] = uint8((3*this + left + lb) >> 2)
+			}
+			if 2*i+1 < len(dst) {
+				dst[2*i+1] = uint8((3*this + right + rb) >> 2)
+			}
+		}
+		return
+	}
+	// h2v2, horizontally over column sums scaled by 4: 3·this + neighbour.
+	for i := range cw {
+		this := colsum(i)
+		left, right := this, this
+		if i > 0 {
+			left = colsum(i - 1)
+		}
+		if i < cw-1 {
+			right = colsum(i + 1)
+		}
+		if 2*i < len(dst) {
+			dst[2*i] = uint8((3*this + left + 8) >> 4)
+		}
+		if 2*i+1 < len(dst) {
+			dst[2*i+1] = uint8((3*this + right + 7) >> 4)
+		}
+	}
+}
