@@ -23,7 +23,10 @@ import (
 // its batch with an error naming its record.
 //
 // The images are decoded where the records are parsed: by the reader of
-// each file, so spread them over at least as many files as Readers. A
+// each file, so spread them over at least as many files as Readers, or
+// read few files with Deterministic, which decodes batches in parallel
+// whatever the files (BenchmarkDecodeImage: one file, two cores, 1 850
+// images a second and 3 450 deterministic). A
 // trainer gets pixels without decoding them itself, TensorFlow's own for
 // PNG, GIF and BMP (but for decode.Image's two deliberate differences)
 // and within a few levels for JPEG, but not faster than TensorFlow

@@ -16,7 +16,9 @@ import (
 // BenchmarkDecodeImage reads 1 024 Examples, each a 160 × 128 color JPEG
 // (quality 90), and decodes them with DecodeImage into 128 × 128 × 3
 // pixels (a center crop), in batches of 128; "bytes" reads the same
-// records without decoding, for the decode's share. One op is one pass.
+// records without decoding, for the decode's share. The one file is read
+// by one reader, which decodes its batches itself; Deterministic decodes
+// them in parallel. One op is one pass.
 //
 //	go test -run '^$' -bench DecodeImage -benchmem -cpu 1 .
 //	go test -run '^$' -bench DecodeImage -benchmem -cpu 2 .
@@ -50,6 +52,7 @@ func BenchmarkDecodeImage(b *testing.B) {
 		ds   *Dataset
 	}{
 		{"decoded", Examples(name, imageSpec, DecodeImage("img", 128, 128, 3))},
+		{"decoded-deterministic", Examples(name, imageSpec, DecodeImage("img", 128, 128, 3), Deterministic())},
 		{"bytes", Examples(name, imageSpec)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
