@@ -17,8 +17,8 @@ import (
 // (quality 90), and decodes them with DecodeImage into 128 × 128 × 3
 // pixels (a center crop), in batches of 128; "bytes" reads the same
 // records without decoding, for the decode's share. The one file is read
-// by one reader, which decodes its batches itself; Deterministic decodes
-// them in parallel. One op is one pass.
+// by one reader, which decodes its batches itself; with Shuffle or
+// Deterministic, batches are decoded in parallel. One op is one pass.
 //
 //	go test -run '^$' -bench DecodeImage -benchmem -cpu 1 .
 //	go test -run '^$' -bench DecodeImage -benchmem -cpu 2 .
@@ -52,6 +52,7 @@ func BenchmarkDecodeImage(b *testing.B) {
 		ds   *Dataset
 	}{
 		{"decoded", Examples(name, imageSpec, DecodeImage("img", 128, 128, 3))},
+		{"decoded-shuffled", Examples(name, imageSpec, DecodeImage("img", 128, 128, 3), Shuffle(512))},
 		{"decoded-deterministic", Examples(name, imageSpec, DecodeImage("img", 128, 128, 3), Deterministic())},
 		{"bytes", Examples(name, imageSpec)},
 	} {

@@ -140,10 +140,10 @@ def Image(height: int, width: int, channels: int = 3) -> Feature:
     channels] (channels 1, 3 or 4), as tf.io.decode_image(channels=...)
     and tf.image.resize_with_crop_or_pad(height, width) do: an image of
     another size is cropped around its center or padded with zeros. A
-    batch holds uint8 [rows, height, width, channels]. Each file's reader
-    decodes its images: spread them over several files, or pass
-    deterministic=True, which decodes batches in parallel whatever the
-    files."""
+    batch holds uint8 [rows, height, width, channels]. With shuffle,
+    deterministic or global_shuffle, batches are decoded by readers
+    goroutines whatever the files; otherwise each file's reader decodes
+    its own images, so that a few files keep as few cores busy."""
     return {"kind": "image", "shape": [int(height), int(width), int(channels)], "dtype": "uint8"}
 
 
