@@ -19,6 +19,9 @@ func newSchemaCmd() *cobra.Command {
 		limit       int
 		output      *outputFlag
 		compression string
+		from        string
+		header      bool
+		delimiter   string
 	)
 	cmd := &cobra.Command{
 		Use:   "schema FILE...",
@@ -36,14 +39,47 @@ many values it has, and a parse spec that every record it read satisfies:
 --output go prints the spec as sluice's example.Spec, --output python as
 TensorFlow's tf.io feature dictionaries and as a spec for sluice's Python
 package, --output json (or --json) as data. A feature whose kind differs
-between records has no spec: no parser reads it.`,
+between records has no spec: no parser reads it.
+
+--from csv reads CSV lines instead (GZIP or ZSTD compressed too) and reports
+each column's type, the narrowest of int64, float and string that every
+non-empty field parses as, and how many lines leave it empty; --output go
+and python print the columns for sluice.CSV and sluice.csv (and TensorFlow's
+record_defaults). --header takes the column names from each file's first
+line, which must be the same in every file.`,
 		Example: "  sluice schema 'data/train-*.tfrecord.gz'\n" +
-			"  sluice schema --limit 1000 --output python data.tfrecord",
+			"  sluice schema --limit 1000 --output python data.tfrecord\n" +
+			"  sluice schema --from csv --header --output python data.csv.gz",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
 			format, err := output.get()
 			if err != nil {
 				return err
+			}
+			switch from {
+			case "tfrecord":
+			case "csv":
+				if compression != "auto" {
+					return fmt.Errorf("--compression: CSV's is found from each file's first bytes")
+				}
+				delim, err := csvDelimiter(delimiter)
+				if err != nil {
+					return err
+				}
+				names, err := expand(cmd.Context(), args)
+				if err != nil {
+					return err
+				}
+				s, err := readCSVSchema(cmd.Context(), names, delim, header, limit)
+				if err != nil {
+					return err
+				}
+				return csvSchemaWriters[format](cmd.OutOrStdout(), s)
+			default:
+				return fmt.Errorf("--from must be tfrecord or csv, not %q", from)
+			}
+			if header || delimiter != "," {
+				return fmt.Errorf("--header and --delimiter are for --from csv")
 			}
 			write := schemaWriters[format]
 			rf, err := newRecordFiles(compression, t)
@@ -70,6 +106,9 @@ between records has no spec: no parser reads it.`,
 	f.IntVar(&limit, "limit", -1, "read at most this many records in all (-1: all)")
 	output = addOutputFlag(cmd, "text", "go", "python", "json")
 	f.StringVar(&compression, "compression", "auto", compressionUsage)
+	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples) or csv")
+	f.BoolVar(&header, "header", false, "with --from csv: the files' first line names the columns")
+	f.StringVar(&delimiter, "delimiter", ",", "with --from csv: the field delimiter, one character (\\t for a tab)")
 	return cmd
 }
 
