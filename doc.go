@@ -2,10 +2,12 @@
 //
 // A Dataset describes files of records and how to decode them: Examples
 // for TFRecord files of tf.train.Example protos parsed by an example.Spec
-// (each file's compression detected from its first bytes), SequenceExamples
-// for tf.train.SequenceExample protos (context features and feature lists,
-// padded per batch, with each record's steps), CSV for text
-// files of comma-separated values, FixedLengthRecords for binary files of
+// (each file's compression detected from its first bytes; DecodeImage
+// turns an encoded image feature into pixels), SequenceExamples for
+// tf.train.SequenceExample protos (context features and feature lists,
+// padded per batch, with each record's steps), Records for TFRecord
+// records as they are, CSV for text files of comma-separated values
+// (plain, GZIP or ZSTD), FixedLengthRecords for binary files of
 // fixed-size records such as CIFAR-10's. Files are named by a path or glob
 // pattern, local or in an object store (see package storage), and Files
 // adds more. Batches runs the pipeline for one range loop:
