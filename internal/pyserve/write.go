@@ -13,7 +13,8 @@ import (
 // The first byte of a message of records, which no JSON request starts
 // with: a records message holds whole records, each after its length (a
 // little-endian uint32); a record too large for a message comes in part
-// messages, the last of them a last-part message.
+// messages, the first beginning with the record's length (a little-endian
+// uint64), the last of them a last-part message.
 const (
 	recordsMessage = iota
 	partMessage
@@ -30,6 +31,7 @@ type writing struct {
 	w       *recordio.ShardedWriter
 	err     error
 	part    []byte // the parts of a record received so far
+	want    int    // the record's length
 	inParts bool   // a record's parts have begun and not ended
 }
 
@@ -64,15 +66,7 @@ func (s *server) writeMessage(kind byte, body []byte) {
 		return
 	}
 	if kind != recordsMessage {
-		if uint64(len(wr.part))+uint64(len(body)) > tfrecord.DefaultMaxRecordSize {
-			wr.err = fmt.Errorf("write: a record of more than %d bytes: %w", int64(tfrecord.DefaultMaxRecordSize), sluice.ErrInvalid)
-			return
-		}
-		wr.part, wr.inParts = append(wr.part, body...), true
-		if kind == lastPartMessage {
-			wr.err = wr.w.Write(wr.part)
-			wr.part, wr.inParts = nil, false
-		}
+		wr.err = wr.takePart(kind, body)
 		return
 	}
 	if wr.inParts {
@@ -91,6 +85,38 @@ func (s *server) writeMessage(kind byte, body []byte) {
 		}
 		body = body[4+n:]
 	}
+}
+
+// takePart takes a part message's body: the first part of a record
+// begins with the record's length (a little-endian uint64), which bounds
+// what the parts may add up to; the last part writes the record. Room is
+// made for the length up to 64 MiB at once, and beyond as parts arrive,
+// so that a length no parts follow costs little.
+func (wr *writing) takePart(kind byte, body []byte) error {
+	if !wr.inParts {
+		if kind != partMessage || len(body) < 8 {
+			return fmt.Errorf("%w: a record's last part without its first", ErrProtocol)
+		}
+		n := binary.LittleEndian.Uint64(body)
+		if n > tfrecord.DefaultMaxRecordSize {
+			return fmt.Errorf("write: a record of %d bytes, more than %d: %w", n, int64(tfrecord.DefaultMaxRecordSize), sluice.ErrInvalid)
+		}
+		wr.part, wr.want, wr.inParts = make([]byte, 0, min(n, 64<<20)), int(n), true
+		body = body[8:]
+	}
+	if len(body) > wr.want-len(wr.part) {
+		return fmt.Errorf("%w: a record's parts longer than its length", ErrProtocol)
+	}
+	wr.part = append(wr.part, body...)
+	if kind != lastPartMessage {
+		return nil
+	}
+	if len(wr.part) != wr.want {
+		return fmt.Errorf("%w: a record's parts shorter than its length", ErrProtocol)
+	}
+	err := wr.w.Write(wr.part)
+	wr.part, wr.inParts = nil, false
+	return err
 }
 
 // commit answers a "commit": the files under their names, or an error

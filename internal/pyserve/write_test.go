@@ -201,7 +201,7 @@ func ls(t *testing.T, dir string) []string {
 // records they frame whole, or is an error that commits nothing; never a
 // panic, never a record cut short. The fuzzer's bytes are messages, each
 // a kind byte (records, part or last part, modulo 3), a length byte and
-// that many bytes of body.
+// that many bytes of body; a record's first part begins with its length.
 func FuzzWriteRecords(f *testing.F) {
 	msgs := func(ms ...[]byte) []byte {
 		var b []byte
@@ -213,9 +213,14 @@ func FuzzWriteRecords(f *testing.F) {
 	f.Add(msgs(recordsMsg("a", "", "bc")))
 	f.Add(msgs(recordsMsg("ok")[:5]))
 	f.Add(msgs([]byte{recordsMessage, 0xff, 0xff, 0xff, 0xff, 1}))
-	f.Add(msgs([]byte("\x01ab"), []byte("\x01cd"), []byte("\x02ef"), recordsMsg("x")))
-	f.Add(msgs([]byte("\x01ab"), recordsMsg("x")))
-	f.Add(msgs([]byte("\x01ab")))
+	first := func(n int, b string) []byte { // a record's first part
+		return append(binary.LittleEndian.AppendUint64([]byte{partMessage}, uint64(n)), b...)
+	}
+	f.Add(msgs(first(6, "ab"), []byte("\x01cd"), []byte("\x02ef"), recordsMsg("x")))
+	f.Add(msgs(first(6, "ab"), recordsMsg("x")))
+	f.Add(msgs(first(2, "ab")))
+	f.Add(msgs(first(3, "ab"), []byte("\x02cd")))
+	f.Add(msgs([]byte("\x02ab")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		out := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
@@ -226,6 +231,7 @@ func FuzzWriteRecords(f *testing.F) {
 		// The records the messages frame, by the protocol's rules.
 		var want []string
 		var part []byte
+		length := 0
 		inParts, whole := false, true
 		for len(data) >= 2 && whole {
 			kind, n := data[0]%3, min(int(data[1]), len(data)-2)
@@ -246,11 +252,29 @@ func FuzzWriteRecords(f *testing.F) {
 					want = append(want, string(rest[4:4+n]))
 					rest = rest[4+n:]
 				}
-			case partMessage:
-				part, inParts = append(part, body...), true
-			case lastPartMessage:
-				want = append(want, string(append(part, body...)))
-				part, inParts = nil, false
+			default:
+				if !inParts {
+					// The first part: the record's length, then bytes.
+					if kind != partMessage || len(body) < 8 || binary.LittleEndian.Uint64(body) > tfrecord.DefaultMaxRecordSize {
+						whole = false
+						break
+					}
+					length, body = int(binary.LittleEndian.Uint64(body)), body[8:]
+					inParts = true
+				}
+				if len(part)+len(body) > length {
+					whole = false
+					break
+				}
+				part = append(part, body...)
+				if kind == lastPartMessage {
+					if len(part) != length {
+						whole = false
+						break
+					}
+					want = append(want, string(part))
+					part, inParts = nil, false
+				}
 			}
 		}
 		if inParts {

@@ -219,12 +219,16 @@ class Writer:
 
     def _write_parts(self, rec: memoryview) -> None:
         """Sends a record too large for a message in parts: messages of
-        kind 1, the last of kind 2, which writes it."""
+        kind 1, the first beginning with the record's length, and the last
+        of kind 2, which writes it."""
         self._flush()
         assert self._s is not None
-        for i in range(0, len(rec), _MAX_PART):
-            last = i + _MAX_PART >= len(rec)
-            self._s._send(_frame(bytes([2 if last else 1]) + rec[i:i + _MAX_PART]))
+        head = struct.pack("<Q", len(rec))
+        first = _MAX_PART - len(head)
+        chunks = [rec[:first]] + [rec[i:i + _MAX_PART] for i in range(first, len(rec), _MAX_PART)]
+        for i, chunk in enumerate(chunks):
+            kind = b"\x02" if i == len(chunks) - 1 else b"\x01"
+            self._s._send(_frame(kind + (head if i == 0 else b"") + chunk))
         self.count += 1
 
     def _flush(self) -> None:
