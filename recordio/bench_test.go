@@ -76,6 +76,31 @@ func BenchmarkTextLine(b *testing.B) {
 		}
 		b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
 	})
+	// The same lines GZIP and ZSTD compressed; MB/s counts the text.
+	for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zstd} {
+		var packed bytes.Buffer
+		w, err := tfrecord.NewCompressor(c, &packed)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		units := benchUnits(b, packed.Bytes(), 4)
+		b.Run("Read"+c.String(), func(b *testing.B) {
+			b.SetBytes(int64(len(data) * 4))
+			b.ReportAllocs()
+			lines := 0
+			for b.Loop() {
+				r, _ := NewTextLineReader(units(), Compression(c))
+				lines += drainReader(b, r)
+			}
+			b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
 }
 
 func BenchmarkFixedLength(b *testing.B) {
