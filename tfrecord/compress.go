@@ -1,8 +1,10 @@
 package tfrecord
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -17,10 +19,16 @@ import (
 // (and this package's writer uses less), so real files are unaffected.
 const zstdMaxWindow = 8 << 20
 
+// zstdDecoders keeps released zstd decoders for the next stream: each
+// holds a window of up to zstdMaxWindow, which a reader of many small
+// files would otherwise allocate for every one.
+var zstdDecoders sync.Pool
+
 // NewDecompressor returns a reader of the stream r compressed as c, with
 // the bounds this package's Reader decompresses with (a zstd window of at
 // most 8 MiB), for data kept beside TFRecord files in the same
-// compressions, such as text. Its Close releases the decompressor, not r.
+// compressions, such as text. Its Close releases the decompressor, not r,
+// for the next stream to use: nothing reads it after.
 // None returns r as it is.
 func NewDecompressor(c Compression, r io.Reader) (io.ReadCloser, error) {
 	if !c.valid() {
@@ -30,16 +38,30 @@ func NewDecompressor(c Compression, r io.Reader) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return releaser{d, release}, nil
+	return &releaser{d, release}, nil
 }
 
+// A releaser is what NewDecompressor returns: its Close hands the
+// decompressor back, for another stream, and so must be its last use.
 type releaser struct {
-	io.Reader
-	release func()
+	r       io.Reader
+	release func() // nil once closed
 }
 
-func (r releaser) Close() error {
-	r.release()
+var errDecompressorClosed = errors.New("tfrecord: read after the decompressor's Close")
+
+func (d *releaser) Read(p []byte) (int, error) {
+	if d.release == nil {
+		return 0, errDecompressorClosed
+	}
+	return d.r.Read(p)
+}
+
+func (d *releaser) Close() error {
+	if d.release != nil {
+		d.release()
+		d.release = nil
+	}
 	return nil
 }
 
@@ -60,15 +82,25 @@ func newDecompressor(c Compression, r io.Reader) (io.Reader, func(), error) {
 		}
 		return zr, func() { zr.Close() }, nil
 	case Zstd:
-		zr, err := zstd.NewReader(r,
-			zstd.WithDecoderConcurrency(1), // decode in the caller's goroutine
-			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(zstdMaxWindow),
-			zstd.WithDecoderMaxMemory(zstdMaxWindow))
-		if err != nil {
+		zr, _ := zstdDecoders.Get().(*zstd.Decoder)
+		if zr == nil {
+			var err error
+			zr, err = zstd.NewReader(r,
+				zstd.WithDecoderConcurrency(1), // decode in the caller's goroutine
+				zstd.WithDecoderLowmem(true),
+				zstd.WithDecoderMaxWindow(zstdMaxWindow),
+				zstd.WithDecoderMaxMemory(zstdMaxWindow))
+			if err != nil {
+				return nil, nil, err
+			}
+		} else if err := zr.Reset(r); err != nil {
+			zr.Close()
 			return nil, nil, err
 		}
-		return zr, zr.Close, nil
+		return zr, func() {
+			zr.Reset(nil) // lets go of r
+			zstdDecoders.Put(zr)
+		}, nil
 	}
 	return r, func() {}, nil
 }

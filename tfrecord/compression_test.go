@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sluiceml/sluice/tfrecord"
@@ -130,5 +132,50 @@ func TestNewCompressorAndDecompressor(t *testing.T) {
 	}
 	if _, err := tfrecord.NewDecompressor(bad, strings.NewReader("")); !errors.Is(err, tfrecord.ErrUnknownCompression) {
 		t.Errorf("NewDecompressor(%v): %v", bad, err)
+	}
+}
+
+// A decompressor handed back by Close serves the next stream, never two at
+// once: many goroutines decompressing streams of their own, each opening
+// and closing decompressors in turn, read their own bytes. Closing twice
+// is harmless, and a read after Close fails.
+func TestDecompressorsReused(t *testing.T) {
+	for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for i := range 20 {
+					plain := bytes.Repeat([]byte(fmt.Sprintf("stream %d.%d ", g, i)), 500+i)
+					var packed bytes.Buffer
+					w, err := tfrecord.NewCompressor(c, &packed)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					w.Write(plain)
+					w.Close()
+					d, err := tfrecord.NewDecompressor(c, &packed)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					got, err := io.ReadAll(d)
+					d.Close()
+					if err != nil || !bytes.Equal(got, plain) {
+						t.Errorf("%v: goroutine %d stream %d: %d bytes, %v", c, g, i, len(got), err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		d, err := tfrecord.NewDecompressor(c, bytes.NewReader(nil))
+		if err == nil {
+			d.Close()
+			d.Close()
+			if _, err := d.Read(make([]byte, 1)); err == nil {
+				t.Errorf("%v: a read after Close succeeded", c)
+			}
+		}
 	}
 }
