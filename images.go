@@ -39,6 +39,10 @@ func DecodeImage(name string, height, width, channels int) ExampleOption {
 	})
 }
 
+// maxImageBytes bounds an image's pixels, decoded or fitted: decode.Image's
+// default limit.
+const maxImageBytes = 1 << 28
+
 // An imageFeature is a feature DecodeImage decodes, and the pixels' shape.
 type imageFeature struct {
 	name                    string
@@ -61,6 +65,8 @@ func checkImages(images []imageFeature, spec example.Spec) error {
 			return fmt.Errorf("DecodeImage(%q): %d × %d pixels: %w (want at least 1 × 1)", im.name, im.height, im.width, ErrInvalid)
 		case im.channels != 1 && im.channels != 3 && im.channels != 4:
 			return fmt.Errorf("DecodeImage(%q): %d channels: %w (want 1, 3 or 4)", im.name, im.channels, ErrInvalid)
+		case int64(im.height)*int64(im.width)*int64(im.channels) > maxImageBytes:
+			return fmt.Errorf("DecodeImage(%q): %d × %d × %d pixels: %w (at most %d bytes an image)", im.name, im.height, im.width, im.channels, ErrInvalid, maxImageBytes)
 		}
 		seen[im.name] = true
 	}

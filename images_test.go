@@ -136,6 +136,7 @@ func TestDecodeImageErrors(t *testing.T) {
 		{Examples(name, imageSpec, DecodeImage("label", 2, 2, 3)), "want a FixedLen bytes scalar"},
 		{Examples(name, imageSpec, DecodeImage("img", 0, 2, 3)), "0 × 2 pixels"},
 		{Examples(name, imageSpec, DecodeImage("img", 2, 2, 2)), "2 channels"},
+		{Examples(name, imageSpec, DecodeImage("img", 1<<15, 1<<15, 3)), "at most 268435456 bytes an image"},
 		{Examples(name, imageSpec, DecodeImage("img", 2, 2, 3), DecodeImage("img", 4, 4, 3)), "twice"},
 		{Records(name, DecodeImage("img", 2, 2, 3)), "Examples' features"},
 		{SequenceExamples(name, imageSpec, nil, DecodeImage("img", 2, 2, 3)), "Examples' only"},
