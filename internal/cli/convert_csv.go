@@ -14,7 +14,6 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
-	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -190,54 +189,30 @@ func (c *csvConverter) file(ctx context.Context, name string, prog *progress, t 
 // stream converts the CSV text in r, which errors call name.
 func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *tally) error {
 	c.source = name
-	lines := recordio.NewLineSplitter(r)
-	lines.SetMaxLine(maxTextLine(ctx))
-	lineNo := 0
 	c.pos = nil
-	if c.o.header {
-		line, err := lines.Next()
-		lineNo++
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:1: %w", name, err)
-		}
-		if err := c.layout(bytes.TrimPrefix(line, utf8BOM), name+":1"); err != nil {
-			return err
-		}
-	}
-	for {
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		line, err := lines.Next()
-		lineNo++
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
-		}
+	err := eachLine(ctx, name, r, func(lineNo int, line []byte) error {
 		if lineNo == 1 {
 			line = bytes.TrimPrefix(line, utf8BOM)
+			if c.o.header {
+				return c.layout(line, name+":1")
+			}
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
-			continue // blank lines, such as a trailing one, hold no record
+			return nil // blank lines, such as a trailing one, hold no record
 		}
 		t.read(len(line))
 		c.add(line, lineNo)
 		// Until every type is known, lines are held for inference.
 		if c.dec == nil && len(c.ends) < csvSampleLines {
-			continue
+			return nil
 		}
 		if c.dec == nil || len(c.ends) >= csvBatch {
-			if err := c.flush(); err != nil {
-				return err
-			}
+			return c.flush()
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return c.flush()
 }

@@ -6,12 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 
 	"github.com/sluiceml/sluice/example/pb"
-	"github.com/sluiceml/sluice/recordio"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -401,23 +399,9 @@ func convertJSONFile(ctx context.Context, name string, p *jsonParser, prog *prog
 		return err
 	}
 	defer r.Close()
-	lines := recordio.NewLineSplitter(r)
-	lines.SetMaxLine(maxTextLine(ctx))
-	for lineNo := 1; ; lineNo++ {
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		line, err := lines.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
-		}
+	return eachLine(ctx, name, r, func(lineNo int, line []byte) error {
 		if len(bytes.TrimSpace(line)) == 0 {
-			continue // blank lines, such as a trailing one, hold no record
+			return nil // blank lines, such as a trailing one, hold no record
 		}
 		t.read(len(line))
 		rec, err := p.parse(line)
@@ -427,8 +411,6 @@ func convertJSONFile(ctx context.Context, name string, p *jsonParser, prog *prog
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
-		if err := write(rec); err != nil {
-			return err
-		}
-	}
+		return write(rec)
+	})
 }

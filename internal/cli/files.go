@@ -156,6 +156,39 @@ func maxTextLine(ctx context.Context) int {
 	return int(min(settingsFrom(ctx).maxRecord, math.MaxInt32))
 }
 
+// errStopLines ends eachLine early, without an error.
+var errStopLines = errors.New("stop reading lines")
+
+// eachLine calls fn with each line of r, a text input called name, and the
+// line's number, counting from 1, until the input ends or fn returns an
+// error (errStopLines ends it without one). A line longer than
+// maxTextLine, or one that cannot be read, is an error naming name and the
+// line; a cancelled ctx is noticed every 4096 lines.
+func eachLine(ctx context.Context, name string, r io.Reader, fn func(lineNo int, line []byte) error) error {
+	lines := recordio.NewLineSplitter(r)
+	lines.SetMaxLine(maxTextLine(ctx))
+	for lineNo := 1; ; lineNo++ {
+		if lineNo%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		line, err := lines.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
+		}
+		if err := fn(lineNo, line); err != nil {
+			if err == errStopLines {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
 // A textFile is what openText opens.
 type textFile struct {
 	io.Reader

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/recordio"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -218,4 +219,68 @@ func FuzzConvertJSON(f *testing.F) {
 			t.Fatalf("%q converted to %x, shown as %q, converted to %x", line, rec, shown, again)
 		}
 	})
+}
+
+// FuzzSchemaCSV: any text is columns or an error, never a panic; a column's
+// type holds for every field read (the int64 and float ones parse as such),
+// and every writer prints the result, the JSON one valid JSON.
+func FuzzSchemaCSV(f *testing.F) {
+	for _, s := range []string{"a,b\n1,2\n", "x\n1.5\n\nfoo\n", "\"a,b\",c\n1,\n", "1\t2\n3\t4.5\n", ""} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, text string, header bool) {
+		s := &csvSchema{files: 1, header: header, delim: ','}
+		err := s.file(context.Background(), "f.csv", strings.NewReader(text), -1)
+		if err == nil {
+			err = s.flush()
+		}
+		if err != nil {
+			return
+		}
+		if s.lines > 0 {
+			fields, err := s.dec.DecodeBatch(splitNonBlank(text, header), nil)
+			if err != nil {
+				t.Fatalf("lines split once and not again: %v", err)
+			}
+			for j, c := range s.cols {
+				for _, v := range fields[j].Strings() {
+					if len(v) > 0 && widen(c.dtype, v) != c.dtype {
+						t.Fatalf("column %q is %v, but holds %q", c.name, c.dtype, v)
+					}
+				}
+			}
+		}
+		for name, write := range csvSchemaWriters {
+			var out bytes.Buffer
+			if err := write(&out, s); err != nil {
+				t.Fatalf("--output %s: %v", name, err)
+			}
+			if name == "json" && !json.Valid(out.Bytes()) {
+				t.Fatalf("invalid JSON: %s", out.Bytes())
+			}
+		}
+	})
+}
+
+// splitNonBlank returns text's lines as schema --from csv reads them: no
+// header line, no blank lines.
+func splitNonBlank(text string, header bool) [][]byte {
+	var out [][]byte
+	s := recordio.NewLineSplitter(strings.NewReader(text))
+	for i := 1; ; i++ {
+		line, err := s.Next()
+		if err != nil {
+			return out
+		}
+		if i == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
+			if header {
+				continue
+			}
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			out = append(out, bytes.Clone(line))
+		}
+	}
 }

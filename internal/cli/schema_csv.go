@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/sluiceml/sluice/decode"
-	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -65,43 +64,27 @@ func readCSVSchema(ctx context.Context, names []string, delim byte, header bool,
 // file reads one file's lines, a header line naming the columns (the
 // same in every file).
 func (s *csvSchema) file(ctx context.Context, name string, r io.Reader, limit int) error {
-	lines := recordio.NewLineSplitter(r)
-	lines.SetMaxLine(maxTextLine(ctx))
-	for lineNo := 1; limit < 0 || s.lines+int64(len(s.pending)) < int64(limit); lineNo++ {
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		line, err := lines.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
+	return eachLine(ctx, name, r, func(lineNo int, line []byte) error {
+		if limit >= 0 && s.lines+int64(len(s.pending)) >= int64(limit) {
+			return errStopLines
 		}
 		if lineNo == 1 {
 			line = bytes.TrimPrefix(line, utf8BOM)
 			if s.header {
-				if err := s.setHeader(line, name+":1"); err != nil {
-					return err
-				}
-				continue
+				return s.setHeader(line, name+":1")
 			}
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			s.blank++
-			continue
+			return nil
 		}
 		s.pending = append(s.pending, bytes.Clone(line))
 		s.keys = append(s.keys, name+":"+strconv.Itoa(lineNo))
 		if len(s.pending) == csvSchemaBatch {
-			if err := s.flush(); err != nil {
-				return err
-			}
+			return s.flush()
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // setHeader takes a header line: the first names the columns, and every
