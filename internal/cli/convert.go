@@ -17,6 +17,8 @@ type convertOptions struct {
 	shuffle                                                       bool
 	seed                                                          uint64
 	shuffleMiB                                                    int64
+	skipCorrupt                                                   bool
+	salvage                                                       *salvage // set by runConvert with skipCorrupt
 	csvOptions
 }
 
@@ -67,6 +69,14 @@ temporaries, and existing files of the same names are untouched until
 then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
 verify reports them, and the next convert to the same --out removes them.
 
+--skip-corrupt (--from tfrecord) salvages damaged files: it copies every
+record whose CRCs check, skips the corrupt ones as verify finds them (after
+a bad length it scans for the next valid record header), and keeps the
+records before a truncated end or a broken compressed stream. Each skipped
+stretch is reported on stderr with its file and offset, and the last line
+counts them; the exit code is 0. A file that cannot be read, or a record
+over --max-record-size, still stops the convert.
+
 --shuffle writes the records in a uniformly random order, the same for
 the same --seed, holding at most --shuffle-memory MiB of them: records are
 first dealt at random to temporary files in $TMPDIR (as much space as the
@@ -76,6 +86,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 			"  sluice convert --from csv --columns id:int64,score:float,name:string data.csv --out data\n" +
 			"  sluice convert 'in-*.tfrecord' --out out --shards 8\n" +
 			"  sluice cat in.tfrecord | jq -c 'select(.features.label.int64[0] == 7)' | sluice convert --from json - --out sevens\n" +
+			"  sluice convert --skip-corrupt damaged.tfrecord.gz --out repaired --compression GZIP\n" +
 			"  sluice convert 'in-*.tfrecord.gz' --out shuffled --shards 16 --shuffle --seed 7\n" +
 			"  sluice convert --from mnist train-images-idx3-ubyte.gz --labels train-labels-idx1-ubyte.gz --out mnist-train\n" +
 			"  sluice convert --from cifar10 'cifar-10-batches-bin/data_batch_*.bin' --out cifar-train --shards 5",
@@ -101,6 +112,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f.BoolVar(&o.shuffle, "shuffle", false, "write the records in a random order (see --seed, --shuffle-memory)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --shuffle: the random seed; the same seed gives the same order")
 	f.Int64Var(&o.shuffleMiB, "shuffle-memory", 1024, "with --shuffle: MiB of records held in memory at once")
+	f.BoolVar(&o.skipCorrupt, "skip-corrupt", false, "--from tfrecord: copy every readable record, skipping corrupt ones and reporting each on stderr, and keep the records before a truncated or broken end (the records lost are reported)")
 	cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -128,6 +140,12 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	}
 	if o.bytes != "auto" && o.from != "json" {
 		return fmt.Errorf("--bytes goes with --from json")
+	}
+	if o.skipCorrupt {
+		if o.from != "tfrecord" {
+			return fmt.Errorf("--skip-corrupt goes with --from tfrecord")
+		}
+		o.salvage = &salvage{w: cmd.ErrOrStderr()}
 	}
 	c, _, err := parseCompression(o.compression)
 	if err != nil {
@@ -189,7 +207,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if o.shuffle {
 		shuffled = fmt.Sprintf(" (shuffled, seed %d)", o.seed)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s%s\n", out.Count(), strings.Join(out.Names(), ", "), shuffled)
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s%s%s\n", out.Count(), strings.Join(out.Names(), ", "), shuffled, o.salvage.summary())
 	return nil
 }
 
@@ -216,11 +234,18 @@ func convertShuffled(ctx context.Context, conv converter, names []string, o conv
 }
 
 func convertTFRecord(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
-	rf, err := newRecordFiles(o.inCompression, t)
+	var opts []tfrecord.Option
+	if o.salvage != nil {
+		opts = append(opts, tfrecord.SkipCorrupt())
+	}
+	rf, err := newRecordFiles(o.inCompression, t, opts...)
 	if err != nil {
 		return err
 	}
 	rf.tee = prog
+	if o.salvage != nil {
+		return o.salvage.copyRecords(ctx, names, rf, write)
+	}
 	return eachRecord(ctx, names, rf, -1, func(_ string, _ int64, rec []byte) error { return write(rec) })
 }
 

@@ -229,25 +229,51 @@ func (v *fileVerdict) writeText(w io.Writer) {
 // goes on with the next file.
 func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progress) (*fileVerdict, error) {
 	v := &fileVerdict{Name: name, Problems: []verifyProblem{}}
-	fail := func(err error) {
-		p := verifyProblem{Records: 1, Error: err.Error(), line: err.Error()}
-		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.Offset >= 0 {
-			p.Offset = &de.Offset
-		}
-		v.Problems = append(v.Problems, p)
-		v.Bad++
-	}
 	if err := rf.open(ctx, name); err != nil {
-		fail(err)
+		v.failed(err)
 		rf.tally.failed()
 		return v, nil
 	}
+	err := scanRecords(ctx, rf, v, func([]byte) error {
+		prog.record()
+		return nil
+	})
+	switch {
+	case err == nil:
+		return v, nil
+	case ctx.Err() != nil:
+		return v, ctx.Err()
+	default:
+		v.failed(err)
+		return v, nil
+	}
+}
+
+// failed notes err, which ended the reading of v's file, as its last
+// problem.
+func (v *fileVerdict) failed(err error) {
+	p := verifyProblem{Records: 1, Error: err.Error(), line: err.Error()}
+	if de, ok := errors.AsType[*dataerr.Error](err); ok && de.Offset >= 0 {
+		p.Offset = &de.Offset
+	}
+	v.Problems = append(v.Problems, p)
+	v.Bad++
+}
+
+// scanRecords reads the records of the file rf has open, which must read
+// with tfrecord.SkipCorrupt, passes each good one to each, and notes in v
+// every stretch of corrupt records the reader skipped. It returns nil at
+// the file's end, each's error, or the error that ended the reading (a
+// truncated file, a broken compressed stream, a failed read, a cancelled
+// ctx), which it leaves to the caller to report.
+func scanRecords(ctx context.Context, rf *recordFiles, v *fileVerdict, each func(rec []byte) error) error {
+	name := rf.name
 	for {
 		// The reader skips corrupt records and only counts them, so a
 		// skip is seen as a jump in the count: the damage starts where
 		// the previous record ended.
 		start, skipped := rf.r.NextOffset(), rf.r.Stats().Skipped
-		_, err := rf.next(ctx)
+		rec, err := rf.next(ctx)
 		if k := int(rf.r.Stats().Skipped - skipped); k > 0 {
 			end := rf.r.NextOffset()
 			if err == nil {
@@ -270,17 +296,16 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 		switch {
 		case err == nil:
 			v.Records++
-			prog.record()
+			if err := each(rec); err != nil {
+				return err
+			}
 		case err == io.EOF:
 			if v.Bad > 0 {
 				v.Hint = rf.hint
 			}
-			return v, nil
-		case ctx.Err() != nil:
-			return v, ctx.Err()
+			return nil
 		default:
-			fail(err)
-			return v, nil
+			return err
 		}
 	}
 }
