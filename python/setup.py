@@ -2,7 +2,8 @@
 
 Everything but the build step is in pyproject.toml. build_py runs
 `go build` of cmd/sluice-serve (from the Go module this directory is in)
-into sluice/_bin, and the wheel is tagged for this platform, since it
+into sluice/_bin (the server, and the `sluice` console script's command
+line under that name), and the wheel is tagged for this platform, since it
 carries a native binary but no CPython extension (py3-none-PLATFORM).
 """
 
@@ -40,9 +41,12 @@ class BuildGo(build_py):
         if go is None:
             raise SystemExit("sluice: building needs Go 1.26 or later on PATH (https://go.dev/dl/)")
         env = dict(os.environ, CGO_ENABLED="0")
-        cmd = [go, "build", "-trimpath", "-ldflags=-s -w", "-o", out]
+        # The binary is also the package's `sluice` command, whose
+        # --version is the package's.
+        release = "-X github.com/sluiceml/sluice/internal/cli.release=" + self.distribution.get_version()
+        cmd = [go, "build", "-trimpath", "-ldflags=-s -w " + release, "-o", out]
         # SLUICE_GO_TAGS=objectstore builds a server that reads s3://, gs://
-        # and azblob:// names (47 MB instead of 7).
+        # and azblob:// names (56 MB instead of 16, stripped).
         if os.environ.get("SLUICE_GO_TAGS"):
             cmd += ["-tags", os.environ["SLUICE_GO_TAGS"]]
         subprocess.check_call(cmd + ["./cmd/sluice-serve"], cwd=MODULE, env=env)

@@ -15,6 +15,11 @@
 // SLUICE_SERVE_CPUPROFILE=FILE writes the server's CPU profile to FILE
 // when it exits, for measuring it under a real trainer (go tool pprof).
 // SLUICE_SHM_DIR makes its shared memory named files in that directory.
+//
+// Run under the name sluice (the Python package's `sluice` command execs
+// it so), it is the sluice command line of cmd/sluice instead, reading
+// object stores only when built with -tags objectstore, as the server
+// does.
 package main
 
 import (
@@ -23,16 +28,24 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"syscall"
 	"time"
 
+	"github.com/sluiceml/sluice/internal/cli"
 	"github.com/sluiceml/sluice/internal/pyserve"
 )
 
 func main() {
+	if filepath.Base(os.Args[0]) == "sluice" {
+		// The Python package's `sluice` command runs this binary under
+		// that name, as busybox's commands run busybox: a wheel carries
+		// the command line without a second binary.
+		os.Exit(cli.Run(os.Args[1:]))
+	}
 	if len(os.Args) > 1 {
-		fmt.Fprintln(os.Stderr, "sluice-serve: the Go side of sluice's Python package; it takes no arguments and speaks a binary protocol on stdin and stdout")
+		fmt.Fprintln(os.Stderr, "sluice-serve: the Go side of sluice's Python package; it takes no arguments and speaks a binary protocol on stdin and stdout (run as sluice, the package's command, it is the sluice command line)")
 		os.Exit(2)
 	}
 	if path := os.Getenv("SLUICE_SERVE_CPUPROFILE"); path != "" {

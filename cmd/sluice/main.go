@@ -27,9 +27,14 @@ import (
 	"os"
 
 	"github.com/sluiceml/sluice/internal/cli"
+	"github.com/sluiceml/sluice/storage/blobfs"
 )
 
 func main() {
+	// Every command takes s3://, gs://, azblob:// and mem:// names
+	// (credentials from each cloud's usual environment;
+	// SLUICE_S3_PARAMS for an S3-compatible server).
+	blobfs.RegisterDefault(blobfs.EnvParams())
 	// cli.Run turns SIGINT and SIGTERM into a cancelled context, which
 	// every command checks, so that files are closed, temporaries removed
 	// and servers stopped before it exits 130 or 143.

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sluiceml/sluice/internal/interrupt"
-	"github.com/sluiceml/sluice/storage/blobfs"
 )
 
 // Main runs the command line args (without the program name) and returns
@@ -19,7 +17,6 @@ import (
 // [Run]) says "interrupted" instead and returns 128 plus the signal's
 // number, whatever the command returned: it did not finish.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	registerObjectStores.Do(func() { blobfs.RegisterDefault(blobfs.EnvParams()) })
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -33,12 +30,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
-
-// registerObjectStores makes every command accept s3://, gs://, azblob://
-// and mem:// names (credentials from each cloud's usual environment). The
-// file system lives as long as the process: buckets it opens stay open
-// for later commands run by the same process (tests).
-var registerObjectStores sync.Once
 
 // rootCmds builds the subcommands of the root, one constructor each.
 //

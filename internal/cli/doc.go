@@ -18,7 +18,10 @@
 //
 // Every FILE argument is a name or a glob (expanded with storage.Glob; a
 // pattern that matches nothing is an error naming it), local or an
-// object-store URL (Main registers storage/blobfs's schemes), and compression is
+// object-store URL for the schemes the program registered in package
+// storage (cmd/sluice registers storage/blobfs's; the Python package's
+// build of the command, in cmd/sluice-serve, only with -tags objectstore,
+// whose cloud SDKs would make every wheel 40 MB larger), and compression is
 // detected from each file's first bytes unless --compression names it.
 // Errors are one line naming the file and byte offset, and the exit code
 // is non-zero. With --metrics-addr, a command serves Prometheus metrics

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sluiceml/sluice/storage"
 )
 
 // atLeast checks that each named int flag of cmd is at least min, so that a
@@ -43,13 +45,15 @@ func checkNotDirectory(name string) error {
 
 // withHint adds to err what the user can do about it, where the cause is
 // a known one: an object store's client that found no region or no
-// credentials in the environment.
+// credentials in the environment, or a build without object stores.
 func withHint(err error) error {
 	if err == nil {
 		return nil
 	}
 	s := err.Error()
 	switch {
+	case errors.Is(err, storage.ErrUnsupportedScheme) && !objectStores():
+		return fmt.Errorf("%w (this build of sluice reads local files only: the Python package's command reads s3://, gs:// and azblob:// names when installed with SLUICE_GO_TAGS=objectstore, and the Go command, go install github.com/sluiceml/sluice/cmd/sluice@latest, always)", err)
 	// The AWS SDK says "Invalid region" when the region is empty (it
 	// builds a host name from it), "A region must be set" when it checks
 	// first, and "MissingRegion" in older paths.
@@ -60,4 +64,12 @@ func withHint(err error) error {
 		return fmt.Errorf("%w (no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", err)
 	}
 	return err
+}
+
+// objectStores reports whether the program registered the object stores
+// (cmd/sluice does; the Python package's build of the command does not by
+// default).
+func objectStores() bool {
+	_, ok := storage.Registered("s3")
+	return ok
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -195,5 +196,26 @@ func TestS3WithoutRegion(t *testing.T) {
 	code, _, errOut := run(t, "verify", "s3://sluice-no-such-bucket/train-*.tfrecord")
 	if code == 0 || !strings.Contains(errOut, "no AWS region is configured: set AWS_REGION") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// A build without object stores (the Python package's command, by
+// default) says so, and how to get one, when given an object-store name;
+// a build with them says nothing more than the name's failure.
+func TestNoObjectStoreHint(t *testing.T) {
+	const hint = "this build of sluice reads local files only"
+	if code, _, errOut := run(t, "count", "nosuch://b/x.tfrecord"); code != 1 || strings.Contains(errOut, hint) {
+		t.Errorf("with object stores: exit %d, %q", code, errOut)
+	}
+	prev, ok := storage.Registered("s3")
+	if !ok {
+		t.Fatal("TestMain registered no s3 file system")
+	}
+	storage.Unregister("s3")
+	t.Cleanup(func() { storage.Register("s3", prev) })
+	code, _, errOut := run(t, "count", "s3://b/x.tfrecord")
+	if code != 1 || !strings.Contains(errOut, `no file system registered for scheme "s3": s3://b/x.tfrecord (`+hint) ||
+		!strings.Contains(errOut, "SLUICE_GO_TAGS=objectstore") {
+		t.Errorf("without object stores: exit %d, %q", code, errOut)
 	}
 }

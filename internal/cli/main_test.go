@@ -11,13 +11,20 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/storage/blobfs"
 	"github.com/sluiceml/sluice/tfrecord"
 	"go.uber.org/goleak"
 )
 
 // The metrics server and the demo's pipelines start goroutines; none may
 // outlive a command.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The commands are tested as cmd/sluice builds them, object stores
+// included. The file system lives as long as the process, so buckets
+// of the in-memory store stay for later commands.
+func TestMain(m *testing.M) {
+	blobfs.RegisterDefault(blobfs.EnvParams())
+	goleak.VerifyTestMain(m)
+}
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 

@@ -2,9 +2,17 @@ package cli
 
 import "runtime/debug"
 
-// version is what sluice --version prints, from the build information the
-// go command put in the binary.
+// release is the version of a build that the go command cannot know: the
+// Python package sets its own with -ldflags "-X ...cli.release=0.1.0",
+// since pip builds the binary outside go install's versioning.
+var release string
+
+// version is what sluice --version prints: release if set, else from the
+// build information the go command put in the binary.
 func version() string {
+	if release != "" {
+		return release
+	}
 	bi, _ := debug.ReadBuildInfo()
 	return versionOf(bi)
 }

@@ -1,0 +1,119 @@
+"""The sluice command line the package carries (python -m sluice and the
+`sluice` console script): the Go binary run under the name sluice, for
+users without Go."""
+
+import glob
+import importlib.metadata
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import sluice
+
+REPO_SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "sluice", *args], capture_output=True, text=True, timeout=60, **kw)
+
+
+def write_digits(path, n):
+    with sluice.writer(path) as w:
+        for i in range(n):
+            w.write({"label": i, "pixels": np.full(16, i, dtype=np.uint8).tobytes(), "score": np.float32(i) / 4})
+    return w.files[0]
+
+
+def test_count_cat_verify(tmp_path):
+    f = write_digits(tmp_path / "d", 7)
+    r = cli("count", f)
+    assert r.returncode == 0 and r.stdout == f"7\t{f}\n", r
+    r = cli("cat", "--limit", "1", f)
+    assert r.returncode == 0 and '"label":{"int64":[0]}' in r.stdout, r
+    r = cli("verify", f)
+    assert r.returncode == 0 and r.stdout.endswith("7 good records in 1 file: 0 bad records\n"), r
+
+
+def test_corrupt_file_verified_and_salvaged(tmp_path):
+    f = write_digits(tmp_path / "d", 6)
+    data = bytearray(open(f, "rb").read())
+    n = len(data) // 6  # every record's framed size: the same features, one byte values
+    data[2 * n + 14] ^= 1  # record 2's data
+    open(f, "wb").write(data)
+    r = cli("verify", f)
+    assert r.returncode == 1, r
+    assert f"{f}: corrupt record at offset {2 * n} ({n} bytes skipped)" in r.stdout
+    r = cli("convert", "--skip-corrupt", f, "--out", str(tmp_path / "fixed"))
+    assert r.returncode == 0 and "wrote 5 records" in r.stdout and "skipped 1 bad record" in r.stdout, r
+    ds = sluice.examples(str(tmp_path / "fixed.tfrecord"), {"label": sluice.FixedLen([], "int64")}, batch_size=10)
+    assert [int(x) for b in ds for x in b["label"]] == [0, 1, 3, 4, 5]
+
+
+def test_schema_prints_a_spec_that_reads(tmp_path):
+    """schema --output python prints this package's spec for the files, which
+    reads them as they were written."""
+    f = write_digits(tmp_path / "d", 5)
+    r = cli("schema", "--output", "python", f)
+    assert r.returncode == 0, r
+    ours = r.stdout[r.stdout.index("# sluice's Python package"):]
+    scope = {"sluice": sluice}
+    exec(ours, scope)
+    spec = scope["sluice_spec"]
+    assert set(spec) == {"label", "pixels", "score"}
+    (b,) = list(sluice.examples(f, spec, batch_size=5))
+    assert b["label"].tolist() == [0, 1, 2, 3, 4]
+    assert b["pixels"].tolist() == [np.full(16, i, dtype=np.uint8).tobytes() for i in range(5)]
+    assert np.allclose(b["score"], np.arange(5) / 4)
+
+
+def test_ctrl_c_stops_the_command(tmp_path):
+    """python -m sluice becomes the command (exec): Ctrl-C reaches it, and it
+    stops as the Go build does, exit status 130, its output not written."""
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "sluice", "convert", "--from", "json", "-", "--out", str(out)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # The output's temporary file exists once the command runs, after
+        # it set up its handling of SIGINT; then it waits for input.
+        deadline = time.monotonic() + 30
+        while not glob.glob(str(tmp_path / ".out.tfrecord.sluice-tmp-*")):
+            assert p.poll() is None and time.monotonic() < deadline, "the command did not start"
+            time.sleep(0.01)
+        if os.path.exists(f"/proc/{p.pid}/cmdline"):
+            with open(f"/proc/{p.pid}/cmdline", "rb") as cmdline:
+                assert cmdline.read().startswith(b"sluice\0"), "Python did not become the command"
+        p.send_signal(signal.SIGINT)
+        # Its input still open, as Ctrl-C at a terminal leaves it: the end
+        # of the input could let it finish before the signal is seen.
+        p.wait(timeout=10)
+        err = p.stderr.read()
+    finally:
+        p.kill()
+        for f in (p.stdin, p.stdout, p.stderr):
+            f.close()
+    assert p.returncode == 130 and "sluice: interrupted" in err, (p.returncode, err)
+    assert os.listdir(tmp_path) == [], "an interrupted convert left files"
+
+
+def test_missing_binary(tmp_path):
+    r = cli("count", "x", env=dict(os.environ, SLUICE_SERVE=str(tmp_path / "nothing")))
+    assert r.returncode == 2 and "sluice: cannot run" in r.stderr, r
+
+
+def test_console_script(tmp_path):
+    """pip install puts a `sluice` command beside the interpreter."""
+    script = os.path.join(os.path.dirname(sys.executable), "sluice")
+    if not os.path.exists(script) or os.path.dirname(sluice.__file__).startswith(REPO_SRC):
+        pytest.skip("the package is not installed here (run from the source tree)")
+    f = write_digits(tmp_path / "d", 3)
+    r = subprocess.run([script, "count", "--json", f], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and json.loads(r.stdout) == {"files": [{"name": f, "records": 3}], "records": 3}, r
+    # The command's version is the package's, which pip's build gives it.
+    r = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60)
+    assert r.stdout == f"sluice version {importlib.metadata.version('sluice')}\n", r
