@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
 	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -283,4 +287,73 @@ func splitNonBlank(text string, header bool) [][]byte {
 			out = append(out, bytes.Clone(line))
 		}
 	}
+}
+
+// FuzzSkipCorrupt: convert --skip-corrupt of any file writes exactly the
+// records a skipping reader of it yields, in order, and succeeds unless
+// the reader stopped at something other than damage (a record over the
+// size limit); never a panic, never a partial output.
+func FuzzSkipCorrupt(f *testing.F) {
+	good := func(c tfrecord.Compression, n int) []byte {
+		var b bytes.Buffer
+		w := tfrecord.NewWriter(&b, c)
+		for i := range n {
+			w.Write(example.New().Int64("label", int64(i)).Marshal())
+		}
+		w.Close()
+		return b.Bytes()
+	}
+	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		data := good(c, 20)
+		f.Add(data)
+		f.Add(data[:len(data)*2/3])
+		damaged := bytes.Clone(data)
+		damaged[len(damaged)/2] ^= 0x10
+		f.Add(damaged)
+	}
+	plain := good(tfrecord.None, 5)
+	f.Add(append(bytes.Clone(plain[:30]), plain...)) // a torn record, then good ones
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "in.tfrecord")
+		if err := os.WriteFile(in, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var want [][]byte
+		r := tfrecord.NewReader(bytes.NewReader(data), tfrecord.DetectCompression(data),
+			tfrecord.SkipCorrupt(), tfrecord.MaxRecordSize(defaultMaxRecordSize))
+		var end error
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				end = err
+				break
+			}
+			want = append(want, bytes.Clone(rec))
+		}
+		r.Close()
+		out := filepath.Join(dir, "out")
+		code, _, errOut := run(t, "convert", "--skip-corrupt", in, "--out", out)
+		if errors.Is(end, tfrecord.ErrTooLarge) {
+			if code != 1 || !strings.Contains(errOut, "--max-record-size") {
+				t.Fatalf("a record over the limit: exit %d, %q", code, errOut)
+			}
+			if _, err := os.Stat(out + ".tfrecord"); err == nil {
+				t.Fatal("a failed convert left its output")
+			}
+			return
+		}
+		if code != 0 {
+			t.Fatalf("exit %d: %s (the reader ended with %v)", code, errOut, end)
+		}
+		got := readFile(t, out+".tfrecord", tfrecord.None)
+		if len(got) != len(want) {
+			t.Fatalf("salvaged %d records, the reader yields %d", len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("record %d differs", i)
+			}
+		}
+	})
 }
