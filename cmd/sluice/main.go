@@ -8,7 +8,7 @@
 //	sluice count FILE...         records per file and in total (--json)
 //	sluice schema FILE...        each feature's kind and counts, and the parse spec
 //	sluice verify FILE...        check every CRC; name each corrupt record (--json)
-//	sluice convert IN... --out P CSV, MNIST IDX, CIFAR-10 or TFRecord to TFRecord
+//	sluice convert IN... --out P CSV, JSON lines, MNIST IDX, CIFAR-10 or TFRecord to TFRecord
 //	sluice bench FILE...         throughput through a real pipeline (--parse)
 //	sluice --version             the release, or the commit it was built from
 //

@@ -36,6 +36,14 @@ func newConvertCmd() *cobra.Command {
                    Names come from --columns, else the header line
                    (--header), else c0, c1, ... Empty fields take 0 or "",
                    as decode_csv's defaults; quoting is decode_csv's.
+  --from jsonl     plain JSON objects, one a line, one feature per member:
+                   a number, string or boolean, or an array of them. A
+                   member's type is int64 (integers, booleans as 0 and 1),
+                   float, or string (bytes), the widest its values have in
+                   the first 1000 lines (numbers among strings are their
+                   text), unless --columns gives it (name:int64|float|
+                   string). null leaves the feature out; nested objects
+                   and arrays are refused (flatten them, with jq).
   --from json      the JSON lines cat prints, one record a line, back into
                    records: {"features":...} an Example, {"context":...,
                    "feature_lists":...} a SequenceExample, {"raw":...} the
@@ -55,7 +63,7 @@ func newConvertCmd() *cobra.Command {
                    decode_raw + reshape [height, width, depth] gives the image.
   --from tfrecord  copies the records, to change compression or shard count.
 
-CSV and JSON lines may be GZIP or ZSTD compressed, which their first bytes
+CSV and JSON lines (jsonl and json) may be GZIP or ZSTD compressed, which their first bytes
 tell; a line longer than --max-record-size is an error.
 
 Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
@@ -83,6 +91,7 @@ first dealt at random to temporary files in $TMPDIR (as much space as the
 records take), then each file is shuffled in memory and written out. Progress is a bar on a terminal, otherwise a line every
 10 seconds on stderr.`,
 		Example: "  sluice convert --from csv --header data.csv --out data --compression GZIP\n" +
+			"  sluice convert --from jsonl --columns score:float events.jsonl.gz --out events --shards 4\n" +
 			"  sluice convert --from csv --columns id:int64,score:float,name:string data.csv --out data\n" +
 			"  sluice convert 'in-*.tfrecord' --out out --shards 8\n" +
 			"  sluice cat in.tfrecord | jq -c 'select(.features.label.int64[0] == 7)' | sluice convert --from json - --out sevens\n" +
@@ -99,12 +108,12 @@ records take), then each file is shuffled in memory and written out. Progress is
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, json, mnist, cifar10 or tfrecord")
+	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, jsonl, json, mnist, cifar10 or tfrecord")
 	f.StringVar(&o.out, "out", "", "output path prefix (required)")
 	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files)")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
 	f.IntVar(&o.shards, "shards", 1, "number of output files")
-	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string)")
+	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members")
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
@@ -135,8 +144,10 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		conv = convertCIFAR
 	case "json":
 		conv = convertJSON
+	case "jsonl":
+		conv = convertJSONL
 	default:
-		return fmt.Errorf("--from must be csv, json, mnist, cifar10 or tfrecord, not %q", o.from)
+		return fmt.Errorf("--from must be csv, jsonl, json, mnist, cifar10 or tfrecord, not %q", o.from)
 	}
 	if o.bytes != "auto" && o.from != "json" {
 		return fmt.Errorf("--bytes goes with --from json")

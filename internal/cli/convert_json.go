@@ -86,7 +86,7 @@ func (p *jsonParser) parse(line []byte) ([]byte, error) {
 				}
 			}
 		default:
-			err = fmt.Errorf("unknown member %q (want %s)", name, lineMembers)
+			err = fmt.Errorf("unknown member %q (want %s; plain JSON objects, each member a feature, are --from jsonl)", name, lineMembers)
 		}
 		return err
 	})

@@ -110,7 +110,7 @@ func TestConvertJSONErrors(t *testing.T) {
 		{"two-lists", `{"features":{"a":{"float":[1],"int64":[2]}}}`, nil, `more than one of int64, float and bytes`},
 		{"list-type", `{"features":{"a":{"int64":"1"}}}`, nil, `:3: feature "a": int64: want an array, not a string`},
 		{"features-type", `{"features":[]}`, nil, `:3: features: want a JSON object, not an array`},
-		{"case", `{"Features":{}}`, nil, `:3: unknown member "Features" (want key, features, context, feature_lists, raw)`},
+		{"case", `{"Features":{}}`, nil, `:3: unknown member "Features" (want key, features, context, feature_lists, raw; plain JSON objects, each member a feature, are --from jsonl)`},
 		{"null", `null`, nil, `:3: want a JSON object, not null`},
 		{"member", `{"feature":{}}`, nil, `:3: unknown member "feature"`},
 		{"feature-member", `{"features":{"a":{"ints":[1]}}}`, nil, `unknown member "ints"`},

@@ -10,7 +10,7 @@
 //	sluice count FILE...    records per file and in total
 //	sluice schema FILE...   each feature's kind and counts, and the parse spec
 //	sluice verify FILE...   check every CRC; name each corrupt record
-//	sluice convert IN...    CSV, cat's JSON lines, MNIST IDX, CIFAR-10 or TFRecord → TFRecord
+//	sluice convert IN...    CSV, JSON lines (plain objects, or cat's), MNIST IDX, CIFAR-10 or TFRecord → TFRecord
 //
 // The demos run the system end to end on data they generate: `sluice demo`
 // (internal/demo) and `sluice demo sequence` (internal/seqdemo); the

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -356,4 +358,187 @@ func FuzzSkipCorrupt(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzConvertJSONL: a line converts (--from jsonl) exactly when
+// encoding/json reads it as an object of numbers, strings, booleans,
+// nulls and arrays of the first three, with no member twice and no
+// float beyond float32; and then the Example holds each non-null member
+// with its values, typed by their widest kind, as encoding/json reads
+// them.
+func FuzzConvertJSONL(f *testing.F) {
+	for _, line := range []string{
+		`{"label": 3, "x": [0.5, 2], "name": "ann", "ok": true, "n": null}`,
+		`{"id": [1.50, true, "x\u00e9\ud83d\ude00"], "e": [], "big": 9223372036854775808}`,
+		`{"a": {"b": 1}}`, `{"a": [[1]]}`, `{"a": 1, "a": 2}`, `{"a": 1e39}`, `[1]`, `{"a": -0, "b": 1E+2}`,
+		`{"a": "\ud800"}`, "{\"a\": 1}\x00", `{"a": tru}`,
+	} {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.ContainsAny(line, "\n\r") {
+			return // one line: the converter is given lines
+		}
+		var rec []byte
+		c := newJSONLConverter(0, func(r []byte) error {
+			rec = bytes.Clone(r)
+			return nil
+		})
+		err := c.sample(line, jsonlLine{"f", 1})
+		if err == nil {
+			err = c.flush()
+		}
+		want, ok := jsonlOracle(line)
+		if !ok {
+			if err == nil {
+				t.Fatalf("%q converted, but it is not an object of scalars and arrays of them", line)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		var ex pb.Example
+		if err := proto.Unmarshal(rec, &ex); err != nil {
+			t.Fatalf("%q converted to %x, which is no Example: %v", line, rec, err)
+		}
+		got := ex.GetFeatures().GetFeature()
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d features, want %d", line, len(got), len(want))
+		}
+		for name, w := range want {
+			g, ok := got[name]
+			if !ok {
+				t.Fatalf("%q: no feature %q", line, name)
+			}
+			switch {
+			case w.bytes != nil:
+				if !slices.EqualFunc(g.GetBytesList().GetValue(), w.bytes, bytes.Equal) || g.GetBytesList() == nil {
+					t.Fatalf("%q: %q is %v, want bytes %q", line, name, g, w.bytes)
+				}
+			case w.floats != nil:
+				if !slices.Equal(g.GetFloatList().GetValue(), w.floats) || g.GetFloatList() == nil {
+					t.Fatalf("%q: %q is %v, want floats %v", line, name, g, w.floats)
+				}
+			default:
+				if !slices.Equal(g.GetInt64List().GetValue(), w.ints) || g.GetInt64List() == nil {
+					t.Fatalf("%q: %q is %v, want int64s %v", line, name, g, w.ints)
+				}
+			}
+		}
+	})
+}
+
+// A jsonlWant is a feature FuzzConvertJSONL expects: one of the three
+// lists is not nil.
+type jsonlWant struct {
+	ints   []int64
+	floats []float32
+	bytes  [][]byte
+}
+
+// jsonlOracle reads a line with encoding/json, as convert --from jsonl
+// should, and returns its features, or false for a line it must refuse.
+func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
+	if !json.Valid(line) || !utf8.Valid(line) {
+		return nil, false
+	}
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	want := map[string]jsonlWant{}
+	seen := map[string]bool{}
+	for d.More() {
+		tok, _ := d.Token()
+		name := tok.(string)
+		if seen[name] {
+			return nil, false
+		}
+		seen[name] = true
+		var values []any
+		tok, _ = d.Token()
+		switch tok := tok.(type) {
+		case nil:
+			continue
+		case json.Delim:
+			if tok != '[' {
+				return nil, false
+			}
+			values = []any{}
+			for d.More() {
+				v, _ := d.Token()
+				if _, nested := v.(json.Delim); nested {
+					return nil, false
+				}
+				if v == nil {
+					return nil, false // null inside an array
+				}
+				values = append(values, v)
+			}
+			d.Token() // ]
+		default:
+			values = []any{tok}
+		}
+		var w jsonlWant
+		kind := jsonlNone
+		for _, v := range values {
+			switch v := v.(type) {
+			case string:
+				kind = jsonlString
+			case json.Number:
+				if _, err := v.Int64(); err == nil {
+					kind = max(kind, jsonlInt)
+				} else {
+					kind = max(kind, jsonlFloat)
+				}
+			case bool:
+				kind = max(kind, jsonlInt)
+			}
+		}
+		for _, v := range values {
+			switch kind {
+			case jsonlInt:
+				n := int64(0)
+				if v == true {
+					n = 1
+				} else if num, ok := v.(json.Number); ok {
+					n, _ = num.Int64()
+				}
+				w.ints = append(w.ints, n)
+			case jsonlFloat:
+				x := float32(0)
+				if v == true {
+					x = 1
+				} else if num, ok := v.(json.Number); ok {
+					f, err := strconv.ParseFloat(string(num), 32)
+					if err != nil {
+						return nil, false
+					}
+					x = float32(f)
+				}
+				w.floats = append(w.floats, x)
+			default:
+				switch v := v.(type) {
+				case string:
+					w.bytes = append(w.bytes, []byte(v))
+				case json.Number:
+					w.bytes = append(w.bytes, []byte(v))
+				case bool:
+					w.bytes = append(w.bytes, []byte(strconv.FormatBool(v)))
+				}
+			}
+		}
+		switch {
+		case kind == jsonlInt && w.ints == nil:
+			w.ints = []int64{}
+		case kind == jsonlFloat && w.floats == nil:
+			w.floats = []float32{}
+		case (kind == jsonlString || kind == jsonlNone) && w.bytes == nil:
+			w.bytes = [][]byte{}
+		}
+		want[name] = w
+	}
+	return want, true
 }

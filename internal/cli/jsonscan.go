@@ -95,6 +95,12 @@ func (s *jsonScanner) null() (bool, error) {
 // object reads an object, calling each with each member's name to read
 // the member's value.
 func (s *jsonScanner) object(each func(name string) error) error {
+	return s.objectBytes(func(name []byte) error { return each(string(name)) })
+}
+
+// objectBytes is object with each member's name as bytes, valid during
+// the call.
+func (s *jsonScanner) objectBytes(each func(name []byte) error) error {
 	if err := s.consume('{'); err != nil {
 		return err
 	}
@@ -110,7 +116,7 @@ func (s *jsonScanner) object(each func(name string) error) error {
 		if err := s.consume(':'); err != nil {
 			return err
 		}
-		if err := each(string(name)); err != nil {
+		if err := each(name); err != nil {
 			return err
 		}
 		switch s.ws() {

@@ -80,6 +80,25 @@ func BenchmarkConvertCSV(b *testing.B) {
 	}
 }
 
+// JSON lines → GZIP TFRecord, the same rows as BenchmarkConvertCSV's as
+// objects, bytes of JSON input.
+func BenchmarkConvertJSONL(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&sb, `{"id": %d, "score": %g, "name": "name-%d", "count": %d}`+"\n", i, float64(i)/7, i%97, i*3)
+	}
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(sb.String()), 0o644)
+	b.ReportAllocs()
+	b.SetBytes(int64(sb.Len()))
+	for b.Loop() {
+		if code := Main(b.Context(), []string{"convert", "--from", "jsonl", in, "--out", filepath.Join(dir, "out")}, io.Discard, io.Discard); code != 0 {
+			b.Fatal(code)
+		}
+	}
+}
+
 // bench --parse parses a batch of records at a time with a parser
 // compiled once, as a training job's pipeline does, so parsing adds next
 // to no allocation per record to reading: rendering records as text, or

@@ -1,0 +1,411 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sluiceml/sluice/example"
+)
+
+// A jsonlKind is the type of a member's values, from narrowest to widest:
+// a member's type is the widest kind its values have (in the sampled
+// lines), so a member of integers and fractions is float, and one of
+// numbers and strings is string.
+type jsonlKind uint8
+
+const (
+	jsonlNone   jsonlKind = iota // no value seen (only empty arrays)
+	jsonlInt                     // integers in int64's range, and booleans (0, 1)
+	jsonlFloat                   // other numbers
+	jsonlString                  // strings, and numbers and booleans as their JSON text
+)
+
+var jsonlKindNames = [...]string{"none", "int64", "float", "string"}
+
+func (k jsonlKind) String() string { return jsonlKindNames[k] }
+
+// jsonlKinds maps --columns type names to kinds.
+var jsonlKinds = map[string]jsonlKind{"int64": jsonlInt, "float": jsonlFloat, "string": jsonlString}
+
+// A jsonlValue is one scalar of a line: its kind and its text (a string's
+// unescaped bytes; a number's or a boolean's JSON text).
+type jsonlValue struct {
+	kind jsonlKind
+	text []byte
+	// A string's place in the converter's arena, where parse copies it
+	// and from which it slices text once the whole line is read (later
+	// strings may move the arena).
+	off, n int
+}
+
+// A jsonlMember is one member of a line that becomes a feature: its
+// values are the converter's values[lo:hi].
+type jsonlMember struct {
+	name   string
+	lo, hi int
+}
+
+// A jsonlLine says where a line is, for errors.
+type jsonlLine struct {
+	file string
+	line int
+}
+
+func (l jsonlLine) String() string { return fmt.Sprintf("%s:%d", l.file, l.line) }
+
+// A jsonlType is the feature type of one member.
+type jsonlType struct {
+	kind  jsonlKind
+	given bool      // by --columns
+	from  jsonlLine // the line that typed a member first seen after the sample
+}
+
+// jsonlMaxNames bounds the member names kept to be reused: lines of
+// names never seen again (a hostile or keyed input) cost no more memory
+// than their own lines.
+const jsonlMaxNames = 1 << 14
+
+// jsonlConverter turns lines of plain JSON objects into Examples, each
+// member a feature (convert --from jsonl). Types are given with
+// --columns or inferred from the first lines, which are held until
+// then, as convert --from csv does. Its buffers are reused from line to
+// line, so a steady stream allocates little beyond what the output
+// needs.
+type jsonlConverter struct {
+	types   map[string]*jsonlType
+	names   map[string]string // member names, interned
+	seen    map[string]bool   // the current line's members
+	held    [][]byte          // sampled lines, until the types are known
+	heldAt  []jsonlLine
+	sampled int
+	s       jsonScanner
+	members []jsonlMember
+	values  []jsonlValue
+	arena   []byte // the current line's strings
+	ints    []int64
+	floats  []float32
+	bytes   [][]byte
+	b       *example.Builder
+	out     []byte
+	max     int64 // --max-record-size
+	write   func([]byte) error
+}
+
+func newJSONLConverter(max int64, write func([]byte) error) *jsonlConverter {
+	return &jsonlConverter{
+		types: map[string]*jsonlType{}, names: map[string]string{}, seen: map[string]bool{},
+		b: example.New(), max: max, write: write,
+	}
+}
+
+func convertJSONL(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
+	c := newJSONLConverter(settingsFrom(ctx).maxRecord, write)
+	if o.columns != "" {
+		for _, spec := range strings.Split(o.columns, ",") {
+			name, typ, _ := strings.Cut(strings.TrimSpace(spec), ":")
+			k, ok := jsonlKinds[typ]
+			if name == "" || !ok {
+				return fmt.Errorf("--columns: want name:int64, name:float or name:string for --from jsonl, not %q", spec)
+			}
+			if c.types[name] != nil {
+				return fmt.Errorf("--columns: member %q named twice", name)
+			}
+			c.types[name] = &jsonlType{kind: k, given: true}
+		}
+	}
+	for _, name := range names {
+		r, err := openText(ctx, name, prog)
+		if err != nil {
+			return err
+		}
+		err = eachLine(ctx, name, r, func(lineNo int, line []byte) error {
+			if len(bytes.TrimSpace(line)) == 0 {
+				return nil
+			}
+			t.read(len(line))
+			at := jsonlLine{name, lineNo}
+			if c.held != nil || c.sampled == 0 {
+				return c.sample(line, at)
+			}
+			return c.convert(line, at)
+		})
+		r.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return c.flush()
+}
+
+// sample reads a line for inference and holds it; at csvSampleLines
+// lines the types are fixed and the held lines converted.
+func (c *jsonlConverter) sample(line []byte, at jsonlLine) error {
+	if err := c.parse(line); err != nil {
+		return fmt.Errorf("%v: %w", at, err)
+	}
+	for _, m := range c.members {
+		typ := c.types[m.name]
+		if typ == nil {
+			typ = &jsonlType{}
+			c.types[m.name] = typ
+		}
+		if !typ.given {
+			typ.kind = max(typ.kind, widest(c.values[m.lo:m.hi]))
+		}
+	}
+	c.held = append(c.held, bytes.Clone(line))
+	c.heldAt = append(c.heldAt, at)
+	c.sampled++
+	if c.sampled == csvSampleLines {
+		return c.flush()
+	}
+	return nil
+}
+
+// flush fixes the inferred types and converts the held lines.
+func (c *jsonlConverter) flush() error {
+	for _, typ := range c.types {
+		if typ.kind == jsonlNone {
+			typ.kind = jsonlString // as a CSV column of empty fields
+		}
+	}
+	held, heldAt := c.held, c.heldAt
+	c.held, c.heldAt = nil, nil
+	for i, line := range held {
+		if err := c.convert(line, heldAt[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convert writes the Example of one line.
+func (c *jsonlConverter) convert(line []byte, at jsonlLine) error {
+	if err := c.parse(line); err != nil {
+		return fmt.Errorf("%v: %w", at, err)
+	}
+	slices.SortFunc(c.members, func(a, b jsonlMember) int { return strings.Compare(a.name, b.name) })
+	// The features' values are slices of these, which must not move
+	// until the Example is marshalled: room for every value of the line.
+	n := len(c.values)
+	c.ints, c.floats, c.bytes = slices.Grow(c.ints[:0], n), slices.Grow(c.floats[:0], n), slices.Grow(c.bytes[:0], n)
+	c.b.Reset()
+	for _, m := range c.members {
+		typ := c.types[m.name]
+		if typ == nil {
+			// A member first seen after the sample: its first line's
+			// values type it.
+			typ = &jsonlType{kind: jsonlString, from: at}
+			if k := widest(c.values[m.lo:m.hi]); k != jsonlNone {
+				typ.kind = k
+			}
+			c.types[m.name] = typ
+		}
+		f, err := c.feature(typ, c.values[m.lo:m.hi])
+		if err != nil {
+			return fmt.Errorf("%v: member %q: %w%s", at, m.name, err, c.typeHint(m.name, typ))
+		}
+		c.b.Set(m.name, f)
+	}
+	c.out = c.b.AppendMarshal(c.out[:0])
+	if c.max > 0 && int64(len(c.out)) > c.max {
+		return fmt.Errorf("%v: record of %d bytes is larger than --max-record-size (%d)", at, len(c.out), c.max)
+	}
+	return c.write(c.out)
+}
+
+// typeHint says where a member's type came from and how to give it a
+// wider one.
+func (c *jsonlConverter) typeHint(name string, typ *jsonlType) string {
+	if typ.given {
+		return " (its type given with --columns)"
+	}
+	var why string
+	if typ.from.file == "" {
+		lines := fmt.Sprintf("the first %d lines", c.sampled)
+		if c.sampled == 1 {
+			lines = "the first line"
+		}
+		why = fmt.Sprintf("%s, the type of its values in %s", typ.kind, lines)
+	} else {
+		why = fmt.Sprintf("%s, the type of its first values, at %s", typ.kind, typ.from)
+	}
+	var wider []string
+	for k := typ.kind + 1; k <= jsonlString; k++ {
+		wider = append(wider, name+":"+k.String())
+	}
+	if len(wider) == 0 {
+		return " (" + why + ")"
+	}
+	return fmt.Sprintf(" (%s; give it another with --columns %s)", why, strings.Join(wider, " or "))
+}
+
+// widest returns the widest kind of values.
+func widest(values []jsonlValue) jsonlKind {
+	k := jsonlNone
+	for _, v := range values {
+		k = max(k, v.kind)
+	}
+	return k
+}
+
+// feature converts a member's values to its type, in the converter's
+// value buffers.
+func (c *jsonlConverter) feature(typ *jsonlType, values []jsonlValue) (example.Feature, error) {
+	switch typ.kind {
+	case jsonlInt:
+		lo := len(c.ints)
+		for _, x := range values {
+			var v int64
+			switch {
+			case x.kind != jsonlInt:
+				return example.Feature{}, fmt.Errorf("%s is not an int64", quoteValue(x))
+			case x.text[0] == 't':
+				v = 1
+			case x.text[0] == 'f':
+				v = 0
+			default:
+				v, _ = strconv.ParseInt(string(x.text), 10, 64) // scalar checked it
+			}
+			c.ints = append(c.ints, v)
+		}
+		return example.Int64List(c.ints[lo:]...), nil
+	case jsonlFloat:
+		lo := len(c.floats)
+		for _, x := range values {
+			var v float32
+			switch {
+			case x.kind == jsonlString:
+				return example.Feature{}, fmt.Errorf("%s is not a float", quoteValue(x))
+			case x.text[0] == 't':
+				v = 1
+			case x.text[0] == 'f':
+				v = 0
+			default:
+				f, err := parseFloat32(x.text)
+				if err != nil {
+					return example.Feature{}, err
+				}
+				v = f
+			}
+			c.floats = append(c.floats, v)
+		}
+		return example.FloatList(c.floats[lo:]...), nil
+	default:
+		lo := len(c.bytes)
+		for _, x := range values {
+			c.bytes = append(c.bytes, x.text)
+		}
+		return example.BytesList(c.bytes[lo:]...), nil
+	}
+}
+
+// quoteValue shows a value in an error as the line has it.
+func quoteValue(v jsonlValue) string {
+	if v.kind == jsonlString {
+		return strconv.Quote(string(v.text))
+	}
+	return string(v.text)
+}
+
+// parse reads a line's members into c.members and c.values, their texts
+// valid until the next call. A null member is no feature; an empty array
+// is a feature without values.
+func (c *jsonlConverter) parse(line []byte) error {
+	s := &c.s
+	s.reset(line)
+	c.members, c.values, c.arena = c.members[:0], c.values[:0], c.arena[:0]
+	clear(c.seen)
+	if s.ws() != '{' {
+		return fmt.Errorf("want a JSON object, not %s", s.kind())
+	}
+	err := s.objectBytes(func(b []byte) error {
+		name := c.intern(b) // before the value's strings reuse b
+		if c.seen[name] {
+			return fmt.Errorf("member %q twice", name)
+		}
+		c.seen[name] = true
+		null, err := s.null()
+		if err != nil || null {
+			return err
+		}
+		lo := len(c.values)
+		if s.ws() == '[' {
+			err = s.array(func(int) error { return c.scalar(name) })
+		} else {
+			err = c.scalar(name)
+		}
+		c.members = append(c.members, jsonlMember{name: name, lo: lo, hi: len(c.values)})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, v := range c.values {
+		if v.kind == jsonlString {
+			c.values[i].text = c.arena[v.off : v.off+v.n : v.off+v.n]
+		}
+	}
+	return s.end()
+}
+
+// intern returns name as a string, the same one for the same name.
+func (c *jsonlConverter) intern(name []byte) string {
+	if s, ok := c.names[string(name)]; ok {
+		return s
+	}
+	s := string(name)
+	if len(c.names) < jsonlMaxNames {
+		c.names[s] = s
+	}
+	return s
+}
+
+// scalar reads one number, string or boolean into c.values.
+func (c *jsonlConverter) scalar(name string) error {
+	s := &c.s
+	var v jsonlValue
+	switch ch := s.ws(); {
+	case ch == '"':
+		b, err := s.str()
+		if err != nil {
+			return err
+		}
+		// The scanner reuses its buffer: the string is kept in the arena.
+		v = jsonlValue{kind: jsonlString, off: len(c.arena), n: len(b)}
+		c.arena = append(c.arena, b...)
+	case ch == 't' || ch == 'f':
+		word := "true"
+		if ch == 'f' {
+			word = "false"
+		}
+		if !bytes.HasPrefix(s.b[s.i:], []byte(word)) {
+			return s.syntax(word)
+		}
+		v = jsonlValue{kind: jsonlInt, text: s.b[s.i : s.i+len(word)]}
+		s.i += len(word)
+	case ch == '-' || ch >= '0' && ch <= '9':
+		text, err := s.number()
+		if err != nil {
+			return err
+		}
+		v = jsonlValue{kind: jsonlFloat, text: text}
+		if bytes.IndexAny(text, ".eE") < 0 {
+			if _, err := strconv.ParseInt(string(text), 10, 64); err == nil {
+				v.kind = jsonlInt // else beyond int64: a float
+			}
+		}
+	default:
+		hint := "flatten nested values first, for example with jq"
+		if name == "features" || name == "context" || name == "feature_lists" {
+			hint = "sluice cat's lines are --from json"
+		}
+		return fmt.Errorf("member %q holds %s: a feature is numbers, strings or booleans, or an array of them (%s)", name, s.kind(), hint)
+	}
+	c.values = append(c.values, v)
+	return nil
+}

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// convert --from jsonl: one Example a line, one feature a member, typed by
+// the widest kind of the member's values in the sampled lines.
+func TestConvertJSONL(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lines   string
+		columns string
+		want    []*example.Builder // features in name order
+	}{
+		{"scalars and arrays", `{"label": 3, "x": [0.5, 2], "name": "ann", "ok": true}
+{"label": -1, "x": [], "name": "b\u00e9", "ok": false, "tags": ["p", "q"]}
+`, "", []*example.Builder{
+			example.New().Int64("label", 3).Bytes("name", []byte("ann")).Int64("ok", 1).Float("x", 0.5, 2),
+			example.New().Int64("label", -1).Bytes("name", []byte("bé")).Int64("ok", 0).Bytes("tags", []byte("p"), []byte("q")).Float("x"),
+		}},
+		{"null and blank lines", "{\"a\": null, \"b\": 1}\n\n  \n{\"a\": [7]}\n", "", []*example.Builder{
+			example.New().Int64("b", 1),
+			example.New().Int64("a", 7),
+		}},
+		{"integers widened by a later fraction", `{"v": 1}
+{"v": 2.5}
+`, "", []*example.Builder{
+			example.New().Float("v", 1),
+			example.New().Float("v", 2.5),
+		}},
+		{"numbers among strings are their text", `{"id": 10}
+{"id": "x-1"}
+{"id": [1.50, true]}
+`, "", []*example.Builder{
+			example.New().Bytes("id", []byte("10")),
+			example.New().Bytes("id", []byte("x-1")),
+			example.New().Bytes("id", []byte("1.50"), []byte("true")),
+		}},
+		{"beyond int64 is a float", `{"big": 9223372036854775808}`, "", []*example.Builder{
+			example.New().Float("big", 9223372036854775808),
+		}},
+		{"only empty arrays: bytes", `{"e": []}`, "", []*example.Builder{
+			example.New().Bytes("e"),
+		}},
+		{"types given", `{"a": 1, "b": 2, "c": 3}`, "a:float, b:string", []*example.Builder{
+			example.New().Float("a", 1).Bytes("b", []byte("2")).Int64("c", 3),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(tc.lines))
+			args := []string{"convert", "--from", "jsonl", in, "--out", filepath.Join(dir, "out")}
+			if tc.columns != "" {
+				args = append(args, "--columns", tc.columns)
+			}
+			code, stdout, errOut := run(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if want := fmt.Sprintf("wrote %d records to %s\n", len(tc.want), filepath.Join(dir, "out.tfrecord")); stdout != want {
+				t.Errorf("stdout %q, want %q", stdout, want)
+			}
+			got := readFile(t, filepath.Join(dir, "out.tfrecord"), tfrecord.None)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d records, want %d", len(got), len(tc.want))
+			}
+			for i, b := range tc.want {
+				if want := b.Marshal(); !bytes.Equal(got[i], want) {
+					t.Errorf("record %d:\n%x, want\n%x", i, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+// Several files, compressed or not, and standard input, with the types
+// inferred across the files' lines.
+func TestConvertJSONLFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, filepath.Join(dir, "a.jsonl"), []byte(`{"v": 1}`+"\n"))
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(`{"v": 0.25}` + "\n"))
+	zw.Close()
+	gz := writeFile(t, filepath.Join(dir, "b.jsonl.gz"), b.Bytes())
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := run(t, "convert", "--from", "jsonl", a, gz, "--out", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	got := readFile(t, out+".tfrecord", tfrecord.None)
+	want := [][]byte{example.New().Float("v", 1).Marshal(), example.New().Float("v", 0.25).Marshal()}
+	if !slices.EqualFunc(got, want, bytes.Equal) {
+		t.Errorf("records %x, want %x", got, want)
+	}
+}
+
+// Bad lines are errors that name the file, the line and the member, and
+// leave no output.
+func TestConvertJSONLErrors(t *testing.T) {
+	sample := strings.Repeat(`{"a": 1}`+"\n", csvSampleLines)
+	for _, tc := range []struct {
+		name, lines, columns, want string
+	}{
+		{"not an object", `[1, 2]`, "", "in.jsonl:1: want a JSON object, not an array"},
+		{"nested object", `{"a": {"b": 1}}`, "", `in.jsonl:1: member "a" holds an object: a feature is numbers, strings or booleans, or an array of them`},
+		{"nested array", `{"a": [1, [2]]}`, "", `in.jsonl:1: member "a" holds an array`},
+		{"not JSON", "{\"a\": 1}\n{\"a\": 1,}", "", "in.jsonl:2: not JSON"},
+		{"two values", `{"a": 1} {}`, "", "in.jsonl:1: more than one JSON value on the line"},
+		{"member twice", `{"a": 1, "a": 2}`, "", `in.jsonl:1: member "a" twice`},
+		{"beyond float32", `{"a": 1e39}`, "", `in.jsonl:1: member "a": "1e39" is not a float32 (float, the type of its values in the first line; give it another with --columns a:string)`},
+		{"a fraction after the sample", sample + `{"a": 2.5}`, "",
+			fmt.Sprintf(`in.jsonl:%d: member "a": 2.5 is not an int64 (int64, the type of its values in the first %d lines; give it another with --columns a:float or a:string)`, csvSampleLines+1, csvSampleLines)},
+		{"a string after the sample", sample + "{\"z\": 4}\n{\"z\": \"q\"}", "",
+			fmt.Sprintf(`in.jsonl:%d: member "z": "q" is not an int64 (int64, the type of its first values, at `, csvSampleLines+2)},
+		{"against the type given", `{"a": 1.5}`, "a:int64", `in.jsonl:1: member "a": 1.5 is not an int64 (its type given with --columns)`},
+		{"string as a float", `{"a": "x"}`, "a:float", `member "a": "x" is not a float (its type given with --columns)`},
+		{"bad --columns", `{"a": 1}`, "a:bool", "--columns: want name:int64, name:float or name:string for --from jsonl"},
+		{"--columns twice", `{"a": 1}`, "a:int64,a:float", `--columns: member "a" named twice`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(tc.lines))
+			args := []string{"convert", "--from", "jsonl", in, "--out", filepath.Join(dir, "out")}
+			if tc.columns != "" {
+				args = append(args, "--columns", tc.columns)
+			}
+			code, _, errOut := run(t, args...)
+			if code != 1 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d: %q\nwant %q", code, errOut, tc.want)
+			}
+			if names := ls(t, dir); !slices.Equal(names, []string{"in.jsonl"}) {
+				t.Errorf("directory holds %q", names)
+			}
+		})
+	}
+}
+
+// cat's lines given to --from jsonl, and plain objects to --from json, are
+// refused with a pointer to the other.
+func TestConvertJSONLOrJSON(t *testing.T) {
+	dir := t.TempDir()
+	plain := writeFile(t, filepath.Join(dir, "plain.jsonl"), []byte(`{"a": 1}`))
+	if _, _, errOut := run(t, "convert", "--from", "json", plain, "--out", filepath.Join(dir, "x")); !strings.Contains(errOut, "are --from jsonl") {
+		t.Errorf("--from json of plain objects: %q", errOut)
+	}
+	cat := writeFile(t, filepath.Join(dir, "cat.jsonl"), []byte(`{"features":{"a":{"int64":[1]}}}`))
+	if _, _, errOut := run(t, "convert", "--from", "jsonl", cat, "--out", filepath.Join(dir, "x")); !strings.Contains(errOut, `member "features" holds an object`) ||
+		!strings.Contains(errOut, "sluice cat's lines are --from json") {
+		t.Errorf("--from jsonl of cat's lines: %q", errOut)
+	}
+}
