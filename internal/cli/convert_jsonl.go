@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,8 +118,18 @@ func convertJSONL(ctx context.Context, names []string, o convertOptions, prog *p
 			c.types[name] = &jsonlType{kind: k, given: true}
 		}
 	}
+	return c.read(ctx, names, prog, t, -1)
+}
+
+// read converts the lines of the files names, at most limit of them (all
+// if negative), showing the bytes it reads to tee.
+func (c *jsonlConverter) read(ctx context.Context, names []string, tee io.Writer, t *tally, limit int) error {
+	lines := 0
 	for _, name := range names {
-		r, err := openText(ctx, name, prog)
+		if limit >= 0 && lines >= limit {
+			break
+		}
+		r, err := openText(ctx, name, tee)
 		if err != nil {
 			return err
 		}
@@ -126,6 +137,10 @@ func convertJSONL(ctx context.Context, names []string, o convertOptions, prog *p
 			if len(bytes.TrimSpace(line)) == 0 {
 				return nil
 			}
+			if limit >= 0 && lines >= limit {
+				return errStopLines
+			}
+			lines++
 			t.read(len(line))
 			at := jsonlLine{name, lineNo}
 			if c.held != nil || c.sampled == 0 {

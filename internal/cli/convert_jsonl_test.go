@@ -159,3 +159,33 @@ func TestConvertJSONLOrJSON(t *testing.T) {
 		t.Errorf("--from jsonl of cat's lines: %q", errOut)
 	}
 }
+
+// schema --from jsonl reports the Examples convert --from jsonl writes:
+// the same as schema of the converted file, in every output format.
+func TestSchemaJSONL(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(`{"label": 3, "x": [0.5, 2], "name": "ann", "ok": true}
+{"label": -1, "x": [1], "name": null, "tags": ["p", "q"]}
+{"label": 4, "x": [], "ok": false}
+`))
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := run(t, "convert", "--from", "jsonl", in, "--out", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, format := range []string{"text", "go", "python", "json"} {
+		for _, limit := range []string{"-1", "2"} {
+			_, want, _ := run(t, "schema", "--output", format, "--limit", limit, out+".tfrecord")
+			code, got, errOut := run(t, "schema", "--from", "jsonl", "--output", format, "--limit", limit, in)
+			if code != 0 || got != want {
+				t.Errorf("--output %s --limit %s: exit %d %s\n%s\nwant\n%s", format, limit, code, errOut, got, want)
+			}
+		}
+	}
+	if code, _, errOut := run(t, "schema", "--from", "jsonl", "--compression", "GZIP", in); code != 1 || !strings.Contains(errOut, "found from each file's first bytes") {
+		t.Errorf("--compression: exit %d %q", code, errOut)
+	}
+	bad := writeFile(t, filepath.Join(dir, "bad.jsonl"), []byte("{\"a\": 1}\n{\"a\": {}}\n"))
+	if code, _, errOut := run(t, "schema", "--from", "jsonl", bad); code != 1 || !strings.Contains(errOut, `bad.jsonl:2: member "a" holds an object`) {
+		t.Errorf("a bad line: exit %d %q", code, errOut)
+	}
+}

@@ -46,10 +46,15 @@ each column's type, the narrowest of int64, float and string that every
 non-empty field parses as, and how many lines leave it empty; --output go
 and python print the columns for sluice.CSV and sluice.csv (and TensorFlow's
 record_defaults). --header takes the column names from each file's first
-line, which must be the same in every file.`,
+line, which must be the same in every file.
+
+--from jsonl reads plain JSON objects, one a line, and reports the
+Examples convert --from jsonl would write of them: each member's type,
+inferred as convert infers it, and the spec that reads the converted files.`,
 		Example: "  sluice schema 'data/train-*.tfrecord.gz'\n" +
 			"  sluice schema --limit 1000 --output python data.tfrecord\n" +
-			"  sluice schema --from csv --header --output python data.csv.gz",
+			"  sluice schema --from csv --header --output python data.csv.gz\n" +
+			"  sluice schema --from jsonl --output python events.jsonl",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
 			format, err := output.get()
@@ -75,11 +80,32 @@ line, which must be the same in every file.`,
 					return err
 				}
 				return csvSchemaWriters[format](cmd.OutOrStdout(), s)
+			case "jsonl":
 			default:
-				return fmt.Errorf("--from must be tfrecord or csv, not %q", from)
+				return fmt.Errorf("--from must be tfrecord, csv or jsonl, not %q", from)
 			}
 			if header || delimiter != "," {
 				return fmt.Errorf("--header and --delimiter are for --from csv")
+			}
+			if from == "jsonl" {
+				if compression != "auto" {
+					return fmt.Errorf("--compression: JSON lines' is found from each file's first bytes")
+				}
+				names, err := expand(cmd.Context(), args)
+				if err != nil {
+					return err
+				}
+				// The Examples convert --from jsonl would write.
+				s := newSchema()
+				c := newJSONLConverter(settingsFrom(cmd.Context()).maxRecord, func(rec []byte) error {
+					s.add(rec)
+					return nil
+				})
+				if err := c.read(cmd.Context(), names, io.Discard, t, limit); err != nil {
+					return err
+				}
+				s.files = len(names)
+				return schemaWriters[format](cmd.OutOrStdout(), s)
 			}
 			write := schemaWriters[format]
 			rf, err := newRecordFiles(compression, t)
@@ -106,7 +132,7 @@ line, which must be the same in every file.`,
 	f.IntVar(&limit, "limit", -1, "read at most this many records in all (-1: all)")
 	output = addOutputFlag(cmd, "text", "go", "python", "json")
 	f.StringVar(&compression, "compression", "auto", compressionUsage)
-	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples) or csv")
+	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples), csv or jsonl")
 	f.BoolVar(&header, "header", false, "with --from csv: the files' first line names the columns")
 	f.StringVar(&delimiter, "delimiter", ",", "with --from csv: the field delimiter, one character (\\t for a tab)")
 	return cmd
