@@ -13,6 +13,18 @@ import (
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
+// runJSONL writes lines to dir/in.jsonl and converts them to dir/out
+// (--from jsonl, with --columns if columns is not empty).
+func runJSONL(t *testing.T, dir, lines, columns string) (code int, stdout, stderr string) {
+	t.Helper()
+	in := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(lines))
+	args := []string{"convert", "--from", "jsonl", in, "--out", filepath.Join(dir, "out")}
+	if columns != "" {
+		args = append(args, "--columns", columns)
+	}
+	return run(t, args...)
+}
+
 // convert --from jsonl: one Example a line, one feature a member, typed by
 // the widest kind of the member's values in the sampled lines.
 func TestConvertJSONL(t *testing.T) {
@@ -58,12 +70,7 @@ func TestConvertJSONL(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(tc.lines))
-			args := []string{"convert", "--from", "jsonl", in, "--out", filepath.Join(dir, "out")}
-			if tc.columns != "" {
-				args = append(args, "--columns", tc.columns)
-			}
-			code, stdout, errOut := run(t, args...)
+			code, stdout, errOut := runJSONL(t, dir, tc.lines, tc.columns)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -129,12 +136,7 @@ func TestConvertJSONLErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(tc.lines))
-			args := []string{"convert", "--from", "jsonl", in, "--out", filepath.Join(dir, "out")}
-			if tc.columns != "" {
-				args = append(args, "--columns", tc.columns)
-			}
-			code, _, errOut := run(t, args...)
+			code, _, errOut := runJSONL(t, dir, tc.lines, tc.columns)
 			if code != 1 || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d: %q\nwant %q", code, errOut, tc.want)
 			}
