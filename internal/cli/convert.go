@@ -32,17 +32,17 @@ func newConvertCmd() *cobra.Command {
   --from csv       one Example per line, one feature per column. Types come
                    from --columns (name:int64|float|string, comma-separated;
                    a column without :type is inferred) or are inferred from
-                   the first 1000 lines (int64, else float, else string).
-                   Names come from --columns, else the header line
-                   (--header), else c0, c1, ... Empty fields take 0 or "",
-                   as decode_csv's defaults; quoting is decode_csv's.
+                   the first 1000 lines or 64 MiB (int64, else float, else
+                   string). Names come from --columns, else the header
+                   line (--header), else c0, c1, ... Empty fields take 0
+                   or "", as decode_csv's defaults; quoting is decode_csv's.
   --from jsonl     plain JSON objects, one a line, one feature per member:
                    a number, string or boolean, or an array of them. A
                    member's type is int64 (integers, booleans as 0 and 1),
                    float, or string (bytes), the widest its values have in
-                   the first 1000 lines (numbers among strings are their
-                   text), unless --columns gives it (name:int64|float|
-                   string). null leaves the feature out; nested objects
+                   the first 1000 lines or 64 MiB (numbers among strings
+                   are their text), unless --columns gives it (name:int64|
+                   float|string). null leaves the feature out; nested objects
                    and arrays are refused (flatten them, with jq).
   --from json      the JSON lines cat prints, one record a line, back into
                    records: {"features":...} an Example, {"context":...,

@@ -21,6 +21,12 @@ import (
 // held in memory while the types are unknown; the rest is streamed.
 const csvSampleLines = 1000
 
+// sampleBytes bounds the lines held for inference (and a CSV batch): the
+// sample ends with the line that reaches it, so a thousand long lines
+// cost 64 MiB, not a thousand times --max-record-size. A variable for
+// the tests.
+var sampleBytes = 64 << 20
+
 // csvBatch is how many lines are decoded at a time.
 const csvBatch = 256
 
@@ -203,10 +209,10 @@ func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *
 		t.read(len(line))
 		c.add(line, lineNo)
 		// Until every type is known, lines are held for inference.
-		if c.dec == nil && len(c.ends) < csvSampleLines {
+		if c.dec == nil && len(c.ends) < csvSampleLines && len(c.arena) < sampleBytes {
 			return nil
 		}
-		if c.dec == nil || len(c.ends) >= csvBatch {
+		if c.dec == nil || len(c.ends) >= csvBatch || len(c.arena) >= sampleBytes {
 			return c.flush()
 		}
 		return nil

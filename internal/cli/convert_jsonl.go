@@ -77,23 +77,24 @@ const jsonlMaxNames = 1 << 14
 // line, so a steady stream allocates little beyond what the output
 // needs.
 type jsonlConverter struct {
-	types   map[string]*jsonlType
-	names   map[string]string // member names, interned
-	seen    map[string]bool   // the current line's members
-	held    [][]byte          // sampled lines, until the types are known
-	heldAt  []jsonlLine
-	sampled int
-	s       jsonScanner
-	members []jsonlMember
-	values  []jsonlValue
-	arena   []byte // the current line's strings
-	ints    []int64
-	floats  []float32
-	bytes   [][]byte
-	b       *example.Builder
-	out     []byte
-	max     int64 // --max-record-size
-	write   func([]byte) error
+	types     map[string]*jsonlType
+	names     map[string]string // member names, interned
+	seen      map[string]bool   // the current line's members
+	held      [][]byte          // sampled lines, until the types are known
+	heldAt    []jsonlLine
+	heldBytes int
+	sampled   int
+	s         jsonScanner
+	members   []jsonlMember
+	values    []jsonlValue
+	arena     []byte // the current line's strings
+	ints      []int64
+	floats    []float32
+	bytes     [][]byte
+	b         *example.Builder
+	out       []byte
+	max       int64 // --max-record-size
+	write     func([]byte) error
 }
 
 func newJSONLConverter(max int64, write func([]byte) error) *jsonlConverter {
@@ -157,7 +158,7 @@ func (c *jsonlConverter) read(ctx context.Context, names []string, tee io.Writer
 }
 
 // sample reads a line for inference and holds it; at csvSampleLines
-// lines the types are fixed and the held lines converted.
+// lines, or sampleBytes, the types are fixed and the held lines converted.
 func (c *jsonlConverter) sample(line []byte, at jsonlLine) error {
 	if err := c.parse(line); err != nil {
 		return fmt.Errorf("%v: %w", at, err)
@@ -175,7 +176,7 @@ func (c *jsonlConverter) sample(line []byte, at jsonlLine) error {
 	c.held = append(c.held, bytes.Clone(line))
 	c.heldAt = append(c.heldAt, at)
 	c.sampled++
-	if c.sampled == csvSampleLines {
+	if c.heldBytes += len(line); c.sampled == csvSampleLines || c.heldBytes >= sampleBytes {
 		return c.flush()
 	}
 	return nil

@@ -191,3 +191,22 @@ func TestSchemaJSONL(t *testing.T) {
 		t.Errorf("a bad line: exit %d %q", code, errOut)
 	}
 }
+
+// Inference holds at most sampleBytes of lines (and the line that
+// reaches it): a sample of long lines ends early, and its size is what
+// an error names.
+func TestSampleBytes(t *testing.T) {
+	defer func(n int) { sampleBytes = n }(sampleBytes)
+	sampleBytes = 20
+	dir := t.TempDir()
+	code, _, errOut := runJSONL(t, dir, "{\"v\": 1}\n{\"v\": 2}\n{\"v\": 3}\n{\"v\": 2.5}\n", "")
+	if want := `in.jsonl:4: member "v": 2.5 is not an int64 (int64, the type of its values in the first 3 lines;`; code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("jsonl: exit %d %q, want %q", code, errOut, want)
+	}
+	sampleBytes = 3
+	in := writeFile(t, filepath.Join(dir, "in.csv"), []byte("v\n1\n2\n3\n2.5\n"))
+	code, _, errOut = run(t, "convert", "--from", "csv", "--header", in, "--out", filepath.Join(dir, "csv"))
+	if want := "the type inferred from the first 3 lines"; code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "in.csv:5") {
+		t.Errorf("csv: exit %d %q, want %q", code, errOut, want)
+	}
+}

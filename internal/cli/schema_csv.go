@@ -29,6 +29,7 @@ type csvSchema struct {
 	dec     *decode.CSV // splits lines into string fields
 	pending [][]byte    // lines not yet split
 	keys    []string    // their file:line, for errors
+	held    int         // bytes of the pending lines
 }
 
 type csvColumnInfo struct {
@@ -80,7 +81,7 @@ func (s *csvSchema) file(ctx context.Context, name string, r io.Reader, limit in
 		}
 		s.pending = append(s.pending, bytes.Clone(line))
 		s.keys = append(s.keys, name+":"+strconv.Itoa(lineNo))
-		if len(s.pending) == csvSchemaBatch {
+		if s.held += len(line); len(s.pending) == csvSchemaBatch || s.held >= sampleBytes {
 			return s.flush()
 		}
 		return nil
@@ -155,7 +156,7 @@ func (s *csvSchema) flush() error {
 		}
 	}
 	s.lines += int64(len(s.pending))
-	s.pending, s.keys = s.pending[:0], s.keys[:0]
+	s.pending, s.keys, s.held = s.pending[:0], s.keys[:0], 0
 	return nil
 }
 
