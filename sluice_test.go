@@ -296,7 +296,7 @@ func TestCorruptRecord(t *testing.T) {
 	if err := os.WriteFile(names[1], data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("%s", names[1])
+	want := names[1]
 	for _, tc := range []struct {
 		name string
 		opts []ExampleOption

@@ -44,8 +44,7 @@ type QueueRunner struct {
 	steps     []Step
 	stepNames []string
 	isClosed  func(error) bool
-	inTurn    bool
-	turns     *turnstile // of the current Start, with inTurn
+	inTurn    bool // steps take turns (InTurn)
 
 	mu      sync.Mutex
 	running int           // goroutines started by the current Start still running

@@ -72,13 +72,23 @@ func newQueue(s queueSpec) (queue.Queue, error) {
 	}
 	switch s.kind {
 	case "PaddingFIFOQueue":
-		return queue.NewPaddingFIFO(s.capacity, s.dtypes, s.shapes, opts...)
+		return asQueue(queue.NewPaddingFIFO(s.capacity, s.dtypes, s.shapes, opts...))
 	case "RandomShuffleQueue":
 		opts = append(opts, queue.Shapes(s.shapes...), queue.Seed(s.seed|1))
 		if s.deterministic {
 			opts = append(opts, queue.WaitFull())
 		}
-		return queue.NewRandomShuffle(s.capacity, s.minAfterDequeue, s.dtypes, opts...)
+		return asQueue(queue.NewRandomShuffle(s.capacity, s.minAfterDequeue, s.dtypes, opts...))
 	}
-	return queue.NewFIFO(s.capacity, s.dtypes, append(opts, queue.Shapes(s.shapes...))...)
+	return asQueue(queue.NewFIFO(s.capacity, s.dtypes, append(opts, queue.Shapes(s.shapes...))...))
+}
+
+// asQueue returns q as a queue.Queue, or a nil one with err: a constructor's
+// nil *FIFO in an interface would not be nil, and a caller's nil check
+// would let it through.
+func asQueue[Q queue.Queue](q Q, err error) (queue.Queue, error) {
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
 }

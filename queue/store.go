@@ -3,8 +3,6 @@ package queue
 import (
 	"math/rand/v2"
 	"time"
-
-	"github.com/sluiceml/sluice/tensor"
 )
 
 // A slot is one queued element: e itself, or row row of e, a batch an
@@ -30,14 +28,6 @@ func (s slot) element() Element {
 		e[c] = t.Row(s.row)
 	}
 	return e
-}
-
-// component returns component c of the element.
-func (s slot) component(c int) tensor.Tensor {
-	if s.row < 0 {
-		return s.e[c]
-	}
-	return s.e[c].Row(s.row)
 }
 
 // fifoStore is a ring buffer: elements leave in the order they came.

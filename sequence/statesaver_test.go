@@ -516,7 +516,7 @@ func TestSQ14Close(t *testing.T) {
 			mustPrefetch(t, s2, simpleInput("a", 4, 4))
 			mustPrefetch(t, s2, simpleInput("b", 4, 4))
 			go func() { prefetched <- s2.Prefetch(ctx, simpleInput("c", 2, 2)) }()
-			b = mustNext(t, s2)
+			mustNext(t, s2) // a and b's first batch: room for c's prefetch
 			next := make(chan error, 1)
 			go func() { _, err := s2.Next(ctx); next <- err }()
 			synctest.Wait()

@@ -43,7 +43,7 @@ the record.`,
 			if err := atLeast(cmd, 1, "readers", "batch", "epochs"); err != nil {
 				return err
 			}
-			return bench(cmd, args, readers, batch, epochs, parse, compressionFlag(comp))
+			return bench(cmd, args, readers, batch, epochs, parse, comp)
 		},
 	}
 	f := cmd.Flags()
@@ -55,7 +55,7 @@ the record.`,
 	return cmd
 }
 
-func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int, parse bool, comp compressionFlag) error {
+func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int, parse bool, comp string) error {
 	ctx := cmd.Context()
 	names, err := expand(ctx, patterns)
 	if err != nil {
@@ -71,7 +71,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 		n, _ := f.ReadAt(prefix, 0)
 		f.Close()
 		c = tfrecord.DetectCompression(prefix[:n])
-	} else if c, err = tfrecord.ParseCompression(string(comp)); err != nil {
+	} else if c, err = tfrecord.ParseCompression(comp); err != nil {
 		return err
 	}
 	var spec benchParseSpec

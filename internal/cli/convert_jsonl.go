@@ -410,7 +410,7 @@ func (c *jsonlConverter) scalar(name string) error {
 			return err
 		}
 		v = jsonlValue{kind: jsonlFloat, text: text}
-		if bytes.IndexAny(text, ".eE") < 0 {
+		if !bytes.ContainsAny(text, ".eE") {
 			if _, err := strconv.ParseInt(string(text), 10, 64); err == nil {
 				v.kind = jsonlInt // else beyond int64: a float
 			}

@@ -29,7 +29,7 @@ func FuzzRender(f *testing.F) {
 	for _, r := range mixedRecords() {
 		f.Add(r, uint8(0))
 	}
-	f.Add(example.New().Floats("f", []float32{float32(math.NaN()), 1e-45, -0.0}).Marshal(), uint8(1))
+	f.Add(example.New().Floats("f", []float32{float32(math.NaN()), 1e-45, float32(math.Copysign(0, -1))}).Marshal(), uint8(1))
 	f.Add([]byte{0x0a, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0xff}, uint8(0)) // feature name not UTF-8
 	f.Add([]byte{0x12, 0x02, 0x0a, 0x00}, uint8(2))
 	f.Fuzz(func(t *testing.T, rec []byte, format uint8) {
