@@ -592,6 +592,7 @@ func TestGoContextAndPanic(t *testing.T) {
 		c.ClearStop()
 		c.Go(t.Context(), "buggy", func(context.Context) error {
 			var m map[string]int
+			//lint:ignore SA5000 the goroutine is meant to panic
 			m["x"] = 1
 			return nil
 		})
