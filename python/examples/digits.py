@@ -1,7 +1,7 @@
 """Trains a softmax classifier in NumPy on the digits `sluice demo --dir DIR`
 writes (GZIP TFRecord shards of tf.train.Example), read by sluice.
 
-    go run ./cmd/sluice demo --dir /tmp/digits      # writes the data
+    python -m sluice demo --dir /tmp/digits         # writes the data (or go run ./cmd/sluice demo ...)
     build/py-venv/bin/python python/examples/digits.py /tmp/digits
 """
 

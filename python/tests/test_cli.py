@@ -117,3 +117,16 @@ def test_console_script(tmp_path):
     # The command's version is the package's, which pip's build gives it.
     r = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60)
     assert r.stdout == f"sluice version {importlib.metadata.version('sluice')}\n", r
+
+
+def test_readme_quickstart(tmp_path):
+    """The README's two Python commands: the package's command writes the
+    digits, and examples/digits.py trains on them and tests well."""
+    data = tmp_path / "digits"
+    r = cli("demo", "--dir", str(data), "--train", "4000", "--test", "1000", "--quiet")
+    assert r.returncode == 0, r
+    example = os.path.join(os.path.dirname(REPO_SRC), "examples", "digits.py")
+    r = subprocess.run([sys.executable, example, str(data)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    accuracy = float(r.stdout.split("test accuracy ")[1].split("%")[0])
+    assert accuracy > 50 and "on 1000 images" in r.stdout, r.stdout  # 77–82 % here; chance is 10 %
