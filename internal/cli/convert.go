@@ -254,6 +254,7 @@ func convertTFRecord(ctx context.Context, names []string, o convertOptions, prog
 		return err
 	}
 	rf.tee = prog
+	rf.flag = "--input-compression"
 	if o.salvage != nil {
 		return o.salvage.copyRecords(ctx, names, rf, write)
 	}

@@ -244,6 +244,7 @@ type recordFiles struct {
 	f    storage.File
 	name string
 	hint string // set when --compression NONE was given and the file looks compressed
+	flag string // the command's name for that flag, in the hint (default --compression)
 	n    int    // records since the last context check
 }
 
@@ -260,7 +261,7 @@ func newRecordFiles(flag string, t *tally, opts ...tfrecord.Option) (*recordFile
 // clone returns a recordFiles with rf's settings and no file open, for
 // another goroutine (the tally is safe to share; a tee must be too).
 func (rf *recordFiles) clone() *recordFiles {
-	return &recordFiles{comp: rf.comp, detect: rf.detect, opts: rf.opts, tally: rf.tally, tee: rf.tee}
+	return &recordFiles{comp: rf.comp, detect: rf.detect, opts: rf.opts, tally: rf.tally, tee: rf.tee, flag: rf.flag}
 }
 
 // open closes the current file, if any, and starts reading name, or
@@ -298,7 +299,11 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 			// as NONE fails with a length or checksum error that does not
 			// say why.
 			if d, err := detectCompression(f); err == nil && d != tfrecord.None {
-				rf.hint = fmt.Sprintf("the file starts like %v data: try --compression %v or auto", d, d)
+				flag := rf.flag
+				if flag == "" {
+					flag = "--compression"
+				}
+				rf.hint = fmt.Sprintf("the file starts like %v data: try %s %v or auto", d, flag, d)
 			}
 		}
 		opts = append(opts, tfrecord.InputSize(f.Size()))

@@ -44,6 +44,8 @@ func TestActionableErrors(t *testing.T) {
 		{[]string{"count", gz, "--compression", "NONE"}, "the file starts like GZIP data: try --compression GZIP or auto"},
 		{[]string{"cat", gz, "--compression", "none"}, "the file starts like GZIP data"},
 		{[]string{"verify", gz, "--compression", "NONE"}, "the file starts like GZIP data"},
+		// convert's --compression is the output's: the input's flag is named.
+		{[]string{"convert", gz, "--input-compression", "NONE", "--out", filepath.Join(t.TempDir(), "o")}, "the file starts like GZIP data: try --input-compression GZIP or auto"},
 	} {
 		code, out, errOut := run(t, tc.args...)
 		if code == 0 || !strings.Contains(out+errOut, tc.want) {
