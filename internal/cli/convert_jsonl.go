@@ -415,6 +415,12 @@ func (c *jsonlConverter) scalar(name string) error {
 				v.kind = jsonlInt // else beyond int64: a float
 			}
 		}
+	case ch == 'n':
+		// A member's own null was taken by parse: this one is in an array.
+		if _, err := s.null(); err != nil {
+			return err
+		}
+		return fmt.Errorf("member %q holds a null in an array: an Example's list has no nulls (leave them out)", name)
 	default:
 		hint := "flatten nested values first, for example with jq"
 		if name == "features" || name == "context" || name == "feature_lists" {

@@ -124,6 +124,7 @@ func TestConvertJSONLErrors(t *testing.T) {
 		{"not JSON", "{\"a\": 1}\n{\"a\": 1,}", "", "in.jsonl:2: not JSON"},
 		{"two values", `{"a": 1} {}`, "", "in.jsonl:1: more than one JSON value on the line"},
 		{"member twice", `{"a": 1, "a": 2}`, "", `in.jsonl:1: member "a" twice`},
+		{"null in an array", `{"a": [1, null]}`, "", `in.jsonl:1: member "a" holds a null in an array: an Example's list has no nulls`},
 		{"beyond float32", `{"a": 1e39}`, "", `in.jsonl:1: member "a": "1e39" is not a float32 (float, the type of its values in the first line; give it another with --columns a:string)`},
 		{"a fraction after the sample", sample + `{"a": 2.5}`, "",
 			fmt.Sprintf(`in.jsonl:%d: member "a": 2.5 is not an int64 (int64, the type of its values in the first %d lines; give it another with --columns a:float or a:string)`, csvSampleLines+1, csvSampleLines)},
