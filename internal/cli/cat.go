@@ -16,6 +16,7 @@ type catOptions struct {
 	compression string
 	bytes       string
 	int64s      string
+	flat        bool
 }
 
 func newCatCmd() *cobra.Command { return catCmd(-1, "") }
@@ -46,7 +47,16 @@ string, as protobuf's JSON mapping does. An int64 beyond ±2^53 (900719925474099
 which jq and JavaScript would round, is a JSON string of its exact digits;
 --int64 number prints every int64 as a number, --int64 string every one as
 a string. --keys adds TensorFlow's record key "file:offset" (the offset in
-the uncompressed stream, as TFRecordReader forms it).`,
+the uncompressed stream, as TFRecordReader forms it).
+
+--flat shows each feature as its list of values alone and an Example as
+its features, {"label":[7],"image":[0.5,1.0]}, the shape DuckDB's
+read_json, pandas' read_json(lines=True) and jq read most easily, and
+convert --from jsonl reads back: int64s are always numbers (exact in
+every reader that keeps integers as integers) and floats always have a
+point or an exponent. A SequenceExample keeps its two members, each
+list of steps an array of arrays; --keys goes without --flat, since a
+feature may be named key.`,
 		Example: "  sluice cat --limit 3 'data/train-*.tfrecord.gz'\n" +
 			"  sluice cat --keys --format raw file.tfrecord\n" +
 			"  sluice cat data.tfrecord | jq -c '.features.label.int64[0]'",
@@ -62,6 +72,7 @@ the uncompressed stream, as TFRecordReader forms it).`,
 	f.StringVar(&o.compression, "compression", "auto", compressionUsage)
 	f.StringVar(&o.bytes, "bytes", "auto", "bytes values: auto (text if valid UTF-8, else {\"b64\":...}), text or base64")
 	f.StringVar(&o.int64s, "int64", "exact", "int64 values: exact (strings beyond ±2^53), number or string")
+	f.BoolVar(&o.flat, "flat", false, `each feature as its list alone, an Example as {"label":[7],"x":[0.5]}: for JSON tools and convert --from jsonl`)
 	return cmd
 }
 
@@ -87,6 +98,9 @@ func runCat(cmd *cobra.Command, patterns []string, o catOptions, t *tally) error
 	if err != nil {
 		return err
 	}
+	if o.flat && o.keys {
+		return fmt.Errorf("--keys goes without --flat, whose objects are the features (one may be named key)")
+	}
 	rf, err := newRecordFiles(o.compression, t)
 	if err != nil {
 		return err
@@ -96,7 +110,7 @@ func runCat(cmd *cobra.Command, patterns []string, o catOptions, t *tally) error
 		return err
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10)
-	r := &recordRenderer{format: format, bytes: bm, int64s: im}
+	r := &recordRenderer{format: format, bytes: bm, int64s: im, flat: o.flat}
 	var key []byte
 	err = eachRecord(cmd.Context(), names, rf, o.limit, func(name string, off int64, rec []byte) error {
 		key = key[:0]

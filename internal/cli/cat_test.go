@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -286,5 +287,58 @@ func TestCatReadsBackExactly(t *testing.T) {
 		t.Errorf("feature list li: %d steps", len(li))
 	} else {
 		checkInt64("feature_lists.li[0]", li[0].Int64, int64Values)
+	}
+}
+
+// cat --flat: each feature its list alone, an Example its features, int64s
+// always numbers, floats always with a point or an exponent; a
+// SequenceExample keeps its members; a record that is neither is raw.
+func TestCatFlat(t *testing.T) {
+	dir := t.TempDir()
+	recs := mixedRecords()
+	recs = append(recs, example.New().Int64("n", 1<<60, -2).Float("f", 2, -0.5, 1e-7, 3e21).Bytes("e").Marshal())
+	p := writeRecords(t, dir, "flat.tfrecord", tfrecord.None, recs...)
+	code, out, errOut := run(t, "cat", "--flat", p)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	golden(t, "cat_flat", dir, out)
+	for line := range strings.Lines(out) {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("not JSON: %q", line)
+		}
+	}
+	if !strings.Contains(out, `{"e":[],"f":[2.0,-0.5,1e-7,3e+21],"n":[1152921504606846976,-2]}`) {
+		t.Errorf("the Example of int64s and floats is not flat as it should be:\n%s", out)
+	}
+	if code, _, errOut := run(t, "cat", "--flat", "--keys", p); code != 1 || !strings.Contains(errOut, "--keys goes without --flat") {
+		t.Errorf("--flat --keys: exit %d %q", code, errOut)
+	}
+}
+
+// cat --flat's lines convert back (--from jsonl) into the same Examples,
+// when every feature keeps one kind and bytes are text.
+func TestCatFlatRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	var recs [][]byte
+	for i := range 50 {
+		b := example.New().Int64("label", int64(i%10), int64(i)<<50).
+			Float("x", float32(i), float32(i)/3, -1e-7*float32(i)).
+			Bytes("name", []byte(fmt.Sprintf("n-%d é", i)))
+		if i%7 == 0 {
+			b.Float("x") // an empty list of a kind the other records tell
+		}
+		recs = append(recs, b.Marshal())
+	}
+	in := writeRecords(t, dir, "in.tfrecord", tfrecord.None, recs...)
+	_, flat, _ := run(t, "cat", "--flat", in)
+	jsonl := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(flat))
+	if code, _, errOut := run(t, "convert", "--from", "jsonl", jsonl, "--out", filepath.Join(dir, "back")); code != 0 {
+		t.Fatal(errOut)
+	}
+	_, want, _ := run(t, "cat", in)
+	_, got, _ := run(t, "cat", filepath.Join(dir, "back.tfrecord"))
+	if got != want {
+		t.Errorf("round trip changed the records:\n%s\nwant\n%s", got, want)
 	}
 }

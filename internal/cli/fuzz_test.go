@@ -65,6 +65,27 @@ func FuzzRender(f *testing.F) {
 				t.Fatalf("shown as an Example with %d features: %v", len(obj.Features), err)
 			}
 		}
+		// Flat, the line is valid JSON too, and an Example's is an object
+		// of arrays: its features' lists.
+		r.flat = true
+		flat, err := r.render(nil, rec)
+		if err != nil {
+			t.Fatalf("refused flat, not otherwise: %v", err)
+		}
+		var lists map[string]json.RawMessage
+		if err := json.Unmarshal(flat, &lists); err != nil {
+			t.Fatalf("invalid flat JSON %q: %v", flat, err)
+		}
+		if obj.Features != nil {
+			if len(lists) != len(obj.Features) {
+				t.Fatalf("flat %q has %d members, for %d features", flat, len(lists), len(obj.Features))
+			}
+			for name, l := range lists {
+				if !bytes.HasPrefix(l, []byte("[")) {
+					t.Fatalf("flat %q: feature %q is not an array", flat, name)
+				}
+			}
+		}
 	})
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -63,35 +64,40 @@ type recordRenderer struct {
 	format recordFormat
 	bytes  bytesMode
 	int64s int64Mode
-	ex     pb.Example
-	seq    pb.SequenceExample
-	buf    []byte
-	names  []string // scratch for sorting feature names
+	// flat shows a feature as its list alone, [7] for {"int64":[7]}, and
+	// an Example as its features, {"label":[7]}: the shape of data that
+	// JSON tools (DuckDB, pandas, jq) and convert --from jsonl read. Its
+	// int64s are always numbers, and its floats always have a point or
+	// an exponent, so that their kinds can be told from the values.
+	flat  bool
+	ex    pb.Example
+	seq   pb.SequenceExample
+	buf   []byte
+	names []string // scratch for sorting feature names
 }
 
 // render appends rec's JSON object, with the key first when key is not
 // empty, and a newline to the renderer's buffer and returns it. The
 // result is valid until the next call.
 func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
-	b := append(r.buf[:0], '{')
-	if len(key) > 0 {
-		b = append(b, `"key":`...)
-		b = appendString(b, key)
-		b = append(b, ',')
-	}
+	// What rec is shown as: raw, an Example (its features feats) or a
+	// SequenceExample.
+	var (
+		raw, example bool
+		feats        *pb.Features
+	)
 	switch r.format {
 	case formatRaw:
-		b = appendRaw(b, rec)
+		raw = true
 	case formatExample:
 		if !r.isExample(rec) {
 			return nil, errNotExample
 		}
-		b = r.appendExample(b)
+		example, feats = true, r.ex.GetFeatures()
 	case formatSequence:
 		if !r.isSequence(rec, false) {
 			return nil, errNotSequence
 		}
-		b = r.appendSequence(b)
 	default:
 		// A SequenceExample's context is field 1, as an Example's features
 		// are, so one without feature lists is byte for byte an Example
@@ -100,12 +106,30 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 		// without lists is the Example's features.
 		switch {
 		case !r.isSequence(rec, false):
-			b = appendRaw(b, rec)
-		case len(r.seq.GetFeatureLists().GetFeatureList()) > 0:
-			b = r.appendSequence(b)
-		default:
-			b = r.appendFeaturesOf(b, r.seq.GetContext())
+			raw = true
+		case len(r.seq.GetFeatureLists().GetFeatureList()) == 0:
+			example, feats = true, r.seq.GetContext()
 		}
+	}
+	if r.flat && example {
+		// The features are the object.
+		b := r.appendFeatures(r.buf[:0], feats.GetFeature())
+		r.buf = append(b, '\n')
+		return r.buf, nil
+	}
+	b := append(r.buf[:0], '{')
+	if len(key) > 0 {
+		b = append(b, `"key":`...)
+		b = appendString(b, key)
+		b = append(b, ',')
+	}
+	switch {
+	case raw:
+		b = appendRaw(b, rec)
+	case example:
+		b = r.appendFeaturesOf(b, feats)
+	default:
+		b = r.appendSequence(b)
 	}
 	b = append(b, '}', '\n')
 	r.buf = b
@@ -167,10 +191,6 @@ func appendRaw(b, rec []byte) []byte {
 	return append(b, '"')
 }
 
-func (r *recordRenderer) appendExample(b []byte) []byte {
-	return r.appendFeaturesOf(b, r.ex.GetFeatures())
-}
-
 // appendFeaturesOf appends an Example's "features" member.
 func (r *recordRenderer) appendFeaturesOf(b []byte, f *pb.Features) []byte {
 	b = append(b, `"features":`...)
@@ -226,36 +246,61 @@ func sortedKeys[V any](scratch []string, m map[string]V) []string {
 
 // appendFeature appends {"int64":[...]}, {"float":[...]}, {"bytes":[...]},
 // or {} for a feature with no list set.
+//
+// Flat, it appends the list alone, [...], or [] for no list.
 func (r *recordRenderer) appendFeature(b []byte, f *pb.Feature) []byte {
+	open, end := "", "]}"
+	if r.flat {
+		end = "]"
+	}
 	switch {
 	case f.GetInt64List() != nil:
-		b = append(b, `{"int64":[`...)
+		if open = `{"int64":[`; r.flat {
+			open = "["
+		}
+		b = append(b, open...)
 		for i, v := range f.GetInt64List().GetValue() {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = r.appendInt64(b, v)
+			if r.flat {
+				b = strconv.AppendInt(b, v, 10)
+			} else {
+				b = r.appendInt64(b, v)
+			}
 		}
 	case f.GetFloatList() != nil:
-		b = append(b, `{"float":[`...)
+		if open = `{"float":[`; r.flat {
+			open = "["
+		}
+		b = append(b, open...)
 		for i, v := range f.GetFloatList().GetValue() {
 			if i > 0 {
 				b = append(b, ',')
 			}
+			n := len(b)
 			b = appendFloat(b, v)
+			if r.flat && !bytes.ContainsAny(b[n:], `.e"`) {
+				b = append(b, '.', '0') // 2 → 2.0: a float to whoever reads it
+			}
 		}
 	case f.GetBytesList() != nil:
-		b = append(b, `{"bytes":[`...)
+		if open = `{"bytes":[`; r.flat {
+			open = "["
+		}
+		b = append(b, open...)
 		for i, v := range f.GetBytesList().GetValue() {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = r.appendBytes(b, v)
 		}
+	case r.flat:
+		return append(b, '[', ']')
 	default:
 		return append(b, '{', '}')
 	}
-	return append(b, ']', '}')
+	return append(b, end...)
 }
 
 // bytesMode is how cat shows a bytes value (--bytes).
