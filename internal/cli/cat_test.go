@@ -127,7 +127,8 @@ func TestCatCorrupt(t *testing.T) {
 		t.Fatalf("exit %d, out %q", code, out)
 	}
 	// DECODERS "TFRecord framing": a data CRC mismatch is "corrupted record at <offset + 12>".
-	want := "sluice: " + p + ": corrupted record at " + strconv.Itoa(16+recLen+12) + " (data CRC mismatch in record at " + strconv.Itoa(16+recLen) + ")\n"
+	want := "sluice: " + p + ": corrupted record at " + strconv.Itoa(16+recLen+12) + " (data CRC mismatch in record at " + strconv.Itoa(16+recLen) + ")" +
+		" (sluice verify " + p + " lists the damaged records; sluice convert --skip-corrupt " + p + " --out NEW copies the others)\n"
 	if errOut != want {
 		t.Errorf("stderr %q, want %q", errOut, want)
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // atLeast checks that each named int flag of cmd is at least min, so that a
@@ -45,7 +47,8 @@ func checkNotDirectory(name string) error {
 
 // withHint adds to err what the user can do about it, where the cause is
 // a known one: an object store's client that found no region or no
-// credentials in the environment, or a build without object stores.
+// credentials in the environment, a build without object stores, or a
+// damaged TFRecord file, which convert --skip-corrupt salvages.
 func withHint(err error) error {
 	if err == nil {
 		return nil
@@ -62,6 +65,13 @@ func withHint(err error) error {
 		return fmt.Errorf("%w (no AWS region is configured: set AWS_REGION, e.g. AWS_REGION=us-east-1)", err)
 	case strings.Contains(s, "get credentials:") && strings.Contains(s, "S3"):
 		return fmt.Errorf("%w (no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", err)
+	case errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge) && !strings.Contains(s, "starts like"):
+		// Damage, not a compressed file read as NONE (whose hint says so).
+		file := "FILE"
+		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.File != "" && !strings.ContainsAny(de.File, " '\"") {
+			file = de.File
+		}
+		return fmt.Errorf("%w (sluice verify %s lists the damaged records; sluice convert --skip-corrupt %s --out NEW copies the others)", err, file, file)
 	}
 	return err
 }

@@ -221,3 +221,34 @@ func TestNoObjectStoreHint(t *testing.T) {
 		t.Errorf("without object stores: exit %d, %q", code, errOut)
 	}
 }
+
+// A damaged file's error says how to find the damage and save the rest;
+// a record over the size limit, or a compressed file read as NONE, is not
+// damage and gets its own advice instead.
+func TestDamageHint(t *testing.T) {
+	dir := t.TempDir()
+	p := writeExamples(t, dir, "d.tfrecord", 3, tfrecord.None)
+	data, _ := os.ReadFile(p)
+	data[len(data)/2] ^= 1
+	os.WriteFile(p, data, 0o644)
+	gz := writeExamples(t, dir, "z.tfrecord.gz", 3, tfrecord.Gzip)
+	const salvage = "lists the damaged records; sluice convert --skip-corrupt "
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"count", p}, true},
+		{[]string{"cat", p}, true},
+		{[]string{"convert", p, "--out", filepath.Join(dir, "o")}, true},
+		{[]string{"count", "--max-record-size", "4", p}, false},
+		{[]string{"count", "--compression", "NONE", gz}, false},
+	} {
+		code, _, errOut := run(t, tc.args...)
+		if code != 1 || strings.Contains(errOut, salvage) != tc.want {
+			t.Errorf("%q: exit %d, %q; want the salvage hint: %v", tc.args, code, errOut, tc.want)
+		}
+		if tc.want && !strings.Contains(errOut, "sluice verify "+p+" "+salvage+p+" --out NEW") {
+			t.Errorf("%q: the hint does not name the file: %q", tc.args, errOut)
+		}
+	}
+}

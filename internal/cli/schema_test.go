@@ -226,7 +226,8 @@ func TestSchemaErrors(t *testing.T) {
 	data, _ := os.ReadFile(bad)
 	data[19+12] ^= 1 // the second record's first data byte
 	os.WriteFile(bad, data, 0o644)
-	want := "sluice: " + bad + ": corrupted record at 31 (data CRC mismatch in record at 19)\n"
+	want := "sluice: " + bad + ": corrupted record at 31 (data CRC mismatch in record at 19)" +
+		" (sluice verify " + bad + " lists the damaged records; sluice convert --skip-corrupt " + bad + " --out NEW copies the others)\n"
 	if code, _, errOut := run(t, "schema", bad); code != 1 || errOut != want {
 		t.Errorf("corrupt file: exit %d, %q; want %q", code, errOut, want)
 	}
