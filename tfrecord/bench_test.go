@@ -88,6 +88,39 @@ func BenchmarkReadCompressed(b *testing.B) {
 	}
 }
 
+// BenchmarkSmallStreams reads many small compressed streams, 10 records
+// of 1 KB each, through one Reader: a data set of many small files, where
+// setting up each stream's decompressor is a share of the work.
+func BenchmarkSmallStreams(b *testing.B) {
+	for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		b.Run(c.String(), func(b *testing.B) {
+			var buf bytes.Buffer
+			w := tfrecord.NewWriter(&buf, c)
+			rec := make([]byte, 1000)
+			for i := range 10 {
+				rec[0] = byte(i)
+				w.Write(rec)
+			}
+			w.Close()
+			data := buf.Bytes()
+			b.ReportAllocs()
+			b.SetBytes(10 * 1000)
+			r := tfrecord.NewReader(bytes.NewReader(nil), c)
+			for b.Loop() {
+				r.ResetBytes(data, c)
+				for {
+					if _, err := r.Next(); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			r.Close()
+		})
+	}
+}
+
 func BenchmarkWrite(b *testing.B) {
 	for _, c := range compressions {
 		for _, s := range benchSizes {
