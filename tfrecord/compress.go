@@ -1,6 +1,7 @@
 package tfrecord
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +22,15 @@ const zstdMaxWindow = 8 << 20
 
 // zstdDecoders keeps released zstd decoders for the next stream: each
 // holds a window of up to zstdMaxWindow, which a reader of many small
-// files would otherwise allocate for every one.
-var zstdDecoders sync.Pool
+// files would otherwise allocate for every one. gzipReaders and
+// zlibReaders do the same for the other two, whose 40 KB of window and
+// tables took longer to set up than ten 1 KB records to read
+// (BenchmarkSmallStreams).
+var zstdDecoders, gzipReaders, zlibReaders sync.Pool
+
+// noInput is what a released decompressor is reset to, so that it no
+// longer refers to the stream it read.
+var noInput = bytes.NewReader(nil)
 
 // NewDecompressor returns a reader of the stream r compressed as c, with
 // the bounds this package's Reader decompresses with (a zstd window of at
@@ -70,17 +78,37 @@ func (d *releaser) Close() error {
 func newDecompressor(c Compression, r io.Reader) (io.Reader, func(), error) {
 	switch c {
 	case Zlib:
-		zr, err := zlib.NewReader(r)
-		if err != nil {
+		zr, _ := zlibReaders.Get().(io.ReadCloser)
+		if zr == nil {
+			var err error
+			if zr, err = zlib.NewReader(r); err != nil {
+				return nil, nil, err
+			}
+		} else if err := zr.(zlib.Resetter).Reset(r, nil); err != nil {
+			zlibReaders.Put(zr)
 			return nil, nil, err
 		}
-		return zr, func() { zr.Close() }, nil
+		return zr, func() {
+			zr.Close()
+			zr.(zlib.Resetter).Reset(noInput, nil) // lets go of r; fails, as it may
+			zlibReaders.Put(zr)
+		}, nil
 	case Gzip:
-		zr, err := gzip.NewReader(r)
-		if err != nil {
+		zr, _ := gzipReaders.Get().(*gzip.Reader)
+		if zr == nil {
+			var err error
+			if zr, err = gzip.NewReader(r); err != nil {
+				return nil, nil, err
+			}
+		} else if err := zr.Reset(r); err != nil {
+			gzipReaders.Put(zr)
 			return nil, nil, err
 		}
-		return zr, func() { zr.Close() }, nil
+		return zr, func() {
+			zr.Close()
+			zr.Reset(noInput) // lets go of r; fails, as it may
+			gzipReaders.Put(zr)
+		}, nil
 	case Zstd:
 		zr, _ := zstdDecoders.Get().(*zstd.Decoder)
 		if zr == nil {

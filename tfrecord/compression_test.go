@@ -179,3 +179,50 @@ func TestDecompressorsReused(t *testing.T) {
 		}
 	}
 }
+
+// A decompressor released after a damaged stream (a bad header, a cut or
+// corrupted body) reads the next stream as a new one would: the pools hand
+// back nothing of the stream before. One Reader reads them in turn, as a
+// Reader of many files does.
+func TestPooledAfterDamage(t *testing.T) {
+	for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		var buf bytes.Buffer
+		w := tfrecord.NewWriter(&buf, c)
+		for i := range 50 {
+			w.Write(bytes.Repeat([]byte{byte(i)}, 100+i))
+		}
+		w.Close()
+		good := buf.Bytes()
+		corrupt := bytes.Clone(good)
+		corrupt[len(corrupt)/2] ^= 0xff
+		streams := [][]byte{good, []byte("not compressed at all"), good[:len(good)/3], good, corrupt, {}, good}
+		r := tfrecord.NewReader(bytes.NewReader(nil), c)
+		for round := range 3 {
+			for i, s := range streams {
+				r.ResetBytes(s, c)
+				n := 0
+				var err error
+				for {
+					var rec []byte
+					if rec, err = r.Next(); err != nil {
+						break
+					}
+					if len(rec) != 100+n || rec[0] != byte(n) {
+						t.Fatalf("%v round %d stream %d: record %d is %d bytes of %d", c, round, i, n, len(rec), rec[0])
+					}
+					n++
+				}
+				whole := bytes.Equal(s, good)
+				switch {
+				case whole && (err != io.EOF || n != 50):
+					t.Errorf("%v round %d stream %d: %d records, then %v", c, round, i, n, err)
+				case len(s) == 0 && err != io.EOF:
+					t.Errorf("%v round %d: an empty stream: %v", c, round, err)
+				case !whole && len(s) > 0 && err == io.EOF:
+					t.Errorf("%v round %d stream %d: damage read as a whole stream of %d records", c, round, i, n)
+				}
+			}
+		}
+		r.Close()
+	}
+}

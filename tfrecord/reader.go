@@ -52,6 +52,8 @@ type Reader struct {
 
 	big []byte // reused storage for records larger than buf
 
+	br *bufio.Reader // over raw, for a compressed stream; kept across Resets
+
 	// size is the number of bytes the caller's reader held when reading
 	// began (uncompressed streams only), or -1 if unknown; with raw.n it
 	// tells how much of the input is left.
@@ -107,7 +109,7 @@ func (r *Reader) ResetBytes(b []byte, opts ...Option) {
 }
 
 func (r *Reader) reset(src io.Reader, opts []Option) {
-	own, big := r.own, r.big
+	own, big, br := r.own, r.big, r.br
 	cfg := newConfig(opts)
 	*r = Reader{
 		cfg:  cfg,
@@ -115,6 +117,7 @@ func (r *Reader) reset(src io.Reader, opts []Option) {
 		off:  cfg.startOffset,
 		last: cfg.startOffset,
 		big:  big[:0],
+		br:   br,
 		size: -1,
 	}
 	if len(own) == cfg.bufSize {
@@ -226,7 +229,7 @@ func (r *Reader) Close() error {
 		r.closer = nil
 	}
 	r.err = errReaderClosed
-	r.buf, r.own, r.view, r.big = nil, nil, nil, nil
+	r.buf, r.own, r.view, r.big, r.br = nil, nil, nil, nil, nil
 	return nil
 }
 
@@ -255,7 +258,12 @@ func (r *Reader) init() error {
 		r.size = size
 		return nil
 	}
-	br := bufio.NewReaderSize(&r.raw, 32<<10)
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(&r.raw, 32<<10)
+	} else {
+		r.br.Reset(&r.raw)
+	}
+	br := r.br
 	// An empty file is an empty stream whatever its declared compression,
 	// as in TensorFlow, where an empty file yields no records.
 	if _, err := br.Peek(1); err != nil {
