@@ -36,7 +36,7 @@ func (s *salvage) copyRecords(ctx context.Context, names []string, rf *recordFil
 			fmt.Fprintf(s.w, "sluice: skipped: %s\n", p.line)
 		}
 		if err != nil {
-			if !lostEnd(err) || ctx.Err() != nil {
+			if !isDamage(err) || ctx.Err() != nil {
 				return err
 			}
 			fmt.Fprintf(s.w, "sluice: skipped: %v (the rest of the file)\n", err)
@@ -53,11 +53,11 @@ func (s *salvage) copyRecords(ctx context.Context, names []string, rf *recordFil
 	return nil
 }
 
-// lostEnd reports whether err, which ended a file's reading, is damage
-// that loses the rest of the file: a truncated record or a broken
-// compressed stream. A record over the size limit is not: raising the
-// limit reads it.
-func lostEnd(err error) bool {
+// isDamage reports whether err is damage in the data: a corrupt or
+// truncated record, a broken compressed stream. A record over the size
+// limit is not: raising the limit reads it. Ending a file's reading, such
+// an error loses the rest of the file.
+func isDamage(err error) bool {
 	return errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge)
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/storage"
-	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // atLeast checks that each named int flag of cmd is at least min, so that a
@@ -65,7 +64,7 @@ func withHint(err error) error {
 		return fmt.Errorf("%w (no AWS region is configured: set AWS_REGION, e.g. AWS_REGION=us-east-1)", err)
 	case strings.Contains(s, "get credentials:") && strings.Contains(s, "S3"):
 		return fmt.Errorf("%w (no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", err)
-	case errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge) && !strings.Contains(s, "starts like"):
+	case isDamage(err) && !strings.Contains(s, "starts like"):
 		// Damage, not a compressed file read as NONE (whose hint says so).
 		file := "FILE"
 		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.File != "" && !strings.ContainsAny(de.File, " '\"") {
