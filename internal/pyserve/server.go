@@ -15,6 +15,7 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/tensor"
+	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // Serve answers the requests read from r with replies written to w until
@@ -695,6 +696,20 @@ func asBytes[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
+// damageHint is what a Python user can do about a damaged TFRecord file:
+// the package's sluice command finds and salvages, and skip_corrupt skips
+// records whose CRCs fail (not a truncated end). Empty for other errors.
+func damageHint(err error, file string) string {
+	if !errors.Is(err, tfrecord.ErrDataLoss) || errors.Is(err, tfrecord.ErrTooLarge) || file == "" {
+		return ""
+	}
+	hint := fmt.Sprintf(" (sluice verify %s lists the damaged records; sluice convert --skip-corrupt %s --out NEW copies the others", file, file)
+	if !errors.Is(err, tfrecord.ErrTruncated) {
+		hint += "; skip_corrupt=True skips them while reading"
+	}
+	return hint + ")"
+}
+
 // errorInfo describes err for the client.
 func errorInfo(err error) *ErrorInfo {
 	e := &ErrorInfo{Kind: "other", Message: err.Error(), Offset: -1, Record: -1}
@@ -703,6 +718,7 @@ func errorInfo(err error) *ErrorInfo {
 	case errors.As(err, &de):
 		e.Kind = "data"
 		e.File, e.Offset, e.Line, e.Record, e.Key = de.File, de.Offset, de.Line, de.Record, de.Key
+		e.Message += damageHint(err, de.File)
 	case errors.Is(err, sluice.ErrNoFiles):
 		e.Kind = "nofiles"
 	case errors.Is(err, sluice.ErrInvalid):

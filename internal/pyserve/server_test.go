@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -18,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tensor"
@@ -1123,6 +1125,31 @@ func TestServeCount(t *testing.T) {
 			if r.Error == nil || r.Error.Kind != "protocol" {
 				t.Errorf("keep 4, count 2 of 5 slots: %+v, want a protocol error", r)
 			}
+		}
+	}
+}
+
+// A damaged TFRecord file's error tells a Python user the way out: the
+// package's command salvages it, and skip_corrupt skips records whose
+// CRCs fail, which does not help a truncated end.
+func TestDamageHint(t *testing.T) {
+	at := func(err error) error { return &dataerr.Error{File: "f.tfrecord", Offset: 9, Err: err} }
+	corrupt := &tfrecord.RecordError{Err: tfrecord.ErrCorrupt}
+	truncated := &tfrecord.RecordError{Err: tfrecord.ErrTruncated}
+	large := &tfrecord.RecordError{Err: tfrecord.ErrTooLarge}
+	for _, tc := range []struct {
+		err                 error
+		salvage, skipReader bool
+	}{
+		{at(corrupt), true, true},
+		{at(truncated), true, false},
+		{at(large), false, false},
+		{at(errors.New("a CSV line with 3 fields, want 4")), false, false},
+	} {
+		msg := errorInfo(tc.err).Message
+		if strings.Contains(msg, "sluice convert --skip-corrupt f.tfrecord --out NEW") != tc.salvage ||
+			strings.Contains(msg, "skip_corrupt=True") != tc.skipReader {
+			t.Errorf("%v: %q", tc.err, msg)
 		}
 	}
 }

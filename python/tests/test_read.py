@@ -270,6 +270,17 @@ def test_corrupt_record(tmp_path):
     assert got == list(range(10))  # the batches before the bad one
     assert e.value.file == path and e.value.offset == offsets[13]
     assert "corrupt" in str(e.value)
+    # The way out: the package's command salvages, skip_corrupt skips.
+    assert f"sluice convert --skip-corrupt {path} --out NEW" in str(e.value)
+    assert "skip_corrupt=True" in str(e.value)
+    got = [x for b in sluice.examples(path, {"label": sluice.FixedLen([], "int64")}, batch_size=5, readers=1,
+                                      skip_corrupt=True) for x in b["label"].tolist()]
+    assert got == [i for i in range(20) if i != 13]
+    # A truncated file: skip_corrupt would not help, and is not offered.
+    open(path, "wb").write(data[:offsets[19] + 5])
+    with pytest.raises(sluice.DataError) as e:
+        list(sluice.examples(path, {"label": sluice.FixedLen([], "int64")}, batch_size=5, skip_corrupt=True))
+    assert "sluice convert --skip-corrupt" in str(e.value) and "skip_corrupt=True" not in str(e.value), e.value
 
 
 def test_option_errors(tmp_path):
