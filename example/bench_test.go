@@ -144,3 +144,27 @@ func BenchmarkMarshalMNIST(b *testing.B) {
 		buf = bld.Reset().Int64s("image_class", label).Floats("image_floats", pix).AppendMarshal(buf[:0])
 	}
 }
+
+// BenchmarkBuildWide builds Examples of 10, 100 and 1000 scalar features
+// with one reused Builder, as a converter of wide rows does.
+func BenchmarkBuildWide(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("c%04d", i)
+		}
+		v := []int64{1}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			bl := New()
+			var buf []byte
+			b.ReportAllocs()
+			for b.Loop() {
+				bl.Reset()
+				for _, name := range names {
+					bl.Int64s(name, v)
+				}
+				buf = bl.AppendMarshal(buf[:0])
+			}
+		})
+	}
+}

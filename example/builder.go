@@ -17,7 +17,16 @@ import (
 // one buffer allocates nothing in steady state.
 type Builder struct {
 	entries []entry
+	// index finds an entry by name once there are more than
+	// builderScanMax, so that an Example of many features is built in
+	// linear time rather than quadratic; it is kept (cleared) across
+	// Resets.
+	index map[string]int
 }
+
+// builderScanMax is how many entries Set searches one by one before it
+// indexes them by name.
+const builderScanMax = 16
 
 type entry struct {
 	name string
@@ -34,16 +43,33 @@ func New() *Builder { return &Builder{} }
 func (b *Builder) Reset() *Builder {
 	clear(b.entries) // drop references to the callers' slices
 	b.entries = b.entries[:0]
+	clear(b.index)
 	return b
 }
 
 // Set sets the feature name to f.
 func (b *Builder) Set(name string, f Feature) *Builder {
-	for i := range b.entries {
-		if b.entries[i].name == name {
+	if len(b.entries) <= builderScanMax {
+		for i := range b.entries {
+			if b.entries[i].name == name {
+				b.entries[i].f = f
+				return b
+			}
+		}
+	} else {
+		if len(b.index) == 0 {
+			if b.index == nil {
+				b.index = make(map[string]int, 2*len(b.entries))
+			}
+			for i, e := range b.entries {
+				b.index[e.name] = i
+			}
+		}
+		if i, ok := b.index[name]; ok {
 			b.entries[i].f = f
 			return b
 		}
+		b.index[name] = len(b.entries)
 	}
 	b.entries = append(b.entries, entry{name: name, f: f})
 	return b

@@ -1,6 +1,7 @@
 package example
 
 import (
+	"fmt"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -45,6 +46,51 @@ func TestBuilderSetReplacesAndReset(t *testing.T) {
 		t.Fatalf("empty Example marshals to %x, want no bytes", got)
 	}
 }
+
+// An Example of many features (indexed by name past builderScanMax)
+// replaces a name set again, keeps the order names were first set in,
+// and starts over at Reset, however many times it is reused.
+func TestBuilderManyFeatures(t *testing.T) {
+	b := New()
+	for _, n := range []int{builderScanMax, builderScanMax + 1, 200, 3} {
+		b.Reset()
+		for i := range n {
+			b.Int64(fmt.Sprintf("f%03d", i), int64(i))
+		}
+		for i := 0; i < n; i += 7 {
+			b.Int64(fmt.Sprintf("f%03d", i), -int64(i)) // replaced, not added
+		}
+		if len(b.entries) != n {
+			t.Fatalf("%d features set, %d entries", n, len(b.entries))
+		}
+		for i, e := range b.entries {
+			want := int64(i)
+			if i%7 == 0 {
+				want = -want
+			}
+			if e.name != fmt.Sprintf("f%03d", i) || e.f.i64[0] != want {
+				t.Fatalf("n=%d: entry %d is %s=%v, want f%03d=%d", n, i, e.name, e.f.i64, i, want)
+			}
+		}
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		b.Reset()
+		for i := range 100 {
+			b.Set(names100[i], Feature{})
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a reused Builder of 100 features: %v allocs, want 0", allocs)
+	}
+}
+
+var names100 = func() []string {
+	s := make([]string, 100)
+	for i := range s {
+		s[i] = fmt.Sprintf("n%d", i)
+	}
+	return s
+}()
 
 func TestBuilderAppendMarshalAllocs(t *testing.T) {
 	pix := make([]float32, 784)
