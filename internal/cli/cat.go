@@ -101,6 +101,9 @@ func runCat(cmd *cobra.Command, patterns []string, o catOptions, t *tally) error
 	if o.flat && o.keys {
 		return fmt.Errorf("--keys goes without --flat, whose objects are the features (one may be named key)")
 	}
+	if o.flat && cmd.Flags().Changed("int64") {
+		return fmt.Errorf("--int64 goes without --flat, whose int64s are always numbers")
+	}
 	rf, err := newRecordFiles(o.compression, t)
 	if err != nil {
 		return err

@@ -315,6 +315,9 @@ func TestCatFlat(t *testing.T) {
 	if code, _, errOut := run(t, "cat", "--flat", "--keys", p); code != 1 || !strings.Contains(errOut, "--keys goes without --flat") {
 		t.Errorf("--flat --keys: exit %d %q", code, errOut)
 	}
+	if code, _, errOut := run(t, "cat", "--flat", "--int64", "string", p); code != 1 || !strings.Contains(errOut, "--int64 goes without --flat") {
+		t.Errorf("--flat --int64: exit %d %q", code, errOut)
+	}
 }
 
 // cat --flat's lines convert back (--from jsonl) into the same Examples,
