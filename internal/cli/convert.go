@@ -26,7 +26,7 @@ func newConvertCmd() *cobra.Command {
 	var o convertOptions
 	cmd := &cobra.Command{
 		Use:   "convert INPUT...",
-		Short: "Convert CSV, JSON lines, MNIST IDX, CIFAR-10 binaries or TFRecord files to TFRecord",
+		Short: "Convert CSV, JSON lines, Parquet, MNIST IDX, CIFAR-10 binaries or TFRecord files to TFRecord",
 		Long: `convert writes TFRecord files, streaming its input (- reads standard input):
 
   --from csv       one Example per line, one feature per column. Types come
@@ -53,6 +53,16 @@ func newConvertCmd() *cobra.Command {
                    or filters TFRecord data. The records parse as the ones
                    cat read; their bytes can differ (features in name order),
                    except cat --format raw's, which are copied.
+  --from parquet   one Example per row, one feature per leaf column (a
+                   struct's fields as struct.field, a list as its values):
+                   integers, booleans, dates and timestamps as int64
+                   (their stored counts; INT96 as Unix nanoseconds),
+                   floating point and decimals as float, strings and
+                   binary as bytes. A null leaves the feature out; an
+                   empty list is a feature of no values. --columns a,b
+                   keeps only those columns; maps and lists of lists are
+                   refused unless left out. SNAPPY, GZIP, ZSTD and
+                   uncompressed files are read, local or object store.
   --from mnist     an IDX image file (optionally gzipped) and --labels, the
                    IDX label file: features height, width, depth (1), label
                    and image_raw (the pixels), as TensorFlow's
@@ -93,6 +103,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 		Example: "  sluice convert --from csv --header data.csv --out data --compression GZIP\n" +
 			"  sluice convert --from jsonl --columns score:float events.jsonl.gz --out events --shards 4\n" +
 			"  sluice convert --from csv --columns id:int64,score:float,name:string data.csv --out data\n" +
+			"  sluice convert --from parquet 'part-*.parquet' --columns label,pixels --out train --shards 8\n" +
 			"  sluice convert 'in-*.tfrecord' --out out --shards 8\n" +
 			"  sluice cat in.tfrecord | jq -c 'select(.features.label.int64[0] == 7)' | sluice convert --from json - --out sevens\n" +
 			"  sluice convert --skip-corrupt damaged.tfrecord.gz --out repaired --compression GZIP\n" +
@@ -108,12 +119,12 @@ records take), then each file is shuffled in memory and written out. Progress is
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, jsonl, json, mnist, cifar10 or tfrecord")
+	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, jsonl, json, parquet, mnist, cifar10 or tfrecord")
 	f.StringVar(&o.out, "out", "", "output path prefix (required)")
 	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files)")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
 	f.IntVar(&o.shards, "shards", 1, "number of output files")
-	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members")
+	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members; with --from parquet, the columns to keep (name,...)")
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
@@ -146,8 +157,10 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		conv = convertJSON
 	case "jsonl":
 		conv = convertJSONL
+	case "parquet":
+		conv = convertParquet
 	default:
-		return fmt.Errorf("--from must be csv, jsonl, json, mnist, cifar10 or tfrecord, not %q", o.from)
+		return fmt.Errorf("--from must be csv, jsonl, json, parquet, mnist, cifar10 or tfrecord, not %q", o.from)
 	}
 	if o.bytes != "auto" && o.from != "json" {
 		return fmt.Errorf("--bytes goes with --from json")

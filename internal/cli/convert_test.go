@@ -213,7 +213,7 @@ func TestConvertFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--from", "parquet"}, `--from must be csv, jsonl, json, mnist, cifar10 or tfrecord, not "parquet"`},
+		{[]string{"--from", "avro"}, `--from must be csv, jsonl, json, parquet, mnist, cifar10 or tfrecord, not "avro"`},
 		{[]string{"--compression", "snappy"}, `--compression: tfrecord: unknown compression type "SNAPPY"`},
 		{nil, `required flag(s) "out" not set`},
 	} {

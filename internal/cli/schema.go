@@ -50,11 +50,13 @@ line, which must be the same in every file.
 
 --from jsonl reads plain JSON objects, one a line, and reports the
 Examples convert --from jsonl would write of them: each member's type,
-inferred as convert infers it, and the spec that reads the converted files.`,
+inferred as convert infers it, and the spec that reads the converted files.
+--from parquet does the same for the rows of Parquet files.`,
 		Example: "  sluice schema 'data/train-*.tfrecord.gz'\n" +
 			"  sluice schema --limit 1000 --output python data.tfrecord\n" +
 			"  sluice schema --from csv --header --output python data.csv.gz\n" +
-			"  sluice schema --from jsonl --output python events.jsonl",
+			"  sluice schema --from jsonl --output python events.jsonl\n" +
+			"  sluice schema --from parquet --limit 10000 'part-*.parquet'",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
 			format, err := output.get()
@@ -80,28 +82,36 @@ inferred as convert infers it, and the spec that reads the converted files.`,
 					return err
 				}
 				return csvSchemaWriters[format](cmd.OutOrStdout(), s)
-			case "jsonl":
+			case "jsonl", "parquet":
 			default:
-				return fmt.Errorf("--from must be tfrecord, csv or jsonl, not %q", from)
+				return fmt.Errorf("--from must be tfrecord, csv, jsonl or parquet, not %q", from)
 			}
 			if header || delimiter != "," {
 				return fmt.Errorf("--header and --delimiter are for --from csv")
 			}
-			if from == "jsonl" {
-				if compression != "auto" {
+			if from == "jsonl" || from == "parquet" {
+				if compression != "auto" && from == "jsonl" {
 					return fmt.Errorf("--compression: JSON lines' is found from each file's first bytes")
+				}
+				if compression != "auto" {
+					return fmt.Errorf("--compression: a Parquet file names its own")
 				}
 				names, err := expand(cmd.Context(), args)
 				if err != nil {
 					return err
 				}
-				// The Examples convert --from jsonl would write.
+				// The Examples convert would write.
 				s := newSchema()
-				c := newJSONLConverter(settingsFrom(cmd.Context()).maxRecord, func(rec []byte) error {
+				add := func(rec []byte) error {
 					s.add(rec)
 					return nil
-				})
-				if err := c.read(cmd.Context(), names, io.Discard, t, limit); err != nil {
+				}
+				if from == "jsonl" {
+					err = newJSONLConverter(settingsFrom(cmd.Context()).maxRecord, add).read(cmd.Context(), names, io.Discard, t, limit)
+				} else {
+					err = readParquet(cmd.Context(), names, nil, nil, t, limit, add)
+				}
+				if err != nil {
 					return err
 				}
 				s.files = len(names)
@@ -132,7 +142,7 @@ inferred as convert infers it, and the spec that reads the converted files.`,
 	f.IntVar(&limit, "limit", -1, "read at most this many records in all (-1: all)")
 	output = addOutputFlag(cmd, "text", "go", "python", "json")
 	f.StringVar(&compression, "compression", "auto", compressionUsage)
-	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples), csv or jsonl")
+	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples), csv, jsonl or parquet")
 	f.BoolVar(&header, "header", false, "with --from csv: the files' first line names the columns")
 	f.StringVar(&delimiter, "delimiter", ",", "with --from csv: the field delimiter, one character (\\t for a tab)")
 	return cmd

@@ -72,6 +72,31 @@ def test_schema_prints_a_spec_that_reads(tmp_path):
     assert np.allclose(b["score"], np.arange(5) / 4)
 
 
+PARQUET = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "parquet", "testdata")
+
+
+def test_parquet_to_batches(tmp_path):
+    """A Parquet file (pyarrow's, committed with what pyarrow reads back)
+    converted and read as batches through the spec schema prints."""
+    src = os.path.join(PARQUET, "default.parquet")
+    if not os.path.exists(src):
+        pytest.skip("no parquet/testdata (not run from a clone)")
+    r = cli("convert", "--from", "parquet", src, "--out", str(tmp_path / "t"))
+    assert r.returncode == 0 and "wrote 300 records" in r.stdout, r
+    r = cli("schema", "--from", "parquet", "--output", "python", src)
+    assert r.returncode == 0, r
+    scope = {"sluice": sluice}
+    exec(r.stdout[r.stdout.index("# sluice's Python package"):], scope)
+    spec = {k: v for k, v in scope["sluice_spec"].items() if k in ("i64", "word", "f32")}
+    (b,) = list(sluice.examples(str(tmp_path / "t.tfrecord"), spec, batch_size=300))
+    want = json.load(open(os.path.join(PARQUET, "default.json")))
+    names = [c["name"] for c in want["columns"]]
+    i64, f32 = names.index("i64"), names.index("f32")
+    assert b["i64"].tolist() == [row[i64][0] for row in want["rows"]]
+    assert b["f32"].dtype == np.float32 and b["f32"].tolist() == [np.float32(row[f32][0]) for row in want["rows"]]
+    assert b["word"][0] == b"delta"
+
+
 def test_ctrl_c_stops_the_command(tmp_path):
     """python -m sluice becomes the command (exec): Ctrl-C reaches it, and it
     stops as the Go build does, exit status 130, its output not written."""

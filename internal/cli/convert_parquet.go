@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/parquet"
+	"github.com/sluiceml/sluice/storage"
+)
+
+// convertParquet writes one Example per row of Parquet files, one
+// feature per leaf column (convert --from parquet).
+func convertParquet(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
+	cols, err := parquetColumns(o.columns)
+	if err != nil {
+		return err
+	}
+	return readParquet(ctx, names, cols, prog, t, -1, write)
+}
+
+// parquetColumns reads --columns for --from parquet: names only, since a
+// Parquet file types its columns.
+func parquetColumns(flag string) ([]string, error) {
+	if flag == "" {
+		return nil, nil
+	}
+	var cols []string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(flag, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || strings.Contains(name, ":") {
+			return nil, fmt.Errorf("--columns: --from parquet takes column names (a Parquet file types its columns), not %q", name)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("--columns: column %q named twice", name)
+		}
+		seen[name] = true
+		cols = append(cols, name)
+	}
+	return cols, nil
+}
+
+// progressReaderAt counts the bytes read through it as input read.
+type progressReaderAt struct {
+	r io.ReaderAt
+	p *progress
+}
+
+func (r progressReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	n, err := r.r.ReadAt(b, off)
+	if r.p != nil {
+		r.p.Write(b[:n])
+	}
+	return n, err
+}
+
+// readParquet turns the rows of the files names, at most limit of them
+// (all if negative), into Examples of the columns cols (all if empty).
+func readParquet(ctx context.Context, names, cols []string, prog *progress, t *tally, limit int, write func([]byte) error) error {
+	b := example.New()
+	var out []byte
+	n := 0
+	for _, name := range names {
+		if limit >= 0 && n >= limit {
+			break
+		}
+		if isStdin(name) {
+			return fmt.Errorf("--from parquet reads files, not standard input: a Parquet file's index is at its end")
+		}
+		f, err := storage.Open(ctx, name)
+		if err != nil {
+			return err
+		}
+		err = func() error {
+			defer f.Close()
+			pf, err := parquet.Open(progressReaderAt{f, prog}, f.Size(), name, parquet.MaxPageSize(int(min(settingsFrom(ctx).maxRecord, math.MaxInt32))))
+			if err != nil {
+				return err
+			}
+			rows, err := pf.Rows(cols)
+			if err != nil {
+				if cols := readableColumns(pf); errors.Is(err, parquet.ErrUnsupported) && cols != "" {
+					return fmt.Errorf("%w; leave it out with --columns %s", err, cols)
+				}
+				return err
+			}
+			if err := uniqueFeatures(name, rows.Columns()); err != nil {
+				return err
+			}
+			for (limit < 0 || n < limit) && rows.Next() {
+				if n%1024 == 0 && ctx.Err() != nil {
+					return ctx.Err()
+				}
+				n++
+				b.Reset()
+				for i, c := range rows.Columns() {
+					if rows.Null(i) {
+						continue
+					}
+					switch c.Kind {
+					case parquet.Int64:
+						b.Int64s(c.Name, rows.Int64s(i))
+					case parquet.Float:
+						b.Floats(c.Name, rows.Floats(i))
+					default:
+						b.Bytes(c.Name, rows.Bytes(i)...)
+					}
+				}
+				out = b.AppendMarshal(out[:0])
+				t.read(len(out))
+				if err := write(out); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readableColumns lists the columns of f that can be read, for the
+// --columns hint.
+func readableColumns(f *parquet.File) string {
+	var names []string
+	for _, c := range f.Columns() {
+		if c.Err == nil {
+			names = append(names, c.Name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// uniqueFeatures refuses columns that would write one feature twice (a
+// column named "a.b" beside a struct a with a field b), which an Example
+// cannot hold.
+func uniqueFeatures(file string, cols []parquet.Column) error {
+	seen := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		if seen[c.Name] {
+			return fmt.Errorf("%s: two columns become the feature %q; choose one with --columns", file, c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package parquet
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sluiceml/sluice/dataerr"
+)
+
+// DefaultMaxPageSize is the largest page, decompressed, that a reader
+// accepts unless [MaxPageSize] says otherwise. Writers make pages of about
+// a megabyte; the limit keeps a damaged size field or a decompression bomb
+// from costing gigabytes.
+const DefaultMaxPageSize = 256 << 20
+
+// maxFooterSize bounds the footer read: real footers are kilobytes to a
+// few megabytes (a wide schema of many row groups).
+const maxFooterSize = 256 << 20
+
+var magic = []byte("PAR1")
+
+// A File is an open Parquet file: its schema and row groups, read from
+// its footer.
+type File struct {
+	r       io.ReaderAt
+	size    int64
+	name    string
+	meta    *fileMetaData
+	cols    []Column
+	maxPage int
+}
+
+// An Option configures Open.
+type Option func(*File)
+
+// MaxPageSize sets the largest page, decompressed, that the file's
+// readers accept; a larger one is an error.
+func MaxPageSize(n int) Option { return func(f *File) { f.maxPage = n } }
+
+// Open reads the footer of the Parquet file r, of size bytes; name is
+// what errors call the file.
+func Open(r io.ReaderAt, size int64, name string, opts ...Option) (*File, error) {
+	f := &File{r: r, size: size, name: name, maxPage: DefaultMaxPageSize}
+	for _, o := range opts {
+		o(f)
+	}
+	if err := f.readFooter(); err != nil {
+		return nil, f.errorAt(-1, -1, err)
+	}
+	return f, nil
+}
+
+func (f *File) readFooter() error {
+	if f.size < 12 {
+		return fmt.Errorf("%d bytes is too short for a Parquet file", f.size)
+	}
+	var tail [8]byte
+	if _, err := f.r.ReadAt(tail[:], f.size-8); err != nil {
+		return fmt.Errorf("reading footer: %w", noEOF(err))
+	}
+	if !bytes.Equal(tail[4:], magic) {
+		if bytes.Equal(tail[4:], []byte("PARE")) {
+			return fmt.Errorf("encrypted files are %w", ErrUnsupported)
+		}
+		return fmt.Errorf("not a Parquet file, or cut short: it ends in %q, not %q", tail[4:], magic)
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > f.size-12 || n > maxFooterSize {
+		return fmt.Errorf("footer of %d bytes in a file of %d", n, f.size)
+	}
+	var head [4]byte
+	if _, err := f.r.ReadAt(head[:], 0); err != nil {
+		return fmt.Errorf("reading header: %w", noEOF(err))
+	}
+	if !bytes.Equal(head[:], magic) {
+		return fmt.Errorf("not a Parquet file: it starts with %q, not %q", head[:], magic)
+	}
+	footer := make([]byte, n)
+	if _, err := f.r.ReadAt(footer, f.size-8-n); err != nil {
+		return fmt.Errorf("reading footer: %w", noEOF(err))
+	}
+	meta, err := parseFileMetaData(footer)
+	if err != nil {
+		return fmt.Errorf("footer at offset %d: %w", f.size-8-n, err)
+	}
+	f.meta = meta
+	if f.cols, err = columns(meta.Schema); err != nil {
+		return err
+	}
+	return f.checkRowGroups(f.size - 8 - n)
+}
+
+// checkRowGroups checks what readers later trust: that every row group
+// has a chunk for each column, in the schema's order and type, lying
+// inside the file before the footer.
+func (f *File) checkRowGroups(footer int64) error {
+	var rows int64
+	for g := range f.meta.RowGroups {
+		rg := &f.meta.RowGroups[g]
+		if len(rg.Columns) != len(f.cols) {
+			return fmt.Errorf("row group %d has %d columns, the schema %d", g, len(rg.Columns), len(f.cols))
+		}
+		if rg.NumRows < 0 || rows+rg.NumRows < rows {
+			return fmt.Errorf("row group %d has %d rows", g, rg.NumRows)
+		}
+		rows += rg.NumRows
+		for i := range rg.Columns {
+			cc := &rg.Columns[i]
+			col := &f.cols[i]
+			if cc.FilePath != "" {
+				return fmt.Errorf("column %q of row group %d is in another file (%q): column chunks in other files are %w", col.Name, g, cc.FilePath, ErrUnsupported)
+			}
+			if !cc.HasMeta {
+				return fmt.Errorf("column %q of row group %d has no metadata", col.Name, g)
+			}
+			m := &cc.Meta
+			if m.Type != col.physical {
+				return fmt.Errorf("column %q of row group %d is %v, the schema says %v", col.Name, g, m.Type, col.physical)
+			}
+			start, end := chunkBounds(m)
+			if rg.NumRows == 0 {
+				continue // never read: pyarrow writes offsets of 0 for an empty table
+			}
+			if start < 4 || end < start || end > footer {
+				return fmt.Errorf("column %q of row group %d claims bytes %d to %d of a file whose data ends at %d", col.Name, g, start, end, footer)
+			}
+			if m.NumValues < 0 {
+				return fmt.Errorf("column %q of row group %d has %d values", col.Name, g, m.NumValues)
+			}
+		}
+	}
+	if rows != f.meta.NumRows {
+		return fmt.Errorf("the footer says %d rows, its row groups hold %d", f.meta.NumRows, rows)
+	}
+	return nil
+}
+
+// chunkBounds returns where a column chunk's pages are: from its
+// dictionary page, if it has one, for as many bytes as it takes.
+func chunkBounds(m *columnMetaData) (start, end int64) {
+	start = m.DataPageOffset
+	if m.HasDictionaryPageOffset && m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+		start = m.DictionaryPageOffset
+	}
+	end = start + m.TotalCompressedSize
+	if m.TotalCompressedSize < 0 || end < start {
+		return start, -1
+	}
+	return start, end
+}
+
+// Columns returns the file's leaf columns in the file's order. A column
+// whose Err is not nil cannot be read.
+func (f *File) Columns() []Column { return f.cols }
+
+// NumRows returns the number of rows in the file.
+func (f *File) NumRows() int64 { return f.meta.NumRows }
+
+// CreatedBy returns the writer that made the file, as it names itself.
+func (f *File) CreatedBy() string { return f.meta.CreatedBy }
+
+// errorAt wraps err in a dataerr.Error naming the file, an offset and a
+// row (-1 when not known).
+func (f *File) errorAt(offset, row int64, err error) error {
+	var de *dataerr.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return &dataerr.Error{File: f.name, Offset: offset, Record: row, Err: fmt.Errorf("parquet: %w", err)}
+}

@@ -1,0 +1,254 @@
+package parquet
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+)
+
+// A pageReader reads the pages of one column chunk, a section of the
+// file, and decompresses them.
+type pageReader struct {
+	r      io.ReaderAt
+	off    int64 // of the next page header
+	end    int64 // of the chunk
+	codec  codec
+	limits *decoders
+
+	hdr   []byte // header bytes read ahead
+	raw   []byte // the page as stored
+	plain []byte // the page decompressed
+}
+
+// A page is one page's header and its decompressed bytes. Its data is
+// valid until the next page is read.
+type page struct {
+	h      pageHeader
+	offset int64  // of the page's header in the file
+	data   []byte // decompressed; for a v2 data page, levels then values
+}
+
+// decoders holds what decompressing needs, shared by a reader's columns.
+type decoders struct {
+	maxPage int
+	gz      *gzip.Reader
+	zs      *zstd.Decoder
+}
+
+func (d *decoders) close() {
+	if d.zs != nil {
+		d.zs.Close()
+	}
+}
+
+// headerReadAhead is the bytes read for a page header at first; headers
+// with long statistics take more reads.
+const headerReadAhead = 256
+
+// next returns the chunk's next page, or io.EOF after the last.
+func (pr *pageReader) next() (page, error) {
+	if pr.off >= pr.end {
+		return page{}, io.EOF
+	}
+	p := page{offset: pr.off}
+	h, n, err := pr.header()
+	if err != nil {
+		return p, err
+	}
+	p.h = h
+	if h.CompressedSize < 0 || h.UncompressedSize < 0 {
+		return p, fmt.Errorf("page sizes %d and %d", h.CompressedSize, h.UncompressedSize)
+	}
+	if int(h.UncompressedSize) > pr.limits.maxPage || int(h.CompressedSize) > pr.limits.maxPage {
+		return p, fmt.Errorf("page of %d bytes (%d stored) is over the %d-byte limit", h.UncompressedSize, h.CompressedSize, pr.limits.maxPage)
+	}
+	start := pr.off + int64(n)
+	if int64(h.CompressedSize) > pr.end-start {
+		return p, fmt.Errorf("page of %d bytes runs past its column chunk's end at %d", h.CompressedSize, pr.end)
+	}
+	pr.raw = grow(pr.raw, int(h.CompressedSize))
+	if _, err := pr.r.ReadAt(pr.raw, start); err != nil {
+		return p, fmt.Errorf("reading page: %w", noEOF(err))
+	}
+	pr.off = start + int64(h.CompressedSize)
+	if h.HasCRC && crc32.ChecksumIEEE(pr.raw) != uint32(h.CRC) {
+		return p, fmt.Errorf("page CRC mismatch (stored %#08x, computed %#08x)", uint32(h.CRC), crc32.ChecksumIEEE(pr.raw))
+	}
+	p.data, err = pr.decompress(h)
+	return p, err
+}
+
+// header reads and decodes the page header at pr.off.
+func (pr *pageReader) header() (pageHeader, int, error) {
+	want := headerReadAhead
+	for {
+		n := int64(want)
+		if left := pr.end - pr.off; n > left {
+			n = left
+		}
+		pr.hdr = grow(pr.hdr, int(n))
+		if _, err := pr.r.ReadAt(pr.hdr, pr.off); err != nil {
+			return pageHeader{}, 0, fmt.Errorf("reading page header: %w", noEOF(err))
+		}
+		h, used, err := parsePageHeader(pr.hdr)
+		if err == nil {
+			return h, used, nil
+		}
+		if !errors.Is(err, io.ErrUnexpectedEOF) || int(n) < want || want >= pr.limits.maxPage {
+			return h, 0, err
+		}
+		want *= 4
+	}
+}
+
+// decompress returns the page's bytes as written before compression.
+// A v2 data page compresses only its values, after the levels.
+func (pr *pageReader) decompress(h pageHeader) ([]byte, error) {
+	src, levels := pr.raw, 0
+	if v2 := h.DataV2; v2 != nil {
+		levels = int(v2.RepetitionLevelsByteLength) + int(v2.DefinitionLevelsByteLength)
+		if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > len(src) || levels > int(h.UncompressedSize) {
+			return nil, fmt.Errorf("data page v2: level lengths %d and %d in a page of %d bytes", v2.RepetitionLevelsByteLength, v2.DefinitionLevelsByteLength, len(src))
+		}
+		if !v2.IsCompressed {
+			if len(src) != int(h.UncompressedSize) {
+				return nil, fmt.Errorf("uncompressed page of %d bytes says %d", len(src), h.UncompressedSize)
+			}
+			return src, nil
+		}
+	}
+	if pr.codec == codecUncompressed {
+		if len(src) != int(h.UncompressedSize) {
+			return nil, fmt.Errorf("uncompressed page of %d bytes says %d", len(src), h.UncompressedSize)
+		}
+		return src, nil
+	}
+	pr.plain = grow(pr.plain, int(h.UncompressedSize))
+	copy(pr.plain, src[:levels])
+	dst, err := pr.inflate(pr.plain[levels:], src[levels:])
+	if errors.Is(err, ErrUnsupported) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v page: %w", pr.codec, err)
+	}
+	if dst != len(pr.plain)-levels {
+		return nil, fmt.Errorf("%v page: %d bytes decompressed, the header says %d", pr.codec, dst+levels, h.UncompressedSize)
+	}
+	return pr.plain, nil
+}
+
+// errPageSize reports compressed data that inflates past the page's
+// stated size.
+var errPageSize = errors.New("decompresses to more than the page header says")
+
+// inflate decompresses src into dst, which is exactly as long as the
+// header says the page is, and returns the bytes written.
+func (pr *pageReader) inflate(dst, src []byte) (int, error) {
+	d := pr.limits
+	switch pr.codec {
+	case codecSnappy:
+		n, err := s2.DecodedLen(src)
+		if err != nil {
+			return 0, err
+		}
+		if n != len(dst) {
+			return n, nil // the caller reports the mismatch
+		}
+		out, err := s2.Decode(dst, src)
+		return len(out), err
+	case codecGzip:
+		if d.gz == nil {
+			gz, err := gzip.NewReader(bytes.NewReader(src))
+			if err != nil {
+				return 0, err
+			}
+			d.gz = gz
+		} else if err := d.gz.Reset(bytes.NewReader(src)); err != nil {
+			return 0, err
+		}
+		return readExactly(d.gz, dst)
+	case codecZstd:
+		if d.zs == nil {
+			zs, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(d.maxPage)+1))
+			if err != nil {
+				return 0, err
+			}
+			d.zs = zs
+		}
+		out, err := d.zs.DecodeAll(src, dst[:0:len(dst)])
+		if err != nil {
+			return 0, err
+		}
+		if len(out) > len(dst) || len(out) > 0 && &out[0] != &dst[0] {
+			return 0, errPageSize
+		}
+		return len(out), nil
+	}
+	return 0, fmt.Errorf("%v compression is %w", pr.codec, ErrUnsupported)
+}
+
+// readExactly fills dst from r and checks that r ends there.
+func readExactly(r io.Reader, dst []byte) (int, error) {
+	n, err := io.ReadFull(r, dst)
+	if err != nil {
+		return n, noEOF(err)
+	}
+	var one [1]byte
+	if m, _ := r.Read(one[:]); m > 0 {
+		return n, errPageSize
+	}
+	return n, nil
+}
+
+// noEOF turns an end of input inside a structure into
+// io.ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// grow returns b resized to n bytes, reallocating only when it is too
+// small.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// levelsV1 splits a v1 data page's length-prefixed levels (RLE) or
+// headerless ones (BIT_PACKED) off data, decoding n of them into out.
+func levelsV1(data []byte, enc encoding, maxLevel int32, out []int32) ([]byte, error) {
+	width := bitWidth(int(maxLevel))
+	switch enc {
+	case encRLE:
+		if len(data) < 4 {
+			return nil, fmt.Errorf("levels: %d bytes, too short for their length", len(data))
+		}
+		n := binary.LittleEndian.Uint32(data)
+		if uint64(n) > uint64(len(data)-4) {
+			return nil, fmt.Errorf("levels of %d bytes in a page of %d", n, len(data)-4)
+		}
+		if _, err := decodeHybrid(data[4:4+n], width, out); err != nil {
+			return nil, err
+		}
+		return data[4+n:], nil
+	case encBitPacked:
+		used, err := decodeBitPackedLevels(data, width, out)
+		if err != nil {
+			return nil, err
+		}
+		return data[used:], nil
+	}
+	return nil, fmt.Errorf("levels in %v encoding are %w", enc, ErrUnsupported)
+}

@@ -1,0 +1,311 @@
+package parquet
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Rows reads chosen columns of a File row by row:
+//
+//	rows, err := f.Rows(nil) // every column
+//	for rows.Next() {
+//		for i, c := range rows.Columns() {
+//			if rows.Null(i) { continue }
+//			switch c.Kind {
+//			case parquet.Int64:
+//				use(c.Name, rows.Int64s(i))
+//			...
+//		}
+//	}
+//	if err := rows.Err(); err != nil { ... }
+//
+// The slices a row's accessors return are valid until the next call to
+// Next. A Rows is not safe for concurrent use.
+type Rows struct {
+	f     *File
+	cols  []Column
+	idx   []int // the columns' indexes in the file
+	group int   // the row group being read; -1 before the first
+	left  int64 // rows of the group not yet read
+	row   int64 // the current row's index in the file
+	rd    []columnReader
+	out   []rowValues
+	dec   decoders
+	err   error
+	done  bool
+}
+
+// rowValues is one column's values in the current row.
+type rowValues struct {
+	null  bool
+	i     []int64
+	f     []float32
+	b     [][]byte
+	arena []byte // the bytes b slices, copied out of the pages
+}
+
+// Rows returns a reader of the named columns, in the order given, or of
+// every column when names is empty. A column that cannot be read (its
+// Err is not nil) is an error only if it is chosen, by name or by
+// choosing every column.
+func (f *File) Rows(names []string) (*Rows, error) {
+	r := &Rows{f: f, group: -1, row: -1, dec: decoders{maxPage: f.maxPage}}
+	if len(names) == 0 {
+		for i := range f.cols {
+			r.idx = append(r.idx, i)
+		}
+	} else {
+		for _, name := range names {
+			i := f.column(name)
+			if i < 0 {
+				return nil, f.errorAt(-1, -1, fmt.Errorf("no column %q", name))
+			}
+			r.idx = append(r.idx, i)
+		}
+	}
+	for _, i := range r.idx {
+		c := f.cols[i]
+		if c.Err != nil {
+			return nil, f.errorAt(-1, -1, c.Err)
+		}
+		r.cols = append(r.cols, c)
+	}
+	r.rd = make([]columnReader, len(r.idx))
+	r.out = make([]rowValues, len(r.idx))
+	return r, nil
+}
+
+// column returns the index of the column named name, or -1.
+func (f *File) column(name string) int {
+	for i := range f.cols {
+		if f.cols[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Columns returns the columns Rows reads, in the order of its accessors'
+// indexes.
+func (r *Rows) Columns() []Column { return r.cols }
+
+// Next reads the next row. It returns false at the end of the file or
+// after an error, which Err returns.
+func (r *Rows) Next() bool {
+	if r.done {
+		return false
+	}
+	for r.left == 0 {
+		if err := r.nextGroup(); err != nil {
+			if err != io.EOF {
+				r.err = err
+			}
+			r.close()
+			return false
+		}
+	}
+	r.row++
+	r.left--
+	for k := range r.rd {
+		if err := r.rd[k].readRow(&r.out[k]); err != nil {
+			r.err = r.fail(k, err)
+			r.close()
+			return false
+		}
+	}
+	if r.left == 0 {
+		// Every chunk must end with its row group's rows.
+		for k := range r.rd {
+			if err := r.rd[k].atEnd(); err != nil {
+				r.err = r.fail(k, err)
+				r.close()
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// nextGroup starts the next row group with rows, or returns io.EOF.
+func (r *Rows) nextGroup() error {
+	meta := r.f.meta
+	r.group++
+	if r.group >= len(meta.RowGroups) {
+		return io.EOF
+	}
+	rg := &meta.RowGroups[r.group]
+	r.left = rg.NumRows
+	for k, i := range r.idx {
+		m := &rg.Columns[i].Meta
+		start, end := chunkBounds(m)
+		c := &r.rd[k]
+		c.col = &r.cols[k]
+		c.pages = pageReader{r: r.f.r, off: start, end: end, codec: m.Codec, limits: &r.dec,
+			hdr: c.pages.hdr, raw: c.pages.raw, plain: c.pages.plain}
+		c.left = m.NumValues
+		c.hasDict = false
+		c.dictI, c.dictF, c.dictB = c.dictI[:0], c.dictF[:0], c.dictB[:0]
+		c.n, c.pos, c.offset = 0, 0, start
+	}
+	return nil
+}
+
+// fail names the row, the column and the page in an error.
+func (r *Rows) fail(k int, err error) error {
+	c := &r.rd[k]
+	return r.f.errorAt(c.offset, r.row, fmt.Errorf("row %d, column %q, page at offset %d: %w", r.row, c.col.Name, c.offset, err))
+}
+
+func (r *Rows) close() {
+	r.done = true
+	r.dec.close()
+}
+
+// Err returns the error that ended Next, or nil at the end of the file.
+func (r *Rows) Err() error { return r.err }
+
+// Row returns the current row's index in the file, from 0.
+func (r *Rows) Row() int64 { return r.row }
+
+// Null reports whether column i is null in the current row: a null
+// value, a null list, or a null struct above it. An empty list is not
+// null.
+func (r *Rows) Null(i int) bool { return r.out[i].null }
+
+// Int64s returns the values of column i, of Kind Int64, in the current
+// row.
+func (r *Rows) Int64s(i int) []int64 { return r.out[i].i }
+
+// Floats returns the values of column i, of Kind Float.
+func (r *Rows) Floats(i int) []float32 { return r.out[i].f }
+
+// Bytes returns the values of column i, of Kind Bytes.
+func (r *Rows) Bytes(i int) [][]byte { return r.out[i].b }
+
+// errRowsShort reports a column chunk with fewer rows than its row
+// group.
+var errRowsShort = errors.New("the column chunk ends before its row group's rows")
+
+// readRow reads one row's entries into out.
+func (c *columnReader) readRow(out *rowValues) error {
+	out.null = false
+	out.i, out.f, out.b, out.arena = out.i[:0], out.f[:0], out.b[:0], out.arena[:0]
+	col := c.col
+	first := true
+	for {
+		if c.pos == c.n {
+			err := c.nextPage()
+			if err == io.EOF {
+				if first {
+					return errRowsShort
+				}
+				break
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		var rep int32
+		if col.maxRep > 0 {
+			rep = c.rep[c.pos]
+		}
+		if first != (rep == 0) {
+			if !first {
+				break // the next row's first entry
+			}
+			return fmt.Errorf("a row starts at repetition level %d", rep)
+		}
+		def := col.maxDef
+		if col.maxDef > 0 {
+			def = c.def[c.pos]
+		}
+		c.pos++
+		switch {
+		case def == col.maxDef:
+			if err := c.take(out); err != nil {
+				return err
+			}
+		case !col.List || def < col.listDef:
+			if !first {
+				return fmt.Errorf("a null list inside a list's entries (definition level %d)", def)
+			}
+			out.null = true
+		case def == col.listDef:
+			if !first {
+				return fmt.Errorf("an empty list inside a list's entries")
+			}
+		default:
+			return fmt.Errorf("a list element is null (definition level %d of %d); an Example cannot hold a null in a list", def, col.maxDef)
+		}
+		first = false
+		if !col.List {
+			break
+		}
+	}
+	if col.Kind == Bytes {
+		// Slice the arena only now: appending may have moved it.
+		off := 0
+		for k, v := range out.b {
+			out.b[k] = out.arena[off : off+len(v) : off+len(v)]
+			off += len(v)
+		}
+	}
+	return nil
+}
+
+// take appends the page's next value to out.
+func (c *columnReader) take(out *rowValues) error {
+	v := &c.vals
+	switch c.col.Kind {
+	case Int64:
+		if c.vi >= len(v.i) {
+			return c.noValue()
+		}
+		out.i = append(out.i, v.i[c.vi])
+	case Float:
+		if c.vi >= len(v.f) {
+			return c.noValue()
+		}
+		out.f = append(out.f, v.f[c.vi])
+	default:
+		if c.vi >= len(v.b) {
+			return c.noValue()
+		}
+		b := v.b[c.vi]
+		// The page's bytes are overwritten by the next page, which a list
+		// may run into: copy them, and slice when the row is whole.
+		out.arena = append(out.arena, b...)
+		out.b = append(out.b, b)
+	}
+	c.vi++
+	return nil
+}
+
+func (c *columnReader) noValue() error {
+	return fmt.Errorf("the page has fewer values than its levels say")
+}
+
+// atEnd checks that a chunk has no entries past its row group's rows.
+func (c *columnReader) atEnd() error {
+	if c.pos < c.n {
+		return fmt.Errorf("the column chunk has entries past its row group's rows")
+	}
+	for {
+		err := c.nextPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if c.n > 0 {
+			return fmt.Errorf("the column chunk has entries past its row group's rows")
+		}
+	}
+	if c.left != 0 {
+		return fmt.Errorf("the column chunk's pages hold %d values fewer than its metadata says", c.left)
+	}
+	return nil
+}

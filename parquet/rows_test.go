@@ -1,0 +1,337 @@
+package parquet
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/dataerr"
+)
+
+// expectation is what tools/parquetref/gen.py says a test file holds.
+type expectation struct {
+	SameAs  string `json:"same_as"`
+	Error   string `json:"error"`
+	Columns []struct {
+		Name string `json:"name"`
+		Kind string `json:"kind"`
+		List bool   `json:"list"`
+	} `json:"columns"`
+	Rows [][]*[]json.RawMessage `json:"rows"`
+}
+
+func readExpectation(t *testing.T, name string) expectation {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e expectation
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.SameAs != "" {
+		return readExpectation(t, e.SameAs)
+	}
+	return e
+}
+
+func openTestFile(t testing.TB, name string, opts ...Option) (*File, error) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Open(bytes.NewReader(b), int64(len(b)), name+".parquet", opts...)
+}
+
+// render writes a row's value of column i as gen.py does.
+func render(r *Rows, i int) string {
+	if r.Null(i) {
+		return "null"
+	}
+	var parts []string
+	switch r.Columns()[i].Kind {
+	case Int64:
+		for _, v := range r.Int64s(i) {
+			parts = append(parts, fmt.Sprint(v))
+		}
+	case Float:
+		for _, v := range r.Floats(i) {
+			parts = append(parts, fmt.Sprint(float64(v)))
+		}
+	default:
+		for _, v := range r.Bytes(i) {
+			parts = append(parts, base64.StdEncoding.EncodeToString(v))
+		}
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// renderExpected writes an expected value as render does: integers as
+// their JSON text, floats as the float32 they round to, bytes as their
+// base64 string.
+func renderExpected(v *[]json.RawMessage, kind string) string {
+	if v == nil {
+		return "null"
+	}
+	var parts []string
+	for _, m := range *v {
+		switch kind {
+		case "float":
+			f, err := strconv.ParseFloat(string(m), 64)
+			if err != nil {
+				panic(err)
+			}
+			parts = append(parts, fmt.Sprint(float64(float32(f))))
+		case "bytes":
+			var s string
+			if err := json.Unmarshal(m, &s); err != nil {
+				panic(err)
+			}
+			parts = append(parts, s)
+		default:
+			parts = append(parts, string(m))
+		}
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// TestReadsPyarrowFiles reads the files pyarrow wrote
+// (tools/parquetref/gen.py) and compares every value of every row with
+// what pyarrow reads back.
+func TestReadsPyarrowFiles(t *testing.T) {
+	names, _ := filepath.Glob("testdata/*.parquet")
+	if len(names) == 0 {
+		t.Fatal("no test files")
+	}
+	for _, path := range names {
+		name := strings.TrimSuffix(filepath.Base(path), ".parquet")
+		t.Run(name, func(t *testing.T) {
+			want := readExpectation(t, name)
+			f, err := openTestFile(t, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := f.Rows(nil)
+			if want.Error != "" {
+				for err == nil && rows.Next() {
+				}
+				if err == nil {
+					err = rows.Err()
+				}
+				if err == nil || !strings.Contains(err.Error(), want.Error) {
+					t.Fatalf("error %v, want one saying %q", err, want.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols := rows.Columns()
+			if len(cols) != len(want.Columns) {
+				t.Fatalf("%d columns, want %d", len(cols), len(want.Columns))
+			}
+			for i, c := range cols {
+				w := want.Columns[i]
+				if c.Name != w.Name || c.Kind.String() != w.Kind || c.List != w.List {
+					t.Errorf("column %d is %s %v list=%v, want %s %s list=%v", i, c.Name, c.Kind, c.List, w.Name, w.Kind, w.List)
+				}
+			}
+			n := 0
+			for rows.Next() {
+				if n >= len(want.Rows) {
+					t.Fatalf("more than %d rows", len(want.Rows))
+				}
+				for i := range cols {
+					if got, w := render(rows, i), renderExpected(want.Rows[n][i], want.Columns[i].Kind); got != w {
+						t.Errorf("row %d column %s: %s, want %s", n, cols[i].Name, got, w)
+					}
+				}
+				n++
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if n != len(want.Rows) || int64(n) != f.NumRows() {
+				t.Fatalf("%d rows, want %d (footer %d)", n, len(want.Rows), f.NumRows())
+			}
+		})
+	}
+}
+
+func TestRowsChosenColumns(t *testing.T) {
+	f, err := openTestFile(t, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.Rows([]string{"slist", "i64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rows.Columns(); c[0].Name != "slist" || c[1].Name != "i64" {
+		t.Fatalf("columns %v", c)
+	}
+	all, _ := f.Rows(nil)
+	for rows.Next() {
+		all.Next()
+		if render(rows, 0) != render(all, 11) || render(rows, 1) != render(all, 1) {
+			t.Fatalf("row %d differs from the full read", rows.Row())
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Rows([]string{"nope"}); err == nil || !strings.Contains(err.Error(), `no column "nope"`) {
+		t.Fatalf("unknown column: %v", err)
+	}
+}
+
+// A map column is refused only when it is read.
+func TestUnsupportedColumnLeftOut(t *testing.T) {
+	f, err := openTestFile(t, "map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	for _, c := range f.Columns() {
+		if c.Err != nil {
+			if !errors.Is(c.Err, ErrUnsupported) {
+				t.Errorf("%s: %v does not wrap ErrUnsupported", c.Name, c.Err)
+			}
+			bad = append(bad, c.Name)
+		}
+	}
+	if len(bad) == 0 {
+		t.Fatal("no column refused")
+	}
+	_, err = f.Rows(nil)
+	var de *dataerr.Error
+	if !errors.As(err, &de) || de.File != "map.parquet" || !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// A flipped byte in a page of a file with page checksums is a CRC error
+// naming the file, the row and the page's offset.
+func TestPageCRC(t *testing.T) {
+	good, err := os.ReadFile("testdata/crc.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(good)
+	bad[200] ^= 0x10 // inside the first row group's pages
+	f, err := Open(bytes.NewReader(bad), int64(len(bad)), "crc.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.Rows(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	err = rows.Err()
+	var de *dataerr.Error
+	if !errors.As(err, &de) || de.File != "crc.parquet" || de.Offset < 4 || de.Offset > 200 || !strings.Contains(err.Error(), "page CRC mismatch") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// A file cut anywhere, or damaged anywhere in its footer, is an error that
+// names the file.
+func TestDamagedFiles(t *testing.T) {
+	good, err := os.ReadFile("testdata/gzip_v2.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) error {
+		f, err := Open(bytes.NewReader(b), int64(len(b)), "d.parquet")
+		if err != nil {
+			return err
+		}
+		rows, err := f.Rows(nil)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+		}
+		return rows.Err()
+	}
+	check := func(what string, err error) {
+		t.Helper()
+		var de *dataerr.Error
+		if !errors.As(err, &de) || de.File != "d.parquet" {
+			t.Fatalf("%s: error %v", what, err)
+		}
+	}
+	for cut := 0; cut < len(good); cut += 101 {
+		check(fmt.Sprintf("cut at %d", cut), read(good[:cut]))
+	}
+	footer := len(good) - 8 - int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	for i := footer; i < len(good)-8; i += 7 {
+		bad := bytes.Clone(good)
+		bad[i] = ^bad[i]
+		if err := read(bad); err != nil {
+			check(fmt.Sprintf("byte %d flipped", i), err)
+		}
+	}
+}
+
+// A page over MaxPageSize is refused before it is read.
+func TestMaxPageSize(t *testing.T) {
+	f, err := openTestFile(t, "default", MaxPageSize(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.Rows(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Err(); err == nil || !strings.Contains(err.Error(), "over the 1000-byte limit") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// BenchmarkRows reads every column of every row of pyarrow's files: one
+// op is the whole file; MB/s is of the file's bytes.
+func BenchmarkRows(b *testing.B) {
+	for _, name := range []string{"default", "plain", "delta", "zstd"} {
+		b.Run(name, func(b *testing.B) {
+			data, err := os.ReadFile(filepath.Join("testdata", name+".parquet"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				f, err := Open(bytes.NewReader(data), int64(len(data)), name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows, err := f.Rows(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rows.Next() {
+					n++
+				}
+				if err := rows.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/row")
+		})
+	}
+}
