@@ -14,7 +14,10 @@ import (
 )
 
 // A pageReader reads the pages of one column chunk, a section of the
-// file, and decompresses them.
+// file, and decompresses them. It reads the chunk a window at a time, so
+// that a chunk of small pages costs a few large reads rather than two
+// small ones a page: an object store's blocks are fetched once, in the
+// order the columns' chunks lie in the file.
 type pageReader struct {
 	r      io.ReaderAt
 	off    int64 // of the next page header
@@ -22,9 +25,12 @@ type pageReader struct {
 	codec  codec
 	limits *decoders
 
-	hdr   []byte // header bytes read ahead
-	raw   []byte // the page as stored
-	plain []byte // the page decompressed
+	window int    // bytes read at once
+	win    []byte // what was read last, from winOff
+	winOff int64
+	winBuf []byte // win's storage, kept across chunks
+	raw    []byte // a page larger than the window
+	plain  []byte // the page decompressed
 }
 
 // A page is one page's header and its decompressed bytes. Its data is
@@ -48,9 +54,47 @@ func (d *decoders) close() {
 	}
 }
 
-// headerReadAhead is the bytes read for a page header at first; headers
-// with long statistics take more reads.
+// headerReadAhead is the bytes a page header is parsed from at first;
+// headers with long statistics take more.
 const headerReadAhead = 256
+
+// Window sizes: the columns read together share windowBudget, each
+// between minWindow and maxWindow, and no larger than its chunk.
+const (
+	windowBudget = 64 << 20
+	minWindow    = 256 << 10
+	maxWindow    = 8 << 20
+)
+
+// windowFor returns the window of a chunk of size bytes read beside
+// ncols-1 others.
+func windowFor(size int64, ncols int) int {
+	w := min(max(windowBudget/max(ncols, 1), minWindow), maxWindow)
+	return int(min(int64(w), max(size, 1)))
+}
+
+// bytes returns the n bytes of the file at off, which lie inside the
+// chunk; they are valid until the next call.
+func (pr *pageReader) bytes(off int64, n int) ([]byte, error) {
+	if off >= pr.winOff && off+int64(n) <= pr.winOff+int64(len(pr.win)) {
+		return pr.win[off-pr.winOff:][:n], nil
+	}
+	if n > pr.window {
+		pr.raw = grow(pr.raw, n)
+		if _, err := pr.r.ReadAt(pr.raw, off); err != nil {
+			return nil, noEOF(err)
+		}
+		return pr.raw, nil
+	}
+	m := int(min(int64(pr.window), pr.end-off))
+	pr.winBuf = grow(pr.winBuf, m)
+	pr.win, pr.winOff = nil, 0
+	if _, err := pr.r.ReadAt(pr.winBuf, off); err != nil {
+		return nil, noEOF(err)
+	}
+	pr.win, pr.winOff = pr.winBuf, off
+	return pr.win[:n], nil
+}
 
 // next returns the chunk's next page, or io.EOF after the last.
 func (pr *pageReader) next() (page, error) {
@@ -73,15 +117,15 @@ func (pr *pageReader) next() (page, error) {
 	if int64(h.CompressedSize) > pr.end-start {
 		return p, fmt.Errorf("page of %d bytes runs past its column chunk's end at %d", h.CompressedSize, pr.end)
 	}
-	pr.raw = grow(pr.raw, int(h.CompressedSize))
-	if _, err := pr.r.ReadAt(pr.raw, start); err != nil {
-		return p, fmt.Errorf("reading page: %w", noEOF(err))
+	raw, err := pr.bytes(start, int(h.CompressedSize))
+	if err != nil {
+		return p, fmt.Errorf("reading page: %w", err)
 	}
 	pr.off = start + int64(h.CompressedSize)
-	if h.HasCRC && crc32.ChecksumIEEE(pr.raw) != uint32(h.CRC) {
-		return p, fmt.Errorf("page CRC mismatch (stored %#08x, computed %#08x)", uint32(h.CRC), crc32.ChecksumIEEE(pr.raw))
+	if h.HasCRC && crc32.ChecksumIEEE(raw) != uint32(h.CRC) {
+		return p, fmt.Errorf("page CRC mismatch (stored %#08x, computed %#08x)", uint32(h.CRC), crc32.ChecksumIEEE(raw))
 	}
-	p.data, err = pr.decompress(h)
+	p.data, err = pr.decompress(h, raw)
 	return p, err
 }
 
@@ -93,11 +137,11 @@ func (pr *pageReader) header() (pageHeader, int, error) {
 		if left := pr.end - pr.off; n > left {
 			n = left
 		}
-		pr.hdr = grow(pr.hdr, int(n))
-		if _, err := pr.r.ReadAt(pr.hdr, pr.off); err != nil {
-			return pageHeader{}, 0, fmt.Errorf("reading page header: %w", noEOF(err))
+		b, err := pr.bytes(pr.off, int(n))
+		if err != nil {
+			return pageHeader{}, 0, fmt.Errorf("reading page header: %w", err)
 		}
-		h, used, err := parsePageHeader(pr.hdr)
+		h, used, err := parsePageHeader(b)
 		if err == nil {
 			return h, used, nil
 		}
@@ -110,8 +154,8 @@ func (pr *pageReader) header() (pageHeader, int, error) {
 
 // decompress returns the page's bytes as written before compression.
 // A v2 data page compresses only its values, after the levels.
-func (pr *pageReader) decompress(h pageHeader) ([]byte, error) {
-	src, levels := pr.raw, 0
+func (pr *pageReader) decompress(h pageHeader, src []byte) ([]byte, error) {
+	levels := 0
 	if v2 := h.DataV2; v2 != nil {
 		levels = int(v2.RepetitionLevelsByteLength) + int(v2.DefinitionLevelsByteLength)
 		if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > len(src) || levels > int(h.UncompressedSize) {

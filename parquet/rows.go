@@ -142,7 +142,7 @@ func (r *Rows) nextGroup() error {
 		c := &r.rd[k]
 		c.col = &r.cols[k]
 		c.pages = pageReader{r: r.f.r, off: start, end: end, codec: m.Codec, limits: &r.dec,
-			hdr: c.pages.hdr, raw: c.pages.raw, plain: c.pages.plain}
+			window: windowFor(end-start, len(r.idx)), winBuf: c.pages.winBuf, raw: c.pages.raw, plain: c.pages.plain}
 		c.left = m.NumValues
 		c.hasDict = false
 		c.dictI, c.dictF, c.dictB = c.dictI[:0], c.dictF[:0], c.dictB[:0]

@@ -335,3 +335,57 @@ func BenchmarkRows(b *testing.B) {
 		})
 	}
 }
+
+// countingReaderAt counts the reads made of it.
+type countingReaderAt struct {
+	r     *bytes.Reader
+	reads int
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.r.ReadAt(p, off)
+}
+
+// A column chunk of many small pages is read in one read, not two a
+// page, so that an object store fetches each block once.
+func TestReadsChunksWhole(t *testing.T) {
+	data, err := os.ReadFile("testdata/pages.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &countingReaderAt{r: bytes.NewReader(data)}
+	f, err := Open(r, int64(len(data)), "pages.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	footerReads := r.reads
+	rows, err := f.Rows(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	chunks := len(f.meta.RowGroups) * len(f.cols)
+	pages := 0
+	for g := range f.meta.RowGroups {
+		for i := range f.cols {
+			start, end := chunkBounds(&f.meta.RowGroups[g].Columns[i].Meta)
+			for off := start; off < end; {
+				b, _ := (&pageReader{r: bytes.NewReader(data), end: end, window: 1 << 20}).bytes(off, int(min(256, end-off)))
+				h, n, err := parsePageHeader(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				off += int64(n) + int64(h.CompressedSize)
+				pages++
+			}
+		}
+	}
+	if got := r.reads - footerReads; got != chunks || pages <= chunks {
+		t.Fatalf("%d reads for %d chunks of %d pages", got, chunks, pages)
+	}
+}

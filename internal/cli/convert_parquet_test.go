@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/proto"
 )
@@ -209,5 +211,37 @@ func TestConvertParquetStdin(t *testing.T) {
 	code, _, errOut := run(t, "convert", "--from", "parquet", "-", "--out", filepath.Join(t.TempDir(), "out"))
 	if code == 0 || !strings.Contains(errOut, "not standard input") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// Parquet files in an object store are read through ranged reads, as
+// local ones are.
+func TestConvertParquetObjectStore(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(parquetTestdata, "delta.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := storage.Create(context.Background(), "mem://clitest/in.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, errOut := run(t, "convert", "--from", "parquet", "mem://clitest/in.parquet", "--out", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	got, want := readFile(t, out+".tfrecord", tfrecord.None), parquetExamples(t, "delta")
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("record %d differs", i)
+		}
 	}
 }
