@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -231,6 +232,21 @@ func detectCompression(f storage.File) (tfrecord.Compression, error) {
 	return tfrecord.DetectCompression(prefix[:n]), nil
 }
 
+// otherFormat names the format of a file that starts like one sluice
+// converts rather than reads as TFRecord, and the command that converts
+// it; "" for other files. A Parquet file read as TFRecord fails at offset
+// 0 with a length CRC error, which would otherwise send the user to
+// verify and salvage it.
+func otherFormat(prefix []byte, name string) string {
+	if bytes.HasPrefix(prefix, []byte("PAR1")) {
+		if isStdin(name) || strings.ContainsAny(name, " '\"") {
+			name = "FILE"
+		}
+		return fmt.Sprintf("the file starts like Parquet data, not TFRecord: sluice convert --from parquet %s --out NEW writes its rows as TFRecord Examples", name)
+	}
+	return ""
+}
+
 // recordFiles reads the records of one file after another through a
 // single tfrecord.Reader, so that reading many files reuses its buffers.
 type recordFiles struct {
@@ -276,13 +292,14 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 	if isStdin(name) {
 		// A pipe cannot be read at an offset: peek at its first bytes.
 		br := bufio.NewReaderSize(set.stdin, 64<<10)
+		prefix, err := br.Peek(16)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 		if rf.detect {
-			prefix, err := br.Peek(16)
-			if err != nil && err != io.EOF {
-				return fmt.Errorf("%s: %w", name, err)
-			}
 			c = tfrecord.DetectCompression(prefix)
 		}
+		rf.hint = otherFormat(prefix, name)
 		src = br
 	} else {
 		f, err := storage.Open(ctx, name)
@@ -304,6 +321,12 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 					flag = "--compression"
 				}
 				rf.hint = fmt.Sprintf("the file starts like %v data: try %s %v or auto", d, flag, d)
+			}
+		}
+		var prefix [4]byte
+		if n, _ := f.ReadAt(prefix[:], 0); n == len(prefix) {
+			if h := otherFormat(prefix[:], name); h != "" {
+				rf.hint = h
 			}
 		}
 		opts = append(opts, tfrecord.InputSize(f.Size()))
