@@ -153,8 +153,11 @@ _written = {}
 def write(out, name, tab, expect=None, **kw):
     path = os.path.join(out, name + ".parquet")
     pq.write_table(tab, path, **kw)
-    exp = expect if expect is not None else expected(path)
-    # Files of the same rows name the first one's expectations.
+    record(out, name, expect if expect is not None else expected(path))
+
+
+def record(out, name, exp):
+    """Writes NAME.json; files of the same rows name the first one's."""
     key = json.dumps(exp)
     if key in _written and len(key) > 1000:
         exp = {"same_as": _written[key]}
@@ -172,15 +175,7 @@ def others(out, t):
 
     def expect_and_record(name, reader=None):
         path = os.path.join(out, name + ".parquet")
-        exp = expected(path, reader(path) if reader else None)
-        key = json.dumps(exp)
-        if key in _written and len(key) > 1000:
-            exp = {"same_as": _written[key]}
-        else:
-            _written.setdefault(key, name)
-        with open(os.path.join(out, name + ".json"), "w") as f:
-            json.dump(exp, f, indent=None, separators=(",", ":"))
-            f.write("\n")
+        record(out, name, expected(path, reader(path) if reader else None))
 
     pl.from_arrow(t).write_parquet(os.path.join(out, "polars.parquet"), row_group_size=128, data_page_size=512)
     expect_and_record("polars")
