@@ -32,7 +32,7 @@ const (
 // conversionOf says how a leaf's values become an Example's, and
 // describes its type for messages.
 func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
-	t := el.Type.String()
+	t := typeName(el)
 	lt := el.Logical
 	decimal := lt.Kind == logicalDecimal || el.HasConvertedType && el.ConvertedType == convDecimal
 	scale := el.Scale
@@ -40,7 +40,6 @@ func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
 		scale = lt.Scale
 	}
 	if decimal {
-		t += fmt.Sprintf(" (DECIMAL(%d))", scale)
 		if scale < 0 || scale > 76 {
 			return conversion{}, 0, t, fmt.Errorf("column %q: decimal scale %d is %w", el.Name, scale, ErrUnsupported)
 		}
@@ -55,7 +54,7 @@ func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
 		case decimal:
 			return conversion{op: opDecimalInt, scale: scale}, Float, t, nil
 		case unsigned:
-			return conversion{op: opUint32}, Int64, t + " (unsigned)", nil
+			return conversion{op: opUint32}, Int64, t, nil
 		}
 		return conversion{op: opInt32}, Int64, t, nil
 	case typeInt64:
@@ -63,11 +62,11 @@ func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
 		case decimal:
 			return conversion{op: opDecimalInt, scale: scale}, Float, t, nil
 		case unsigned:
-			return conversion{op: opUint64}, Int64, t + " (unsigned)", nil
+			return conversion{op: opUint64}, Int64, t, nil
 		}
 		return conversion{op: opInt64}, Int64, t, nil
 	case typeInt96:
-		return conversion{op: opInt96}, Int64, t + " (timestamp)", nil
+		return conversion{op: opInt96}, Int64, t, nil
 	case typeFloat:
 		return conversion{op: opFloat}, Float, t, nil
 	case typeDouble:
@@ -80,7 +79,7 @@ func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
 			if el.TypeLength != 2 {
 				return conversion{}, 0, t, fmt.Errorf("column %q: FLOAT16 of %d bytes", el.Name, el.TypeLength)
 			}
-			return conversion{op: opFloat16}, Float, t + " (FLOAT16)", nil
+			return conversion{op: opFloat16}, Float, t, nil
 		}
 		if el.Type == typeFixedLenByteArray && el.TypeLength <= 0 {
 			return conversion{}, 0, t, fmt.Errorf("column %q: FIXED_LEN_BYTE_ARRAY of length %d", el.Name, el.TypeLength)
@@ -88,6 +87,19 @@ func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
 		return conversion{op: opBytes}, Bytes, t, nil
 	}
 	return conversion{}, 0, t, fmt.Errorf("column %q: physical type %v is %w", el.Name, el.Type, ErrUnsupported)
+}
+
+// typeName describes a leaf's stored type: its physical type and its
+// logical (or else converted) type, "INT64 (TIMESTAMP(MICROS,UTC))".
+func typeName(el *schemaElement) string {
+	t := el.Type.String()
+	switch {
+	case el.Logical.Kind != 0:
+		t += " (" + el.Logical.String() + ")"
+	case el.HasConvertedType:
+		t += " (" + el.ConvertedType.String() + ")"
+	}
+	return t
 }
 
 // julianUnixEpoch is the Julian day number of 1970-01-01, which INT96

@@ -389,3 +389,19 @@ func TestReadsChunksWhole(t *testing.T) {
 		t.Fatalf("%d reads for %d chunks of %d pages", got, chunks, pages)
 	}
 }
+
+func TestColumnTypes(t *testing.T) {
+	f, err := openTestFile(t, "logical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"u32": "INT32 (INTEGER(32,unsigned))", "day": "INT32 (DATE)", "dec": "FIXED_LEN_BYTE_ARRAY (DECIMAL(9,2))",
+		"ts_ms": "INT64 (TIMESTAMP(MILLIS,UTC))", "half": "FIXED_LEN_BYTE_ARRAY (FLOAT16)", "fixed": "FIXED_LEN_BYTE_ARRAY",
+	}
+	for _, c := range f.Columns() {
+		if w, ok := want[c.Name]; ok && c.Type != w {
+			t.Errorf("%s: type %q, want %q", c.Name, c.Type, w)
+		}
+	}
+}

@@ -40,7 +40,8 @@ type Column struct {
 	// List reports whether a row holds any number of values, not at most
 	// one.
 	List bool
-	// Type describes the stored type, "INT32 (DATE)", for messages.
+	// Type describes the stored type, "INT32 (DATE)" or
+	// "BYTE_ARRAY (STRING)", for messages.
 	Type string
 	// Err, when not nil, says why the column cannot be read (it wraps
 	// ErrUnsupported); the other columns can.
