@@ -95,6 +95,18 @@ func detSources(t *testing.T, dir string, opts ...Option) map[string]*Dataset {
 			t.Fatal(err)
 		}
 	}
+	pqDir := filepath.Join(dir, "parquet")
+	os.Mkdir(pqDir, 0o755)
+	for _, name := range []string{"pages", "gzip_v2", "polars", "delta"} { // 3 row groups each
+		data, err := os.ReadFile(filepath.Join("parquet", "testdata", name+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pqDir, name+".parquet"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	all := append([]Option{Deterministic()}, opts...)
 	ex := make([]ExampleOption, len(all))
 	cs := make([]CSVOption, len(all))
@@ -105,6 +117,7 @@ func detSources(t *testing.T, dir string, opts ...Option) map[string]*Dataset {
 	return map[string]*Dataset{
 		"Examples":         Examples(filepath.Join(tfr, "train-*"), testSpec, ex...),
 		"Records":          Records(filepath.Join(tfr, "train-*"), ex...),
+		"Parquet":          Examples(filepath.Join(pqDir, "*.parquet"), parquetSpec, append(ex, Parquet())...),
 		"SequenceExamples": SequenceExamples(filepath.Join(seqDir, "seq-*"), seqContext, seqLists, ex...),
 		"CSV": CSV(filepath.Join(csvDir, "*.csv"), []Column{Col("a", decode.Int64Column(0)), Col("b", decode.Float32Column(0))},
 			append(cs, SkipHeaderLines(1))...),

@@ -129,7 +129,8 @@ func FilenameQueue(q queue.Queue) Option {
 
 type exampleSettings struct {
 	settings
-	images []imageFeature // DecodeImage's
+	images  []imageFeature // DecodeImage's
+	parquet bool           // Parquet's
 }
 
 type csvSettings struct {

@@ -3,6 +3,7 @@ package sluice
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -50,7 +51,14 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		fs = append(fs, feature{name: name, dtype: dt, sparse: sparse})
 	}
 	d.layout = newLayout(fs)
-	d.readTFRecords(s.skipCorrupt)
+	if s.parquet {
+		if d.err = parquetConflicts(d.kind, s); d.err != nil {
+			return d
+		}
+		d.readParquet(slices.Collect(maps.Keys(spec)))
+	} else {
+		d.readTFRecords(s.skipCorrupt)
+	}
 	l := d.layout
 	parse := func(reuse bool) (decoder, error) {
 		p, err := example.NewParser(spec)
@@ -115,6 +123,10 @@ func Records(files string, opts ...ExampleOption) *Dataset {
 		o.applyExample(&s)
 	}
 	d := &Dataset{kind: "Records", settings: s.settings}
+	if s.parquet {
+		d.err = fmt.Errorf("sluice: Records: Parquet: %w (Parquet rows are read as Examples)", ErrInvalid)
+		return d
+	}
 	if len(s.images) > 0 {
 		d.err = fmt.Errorf("sluice: Records: DecodeImage(%q): %w (images are decoded from Examples' features)", s.images[0].name, ErrInvalid)
 		return d
@@ -179,6 +191,10 @@ func SequenceExamples(files string, context, featureLists example.Spec, opts ...
 		o.applyExample(&s)
 	}
 	d := &Dataset{kind: "SequenceExamples", settings: s.settings}
+	if s.parquet {
+		d.err = fmt.Errorf("sluice: SequenceExamples: Parquet: %w (Parquet rows are read as Examples)", ErrInvalid)
+		return d
+	}
 	if len(s.images) > 0 {
 		d.err = fmt.Errorf("sluice: SequenceExamples: DecodeImage(%q): %w (Examples' only, for now)", s.images[0].name, ErrInvalid)
 		return d

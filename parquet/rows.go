@@ -127,6 +127,32 @@ func (r *Rows) Next() bool {
 	return true
 }
 
+// Skip moves past the next n rows without returning them: whole row
+// groups are passed over unread, the rest read and dropped. After Skip,
+// Next reads the row after them; Row is the last one skipped.
+func (r *Rows) Skip(n int64) error {
+	groups := r.f.meta.RowGroups
+	for n > 0 {
+		if r.done {
+			if r.err != nil {
+				return r.err
+			}
+			return r.f.errorAt(-1, -1, fmt.Errorf("skipping %d rows past the last", n))
+		}
+		if r.left == 0 && r.group+1 < len(groups) && groups[r.group+1].NumRows <= n {
+			r.group++
+			r.row += groups[r.group].NumRows
+			n -= groups[r.group].NumRows
+			continue
+		}
+		if !r.Next() {
+			continue // done: the error or the end, above
+		}
+		n--
+	}
+	return nil
+}
+
 // nextGroup starts the next row group with rows, or returns io.EOF.
 func (r *Rows) nextGroup() error {
 	meta := r.f.meta

@@ -405,3 +405,48 @@ func TestColumnTypes(t *testing.T) {
 		}
 	}
 }
+
+// Skip passes over whole row groups unread and lands on the same row as
+// reading would.
+func TestSkip(t *testing.T) {
+	f, err := openTestFile(t, "pages") // row groups of 128 rows
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	rows, _ := f.Rows(nil)
+	for rows.Next() {
+		all = append(all, render(rows, 9)+render(rows, 1))
+	}
+	for _, n := range []int64{0, 1, 127, 128, 129, 256, 299} {
+		r := &countingReaderAt{r: bytes.NewReader(mustRead(t, "testdata/pages.parquet"))}
+		f, err := Open(r, int64(r.r.Len()), "pages.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := f.Rows(nil)
+		before := r.reads
+		if err := rows.Skip(n); err != nil {
+			t.Fatalf("skip %d: %v", n, err)
+		}
+		if n%128 == 0 && r.reads != before {
+			t.Errorf("skip %d: %d reads for whole row groups", n, r.reads-before)
+		}
+		if !rows.Next() || rows.Row() != n || render(rows, 9)+render(rows, 1) != all[n] {
+			t.Fatalf("skip %d: then row %d, %v", n, rows.Row(), rows.Err())
+		}
+	}
+	rows, _ = f.Rows(nil)
+	if err := rows.Skip(301); err == nil || !strings.Contains(err.Error(), "past the last") {
+		t.Fatalf("skip past the end: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,167 @@
+package sluice
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/recordhook"
+	"github.com/sluiceml/sluice/parquet"
+	"github.com/sluiceml/sluice/storage"
+)
+
+// Parquet makes Examples read Parquet files instead of TFRecord files:
+// each row is an Example of its leaf columns, as `sluice convert --from
+// parquet` writes it (package parquet: a struct's fields are
+// "struct.field", a list column is its values, a null leaves the feature
+// out), so the spec's FixedLen, VarLen and SparseFeature features read
+// the columns of their names, and no conversion step comes first. Only
+// the columns the spec names are read. Epochs, Shuffle, Readers, Shard,
+// Deterministic and checkpoints work as they do for TFRecord files (a
+// checkpoint holds a file's next row); GlobalShuffle and SkipCorrupt do
+// not apply, and a Parquet file cannot come from standard input.
+func Parquet() ExampleOption {
+	return exampleOption(func(s *exampleSettings) { s.parquet = true })
+}
+
+// readParquet makes d read Parquet files, of the columns cols. Keys are
+// "file:row".
+func (d *Dataset) readParquet(cols []string) {
+	slices.Sort(cols)
+	d.readerKind = "ParquetReader"
+	d.extra = "parquet"
+	d.newFormat = func() (recordhook.Format, error) { return &parquetFormat{columns: cols}, nil }
+	d.origin = keyOrigin(func(e *dataerr.Error, row int64) { e.Record = row })
+}
+
+// parquetFormat reads the rows of Parquet files as serialized Examples.
+type parquetFormat struct {
+	columns []string // wanted; those a file lacks are left out, for the parser to report
+
+	file storage.File
+	rows *parquet.Rows
+	work string
+	row  int64 // of the last row read
+	b    *example.Builder
+	out  []byte
+}
+
+func (f *parquetFormat) open(ctx context.Context, work string, skip int64) error {
+	f.close()
+	file, err := storage.Open(ctx, work)
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.Open(file, file.Size(), work)
+	if err != nil {
+		file.Close()
+		return err
+	}
+	var cols []string
+	for _, c := range pf.Columns() {
+		if _, ok := slices.BinarySearch(f.columns, c.Name); ok {
+			cols = append(cols, c.Name)
+		}
+	}
+	var rows *parquet.Rows
+	if len(cols) == 0 {
+		err = fmt.Errorf("%s: no column of the spec's features (%v) is in the file", work, f.columns)
+	} else if rows, err = pf.Rows(cols); err == nil {
+		err = rows.Skip(skip)
+	}
+	if err != nil {
+		file.Close()
+		return err
+	}
+	if f.b == nil {
+		f.b = example.New()
+	}
+	f.file, f.rows, f.work, f.row = file, rows, work, skip-1
+	return nil
+}
+
+// OnWorkStarted opens the file work.
+func (f *parquetFormat) OnWorkStarted(ctx context.Context, work string) error {
+	return f.open(ctx, work, 0)
+}
+
+// Read returns the next row as a serialized Example, valid until the
+// next Read.
+func (f *parquetFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+	if !f.rows.Next() {
+		return "", nil, false, f.rows.Err() == nil, f.rows.Err()
+	}
+	f.row = f.rows.Row()
+	b := f.b.Reset()
+	for i, c := range f.rows.Columns() {
+		if f.rows.Null(i) {
+			continue
+		}
+		switch c.Kind {
+		case parquet.Int64:
+			b.Int64s(c.Name, f.rows.Int64s(i))
+		case parquet.Float:
+			b.Floats(c.Name, f.rows.Floats(i))
+		default:
+			b.Bytes(c.Name, f.rows.Bytes(i)...)
+		}
+	}
+	f.out = b.AppendMarshal(f.out[:0])
+	return "", f.out, true, false, nil
+}
+
+// Work returns the file of the last row read.
+func (f *parquetFormat) Work() string { return f.work }
+
+// Offset returns the index of the last row read in its file.
+func (f *parquetFormat) Offset() int64 { return f.row }
+
+// OnWorkFinished closes the file.
+func (f *parquetFormat) OnWorkFinished() error { return f.close() }
+
+// Reset closes any open file.
+func (f *parquetFormat) Reset() error { return f.close() }
+
+func (f *parquetFormat) close() error {
+	if f.file == nil {
+		return nil
+	}
+	err := f.file.Close()
+	f.file, f.rows = nil, nil
+	return err
+}
+
+// Position returns the index of the next row.
+func (f *parquetFormat) Position() ([]byte, error) {
+	return protowire.AppendVarint(nil, uint64(f.row+1)), nil
+}
+
+// Seek opens work at the row Position returned, passing over the row
+// groups before it unread.
+func (f *parquetFormat) Seek(ctx context.Context, work string, pos []byte) error {
+	row, n := protowire.ConsumeVarint(pos)
+	if n < 0 || n != len(pos) || int64(row) < 0 {
+		return fmt.Errorf("sluice: bad Parquet position %x", pos)
+	}
+	return f.open(ctx, work, int64(row))
+}
+
+// PositionOf returns the position of row i.
+func (f *parquetFormat) PositionOf(i int64) ([]byte, bool) {
+	return protowire.AppendVarint(nil, uint64(i)), true
+}
+
+// parquetConflicts refuses the options Parquet files cannot take.
+func parquetConflicts(kind string, s exampleSettings) error {
+	switch {
+	case s.globalShuffle:
+		return fmt.Errorf("sluice: %s: GlobalShuffle with Parquet: %w (a global shuffle reads TFRecord files through their indexes; Shuffle shuffles Parquet rows)", kind, ErrInvalid)
+	case s.skipCorrupt:
+		return fmt.Errorf("sluice: %s: SkipCorrupt with Parquet: %w (it skips corrupt TFRecords)", kind, ErrInvalid)
+	}
+	return nil
+}
