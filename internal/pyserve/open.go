@@ -104,6 +104,12 @@ func newSource(o *Open) (*source, error) {
 		}
 		common = append(common, sluice.Shard(o.Shard[0], o.Shard[1]))
 	}
+	switch {
+	case o.Format != "" && o.Format != "tfrecord" && o.Format != "parquet":
+		return nil, fmt.Errorf("open: format %q: %w (want tfrecord or parquet)", o.Format, sluice.ErrInvalid)
+	case o.Format == "parquet" && o.Kind != "examples":
+		return nil, fmt.Errorf("open: format parquet with kind %q: %w (Parquet rows are read as examples)", o.Kind, sluice.ErrInvalid)
+	}
 	var err error
 	switch o.Kind {
 	case "examples":
@@ -284,6 +290,9 @@ func (s *source) exampleOptions(o *Open, common []sluice.Option) []sluice.Exampl
 	}
 	if o.GlobalShuffle {
 		opts = append(opts, sluice.GlobalShuffle())
+	}
+	if o.Format == "parquet" {
+		opts = append(opts, sluice.Parquet())
 	}
 	return opts
 }

@@ -158,6 +158,7 @@ type Open struct {
 	FooterBytes int    `json:"footer_bytes,omitempty"` // fixed
 	Compression string `json:"compression,omitempty"`  // fixed; examples detect it
 	SkipCorrupt bool   `json:"skip_corrupt,omitempty"` // examples, sequence_examples
+	Format      string `json:"format,omitempty"`       // examples: tfrecord (default) or parquet
 
 	BatchSize     int     `json:"batch_size"`
 	DropRemainder bool    `json:"drop_remainder,omitempty"`

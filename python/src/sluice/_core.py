@@ -833,7 +833,8 @@ def examples(
         readers: Optional[int] = None, seed: Optional[int] = None, shard: Optional[Tuple[int, int]] = None,
         drop_remainder: bool = False, compression: Optional[str] = "auto", skip_corrupt: bool = False,
         copy: bool = False, prefetch: Optional[int] = None, deterministic: bool = False, global_shuffle: bool = False,
-        queue_url: Optional[str] = None, queue_name: Optional[str] = None, queue_epoch: int = 0) -> Dataset:
+        queue_url: Optional[str] = None, queue_name: Optional[str] = None, queue_epoch: int = 0,
+        format: str = "tfrecord") -> Dataset:
     """The tf.train.Example records in TFRecord files, parsed by spec.
 
     files is a name or glob pattern, or a list of them. spec maps each
@@ -872,9 +873,19 @@ def examples(
     it), so they need no coordinator; a new run of the job takes a new
     queue_name, or queue_epoch, the number of its first epoch, past the
     last run's. shard, deterministic and global_shuffle do not go with it.
+
+    format="parquet" reads Parquet files instead, each row an Example of
+    its columns as `sluice convert --from parquet` writes it (a struct's
+    fields "struct.field", a list column its values, a null an absent
+    feature); only the columns spec names are read, and `sluice schema
+    --from parquet --output python FILE` prints a spec for them. Every
+    option but global_shuffle and skip_corrupt applies, deterministic and
+    state_dict() included.
     """
     if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
         raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    if format not in ("tfrecord", "parquet"):
+        raise InvalidArgumentError(f"format={format!r}: want tfrecord or parquet")
     if not isinstance(spec, dict) or not spec:
         raise InvalidArgumentError("spec must be a non-empty dict of features")
     r = _common("examples", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
@@ -882,6 +893,8 @@ def examples(
     r["spec"] = {str(k): _feature(k, v) for k, v in spec.items()}
     if skip_corrupt:
         r["skip_corrupt"] = True
+    if format == "parquet":
+        r["format"] = "parquet"
     return Dataset(r, copy)
 
 
