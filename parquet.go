@@ -43,7 +43,7 @@ type parquetFormat struct {
 	columns []string // wanted; those a file lacks are left out, for the parser to report
 
 	file storage.File
-	rows *parquet.Rows
+	rows *parquet.Rows // reset for each file, its buffers reused
 	work string
 	row  int64 // of the last row read
 	b    *example.Builder
@@ -67,20 +67,19 @@ func (f *parquetFormat) open(ctx context.Context, work string, skip int64) error
 			cols = append(cols, c.Name)
 		}
 	}
-	var rows *parquet.Rows
+	if f.rows == nil {
+		f.rows, f.b = new(parquet.Rows), example.New()
+	}
 	if len(cols) == 0 {
 		err = fmt.Errorf("%s: no column of the spec's features (%v) is in the file", work, f.columns)
-	} else if rows, err = pf.Rows(cols); err == nil {
-		err = rows.Skip(skip)
+	} else if err = f.rows.Reset(pf, cols); err == nil {
+		err = f.rows.Skip(skip)
 	}
 	if err != nil {
 		file.Close()
 		return err
 	}
-	if f.b == nil {
-		f.b = example.New()
-	}
-	f.file, f.rows, f.work, f.row = file, rows, work, skip-1
+	f.file, f.work, f.row = file, work, skip-1
 	return nil
 }
 
@@ -131,7 +130,7 @@ func (f *parquetFormat) close() error {
 		return nil
 	}
 	err := f.file.Close()
-	f.file, f.rows = nil, nil
+	f.file = nil // f.rows keeps its buffers for the next file
 	return err
 }
 

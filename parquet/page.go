@@ -51,6 +51,7 @@ type decoders struct {
 func (d *decoders) close() {
 	if d.zs != nil {
 		d.zs.Close()
+		d.zs = nil
 	}
 }
 

@@ -50,30 +50,49 @@ type rowValues struct {
 // Err is not nil) is an error only if it is chosen, by name or by
 // choosing every column.
 func (f *File) Rows(names []string) (*Rows, error) {
-	r := &Rows{f: f, group: -1, row: -1, dec: decoders{maxPage: f.maxPage}}
+	r := new(Rows)
+	if err := r.Reset(f, names); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Reset makes r read the named columns of f from its first row, as
+// f.Rows(names) would, keeping the buffers r grew on its earlier files:
+// a reader of many files allocates for the first.
+func (r *Rows) Reset(f *File, names []string) error {
+	r.close()
+	idx := r.idx[:0]
 	if len(names) == 0 {
 		for i := range f.cols {
-			r.idx = append(r.idx, i)
+			idx = append(idx, i)
 		}
 	} else {
 		for _, name := range names {
 			i := f.column(name)
 			if i < 0 {
-				return nil, f.errorAt(-1, -1, fmt.Errorf("no column %q", name))
+				return f.errorAt(-1, -1, fmt.Errorf("no column %q", name))
 			}
-			r.idx = append(r.idx, i)
+			idx = append(idx, i)
 		}
 	}
-	for _, i := range r.idx {
+	cols := r.cols[:0]
+	for _, i := range idx {
 		c := f.cols[i]
 		if c.Err != nil {
-			return nil, f.errorAt(-1, -1, c.Err)
+			return f.errorAt(-1, -1, c.Err)
 		}
-		r.cols = append(r.cols, c)
+		cols = append(cols, c)
 	}
-	r.rd = make([]columnReader, len(r.idx))
-	r.out = make([]rowValues, len(r.idx))
-	return r, nil
+	// The column readers keep their buffers; nextGroup sets the rest.
+	rd, out := r.rd, r.out
+	if cap(rd) < len(idx) {
+		rd = append(rd[:cap(rd)], make([]columnReader, len(idx)-cap(rd))...)
+		out = append(out[:cap(out)], make([]rowValues, len(idx)-cap(out))...)
+	}
+	*r = Rows{f: f, cols: cols, idx: idx, group: -1, row: -1, rd: rd[:len(idx)], out: out[:len(idx)],
+		dec: decoders{maxPage: f.maxPage, gz: r.dec.gz}}
+	return nil
 }
 
 // column returns the index of the column named name, or -1.

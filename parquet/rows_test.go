@@ -450,3 +450,42 @@ func mustRead(t *testing.T, name string) []byte {
 	}
 	return b
 }
+
+// A Rows reset onto other files reads each as a new one would.
+func TestRowsReset(t *testing.T) {
+	read := func(r *Rows) string {
+		var b strings.Builder
+		for r.Next() {
+			for i := range r.Columns() {
+				b.WriteString(render(r, i))
+			}
+			b.WriteByte('\n')
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	r := new(Rows)
+	for _, name := range []string{"default", "logical", "zstd", "delta", "default"} {
+		f, err := openTestFile(t, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := f.Rows(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := read(fresh)
+		if err := r.Reset(f, nil); err != nil {
+			t.Fatal(err)
+		}
+		r.Next() // stop part-way: Reset must start the next file afresh
+		if err := r.Reset(f, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(r); got != want {
+			t.Fatalf("%s read after a Reset differs", name)
+		}
+	}
+}
