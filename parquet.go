@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/parquetrow"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/parquet"
 	"github.com/sluiceml/sluice/storage"
@@ -95,21 +96,7 @@ func (f *parquetFormat) Read(ctx context.Context) (string, []byte, bool, bool, e
 		return "", nil, false, f.rows.Err() == nil, f.rows.Err()
 	}
 	f.row = f.rows.Row()
-	b := f.b.Reset()
-	for i, c := range f.rows.Columns() {
-		if f.rows.Null(i) {
-			continue
-		}
-		switch c.Kind {
-		case parquet.Int64:
-			b.Int64s(c.Name, f.rows.Int64s(i))
-		case parquet.Float:
-			b.Floats(c.Name, f.rows.Floats(i))
-		default:
-			b.Bytes(c.Name, f.rows.Bytes(i)...)
-		}
-	}
-	f.out = b.AppendMarshal(f.out[:0])
+	f.out = parquetrow.Build(f.b, f.rows).AppendMarshal(f.out[:0])
 	return "", f.out, true, false, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/parquetrow"
 	"github.com/sluiceml/sluice/parquet"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -144,21 +145,7 @@ func BenchmarkParquetExamples(b *testing.B) {
 		}
 		rows, _ := f.Rows([]string{"i64", "word", "f32", "opt", "ilist"})
 		for rows.Next() {
-			ex := example.New()
-			for i, c := range rows.Columns() {
-				if rows.Null(i) {
-					continue
-				}
-				switch c.Kind {
-				case parquet.Int64:
-					ex.Int64s(c.Name, rows.Int64s(i))
-				case parquet.Float:
-					ex.Floats(c.Name, rows.Floats(i))
-				default:
-					ex.Bytes(c.Name, rows.Bytes(i)...)
-				}
-			}
-			recs = append(recs, ex.Marshal())
+			recs = append(recs, parquetrow.Build(example.New(), rows).Marshal())
 		}
 	}
 	const files = 16

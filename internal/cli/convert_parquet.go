@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/parquetrow"
 	"github.com/sluiceml/sluice/parquet"
 	"github.com/sluiceml/sluice/storage"
 )
@@ -97,21 +98,7 @@ func readParquet(ctx context.Context, names, cols []string, prog *progress, t *t
 					return ctx.Err()
 				}
 				n++
-				b.Reset()
-				for i, c := range rows.Columns() {
-					if rows.Null(i) {
-						continue
-					}
-					switch c.Kind {
-					case parquet.Int64:
-						b.Int64s(c.Name, rows.Int64s(i))
-					case parquet.Float:
-						b.Floats(c.Name, rows.Floats(i))
-					default:
-						b.Bytes(c.Name, rows.Bytes(i)...)
-					}
-				}
-				out = b.AppendMarshal(out[:0])
+				out = parquetrow.Build(b, rows).AppendMarshal(out[:0])
 				t.read(len(out))
 				if err := write(out); err != nil {
 					return err

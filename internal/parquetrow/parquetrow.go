@@ -1,0 +1,29 @@
+// Package parquetrow makes the Example of a Parquet row: each column not
+// null in the row a feature of its name and kind. It is the one mapping
+// that `sluice convert --from parquet` writes and sluice.Parquet reads,
+// so the two cannot disagree.
+package parquetrow
+
+import (
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/parquet"
+)
+
+// Build resets b to the current row of rows and returns it.
+func Build(b *example.Builder, rows *parquet.Rows) *example.Builder {
+	b.Reset()
+	for i, c := range rows.Columns() {
+		if rows.Null(i) {
+			continue
+		}
+		switch c.Kind {
+		case parquet.Int64:
+			b.Int64s(c.Name, rows.Int64s(i))
+		case parquet.Float:
+			b.Floats(c.Name, rows.Floats(i))
+		default:
+			b.Bytes(c.Name, rows.Bytes(i)...)
+		}
+	}
+	return b
+}
