@@ -2,8 +2,9 @@
 // tf.train.Example can hold: each leaf column is a list of int64s,
 // float32s or byte strings, and a null is a value that is not there.
 //
-// It reads what pyarrow, Spark, DuckDB and Polars write: flat columns,
-// structs (whose fields become dotted names, "address.city"), lists of
+// It reads what pyarrow, Polars, DuckDB and fastparquet write (its tests
+// read files of each): flat columns, structs (whose fields become dotted
+// names, "address.city"), lists of
 // primitive values (three-level LIST groups and the older two-level
 // ones), data pages of both versions, the PLAIN, dictionary, RLE,
 // DELTA_* and BYTE_STREAM_SPLIT encodings, and SNAPPY, GZIP and ZSTD

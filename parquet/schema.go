@@ -15,9 +15,9 @@ var ErrUnsupported = errors.New("not supported")
 type Kind uint8
 
 const (
-	Int64 Kind = iota + 1
-	Float
-	Bytes
+	Int64 Kind = iota + 1 // an Example's int64_list
+	Float                 // float_list (float32)
+	Bytes                 // bytes_list
 )
 
 var kindNames = [...]string{Int64: "int64", Float: "float", Bytes: "bytes"}
