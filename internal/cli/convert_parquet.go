@@ -64,6 +64,7 @@ func (r progressReaderAt) ReadAt(b []byte, off int64) (int, error) {
 // (all if negative), into Examples of the columns cols (all if empty).
 func readParquet(ctx context.Context, names, cols []string, prog *progress, t *tally, limit int, write func([]byte) error) error {
 	b := example.New()
+	rows := new(parquet.Rows) // reset for each file, its buffers reused
 	var out []byte
 	n := 0
 	for _, name := range names {
@@ -83,8 +84,7 @@ func readParquet(ctx context.Context, names, cols []string, prog *progress, t *t
 			if err != nil {
 				return err
 			}
-			rows, err := pf.Rows(cols)
-			if err != nil {
+			if err := rows.Reset(pf, cols); err != nil {
 				if cols := readableColumns(pf); errors.Is(err, parquet.ErrUnsupported) && cols != "" {
 					return fmt.Errorf("%w; leave it out with --columns %s", err, cols)
 				}

@@ -259,3 +259,28 @@ func TestParquetReadAsTFRecord(t *testing.T) {
 		}
 	}
 }
+
+// Several files, of different writers and layouts, convert in order
+// through one reader reset for each.
+func TestConvertParquetFiles(t *testing.T) {
+	names := []string{"default", "logical", "delta", "gzip_v2"}
+	args := []string{"convert", "--from", "parquet"}
+	var want [][]byte
+	for _, n := range names {
+		args = append(args, filepath.Join(parquetTestdata, n+".parquet"))
+		want = append(want, parquetExamples(t, n)...)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, errOut := run(t, append(args, "--out", out)...); code != 0 {
+		t.Fatal(errOut)
+	}
+	got := readFile(t, out+".tfrecord", tfrecord.None)
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("record %d differs", i)
+		}
+	}
+}
