@@ -200,10 +200,15 @@ func TestSchemaParquet(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	for _, want := range []string{`"i64": tf.io.FixedLenFeature([], tf.int64)`, `"opt": tf.io.VarLenFeature(tf.int64)`, `"ilist": tf.io.VarLenFeature(tf.int64)`, `"rec.b": tf.io.VarLenFeature(tf.string)`} {
+	for _, want := range []string{`"i64": tf.io.FixedLenFeature([], tf.int64)`, `"opt": tf.io.VarLenFeature(tf.int64)`, `"ilist": tf.io.VarLenFeature(tf.int64)`, `"rec.b": tf.io.VarLenFeature(tf.string)`,
+		"# tf.io reads the TFRecord files sluice convert --from parquet writes", `sluice.examples(files, sluice_spec, batch_size=..., format="parquet")`} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("schema lacks %s:\n%s", want, stdout)
 		}
+	}
+	code, stdout, errOut = run(t, "schema", "--from", "parquet", "--output", "go", filepath.Join(parquetTestdata, "default.parquet"))
+	if code != 0 || !strings.Contains(stdout, "// sluice.Examples(files, spec, sluice.Parquet()) reads the Parquet files") {
+		t.Errorf("--output go: exit %d %s\n%s", code, errOut, stdout)
 	}
 }
 

@@ -109,6 +109,7 @@ inferred as convert infers it, and the spec that reads the converted files.
 				if from == "jsonl" {
 					err = newJSONLConverter(settingsFrom(cmd.Context()).maxRecord, add).read(cmd.Context(), names, io.Discard, t, limit)
 				} else {
+					s.parquet = true
 					err = readParquet(cmd.Context(), names, nil, nil, t, limit, add)
 				}
 				if err != nil {
@@ -158,6 +159,7 @@ type schema struct {
 	features  map[string]*featureStats
 	lists     map[string]*featureStats
 	r         recordRenderer // its parse of the current record
+	parquet   bool           // the records are Parquet rows (schema --from parquet)
 }
 
 // featureStats describes one feature (or feature list) over the records.
@@ -433,6 +435,7 @@ func spread(lo, hi int, total, n int64) string {
 // a named dictionary of specs, one spec.
 type specSyntax struct {
 	comment                        string
+	parquet                        string // how the spec reads Parquet files, for schema --from parquet
 	open                           string // format of a dictionary's first line, given its name
 	indent                         string
 	example, context, featureLists string // the dictionaries' names
@@ -441,6 +444,7 @@ type specSyntax struct {
 
 var goSyntax = specSyntax{
 	comment: "//", open: "%s := example.Spec{", indent: "\t",
+	parquet: "sluice.Examples(files, spec, sluice.Parquet()) reads the Parquet files; without the option, the TFRecord files convert --from parquet writes",
 	example: "spec", context: "context", featureLists: "featureLists",
 	entry: func(sp featureSpec) string {
 		args := map[string]string{"string": "tensor.String", "float32": "tensor.Float32", "int64": "tensor.Int64"}[sp.dtype]
@@ -462,6 +466,7 @@ var goSyntax = specSyntax{
 
 var pythonSyntax = specSyntax{
 	comment: "#", open: "%s = {", indent: "    ",
+	parquet: "tf.io reads the TFRecord files sluice convert --from parquet writes",
 	example: "features", context: "context_features", featureLists: "sequence_features",
 	entry: func(sp featureSpec) string {
 		shape := strings.ReplaceAll(shapeString(sp.shape), ",", ", ")
@@ -483,6 +488,9 @@ var pythonSyntax = specSyntax{
 // SequenceExamples. A feature of two kinds is a comment.
 func writeSpecs(w io.Writer, s *schema, syn specSyntax) {
 	fmt.Fprintf(w, "%s %s\n", syn.comment, s.summary())
+	if s.parquet {
+		fmt.Fprintf(w, "%s %s\n", syn.comment, syn.parquet)
+	}
 	if s.sequences > 0 {
 		writeSpecBlock(w, s, syn, syn.context, s.features, false)
 		writeSpecBlock(w, s, syn, syn.featureLists, s.lists, true)
@@ -553,7 +561,11 @@ func writeSchemaPython(w io.Writer, s *schema) error {
 		writeSpecBlock(w, s, sluicePythonSyntax, sluicePythonSyntax.featureLists, s.lists, true)
 		return nil
 	}
-	fmt.Fprintln(w, "\n# sluice's Python package: sluice.examples(files, sluice_spec, batch_size=...)")
+	if s.parquet {
+		fmt.Fprintln(w, "\n# sluice's Python package: sluice.examples(files, sluice_spec, batch_size=..., format=\"parquet\")")
+	} else {
+		fmt.Fprintln(w, "\n# sluice's Python package: sluice.examples(files, sluice_spec, batch_size=...)")
+	}
 	writeSpecBlock(w, s, sluicePythonSyntax, sluicePythonSyntax.example, s.features, false)
 	return nil
 }
