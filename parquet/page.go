@@ -81,14 +81,14 @@ func (pr *pageReader) bytes(off int64, n int) ([]byte, error) {
 		return pr.win[off-pr.winOff:][:n], nil
 	}
 	if n > pr.window {
-		pr.raw = grow(pr.raw, n)
+		pr.raw = resize(pr.raw, n)
 		if _, err := pr.r.ReadAt(pr.raw, off); err != nil {
 			return nil, noEOF(err)
 		}
 		return pr.raw, nil
 	}
 	m := int(min(int64(pr.window), pr.end-off))
-	pr.winBuf = grow(pr.winBuf, m)
+	pr.winBuf = resize(pr.winBuf, m)
 	pr.win, pr.winOff = nil, 0
 	if _, err := pr.r.ReadAt(pr.winBuf, off); err != nil {
 		return nil, noEOF(err)
@@ -175,7 +175,7 @@ func (pr *pageReader) decompress(h pageHeader, src []byte) ([]byte, error) {
 		}
 		return src, nil
 	}
-	pr.plain = grow(pr.plain, int(h.UncompressedSize))
+	pr.plain = resize(pr.plain, int(h.UncompressedSize))
 	copy(pr.plain, src[:levels])
 	dst, err := pr.inflate(pr.plain[levels:], src[levels:])
 	if errors.Is(err, ErrUnsupported) {
@@ -260,15 +260,6 @@ func noEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
-}
-
-// grow returns b resized to n bytes, reallocating only when it is too
-// small.
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
-	}
-	return b[:n]
 }
 
 // levelsV1 splits a v1 data page's length-prefixed levels (RLE) or
