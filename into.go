@@ -3,6 +3,7 @@ package sluice
 import (
 	"unsafe"
 
+	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/queue"
@@ -145,4 +146,127 @@ func sameMemory(out, rows []tensor.Tensor) bool {
 		}
 	}
 	return true
+}
+
+// fixedInto returns FixedLengthRecords' newDecoderInto, or nil when a
+// field is bytes, has a Decode function or does not fill its shape: the
+// others are decoded (and transposed) into memory the allocator lends, a
+// batch at a time, as into memory of their own. order is the layout's:
+// component i is field order[i].
+func fixedInto(fields []Field, raws []*decode.Raw, trs []*transposer, order []int, plain func(reuse bool) (decoder, error)) func(batchhook.Allocator, bool) (decoder, error) {
+	dtypes := make([]tensor.DType, len(order))
+	shapes := make([]tensor.Shape, len(order)) // of one record
+	flats := make([]int, len(order))           // values in one record
+	for i, j := range order {
+		f := fields[j]
+		if raws[j] == nil || f.Decode != nil || f.Size%f.DType.Size() != 0 {
+			return nil
+		}
+		n := f.Size / f.DType.Size()
+		switch {
+		case trs[j] != nil:
+			shapes[i] = trs[j].shape
+		case f.Shape != nil:
+			shapes[i] = f.Shape
+		default:
+			shapes[i] = tensor.Shape{n}
+		}
+		if shapes[i].NumElements() != n {
+			return nil
+		}
+		dtypes[i], flats[i] = f.DType, n
+	}
+	return func(a batchhook.Allocator, reuse bool) (decoder, error) {
+		fallback, err := plain(reuse)
+		if err != nil {
+			return nil, err
+		}
+		in := &fixedIntoDecoder{a: a, dtypes: dtypes, shapes: shapes, flats: flats, fds: make([]fieldDecoder, len(order))}
+		for i, j := range order {
+			in.fds[i] = fieldDecoder{f: fields[j], raw: raws[j], tr: trs[j]}
+		}
+		return func(recs [][]byte, keys []string) (queue.Element, error) {
+			if keys == nil {
+				// As examplesInto's: a failure is the fallback's to
+				// name.
+				if e := in.decode(recs); e != nil {
+					return e, nil
+				}
+			}
+			return fallback(recs, keys)
+		}, nil
+	}
+}
+
+// A fixedIntoDecoder decodes each field of a batch of fixed-length
+// records into the tensors an allocator lends.
+type fixedIntoDecoder struct {
+	a      batchhook.Allocator
+	dtypes []tensor.DType
+	shapes []tensor.Shape // of one record
+	flats  []int          // values in one record
+	fds    []fieldDecoder
+	batch  []tensor.Shape // of the batch, reused
+	// views holds the last few lent batches' values as [records, values
+	// per record], the shape decode.Raw writes into, made once for each
+	// of the few buffers an allocator lends in turn (intoDecoder.views).
+	views []flatViews
+}
+
+type flatViews struct {
+	base  []unsafe.Pointer
+	flats []tensor.Tensor
+}
+
+// decode returns the batch of recs in memory the allocator lent, or nil
+// when it lent none or a field failed to decode.
+func (d *fixedIntoDecoder) decode(recs [][]byte) queue.Element {
+	n := len(recs)
+	if len(d.batch) == 0 || d.batch[0][0] != n {
+		d.batch = d.batch[:0]
+		for _, s := range d.shapes {
+			d.batch = append(d.batch, s.Prepend(n))
+		}
+	}
+	dst := d.a.Alloc(d.dtypes, d.batch)
+	if dst == nil {
+		return nil
+	}
+	flats := d.flatsOf(dst, n)
+	for i := range d.fds {
+		if err := d.fds[i].into(recs, dst[i], flats[i]); err != nil {
+			d.a.Put(dst)
+			return nil
+		}
+	}
+	return queue.Element(dst)
+}
+
+// flatsOf returns dst's tensors as [n, values per record].
+func (d *fixedIntoDecoder) flatsOf(dst []tensor.Tensor, n int) []tensor.Tensor {
+next:
+	for _, v := range d.views {
+		if v.flats[0].Len() != n {
+			continue
+		}
+		for j, t := range dst {
+			if v.base[j] != batchhook.Pointer(t) {
+				continue next
+			}
+		}
+		return v.flats
+	}
+	v := flatViews{base: make([]unsafe.Pointer, len(dst)), flats: make([]tensor.Tensor, len(dst))}
+	for j, t := range dst {
+		v.base[j] = batchhook.Pointer(t)
+		// The allocator lent what was asked for, so that the shapes
+		// agree: an error is the allocator's, and fails the batch to
+		// the fallback.
+		v.flats[j], _ = t.Reshape(tensor.Shape{n, d.flats[j]})
+	}
+	if len(d.views) == 32 {
+		d.views = d.views[1:]
+	}
+	d.views = append(d.views, v)
+	return v.flats
 }

@@ -459,7 +459,34 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 			return e, nil
 		}, nil
 	}
+	d.newDecoderInto = fixedInto(fields, raws, trs, order, d.newDecoder)
 	return d
+}
+
+// into decodes a numeric field of recs into dst, a tensor of the batch's
+// shape, whose values as [records, values per record] are flat.
+func (fd *fieldDecoder) into(recs [][]byte, dst, flat tensor.Tensor) error {
+	fd.cut(recs)
+	if fd.tr != nil {
+		_, err := fd.transposed(nil, dst)
+		return err
+	}
+	if !flat.IsValid() {
+		return fd.shapeError()
+	}
+	return fd.raw.DecodeBatchInto(flat, fd.parts, nil)
+}
+
+// cut sets parts to the field's bytes in each of recs.
+func (fd *fieldDecoder) cut(recs [][]byte) {
+	f := fd.f
+	if cap(fd.parts) < len(recs) {
+		fd.parts = make([][]byte, 0, len(recs))
+	}
+	fd.parts = fd.parts[:0]
+	for _, r := range recs {
+		fd.parts = append(fd.parts, r[f.Offset:f.Offset+f.Size])
+	}
 }
 
 // A fieldDecoder decodes one field of FixedLengthRecords' batches. With
@@ -485,13 +512,7 @@ type fieldDecoder struct {
 
 func (fd *fieldDecoder) decode(recs [][]byte, keys []string) (tensor.Tensor, error) {
 	f := fd.f
-	if cap(fd.parts) < len(recs) {
-		fd.parts = make([][]byte, 0, len(recs))
-	}
-	fd.parts = fd.parts[:0]
-	for _, r := range recs {
-		fd.parts = append(fd.parts, r[f.Offset:f.Offset+f.Size])
-	}
+	fd.cut(recs)
 	var dst tensor.Tensor
 	if fd.reuse && fd.out.IsValid() && fd.out.Len() == len(recs) {
 		dst = fd.out

@@ -2,8 +2,9 @@
 files as sluicebench's sluice rows, batches of 128 as NumPy views of the
 server's shared memory (the package's default), or copies with --copy.
 
-CIFAR-10's planes are reordered into height x width x channels in NumPy,
-as tf.data's transpose does. Its Go counterpart is sluicebench's api-reuse mode (the sluice package
+CIFAR-10's planes are reordered into height x width x channels by the
+server's readers (Field's transpose), as sluicebench's Field.Transpose and
+tf.data's transpose do. Its Go counterpart is sluicebench's api-reuse mode (the sluice package
 reusing batch memory, which is what sluice-serve runs): the difference is
 the hand-off to Python: a request and four replies over pipes per four
 batches, and a copy into shared memory of the batches the readers could
@@ -48,7 +49,7 @@ def dataset(a):
         return sluice.csv(a.files, cols, common.BATCH, readers=readers, copy=copy), "label"
     if a.kind == "cifar":
         fields = [sluice.Field("label", 0, 1, "uint8", shape=[]),
-                  sluice.Field("image", 1, 3072, "uint8", shape=[3, 32, 32])]
+                  sluice.Field("image", 1, 3072, "uint8", shape=[3, 32, 32], transpose=[1, 2, 0])]
         return sluice.fixed_length(a.files, common.CIFAR_RECORD, fields, common.BATCH, readers=readers,
                                    copy=copy), "label"
     raise SystemExit(f"sluicepy: no {a.workload} workload")
@@ -72,10 +73,6 @@ def main():
         def run():
             examples = check = 0
             for b in ds:
-                if a.kind == "cifar":
-                    # Planes into height x width x channels, as sluicebench's
-                    # Decode and tf.data's transpose do.
-                    b["image"] = np.ascontiguousarray(b["image"].transpose(0, 2, 3, 1))
                 labels = b[check_name]
                 examples += len(labels)
                 check += int(labels.sum(dtype=np.int64))

@@ -22,6 +22,7 @@ type Allocator interface {
 // Option returns a sluice.BatchOption (as any: this package cannot name
 // the type) that makes the decoders of an Iterator without KeepBatches
 // write each batch into memory from a where they can: today an Examples
-// data set whose features are all FixedLen float32 or int64. Package
-// sluice sets it.
+// data set whose features are all FixedLen float32 or int64, and a
+// FixedLengthRecords data set whose fields are all numbers (no bytes, no
+// Decode function). Package sluice sets it.
 var Option func(a Allocator) any

@@ -124,8 +124,10 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	if total < minLentBytes*len(dtypes)*shapes[0][0] {
 		return nil
 	}
-	for _, dt := range dtypes {
-		if dt != tensor.Float32 && dt != tensor.Int64 {
+	for i, dt := range dtypes {
+		// An array of no values has no memory to know the batch by
+		// (lent), and would start at the slot's end.
+		if dt == tensor.String || !dt.Valid() || shapes[i].NumElements() == 0 {
 			return nil
 		}
 	}
@@ -154,14 +156,8 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 	off := 64
 	for i, dt := range dtypes {
 		off = (off + 63) &^ 63
-		p := unsafe.Pointer(&mem[off])
-		n := shapes[i].NumElements()
-		off += n * dt.Size()
-		if dt == tensor.Float32 {
-			ts[i] = tensor.New(unsafe.Slice((*float32)(p), n), shapes[i]...)
-		} else {
-			ts[i] = tensor.New(unsafe.Slice((*int64)(p), n), shapes[i]...)
-		}
+		ts[i] = batchhook.Over(unsafe.Pointer(&mem[off]), dt, shapes[i])
+		off += shapes[i].NumElements() * dt.Size()
 	}
 	shapesCopy := make([]tensor.Shape, len(shapes))
 	for i, sh := range shapes {

@@ -388,7 +388,7 @@ func (s *source) fixed(o *Open, common []sluice.Option) error {
 		if err != nil {
 			return fmt.Errorf("open: field %q: %w", f.Name, err)
 		}
-		fields[i] = sluice.Field{Name: f.Name, Offset: f.Offset, Size: f.Size, DType: dt, Shape: f.Shape, BigEndian: f.BigEndian}
+		fields[i] = sluice.Field{Name: f.Name, Offset: f.Offset, Size: f.Size, DType: dt, Shape: f.Shape, Transpose: f.Transpose, BigEndian: f.BigEndian}
 		s.features = append(s.features, featureInfo(f.Name, dt, false))
 	}
 	opts := make([]sluice.RecordOption, 0, len(common)+3)

@@ -231,6 +231,7 @@ type FieldSpec struct {
 	Size      int    `json:"size"`
 	DType     string `json:"dtype"`
 	Shape     []int  `json:"shape,omitempty"`
+	Transpose []int  `json:"transpose,omitempty"`
 	BigEndian bool   `json:"big_endian,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package pyserve
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -913,6 +914,94 @@ func TestServeLendsSlots(t *testing.T) {
 				}
 				if rows != 60 {
 					t.Fatalf("pass %d: %d rows, want 60", pass, rows)
+				}
+			}
+		})
+	}
+}
+
+// Fixed-length records of numbers only are decoded into lent slots too,
+// transposed fields and other byte orders included, with the values a
+// decode into Go memory gives; a bytes field makes them copied.
+func TestServeLendsFixedLengthSlots(t *testing.T) {
+	// Records of a label byte and six big-endian uint16s, label*10+j.
+	dir := t.TempDir()
+	for f := range 2 {
+		var data []byte
+		for i := range 10 {
+			label := f*10 + i
+			data = append(data, byte(label))
+			for j := range 6 {
+				data = binary.BigEndian.AppendUint16(data, uint16(label*10+j))
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("d%d.bin", f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	numbers := []map[string]any{
+		{"name": "label", "offset": 0, "size": 1, "dtype": "uint8", "shape": []int{}},
+		{"name": "be", "offset": 1, "size": 12, "dtype": "uint16", "shape": []int{2, 3}, "big_endian": true},
+		{"name": "t", "offset": 1, "size": 12, "dtype": "uint16", "shape": []int{2, 3}, "transpose": []int{1, 0}, "big_endian": true},
+		{"name": "le", "offset": 1, "size": 12, "dtype": "int16"},
+	}
+	tests := []struct {
+		name   string
+		fields []map[string]any
+		lent   bool
+	}{
+		{"numbers", numbers, true},
+		{"with a bytes field", append(slices.Clone(numbers), map[string]any{"name": "raw", "offset": 1, "size": 12, "dtype": "bytes"}), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Cleanup(func(m int) func() { return func() { minLentBytes = m } }(minLentBytes))
+			minLentBytes = 1
+			c := startServer(t)
+			c.keep = 1
+			open := map[string]any{"op": "open", "kind": "fixed", "files": []string{filepath.Join(dir, "d*.bin")},
+				"batch_size": 7, "readers": 2, "record_bytes": 13, "fields": tt.fields}
+			for pass := range 2 {
+				if r := c.call(open); r.Error != nil {
+					t.Fatal(r.Error)
+				}
+				var labels []int
+				for {
+					b, r := c.next()
+					if b == nil {
+						if !r.End {
+							t.Fatalf("pass %d: %+v", pass, r)
+						}
+						break
+					}
+					if lent := r.Batch.Slot >= DefaultSlots; lent != tt.lent {
+						t.Fatalf("pass %d: batch in slot %d (lent %v), want lent %v", pass, r.Batch.Slot, lent, tt.lent)
+					}
+					for i, l := range b["label"].raw {
+						labels = append(labels, int(l))
+						for j := range 6 {
+							want := uint16(int(l)*10 + j)
+							be := binary.NativeEndian.Uint16(b["be"].raw[2*(6*i+j):])
+							// be[j/3][j%3] is t[j%3][j/3].
+							tr := binary.NativeEndian.Uint16(b["t"].raw[2*(6*i+j%3*2+j/3):])
+							le := binary.NativeEndian.Uint16(b["le"].raw[2*(6*i+j):])
+							if be != want || tr != want || le != want>>8|want<<8 {
+								t.Fatalf("pass %d: record %d value %d: be %d, t %d, le %#x, want %d", pass, l, j, be, tr, le, want)
+							}
+						}
+					}
+					if !slices.Equal(b["t"].shape, []int{r.Batch.Rows, 3, 2}) || !slices.Equal(b["le"].shape, []int{r.Batch.Rows, 6}) {
+						t.Fatalf("shapes %v and %v", b["t"].shape, b["le"].shape)
+					}
+				}
+				slices.Sort(labels)
+				if len(labels) != 20 {
+					t.Fatalf("pass %d: %d records, want 20", pass, len(labels))
+				}
+				for i, l := range labels {
+					if l != i {
+						t.Fatalf("pass %d: labels %v, want 0 to 19 once each", pass, labels)
+					}
 				}
 			}
 		})

@@ -247,13 +247,22 @@ def test_fixed_length(tmp_path):
     (tmp_path / "d.bin").write_bytes(b"HDR" + recs.tobytes())
     fields = [sluice.Field("label", 0, 1, "uint8", shape=[]),
               {"name": "image", "offset": 1, "size": 12, "dtype": "uint8", "shape": [2, 3, 2]},
-              sluice.Field("word", 1, 4, "<u2" if False else "uint16")]
+              sluice.Field("word", 1, 4, "<u2" if False else "uint16"),
+              # The planes into rows x columns x planes, by the server.
+              sluice.Field("hwc", 1, 12, "uint8", shape=[2, 3, 2], transpose=[1, 2, 0])]
     got = list(sluice.fixed_length(str(tmp_path / "d.bin"), 13, fields, batch_size=8, header_bytes=3,
                                    readers=1, copy=True))
     np.testing.assert_array_equal(np.concatenate([b["label"] for b in got]), labels)
     np.testing.assert_array_equal(np.concatenate([b["image"] for b in got]), pixels)
     np.testing.assert_array_equal(np.concatenate([b["word"] for b in got]),
                                   recs[:, 1:5].copy().view("<u2"))
+    hwc = np.concatenate([b["hwc"] for b in got])
+    assert hwc.shape == (30, 3, 2, 2)
+    np.testing.assert_array_equal(hwc, pixels.transpose(0, 2, 3, 1))
+    with pytest.raises(sluice.InvalidArgumentError, match="Transpose"):
+        list(sluice.fixed_length(str(tmp_path / "d.bin"), 13, [sluice.Field("x", 1, 12, "uint8", shape=[2, 3, 2],
+                                                                             transpose=[0, 0, 1])],
+                                 batch_size=8, header_bytes=3))
 
 
 def test_corrupt_record(tmp_path):
