@@ -116,6 +116,39 @@ def test_views_are_reused(tmp_path):
     assert firsts != [8 * i for i in range(10)]
 
 
+def test_batches_asked_for_at_a_time(tmp_path):
+    """Eight batches a request for batches of fixed-size features under
+    32 KB, four for larger or unknown sizes, one for a deterministic
+    data set; prefetch overrides the size's choice."""
+    pat, truth = make_examples(tmp_path, files=1, per_file=80)
+    (tmp_path / "a.csv").write_text("".join(f"{i},{i / 2}\n" for i in range(100)))
+    (tmp_path / "r.bin").write_bytes(bytes(range(200)) * 5)
+    small = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([2, 2], "float32")}
+    # A feature no record has, filled by its default.
+    big = {"label": sluice.FixedLen([], "int64"), "absent": sluice.FixedLen([64], "float32", [0.0] * 64)}
+    cases = [
+        (sluice.examples(pat, small, batch_size=8), 8),
+        (sluice.examples(pat, big, batch_size=125), 4),  # 264 bytes a record: 33 000 a batch
+        (sluice.examples(pat, big, batch_size=124), 8),  # 32 736
+        (sluice.examples(pat, SPEC, batch_size=8), 4),  # bytes and VarLen: sizes unknown
+        (sluice.examples(pat, small, batch_size=8, deterministic=True), 0),
+        (sluice.examples(pat, small, batch_size=8, prefetch=8), 4),
+        (sluice.csv(str(tmp_path / "a.csv"), [("i", "int64"), ("x", "float32")], batch_size=16), 8),
+        (sluice.csv(str(tmp_path / "a.csv"), [("i", "int64"), ("x", "bytes")], batch_size=16), 4),
+        (sluice.fixed_length(str(tmp_path / "r.bin"), 10, [sluice.Field("x", 0, 10, "uint8")], batch_size=4), 8),
+        (sluice.fixed_length(str(tmp_path / "r.bin"), 10, [sluice.Field("x", 0, 10, "uint8")], batch_size=4000), 4),
+        (sluice.records(pat, batch_size=8), 4),
+    ]
+    for ds, want in cases:
+        it = iter(ds)
+        rows = [len(next(iter(b.values()))) for b in it]
+        assert it._s is None and sum(rows) in (80, 100, 1000), (ds._request, rows)
+        it = iter(ds)
+        next(it)
+        assert it._s.pipelined == want, ds._request
+        it.close()
+
+
 def test_epochs_shuffle_drop_remainder(tmp_path):
     pat, truth = make_examples(tmp_path)
     labels = []
