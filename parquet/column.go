@@ -1,8 +1,10 @@
 package parquet
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // A columnReader reads one column chunk entry by entry: each entry a
@@ -19,6 +21,10 @@ type columnReader struct {
 	dictF   []float32
 	dictB   [][]byte
 	dictBuf []byte // the dictionary page's bytes, which dictB slices
+	// dictBad holds the dictionary's values that have no Example value
+	// (a placeholder stands in their place), in order: a row that takes
+	// one fails, not the page.
+	dictBad []valueError
 
 	// The current page.
 	offset   int64 // of its header, for errors
@@ -26,6 +32,10 @@ type columnReader struct {
 	n, pos   int // entries, and the next
 	vals     values
 	vi       int // the next value
+	// bad, if set, is why the page's value vals holds none of, and
+	// none after it, could not be read: returned when a row takes it,
+	// so that the error names that row rather than the page's first.
+	bad error
 
 	// Scratch for decoding.
 	idx  []int32
@@ -108,7 +118,7 @@ func (c *columnReader) readData(data []byte, n int, enc encoding, lay levelLayou
 		return fmt.Errorf("data page has %d values, its column chunk %d more", n, c.left)
 	}
 	c.left -= int64(n)
-	c.n, c.pos, c.vi = n, 0, 0
+	c.n, c.pos, c.vi, c.bad = n, 0, 0, nil
 	col := c.col
 	var err error
 	c.rep, c.def = c.rep[:0], c.def[:0]
@@ -189,29 +199,55 @@ func (c *columnReader) decodeValues(data []byte, enc encoding, count int) error 
 	if err := c.decodePhysical(data, enc, count); err != nil {
 		return err
 	}
-	return c.convert(&c.vals)
+	if err := c.convert(&c.vals); err != nil {
+		if ve, ok := err.(*valueError); ok {
+			c.bad = ve.err
+			return nil
+		}
+		return err
+	}
+	return nil
 }
 
-// gather looks the page's dictionary indices up.
+// A valueError is a conversion's failure at one value, the values before
+// it converted: a data page's is reported at the row that takes the value
+// (columnReader.bad).
+type valueError struct {
+	at  int
+	err error
+}
+
+func (e *valueError) Error() string { return fmt.Sprintf("value %d: %v", e.at, e.err) }
+func (e *valueError) Unwrap() error { return e.err }
+
+// gather looks the page's dictionary indices up. An index outside the
+// dictionary ends the page's values there (columnReader.bad).
 func (c *columnReader) gather() error {
 	size := max(len(c.dictI), len(c.dictF), len(c.dictB))
-	for _, k := range c.idx {
+	idx := c.idx
+	for j, k := range idx {
 		if k < 0 || int(k) >= size {
-			return fmt.Errorf("dictionary index %d of a dictionary of %d values", k, size)
+			c.bad = fmt.Errorf("dictionary index %d of a dictionary of %d values", k, size)
+			idx = idx[:j]
+			break
+		}
+		if len(c.dictBad) > 0 && c.badInDict(k) {
+			idx = idx[:j]
+			break
 		}
 	}
 	c.vals.reset()
 	switch c.col.Kind {
 	case Int64:
-		for _, k := range c.idx {
+		for _, k := range idx {
 			c.vals.i = append(c.vals.i, c.dictI[k])
 		}
 	case Float:
-		for _, k := range c.idx {
+		for _, k := range idx {
 			c.vals.f = append(c.vals.f, c.dictF[k])
 		}
 	default:
-		for _, k := range c.idx {
+		for _, k := range idx {
 			c.vals.b = append(c.vals.b, c.dictB[k])
 		}
 	}
@@ -233,12 +269,70 @@ func (c *columnReader) readDictionary(p page) error {
 		return fmt.Errorf("dictionary: %w", err)
 	}
 	var v values
-	if err := c.convert(&v); err != nil {
-		return fmt.Errorf("dictionary: %w", err)
+	c.dictBad = c.dictBad[:0]
+	at := 0 // the dictionary index of phys's first value
+	for {
+		err := c.appendConverted(&v)
+		if err == nil {
+			break
+		}
+		ve, ok := err.(*valueError)
+		if !ok || len(c.dictBad) == maxDictBad {
+			return fmt.Errorf("dictionary: %w", err)
+		}
+		// A zero stands in the bad value's place, and the values after
+		// it are converted on their own.
+		c.dictBad = append(c.dictBad, valueError{at + ve.at, ve.err})
+		switch c.col.Kind {
+		case Int64:
+			v.i = append(v.i, 0)
+		case Float:
+			v.f = append(v.f, 0)
+		default:
+			v.b = append(v.b, nil)
+		}
+		at += ve.at + 1
+		c.dropPhysical(ve.at + 1)
 	}
 	c.dictI, c.dictF, c.dictB, c.hasDict = v.i, v.f, v.b, true
 	return nil
 }
+
+// dropPhysical drops c.phys's first n values.
+func (c *columnReader) dropPhysical(n int) {
+	p := &c.phys
+	switch c.col.physical {
+	case typeBoolean:
+		p.bits = p.bits[n:]
+	case typeInt32:
+		p.i32 = p.i32[n:]
+	case typeInt64:
+		p.i64 = p.i64[n:]
+	case typeInt96:
+		p.i96 = p.i96[n:]
+	case typeFloat:
+		p.f32 = p.f32[n:]
+	case typeDouble:
+		p.f64 = p.f64[n:]
+	default:
+		p.b = p.b[n:]
+	}
+}
+
+// badInDict reports whether dictionary value k has no Example value, and
+// if so makes its error the page's c.bad.
+func (c *columnReader) badInDict(k int32) bool {
+	i, found := slices.BinarySearchFunc(c.dictBad, int(k), func(e valueError, k int) int { return cmp.Compare(e.at, k) })
+	if found {
+		c.bad = fmt.Errorf("dictionary value %d: %w", k, c.dictBad[i].err)
+	}
+	return found
+}
+
+// maxDictBad bounds the dictionary values without an Example value that
+// are told apart, each with its error: a dictionary with more is refused
+// whole.
+const maxDictBad = 64
 
 func (v *values) reset() { v.i, v.f, v.b = v.i[:0], v.f[:0], v.b[:0] }
 
@@ -405,9 +499,16 @@ func (c *columnReader) badEncoding(enc encoding) error {
 	return fmt.Errorf("%v values in %v encoding are %w", c.col.physical, enc, ErrUnsupported)
 }
 
-// convert turns c.phys's values into v, in the column's Kind.
+// convert turns c.phys's values into v, in the column's Kind. A value
+// that has no Example value fails it with a *valueError, v holding the
+// values before it.
 func (c *columnReader) convert(v *values) error {
 	v.reset()
+	return c.appendConverted(v)
+}
+
+// appendConverted appends c.phys's values to v, as convert.
+func (c *columnReader) appendConverted(v *values) error {
 	p := &c.phys
 	conv := c.col.conv
 	switch conv.op {
@@ -430,9 +531,10 @@ func (c *columnReader) convert(v *values) error {
 	case opInt64:
 		v.i = append(v.i, p.i64...)
 	case opUint64:
-		for _, x := range p.i64 {
+		for k, x := range p.i64 {
 			if x < 0 {
-				return fmt.Errorf("unsigned value %d is above int64's range", uint64(x))
+				v.i = append(v.i, p.i64[:k]...)
+				return &valueError{k, fmt.Errorf("unsigned value %d is above int64's range", uint64(x))}
 			}
 		}
 		v.i = append(v.i, p.i64...)
@@ -440,7 +542,7 @@ func (c *columnReader) convert(v *values) error {
 		for k := range p.i96 {
 			ns, ok := int96Nanos(&p.i96[k])
 			if !ok {
-				return fmt.Errorf("INT96 timestamp %x is outside int64 nanoseconds", p.i96[k])
+				return &valueError{k, fmt.Errorf("INT96 timestamp %x is outside int64 nanoseconds", p.i96[k])}
 			}
 			v.i = append(v.i, ns)
 		}
@@ -451,9 +553,9 @@ func (c *columnReader) convert(v *values) error {
 			v.f = append(v.f, float32(x))
 		}
 	case opFloat16:
-		for _, b := range p.b {
+		for k, b := range p.b {
 			if len(b) != 2 {
-				return fmt.Errorf("FLOAT16 value of %d bytes", len(b))
+				return &valueError{k, fmt.Errorf("FLOAT16 value of %d bytes", len(b))}
 			}
 			v.f = append(v.f, float16(b))
 		}

@@ -114,14 +114,27 @@ func int96Nanos(v *[12]byte) (int64, bool) {
 		nanos = nanos<<8 | uint64(v[i])
 	}
 	day := int64(uint32(v[8]) | uint32(v[9])<<8 | uint32(v[10])<<16 | uint32(v[11])<<24)
-	const nsPerDay = 86400 * 1e9
+	const nsPerDay = 86400 * 1_000_000_000
 	if nanos >= nsPerDay {
 		return 0, false
 	}
 	days := day - julianUnixEpoch
-	// 106751 days is about 292 years: past it int64 nanoseconds overflow.
-	if days > 106751 || days < -106752 {
+	// 106751 days is about 292 years: past it int64 nanoseconds overflow,
+	// and on its last day (either way) they may.
+	const maxDays = math.MaxInt64 / nsPerDay
+	switch {
+	case days > maxDays || days < -maxDays-1:
 		return 0, false
+	case days == maxDays && int64(nanos) > math.MaxInt64-maxDays*nsPerDay:
+		return 0, false
+	case days == -maxDays-1:
+		// -maxDays-1 days overflow by themselves: the day after less a
+		// day's nanoseconds.
+		back := int64(nanos) - nsPerDay // in [-nsPerDay, 0)
+		if back < math.MinInt64+maxDays*nsPerDay {
+			return 0, false
+		}
+		return -maxDays*nsPerDay + back, true
 	}
 	return days*nsPerDay + int64(nanos), true
 }

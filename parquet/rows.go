@@ -190,7 +190,7 @@ func (r *Rows) nextGroup() error {
 			window: windowFor(end-start, len(r.idx)), winBuf: c.pages.winBuf, raw: c.pages.raw, plain: c.pages.plain}
 		c.left = m.NumValues
 		c.hasDict = false
-		c.dictI, c.dictF, c.dictB = c.dictI[:0], c.dictF[:0], c.dictB[:0]
+		c.dictI, c.dictF, c.dictB, c.dictBad = c.dictI[:0], c.dictF[:0], c.dictB[:0], c.dictBad[:0]
 		c.n, c.pos, c.offset = 0, 0, start
 	}
 	return nil
@@ -329,6 +329,9 @@ func (c *columnReader) take(out *rowValues) error {
 }
 
 func (c *columnReader) noValue() error {
+	if c.bad != nil {
+		return c.bad
+	}
 	return fmt.Errorf("the page has fewer values than its levels say")
 }
 

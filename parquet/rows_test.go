@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -487,5 +488,43 @@ func TestRowsReset(t *testing.T) {
 		if got := read(r); got != want {
 			t.Fatalf("%s read after a Reset differs", name)
 		}
+	}
+}
+
+// A value with no Example value fails the row that holds it, whose
+// values before it are read: the error names that row, whether the value
+// is in the page or in its dictionary (gen.py's uint64_big files: an
+// unsigned value above int64's range at row 5, after a null at row 2).
+func TestValueErrorNamesItsRow(t *testing.T) {
+	for _, name := range []string{"uint64_big", "uint64_big_dict"} {
+		t.Run(name, func(t *testing.T) {
+			f, err := openTestFile(t, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := f.Rows(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for rows.Next() {
+				got = append(got, render(rows, 0))
+			}
+			if want := []string{"[1]", "[2]", "null", "[3]", "[4]"}; !slices.Equal(got, want) {
+				t.Errorf("rows before the error: %v, want %v", got, want)
+			}
+			var de *dataerr.Error
+			if err := rows.Err(); !errors.As(err, &de) || de.Record != 5 || de.File != name+".parquet" ||
+				!strings.Contains(err.Error(), "9223372036854775813 is above int64's range") {
+				t.Fatalf("error %v, want one about row 5's value", err)
+			}
+			// Skip meets it too, and so does a Reset and a read again.
+			if err := rows.Reset(f, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := rows.Skip(7); !errors.As(err, &de) || de.Record != 5 {
+				t.Errorf("Skip(7): %v, want the error of row 5", err)
+			}
+		})
 	}
 }

@@ -223,6 +223,12 @@ def main(out):
           compression="NONE", expect={"error": "nested"})
     write(out, "null_element", pa.table({"l": pa.array([[1, None, 3]], pa.list_(pa.int64()))}),
           compression="NONE", expect={"error": "null"})
+    # A value with no Example value (an unsigned one above int64's range)
+    # at row 5, after a null: the error names that row, not the page's
+    # first, whether the page holds the values or a dictionary does.
+    big = pa.table({"u": pa.array([1, 2, None, 3, 4, 2**63 + 5, 6, 7, 8, 9], pa.uint64())})
+    write(out, "uint64_big", big, compression="NONE", use_dictionary=False, expect={"error": 'row 5, column "u"'})
+    write(out, "uint64_big_dict", big, compression="NONE", expect={"error": 'row 5, column "u"'})
     write(out, "empty", t.slice(0, 0), compression="NONE")
     others(out, t)
     write(out, "crc", t.select(["i64", "word"]), compression="NONE", write_page_checksum=True, **small)
