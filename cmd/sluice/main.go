@@ -7,6 +7,7 @@
 //	sluice head FILE...          the first 10 records (-n N)
 //	sluice count FILE...         records per file and in total (--json)
 //	sluice schema FILE...        each feature's kind and counts, and the parse spec
+//	sluice stats FILE...         each feature's values: range, mean, NaNs, most common
 //	sluice verify FILE...        check every CRC; name each corrupt record (--json)
 //	sluice convert IN... --out P CSV, JSON lines, MNIST IDX, CIFAR-10 or TFRecord to TFRecord
 //	sluice bench FILE...         throughput through a real pipeline (--parse)

@@ -44,6 +44,7 @@ var rootCmds = []func() *cobra.Command{
 	newHeadCmd,
 	newCountCmd,
 	newSchemaCmd,
+	newStatsCmd,
 	newVerifyCmd,
 	newConvertCmd,
 	newBenchCmd,

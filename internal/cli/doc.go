@@ -9,6 +9,7 @@
 //	sluice head FILE...     the first records (cat --limit 10)
 //	sluice count FILE...    records per file and in total
 //	sluice schema FILE...   each feature's kind and counts, and the parse spec
+//	sluice stats FILE...    each feature's values: range, mean, NaNs, most common
 //	sluice verify FILE...   check every CRC; name each corrupt record
 //	sluice convert IN...    CSV, JSON lines (plain objects, or cat's), MNIST IDX, CIFAR-10 or TFRecord → TFRecord
 //

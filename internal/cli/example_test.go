@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/sluiceml/sluice/example"
@@ -55,4 +56,30 @@ func ExampleMain() {
 	// exit code 1
 	// wrote 1 records to edited.tfrecord
 	// {"features":{"label":{"int64":[9]},"pixels":{"float":[1,0.25]}}}
+}
+
+// stats summarises each feature's values: here a label's classes and a
+// score with a NaN in it, which the mean leaves out and the NAN column
+// counts.
+func ExampleMain_stats() {
+	dir, _ := os.MkdirTemp("", "sluice-example")
+	defer os.RemoveAll(dir)
+	name := dir + "/scores.tfrecord"
+	f, _ := os.Create(name)
+	w := tfrecord.NewWriter(f, tfrecord.None)
+	for i, score := range []float32{0.5, 1.5, float32(math.NaN()), 2} {
+		w.Write(example.New().Int64("label", int64(i%2)).Float("score", score).Marshal())
+	}
+	w.Close()
+	f.Close()
+	cli.Main(context.Background(), []string{"stats", name}, os.Stdout, os.Stdout)
+	// Output:
+	// 4 records in 1 file: 4 Examples
+	//
+	// FEATURE  KIND   IN RECORDS  VALUES  MIN  MAX  MEAN   STD DEV  ZEROS      NAN  INF
+	// label    int64  4 (100%)    1       0    1    0.5    0.5      2 (50.0%)  —    —
+	// score    float  4 (100%)    1       0.5  2    1.333  0.6236   0          1    0
+	//
+	// TOP VALUES  DISTINCT  MOST COMMON (COUNT, SHARE OF THE VALUES)
+	// label       2         0 (2, 50.0%), 1 (2, 50.0%)
 }

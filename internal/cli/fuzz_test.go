@@ -563,3 +563,38 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 	}
 	return want, true
 }
+
+// FuzzStats feeds arbitrary records to stats: its reports never fail, the
+// JSON one is JSON, and no feature counts more values than it was given
+// records' worth of bytes.
+func FuzzStats(f *testing.F) {
+	for _, r := range mixedRecords() {
+		f.Add(r, r)
+	}
+	nan := example.New().Floats("f", []float32{float32(math.NaN()), float32(math.Inf(-1)), 0}).Int64s("i", []int64{math.MinInt64, math.MaxInt64}).Marshal()
+	f.Add(nan, []byte{0x12, 0x02, 0x0a, 0x00})
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		s := newSchema()
+		s.values = true
+		s.add(a)
+		s.add(b)
+		s.files = 1
+		var out bytes.Buffer
+		if err := writeStatsText(&out, s, 3); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if err := writeStatsJSON(&out, s, 3); err != nil {
+			t.Fatal(err)
+		}
+		var r statsReport
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatalf("%v:\n%s", err, out.Bytes())
+		}
+		for _, fs := range append(r.Features, r.FeatureLists...) {
+			if fs.Values > int64(len(a)+len(b)) || fs.Distinct != nil && int64(*fs.Distinct) > fs.Values {
+				t.Fatalf("%+v from %d bytes", fs, len(a)+len(b))
+			}
+		}
+	})
+}

@@ -89,54 +89,11 @@ inferred as convert infers it, and the spec that reads the converted files.
 			if header || delimiter != "," {
 				return fmt.Errorf("--header and --delimiter are for --from csv")
 			}
-			if from == "jsonl" || from == "parquet" {
-				if compression != "auto" && from == "jsonl" {
-					return fmt.Errorf("--compression: JSON lines' is found from each file's first bytes")
-				}
-				if compression != "auto" {
-					return fmt.Errorf("--compression: a Parquet file names its own")
-				}
-				names, err := expand(cmd.Context(), args)
-				if err != nil {
-					return err
-				}
-				// The Examples convert would write.
-				s := newSchema()
-				add := func(rec []byte) error {
-					s.add(rec)
-					return nil
-				}
-				if from == "jsonl" {
-					err = newJSONLConverter(settingsFrom(cmd.Context()).maxRecord, add).read(cmd.Context(), names, io.Discard, t, limit)
-				} else {
-					s.parquet = true
-					err = readParquet(cmd.Context(), names, nil, nil, t, limit, add)
-				}
-				if err != nil {
-					return err
-				}
-				s.files = len(names)
-				return schemaWriters[format](cmd.OutOrStdout(), s)
-			}
-			write := schemaWriters[format]
-			rf, err := newRecordFiles(compression, t)
-			if err != nil {
-				return err
-			}
-			names, err := expand(cmd.Context(), args)
-			if err != nil {
-				return err
-			}
 			s := newSchema()
-			err = eachRecord(cmd.Context(), names, rf, limit, func(_ string, _ int64, rec []byte) error {
-				s.add(rec)
-				return nil
-			})
-			if err != nil {
+			if err := readSchema(cmd, args, from, compression, limit, t, s); err != nil {
 				return err
 			}
-			s.files = len(names)
-			return write(cmd.OutOrStdout(), s)
+			return schemaWriters[format](cmd.OutOrStdout(), s)
 		}),
 	}
 	f := cmd.Flags()
@@ -147,6 +104,50 @@ inferred as convert infers it, and the spec that reads the converted files.
 	f.BoolVar(&header, "header", false, "with --from csv: the files' first line names the columns")
 	f.StringVar(&delimiter, "delimiter", ",", "with --from csv: the field delimiter, one character (\\t for a tab)")
 	return cmd
+}
+
+// readSchema reads the records of the files args names into s: TFRecord
+// files' records, or (from "jsonl" or "parquet") the Examples convert would
+// write of those files.
+func readSchema(cmd *cobra.Command, args []string, from, compression string, limit int, t *tally, s *schema) error {
+	ctx := cmd.Context()
+	if from == "jsonl" || from == "parquet" {
+		if compression != "auto" && from == "jsonl" {
+			return fmt.Errorf("--compression: JSON lines' is found from each file's first bytes")
+		}
+		if compression != "auto" {
+			return fmt.Errorf("--compression: a Parquet file names its own")
+		}
+		names, err := expand(ctx, args)
+		if err != nil {
+			return err
+		}
+		add := func(rec []byte) error {
+			s.add(rec)
+			return nil
+		}
+		if from == "jsonl" {
+			err = newJSONLConverter(settingsFrom(ctx).maxRecord, add).read(ctx, names, io.Discard, t, limit)
+		} else {
+			s.parquet = true
+			err = readParquet(ctx, names, nil, nil, t, limit, add)
+		}
+		s.files = len(names)
+		return err
+	}
+	rf, err := newRecordFiles(compression, t)
+	if err != nil {
+		return err
+	}
+	names, err := expand(ctx, args)
+	if err != nil {
+		return err
+	}
+	s.files = len(names)
+	return eachRecord(ctx, names, rf, limit, func(_ string, _ int64, rec []byte) error {
+		s.add(rec)
+		return nil
+	})
 }
 
 // A schema accumulates what the records hold.
@@ -160,6 +161,7 @@ type schema struct {
 	lists     map[string]*featureStats
 	r         recordRenderer // its parse of the current record
 	parquet   bool           // the records are Parquet rows (schema --from parquet)
+	values    bool           // summarise the values too (the stats command)
 }
 
 // featureStats describes one feature (or feature list) over the records.
@@ -172,6 +174,7 @@ type featureStats struct {
 	total      int64    // values in all
 	steps      int64    // feature lists: steps in all
 	minS, maxS int      // feature lists: steps per record
+	vals       *valueStats // with schema.values
 }
 
 func newSchema() *schema {
@@ -193,10 +196,10 @@ func (s *schema) add(rec []byte) {
 		s.sequences++
 	}
 	for name, f := range s.r.seq.GetContext().GetFeature() {
-		stats(s.features, name).addRecord(f)
+		s.stats(s.features, name).addRecord(f)
 	}
 	for name, fl := range lists {
-		st := stats(s.lists, name)
+		st := s.stats(s.lists, name)
 		st.present++
 		steps := fl.GetFeature()
 		if st.present == 1 || len(steps) < st.minS {
@@ -210,10 +213,13 @@ func (s *schema) add(rec []byte) {
 	}
 }
 
-func stats(m map[string]*featureStats, name string) *featureStats {
+func (s *schema) stats(m map[string]*featureStats, name string) *featureStats {
 	st := m[name]
 	if st == nil {
 		st = &featureStats{name: name, minN: -1}
+		if s.values {
+			st.vals = &valueStats{}
+		}
 		m[name] = st
 	}
 	return st
@@ -245,6 +251,9 @@ func (st *featureStats) addValues(f *pb.Feature) {
 	}
 	st.maxN = max(st.maxN, n)
 	st.total += int64(n)
+	if st.vals != nil {
+		st.vals.add(f)
+	}
 }
 
 var kindNames = [3]string{"bytes", "float", "int64"}

@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+)
+
+func newStatsCmd() *cobra.Command {
+	var (
+		limit       int
+		topN        int
+		output      *outputFlag
+		compression string
+		from        string
+	)
+	cmd := &cobra.Command{
+		Use:   "stats FILE...",
+		Short: "Summarise the values of every feature of Example records",
+		Long: `stats reads Example or SequenceExample records and reports, for every
+feature, what schema does (its kind, how many records hold it, how many values
+it has) and a summary of its values: for float and int64 features their
+minimum, maximum, mean and standard deviation and how many are zero, and for
+floats how many are NaN or infinite (left out of the rest); for bytes
+features the same of the values' lengths, and how many are empty. For int64
+features and bytes values of up to 64 bytes it counts each distinct value
+and lists the most common (--top), while there are at most 10 000 of them:
+a label's classes, a category's words. A feature list's figures are over the
+values of all its steps.
+
+--from jsonl and --from parquet summarise the Examples convert would write
+of those files. --output json (or --json) prints the report as data.`,
+		Example: "  sluice stats 'data/train-*.tfrecord.gz'\n" +
+			"  sluice stats --limit 10000 --top 20 data.tfrecord\n" +
+			"  sluice stats --from parquet --json 'part-*.parquet'",
+		Args: cobra.MinimumNArgs(1),
+		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
+			format, err := output.get()
+			if err != nil {
+				return err
+			}
+			switch from {
+			case "tfrecord", "jsonl", "parquet":
+			case "csv":
+				return fmt.Errorf("--from csv: convert the files first (sluice convert --from csv), or see their columns with sluice schema --from csv")
+			default:
+				return fmt.Errorf("--from must be tfrecord, jsonl or parquet, not %q", from)
+			}
+			if topN < 0 {
+				return fmt.Errorf("--top must be 0 or more, not %d", topN)
+			}
+			s := newSchema()
+			s.values = true
+			if err := readSchema(cmd, args, from, compression, limit, t, s); err != nil {
+				return err
+			}
+			if format == "json" {
+				return writeStatsJSON(cmd.OutOrStdout(), s, topN)
+			}
+			return writeStatsText(cmd.OutOrStdout(), s, topN)
+		}),
+	}
+	f := cmd.Flags()
+	f.IntVar(&limit, "limit", -1, "read at most this many records in all (-1: all)")
+	f.IntVar(&topN, "top", 10, "list at most this many of a feature's most common values")
+	output = addOutputFlag(cmd, "text", "json")
+	f.StringVar(&compression, "compression", "auto", compressionUsage)
+	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples), jsonl or parquet")
+	return cmd
+}
+
+func writeStatsText(w io.Writer, s *schema, topN int) error {
+	fmt.Fprintln(w, s.summary())
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	section := func(title string, list bool) {
+		m := s.features
+		if list {
+			m = s.lists
+		}
+		if len(m) == 0 {
+			return
+		}
+		n := s.holders(list)
+		per := "VALUES"
+		if list {
+			per = "VALUES/STEP"
+		}
+		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\t%s\tMIN\tMAX\tMEAN\tSTD DEV\tZEROS\tNAN\tINF\n", title, per)
+		for _, st := range sorted(m) {
+			k := st.kind()
+			if k == "" {
+				k = "(empty)"
+			}
+			in := fmt.Sprintf("%d (%s)", st.present, percent(st.present, n))
+			values := spread(st.minN, st.maxN, st.total, st.present)
+			if list {
+				values = spread(st.minN, st.maxN, st.total, st.steps)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, k, in, values, strings.Join(valueColumns(st), "\t"))
+		}
+	}
+	if s.sequences > 0 {
+		section("CONTEXT", false)
+		section("FEATURE LIST", true)
+	} else {
+		section("FEATURE", false)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if topN == 0 {
+		return nil
+	}
+	tw = tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nTOP VALUES\tDISTINCT\tMOST COMMON (COUNT, SHARE OF THE VALUES)\n")
+	any := false
+	for _, m := range []map[string]*featureStats{s.features, s.lists} {
+		for _, st := range sorted(m) {
+			k := st.kind()
+			if k != "int64" && k != "bytes" || st.total == 0 {
+				continue
+			}
+			any = true
+			v := st.vals
+			if v.untracked != "" {
+				fmt.Fprintf(tw, "%s\t—\tnot counted: %s\n", st.name, v.untracked)
+				continue
+			}
+			var parts []string
+			if k == "int64" {
+				for _, c := range top(v.ints, topN) {
+					parts = append(parts, fmt.Sprintf("%d (%d, %s)", c.value, c.count, percent(c.count, st.total)))
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\n", st.name, len(v.ints), strings.Join(parts, ", "))
+				continue
+			}
+			for _, c := range top(v.strs, topN) {
+				parts = append(parts, fmt.Sprintf("%s (%d, %s)", strconv.Quote(c.value), c.count, percent(c.count, st.total)))
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\n", st.name, len(v.strs), strings.Join(parts, ", "))
+		}
+	}
+	if !any {
+		return nil
+	}
+	return tw.Flush()
+}
+
+// valueColumns are the text report's MIN to INF columns of a feature:
+// bytes features' figures are of their values' lengths, and their zeros
+// are empty values.
+func valueColumns(st *featureStats) []string {
+	v := st.vals
+	dash := []string{"—", "—", "—", "—", "—", "—", "—"}
+	switch k := st.kind(); {
+	case v.n == 0 && v.nans == 0 && v.infs == 0, k != "float" && k != "int64" && k != "bytes":
+		return dash
+	case k == "float":
+		cols := []string{"—", "—", "—", "—", "—", strconv.FormatInt(v.nans, 10), strconv.FormatInt(v.infs, 10)}
+		if v.n > 0 {
+			copy(cols, []string{number(v.minF), number(v.maxF), number(v.mean), number(v.stdDev()), share(v.zeros, st.total)})
+		}
+		return cols
+	case k == "int64":
+		return []string{strconv.FormatInt(v.minI, 10), strconv.FormatInt(v.maxI, 10), number(v.mean), number(v.stdDev()),
+			share(v.zeros, st.total), "—", "—"}
+	default:
+		return []string{strconv.FormatInt(v.minI, 10) + " B", strconv.FormatInt(v.maxI, 10) + " B", number(v.mean) + " B",
+			number(v.stdDev()) + " B", share(v.zeros, st.total), "—", "—"}
+	}
+}
+
+// share shows a count of values with its share of all of them.
+func share(n, of int64) string {
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", n, percent(n, of))
+}
+
+// number formats a float for the text report: four significant digits.
+func number(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// jsonStats is one feature in stats --output json.
+type jsonStats struct {
+	Name      string  `json:"name"`
+	Kind      string  `json:"kind"`
+	Records   int64   `json:"records"`
+	Values    int64   `json:"values"`
+	MinValues int     `json:"min_values"`
+	MaxValues int     `json:"max_values"`
+	Steps     *int64  `json:"steps,omitempty"`
+	Min       any     `json:"min,omitempty"` // bytes: lengths
+	Max       any     `json:"max,omitempty"`
+	Mean      float64 `json:"mean"`
+	StdDev    float64 `json:"std_dev"`
+	Zeros     int64   `json:"zeros"` // bytes: empty values
+	NaNs      int64   `json:"nans"`
+	Infs      int64   `json:"infs"`
+	// Distinct and Top are set for int64 and bytes features whose values
+	// were counted; Untracked says why a feature's were not.
+	Distinct  *int      `json:"distinct,omitempty"`
+	Top       []jsonTop `json:"top,omitempty"`
+	Untracked string    `json:"untracked,omitempty"`
+}
+
+// jsonTop is one of a feature's most common values: an int64, a string
+// for bytes that are UTF-8, or else base64 in Base64.
+type jsonTop struct {
+	Value  any    `json:"value,omitempty"`
+	Base64 string `json:"base64,omitempty"`
+	Count  int64  `json:"count"`
+}
+
+func writeStatsJSON(w io.Writer, s *schema, topN int) error {
+	conv := func(m map[string]*featureStats, list bool) []jsonStats {
+		out := []jsonStats{}
+		for _, st := range sorted(m) {
+			v := st.vals
+			js := jsonStats{Name: st.name, Kind: st.kind(), Records: st.present, Values: st.total,
+				MinValues: max(st.minN, 0), MaxValues: st.maxN,
+				Mean: v.mean, StdDev: v.stdDev(), Zeros: v.zeros, NaNs: v.nans, Infs: v.infs}
+			if list {
+				js.Steps = &st.steps
+			}
+			if v.n > 0 {
+				switch js.Kind {
+				case "float":
+					js.Min, js.Max = v.minF, v.maxF
+				case "int64", "bytes":
+					js.Min, js.Max = v.minI, v.maxI
+				}
+			}
+			switch {
+			case js.Kind != "int64" && js.Kind != "bytes":
+			case v.untracked != "":
+				js.Untracked = v.untracked
+			case js.Kind == "int64":
+				d := len(v.ints)
+				js.Distinct = &d
+				for _, c := range top(v.ints, topN) {
+					js.Top = append(js.Top, jsonTop{Value: c.value, Count: c.count})
+				}
+			default:
+				d := len(v.strs)
+				js.Distinct = &d
+				for _, c := range top(v.strs, topN) {
+					t := jsonTop{Count: c.count}
+					if utf8.ValidString(c.value) {
+						t.Value = c.value
+					} else {
+						t.Base64 = base64.StdEncoding.EncodeToString([]byte(c.value))
+					}
+					js.Top = append(js.Top, t)
+				}
+			}
+			out = append(out, js)
+		}
+		return out
+	}
+	v := struct {
+		Files            int         `json:"files"`
+		Records          int64       `json:"records"`
+		Examples         int64       `json:"examples"`
+		SequenceExamples int64       `json:"sequence_examples"`
+		Other            int64       `json:"other"`
+		Features         []jsonStats `json:"features"`
+		FeatureLists     []jsonStats `json:"feature_lists"`
+	}{s.files, s.records, s.examples, s.sequences, s.other, conv(s.features, false), conv(s.lists, true)}
+	return writeJSON(w, v)
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/sluiceml/sluice/example/pb"
+)
+
+// Bounds of the exact counts of distinct values that top values come
+// from: past them a feature's counts stop (valueStats.untracked), so that
+// a feature of ids or of images costs bounded memory.
+const (
+	maxDistinct    = 10_000
+	maxTrackedSize = 64 // bytes of a bytes value
+)
+
+// valueStats summarises the values of one feature (or feature list) over
+// the records: for numbers their range, mean, spread, zeros and, for
+// floats, NaNs and infinities; for bytes the same of their lengths; and,
+// for int64 and short bytes values, how often each distinct value occurs
+// while there are few of them.
+type valueStats struct {
+	n          int64   // values in the mean and spread: floats that are finite
+	mean, m2   float64 // Welford's running mean and sum of squared deviations
+	minF, maxF float64
+	minI, maxI int64 // int64 values and bytes lengths, exact
+	zeros      int64
+	nans, infs int64
+
+	ints      map[int64]int64
+	strs      map[string]int64
+	untracked string // why the counts stopped, if they did
+}
+
+func (v *valueStats) add(f *pb.Feature) {
+	switch k := f.GetKind().(type) {
+	case *pb.Feature_FloatList:
+		for _, x := range k.FloatList.GetValue() {
+			v.addFloat(float64(x))
+		}
+	case *pb.Feature_Int64List:
+		for _, x := range k.Int64List.GetValue() {
+			v.addInt(x)
+			if v.untracked == "" {
+				if v.ints == nil {
+					v.ints = map[int64]int64{}
+				}
+				v.ints[x]++
+				if len(v.ints) > maxDistinct {
+					v.ints, v.untracked = nil, "over "+strconv.Itoa(maxDistinct)+" distinct values"
+				}
+			}
+		}
+	case *pb.Feature_BytesList:
+		for _, b := range k.BytesList.GetValue() {
+			v.addInt(int64(len(b)))
+			if v.untracked != "" {
+				continue
+			}
+			if len(b) > maxTrackedSize {
+				v.strs, v.untracked = nil, "values over "+strconv.Itoa(maxTrackedSize)+" bytes"
+				continue
+			}
+			if v.strs == nil {
+				v.strs = map[string]int64{}
+			}
+			v.strs[string(b)]++
+			if len(v.strs) > maxDistinct {
+				v.strs, v.untracked = nil, "over "+strconv.Itoa(maxDistinct)+" distinct values"
+			}
+		}
+	}
+}
+
+func (v *valueStats) addFloat(x float64) {
+	switch {
+	case math.IsNaN(x):
+		v.nans++
+		return
+	case math.IsInf(x, 0):
+		v.infs++
+		return
+	case x == 0:
+		v.zeros++
+	}
+	if v.n == 0 || x < v.minF {
+		v.minF = x
+	}
+	if v.n == 0 || x > v.maxF {
+		v.maxF = x
+	}
+	v.welford(x)
+}
+
+// addInt takes an int64 value, or a bytes value's length.
+func (v *valueStats) addInt(x int64) {
+	if x == 0 {
+		v.zeros++
+	}
+	if v.n == 0 || x < v.minI {
+		v.minI = x
+	}
+	if v.n == 0 || x > v.maxI {
+		v.maxI = x
+	}
+	v.welford(float64(x))
+}
+
+func (v *valueStats) welford(x float64) {
+	v.n++
+	d := x - v.mean
+	v.mean += d / float64(v.n)
+	v.m2 += d * (x - v.mean)
+}
+
+// stdDev is the values' population standard deviation.
+func (v *valueStats) stdDev() float64 {
+	if v.n == 0 {
+		return 0
+	}
+	return math.Sqrt(v.m2 / float64(v.n))
+}
+
+// A counted value is one distinct value and how many times it occurs.
+type counted[T cmp.Ordered] struct {
+	value T
+	count int64
+}
+
+// top returns the k values of m that occur most, the most first, ties in
+// the values' order.
+func top[T cmp.Ordered](m map[T]int64, k int) []counted[T] {
+	all := make([]counted[T], 0, len(m))
+	for x, n := range m {
+		all = append(all, counted[T]{x, n})
+	}
+	slices.SortFunc(all, func(a, b counted[T]) int {
+		if c := cmp.Compare(b.count, a.count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.value, b.value)
+	})
+	return all[:min(k, len(all))]
+}
