@@ -168,12 +168,12 @@ type schema struct {
 // For a feature list, kinds and values are counted per step.
 type featureStats struct {
 	name       string
-	kinds      [3]int64 // records (steps) holding bytes, float, int64 lists
-	present    int64    // records holding it
-	minN, maxN int      // values per record (per step); minN < 0: none seen
-	total      int64    // values in all
-	steps      int64    // feature lists: steps in all
-	minS, maxS int      // feature lists: steps per record
+	kinds      [3]int64    // records (steps) holding bytes, float, int64 lists
+	present    int64       // records holding it
+	minN, maxN int         // values per record (per step); minN < 0: none seen
+	total      int64       // values in all
+	steps      int64       // feature lists: steps in all
+	minS, maxS int         // feature lists: steps per record
 	vals       *valueStats // with schema.values
 }
 
