@@ -68,6 +68,9 @@ func terminalProgress(ctx context.Context, w io.Writer, what string, names []str
 
 // Write counts input bytes; wrap an input reader with io.TeeReader(r, p).
 func (p *progress) Write(b []byte) (int, error) {
+	if p == nil {
+		return len(b), nil
+	}
 	p.read.Add(int64(len(b)))
 	return len(b), nil
 }

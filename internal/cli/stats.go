@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -19,6 +21,7 @@ func newStatsCmd() *cobra.Command {
 		output      *outputFlag
 		compression string
 		from        string
+		csv         convertOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "stats FILE...",
@@ -34,10 +37,12 @@ and lists the most common (--top), while there are at most 10 000 of them:
 a label's classes, a category's words. A feature list's figures are over the
 values of all its steps.
 
---from jsonl and --from parquet summarise the Examples convert would write
-of those files. --output json (or --json) prints the report as data.`,
+--from csv, --from jsonl and --from parquet summarise the Examples convert
+would write of those files (for CSV, with the same --header, --delimiter and
+--columns). --output json (or --json) prints the report as data.`,
 		Example: "  sluice stats 'data/train-*.tfrecord.gz'\n" +
 			"  sluice stats --limit 10000 --top 20 data.tfrecord\n" +
+			"  sluice stats --from csv --header data.csv.gz\n" +
 			"  sluice stats --from parquet --json 'part-*.parquet'",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
@@ -45,19 +50,26 @@ of those files. --output json (or --json) prints the report as data.`,
 			if err != nil {
 				return err
 			}
-			switch from {
-			case "tfrecord", "jsonl", "parquet":
-			case "csv":
-				return fmt.Errorf("--from csv: convert the files first (sluice convert --from csv), or see their columns with sluice schema --from csv")
-			default:
-				return fmt.Errorf("--from must be tfrecord, jsonl or parquet, not %q", from)
-			}
 			if topN < 0 {
 				return fmt.Errorf("--top must be 0 or more, not %d", topN)
 			}
 			s := newSchema()
 			s.values = true
-			if err := readSchema(cmd, args, from, compression, limit, t, s); err != nil {
+			switch from {
+			case "tfrecord", "jsonl", "parquet":
+				if csv.header || csv.delimiter != "," || csv.columns != "" {
+					return fmt.Errorf("--header, --delimiter and --columns are for --from csv")
+				}
+				err = readSchema(cmd, args, from, compression, limit, t, s)
+			case "csv":
+				if compression != "auto" {
+					return fmt.Errorf("--compression: CSV's is found from each file's first bytes")
+				}
+				err = readCSVExamples(cmd.Context(), args, csv, limit, t, s)
+			default:
+				return fmt.Errorf("--from must be tfrecord, csv, jsonl or parquet, not %q", from)
+			}
+			if err != nil {
 				return err
 			}
 			if format == "json" {
@@ -71,8 +83,36 @@ of those files. --output json (or --json) prints the report as data.`,
 	f.IntVar(&topN, "top", 10, "list at most this many of a feature's most common values")
 	output = addOutputFlag(cmd, "text", "json")
 	f.StringVar(&compression, "compression", "auto", compressionUsage)
-	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples), jsonl or parquet")
+	f.StringVar(&from, "from", "tfrecord", "input format: tfrecord (Examples), csv, jsonl or parquet")
+	f.BoolVar(&csv.header, "header", false, "with --from csv: the files' first line names the columns")
+	f.StringVar(&csv.delimiter, "delimiter", ",", "with --from csv: the field delimiter, one character (\\t for a tab)")
+	f.StringVar(&csv.columns, "columns", "", "with --from csv: name:int64|float|string,... as convert's (a column without :type is inferred)")
 	return cmd
+}
+
+// errEnough stops a conversion at stats' --limit.
+var errEnough = errors.New("enough records")
+
+// readCSVExamples reads into s the Examples convert --from csv would write
+// of the CSV files args names, with o's --header, --delimiter and
+// --columns, at most limit of them (limit < 0: all).
+func readCSVExamples(ctx context.Context, args []string, o convertOptions, limit int, t *tally, s *schema) error {
+	names, err := expand(ctx, args)
+	if err != nil {
+		return err
+	}
+	s.files = len(names)
+	err = convertCSV(ctx, names, o, nil, t, func(rec []byte) error {
+		if limit >= 0 && s.records >= int64(limit) {
+			return errEnough
+		}
+		s.add(rec)
+		return nil
+	})
+	if errors.Is(err, errEnough) {
+		return nil
+	}
+	return err
 }
 
 func writeStatsText(w io.Writer, s *schema, topN int) error {

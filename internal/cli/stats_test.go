@@ -202,14 +202,29 @@ func TestStatsOutputs(t *testing.T) {
 	if c := feature(t, r.Features, "c"); !equalTop(c.Top, []jsonTop{{Value: "x", Count: 2}}) {
 		t.Errorf("jsonl c: %+v", c)
 	}
+	// CSV: the Examples convert would write, with its flags; --limit stops
+	// the conversion.
+	csv := filepath.Join(dir, "e.csv")
+	os.WriteFile(csv, []byte("n;w\n1;a\n2;\n6;a\n"), 0o644)
+	r = runStats(t, "--from", "csv", "--header", "--delimiter", ";", "--columns", "n:float,w", csv)
+	if n := feature(t, r.Features, "n"); r.Records != 3 || n.Kind != "float" || n.Mean != 3 {
+		t.Errorf("csv: %+v", r)
+	}
+	if w := feature(t, r.Features, "w"); !equalTop(w.Top, []jsonTop{{Value: "a", Count: 2}, {Value: "", Count: 1}}) {
+		t.Errorf("csv w: %+v", w)
+	}
+	if r = runStats(t, "--from", "csv", "--header", "--delimiter", ";", "--limit", "2", csv); r.Records != 2 {
+		t.Errorf("csv --limit 2: %d records", r.Records)
+	}
 }
 
 func TestStatsErrors(t *testing.T) {
 	dir := t.TempDir()
 	p := writeRecords(t, dir, "ex.tfrecord", tfrecord.None, example.New().Int64("a", 1).Marshal())
 	for _, args := range [][]string{
-		{"--from", "csv", p},
 		{"--from", "xml", p},
+		{"--header", p},
+		{"--from", "csv", "--compression", "GZIP", p},
 		{"--top", "-1", p},
 		{"-o", "go", p},
 		{filepath.Join(dir, "none-*")},
