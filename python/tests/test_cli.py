@@ -155,3 +155,26 @@ def test_readme_quickstart(tmp_path):
     assert r.returncode == 0, r
     accuracy = float(r.stdout.split("test accuracy ")[1].split("%")[0])
     assert accuracy > 50 and "on 1000 images" in r.stdout, r.stdout  # 77–82 % here; chance is 10 %
+
+
+def test_stats(tmp_path):
+    """sluice.stats: the command's JSON report as a dict, and its errors as
+    exceptions."""
+    f = write_digits(tmp_path / "d", 8)
+    r = sluice.stats(f, top=3)
+    assert r["records"] == 8
+    feats = {x["name"]: x for x in r["features"]}
+    label, score = feats["label"], feats["score"]
+    assert label["kind"] == "int64" and label["min"] == 0 and label["max"] == 7 and label["mean"] == 3.5
+    assert label["distinct"] == 8 and [t["value"] for t in label["top"]] == [0, 1, 2]
+    assert score["kind"] == "float" and score["max"] == 1.75 and score["nans"] == 0
+    assert feats["pixels"]["min"] == 16  # bytes: lengths
+    assert sluice.stats(str(tmp_path / "d*"), limit=2)["records"] == 2
+    csv = tmp_path / "a.csv"
+    csv.write_text("x,y\n1,a\n3,b\n")
+    r = sluice.stats(csv, format="csv", header=True)
+    assert {x["name"]: x["mean"] for x in r["features"]}["x"] == 2
+    with pytest.raises(sluice.SluiceError, match="no such file"):
+        sluice.stats(str(tmp_path / "none-*"))
+    with pytest.raises(sluice.SluiceError, match="--from must be"):
+        sluice.stats(f, format="xml")

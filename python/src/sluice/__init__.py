@@ -17,6 +17,7 @@ The process ends with the iteration, with close(), when the trainer dies
 
 sluice.writer writes TFRecord files of Examples (dicts of NumPy arrays,
 numbers, bytes) all or nothing, through the same kind of process.
+sluice.stats summarises each feature's values (sluice stats --json).
 """
 
 from ._core import (
@@ -41,6 +42,7 @@ from ._core import (
     records,
     sequence_examples,
 )
+from ._cli import stats
 from ._write import Writer, encode_example, encode_sequence_example, writer
 
 __all__ = [
@@ -67,6 +69,7 @@ __all__ = [
     "fixed_length",
     "records",
     "sequence_examples",
+    "stats",
     "writer",
 ]
 __version__ = "0.1.0"

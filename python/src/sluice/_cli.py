@@ -12,7 +12,9 @@ import signal
 import subprocess
 import sys
 
-from ._core import SluiceError, _server_binary
+from typing import Any, Dict, Optional
+
+from ._core import Files, SluiceError, _server_binary
 
 
 def main(argv=None):
@@ -41,3 +43,35 @@ def main(argv=None):
     except OSError as e:
         print(f"sluice: cannot run {exe}: {e}", file=sys.stderr)
         return 2
+
+
+def stats(files: Files, *, format: str = "tfrecord", limit: Optional[int] = None, top: int = 10,
+          header: bool = False, delimiter: str = ",", columns: Optional[str] = None) -> Dict[str, Any]:
+    """Each feature's values summarised, as `sluice stats --json` prints
+    them: a dict of "records", "features" and "feature_lists", each feature
+    a dict of its "kind", "records" holding it, "values", "min", "max",
+    "mean", "std_dev", "zeros", "nans", "infs" and, for int64 and short
+    bytes values, "distinct" and the "top" values with their counts.
+
+    files is a name, a glob or a list of them; format is "tfrecord"
+    (Examples and SequenceExamples), "csv", "jsonl" or "parquet" (the
+    Examples convert would write of them; header, delimiter and columns
+    are convert's for CSV); limit reads at most that many records.
+    Raises SluiceError with the command's message when it fails.
+    """
+    import json
+
+    names = [os.fspath(files)] if isinstance(files, (str, os.PathLike)) else [os.fspath(f) for f in files]
+    args = ["stats", "--json", "--from", format, "--top", str(int(top))]
+    if limit is not None:
+        args += ["--limit", str(int(limit))]
+    if header:
+        args.append("--header")
+    if delimiter != ",":
+        args += ["--delimiter", delimiter]
+    if columns:
+        args += ["--columns", columns]
+    r = subprocess.run(["sluice", *args, "--", *names], executable=_server_binary(), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SluiceError(r.stderr.strip().removeprefix("sluice: "))
+    return json.loads(r.stdout)
