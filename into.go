@@ -35,17 +35,37 @@ func examplesInto(spec example.Spec, l *layout, plain func(reuse bool) (decoder,
 			return nil, err
 		}
 		in := &intoDecoder{a: a, p: p, dtypes: l.dtypes, shapes: shapes}
-		return func(recs [][]byte, keys []string) (queue.Element, error) {
-			if keys == nil {
-				// The first try (decodeNamed): a failure is decoded
-				// again with keys, by the batch parser.
-				if e := in.decode(recs); e != nil {
-					return e, nil
-				}
-			}
-			return fallback(recs, keys)
-		}, nil
+		return lentOrElse(in.decode, fallback), nil
 	}
+}
+
+// lentOrElse returns a decoder that decodes a batch with into, which
+// writes it into lent memory or returns nil, and else with fallback.
+// Only the first try is into's (decodeNamed's, without keys): a failure
+// is decoded again with keys, by fallback, whose error names the record.
+func lentOrElse(into func(recs [][]byte) queue.Element, fallback decoder) decoder {
+	return func(recs [][]byte, keys []string) (queue.Element, error) {
+		if keys == nil {
+			if e := into(recs); e != nil {
+				return e, nil
+			}
+		}
+		return fallback(recs, keys)
+	}
+}
+
+// batchShapes returns the shapes of a batch of n records whose records
+// have shapes, reusing last's when they are for n records: the allocator
+// keeps no shape it is given.
+func batchShapes(last []tensor.Shape, shapes []tensor.Shape, n int) []tensor.Shape {
+	if len(last) > 0 && last[0][0] == n {
+		return last
+	}
+	last = last[:0]
+	for _, s := range shapes {
+		last = append(last, s.Prepend(n))
+	}
+	return last
 }
 
 // An intoDecoder parses each record of a batch into its rows of the
@@ -73,14 +93,7 @@ type rowViews struct {
 // when it lent none or a record failed to parse.
 func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 	n := len(recs)
-	if len(d.batch) == 0 || d.batch[0][0] != n {
-		// Made anew only when the batch's size changes: the allocator
-		// keeps no shape it is given.
-		d.batch = d.batch[:0]
-		for _, s := range d.shapes {
-			d.batch = append(d.batch, s.Prepend(n))
-		}
-	}
+	d.batch = batchShapes(d.batch, d.shapes, n)
 	dst := d.a.Alloc(d.dtypes, d.batch)
 	if dst == nil {
 		return nil
@@ -185,16 +198,7 @@ func fixedInto(fields []Field, raws []*decode.Raw, trs []*transposer, order []in
 		for i, j := range order {
 			in.fds[i] = fieldDecoder{f: fields[j], raw: raws[j], tr: trs[j]}
 		}
-		return func(recs [][]byte, keys []string) (queue.Element, error) {
-			if keys == nil {
-				// As examplesInto's: a failure is the fallback's to
-				// name.
-				if e := in.decode(recs); e != nil {
-					return e, nil
-				}
-			}
-			return fallback(recs, keys)
-		}, nil
+		return lentOrElse(in.decode, fallback), nil
 	}
 }
 
@@ -222,12 +226,7 @@ type flatViews struct {
 // when it lent none or a field failed to decode.
 func (d *fixedIntoDecoder) decode(recs [][]byte) queue.Element {
 	n := len(recs)
-	if len(d.batch) == 0 || d.batch[0][0] != n {
-		d.batch = d.batch[:0]
-		for _, s := range d.shapes {
-			d.batch = append(d.batch, s.Prepend(n))
-		}
-	}
+	d.batch = batchShapes(d.batch, d.shapes, n)
 	dst := d.a.Alloc(d.dtypes, d.batch)
 	if dst == nil {
 		return nil

@@ -615,14 +615,21 @@ func writeSchemaJSON(w io.Writer, s *schema) error {
 		}
 		return out
 	}
-	v := struct {
-		Files            int           `json:"files"`
-		Records          int64         `json:"records"`
-		Examples         int64         `json:"examples"`
-		SequenceExamples int64         `json:"sequence_examples"`
-		Other            int64         `json:"other"`
-		Features         []jsonFeature `json:"features"`
-		FeatureLists     []jsonFeature `json:"feature_lists"`
-	}{s.files, s.records, s.examples, s.sequences, s.other, conv(s.features, false), conv(s.lists, true)}
-	return writeJSON(w, v)
+	return writeJSON(w, newJSONReport(s, conv))
+}
+
+// A jsonReport is schema's and stats' JSON document: what the records
+// were, then an entry of F for each feature and feature list.
+type jsonReport[F any] struct {
+	Files            int   `json:"files"`
+	Records          int64 `json:"records"`
+	Examples         int64 `json:"examples"`
+	SequenceExamples int64 `json:"sequence_examples"`
+	Other            int64 `json:"other"`
+	Features         []F   `json:"features"`
+	FeatureLists     []F   `json:"feature_lists"`
+}
+
+func newJSONReport[F any](s *schema, conv func(m map[string]*featureStats, list bool) []F) jsonReport[F] {
+	return jsonReport[F]{s.files, s.records, s.examples, s.sequences, s.other, conv(s.features, false), conv(s.lists, true)}
 }

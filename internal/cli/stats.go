@@ -305,14 +305,5 @@ func writeStatsJSON(w io.Writer, s *schema, topN int) error {
 		}
 		return out
 	}
-	v := struct {
-		Files            int         `json:"files"`
-		Records          int64       `json:"records"`
-		Examples         int64       `json:"examples"`
-		SequenceExamples int64       `json:"sequence_examples"`
-		Other            int64       `json:"other"`
-		Features         []jsonStats `json:"features"`
-		FeatureLists     []jsonStats `json:"feature_lists"`
-	}{s.files, s.records, s.examples, s.sequences, s.other, conv(s.features, false), conv(s.lists, true)}
-	return writeJSON(w, v)
+	return writeJSON(w, newJSONReport(s, conv))
 }
