@@ -354,12 +354,22 @@ type dataPageHeaderV2 struct {
 // after the struct's stop byte are ignored, as the reference readers
 // ignore them: the footer length is the writer's, and no writer pads.
 func parseFileMetaData(b []byte) (*fileMetaData, error) {
-	r := thriftReader{b: b}
+	r := thriftReader{b: b, budget: metadataBudget(len(b))}
 	m := new(fileMetaData)
 	if err := r.readFileMetaData(m); err != nil {
 		return nil, fmt.Errorf("parquet: file metadata: %w", err)
 	}
 	return m, nil
+}
+
+// metadataBudget is the memory a footer of n bytes may decode into (its
+// lists' elements): 16 times its size, and a MiB, up to a GiB. Real footers
+// take 1.3 to 2.3 times their size (the test files of pyarrow, Polars,
+// DuckDB and fastparquet), a wide schema of one-letter names perhaps 10;
+// a hostile one of empty elements took 30 (TestMetadataBudget) and, at
+// the footer's 256 MiB limit, gigabytes.
+func metadataBudget(n int) int64 {
+	return min(16*int64(n)+1<<20, 1<<30)
 }
 
 // parsePageHeader decodes the PageHeader at the start of b and returns

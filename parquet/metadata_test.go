@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // The test encoders below write metadata structs the way a Parquet
@@ -734,5 +736,34 @@ func checkChunkPages(t *testing.T, data []byte, c *columnChunk, what string) {
 	}
 	if pos != end || values != m.NumValues {
 		t.Errorf("%s: pages end at %d, chunk at %d; %d values, chunk %d", what, pos, end, values, m.NumValues)
+	}
+}
+
+// A footer whose list elements are tiny on the wire and large in memory
+// (SchemaElements of an empty name: 3 bytes each, about 30 times that
+// decoded) fails once its lists take more than the budget, rather than
+// growing to 30 times the footer's size.
+func TestMetadataBudget(t *testing.T) {
+	const n = 200_000
+	footer := []byte{0x15, 0x02, 0x19, 0xfc} // version 1; schema: a long list of structs
+	footer = binary.AppendUvarint(footer, n)
+	for range n {
+		footer = append(footer, 0x48, 0x00, 0x00) // name "", stop
+	}
+	footer = append(footer, 0x00)
+	_, err := parseFileMetaData(footer)
+	if err == nil || !strings.Contains(err.Error(), "the metadata's lists take over") {
+		t.Fatalf("error %v, want the budget's", err)
+	}
+	// Without the budget, the list decodes whole (and the footer fails
+	// only for what it lacks), into far more memory than its bytes.
+	r := thriftReader{b: footer, budget: 1 << 40}
+	var m fileMetaData
+	if err := r.readFileMetaData(&m); err == nil || strings.Contains(err.Error(), "take over") ||
+		r.used < n*int64(unsafe.Sizeof(schemaElement{})) {
+		t.Fatalf("unbounded: %d bytes of lists, %v", r.used, err)
+	}
+	if ratio := r.used / int64(len(footer)); ratio < 16 {
+		t.Errorf("the hostile footer decodes to %d times its size, under the budget's 16: the test no longer tests it", ratio)
 	}
 }

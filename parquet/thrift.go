@@ -17,6 +17,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // compactType is a Compact Protocol type id: the low nibble of a field
@@ -83,6 +84,10 @@ type thriftReader struct {
 	off      int
 	depth    int // structs, lists, sets and maps open now
 	fieldOff int // where the current field's header began, for errors
+	// budget bounds the memory the lists read take, in bytes (0: no
+	// bound), and used counts it: an element of a few bytes on the wire
+	// can be a struct of a few hundred in memory.
+	budget, used int64
 }
 
 func (r *thriftReader) left() int { return len(r.b) - r.off }
@@ -456,6 +461,11 @@ func fieldList[T any](r *thriftReader, t, elem compactType, read func(*thriftRea
 		v, err := read(r)
 		if err != nil {
 			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		if r.budget > 0 {
+			if r.used += int64(unsafe.Sizeof(v)); r.used > r.budget {
+				return nil, fmt.Errorf("list at offset %d: the metadata's lists take over %d bytes of memory, %d times their %d bytes in the file", start, r.budget, r.budget/int64(len(r.b)), len(r.b))
+			}
 		}
 		list = append(list, v)
 	}
