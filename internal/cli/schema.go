@@ -385,14 +385,7 @@ func (s *schema) summary() string {
 func writeSchemaText(w io.Writer, s *schema) error {
 	fmt.Fprintln(w, s.summary())
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	section := func(title string, list bool) {
-		m := s.features
-		if list {
-			m = s.lists
-		}
-		if len(m) == 0 {
-			return
-		}
+	s.eachSection(func(title string, list bool, m map[string]*featureStats) {
 		n := s.holders(list)
 		fmt.Fprintln(tw)
 		if list {
@@ -401,27 +394,52 @@ func writeSchemaText(w io.Writer, s *schema) error {
 			fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\tVALUES\tSPEC\n", title)
 		}
 		for _, st := range sorted(m) {
-			k := st.kind()
-			if k == "" {
-				k = "(empty)"
-			}
-			in := fmt.Sprintf("%d (%s)", st.present, percent(st.present, n))
 			if list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", st.name, k, in,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", st.name, st.kindText(), st.in(n),
 					spread(st.minS, st.maxS, st.steps, st.present), spread(st.minN, st.maxN, st.total, st.steps), st.spec(n, true))
 			} else {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, k, in,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, st.kindText(), st.in(n),
 					spread(st.minN, st.maxN, st.total, st.present), st.spec(n, false))
 			}
 		}
-	}
-	if s.sequences > 0 {
-		section("CONTEXT", false)
-		section("FEATURE LIST", true)
-	} else {
-		section("FEATURE", false)
-	}
+	})
 	return tw.Flush()
+}
+
+// eachSection calls fn with each section of a text report that has
+// features: an Example's features, or a SequenceExample's context and
+// feature lists.
+func (s *schema) eachSection(fn func(title string, list bool, m map[string]*featureStats)) {
+	type section struct {
+		title string
+		list  bool
+	}
+	sections := []section{{"FEATURE", false}}
+	if s.sequences > 0 {
+		sections = []section{{"CONTEXT", false}, {"FEATURE LIST", true}}
+	}
+	for _, sec := range sections {
+		m := s.features
+		if sec.list {
+			m = s.lists
+		}
+		if len(m) > 0 {
+			fn(sec.title, sec.list, m)
+		}
+	}
+}
+
+// kindText is the feature's kind in a text report.
+func (st *featureStats) kindText() string {
+	if k := st.kind(); k != "" {
+		return k
+	}
+	return "(empty)"
+}
+
+// in shows how many of n records hold the feature.
+func (st *featureStats) in(n int64) string {
+	return fmt.Sprintf("%d (%s)", st.present, percent(st.present, n))
 }
 
 func percent(n, of int64) string {

@@ -118,14 +118,7 @@ func readCSVExamples(ctx context.Context, args []string, o convertOptions, limit
 func writeStatsText(w io.Writer, s *schema, topN int) error {
 	fmt.Fprintln(w, s.summary())
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	section := func(title string, list bool) {
-		m := s.features
-		if list {
-			m = s.lists
-		}
-		if len(m) == 0 {
-			return
-		}
+	s.eachSection(func(title string, list bool, m map[string]*featureStats) {
 		n := s.holders(list)
 		per := "VALUES"
 		if list {
@@ -134,24 +127,13 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 		fmt.Fprintln(tw)
 		fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\t%s\tMIN\tMAX\tMEAN\tSTD DEV\tZEROS\tNAN\tINF\n", title, per)
 		for _, st := range sorted(m) {
-			k := st.kind()
-			if k == "" {
-				k = "(empty)"
-			}
-			in := fmt.Sprintf("%d (%s)", st.present, percent(st.present, n))
 			values := spread(st.minN, st.maxN, st.total, st.present)
 			if list {
 				values = spread(st.minN, st.maxN, st.total, st.steps)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, k, in, values, strings.Join(valueColumns(st), "\t"))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, st.kindText(), st.in(n), values, strings.Join(valueColumns(st), "\t"))
 		}
-	}
-	if s.sequences > 0 {
-		section("CONTEXT", false)
-		section("FEATURE LIST", true)
-	} else {
-		section("FEATURE", false)
-	}
+	})
 	if err := tw.Flush(); err != nil {
 		return err
 	}
