@@ -9,11 +9,25 @@ import (
 	"github.com/sluiceml/sluice/tensor"
 )
 
-// fixedAlloc lends the same buffer every time, as a slot.
-type fixedAlloc struct{ mem []byte }
+// fixedAlloc lends the same buffer every time, as a slot, and the same
+// tensors over it, as sluice-serve's slots do (made once).
+type fixedAlloc struct {
+	mem  []byte
+	last []tensor.Tensor
+}
 
 func (a *fixedAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor.Tensor {
+	if len(a.last) == len(dtypes) {
+		same := true
+		for i, t := range a.last {
+			same = same && t.DType() == dtypes[i] && t.Shape().Equal(shapes[i])
+		}
+		if same {
+			return a.last
+		}
+	}
 	ts := make([]tensor.Tensor, len(dtypes))
+	defer func() { a.last = ts }()
 	off := 64
 	for i, dt := range dtypes {
 		ts[i] = batchhook.Over(unsafe.Pointer(&a.mem[off]), dt, shapes[i])
