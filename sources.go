@@ -10,6 +10,7 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
@@ -468,7 +469,11 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 func (fd *fieldDecoder) into(recs [][]byte, dst, flat tensor.Tensor) error {
 	fd.cut(recs)
 	if fd.tr != nil {
-		_, err := fd.transposed(nil, dst)
+		t, err := fd.transposed(nil, dst)
+		if err == nil && batchhook.Pointer(t) != batchhook.Pointer(dst) {
+			// Not written into dst (its shape was not the batch's).
+			return fd.shapeError()
+		}
 		return err
 	}
 	if !flat.IsValid() {
