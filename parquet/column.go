@@ -32,9 +32,10 @@ type columnReader struct {
 	n, pos   int // entries, and the next
 	vals     values
 	vi       int // the next value
-	// bad, if set, is why the page's value vals holds none of, and
-	// none after it, could not be read: returned when a row takes it,
-	// so that the error names that row rather than the page's first.
+	// bad, if set, is the error of the page's value after those in
+	// vals, which has no Example value (the values after it are not
+	// read): the row that takes it fails with bad, so that the error
+	// names that row rather than the page's first.
 	bad error
 
 	// Scratch for decoding.
