@@ -59,8 +59,8 @@ func ExampleMain() {
 }
 
 // stats summarises each feature's values: here a label's classes and a
-// score with a NaN in it, which the mean leaves out and the NAN column
-// counts.
+// score with a NaN in it, which the mean and median leave out and the NAN
+// column counts.
 func ExampleMain_stats() {
 	dir, _ := os.MkdirTemp("", "sluice-example")
 	defer os.RemoveAll(dir)
@@ -76,9 +76,9 @@ func ExampleMain_stats() {
 	// Output:
 	// 4 records in 1 file: 4 Examples
 	//
-	// FEATURE  KIND   IN RECORDS  VALUES  MIN  MAX  MEAN   STD DEV  ZEROS      NAN  INF
-	// label    int64  4 (100%)    1       0    1    0.5    0.5      2 (50.0%)  —    —
-	// score    float  4 (100%)    1       0.5  2    1.333  0.6236   0          1    0
+	// FEATURE  KIND   IN RECORDS  VALUES  MIN  MEDIAN  MAX  MEAN   STD DEV  ZEROS      NAN  INF
+	// label    int64  4 (100%)    1       0    0.5     1    0.5    0.5      2 (50.0%)  —    —
+	// score    float  4 (100%)    1       0.5  1.5     2    1.333  0.6236   0          1    0
 	//
 	// TOP VALUES  DISTINCT  MOST COMMON (COUNT, SHARE OF THE VALUES)
 	// label       2         0 (2, 50.0%), 1 (2, 50.0%)

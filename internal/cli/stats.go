@@ -29,13 +29,15 @@ func newStatsCmd() *cobra.Command {
 		Long: `stats reads Example or SequenceExample records and reports, for every
 feature, what schema does (its kind, how many records hold it, how many values
 it has) and a summary of its values: for float and int64 features their
-minimum, maximum, mean and standard deviation and how many are zero, and for
-floats how many are NaN or infinite (left out of the rest); for bytes
+minimum, median, maximum, mean and standard deviation and how many are zero,
+and for floats how many are NaN or infinite (left out of the rest); for bytes
 features the same of the values' lengths, and how many are empty. For int64
 features and bytes values of up to 64 bytes it counts each distinct value
 and lists the most common (--top), while there are at most 10 000 of them:
 a label's classes, a category's words. A feature list's figures are over the
-values of all its steps.
+values of all its steps. The median (and, in --json, the 1st, 25th, 75th and
+99th percentiles) is exact up to 1024 values and else estimated from a
+uniform sample of 1024 of them, marked ≈.
 
 --from csv, --from jsonl and --from parquet summarise the Examples convert
 would write of those files (for CSV, with the same --header, --delimiter and
@@ -125,7 +127,7 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 			per = "VALUES/STEP"
 		}
 		fmt.Fprintln(tw)
-		fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\t%s\tMIN\tMAX\tMEAN\tSTD DEV\tZEROS\tNAN\tINF\n", title, per)
+		fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\t%s\tMIN\tMEDIAN\tMAX\tMEAN\tSTD DEV\tZEROS\tNAN\tINF\n", title, per)
 		for _, st := range sorted(m) {
 			values := spread(st.minN, st.maxN, st.total, st.present)
 			if list {
@@ -177,24 +179,32 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 
 // valueColumns are the text report's MIN to INF columns of a feature:
 // bytes features' figures are of their values' lengths, and their zeros
-// are empty values.
+// are empty values. A median from a sample of the values, not all of
+// them, is marked ≈.
 func valueColumns(st *featureStats) []string {
 	v := st.vals
-	dash := []string{"—", "—", "—", "—", "—", "—", "—"}
+	dash := []string{"—", "—", "—", "—", "—", "—", "—", "—"}
+	median := func(unit string) string {
+		q, exact := v.q.quantiles(0.5)
+		if exact {
+			return number(q[0]) + unit
+		}
+		return "≈" + number(q[0]) + unit
+	}
 	switch k := st.kind(); {
 	case v.n == 0 && v.nans == 0 && v.infs == 0, k != "float" && k != "int64" && k != "bytes":
 		return dash
 	case k == "float":
-		cols := []string{"—", "—", "—", "—", "—", strconv.FormatInt(v.nans, 10), strconv.FormatInt(v.infs, 10)}
+		cols := []string{"—", "—", "—", "—", "—", "—", strconv.FormatInt(v.nans, 10), strconv.FormatInt(v.infs, 10)}
 		if v.n > 0 {
-			copy(cols, []string{number(v.minF), number(v.maxF), number(v.mean), number(v.stdDev()), share(v.zeros, st.total)})
+			copy(cols, []string{number(v.minF), median(""), number(v.maxF), number(v.mean), number(v.stdDev()), share(v.zeros, st.total)})
 		}
 		return cols
 	case k == "int64":
-		return []string{strconv.FormatInt(v.minI, 10), strconv.FormatInt(v.maxI, 10), number(v.mean), number(v.stdDev()),
+		return []string{strconv.FormatInt(v.minI, 10), median(""), strconv.FormatInt(v.maxI, 10), number(v.mean), number(v.stdDev()),
 			share(v.zeros, st.total), "—", "—"}
 	default:
-		return []string{strconv.FormatInt(v.minI, 10) + " B", strconv.FormatInt(v.maxI, 10) + " B", number(v.mean) + " B",
+		return []string{strconv.FormatInt(v.minI, 10) + " B", median(" B"), strconv.FormatInt(v.maxI, 10) + " B", number(v.mean) + " B",
 			number(v.stdDev()) + " B", share(v.zeros, st.total), "—", "—"}
 	}
 }
@@ -223,14 +233,27 @@ type jsonStats struct {
 	Max       any     `json:"max,omitempty"`
 	Mean      float64 `json:"mean"`
 	StdDev    float64 `json:"std_dev"`
-	Zeros     int64   `json:"zeros"` // bytes: empty values
-	NaNs      int64   `json:"nans"`
-	Infs      int64   `json:"infs"`
+	// Quantiles are the values at 1, 25, 50, 75 and 99% of the sorted
+	// values (bytes: lengths), from a uniform sample of 1024 of them
+	// unless QuantilesExact.
+	Quantiles      *jsonQuantiles `json:"quantiles,omitempty"`
+	QuantilesExact bool           `json:"quantiles_exact,omitempty"`
+	Zeros          int64          `json:"zeros"` // bytes: empty values
+	NaNs           int64          `json:"nans"`
+	Infs           int64          `json:"infs"`
 	// Distinct and Top are set for int64 and bytes features whose values
 	// were counted; Untracked says why a feature's were not.
 	Distinct  *int      `json:"distinct,omitempty"`
 	Top       []jsonTop `json:"top,omitempty"`
 	Untracked string    `json:"untracked,omitempty"`
+}
+
+type jsonQuantiles struct {
+	P1  float64 `json:"p1"`
+	P25 float64 `json:"p25"`
+	P50 float64 `json:"p50"`
+	P75 float64 `json:"p75"`
+	P99 float64 `json:"p99"`
 }
 
 // jsonTop is one of a feature's most common values: an int64, a string
@@ -258,6 +281,10 @@ func writeStatsJSON(w io.Writer, s *schema, topN int) error {
 					js.Min, js.Max = v.minF, v.maxF
 				case "int64", "bytes":
 					js.Min, js.Max = v.minI, v.maxI
+				}
+				if js.Min != nil {
+					q, exact := v.q.quantiles(0.01, 0.25, 0.5, 0.75, 0.99)
+					js.Quantiles, js.QuantilesExact = &jsonQuantiles{q[0], q[1], q[2], q[3], q[4]}, exact
 				}
 			}
 			switch {

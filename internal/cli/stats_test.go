@@ -99,6 +99,12 @@ func TestStatsValues(t *testing.T) {
 		x.Distinct != nil || x.Top != nil {
 		t.Errorf("x: %+v, want mean %v, std dev %v", x, mean, math.Sqrt(ss/5))
 	}
+	// Quantiles of the finite values, all of them kept: exact, and
+	// interpolated as numpy.quantile does (sorted: -1e30, 0, 1, 2, 3).
+	if q := x.Quantiles; q == nil || !x.QuantilesExact || math.Abs(q.P1/(0.96*finite[4])-1) > 1e-12 ||
+		q.P25 != 0 || q.P50 != 1 || q.P75 != 2 || math.Abs(q.P99-2.96) > 1e-12 {
+		t.Errorf("x's quantiles %+v (exact %v)", q, x.QuantilesExact)
+	}
 
 	// Labels 0, 1, 2, 0, 1, each twice.
 	l := feature(t, r.Features, "label")
@@ -121,10 +127,12 @@ func TestStatsValues(t *testing.T) {
 
 	// Counting stops for long values and for many distinct ones, but the
 	// figures go on.
-	if b := feature(t, r.Features, "blob"); b.Untracked != "values over 64 bytes" || b.Top != nil || b.Max != 80.0 {
+	if b := feature(t, r.Features, "blob"); b.Untracked != "values over 64 bytes" || b.Top != nil || b.Max != 80.0 ||
+		b.Quantiles == nil || b.Quantiles.P50 != 60 {
 		t.Errorf("blob: %+v", b)
 	}
-	if id := feature(t, r.Features, "ids"); id.Untracked != "over 10000 distinct values" || id.Max != float64(maxDistinct) || id.Values != maxDistinct+1 {
+	if id := feature(t, r.Features, "ids"); id.Untracked != "over 10000 distinct values" || id.Max != float64(maxDistinct) || id.Values != maxDistinct+1 ||
+		id.QuantilesExact || math.Abs(id.Quantiles.P50-maxDistinct/2) > 0.1*maxDistinct {
 		t.Errorf("ids: %+v", id)
 	}
 	// A feature of two kinds has no figures of its values.

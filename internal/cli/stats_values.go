@@ -29,6 +29,7 @@ type valueStats struct {
 	minI, maxI int64 // int64 values and bytes lengths, exact
 	zeros      int64
 	nans, infs int64
+	q          sample // of the values in the mean, for quantiles
 
 	ints      map[int64]int64
 	strs      map[string]int64
@@ -93,6 +94,7 @@ func (v *valueStats) addFloat(x float64) {
 		v.maxF = x
 	}
 	v.welford(x)
+	v.q.add(x)
 }
 
 // addInt takes an int64 value, or a bytes value's length.
@@ -107,6 +109,7 @@ func (v *valueStats) addInt(x int64) {
 		v.maxI = x
 	}
 	v.welford(float64(x))
+	v.q.add(float64(x))
 }
 
 func (v *valueStats) welford(x float64) {

@@ -167,6 +167,8 @@ def test_stats(tmp_path):
     label, score = feats["label"], feats["score"]
     assert label["kind"] == "int64" and label["min"] == 0 and label["max"] == 7 and label["mean"] == 3.5
     assert label["distinct"] == 8 and [t["value"] for t in label["top"]] == [0, 1, 2]
+    q = label["quantiles"]
+    assert label["quantiles_exact"] and [q["p25"], q["p50"], q["p99"]] == list(np.quantile(np.arange(8), [0.25, 0.5, 0.99]))
     assert score["kind"] == "float" and score["max"] == 1.75 and score["nans"] == 0
     assert feats["pixels"]["min"] == 16  # bytes: lengths
     assert sluice.stats(str(tmp_path / "d*"), limit=2)["records"] == 2
