@@ -1,6 +1,7 @@
-// Package parquet reads Apache Parquet files row by row, as the values a
-// tf.train.Example can hold: each leaf column is a list of int64s,
-// float32s or byte strings, and a null is a value that is not there.
+// Package parquet reads and writes Apache Parquet files row by row, as the
+// values a tf.train.Example can hold: each leaf column is a list of
+// int64s, float32s or byte strings, and a null is a value that is not
+// there.
 //
 // It reads what pyarrow, Polars, DuckDB and fastparquet write (its tests
 // read files of each): flat columns, structs (whose fields become dotted
@@ -21,6 +22,11 @@
 //	                             float_list holds it)
 //	DECIMAL                      float32 of the unscaled value / 10^scale
 //	BYTE_ARRAY, FIXED_LEN_...    bytes (strings as their UTF-8 bytes)
+//
+// A [Writer] writes flat files of such columns: a column of at most one
+// value a row, or a LIST of them, nullable either way; strings annotated
+// as such; PLAIN values and RLE levels in checksummed pages, compressed
+// with SNAPPY, GZIP or ZSTD or not at all.
 //
 // Files are hostile until read: every length, count and offset in the
 // footer and the page headers is checked against the file before anything

@@ -8,8 +8,9 @@ import (
 )
 
 // This file holds the RLE/bit-packed hybrid decoder (levels, dictionary
-// indices, booleans), the deprecated BIT_PACKED level decoder, and the small
-// helpers every decoder in encoding_*.go shares. All decoders take a page's
+// indices, booleans) and the encoder of levels that Writer uses, the
+// deprecated BIT_PACKED level decoder, and the small helpers every decoder
+// in encoding_*.go shares. All decoders take a page's
 // decompressed bytes, which may be hostile: they check lengths before every
 // read, never allocate by a length read from the data, and name the encoding
 // and the byte offset within the given slice in their errors (wrapping
@@ -282,4 +283,54 @@ func unpackMSB32(out []int32, src []byte, w int) {
 		o := i*w - base*8
 		out[i] = int32(binary.BigEndian.Uint64(pad[o>>3:]) << (o & 7) >> shr)
 	}
+}
+
+// appendHybrid appends the RLE/bit-packed hybrid encoding of levels, each
+// below 1<<width (width 1 to 8): a run of eight or more equal levels as an
+// RLE run, the rest bit-packed eight to a group. The last group is padded
+// with zeros, which a reader, knowing how many levels the page holds,
+// ignores. A bit-packed run must be whole groups, so a long run that
+// starts inside a group gives that group its first few levels.
+func appendHybrid(dst []byte, levels []uint8, width int) []byte {
+	start := 0 // the first level not yet encoded
+	for i := 0; i < len(levels); {
+		r := 1
+		for i+r < len(levels) && levels[i+r] == levels[i] {
+			r++
+		}
+		if r < 8 {
+			i += r
+			continue
+		}
+		if k := (i - start) % 8; k != 0 {
+			i += 8 - k // r > 8-k: a run of at least one is left
+			continue
+		}
+		dst = appendBitPacked(dst, levels[start:i], width)
+		dst = binary.AppendUvarint(dst, uint64(r)<<1)
+		dst = append(dst, levels[i]) // a value of up to 8 bits takes a byte
+		i += r
+		start = i
+	}
+	return appendBitPacked(dst, levels[start:], width)
+}
+
+// appendBitPacked appends levels as one bit-packed run, least significant
+// bit first, in groups of eight.
+func appendBitPacked(dst []byte, levels []uint8, width int) []byte {
+	if len(levels) == 0 {
+		return dst
+	}
+	groups := (len(levels) + 7) / 8
+	dst = binary.AppendUvarint(dst, uint64(groups)<<1|1)
+	for g := range groups {
+		var acc uint64
+		for j, v := range levels[g*8 : min(g*8+8, len(levels))] {
+			acc |= uint64(v) << (j * width)
+		}
+		for j := range width {
+			dst = append(dst, byte(acc>>(8*j)))
+		}
+	}
+	return dst
 }

@@ -40,6 +40,9 @@ type Column struct {
 	// List reports whether a row holds any number of values, not at most
 	// one.
 	List bool
+	// Text reports whether a Bytes column holds text: it is annotated
+	// STRING (or UTF8), which readers show as strings, not binary.
+	Text bool
 	// Type describes the stored type, "INT32 (DATE)" or
 	// "BYTE_ARRAY (STRING)", for messages.
 	Type string
@@ -156,6 +159,7 @@ func leafColumn(stack []schemaNode) Column {
 		return c
 	}
 	c.conv, c.Kind, c.Type, c.Err = conversionOf(leaf.el)
+	c.Text = c.Kind == Bytes && (leaf.el.Logical.Kind == logicalString || leaf.el.HasConvertedType && leaf.el.ConvertedType == convUTF8)
 	for _, n := range stack[1:] {
 		if n.mp {
 			c.Err = fmt.Errorf("column %q is in a map: maps are %w", c.Name, ErrUnsupported)

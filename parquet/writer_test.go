@@ -1,0 +1,514 @@
+package parquet
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/sluice_*.parquet (then run tools/parquetref/readback.py)")
+
+// A testRow holds one row's values, nil for a null column.
+type testRow []any // []int64, []float32 or [][]byte
+
+var testColumns = []Column{
+	{Name: "id", Kind: Int64},
+	{Name: "score", Kind: Float},
+	{Name: "word", Kind: Bytes, Text: true},
+	{Name: "blob", Kind: Bytes},
+	{Name: "ilist", Kind: Int64, List: true},
+	{Name: "flist", Kind: Float, List: true},
+	{Name: "slist", Kind: Bytes, List: true, Text: true},
+}
+
+// testRows makes n rows of testColumns: nulls, empty lists, runs of the
+// same level long enough for RLE runs and short enough for bit-packing,
+// extreme values and bytes that are not UTF-8.
+func testRows(n int) []testRow {
+	r := rand.New(rand.NewPCG(7, 11))
+	words := []string{"alpha", "beta", "", "ünïcødé", strings.Repeat("x", 40)}
+	rows := make([]testRow, n)
+	for i := range rows {
+		row := make(testRow, len(testColumns))
+		row[0] = []int64{int64(i)*int64(1e12) - 5e13}
+		if i%7 != 3 && (i < 100 || i > 160) { // a run of nulls
+			row[1] = []float32{float32(r.NormFloat64())}
+		}
+		if i%3 != 0 {
+			row[2] = [][]byte{[]byte(words[r.IntN(len(words))])}
+		}
+		row[3] = [][]byte{{byte(i), 0xff, 0xfe, byte(i >> 8)}}
+		switch k := r.IntN(6); {
+		case k == 0: // null
+		case k == 1:
+			row[4] = []int64{}
+		default:
+			v := make([]int64, r.IntN(12))
+			for j := range v {
+				v[j] = r.Int64() - math.MaxInt64/2
+			}
+			v = append(v, math.MinInt64, math.MaxInt64)
+			row[4] = v
+		}
+		if i >= 200 { // a long run of lists of one value
+			row[5] = []float32{float32(i), float32(math.Inf(1))}[:1]
+		} else if i%4 != 0 {
+			row[5] = []float32{-0.5, float32(i) / 3}
+		}
+		if i%5 != 0 {
+			v := make([][]byte, r.IntN(4))
+			for j := range v {
+				v[j] = []byte(words[r.IntN(len(words))])
+			}
+			row[6] = v
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+func writeRows(t testing.TB, cols []Column, rows []testRow, opts WriterOptions) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, cols, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		setRow(w, row)
+		if err := w.WriteRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func setRow(w *Writer, row testRow) {
+	for i, v := range row {
+		switch v := v.(type) {
+		case []int64:
+			w.SetInt64s(i, v)
+		case []float32:
+			w.SetFloats(i, v)
+		case [][]byte:
+			w.SetBytes(i, v)
+		}
+	}
+}
+
+// renderRow writes a row as render writes what Rows reads.
+func renderRow(row testRow) []string {
+	out := make([]string, len(row))
+	for i, v := range row {
+		var parts []string
+		switch v := v.(type) {
+		case nil:
+			out[i] = "null"
+			continue
+		case []int64:
+			for _, x := range v {
+				parts = append(parts, fmt.Sprint(x))
+			}
+		case []float32:
+			for _, x := range v {
+				parts = append(parts, fmt.Sprint(float64(x)))
+			}
+		case [][]byte:
+			for _, x := range v {
+				parts = append(parts, base64.StdEncoding.EncodeToString(x))
+			}
+		}
+		out[i] = "[" + strings.Join(parts, ",") + "]"
+	}
+	return out
+}
+
+// readBack reads every row of a file with Rows.
+func readBack(t testing.TB, b []byte) ([]Column, [][]string) {
+	t.Helper()
+	f, err := Open(bytes.NewReader(b), int64(len(b)), "written.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.Rows(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for rows.Next() {
+		row := make([]string, len(rows.Columns()))
+		for i := range row {
+			row[i] = render(rows, i)
+		}
+		got = append(got, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(got)) != f.NumRows() {
+		t.Fatalf("read %d rows, the footer says %d", len(got), f.NumRows())
+	}
+	return rows.Columns(), got
+}
+
+func TestWriterRoundTrip(t *testing.T) {
+	rows := testRows(500)
+	for _, c := range []Compression{Uncompressed, Snappy, Gzip, Zstd} {
+		for _, size := range []struct {
+			page  int
+			group int64
+		}{{0, 0}, {64, 1}, {512, 4096}} {
+			t.Run(fmt.Sprintf("%v/page%d/group%d", c, size.page, size.group), func(t *testing.T) {
+				b := writeRows(t, testColumns, rows, WriterOptions{Compression: c, PageSize: size.page, RowGroupSize: size.group})
+				cols, got := readBack(t, b)
+				for i, col := range cols {
+					w := testColumns[i]
+					if col.Name != w.Name || col.Kind != w.Kind || col.List != w.List || col.Text != w.Text {
+						t.Errorf("column %d reads as %+v, want %+v", i, col, w)
+					}
+				}
+				if len(got) != len(rows) {
+					t.Fatalf("%d rows, want %d", len(got), len(rows))
+				}
+				for i, row := range rows {
+					if want := renderRow(row); !reflect.DeepEqual(got[i], want) {
+						t.Fatalf("row %d: %v, want %v", i, got[i], want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestWriterMatchesPyarrow holds the writer to the files in testdata that
+// pyarrow and DuckDB read back (tools/parquetref/readback.py wrote their
+// JSON): what pyarrow read must be the rows written, and the writer must
+// still write those bytes (compressions whose bytes depend on the Go
+// release, gzip's, or on a dependency's version, zstd's, are compared by
+// their rows only). TestReadsPyarrowFiles reads the same files.
+func TestWriterMatchesPyarrow(t *testing.T) {
+	rows := testRows(300)
+	for _, tc := range []struct {
+		c     Compression
+		exact bool
+	}{{Uncompressed, true}, {Snappy, true}, {Gzip, false}, {Zstd, false}} {
+		name := "sluice_" + strings.ToLower(tc.c.String())
+		t.Run(name, func(t *testing.T) {
+			b := writeRows(t, testColumns, rows, WriterOptions{Compression: tc.c, PageSize: 512, RowGroupSize: 4096, CreatedBy: "sluice test"})
+			path := filepath.Join("testdata", name+".parquet")
+			if *update {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if tc.exact {
+				old, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(old, b) {
+					t.Fatalf("the writer no longer writes %s: rewrite it with -update, then check it with tools/parquetref/readback.py", path)
+				}
+			}
+			want := readExpectation(t, name)
+			if len(want.Rows) != len(rows) {
+				t.Fatalf("pyarrow read %d rows, want %d", len(want.Rows), len(rows))
+			}
+			for i, row := range rows {
+				r := renderRow(row)
+				for j := range r {
+					if got := renderExpected(want.Rows[i][j], want.Columns[j].Kind); got != r[j] {
+						t.Fatalf("row %d column %s: pyarrow read %s, written %s", i, testColumns[j].Name, got, r[j])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestWriterRefusesBadRows(t *testing.T) {
+	cols := []Column{{Name: "n", Kind: Int64}, {Name: "l", Kind: Float, List: true}}
+	for _, tc := range []struct {
+		name string
+		set  func(w *Writer)
+		want string
+	}{
+		{"kind", func(w *Writer) { w.SetFloats(0, []float32{1}) }, `column "n" holds int64 values, not float`},
+		{"two values", func(w *Writer) { w.SetInt64s(0, []int64{1, 2}) }, `column "n" holds one value a row, not 2`},
+		{"no value", func(w *Writer) { w.SetInt64s(0, nil) }, `column "n" holds one value a row, not 0`},
+		{"list kind", func(w *Writer) { w.SetBytes(1, [][]byte{{1}}) }, `column "l" holds float values, not bytes`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, cols, WriterOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.SetInt64s(0, []int64{7})
+			if err := w.WriteRow(); err != nil {
+				t.Fatal(err)
+			}
+			w.SetFloats(1, []float32{1, 2})
+			tc.set(w)
+			err = w.WriteRow()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "row 1") {
+				t.Fatalf("error %v, want one naming row 1 and saying %q", err, tc.want)
+			}
+			// The refused row left nothing behind: the next row is row 1.
+			w.SetFloats(1, []float32{3})
+			if err := w.WriteRow(); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, got := readBack(t, buf.Bytes())
+			want := [][]string{{"[7]", "null"}, {"null", "[3]"}}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("rows %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestNewWriterRefusesSchema(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cols []Column
+		opts WriterOptions
+	}{
+		{"no columns", nil, WriterOptions{}},
+		{"empty name", []Column{{Kind: Int64}}, WriterOptions{}},
+		{"same name", []Column{{Name: "a", Kind: Int64}, {Name: "a", Kind: Float}}, WriterOptions{}},
+		{"no kind", []Column{{Name: "a"}}, WriterOptions{}},
+		{"codec", []Column{{Name: "a", Kind: Int64}}, WriterOptions{Compression: 9}},
+	} {
+		if _, err := NewWriter(&bytes.Buffer{}, tc.cols, tc.opts); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+// failAfter fails every write after the first n bytes.
+type failAfter struct{ n int }
+
+var errDisk = errors.New("disk full")
+
+func (f *failAfter) Write(b []byte) (int, error) {
+	if len(b) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errDisk
+	}
+	f.n -= len(b)
+	return len(b), nil
+}
+
+func TestWriterKeepsWriteError(t *testing.T) {
+	w, err := NewWriter(&failAfter{n: 100}, testColumns, WriterOptions{RowGroupSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var werr error
+	for _, row := range testRows(50) {
+		setRow(w, row)
+		if werr = w.WriteRow(); werr != nil {
+			break
+		}
+	}
+	if !errors.Is(werr, errDisk) {
+		t.Fatalf("WriteRow: %v, want the write's error", werr)
+	}
+	setRow(w, testRows(1)[0])
+	if err := w.WriteRow(); !errors.Is(err, errDisk) {
+		t.Fatalf("WriteRow after the error: %v", err)
+	}
+	if err := w.Close(); !errors.Is(err, errDisk) {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func TestWriterNoRows(t *testing.T) {
+	b := writeRows(t, testColumns, nil, WriterOptions{})
+	cols, got := readBack(t, b)
+	if len(cols) != len(testColumns) || len(got) != 0 {
+		t.Fatalf("%d columns and %d rows, want %d and none", len(cols), len(got), len(testColumns))
+	}
+}
+
+// TestAppendHybrid decodes what appendHybrid encodes: runs of every length
+// around the RLE threshold, starting at every position within a group.
+func TestAppendHybrid(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, width := range []int{1, 2, 3, 8} {
+		for trial := range 300 {
+			var levels []uint8
+			for len(levels) < trial {
+				v := uint8(r.IntN(1 << width))
+				for range 1 + r.IntN(20) {
+					levels = append(levels, v)
+				}
+			}
+			b := appendHybrid(nil, levels, width)
+			got := make([]int32, len(levels))
+			if _, err := decodeHybrid(b, width, got); err != nil {
+				t.Fatalf("width %d, %v: %v", width, levels, err)
+			}
+			for i, v := range levels {
+				if got[i] != int32(v) {
+					t.Fatalf("width %d, level %d: %d, want %d (levels %v)", width, i, got[i], v, levels)
+				}
+			}
+		}
+	}
+	// A run of a thousand is one RLE run: a header and a byte.
+	if b := appendHybrid(nil, make([]uint8, 1000), 1); len(b) != 3 {
+		t.Errorf("1000 zeros take %d bytes, want 3", len(b))
+	}
+}
+
+// TestThriftWriterRoundTrip reads back with the footer's and the page
+// header's readers what the writers wrote.
+func TestThriftWriterRoundTrip(t *testing.T) {
+	w, err := NewWriter(&bytes.Buffer{}, testColumns, WriterOptions{CreatedBy: "me"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := w.meta
+	m.NumRows = 1 << 40
+	cols := make([]columnChunk, 20) // a list of more than 14 elements
+	for i := range cols {
+		cols[i] = columnChunk{FileOffset: int64(i) << 33, HasMeta: true, Meta: columnMetaData{
+			Type: typeByteArray, Encodings: []encoding{encPlain, encRLE}, PathInSchema: []string{"a", "list", "element"},
+			Codec: codecZstd, NumValues: -1, TotalUncompressedSize: 5, TotalCompressedSize: 1 << 50, DataPageOffset: 4}}
+	}
+	m.RowGroups = []rowGroup{{Columns: cols, TotalByteSize: 9, NumRows: 3, FileOffset: 4, TotalCompressedSize: 8}}
+	got, err := parseFileMetaData(appendFileMetaData(nil, &m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*got, m) {
+		t.Fatalf("read back\n%+v\nwant\n%+v", *got, m)
+	}
+	h := pageHeader{Type: pageData, UncompressedSize: 300, CompressedSize: math.MaxInt32, CRC: -5, HasCRC: true,
+		Data: &dataPageHeader{NumValues: 77, Encoding: encPlain, DefinitionLevelEncoding: encRLE, RepetitionLevelEncoding: encRLE}}
+	b := appendPageHeader(nil, &h)
+	gh, n, err := parsePageHeader(append(b, 1, 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(b) || !reflect.DeepEqual(gh, h) {
+		t.Fatalf("read back %+v (%d bytes), want %+v (%d)", gh, n, h, len(b))
+	}
+}
+
+func BenchmarkWriter(b *testing.B) {
+	rows := testRows(1000)
+	size := int64(len(writeRows(b, testColumns, rows, WriterOptions{})))
+	for _, c := range []Compression{Uncompressed, Snappy, Zstd} {
+		b.Run(c.String(), func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				w, err := NewWriter(&buf, testColumns, WriterOptions{Compression: c})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, row := range rows {
+					setRow(w, row)
+					if err := w.WriteRow(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzWriterRoundTrip writes rows made from the input, with page and row
+// group sizes from it too, and reads them back: every row must come back
+// as written.
+func FuzzWriterRoundTrip(f *testing.F) {
+	f.Add([]byte{0, 0, 0})
+	f.Add([]byte("\x03\x05some rows of values \x00\x01\x02\xff\xfe"))
+	f.Add(bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 250}, 40))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		opts := WriterOptions{Compression: Compression(data[0] % 4), PageSize: int(data[1]) * 8, RowGroupSize: int64(data[1]) * 64}
+		data = data[2:]
+		take := func() byte {
+			if len(data) == 0 {
+				return 0
+			}
+			b := data[0]
+			data = data[1:]
+			return b
+		}
+		var rows []testRow
+		for len(data) > 0 {
+			row := make(testRow, len(testColumns))
+			for i, c := range testColumns {
+				b := take()
+				if b%5 == 0 {
+					continue // null
+				}
+				n := 1
+				if c.List {
+					n = int(b % 7)
+				}
+				switch c.Kind {
+				case Int64:
+					v := make([]int64, n)
+					for j := range v {
+						v[j] = int64(take()) << (8 * (b % 8))
+					}
+					row[i] = v
+				case Float:
+					v := make([]float32, n)
+					for j := range v {
+						v[j] = float32(take()) / 7
+					}
+					row[i] = v
+				case Bytes:
+					v := make([][]byte, n)
+					for j := range v {
+						k := int(take() % 9)
+						v[j] = append([]byte{}, data[:min(k, len(data))]...)
+						data = data[min(k, len(data)):]
+					}
+					row[i] = v
+				}
+			}
+			rows = append(rows, row)
+		}
+		_, got := readBack(t, writeRows(t, testColumns, rows, opts))
+		if len(got) != len(rows) {
+			t.Fatalf("%d rows, want %d", len(got), len(rows))
+		}
+		for i, row := range rows {
+			if want := renderRow(row); !reflect.DeepEqual(got[i], want) {
+				t.Fatalf("row %d: %v, want %v", i, got[i], want)
+			}
+		}
+	})
+}
