@@ -11,7 +11,7 @@ import (
 )
 
 type convertOptions struct {
-	from, out, compression, inCompression, columns, labels, bytes string
+	from, to, out, compression, inCompression, columns, labels, bytes string
 	shards                                                        int
 	header                                                        bool
 	shuffle                                                       bool
@@ -26,7 +26,7 @@ func newConvertCmd() *cobra.Command {
 	var o convertOptions
 	cmd := &cobra.Command{
 		Use:   "convert INPUT...",
-		Short: "Convert CSV, JSON lines, Parquet, MNIST IDX, CIFAR-10 binaries or TFRecord files to TFRecord",
+		Short: "Convert CSV, JSON lines, Parquet, MNIST IDX, CIFAR-10 binaries or TFRecord files to TFRecord (or Examples to Parquet)",
 		Long: `convert writes TFRecord files, streaming its input (- reads standard input):
 
   --from csv       one Example per line, one feature per column. Types come
@@ -87,6 +87,21 @@ temporaries, and existing files of the same names are untouched until
 then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
 verify reports them, and the next convert to the same --out removes them.
 
+--to parquet writes the Examples as Parquet files instead (OUT.parquet,
+or OUT-00000-of-0000N.parquet with --shards N), a row a record, a column a
+feature, named for it and sorted by name: int64 as INT64, float as FLOAT,
+bytes as BYTE_ARRAY (annotated STRING when every value is UTF-8). A
+feature every record that has it holds one value of is a nullable column
+of values; any other is a nullable LIST column, so an empty list stays an
+empty list; a record without the feature is a null. The column a feature
+needs depends on every record, so the input is read twice (not standard
+input): once for the columns, then for the rows. Pages are SNAPPY
+compressed unless --compression says GZIP, ZSTD or NONE, and carry CRCs.
+pandas, Polars and DuckDB read the files, and convert --from
+parquet turns them back into the same Examples. SequenceExamples with
+feature lists, and a feature whose kind differs between records, are
+refused.
+
 --skip-corrupt (--from tfrecord) salvages damaged files: it copies every
 record whose CRCs check, skips the corrupt ones as verify finds them (after
 a bad length it scans for the next valid record header), and keeps the
@@ -108,6 +123,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 			"  sluice cat in.tfrecord | jq -c 'select(.features.label.int64[0] == 7)' | sluice convert --from json - --out sevens\n" +
 			"  sluice convert --skip-corrupt damaged.tfrecord.gz --out repaired --compression GZIP\n" +
 			"  sluice convert 'in-*.tfrecord.gz' --out shuffled --shards 16 --shuffle --seed 7\n" +
+			"  sluice convert --to parquet 'train-*.tfrecord.gz' --out train   # for pandas, Polars, DuckDB\n" +
 			"  sluice convert --from mnist train-images-idx3-ubyte.gz --labels train-labels-idx1-ubyte.gz --out mnist-train\n" +
 			"  sluice convert --from cifar10 'cifar-10-batches-bin/data_batch_*.bin' --out cifar-train --shards 5",
 		Args: cobra.MinimumNArgs(1),
@@ -120,8 +136,9 @@ records take), then each file is shuffled in memory and written out. Progress is
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, jsonl, json, parquet, mnist, cifar10 or tfrecord")
+	f.StringVar(&o.to, "to", "tfrecord", "output format: tfrecord or parquet (Examples only; see above)")
 	f.StringVar(&o.out, "out", "", "output path prefix (required)")
-	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files)")
+	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files); with --to parquet, the pages': SNAPPY (the default), GZIP, ZSTD or NONE")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
 	f.IntVar(&o.shards, "shards", 1, "number of output files")
 	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members; with --from parquet, the columns to keep (name,...)")
@@ -171,12 +188,19 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		}
 		o.salvage = &salvage{w: cmd.ErrOrStderr()}
 	}
+	if o.shards < 1 {
+		return fmt.Errorf("--shards must be at least 1, not %d", o.shards)
+	}
+	switch o.to {
+	case "tfrecord":
+	case "parquet":
+		return runConvertParquet(cmd, args, conv, o, t)
+	default:
+		return fmt.Errorf("--to must be tfrecord or parquet, not %q", o.to)
+	}
 	c, _, err := parseCompression(o.compression)
 	if err != nil {
 		return err
-	}
-	if o.shards < 1 {
-		return fmt.Errorf("--shards must be at least 1, not %d", o.shards)
 	}
 	if c == tfrecord.Zstd {
 		// sluice's own extension: warn before the hours of work, not

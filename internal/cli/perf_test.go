@@ -99,6 +99,27 @@ func BenchmarkConvertJSONL(b *testing.B) {
 	}
 }
 
+// TFRecord Examples → Parquet (convert --to parquet, SNAPPY pages): both
+// passes, bytes of TFRecord input. Rows of an id, a score, a name and a
+// list of eight floats.
+func BenchmarkConvertToParquet(b *testing.B) {
+	dir := b.TempDir()
+	recs := make([][]byte, 20000)
+	for i := range recs {
+		recs[i] = example.New().Int64("id", int64(i)).Float("score", float32(i)/7).
+			Strings("name", fmt.Sprint("name-", i%97)).Floats("v", make([]float32, 8)).Marshal()
+	}
+	in := writeRecords(b, dir, "in.tfrecord", tfrecord.None, recs...)
+	st, _ := os.Stat(in)
+	b.ReportAllocs()
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if code := Main(b.Context(), []string{"convert", "--to", "parquet", in, "--out", filepath.Join(dir, "out")}, io.Discard, io.Discard); code != 0 {
+			b.Fatal(code)
+		}
+	}
+}
+
 // bench --parse parses a batch of records at a time with a parser
 // compiled once, as a training job's pipeline does, so parsing adds next
 // to no allocation per record to reading: rendering records as text, or

@@ -87,13 +87,17 @@ func TestConvertRefusesToOverwriteInput(t *testing.T) {
 	}
 }
 
-// stallFS serves "stall://NAME": n Examples, then a read that blocks
+// stallFS serves "stall://NAME": n records, then a read that blocks
 // until the context the file was opened with ends, as an object store
-// read does. Its reads signal blocked the first time they block.
+// read does. Its reads signal blocked the first time they block. With
+// stallOpen set, the opens before the stallOpen'th end instead: a
+// command opens its input once for its size, then once a pass over it.
 type stallFS struct {
-	data    []byte
-	blocked chan struct{}
-	once    sync.Once
+	data      []byte
+	blocked   chan struct{}
+	once      sync.Once
+	stallOpen int
+	opens     int
 }
 
 func newStallFS(t testing.TB, n int) *stallFS {
@@ -107,7 +111,8 @@ func newStallFS(t testing.TB, n int) *stallFS {
 }
 
 func (s *stallFS) Open(ctx context.Context, name string) (storage.File, error) {
-	return &stallFile{Reader: bytes.NewReader(s.data), fs: s, ctx: ctx, name: name}, nil
+	s.opens++
+	return &stallFile{Reader: bytes.NewReader(s.data), fs: s, ctx: ctx, name: name, ends: s.opens < s.stallOpen}, nil
 }
 func (*stallFS) Create(context.Context, string) (io.WriteCloser, error) {
 	return nil, errors.ErrUnsupported
@@ -119,11 +124,12 @@ type stallFile struct {
 	fs   *stallFS
 	ctx  context.Context
 	name string
+	ends bool
 }
 
 func (f *stallFile) Read(p []byte) (int, error) {
 	n, err := f.Reader.Read(p)
-	if err == io.EOF {
+	if err == io.EOF && !f.ends {
 		f.fs.once.Do(func() { close(f.fs.blocked) })
 		<-f.ctx.Done()
 		return 0, f.ctx.Err()
