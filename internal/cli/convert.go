@@ -12,13 +12,13 @@ import (
 
 type convertOptions struct {
 	from, to, out, compression, inCompression, columns, labels, bytes string
-	shards                                                        int
-	header                                                        bool
-	shuffle                                                       bool
-	seed                                                          uint64
-	shuffleMiB                                                    int64
-	skipCorrupt                                                   bool
-	salvage                                                       *salvage // set by runConvert with skipCorrupt
+	shards                                                            int
+	header                                                            bool
+	shuffle                                                           bool
+	seed                                                              uint64
+	shuffleMiB                                                        int64
+	skipCorrupt                                                       bool
+	salvage                                                           *salvage // set by runConvert with skipCorrupt
 	csvOptions
 }
 
