@@ -280,3 +280,25 @@ func TestReuseOutputs(t *testing.T) {
 		t.Errorf("%v allocations a batch with reuse, want 0", allocs)
 	}
 }
+
+// A feature's value that occurs twice in its map entry is merged, as
+// proto.Unmarshal merges it: each part must be whole fields, so a record
+// whose field runs from one part into the next is malformed, in the fast
+// path as in the reference path.
+func TestValueInPartsMustBeWholeFields(t *testing.T) {
+	entry := appendField(appendField(appendField(nil, 1, []byte("i")), 2, []byte{0x31}), 2, []byte("000000000000"))
+	rec := appendField(nil, 1, appendField(nil, 1, entry))
+	if _, err := ParseSingle(rec, fuzzSpec(), "k"); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("ParseSingle: %v, want ErrMalformed", err)
+	}
+	list := appendField(nil, 1, []byte{5})
+	whole := appendField(appendField(appendField(nil, 1, []byte("i")), 2, appendField(nil, 3, list)), 2, appendField(nil, 3, list))
+	p, err := ParseSingle(appendField(nil, 1, appendField(nil, 1, whole)), Spec{"i": VarLen(tensor.Int64)}, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := p.Sparse("i")
+	if got := sp.Values.Int64s(); len(got) != 2 || got[0] != 5 || got[1] != 5 {
+		t.Fatalf("merged value %v, want [5 5]", got)
+	}
+}

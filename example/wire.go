@@ -87,6 +87,22 @@ func next(b []byte) (field, []byte, string) {
 	return f, b[m:], ""
 }
 
+// checkFields checks that msg is whole fields, as a part of a message
+// that occurs more than once must be: proto.Unmarshal parses each part on
+// its own and merges them, so a field may not run from one part into the
+// next. Parts of whole fields merge as their concatenation parses, which
+// is how the fast path reads them.
+func checkFields(rec, msg []byte) *wireError {
+	for b := msg; len(b) > 0; {
+		_, rest, bad := next(b)
+		if bad != "" {
+			return &wireError{offset: offsetIn(rec, b), what: bad}
+		}
+		b = rest
+	}
+	return nil
+}
+
 // featureRef is what parsing found for one requested feature in one
 // record: whether it was present, the kind of its list and how many values
 // it holds, and where to decode them from. The fast path points into the
@@ -369,16 +385,23 @@ func scanMap(rec, msg []byte, pl *plan, found func(slot int, value []byte) *wire
 				key = g.val
 			case fieldEntryValue:
 				// A value that occurs twice in one entry is merged, which for
-				// messages is parsing the concatenation. Rare, so it may allocate.
+				// messages is parsing the concatenation of parts that are
+				// whole fields (checkFields). Rare, so it may allocate.
 				if value == nil {
 					value = g.val
-				} else {
-					if !multi {
-						value = append([]byte(nil), value...)
-						multi = true
-					}
-					value = append(value, g.val...)
+					break
 				}
+				if !multi {
+					if werr := checkFields(rec, value); werr != nil {
+						return werr
+					}
+					value = append([]byte(nil), value...)
+					multi = true
+				}
+				if werr := checkFields(rec, g.val); werr != nil {
+					return werr
+				}
+				value = append(value, g.val...)
 			}
 		}
 		slot, ok := -1, false

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/parquet"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tensor"
 	"github.com/spf13/cobra"
 )
 
@@ -118,9 +119,11 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 // named for it, of the feature's kind; a list unless every record that
 // holds the feature holds one value; text if every bytes value is UTF-8.
 type columnSchema struct {
-	r       recordRenderer
+	sc      example.Scanner
+	r       recordRenderer // tells what a record that is not an Example is
 	records int64
 	cols    map[string]*columnSeen
+	bytes   [][]byte
 }
 
 type columnSeen struct {
@@ -131,48 +134,51 @@ type columnSeen struct {
 
 func newColumnSchema() *columnSchema { return &columnSchema{cols: map[string]*columnSeen{}} }
 
-// example parses rec, the records'th record (from 0), as an Example.
-func (s *columnSchema) example(rec []byte) (map[string]*pb.Feature, error) {
-	if !s.r.isExample(rec) {
-		what := "is not an Example"
-		if s.r.isSequence(rec, true) {
-			what = "is a SequenceExample with feature lists, which a table cannot hold"
-		}
-		return nil, fmt.Errorf("record %d of the input %s (sluice cat --keys shows where it is); --to parquet writes Examples", s.records, what)
+// scan reads rec, the records'th record (from 0), as an Example.
+func (s *columnSchema) scan(rec []byte) error {
+	err := s.sc.Scan(rec)
+	if err == nil && !s.sc.Unknown() {
+		return nil
 	}
-	return s.r.ex.GetFeatures().GetFeature(), nil
+	what := "is not an Example"
+	if s.r.isSequence(rec, true) {
+		what = "is a SequenceExample with feature lists, which a table cannot hold"
+	} else if err != nil {
+		what += " (" + err.Error() + ")"
+	}
+	return fmt.Errorf("record %d of the input %s (sluice cat --keys shows where it is); --to parquet writes Examples", s.records, what)
 }
 
 func (s *columnSchema) add(rec []byte) error {
-	feats, err := s.example(rec)
-	if err != nil {
+	if err := s.scan(rec); err != nil {
 		return err
 	}
 	s.records++
-	for name, f := range feats {
-		c := s.cols[name]
+	for i := range s.sc.Len() {
+		name := s.sc.Name(i)
+		c := s.cols[string(name)]
 		if c == nil {
 			c = &columnSeen{}
-			s.cols[name] = c
+			s.cols[string(name)] = c
 		}
-		n := 0
-		switch k := f.GetKind().(type) {
-		case *pb.Feature_BytesList:
+		switch s.sc.Kind(i) {
+		case tensor.String:
 			c.kinds[0] = true
-			n = len(k.BytesList.GetValue())
-			for _, v := range k.BytesList.GetValue() {
-				if !c.binary && !utf8.Valid(v) {
-					c.binary = true
+			if !c.binary {
+				s.bytes = s.sc.AppendBytes(s.bytes[:0], i)
+				for _, v := range s.bytes {
+					if !utf8.Valid(v) {
+						c.binary = true
+						break
+					}
 				}
 			}
-		case *pb.Feature_FloatList:
+		case tensor.Float32:
 			c.kinds[1] = true
-			n = len(k.FloatList.GetValue())
-		case *pb.Feature_Int64List:
+		case tensor.Int64:
 			c.kinds[2] = true
-			n = len(k.Int64List.GetValue())
 		}
-		c.list = c.list || n != 1
+		c.list = c.list || s.sc.Count(i) != 1
 	}
 	return nil
 }
@@ -202,20 +208,28 @@ func (s *columnSchema) columns() ([]parquet.Column, error) {
 	return cols, nil
 }
 
+// columnDType is the kind of feature each kind of column holds.
+var columnDType = [...]tensor.DType{parquet.Bytes: tensor.String, parquet.Float: tensor.Float32, parquet.Int64: tensor.Int64}
+
 // parquetShards writes rows dealt round-robin to Parquet files under
 // temporary names, renamed into place only when every file is complete.
 type parquetShards struct {
-	s       *columnSchema // parses the records again
+	s       *columnSchema // reads the records again
 	index   map[string]int
 	kinds   []parquet.Kind
 	files   []*storage.Pending
 	bufs    []*bufio.Writer
 	writers []*parquet.Writer
 	rows    int64
+	// A row's values, a slice a column, which the writer reads at WriteRow.
+	i64 [][]int64
+	f32 [][]float32
+	bs  [][][]byte
 }
 
 func newParquetShards(ctx context.Context, names []string, cols []parquet.Column, opts parquet.WriterOptions) (*parquetShards, error) {
-	p := &parquetShards{s: newColumnSchema(), index: make(map[string]int, len(cols))}
+	p := &parquetShards{s: newColumnSchema(), index: make(map[string]int, len(cols)),
+		i64: make([][]int64, len(cols)), f32: make([][]float32, len(cols)), bs: make([][][]byte, len(cols))}
 	for i, c := range cols {
 		p.index[c.Name] = i
 		p.kinds = append(p.kinds, c.Kind)
@@ -239,32 +253,31 @@ func newParquetShards(ctx context.Context, names []string, cols []parquet.Column
 }
 
 func (p *parquetShards) write(rec []byte) error {
-	feats, err := p.s.example(rec)
-	if err != nil {
+	sc := &p.s.sc
+	if err := p.s.scan(rec); err != nil {
 		return err
 	}
 	w := p.writers[p.rows%int64(len(p.writers))]
-	for name, f := range feats {
-		i, ok := p.index[name]
+	for j := range sc.Len() {
+		i, ok := p.index[string(sc.Name(j))]
 		if !ok {
-			return fmt.Errorf("record %d holds feature %q, which the first pass did not find: did the input change?", p.s.records, name)
+			return fmt.Errorf("record %d holds feature %q, which the first pass did not find: did the input change?", p.s.records, sc.Name(j))
 		}
-		switch k := f.GetKind().(type) {
-		case *pb.Feature_BytesList:
-			w.SetBytes(i, k.BytesList.GetValue())
-		case *pb.Feature_FloatList:
-			w.SetFloats(i, k.FloatList.GetValue())
-		case *pb.Feature_Int64List:
-			w.SetInt64s(i, k.Int64List.GetValue())
-		default: // an empty list of no kind: a list column, as the first pass saw
-			switch p.kinds[i] {
-			case parquet.Bytes:
-				w.SetBytes(i, nil)
-			case parquet.Float:
-				w.SetFloats(i, nil)
-			default:
-				w.SetInt64s(i, nil)
-			}
+		if k := sc.Kind(j); k != tensor.Invalid && k != columnDType[p.kinds[i]] {
+			return fmt.Errorf("record %d: feature %q is %v, its column %v: did the input change since the first pass?", p.s.records, sc.Name(j), k, p.kinds[i])
+		}
+		// A feature of no kind (an empty list) is set as an empty list of
+		// its column's kind: a list column, as the first pass saw.
+		switch p.kinds[i] {
+		case parquet.Bytes:
+			p.bs[i] = sc.AppendBytes(p.bs[i][:0], j)
+			w.SetBytes(i, p.bs[i])
+		case parquet.Float:
+			p.f32[i] = sc.AppendFloats(p.f32[i][:0], j)
+			w.SetFloats(i, p.f32[i])
+		default:
+			p.i64[i] = sc.AppendInt64s(p.i64[i][:0], j)
+			w.SetInt64s(i, p.i64[i])
 		}
 	}
 	if err := w.WriteRow(); err != nil {

@@ -1,0 +1,235 @@
+package example
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// A Scanner reads every feature of serialized Examples, without a Spec
+// and without building protocol buffer messages: for tools that look at
+// all of each record, such as sluice convert --to parquet, where
+// proto.Unmarshal's maps and messages would cost most of the time. It
+// reads by proto.Unmarshal's rules, as the Parser's fast path does: a
+// feature name that occurs again replaces the earlier feature, a list of
+// another kind replaces the one before it in a Feature, lists of the same
+// kind are joined, and what proto.Unmarshal rejects is an error. Like
+// proto.Unmarshal of TensorFlow's messages, it takes a feature name that
+// is not UTF-8 as it is.
+//
+// What Scan found stays valid until the next Scan; names and bytes
+// values alias the record. A Scanner is not safe for concurrent use.
+type Scanner struct {
+	rec     []byte
+	names   [][]byte
+	refs    []featureRef
+	unknown bool
+	gen     uint64                  // this record's number, to tell its names from earlier ones'
+	seen    map[string]*scannerSlot // names seen in this record or earlier ones
+}
+
+type scannerSlot struct {
+	gen uint64
+	i   int
+}
+
+// maxScannerNames bounds the names a Scanner remembers across records,
+// which only spare it an allocation for each name it sees again.
+const maxScannerNames = 1 << 14
+
+// Scan reads rec, a serialized Example. An error is a
+// [*dataerr.Error] wrapping a [*ParseError] (errors.Is ErrMalformed) that
+// gives the byte offset.
+func (s *Scanner) Scan(rec []byte) error {
+	s.rec, s.names, s.refs, s.unknown = rec, s.names[:0], s.refs[:0], false
+	s.gen++
+	if s.seen == nil || len(s.seen) > maxScannerNames {
+		s.seen = make(map[string]*scannerSlot)
+	}
+	for b := rec; len(b) > 0; {
+		f, rest, bad := next(b)
+		if bad != "" {
+			return s.fail(&wireError{offset: offsetIn(rec, b), what: bad})
+		}
+		b = rest
+		if f.num != fieldExampleFeatures || f.typ != protowire.BytesType {
+			s.unknown = true
+			continue
+		}
+		// Features that occur twice are merged: their maps' entries add up.
+		if werr := s.features(f.val); werr != nil {
+			return s.fail(werr)
+		}
+	}
+	return nil
+}
+
+func (s *Scanner) fail(werr *wireError) error {
+	s.names, s.refs = s.names[:0], s.refs[:0]
+	return werr.toParseError(unknownName, 0, "Example")
+}
+
+// features reads a Features message's map entries.
+func (s *Scanner) features(msg []byte) *wireError {
+	for b := msg; len(b) > 0; {
+		f, rest, bad := next(b)
+		if bad != "" {
+			return &wireError{offset: offsetIn(s.rec, b), what: bad}
+		}
+		b = rest
+		if f.num != fieldFeaturesMap || f.typ != protowire.BytesType {
+			s.unknown = true
+			continue
+		}
+		var key, value []byte
+		multi := false
+		for e := f.val; len(e) > 0; {
+			g, rest, bad := next(e)
+			if bad != "" {
+				return &wireError{offset: offsetIn(s.rec, e), what: bad}
+			}
+			e = rest
+			switch {
+			case g.num == fieldEntryKey && g.typ == protowire.BytesType:
+				key = g.val
+			case g.num == fieldEntryValue && g.typ == protowire.BytesType:
+				// A value twice in one entry is merged: read as the
+				// concatenation of its parts, each of whole fields
+				// (checkFields). Rare, so it may allocate.
+				if value == nil {
+					value = g.val
+					break
+				}
+				if !multi {
+					if werr := checkFields(s.rec, value); werr != nil {
+						return werr
+					}
+					value = append([]byte(nil), value...)
+					multi = true
+				}
+				if werr := checkFields(s.rec, g.val); werr != nil {
+					return werr
+				}
+				value = append(value, g.val...)
+			default:
+				s.unknown = true
+			}
+		}
+		if value == nil {
+			value = f.val[:0] // an entry without a value holds an empty Feature
+		}
+		i := s.slot(key)
+		if werr := scanFeature(s.rec, value, &s.refs[i]); werr != nil {
+			werr.feature = string(key)
+			if multi {
+				werr.offset = offsetIn(s.rec, f.val) // the merged value is not in the record
+			}
+			return werr
+		}
+		if !s.unknown {
+			s.unknown = featureHasUnknown(value)
+		}
+	}
+	return nil
+}
+
+// slot returns the index of key's feature: the earlier one of this record
+// when the name occurs again, else a new one.
+func (s *Scanner) slot(key []byte) int {
+	p := s.seen[string(key)]
+	if p == nil {
+		p = &scannerSlot{}
+		s.seen[string(key)] = p
+	}
+	if p.gen == s.gen {
+		return p.i
+	}
+	p.gen, p.i = s.gen, len(s.names)
+	s.names = append(s.names, key)
+	s.refs = append(s.refs, featureRef{})
+	return p.i
+}
+
+// featureHasUnknown reports whether a valid Feature message has a field
+// other than its three lists.
+func featureHasUnknown(msg []byte) bool {
+	for b := msg; len(b) > 0; {
+		f, rest, _ := next(b)
+		if f.typ != protowire.BytesType || f.num < 1 || f.num > 3 {
+			return true
+		}
+		b = rest
+	}
+	return false
+}
+
+// Len returns the number of features of the record.
+func (s *Scanner) Len() int { return len(s.names) }
+
+// Name returns the name of feature i, in the order the record first
+// names them. It aliases the record.
+func (s *Scanner) Name(i int) []byte { return s.names[i] }
+
+// Kind returns the kind of feature i's values: tensor.String (a
+// bytes_list), tensor.Float32 or tensor.Int64; tensor.Invalid for a
+// Feature that sets no list, which holds no values.
+func (s *Scanner) Kind(i int) tensor.DType {
+	switch s.refs[i].kind {
+	case kindBytes:
+		return tensor.String
+	case kindFloat:
+		return tensor.Float32
+	case kindInt64:
+		return tensor.Int64
+	}
+	return tensor.Invalid
+}
+
+// Count returns the number of values of feature i.
+func (s *Scanner) Count(i int) int { return s.refs[i].count }
+
+// Unknown reports whether the record has fields an Example does not, in
+// the Example, its Features, their entries or a Feature: the mark of
+// another message that happens to read as an Example, such as a
+// SequenceExample with feature lists.
+func (s *Scanner) Unknown() bool { return s.unknown }
+
+// AppendInt64s appends the values of feature i, which must be of kind
+// Int64 (or hold none), to dst.
+func (s *Scanner) AppendInt64s(dst []int64, i int) []int64 {
+	r := &s.refs[i]
+	if r.kind != kindInt64 || r.count == 0 {
+		return dst
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, r.count)[:n+r.count]
+	r.int64s(dst[n:])
+	return dst
+}
+
+// AppendFloats appends the values of feature i, of kind Float32, to dst.
+func (s *Scanner) AppendFloats(dst []float32, i int) []float32 {
+	r := &s.refs[i]
+	if r.kind != kindFloat || r.count == 0 {
+		return dst
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, r.count)[:n+r.count]
+	r.floats(dst[n:])
+	return dst
+}
+
+// AppendBytes appends the values of feature i, of kind String, to dst;
+// they alias the record.
+func (s *Scanner) AppendBytes(dst [][]byte, i int) [][]byte {
+	r := &s.refs[i]
+	if r.kind != kindBytes || r.count == 0 {
+		return dst
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, r.count)[:n+r.count]
+	r.bytes(dst[n:])
+	return dst
+}
