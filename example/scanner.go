@@ -25,7 +25,8 @@ type Scanner struct {
 	rec     []byte
 	names   [][]byte
 	refs    []featureRef
-	unknown bool
+	unk     []bool // a feature's Feature has unknown fields
+	unknown bool   // the Example or its Features have
 	gen     uint64                  // this record's number, to tell its names from earlier ones'
 	seen    map[string]*scannerSlot // names seen in this record or earlier ones
 }
@@ -43,7 +44,7 @@ const maxScannerNames = 1 << 14
 // [*dataerr.Error] wrapping a [*ParseError] (errors.Is ErrMalformed) that
 // gives the byte offset.
 func (s *Scanner) Scan(rec []byte) error {
-	s.rec, s.names, s.refs, s.unknown = rec, s.names[:0], s.refs[:0], false
+	s.rec, s.names, s.refs, s.unk, s.unknown = rec, s.names[:0], s.refs[:0], s.unk[:0], false
 	s.gen++
 	if s.seen == nil || len(s.seen) > maxScannerNames {
 		s.seen = make(map[string]*scannerSlot)
@@ -67,7 +68,7 @@ func (s *Scanner) Scan(rec []byte) error {
 }
 
 func (s *Scanner) fail(werr *wireError) error {
-	s.names, s.refs = s.names[:0], s.refs[:0]
+	s.names, s.refs, s.unk = s.names[:0], s.refs[:0], s.unk[:0]
 	return werr.toParseError(unknownName, 0, "Example")
 }
 
@@ -113,9 +114,9 @@ func (s *Scanner) features(msg []byte) *wireError {
 					return werr
 				}
 				value = append(value, g.val...)
-			default:
-				s.unknown = true
 			}
+			// Other fields of an entry proto.Unmarshal drops: they are not
+			// unknown fields of any message it returns.
 		}
 		if value == nil {
 			value = f.val[:0] // an entry without a value holds an empty Feature
@@ -128,9 +129,9 @@ func (s *Scanner) features(msg []byte) *wireError {
 			}
 			return werr
 		}
-		if !s.unknown {
-			s.unknown = featureHasUnknown(value)
-		}
+		// A Feature replaced by a later one of the same name takes its
+		// unknown fields with it.
+		s.unk[i] = featureHasUnknown(value, &s.refs[i])
 	}
 	return nil
 }
@@ -149,20 +150,40 @@ func (s *Scanner) slot(key []byte) int {
 	p.gen, p.i = s.gen, len(s.names)
 	s.names = append(s.names, key)
 	s.refs = append(s.refs, featureRef{})
+	s.unk = append(s.unk, false)
 	return p.i
 }
 
-// featureHasUnknown reports whether a valid Feature message has a field
-// other than its three lists.
-func featureHasUnknown(msg []byte) bool {
+// featureHasUnknown reports whether a valid Feature message, read into r,
+// has a field other than its three lists, or whether a list that counts
+// has a field other than its values. A list replaced by one of another
+// kind is dropped whole, unknown fields and all, as proto.Unmarshal drops
+// the oneof case it replaces.
+func featureHasUnknown(msg []byte, r *featureRef) bool {
 	for b := msg; len(b) > 0; {
 		f, rest, _ := next(b)
+		b = rest
 		if f.typ != protowire.BytesType || f.num < 1 || f.num > 3 {
 			return true
 		}
-		b = rest
 	}
-	return false
+	unknown := false
+	r.eachList(func(body []byte) {
+		for l := body; len(l) > 0 && !unknown; {
+			v, rest, _ := next(l)
+			l = rest
+			switch {
+			case v.num != fieldListValue:
+				unknown = true
+			case v.typ == protowire.BytesType: // bytes, or packed numbers
+			case r.kind == kindFloat && v.typ == protowire.Fixed32Type:
+			case r.kind == kindInt64 && v.typ == protowire.VarintType:
+			default:
+				unknown = true
+			}
+		}
+	})
+	return unknown
 }
 
 // Len returns the number of features of the record.
@@ -190,11 +211,12 @@ func (s *Scanner) Kind(i int) tensor.DType {
 // Count returns the number of values of feature i.
 func (s *Scanner) Count(i int) int { return s.refs[i].count }
 
-// Unknown reports whether the record has fields an Example does not, in
-// the Example, its Features, their entries or a Feature: the mark of
-// another message that happens to read as an Example, such as a
-// SequenceExample with feature lists.
-func (s *Scanner) Unknown() bool { return s.unknown }
+// Unknown reports whether the record has fields an Example does not,
+// which proto.Unmarshal would keep as unknown fields of the Example or a
+// message in it (it drops those of map entries): the mark of another
+// message that happens to read as an Example, such as a SequenceExample
+// with feature lists.
+func (s *Scanner) Unknown() bool { return s.unknown || slices.Contains(s.unk, true) }
 
 // AppendInt64s appends the values of feature i, which must be of kind
 // Int64 (or hold none), to dst.
