@@ -10,7 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/tensor"
 	"github.com/spf13/cobra"
 )
 
@@ -159,7 +161,9 @@ type schema struct {
 	other     int64 // neither
 	features  map[string]*featureStats
 	lists     map[string]*featureStats
-	r         recordRenderer // its parse of the current record
+	sc        example.Scanner // reads the current record when it is an Example
+	buf       featureValues   // the Scanner's values, when summarised
+	r         recordRenderer  // its parse of the current record otherwise
 	parquet   bool           // the records are Parquet rows (schema --from parquet)
 	values    bool           // summarise the values too (the stats command)
 }
@@ -182,9 +186,22 @@ func newSchema() *schema {
 }
 
 // add takes one record into account. A record is read as the cat
-// command's auto format reads it.
+// command's auto format reads it. An Example, most records, is read by an
+// example.Scanner; what it cannot read as one (a SequenceExample with
+// feature lists, or other bytes) is decoded as a SequenceExample.
 func (s *schema) add(rec []byte) {
 	s.records++
+	if s.sc.Scan(rec) == nil && !s.sc.Unknown() {
+		s.examples++
+		for i := range s.sc.Len() {
+			st := s.features[string(s.sc.Name(i))]
+			if st == nil {
+				st = s.stats(s.features, string(s.sc.Name(i)))
+			}
+			st.addRecord(s.scanned(i))
+		}
+		return
+	}
 	if !s.r.isSequence(rec, false) {
 		s.other++
 		return
@@ -196,7 +213,7 @@ func (s *schema) add(rec []byte) {
 		s.sequences++
 	}
 	for name, f := range s.r.seq.GetContext().GetFeature() {
-		s.stats(s.features, name).addRecord(f)
+		s.stats(s.features, name).addRecord(valuesOf(f))
 	}
 	for name, fl := range lists {
 		st := s.stats(s.lists, name)
@@ -208,7 +225,7 @@ func (s *schema) add(rec []byte) {
 		st.maxS = max(st.maxS, len(steps))
 		st.steps += int64(len(steps))
 		for _, f := range steps {
-			st.addValues(f)
+			st.addValues(valuesOf(f))
 		}
 	}
 }
@@ -225,34 +242,76 @@ func (s *schema) stats(m map[string]*featureStats, name string) *featureStats {
 	return st
 }
 
-// addRecord records one record's value of a feature.
-func (st *featureStats) addRecord(f *pb.Feature) {
-	st.present++
-	st.addValues(f)
+// featureValues is a feature's values in one record, or one step of a
+// feature list: its kind (kindNames' index, -1 for a Feature of no kind)
+// and count, and, when the values are summarised, the values themselves
+// (bytes alias the record).
+type featureValues struct {
+	kind int
+	n    int
+	bs   [][]byte
+	f32  []float32
+	i64  []int64
 }
 
-// addValues counts f's values and kind. A feature with no kind set is an
-// empty list, which every kind accepts.
-func (st *featureStats) addValues(f *pb.Feature) {
-	var n int
+func valuesOf(f *pb.Feature) featureValues {
 	switch k := f.GetKind().(type) {
 	case *pb.Feature_BytesList:
-		n = len(k.BytesList.GetValue())
-		st.kinds[0]++
+		return featureValues{kind: 0, n: len(k.BytesList.GetValue()), bs: k.BytesList.GetValue()}
 	case *pb.Feature_FloatList:
-		n = len(k.FloatList.GetValue())
-		st.kinds[1]++
+		return featureValues{kind: 1, n: len(k.FloatList.GetValue()), f32: k.FloatList.GetValue()}
 	case *pb.Feature_Int64List:
-		n = len(k.Int64List.GetValue())
-		st.kinds[2]++
+		return featureValues{kind: 2, n: len(k.Int64List.GetValue()), i64: k.Int64List.GetValue()}
 	}
-	if st.minN < 0 || n < st.minN {
-		st.minN = n
+	return featureValues{kind: -1}
+}
+
+// scanned returns the Scanner's feature i, its values read only when they
+// are summarised, into buffers reused for each feature.
+func (s *schema) scanned(i int) featureValues {
+	v := featureValues{kind: -1, n: s.sc.Count(i)}
+	switch s.sc.Kind(i) {
+	case tensor.String:
+		v.kind = 0
+		if s.values {
+			s.buf.bs = s.sc.AppendBytes(s.buf.bs[:0], i)
+			v.bs = s.buf.bs
+		}
+	case tensor.Float32:
+		v.kind = 1
+		if s.values {
+			s.buf.f32 = s.sc.AppendFloats(s.buf.f32[:0], i)
+			v.f32 = s.buf.f32
+		}
+	case tensor.Int64:
+		v.kind = 2
+		if s.values {
+			s.buf.i64 = s.sc.AppendInt64s(s.buf.i64[:0], i)
+			v.i64 = s.buf.i64
+		}
 	}
-	st.maxN = max(st.maxN, n)
-	st.total += int64(n)
+	return v
+}
+
+// addRecord records one record's value of a feature.
+func (st *featureStats) addRecord(v featureValues) {
+	st.present++
+	st.addValues(v)
+}
+
+// addValues counts v's values and kind. A feature with no kind set is an
+// empty list, which every kind accepts.
+func (st *featureStats) addValues(v featureValues) {
+	if v.kind >= 0 {
+		st.kinds[v.kind]++
+	}
+	if st.minN < 0 || v.n < st.minN {
+		st.minN = v.n
+	}
+	st.maxN = max(st.maxN, v.n)
+	st.total += int64(v.n)
 	if st.vals != nil {
-		st.vals.add(f)
+		st.vals.add(v)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-
-	"github.com/sluiceml/sluice/example/pb"
 )
 
 // Bounds of the exact counts of distinct values that top values come
@@ -36,14 +34,14 @@ type valueStats struct {
 	untracked string // why the counts stopped, if they did
 }
 
-func (v *valueStats) add(f *pb.Feature) {
-	switch k := f.GetKind().(type) {
-	case *pb.Feature_FloatList:
-		for _, x := range k.FloatList.GetValue() {
+func (v *valueStats) add(f featureValues) {
+	switch f.kind {
+	case 1:
+		for _, x := range f.f32 {
 			v.addFloat(float64(x))
 		}
-	case *pb.Feature_Int64List:
-		for _, x := range k.Int64List.GetValue() {
+	case 2:
+		for _, x := range f.i64 {
 			v.addInt(x)
 			if v.untracked == "" {
 				if v.ints == nil {
@@ -55,8 +53,8 @@ func (v *valueStats) add(f *pb.Feature) {
 				}
 			}
 		}
-	case *pb.Feature_BytesList:
-		for _, b := range k.BytesList.GetValue() {
+	case 0:
+		for _, b := range f.bs {
 			v.addInt(int64(len(b)))
 			if v.untracked != "" {
 				continue
