@@ -158,6 +158,20 @@ func FuzzSchema(f *testing.F) {
 		s.add(a)
 		s.add(b)
 		s.files = 1
+		// Examples read by the Scanner count as decoded messages would.
+		ref := newSchema()
+		ref.messagesOnly = true
+		ref.add(a)
+		ref.add(b)
+		if s.examples != ref.examples || s.sequences != ref.sequences || s.other != ref.other || len(s.features) != len(ref.features) {
+			t.Fatalf("counts %d %d %d, %d features; from messages %d %d %d, %d", s.examples, s.sequences, s.other, len(s.features), ref.examples, ref.sequences, ref.other, len(ref.features))
+		}
+		for name, st := range s.features {
+			r := ref.features[name]
+			if r == nil || st.kinds != r.kinds || st.present != r.present || st.minN != r.minN || st.maxN != r.maxN || st.total != r.total {
+				t.Fatalf("feature %q: %+v; from messages %+v", name, st, r)
+			}
+		}
 		if s.examples+s.sequences+s.other != s.records || s.records != 2 {
 			t.Fatalf("counts: %d Examples + %d SequenceExamples + %d other != %d records", s.examples, s.sequences, s.other, s.records)
 		}

@@ -164,8 +164,10 @@ type schema struct {
 	sc        example.Scanner // reads the current record when it is an Example
 	buf       featureValues   // the Scanner's values, when summarised
 	r         recordRenderer  // its parse of the current record otherwise
-	parquet   bool           // the records are Parquet rows (schema --from parquet)
-	values    bool           // summarise the values too (the stats command)
+	// messagesOnly reads every record as messages: FuzzSchema's reference.
+	messagesOnly bool
+	parquet      bool // the records are Parquet rows (schema --from parquet)
+	values       bool // summarise the values too (the stats command)
 }
 
 // featureStats describes one feature (or feature list) over the records.
@@ -191,7 +193,7 @@ func newSchema() *schema {
 // feature lists, or other bytes) is decoded as a SequenceExample.
 func (s *schema) add(rec []byte) {
 	s.records++
-	if s.sc.Scan(rec) == nil && !s.sc.Unknown() {
+	if !s.messagesOnly && s.sc.Scan(rec) == nil && !s.sc.Unknown() {
 		s.examples++
 		for i := range s.sc.Len() {
 			st := s.features[string(s.sc.Name(i))]
