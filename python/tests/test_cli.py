@@ -97,6 +97,25 @@ def test_parquet_to_batches(tmp_path):
     assert b["word"][0] == b"delta"
 
 
+def test_to_parquet_and_back(tmp_path):
+    """convert --to parquet makes a table of the Examples (pandas', Polars'
+    or DuckDB's, with no TensorFlow and no Arrow), which the package reads
+    back as the same batches."""
+    f = write_digits(tmp_path / "d", 9)
+    r = cli("convert", "--to", "parquet", f, "--out", str(tmp_path / "t"))
+    assert r.returncode == 0 and "wrote 9 rows of 3 columns to" in r.stdout, r
+    data = open(tmp_path / "t.parquet", "rb").read()
+    assert data[:4] == b"PAR1" and data[-4:] == b"PAR1"
+    spec = {"label": sluice.FixedLen([], "int64"), "pixels": sluice.FixedLen([], "string"),
+            "score": sluice.FixedLen([], "float32")}
+    (b,) = list(sluice.examples(str(tmp_path / "t.parquet"), spec, batch_size=9, format="parquet"))
+    assert b["label"].tolist() == list(range(9))
+    assert b["pixels"][4] == bytes([4] * 16)
+    assert b["score"].tolist() == [i / 4 for i in range(9)]
+    r = cli("convert", "--to", "parquet", "-", "--out", str(tmp_path / "u"))
+    assert r.returncode != 0 and "not from standard input" in r.stderr, r
+
+
 def test_ctrl_c_stops_the_command(tmp_path):
     """python -m sluice becomes the command (exec): Ctrl-C reaches it, and it
     stops as the Go build does, exit status 130, its output not written."""
