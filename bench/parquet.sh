@@ -5,6 +5,8 @@
 # build/bench-venv) with pyarrow and tensorflow-cpu.
 #
 #   bash bench/parquet.sh --rows 200000 --rounds 3
+#   bash bench/parquet.sh --export --rows 200000 --rounds 3   # TFRecord to Parquet: sluice convert
+#       --to parquet against tf.data + tf.train.Example + pyarrow
 #   bash bench/parquet.sh --read --rows 2000000 --rounds 3   # reading into batches from Python:
 #       sluice.examples(format="parquet") against pyarrow's iter_batches (bench/py/parquetread.py)
 set -euo pipefail

@@ -96,24 +96,10 @@ func (s *Scanner) features(msg []byte) *wireError {
 			case g.num == fieldEntryKey && g.typ == protowire.BytesType:
 				key = g.val
 			case g.num == fieldEntryValue && g.typ == protowire.BytesType:
-				// A value twice in one entry is merged: read as the
-				// concatenation of its parts, each of whole fields
-				// (checkFields). Rare, so it may allocate.
-				if value == nil {
-					value = g.val
-					break
-				}
-				if !multi {
-					if werr := checkFields(s.rec, value); werr != nil {
-						return werr
-					}
-					value = append([]byte(nil), value...)
-					multi = true
-				}
-				if werr := checkFields(s.rec, g.val); werr != nil {
+				var werr *wireError
+				if value, multi, werr = mergeValue(s.rec, value, g.val, multi); werr != nil {
 					return werr
 				}
-				value = append(value, g.val...)
 			}
 			// Other fields of an entry proto.Unmarshal drops: they are not
 			// unknown fields of any message it returns.
@@ -221,37 +207,27 @@ func (s *Scanner) Unknown() bool { return s.unknown || slices.Contains(s.unk, tr
 // AppendInt64s appends the values of feature i, which must be of kind
 // Int64 (or hold none), to dst.
 func (s *Scanner) AppendInt64s(dst []int64, i int) []int64 {
-	r := &s.refs[i]
-	if r.kind != kindInt64 || r.count == 0 {
-		return dst
-	}
-	n := len(dst)
-	dst = slices.Grow(dst, r.count)[:n+r.count]
-	r.int64s(dst[n:])
-	return dst
+	return appendValues(dst, &s.refs[i], kindInt64, (*featureRef).int64s)
 }
 
 // AppendFloats appends the values of feature i, of kind Float32, to dst.
 func (s *Scanner) AppendFloats(dst []float32, i int) []float32 {
-	r := &s.refs[i]
-	if r.kind != kindFloat || r.count == 0 {
-		return dst
-	}
-	n := len(dst)
-	dst = slices.Grow(dst, r.count)[:n+r.count]
-	r.floats(dst[n:])
-	return dst
+	return appendValues(dst, &s.refs[i], kindFloat, (*featureRef).floats)
 }
 
 // AppendBytes appends the values of feature i, of kind String, to dst;
 // they alias the record.
 func (s *Scanner) AppendBytes(dst [][]byte, i int) [][]byte {
-	r := &s.refs[i]
-	if r.kind != kindBytes || r.count == 0 {
+	return appendValues(dst, &s.refs[i], kindBytes, (*featureRef).bytes)
+}
+
+// appendValues appends r's values, if it is of kind k, decoded by decode.
+func appendValues[T any](dst []T, r *featureRef, k listKind, decode func(*featureRef, []T)) []T {
+	if r.kind != k || r.count == 0 {
 		return dst
 	}
 	n := len(dst)
 	dst = slices.Grow(dst, r.count)[:n+r.count]
-	r.bytes(dst[n:])
+	decode(r, dst[n:])
 	return dst
 }

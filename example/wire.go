@@ -103,6 +103,28 @@ func checkFields(rec, msg []byte) *wireError {
 	return nil
 }
 
+// mergeValue adds part, a map entry's value field, to the entry's value
+// so far (nil before the first). A value that occurs twice in one entry
+// is merged, which for messages is parsing the concatenation of parts
+// that are whole fields (checkFields); multi reports that value is such a
+// concatenation, in memory of its own, not in the record. Rare, so it
+// may allocate.
+func mergeValue(rec, value, part []byte, multi bool) ([]byte, bool, *wireError) {
+	if value == nil {
+		return part, false, nil
+	}
+	if !multi {
+		if werr := checkFields(rec, value); werr != nil {
+			return nil, false, werr
+		}
+		value = append([]byte(nil), value...)
+	}
+	if werr := checkFields(rec, part); werr != nil {
+		return nil, false, werr
+	}
+	return append(value, part...), true, nil
+}
+
 // featureRef is what parsing found for one requested feature in one
 // record: whether it was present, the kind of its list and how many values
 // it holds, and where to decode them from. The fast path points into the
@@ -384,24 +406,10 @@ func scanMap(rec, msg []byte, pl *plan, found func(slot int, value []byte) *wire
 			case fieldEntryKey:
 				key = g.val
 			case fieldEntryValue:
-				// A value that occurs twice in one entry is merged, which for
-				// messages is parsing the concatenation of parts that are
-				// whole fields (checkFields). Rare, so it may allocate.
-				if value == nil {
-					value = g.val
-					break
-				}
-				if !multi {
-					if werr := checkFields(rec, value); werr != nil {
-						return werr
-					}
-					value = append([]byte(nil), value...)
-					multi = true
-				}
-				if werr := checkFields(rec, g.val); werr != nil {
+				var werr *wireError
+				if value, multi, werr = mergeValue(rec, value, g.val, multi); werr != nil {
 					return werr
 				}
-				value = append(value, g.val...)
 			}
 		}
 		slot, ok := -1, false

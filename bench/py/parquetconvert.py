@@ -2,8 +2,12 @@
 against the way a Python user converts without sluice, pyarrow's rows
 made into tf.train.Example protos and written by tf.io.TFRecordWriter,
 taken in alternated rounds on the same file (bench/parquet.sh runs it).
+With --export, the other way: `sluice convert --to parquet` of the
+TFRecord file sluice made of those rows, against TensorFlow's reader and
+tf.train.Example in Python, the columns gathered and written by pyarrow.
 
     python bench/py/parquetconvert.py --sluice build/sluice --rows 200000 --rounds 3
+    python bench/py/parquetconvert.py --sluice build/sluice --export --rows 200000 --rounds 3
 
 Prints one line a run (system, rows/s, CPU µs a row, peak RSS of the
 converting process) and the medians. The file (SNAPPY, one row group per 100 000 rows) has the
@@ -70,6 +74,36 @@ def tf_convert(src, dst):
     return n
 
 
+def tf_export(src, dst):
+    """The usual Python way from TFRecord to Parquet: each record parsed by
+    tf.train.Example, its features gathered a column each, and the columns
+    written by pyarrow: a scalar column where every row holding the feature
+    holds one value, else a list column, a missing feature a null, as
+    sluice writes them."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+
+    cols, n = {}, 0
+    for raw in tf.data.TFRecordDataset(src).as_numpy_iterator():
+        ex = tf.train.Example.FromString(raw)
+        for name, f in ex.features.feature.items():
+            kind = f.WhichOneof("kind")
+            col = cols.setdefault(name, [kind, {}])
+            col[1][n] = list(getattr(f, kind).value) if kind else []
+        n += 1
+    types = {"int64_list": pa.int64(), "float_list": pa.float32(), "bytes_list": pa.binary(), None: pa.binary()}
+    arrays = {}
+    for name in sorted(cols):
+        kind, vals = cols[name]
+        rows = [vals.get(i) for i in range(n)]
+        if all(len(v) == 1 for v in vals.values()):
+            arrays[name] = pa.array([None if r is None else r[0] for r in rows], types[kind])
+        else:
+            arrays[name] = pa.array(rows, pa.list_(types[kind]))
+    pq.write_table(pa.table(arrays), dst)
+    return n
+
+
 def run(cmd):
     """Runs cmd; returns its wall time, CPU time and peak RSS (MB), from
     its own rusage."""
@@ -89,19 +123,34 @@ def main():
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default="build/parquet-bench")
+    ap.add_argument("--export", action="store_true", help="TFRecord to Parquet instead")
     ap.add_argument("--tf-convert", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--tf-export", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.tf_convert:
         tf_convert(*a.tf_convert)
+        return
+    if a.tf_export:
+        tf_export(*a.tf_export)
         return
     os.makedirs(a.dir, exist_ok=True)
     src = os.path.join(a.dir, "rows-%d.parquet" % a.rows)
     if not os.path.exists(src):
         gen(src, a.rows)
+    peer = "pyarrow+tf"
     systems = {
         "sluice": [a.sluice, "convert", "--from", "parquet", src, "--out", os.path.join(a.dir, "sluice")],
-        "pyarrow+tf": [sys.executable, __file__, "--sluice", a.sluice, "--tf-convert", src, os.path.join(a.dir, "tf.tfrecord")],
+        peer: [sys.executable, __file__, "--sluice", a.sluice, "--tf-convert", src, os.path.join(a.dir, "tf.tfrecord")],
     }
+    if a.export:
+        records = os.path.join(a.dir, "rows-%d" % a.rows)
+        if not os.path.exists(records + ".tfrecord"):
+            subprocess.run([a.sluice, "convert", "--from", "parquet", src, "--out", records], check=True, stdout=subprocess.DEVNULL)
+        peer = "tf+pyarrow"
+        systems = {
+            "sluice": [a.sluice, "convert", "--to", "parquet", records + ".tfrecord", "--out", os.path.join(a.dir, "export-sluice")],
+            peer: [sys.executable, __file__, "--sluice", a.sluice, "--tf-export", records + ".tfrecord", os.path.join(a.dir, "export-tf.parquet")],
+        }
     results = {k: [] for k in systems}
     for r in range(a.rounds):
         for name, cmd in systems.items():
@@ -109,12 +158,12 @@ def main():
             results[name].append((a.rows / wall, cpu / a.rows * 1e6, rss))
             print("round %d %-11s %9.0f rows/s %7.2f µs CPU a row %6.0f MB peak RSS" % (r, name, a.rows / wall, cpu / a.rows * 1e6, rss))
     sl = [x[0] for x in results["sluice"]]
-    tf = [x[0] for x in results["pyarrow+tf"]]
+    tf = [x[0] for x in results[peer]]
     ratios = [s / t for s, t in zip(sl, tf)]
     for name, rs in results.items():
         print("median %-11s %9.0f rows/s %7.2f µs CPU a row %6.0f MB peak RSS" % (
             name, statistics.median(x[0] for x in rs), statistics.median(x[1] for x in rs), statistics.median(x[2] for x in rs)))
-    print("sluice / pyarrow+tf, round by round: median %.1f× (%.1f–%.1f)" % (statistics.median(ratios), min(ratios), max(ratios)))
+    print("sluice / %s, round by round: median %.1f× (%.1f–%.1f)" % (peer, statistics.median(ratios), min(ratios), max(ratios)))
 
 
 if __name__ == "__main__":

@@ -227,23 +227,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if err != nil {
 		return err
 	}
-	write := func(rec []byte) error {
-		t.wrote()
-		return out.Write(rec)
-	}
-	prog := newProgress(cmd.ErrOrStderr(), "convert", total)
-	if o.shuffle {
-		err = convertShuffled(ctx, conv, names, o, total, prog, t, write)
-	} else {
-		err = conv(ctx, names, o, prog, t, func(rec []byte) error {
-			prog.record()
-			return write(rec)
-		})
-	}
-	prog.finish()
-	if err == nil {
-		err = ctx.Err()
-	}
+	err = convertAll(cmd, conv, names, o, total, t, out.Write)
 	if err != nil {
 		out.Abort() // nothing appears under the output names
 		return err
@@ -257,6 +241,32 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s%s%s\n", out.Count(), strings.Join(out.Names(), ", "), shuffled, o.salvage.summary())
 	return nil
+}
+
+// convertAll runs conv over names, shuffled if asked, into write, showing
+// progress through inputBytes; it returns ctx's error if the run was cut
+// short.
+func convertAll(cmd *cobra.Command, conv converter, names []string, o convertOptions, inputBytes int64, t *tally, write func([]byte) error) error {
+	ctx := cmd.Context()
+	counted := func(rec []byte) error {
+		t.wrote()
+		return write(rec)
+	}
+	prog := newProgress(cmd.ErrOrStderr(), "convert", inputBytes)
+	var err error
+	if o.shuffle {
+		err = convertShuffled(ctx, conv, names, o, inputBytes, prog, t, counted)
+	} else {
+		err = conv(ctx, names, o, prog, t, func(rec []byte) error {
+			prog.record()
+			return counted(rec)
+		})
+	}
+	prog.finish()
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
 }
 
 // convertShuffled runs conv into a shuffler, then writes the shuffled

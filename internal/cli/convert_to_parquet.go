@@ -83,23 +83,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	if err != nil {
 		return err
 	}
-	prog = newProgress(cmd.ErrOrStderr(), "convert", total)
-	write := func(rec []byte) error {
-		t.wrote()
-		return out.write(rec)
-	}
-	if o.shuffle {
-		err = convertShuffled(ctx, conv, names, o, total, prog, t, write)
-	} else {
-		err = conv(ctx, names, o, prog, t, func(rec []byte) error {
-			prog.record()
-			return write(rec)
-		})
-	}
-	prog.finish()
-	if err == nil {
-		err = ctx.Err()
-	}
+	err = convertAll(cmd, conv, names, o, total, t, out.write)
 	if err == nil {
 		err = out.close()
 	}
