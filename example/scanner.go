@@ -25,8 +25,8 @@ type Scanner struct {
 	rec     []byte
 	names   [][]byte
 	refs    []featureRef
-	unk     []bool // a feature's Feature has unknown fields
-	unknown bool   // the Example or its Features have
+	unk     []bool                  // a feature's Feature has unknown fields
+	unknown bool                    // the Example or its Features have
 	gen     uint64                  // this record's number, to tell its names from earlier ones'
 	seen    map[string]*scannerSlot // names seen in this record or earlier ones
 }
