@@ -105,16 +105,26 @@ def tf_export(src, dst):
 
 
 def run(cmd):
-    """Runs cmd; returns its wall time, CPU time and peak RSS (MB), from
-    its own rusage."""
+    """Runs cmd; returns its wall time, CPU time and peak RSS (MB). The RSS
+    is /usr/bin/time's where there is one: a child's own rusage counts the
+    memory of this process, pyarrow and all, at the fork (Linux keeps the
+    high-water mark across exec), which made sluice's figure this
+    process's size."""
+    timed = os.path.exists("/usr/bin/time")
+    if timed:
+        cmd = ["/usr/bin/time", "-f", "maxrss %M", *cmd]
     start = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - start
     p.returncode = os.waitstatus_to_exitcode(status)
+    err = p.stderr.read()
     if p.returncode != 0:
-        sys.exit("%s: exit %d: %s" % (cmd, p.returncode, p.stderr.read()))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+        sys.exit("%s: exit %d: %s" % (cmd, p.returncode, err))
+    rss = ru.ru_maxrss / 1024
+    if timed:
+        rss = int(err.rsplit("maxrss ", 1)[1].split()[0]) / 1024
+    return wall, ru.ru_utime + ru.ru_stime, rss
 
 
 def main():
