@@ -35,6 +35,16 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, rec []byte, format uint8) {
 		r := &recordRenderer{format: recordFormat(format % 4)}
 		line, err := r.render([]byte("f\x00\"\xff:12"), rec)
+		// The Scanner's reading of an Example renders as the messages' does.
+		for _, flat := range []bool{false, true} {
+			ref := &recordRenderer{format: r.format, flat: flat, messagesOnly: true}
+			want, werr := ref.render([]byte("k"), rec)
+			fr := &recordRenderer{format: r.format, flat: flat}
+			got, gerr := fr.render([]byte("k"), rec)
+			if (gerr == nil) != (werr == nil) || !bytes.Equal(got, want) {
+				t.Fatalf("flat %v: rendered %q (%v), from messages %q (%v)", flat, got, gerr, want, werr)
+			}
+		}
 		if err != nil {
 			if r.format != formatExample && r.format != formatSequence {
 				t.Fatalf("format %d refused a record: %v", r.format, err)

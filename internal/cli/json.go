@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -70,10 +71,16 @@ type recordRenderer struct {
 	// int64s are always numbers, and its floats always have a point or
 	// an exponent, so that their kinds can be told from the values.
 	flat  bool
-	ex    pb.Example
+	sc    example.Scanner // reads an Example, most records
+	vals  featureValues   // the Scanner's values of a feature
+	order []int           // the Scanner's features in name order
+	ex    pb.Example      // what the Scanner does not read
 	seq   pb.SequenceExample
 	buf   []byte
 	names []string // scratch for sorting feature names
+	// messagesOnly decodes every record into messages: FuzzRender's
+	// reference for the Scanner's reading.
+	messagesOnly bool
 }
 
 // render appends rec's JSON object, with the key first when key is not
@@ -83,17 +90,21 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 	// What rec is shown as: raw, an Example (its features feats) or a
 	// SequenceExample.
 	var (
-		raw, example bool
-		feats        *pb.Features
+		raw, example, scanned bool // scanned: the Example is in r.sc
+		feats                 *pb.Features
 	)
 	switch r.format {
 	case formatRaw:
 		raw = true
 	case formatExample:
-		if !r.isExample(rec) {
+		switch {
+		case r.scanExample(rec):
+			example, scanned = true, true
+		case r.isExample(rec):
+			example, feats = true, r.ex.GetFeatures()
+		default:
 			return nil, errNotExample
 		}
-		example, feats = true, r.ex.GetFeatures()
 	case formatSequence:
 		if !r.isSequence(rec, false) {
 			return nil, errNotSequence
@@ -105,6 +116,8 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 		// One parse serves both: the context of a SequenceExample
 		// without lists is the Example's features.
 		switch {
+		case r.scanExample(rec):
+			example, scanned = true, true
 		case !r.isSequence(rec, false):
 			raw = true
 		case len(r.seq.GetFeatureLists().GetFeatureList()) == 0:
@@ -113,7 +126,7 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 	}
 	if r.flat && example {
 		// The features are the object.
-		b := r.appendFeatures(r.buf[:0], feats.GetFeature())
+		b := r.appendExample(r.buf[:0], scanned, feats)
 		r.buf = append(b, '\n')
 		return r.buf, nil
 	}
@@ -127,7 +140,8 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 	case raw:
 		b = appendRaw(b, rec)
 	case example:
-		b = r.appendFeaturesOf(b, feats)
+		b = append(b, `"features":`...)
+		b = r.appendExample(b, scanned, feats)
 	default:
 		b = r.appendSequence(b)
 	}
@@ -192,9 +206,35 @@ func appendRaw(b, rec []byte) []byte {
 }
 
 // appendFeaturesOf appends an Example's "features" member.
-func (r *recordRenderer) appendFeaturesOf(b []byte, f *pb.Features) []byte {
-	b = append(b, `"features":`...)
-	return r.appendFeatures(b, f.GetFeature())
+// scanExample reports whether rec is an Example, which r.sc then holds:
+// one proto.Unmarshal reads with no unknown fields (isExample), as
+// FuzzScanner holds the Scanner to.
+func (r *recordRenderer) scanExample(rec []byte) bool {
+	return !r.messagesOnly && r.sc.Scan(rec) == nil && !r.sc.Unknown()
+}
+
+// appendExample appends the features of the Example in r.sc, if scanned,
+// else feats.
+func (r *recordRenderer) appendExample(b []byte, scanned bool, feats *pb.Features) []byte {
+	if !scanned {
+		return r.appendFeatures(b, feats.GetFeature())
+	}
+	sc := &r.sc
+	r.order = r.order[:0]
+	for i := range sc.Len() {
+		r.order = append(r.order, i)
+	}
+	slices.SortFunc(r.order, func(i, j int) int { return bytes.Compare(sc.Name(i), sc.Name(j)) })
+	b = append(b, '{')
+	for n, i := range r.order {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, sc.Name(i))
+		b = append(b, ':')
+		b = r.appendFeature(b, scannedValues(sc, i, &r.vals, true))
+	}
+	return append(b, '}')
 }
 
 func (r *recordRenderer) appendSequence(b []byte) []byte {
@@ -213,7 +253,7 @@ func (r *recordRenderer) appendSequence(b []byte) []byte {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = r.appendFeature(b, f)
+			b = r.appendFeature(b, valuesOf(f))
 		}
 		b = append(b, ']')
 	}
@@ -229,7 +269,7 @@ func (r *recordRenderer) appendFeatures(b []byte, m map[string]*pb.Feature) []by
 		}
 		b = appendString(b, name)
 		b = append(b, ':')
-		b = r.appendFeature(b, m[name])
+		b = r.appendFeature(b, valuesOf(m[name]))
 	}
 	return append(b, '}')
 }
@@ -248,18 +288,18 @@ func sortedKeys[V any](scratch []string, m map[string]V) []string {
 // or {} for a feature with no list set.
 //
 // Flat, it appends the list alone, [...], or [] for no list.
-func (r *recordRenderer) appendFeature(b []byte, f *pb.Feature) []byte {
+func (r *recordRenderer) appendFeature(b []byte, f featureValues) []byte {
 	open, end := "", "]}"
 	if r.flat {
 		end = "]"
 	}
-	switch {
-	case f.GetInt64List() != nil:
+	switch f.kind {
+	case 2:
 		if open = `{"int64":[`; r.flat {
 			open = "["
 		}
 		b = append(b, open...)
-		for i, v := range f.GetInt64List().GetValue() {
+		for i, v := range f.i64 {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -269,12 +309,12 @@ func (r *recordRenderer) appendFeature(b []byte, f *pb.Feature) []byte {
 				b = r.appendInt64(b, v)
 			}
 		}
-	case f.GetFloatList() != nil:
+	case 1:
 		if open = `{"float":[`; r.flat {
 			open = "["
 		}
 		b = append(b, open...)
-		for i, v := range f.GetFloatList().GetValue() {
+		for i, v := range f.f32 {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -284,20 +324,21 @@ func (r *recordRenderer) appendFeature(b []byte, f *pb.Feature) []byte {
 				b = append(b, '.', '0') // 2 → 2.0: a float to whoever reads it
 			}
 		}
-	case f.GetBytesList() != nil:
+	case 0:
 		if open = `{"bytes":[`; r.flat {
 			open = "["
 		}
 		b = append(b, open...)
-		for i, v := range f.GetBytesList().GetValue() {
+		for i, v := range f.bs {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = r.appendBytes(b, v)
 		}
-	case r.flat:
-		return append(b, '[', ']')
 	default:
+		if r.flat {
+			return append(b, '[', ']')
+		}
 		return append(b, '{', '}')
 	}
 	return append(b, end...)

@@ -269,27 +269,33 @@ func valuesOf(f *pb.Feature) featureValues {
 }
 
 // scanned returns the Scanner's feature i, its values read only when they
-// are summarised, into buffers reused for each feature.
+// are summarised.
 func (s *schema) scanned(i int) featureValues {
-	v := featureValues{kind: -1, n: s.sc.Count(i)}
-	switch s.sc.Kind(i) {
+	return scannedValues(&s.sc, i, &s.buf, s.values)
+}
+
+// scannedValues returns feature i of sc, with its values when values is
+// set, read into buf's slices, which are reused for each feature.
+func scannedValues(sc *example.Scanner, i int, buf *featureValues, values bool) featureValues {
+	v := featureValues{kind: -1, n: sc.Count(i)}
+	switch sc.Kind(i) {
 	case tensor.String:
 		v.kind = 0
-		if s.values {
-			s.buf.bs = s.sc.AppendBytes(s.buf.bs[:0], i)
-			v.bs = s.buf.bs
+		if values {
+			buf.bs = sc.AppendBytes(buf.bs[:0], i)
+			v.bs = buf.bs
 		}
 	case tensor.Float32:
 		v.kind = 1
-		if s.values {
-			s.buf.f32 = s.sc.AppendFloats(s.buf.f32[:0], i)
-			v.f32 = s.buf.f32
+		if values {
+			buf.f32 = sc.AppendFloats(buf.f32[:0], i)
+			v.f32 = buf.f32
 		}
 	case tensor.Int64:
 		v.kind = 2
-		if s.values {
-			s.buf.i64 = s.sc.AppendInt64s(s.buf.i64[:0], i)
-			v.i64 = s.buf.i64
+		if values {
+			buf.i64 = sc.AppendInt64s(buf.i64[:0], i)
+			v.i64 = buf.i64
 		}
 	}
 	return v
