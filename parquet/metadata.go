@@ -279,6 +279,9 @@ type fileMetaData struct {
 	RowGroups []rowGroup
 	KeyValue  []keyValue
 	CreatedBy string
+	// ColumnOrders holds a ColumnOrder member id a leaf column
+	// (columnOrderType: its type-defined order), if the file has them.
+	ColumnOrders []int16
 	// Encrypted tells that the file says how it is encrypted (its footer
 	// is plain text, its columns need not be).
 	Encrypted bool
@@ -315,6 +318,19 @@ type columnMetaData struct {
 	HasIndexPageOffset      bool
 	DictionaryPageOffset    int64
 	HasDictionaryPageOffset bool
+	Stats                   statistics
+	HasStats                bool
+}
+
+// statistics is a column chunk's Statistics, the fields Writer writes:
+// the count of nulls, and the least and greatest values (min_value and
+// max_value, PLAIN encoded, a BYTE_ARRAY without its length), which a
+// reader compares in the column's type-defined order.
+type statistics struct {
+	NullCount    int64
+	HasNullCount bool
+	Min, Max     string
+	HasMinMax    bool
 }
 
 type pageHeader struct {
@@ -405,7 +421,7 @@ func (r *thriftReader) fieldSize(t compactType) (int32, error) {
 var fileMetaDataInfo = structInfo{
 	name: "FileMetaData",
 	fields: []string{1: "version", 2: "schema", 3: "num_rows", 4: "row_groups",
-		5: "key_value_metadata", 6: "created_by", 8: "encryption_algorithm"},
+		5: "key_value_metadata", 6: "created_by", 7: "column_orders", 8: "encryption_algorithm"},
 	required: 1<<1 | 1<<2 | 1<<3 | 1<<4,
 }
 
@@ -424,12 +440,29 @@ func (r *thriftReader) readFileMetaData(m *fileMetaData) error {
 			m.KeyValue, err = fieldList(r, t, ctStruct, (*thriftReader).readKeyValue)
 		case 6:
 			m.CreatedBy, err = r.fieldString(t)
+		case 7:
+			m.ColumnOrders, err = fieldList(r, t, ctStruct, (*thriftReader).readColumnOrder)
 		case 8:
 			m.Encrypted = true
 			err = r.fieldStruct(t, &anyStruct, nil)
 		}
 		return err
 	})
+}
+
+// columnOrderType is the ColumnOrder union's member for the order a
+// column's type defines, the only one there is.
+const columnOrderType int16 = 1
+
+var columnOrderInfo = structInfo{name: "ColumnOrder", fields: []string{columnOrderType: "TYPE_ORDER"}}
+
+// readColumnOrder reads a ColumnOrder union and returns its member's id.
+func (r *thriftReader) readColumnOrder() (id int16, err error) {
+	err = r.readStruct(&columnOrderInfo, func(i int16, t compactType) error {
+		id = i
+		return r.fieldStruct(t, &anyStruct, nil)
+	})
+	return id, err
 }
 
 var keyValueInfo = structInfo{name: "KeyValue", fields: []string{1: "key", 2: "value"}, required: 1 << 1}
@@ -633,7 +666,7 @@ var columnMetaDataInfo = structInfo{
 	name: "ColumnMetaData",
 	fields: []string{1: "type", 2: "encodings", 3: "path_in_schema", 4: "codec",
 		5: "num_values", 6: "total_uncompressed_size", 7: "total_compressed_size",
-		9: "data_page_offset", 10: "index_page_offset", 11: "dictionary_page_offset"},
+		9: "data_page_offset", 10: "index_page_offset", 11: "dictionary_page_offset", 12: "statistics"},
 	required: 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<9,
 }
 
@@ -662,10 +695,43 @@ func (r *thriftReader) readColumnMetaData(t compactType) (m columnMetaData, err 
 		case 11:
 			m.DictionaryPageOffset, err = r.fieldI64(t)
 			m.HasDictionaryPageOffset = true
+		case 12:
+			m.Stats, err = r.readStatistics(t)
+			m.HasStats = true
 		}
 		return err
 	})
 	return m, err
+}
+
+// statisticsInfo names the fields readStatistics reads; the others (the
+// deprecated min and max, distinct_count, whether min and max are exact)
+// are skipped.
+var statisticsInfo = structInfo{
+	name:   "Statistics",
+	fields: []string{3: "null_count", 5: "max_value", 6: "min_value"},
+}
+
+// readStatistics reads what Writer writes of a Statistics; the reader
+// does not use them, the tests do.
+func (r *thriftReader) readStatistics(t compactType) (s statistics, err error) {
+	hasMin, hasMax := false, false
+	err = r.fieldStruct(t, &statisticsInfo, func(id int16, t compactType) (err error) {
+		switch id {
+		case 3:
+			s.NullCount, err = r.fieldI64(t)
+			s.HasNullCount = true
+		case 5:
+			s.Max, err = r.fieldString(t)
+			hasMax = true
+		case 6:
+			s.Min, err = r.fieldString(t)
+			hasMin = true
+		}
+		return err
+	})
+	s.HasMinMax = hasMin && hasMax
+	return s, err
 }
 
 func readEncoding(r *thriftReader) (encoding, error) {

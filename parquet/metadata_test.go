@@ -44,9 +44,13 @@ func (e *tenc) writeFileMetaData(m *fileMetaData, extra bool) []byte {
 	if m.Encrypted { // an EncryptionAlgorithm union, which is skipped
 		e.begin(8).begin(1).str(1, "aad").end().end()
 	}
+	if m.ColumnOrders != nil { // ColumnOrder unions
+		e.list(7, ctStruct, len(m.ColumnOrders))
+		for _, id := range m.ColumnOrders {
+			e.elem().empty(id).end()
+		}
+	}
 	if extra {
-		// column_orders: ColumnOrder unions holding TYPE_ORDER.
-		e.list(7, ctStruct, 2).elem().empty(1).end().elem().empty(1).end()
 		e.everyType(30)
 	}
 	return e.end().bytes()
@@ -175,8 +179,10 @@ func (e *tenc) writeColumnMetaData(m *columnMetaData, extra bool) {
 	if m.HasDictionaryPageOffset {
 		e.i64(11, m.DictionaryPageOffset)
 	}
+	if m.HasStats {
+		e.writeStatistics(12, m.Stats, extra)
+	}
 	if extra {
-		e.writeStatistics(12)
 		e.list(13, ctStruct, 2) // encoding_stats
 		e.elem().i32(1, 0).i32(2, 0).i32(3, 1).end().elem().i32(1, 2).i32(2, 8).i32(3, 1).end()
 		e.i64(14, 5000).i32(15, 64) // bloom filter
@@ -185,9 +191,26 @@ func (e *tenc) writeColumnMetaData(m *columnMetaData, extra bool) {
 	}
 }
 
-func (e *tenc) writeStatistics(id int16) {
-	e.begin(id).str(1, "max").str(2, "min").i64(3, 0).i64(4, 3).str(5, "z").str(6, "a")
-	e.boolean(7, true).boolean(8, false).i64(9, 0).end()
+// writeStatistics writes st; with extra, the fields the decoder skips
+// too (the deprecated max and min, distinct_count, exactness).
+func (e *tenc) writeStatistics(id int16, st statistics, extra bool) {
+	e.begin(id)
+	if extra {
+		e.str(1, "max").str(2, "min")
+	}
+	if st.HasNullCount {
+		e.i64(3, st.NullCount)
+	}
+	if extra {
+		e.i64(4, 3)
+	}
+	if st.HasMinMax {
+		e.str(5, st.Max).str(6, st.Min)
+	}
+	if extra {
+		e.boolean(7, true).boolean(8, false).i64(9, 0)
+	}
+	e.end()
 }
 
 func (e *tenc) writePageHeader(h *pageHeader, extra bool) []byte {
@@ -199,7 +222,7 @@ func (e *tenc) writePageHeader(h *pageHeader, extra bool) []byte {
 		e.begin(5).i32(1, d.NumValues).i32(2, int32(d.Encoding))
 		e.i32(3, int32(d.DefinitionLevelEncoding)).i32(4, int32(d.RepetitionLevelEncoding))
 		if extra {
-			e.writeStatistics(5)
+			e.writeStatistics(5, statistics{NullCount: 0, HasNullCount: true, Min: "a", Max: "z", HasMinMax: true}, true)
 			e.everyType(30)
 		}
 		e.end()
@@ -221,7 +244,7 @@ func (e *tenc) writePageHeader(h *pageHeader, extra bool) []byte {
 			e.boolean(7, false)
 		}
 		if extra {
-			e.writeStatistics(8)
+			e.writeStatistics(8, statistics{NullCount: 0, HasNullCount: true, Min: "a", Max: "z", HasMinMax: true}, true)
 		}
 		e.end()
 	}
@@ -290,14 +313,22 @@ func metaFixture(leaves int) *fileMetaData {
 			}
 		}
 		g.Columns[0].Meta.IndexPageOffset, g.Columns[0].Meta.HasIndexPageOffset = 7, true
+		g.Columns[0].Meta.Stats = statistics{NullCount: 2, HasNullCount: true, Min: "\x01\x00\x00\x00\x00\x00\x00\x00", Max: "\xff\x00\x00\x00\x00\x00\x00\x00", HasMinMax: true}
+		g.Columns[0].Meta.HasStats = true
+		g.Columns[1].Meta.Stats, g.Columns[1].Meta.HasStats = statistics{Min: "", Max: "zz", HasMinMax: true}, true
 		g.Columns[1].FilePath = "other.parquet"
 		return g
 	}
+	orders := make([]int16, 7+leaves)
+	for i := range orders {
+		orders[i] = columnOrderType
+	}
 	return &fileMetaData{
 		Version: 2, Schema: schema, NumRows: 6,
-		RowGroups: []rowGroup{group(4), group(5000)},
-		KeyValue:  []keyValue{{"ARROW:schema", "/////w=="}, {"empty", ""}},
-		CreatedBy: "parquet-cpp-arrow version 26.0.1",
+		RowGroups:    []rowGroup{group(4), group(5000)},
+		KeyValue:     []keyValue{{"ARROW:schema", "/////w=="}, {"empty", ""}},
+		CreatedBy:    "parquet-cpp-arrow version 26.0.1",
+		ColumnOrders: orders,
 	}
 }
 
@@ -339,6 +370,7 @@ func TestParseFileMetaDataMinimal(t *testing.T) {
 func TestParseFileMetaDataEncrypted(t *testing.T) {
 	m := metaFixture(0)
 	m.RowGroups = m.RowGroups[:1]
+	m.ColumnOrders = nil // so that field 6 is the last
 	e := newEnc()
 	b := e.writeFileMetaData(m, false)
 	b = b[:len(b)-1] // reopen the struct, to add field 8

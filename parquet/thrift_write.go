@@ -96,6 +96,14 @@ func appendFileMetaData(b []byte, m *fileMetaData) []byte {
 	if m.CreatedBy != "" {
 		w.str(6, m.CreatedBy)
 	}
+	if len(m.ColumnOrders) > 0 {
+		w.list(7, ctStruct, len(m.ColumnOrders))
+		for _, id := range m.ColumnOrders {
+			o := w.begin()
+			w.end(w.structField(id)) // an empty struct: TypeDefinedOrder
+			w.end(o)
+		}
+	}
 	w.end(0)
 	return w.b
 }
@@ -155,6 +163,17 @@ func (w *thriftWriter) columnMetaData(m *columnMetaData) {
 	w.i64(6, m.TotalUncompressedSize)
 	w.i64(7, m.TotalCompressedSize)
 	w.i64(9, m.DataPageOffset)
+	if m.HasStats {
+		o := w.structField(12)
+		if m.Stats.HasNullCount {
+			w.i64(3, m.Stats.NullCount)
+		}
+		if m.Stats.HasMinMax {
+			w.str(5, m.Stats.Max)
+			w.str(6, m.Stats.Min)
+		}
+		w.end(o)
+	}
 }
 
 // appendPageHeader appends the header of a version 1 data page.

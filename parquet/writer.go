@@ -110,7 +110,20 @@ type columnWriter struct {
 	chunk        []byte
 	levels       int64 // in chunk
 	uncompressed int64 // chunk's headers and pages before compression
+
+	// The chunk's statistics.
+	nulls      int64 // rows without a value (of a column that is not a list)
+	seen       bool  // minI and maxI, or minF..., hold values
+	minI, maxI int64
+	minF, maxF float32
+	minB, maxB []byte
+	longBytes  bool // a value over maxStatBytes: no min and max for the chunk
 }
+
+// maxStatBytes bounds the bytes values a chunk's statistics keep as its
+// least and greatest: longer ones (images, audio) would be copied into
+// the footer, where they help no query.
+const maxStatBytes = 64
 
 // NewWriter returns a Writer of a file of cols (their Name, Kind, List and
 // Text; names must be unique) to w, which it does not close.
@@ -129,7 +142,12 @@ func NewWriter(w io.Writer, cols []Column, opts WriterOptions) (*Writer, error) 
 	}
 	wr := &Writer{dst: w, opts: opts, cols: make([]columnWriter, len(cols))}
 	wr.meta = fileMetaData{Version: 1, CreatedBy: opts.CreatedBy,
-		Schema: []schemaElement{{Name: "schema", NumChildren: int32(len(cols))}}}
+		Schema:       []schemaElement{{Name: "schema", NumChildren: int32(len(cols))}},
+		ColumnOrders: make([]int16, len(cols))}
+	for i := range wr.meta.ColumnOrders {
+		// Readers trust min_value and max_value in a type-defined order.
+		wr.meta.ColumnOrders[i] = columnOrderType
+	}
 	seen := make(map[string]bool, len(cols))
 	for i, c := range cols {
 		if c.Name == "" || seen[c.Name] {
@@ -252,6 +270,9 @@ func (w *Writer) clearRow() {
 // appendRow adds the row's levels and values to the page being built.
 func (c *columnWriter) appendRow() {
 	if !c.set {
+		if c.maxRep == 0 {
+			c.nulls++
+		}
 		c.def = append(c.def, 0)
 		if c.maxRep > 0 {
 			c.rep = append(c.rep, 0)
@@ -264,17 +285,47 @@ func (c *columnWriter) appendRow() {
 		n = len(c.i64)
 		for _, v := range c.i64 {
 			c.values = binary.LittleEndian.AppendUint64(c.values, uint64(v))
+			if !c.seen || v < c.minI {
+				c.minI = v
+			}
+			if !c.seen || v > c.maxI {
+				c.maxI = v
+			}
+			c.seen = true
 		}
 	case Float:
 		n = len(c.f32)
 		for _, v := range c.f32 {
 			c.values = binary.LittleEndian.AppendUint32(c.values, math.Float32bits(v))
+			if v != v { // NaN: in no order, so in no statistics
+				continue
+			}
+			if !c.seen || v < c.minF {
+				c.minF = v
+			}
+			if !c.seen || v > c.maxF {
+				c.maxF = v
+			}
+			c.seen = true
 		}
 	case Bytes:
 		n = len(c.bs)
 		for _, v := range c.bs {
 			c.values = binary.LittleEndian.AppendUint32(c.values, uint32(len(v)))
 			c.values = append(c.values, v...)
+			if len(v) > maxStatBytes {
+				c.longBytes = true
+			}
+			if c.longBytes {
+				continue
+			}
+			if !c.seen || bytes.Compare(v, c.minB) < 0 {
+				c.minB = append(c.minB[:0], v...)
+			}
+			if !c.seen || bytes.Compare(v, c.maxB) > 0 {
+				c.maxB = append(c.maxB[:0], v...)
+			}
+			c.seen = true
 		}
 	}
 	if c.maxRep == 0 {
@@ -389,15 +440,49 @@ func (w *Writer) flushRowGroup() {
 			Type: c.leafType(), Encodings: []encoding{encPlain, encRLE}, PathInSchema: c.path,
 			Codec: compressionCodecs[w.opts.Compression], NumValues: c.levels,
 			TotalUncompressedSize: c.uncompressed, TotalCompressedSize: int64(len(c.chunk)),
-			DataPageOffset: w.off}}
+			DataPageOffset: w.off, Stats: c.statistics(), HasStats: true}}
 		g.TotalByteSize += c.uncompressed
 		g.TotalCompressedSize += int64(len(c.chunk))
 		w.write(c.chunk)
 		c.chunk, c.levels, c.uncompressed = c.chunk[:0], 0, 0
+		c.nulls, c.seen, c.longBytes = 0, false, false
 	}
 	w.meta.RowGroups = append(w.meta.RowGroups, g)
 	w.meta.NumRows += w.rows
 	w.rows, w.held = 0, 0
+}
+
+// statistics returns the chunk's: the nulls of a column that is not a
+// list (a list's nulls and empty lists are not values of its leaf), and
+// the least and greatest values in the type's order, PLAIN encoded,
+// zeros as the format asks (-0 the least, +0 the greatest).
+func (c *columnWriter) statistics() statistics {
+	var st statistics
+	if c.maxRep == 0 {
+		st.NullCount, st.HasNullCount = c.nulls, true
+	}
+	if !c.seen || c.longBytes {
+		return st
+	}
+	st.HasMinMax = true
+	switch c.Kind {
+	case Int64:
+		st.Min = string(binary.LittleEndian.AppendUint64(nil, uint64(c.minI)))
+		st.Max = string(binary.LittleEndian.AppendUint64(nil, uint64(c.maxI)))
+	case Float:
+		lo, hi := c.minF, c.maxF
+		if lo == 0 {
+			lo = float32(math.Copysign(0, -1))
+		}
+		if hi == 0 {
+			hi = 0 // +0, where the values held -0
+		}
+		st.Min = string(binary.LittleEndian.AppendUint32(nil, math.Float32bits(lo)))
+		st.Max = string(binary.LittleEndian.AppendUint32(nil, math.Float32bits(hi)))
+	default:
+		st.Min, st.Max = string(c.minB), string(c.maxB)
+	}
+	return st
 }
 
 func (c *columnWriter) leafType() physicalType {

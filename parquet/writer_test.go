@@ -3,6 +3,7 @@ package parquet
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -511,4 +512,50 @@ func FuzzWriterRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Each column chunk carries its statistics: the nulls of a column that is
+// not a list, and its least and greatest values, NaNs left out, zero's
+// sign as the format asks, bytes over maxStatBytes leaving them out.
+func TestWriterStatistics(t *testing.T) {
+	cols := []Column{
+		{Name: "i", Kind: Int64},
+		{Name: "f", Kind: Float},
+		{Name: "z", Kind: Float},
+		{Name: "s", Kind: Bytes, Text: true},
+		{Name: "long", Kind: Bytes},
+		{Name: "l", Kind: Int64, List: true},
+		{Name: "nan", Kind: Float},
+	}
+	nan := float32(math.NaN())
+	rows := []testRow{
+		{[]int64{5}, []float32{nan}, []float32{0}, [][]byte{[]byte("m")}, [][]byte{[]byte("a")}, []int64{}, []float32{nan}},
+		{[]int64{-3}, []float32{2.5}, []float32{float32(math.Copysign(0, -1))}, [][]byte{[]byte("b")}, [][]byte{make([]byte, maxStatBytes+1)}, nil, nil},
+		{nil, []float32{-1}, []float32{0}, nil, [][]byte{[]byte("z")}, []int64{9, -9}, nil},
+		{[]int64{7}, nil, nil, [][]byte{[]byte("zz")}, nil, nil, nil},
+	}
+	b := writeRows(t, cols, rows, WriterOptions{})
+	f, err := Open(bytes.NewReader(b), int64(len(b)), "stats.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	le64 := func(v int64) string { return string(binary.LittleEndian.AppendUint64(nil, uint64(v))) }
+	le32 := func(v float32) string { return string(binary.LittleEndian.AppendUint32(nil, math.Float32bits(v))) }
+	want := []statistics{
+		{NullCount: 1, HasNullCount: true, Min: le64(-3), Max: le64(7), HasMinMax: true},
+		{NullCount: 1, HasNullCount: true, Min: le32(-1), Max: le32(2.5), HasMinMax: true},
+		{NullCount: 1, HasNullCount: true, Min: le32(float32(math.Copysign(0, -1))), Max: le32(0), HasMinMax: true},
+		{NullCount: 1, HasNullCount: true, Min: "b", Max: "zz", HasMinMax: true},
+		{NullCount: 1, HasNullCount: true},
+		{Min: le64(-9), Max: le64(9), HasMinMax: true},
+		{NullCount: 3, HasNullCount: true},
+	}
+	if len(f.meta.RowGroups) != 1 || len(f.meta.ColumnOrders) != len(cols) {
+		t.Fatalf("%d row groups, column orders %v", len(f.meta.RowGroups), f.meta.ColumnOrders)
+	}
+	for i, c := range f.meta.RowGroups[0].Columns {
+		if !c.Meta.HasStats || c.Meta.Stats != want[i] {
+			t.Errorf("column %s: statistics %+v (%v), want %+v", cols[i].Name, c.Meta.Stats, c.Meta.HasStats, want[i])
+		}
+	}
 }
