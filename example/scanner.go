@@ -84,25 +84,9 @@ func (s *Scanner) features(msg []byte) *wireError {
 			s.unknown = true
 			continue
 		}
-		var key, value []byte
-		multi := false
-		for e := f.val; len(e) > 0; {
-			g, rest, bad := next(e)
-			if bad != "" {
-				return &wireError{offset: offsetIn(s.rec, e), what: bad}
-			}
-			e = rest
-			switch {
-			case g.num == fieldEntryKey && g.typ == protowire.BytesType:
-				key = g.val
-			case g.num == fieldEntryValue && g.typ == protowire.BytesType:
-				var werr *wireError
-				if value, multi, werr = mergeValue(s.rec, value, g.val, multi); werr != nil {
-					return werr
-				}
-			}
-			// Other fields of an entry proto.Unmarshal drops: they are not
-			// unknown fields of any message it returns.
+		key, value, multi, werr := mapEntry(s.rec, f.val)
+		if werr != nil {
+			return werr
 		}
 		if value == nil {
 			value = f.val[:0] // an entry without a value holds an empty Feature

@@ -285,28 +285,15 @@ func (c *columnWriter) appendRow() {
 		n = len(c.i64)
 		for _, v := range c.i64 {
 			c.values = binary.LittleEndian.AppendUint64(c.values, uint64(v))
-			if !c.seen || v < c.minI {
-				c.minI = v
-			}
-			if !c.seen || v > c.maxI {
-				c.maxI = v
-			}
-			c.seen = true
+			widen(v, &c.seen, &c.minI, &c.maxI)
 		}
 	case Float:
 		n = len(c.f32)
 		for _, v := range c.f32 {
 			c.values = binary.LittleEndian.AppendUint32(c.values, math.Float32bits(v))
-			if v != v { // NaN: in no order, so in no statistics
-				continue
+			if v == v { // not NaN, which is in no order, so in no statistics
+				widen(v, &c.seen, &c.minF, &c.maxF)
 			}
-			if !c.seen || v < c.minF {
-				c.minF = v
-			}
-			if !c.seen || v > c.maxF {
-				c.maxF = v
-			}
-			c.seen = true
 		}
 	case Bytes:
 		n = len(c.bs)
@@ -450,6 +437,18 @@ func (w *Writer) flushRowGroup() {
 	w.meta.RowGroups = append(w.meta.RowGroups, g)
 	w.meta.NumRows += w.rows
 	w.rows, w.held = 0, 0
+}
+
+// widen makes [lo, hi] take in v, and sets seen: before it, lo and hi
+// hold nothing.
+func widen[T int64 | float32](v T, seen *bool, lo, hi *T) {
+	if !*seen || v < *lo {
+		*lo = v
+	}
+	if !*seen || v > *hi {
+		*hi = v
+	}
+	*seen = true
 }
 
 // statistics returns the chunk's: the nulls of a column that is not a
