@@ -100,7 +100,8 @@ compressed unless --compression says GZIP, ZSTD or NONE, and carry CRCs.
 pandas, Polars and DuckDB read the files, and convert --from
 parquet turns them back into the same Examples. SequenceExamples with
 feature lists, and a feature whose kind differs between records, are
-refused.
+refused. --columns a,b keeps only those features (with --from csv or
+jsonl it still gives the input's columns and their types).
 
 --skip-corrupt (--from tfrecord) salvages damaged files: it copies every
 record whose CRCs check, skips the corrupt ones as verify finds them (after
@@ -141,7 +142,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files); with --to parquet, the pages': SNAPPY (the default), GZIP, ZSTD or NONE")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
 	f.IntVar(&o.shards, "shards", 1, "number of output files")
-	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members; with --from parquet, the columns to keep (name,...)")
+	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members; with --from parquet, or with --to parquet from other input, the columns to keep (name,...)")
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
@@ -190,6 +191,11 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	}
 	if o.shards < 1 {
 		return fmt.Errorf("--shards must be at least 1, not %d", o.shards)
+	}
+	// --columns is the converter's for CSV, JSON lines and Parquet input;
+	// for other input only Parquet output has a use for it.
+	if o.columns != "" && o.from != "csv" && o.from != "jsonl" && o.from != "parquet" && o.to != "parquet" {
+		return fmt.Errorf("--columns goes with --from csv, jsonl or parquet, or with --to parquet (the features to keep)")
 	}
 	switch o.to {
 	case "tfrecord":

@@ -17,16 +17,17 @@ import (
 // convertParquet writes one Example per row of Parquet files, one
 // feature per leaf column (convert --from parquet).
 func convertParquet(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
-	cols, err := parquetColumns(o.columns)
+	cols, err := columnNames(o.columns, "--from parquet takes column names (a Parquet file types its columns)")
 	if err != nil {
 		return err
 	}
 	return readParquet(ctx, names, cols, prog, t, -1, write)
 }
 
-// parquetColumns reads --columns for --from parquet: names only, since a
-// Parquet file types its columns.
-func parquetColumns(flag string) ([]string, error) {
+// columnNames reads --columns when it names columns without types
+// (--from parquet, since a Parquet file types its columns, and --to
+// parquet); why says so in the error for a name with a type.
+func columnNames(flag, why string) ([]string, error) {
 	if flag == "" {
 		return nil, nil
 	}
@@ -35,7 +36,7 @@ func parquetColumns(flag string) ([]string, error) {
 	for _, name := range strings.Split(flag, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" || strings.Contains(name, ":") {
-			return nil, fmt.Errorf("--columns: --from parquet takes column names (a Parquet file types its columns), not %q", name)
+			return nil, fmt.Errorf("--columns: %s, not %q", why, name)
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("--columns: column %q named twice", name)

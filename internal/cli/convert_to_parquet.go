@@ -56,8 +56,21 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	}
 	total := inputSize(ctx, inputs)
 
+	// The features to keep, when --columns is not the converter's.
+	var keep map[string]bool
+	if o.columns != "" && o.from != "csv" && o.from != "jsonl" && o.from != "parquet" {
+		names, err := columnNames(o.columns, "--to parquet takes the names of the features to keep (their types are the records')")
+		if err != nil {
+			return err
+		}
+		keep = make(map[string]bool, len(names))
+		for _, n := range names {
+			keep[n] = true
+		}
+	}
+
 	// The schema: the converter's Examples, into nothing.
-	s := newColumnSchema()
+	s := newColumnSchema(keep)
 	first := o
 	if o.salvage != nil {
 		first.salvage = &salvage{w: io.Discard} // the second pass reports
@@ -75,11 +88,16 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	if err != nil {
 		return err
 	}
+	for name := range keep {
+		if !slices.ContainsFunc(cols, func(c parquet.Column) bool { return c.Name == name }) {
+			return fmt.Errorf("--columns: no record holds the feature %q", name)
+		}
+	}
 
 	if err := removeLeftovers(ctx, outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
-	out, err := newParquetShards(ctx, outputs, cols, parquet.WriterOptions{Compression: codec, CreatedBy: "sluice version " + version()})
+	out, err := newParquetShards(ctx, outputs, cols, keep, parquet.WriterOptions{Compression: codec, CreatedBy: "sluice version " + version()})
 	if err != nil {
 		return err
 	}
@@ -103,6 +121,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 // named for it, of the feature's kind; a list unless every record that
 // holds the feature holds one value; text if every bytes value is UTF-8.
 type columnSchema struct {
+	keep    map[string]bool // the features to keep; nil: all
 	sc      example.Scanner
 	r       recordRenderer // tells what a record that is not an Example is
 	records int64
@@ -116,7 +135,9 @@ type columnSeen struct {
 	binary bool // a bytes value is not UTF-8
 }
 
-func newColumnSchema() *columnSchema { return &columnSchema{cols: map[string]*columnSeen{}} }
+func newColumnSchema(keep map[string]bool) *columnSchema {
+	return &columnSchema{keep: keep, cols: map[string]*columnSeen{}}
+}
 
 // scan reads rec, the records'th record (from 0), as an Example.
 func (s *columnSchema) scan(rec []byte) error {
@@ -140,6 +161,9 @@ func (s *columnSchema) add(rec []byte) error {
 	s.records++
 	for i := range s.sc.Len() {
 		name := s.sc.Name(i)
+		if s.keep != nil && !s.keep[string(name)] {
+			continue
+		}
 		c := s.cols[string(name)]
 		if c == nil {
 			c = &columnSeen{}
@@ -211,8 +235,8 @@ type parquetShards struct {
 	bs  [][][]byte
 }
 
-func newParquetShards(ctx context.Context, names []string, cols []parquet.Column, opts parquet.WriterOptions) (*parquetShards, error) {
-	p := &parquetShards{s: newColumnSchema(), index: make(map[string]int, len(cols)),
+func newParquetShards(ctx context.Context, names []string, cols []parquet.Column, keep map[string]bool, opts parquet.WriterOptions) (*parquetShards, error) {
+	p := &parquetShards{s: newColumnSchema(keep), index: make(map[string]int, len(cols)),
 		i64: make([][]int64, len(cols)), f32: make([][]float32, len(cols)), bs: make([][][]byte, len(cols))}
 	for i, c := range cols {
 		p.index[c.Name] = i
@@ -244,6 +268,9 @@ func (p *parquetShards) write(rec []byte) error {
 	w := p.writers[p.rows%int64(len(p.writers))]
 	for j := range sc.Len() {
 		i, ok := p.index[string(sc.Name(j))]
+		if !ok && p.s.keep != nil && !p.s.keep[string(sc.Name(j))] {
+			continue // a feature left out
+		}
 		if !ok {
 			return fmt.Errorf("record %d holds feature %q, which the first pass did not find: did the input change?", p.s.records, sc.Name(j))
 		}

@@ -178,6 +178,31 @@ func TestConvertToParquetColumns(t *testing.T) {
 	}
 }
 
+// --columns keeps the features named, in the file's order (by name).
+func TestConvertToParquetKeepsColumns(t *testing.T) {
+	dir := t.TempDir()
+	in := writeExamples(t, dir, "in.tfrecord", 5, tfrecord.None)
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := run(t, "convert", "--to", "parquet", in, "--columns", "x", "--out", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	f := openParquet(t, out+".parquet")
+	if cols := f.Columns(); len(cols) != 1 || cols[0].Name != "x" || cols[0].Kind != parquet.Float || cols[0].List {
+		t.Fatalf("columns %+v, want x alone", cols)
+	}
+	rows, err := f.Rows(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float32
+	for rows.Next() {
+		got = append(got, rows.Floats(0)...)
+	}
+	if err := rows.Err(); err != nil || !slices.Equal(got, []float32{0, 0.5, 1, 1.5, 2}) {
+		t.Fatalf("x %v (%v)", got, err)
+	}
+}
+
 // What a table cannot hold, or convert cannot read twice, is refused,
 // naming the problem, and nothing is written.
 func TestConvertToParquetErrors(t *testing.T) {
@@ -206,6 +231,9 @@ func TestConvertToParquetErrors(t *testing.T) {
 		{"codec", []string{good, "--compression", "LZ4"}, "--to parquet writes NONE, SNAPPY, GZIP or ZSTD"},
 		{"format", []string{good, "--to", "csv"}, `--to must be tfrecord or parquet, not "csv"`},
 		{"over its input", []string{filepath.Join(dir, "x.parquet"), "--from", "parquet"}, "is also an input"},
+		{"no such feature", []string{good, "--columns", "label,nope"}, `--columns: no record holds the feature "nope"`},
+		{"columns typed", []string{good, "--columns", "label:int64"}, "--columns: --to parquet takes the names of the features to keep"},
+		{"columns for nothing", []string{good, "--to", "tfrecord", "--columns", "label"}, "--columns goes with --from csv, jsonl or parquet, or with --to parquet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := ls(t, dir)
