@@ -323,9 +323,9 @@ func (c *columnWriter) appendRow() {
 		c.def, c.rep = append(c.def, 1), append(c.rep, 0) // an empty list
 		return
 	}
-	for j := range n {
-		c.def = append(c.def, 2)
-		c.rep = append(c.rep, min(uint8(j), 1))
+	c.def, c.rep = append(c.def, 2), append(c.rep, 0) // the row's first value
+	for range n - 1 {
+		c.def, c.rep = append(c.def, 2), append(c.rep, 1)
 	}
 }
 

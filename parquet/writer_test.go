@@ -476,6 +476,9 @@ func FuzzWriterRoundTrip(f *testing.F) {
 				n := 1
 				if c.List {
 					n = int(b % 7)
+					if b > 250 {
+						n = 250 + int(b) // over 255: repetition levels past a byte's index
+					}
 				}
 				switch c.Kind {
 				case Int64:
@@ -556,6 +559,32 @@ func TestWriterStatistics(t *testing.T) {
 	for i, c := range f.meta.RowGroups[0].Columns {
 		if !c.Meta.HasStats || c.Meta.Stats != want[i] {
 			t.Errorf("column %s: statistics %+v (%v), want %+v", cols[i].Name, c.Meta.Stats, c.Meta.HasStats, want[i])
+		}
+	}
+}
+
+// Lists longer than 255 values, MNIST's 784 among them, keep their rows:
+// each value after a row's first repeats the list (a repetition level
+// made of the value's index once wrapped at 256, starting a row there).
+func TestWriterLongLists(t *testing.T) {
+	cols := []Column{{Name: "f", Kind: Float, List: true}, {Name: "n", Kind: Int64}}
+	var rows []testRow
+	for i := range 700 {
+		v := make([]float32, []int{784, 256, 257, 1, 0, 1000}[i%6])
+		for j := range v {
+			v[j] = float32(i*1000 + j)
+		}
+		rows = append(rows, testRow{v, []int64{int64(i)}})
+	}
+	for _, page := range []int{0, 4096} {
+		_, got := readBack(t, writeRows(t, cols, rows, WriterOptions{PageSize: page}))
+		if len(got) != len(rows) {
+			t.Fatalf("page size %d: %d rows, want %d", page, len(got), len(rows))
+		}
+		for i, row := range rows {
+			if want := renderRow(row); !reflect.DeepEqual(got[i], want) {
+				t.Fatalf("page size %d, row %d differs", page, i)
+			}
 		}
 	}
 }

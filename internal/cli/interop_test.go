@@ -120,3 +120,27 @@ func TestInteropJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TensorFlow's MNIST Examples through Parquet and back are the same
+// Examples (cat prints features in name order, so equal lines are equal
+// Examples); its SequenceExamples are refused, naming the first.
+func TestInteropParquetRoundTrip(t *testing.T) {
+	dir := interopDir(t)
+	tmp := t.TempDir()
+	in := filepath.Join(dir, "mnist-1000.tfrecord")
+	if code, out, errOut := run(t, "convert", "--to", "parquet", in, "--out", filepath.Join(tmp, "m")); code != 0 || !strings.HasPrefix(out, "wrote 1000 rows of ") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "convert", "--from", "parquet", filepath.Join(tmp, "m.parquet"), "--out", filepath.Join(tmp, "back")); code != 0 {
+		t.Fatal(errOut)
+	}
+	_, want, _ := run(t, "cat", in)
+	_, got, _ := run(t, "cat", filepath.Join(tmp, "back.tfrecord"))
+	if got != want || len(want) == 0 {
+		t.Errorf("the Examples differ after Parquet (%d and %d bytes of JSON)", len(got), len(want))
+	}
+	code, _, errOut := run(t, "convert", "--to", "parquet", filepath.Join(dir, "sequence-examples-3.tfrecord.gz"), "--out", filepath.Join(tmp, "s"))
+	if code == 0 || !strings.Contains(errOut, "record 0 of the input is a SequenceExample with feature lists") {
+		t.Errorf("SequenceExamples: exit %d, %q", code, errOut)
+	}
+}
