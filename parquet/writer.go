@@ -65,8 +65,10 @@ const (
 // column; a List column is an optional three-level LIST group of
 // required elements, so a row can hold a null (nothing set) or an empty
 // list. Values are PLAIN, levels RLE, pages (version 1) compressed and
-// checksummed with the CRC that readers may check. Rows are buffered a
-// row group at a time; Close writes the last one and the footer.
+// checksummed with the CRC that readers may check, and each column chunk
+// carries its statistics (nulls, least and greatest values), with which
+// query engines skip row groups. Rows are buffered a row group at a time;
+// Close writes the last one and the footer.
 //
 // Set a row's columns with SetInt64s, SetFloats or SetBytes, then call
 // WriteRow: columns not set are null. A row that breaks the schema is
