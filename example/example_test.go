@@ -143,3 +143,27 @@ func ExampleParser_ParseSingleInto() {
 	// [Tensor<float32 [2]>[0.5 1] Tensor<int64 []>[3]]
 	// [Tensor<float32 [2]>[2 4] Tensor<int64 []>[7]]
 }
+
+// Read every feature of an Example, whatever its names and kinds, without
+// a spec: what a tool that shows or converts records needs.
+func ExampleScanner() {
+	rec := example.New().Int64("label", 7).Floats("pixels", []float32{0, 0.5, 1}).Strings("name", "seven").Marshal()
+	var s example.Scanner
+	if err := s.Scan(rec); err != nil {
+		log.Fatal(err)
+	}
+	for i := range s.Len() {
+		switch s.Kind(i) {
+		case tensor.Int64:
+			fmt.Printf("%s: %v\n", s.Name(i), s.AppendInt64s(nil, i))
+		case tensor.Float32:
+			fmt.Printf("%s: %v\n", s.Name(i), s.AppendFloats(nil, i))
+		case tensor.String:
+			fmt.Printf("%s: %q\n", s.Name(i), s.AppendBytes(nil, i))
+		}
+	}
+	// Output:
+	// label: [7]
+	// pixels: [0 0.5 1]
+	// name: ["seven"]
+}
