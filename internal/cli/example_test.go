@@ -83,3 +83,37 @@ func ExampleMain_stats() {
 	// TOP VALUES  DISTINCT  MOST COMMON (COUNT, SHARE OF THE VALUES)
 	// label       2         0 (2, 50.0%), 1 (2, 50.0%)
 }
+
+// Examples as a Parquet table, a column a feature, and back.
+func ExampleMain_toParquet() {
+	dir, _ := os.MkdirTemp("", "sluice-example")
+	defer os.RemoveAll(dir)
+	wd, _ := os.Getwd()
+	os.Chdir(dir) // so that the file names printed are short
+	defer os.Chdir(wd)
+
+	f, _ := os.Create("digits.tfrecord")
+	w := tfrecord.NewWriter(f, tfrecord.None)
+	for i := range 3 {
+		w.Write(example.New().Int64("label", int64(i)).Float("pixels", 0, float32(i)/2).Marshal())
+	}
+	w.Close()
+	f.Close()
+
+	ctx := context.Background()
+	cli.Main(ctx, []string{"convert", "--to", "parquet", "digits.tfrecord", "--out", "digits"}, os.Stdout, os.Stdout)
+	cli.Main(ctx, []string{"schema", "--from", "parquet", "digits.parquet"}, os.Stdout, os.Stdout)
+	cli.Main(ctx, []string{"convert", "--from", "parquet", "digits.parquet", "--out", "back"}, os.Stdout, os.Stdout)
+	cli.Main(ctx, []string{"cat", "--flat", "back.tfrecord"}, os.Stdout, os.Stdout)
+	// Output:
+	// wrote 3 rows of 2 columns to digits.parquet
+	// 3 records in 1 file: 3 Examples
+	//
+	// FEATURE  KIND   IN RECORDS  VALUES  SPEC
+	// label    int64  3 (100%)    1       FixedLen(int64, [])
+	// pixels   float  3 (100%)    2       FixedLen(float32, [2])
+	// wrote 3 records to back.tfrecord
+	// {"label":[0],"pixels":[0.0,0.0]}
+	// {"label":[1],"pixels":[0.0,0.5]}
+	// {"label":[2],"pixels":[0.0,1.0]}
+}
