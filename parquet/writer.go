@@ -189,15 +189,6 @@ func NewWriter(w io.Writer, cols []Column, opts WriterOptions) (*Writer, error) 
 	return wr, nil
 }
 
-// Columns returns the file's columns.
-func (w *Writer) Columns() []Column {
-	cols := make([]Column, len(w.cols))
-	for i := range w.cols {
-		cols[i] = w.cols[i].Column
-	}
-	return cols
-}
-
 // SetInt64s sets column i of the row being built to v: one value for a
 // column that is not a list. v is read by WriteRow, not before.
 func (w *Writer) SetInt64s(i int, v []int64) {
@@ -506,9 +497,6 @@ func (w *Writer) write(b []byte) {
 		w.err = fmt.Errorf("parquet: %w", err)
 	}
 }
-
-// Rows returns the number of rows written.
-func (w *Writer) Rows() int64 { return w.meta.NumRows + w.rows }
 
 // Close writes the rows buffered and the footer. The file is whole only
 // if Close returns nil.

@@ -155,6 +155,13 @@ records take), then each file is shuffled in memory and written out. Progress is
 	return cmd
 }
 
+// inputColumns reports whether --columns is the converter's, describing
+// the input's columns (CSV, JSON lines, Parquet); for other input it can
+// only name the features convert --to parquet keeps.
+func (o convertOptions) inputColumns() bool {
+	return o.from == "csv" || o.from == "jsonl" || o.from == "parquet"
+}
+
 // A converter reads its inputs and writes one serialized Example per
 // record with write. It reports input bytes to prog and records to t.
 type converter func(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error
@@ -194,7 +201,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	}
 	// --columns is the converter's for CSV, JSON lines and Parquet input;
 	// for other input only Parquet output has a use for it.
-	if o.columns != "" && o.from != "csv" && o.from != "jsonl" && o.from != "parquet" && o.to != "parquet" {
+	if o.columns != "" && !o.inputColumns() && o.to != "parquet" {
 		return fmt.Errorf("--columns goes with --from csv, jsonl or parquet, or with --to parquet (the features to keep)")
 	}
 	switch o.to {

@@ -58,7 +58,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 
 	// The features to keep, when --columns is not the converter's.
 	var keep map[string]bool
-	if o.columns != "" && o.from != "csv" && o.from != "jsonl" && o.from != "parquet" {
+	if o.columns != "" && !o.inputColumns() {
 		names, err := columnNames(o.columns, "--to parquet takes the names of the features to keep (their types are the records')")
 		if err != nil {
 			return err
