@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"math"
 	"testing"
 
 	"github.com/sluiceml/sluice/tensor"
@@ -125,13 +126,14 @@ func BenchmarkImage(b *testing.B) {
 			rgb.Set(x, y, color.RGBA{uint8(x), uint8(y), uint8(x + y), 255})
 		}
 	}
-	var pngBuf, jpgBuf bytes.Buffer
+	var pngBuf, jpgBuf, photoBuf bytes.Buffer
 	png.Encode(&pngBuf, rgb)
 	jpeg.Encode(&jpgBuf, rgb, &jpeg.Options{Quality: 90})
+	jpeg.Encode(&photoBuf, photo(w, h), &jpeg.Options{Quality: 90})
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"png", pngBuf.Bytes()}, {"jpeg", jpgBuf.Bytes()}} {
+	}{{"png", pngBuf.Bytes()}, {"jpeg", jpgBuf.Bytes()}, {"jpeg-photo", photoBuf.Bytes()}} {
 		b.Run(c.name, func(b *testing.B) {
 			d, _ := NewImage(3)
 			b.SetBytes(w * h * 3)
@@ -143,4 +145,29 @@ func BenchmarkImage(b *testing.B) {
 			}
 		})
 	}
+}
+
+// photo makes an image whose JPEG costs a decoder what a photograph's does:
+// smooth shapes with edges and fine noise, so that blocks hold many nonzero
+// coefficients (a gradient's hold one or two, and its Huffman decoding
+// costs next to nothing).
+func photo(w, h int) *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	seed := uint32(1)
+	noise := func() int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>24)%33 - 16
+	}
+	for y := range h {
+		for x := range w {
+			r := 128 + int(100*math.Sin(float64(x)/9)*math.Cos(float64(y)/13)) + noise()
+			g := x*255/w + noise()
+			b := 40 + noise()
+			if (x-w/2)*(x-w/2)+(y-h/3)*(y-h/3) < w*h/16 {
+				b = 210 + noise()
+			}
+			m.Set(x, y, color.RGBA{clamp8(int32(r)), clamp8(int32(g)), clamp8(int32(b)), 255})
+		}
+	}
+	return m
 }
