@@ -25,9 +25,10 @@
 //
 // A [Writer] writes flat files of such columns: a column of at most one
 // value a row, or a LIST of them, nullable either way; strings annotated
-// as such; PLAIN values and RLE levels in checksummed pages, compressed
-// with SNAPPY, GZIP or ZSTD or not at all; each column chunk's
-// statistics.
+// as such; values dictionary-encoded (RLE_DICTIONARY) where a chunk's
+// first page shows that it pays, as parquet-mr decides, PLAIN otherwise
+// and after a dictionary grows past 1 MiB; RLE levels in checksummed pages, compressed with SNAPPY, GZIP or
+// ZSTD or not at all; each column chunk's statistics.
 //
 // Files are hostile until read: every length, count and offset in the
 // footer and the page headers is checked against the file before anything

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 )
 
 // This file holds the RLE/bit-packed hybrid decoder (levels, dictionary
-// indices, booleans) and the encoder of levels that Writer uses, the
-// deprecated BIT_PACKED level decoder, and the small helpers every decoder
-// in encoding_*.go shares. All decoders take a page's
+// indices, booleans) and the encoder of levels and dictionary indices
+// that Writer uses, the deprecated BIT_PACKED level decoder, and the small
+// helpers every decoder in encoding_*.go shares. All decoders take a page's
 // decompressed bytes, which may be hostile: they check lengths before every
 // read, never allocate by a length read from the data, and name the encoding
 // and the byte offset within the given slice in their errors (wrapping
@@ -285,17 +286,18 @@ func unpackMSB32(out []int32, src []byte, w int) {
 	}
 }
 
-// appendHybrid appends the RLE/bit-packed hybrid encoding of levels, each
-// below 1<<width (width 1 to 8): a run of eight or more equal levels as an
-// RLE run, the rest bit-packed eight to a group. The last group is padded
-// with zeros, which a reader, knowing how many levels the page holds,
-// ignores. A bit-packed run must be whole groups, so a long run that
-// starts inside a group gives that group its first few levels.
-func appendHybrid(dst []byte, levels []uint8, width int) []byte {
-	start := 0 // the first level not yet encoded
-	for i := 0; i < len(levels); {
+// appendHybrid appends the RLE/bit-packed hybrid encoding of vals, each
+// below 1<<width (width 1 to 32): levels, or dictionary indices. A run of
+// eight or more equal values is an RLE run, the rest are bit-packed eight
+// to a group. The last group is padded with zeros, which a reader,
+// knowing how many values the page holds, ignores. A bit-packed run must
+// be whole groups, so a long run that starts inside a group gives that
+// group its first few values.
+func appendHybrid[T uint8 | uint32](dst []byte, vals []T, width int) []byte {
+	start := 0 // the first value not yet encoded
+	for i := 0; i < len(vals); {
 		r := 1
-		for i+r < len(levels) && levels[i+r] == levels[i] {
+		for i+r < len(vals) && vals[i+r] == vals[i] {
 			r++
 		}
 		if r < 8 {
@@ -306,31 +308,43 @@ func appendHybrid(dst []byte, levels []uint8, width int) []byte {
 			i += 8 - k // r > 8-k: a run of at least one is left
 			continue
 		}
-		dst = appendBitPacked(dst, levels[start:i], width)
+		dst = appendBitPacked(dst, vals[start:i], width)
 		dst = binary.AppendUvarint(dst, uint64(r)<<1)
-		dst = append(dst, levels[i]) // a value of up to 8 bits takes a byte
+		for j := 0; j < width; j += 8 { // the value in ceil(width/8) bytes
+			dst = append(dst, byte(uint32(vals[i])>>j))
+		}
 		i += r
 		start = i
 	}
-	return appendBitPacked(dst, levels[start:], width)
+	return appendBitPacked(dst, vals[start:], width)
 }
 
-// appendBitPacked appends levels as one bit-packed run, least significant
-// bit first, in groups of eight.
-func appendBitPacked(dst []byte, levels []uint8, width int) []byte {
-	if len(levels) == 0 {
+// appendBitPacked appends vals as one bit-packed run, least significant
+// bit first, in groups of eight: width bytes a group.
+func appendBitPacked[T uint8 | uint32](dst []byte, vals []T, width int) []byte {
+	if len(vals) == 0 {
 		return dst
 	}
-	groups := (len(levels) + 7) / 8
+	groups := (len(vals) + 7) / 8
 	dst = binary.AppendUvarint(dst, uint64(groups)<<1|1)
-	for g := range groups {
-		var acc uint64
-		for j, v := range levels[g*8 : min(g*8+8, len(levels))] {
-			acc |= uint64(v) << (j * width)
+	at := len(dst)
+	dst = slices.Grow(dst, groups*width)[:at+groups*width]
+	out := dst[at:]
+	// acc holds fewer than 8 bits between values, so a value of up to 32
+	// bits always fits beside them.
+	var acc uint64
+	n, o := 0, 0 // bits in acc, bytes written
+	for _, v := range vals {
+		acc |= uint64(v) << n
+		for n += width; n >= 8; n -= 8 {
+			out[o] = byte(acc)
+			acc >>= 8
+			o++
 		}
-		for j := range width {
-			dst = append(dst, byte(acc>>(8*j)))
-		}
+	}
+	for ; o < len(out); o++ { // the last value's bits, then the padding
+		out[o] = byte(acc)
+		acc >>= 8
 	}
 	return dst
 }

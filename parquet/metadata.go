@@ -320,6 +320,15 @@ type columnMetaData struct {
 	HasDictionaryPageOffset bool
 	Stats                   statistics
 	HasStats                bool
+	EncodingStats           []pageEncodingStats
+}
+
+// pageEncodingStats counts a column chunk's pages of one type and
+// encoding. The reader does not use them, the tests do.
+type pageEncodingStats struct {
+	PageType pageType
+	Encoding encoding
+	Count    int32
 }
 
 // statistics is a column chunk's Statistics, the fields Writer writes:
@@ -666,7 +675,8 @@ var columnMetaDataInfo = structInfo{
 	name: "ColumnMetaData",
 	fields: []string{1: "type", 2: "encodings", 3: "path_in_schema", 4: "codec",
 		5: "num_values", 6: "total_uncompressed_size", 7: "total_compressed_size",
-		9: "data_page_offset", 10: "index_page_offset", 11: "dictionary_page_offset", 12: "statistics"},
+		9: "data_page_offset", 10: "index_page_offset", 11: "dictionary_page_offset", 12: "statistics",
+		13: "encoding_stats"},
 	required: 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<9,
 }
 
@@ -698,10 +708,33 @@ func (r *thriftReader) readColumnMetaData(t compactType) (m columnMetaData, err 
 		case 12:
 			m.Stats, err = r.readStatistics(t)
 			m.HasStats = true
+		case 13:
+			m.EncodingStats, err = fieldList(r, t, ctStruct, (*thriftReader).readPageEncodingStats)
 		}
 		return err
 	})
 	return m, err
+}
+
+var pageEncodingStatsInfo = structInfo{
+	name:     "PageEncodingStats",
+	fields:   []string{1: "page_type", 2: "encoding", 3: "count"},
+	required: 1<<1 | 1<<2 | 1<<3,
+}
+
+func (r *thriftReader) readPageEncodingStats() (s pageEncodingStats, err error) {
+	err = r.readStruct(&pageEncodingStatsInfo, func(id int16, t compactType) (err error) {
+		switch id {
+		case 1:
+			s.PageType, err = fieldEnum[pageType](r, t)
+		case 2:
+			s.Encoding, err = fieldEnum[encoding](r, t)
+		case 3:
+			s.Count, err = r.fieldI32(t)
+		}
+		return err
+	})
+	return s, err
 }
 
 // statisticsInfo names the fields readStatistics reads; the others (the

@@ -182,9 +182,13 @@ func (e *tenc) writeColumnMetaData(m *columnMetaData, extra bool) {
 	if m.HasStats {
 		e.writeStatistics(12, m.Stats, extra)
 	}
+	if m.EncodingStats != nil { // an empty list too, which decodes as one
+		e.list(13, ctStruct, len(m.EncodingStats))
+		for _, s := range m.EncodingStats {
+			e.elem().i32(1, int32(s.PageType)).i32(2, int32(s.Encoding)).i32(3, s.Count).end()
+		}
+	}
 	if extra {
-		e.list(13, ctStruct, 2) // encoding_stats
-		e.elem().i32(1, 0).i32(2, 0).i32(3, 1).end().elem().i32(1, 2).i32(2, 8).i32(3, 1).end()
 		e.i64(14, 5000).i32(15, 64) // bloom filter
 		e.begin(16).i64(1, 10).list(2, ctI64, 2).zigzag(1).zigzag(2).list(3, ctI64, 0).end()
 		e.everyType(30)
@@ -297,6 +301,7 @@ func metaFixture(leaves int) *fileMetaData {
 			c.Meta.Encodings = []encoding{encPlainDictionary, encRLE, encRLEDictionary}
 			c.Meta.DictionaryPageOffset, c.Meta.HasDictionaryPageOffset = off, true
 			c.Meta.DataPageOffset = off + 40
+			c.Meta.EncodingStats = []pageEncodingStats{{pageDictionary, encPlainDictionary, 1}, {pageData, encRLEDictionary, 2}}
 		}
 		return c
 	}

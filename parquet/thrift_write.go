@@ -163,6 +163,9 @@ func (w *thriftWriter) columnMetaData(m *columnMetaData) {
 	w.i64(6, m.TotalUncompressedSize)
 	w.i64(7, m.TotalCompressedSize)
 	w.i64(9, m.DataPageOffset)
+	if m.HasDictionaryPageOffset {
+		w.i64(11, m.DictionaryPageOffset)
+	}
 	if m.HasStats {
 		o := w.structField(12)
 		if m.Stats.HasNullCount {
@@ -174,9 +177,20 @@ func (w *thriftWriter) columnMetaData(m *columnMetaData) {
 		}
 		w.end(o)
 	}
+	if len(m.EncodingStats) > 0 {
+		w.list(13, ctStruct, len(m.EncodingStats))
+		for _, s := range m.EncodingStats {
+			o := w.begin()
+			w.i32(1, int32(s.PageType))
+			w.i32(2, int32(s.Encoding))
+			w.i32(3, s.Count)
+			w.end(o)
+		}
+	}
 }
 
-// appendPageHeader appends the header of a version 1 data page.
+// appendPageHeader appends the header of a version 1 data page or of a
+// dictionary page.
 func appendPageHeader(b []byte, h *pageHeader) []byte {
 	w := thriftWriter{b: b}
 	w.i32(1, int32(h.Type))
@@ -185,13 +199,20 @@ func appendPageHeader(b []byte, h *pageHeader) []byte {
 	if h.HasCRC {
 		w.i32(4, h.CRC)
 	}
-	o := w.structField(5)
-	d := h.Data
-	w.i32(1, d.NumValues)
-	w.i32(2, int32(d.Encoding))
-	w.i32(3, int32(d.DefinitionLevelEncoding))
-	w.i32(4, int32(d.RepetitionLevelEncoding))
-	w.end(o)
+	if d := h.Data; d != nil {
+		o := w.structField(5)
+		w.i32(1, d.NumValues)
+		w.i32(2, int32(d.Encoding))
+		w.i32(3, int32(d.DefinitionLevelEncoding))
+		w.i32(4, int32(d.RepetitionLevelEncoding))
+		w.end(o)
+	}
+	if d := h.Dictionary; d != nil {
+		o := w.structField(7)
+		w.i32(1, d.NumValues)
+		w.i32(2, int32(d.Encoding))
+		w.end(o)
+	}
 	w.end(0)
 	return w.b
 }

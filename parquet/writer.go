@@ -34,16 +34,32 @@ func (c Compression) String() string {
 }
 
 // WriterOptions configure a Writer. The zero value writes uncompressed
-// pages of about 1 MiB in row groups of about 64 MiB.
+// pages of about 1 MiB in row groups of about 64 MiB, with dictionaries
+// of up to 1 MiB, as pyarrow does.
 type WriterOptions struct {
 	Compression Compression
 	// PageSize is the size a page's values and levels reach before the
-	// page is closed, at the end of a row.
+	// page is closed, at the end of a row: PLAIN values as encoded,
+	// dictionary indices at the four bytes each takes until the page is
+	// encoded, levels at a quarter byte each.
 	PageSize int
 	// RowGroupSize is the size the row group's pages reach (compressed,
-	// and the pages being built as they are) before the group is written,
-	// at the end of a row: about what a Writer holds in memory.
+	// and the pages being built and the dictionaries as PageSize and
+	// DictionaryPageSize count them) before the group is written, at the
+	// end of a row: about what a Writer holds in memory. Beside it, each
+	// column holds its dictionary's hash table, 8 to 20 bytes a distinct
+	// value, and up to about 2 MiB of levels of the page being built, a
+	// byte each where PageSize counts a quarter.
 	RowGroupSize int64
+	// DictionaryPageSize bounds each column chunk's dictionary: the bytes
+	// its distinct values take PLAIN encoded. A chunk's values are written
+	// as indices into its dictionary (RLE_DICTIONARY) until a value would
+	// take the dictionary past this size; that value and the rest of the
+	// chunk are PLAIN. A chunk whose first page and dictionary together
+	// would take as many bytes as the page PLAIN is PLAIN throughout.
+	// Zero means 1 MiB, pyarrow's default; a negative size writes every
+	// value PLAIN, without dictionaries.
+	DictionaryPageSize int
 	// CreatedBy names the writing application in the footer.
 	CreatedBy string
 }
@@ -51,6 +67,8 @@ type WriterOptions struct {
 const (
 	defaultPageSize     = 1 << 20
 	defaultRowGroupSize = 64 << 20
+	// maxDictionaryPageSize is the most a page can hold.
+	maxDictionaryPageSize = math.MaxInt32
 	// maxPageLevels bounds a page's rows of empty lists and nulls, which
 	// take no values and next to no level bytes.
 	maxPageLevels = 1 << 20
@@ -64,11 +82,21 @@ const (
 // A column of at most one value a row (List false) is an optional
 // column; a List column is an optional three-level LIST group of
 // required elements, so a row can hold a null (nothing set) or an empty
-// list. Values are PLAIN, levels RLE, pages (version 1) compressed and
-// checksummed with the CRC that readers may check, and each column chunk
-// carries its statistics (nulls, least and greatest values), with which
-// query engines skip row groups. Rows are buffered a row group at a time;
-// Close writes the last one and the footer.
+// list. Levels are RLE, pages (version 1) compressed and checksummed with
+// the CRC that readers may check, and each column chunk carries its
+// statistics (nulls, least and greatest values), with which query
+// engines skip row groups. Values are dictionary-encoded where that
+// pays: each column chunk's distinct values go into a dictionary page,
+// written first, and its data pages hold indices into it
+// (RLE_DICTIONARY), until the dictionary would grow past
+// [WriterOptions.DictionaryPageSize]; the chunk's later pages are PLAIN.
+// Labels, categories and other repeated values take a few bits each. As
+// parquet-mr's writer does (pyarrow's does not), a chunk's first page
+// decides: if it and the dictionary take no fewer bytes than the page
+// PLAIN, as with mostly distinct values (a float feature's), the chunk is
+// PLAIN, with neither a dictionary's bytes nor its lookups.
+// Rows are buffered a row group at a time, the dictionary page being
+// complete only at its end; Close writes the last one and the footer.
 //
 // Set a row's columns with SetInt64s, SetFloats or SetBytes, then call
 // WriteRow: columns not set are null. A row that breaks the schema is
@@ -86,6 +114,7 @@ type Writer struct {
 
 	body []byte // a page being encoded
 	comp []byte // and compressed
+	dict []byte // a dictionary page, header and all
 	gz   *gzip.Writer
 	zs   *zstd.Encoder
 }
@@ -106,12 +135,15 @@ type columnWriter struct {
 
 	// The page being built.
 	def, rep []uint8
-	values   []byte // PLAIN
+	values   []byte   // PLAIN, once dict is not active
+	idx      []uint32 // indices into dict, while it is
 
-	// The row group's pages, encoded.
-	chunk        []byte
-	levels       int64 // in chunk
-	uncompressed int64 // chunk's headers and pages before compression
+	// The row group's data pages, encoded, and its dictionary.
+	chunk                 []byte
+	levels                int64 // in chunk
+	uncompressed          int64 // chunk's headers and pages before compression
+	dictPages, plainPages int32 // in chunk, by encoding
+	dict                  dictionary
 
 	// The chunk's statistics.
 	nulls      int64 // rows without a value (of a column that is not a list)
@@ -142,6 +174,10 @@ func NewWriter(w io.Writer, cols []Column, opts WriterOptions) (*Writer, error) 
 	if opts.RowGroupSize <= 0 {
 		opts.RowGroupSize = defaultRowGroupSize
 	}
+	if opts.DictionaryPageSize == 0 {
+		opts.DictionaryPageSize = defaultDictionaryPageSize
+	}
+	opts.DictionaryPageSize = min(opts.DictionaryPageSize, maxDictionaryPageSize)
 	wr := &Writer{dst: w, opts: opts, cols: make([]columnWriter, len(cols))}
 	wr.meta = fileMetaData{Version: 1, CreatedBy: opts.CreatedBy,
 		Schema:       []schemaElement{{Name: "schema", NumChildren: int32(len(cols))}},
@@ -173,6 +209,7 @@ func NewWriter(w io.Writer, cols []Column, opts WriterOptions) (*Writer, error) 
 		}
 		cw := &wr.cols[i]
 		cw.Column = Column{Name: c.Name, Kind: c.Kind, List: c.List, Text: c.Text && c.Kind == Bytes}
+		cw.dict = newDictionary(c.Kind, opts.DictionaryPageSize)
 		if !c.List {
 			cw.path, cw.maxDef = []string{c.Name}, 1
 			wr.meta.Schema = append(wr.meta.Schema, leaf)
@@ -235,15 +272,19 @@ func (w *Writer) WriteRow() error {
 			return fmt.Errorf("parquet: row %d: %w", w.meta.NumRows+w.rows, err)
 		}
 	}
-	building := 0 // bytes of the pages being built
+	building := 0 // bytes of the pages being built and the dictionaries
 	for i := range w.cols {
 		c := &w.cols[i]
-		c.appendRow()
-		if n := len(c.values) + len(c.def)/4; n >= w.opts.PageSize || len(c.def) >= maxPageLevels {
+		if !c.appendRow() {
+			w.fallBack(c)
+			c.appendRow() // PLAIN, which always succeeds
+		}
+		if n := c.pageSize(); n >= w.opts.PageSize || len(c.def) >= maxPageLevels {
 			w.flushPage(c)
 		} else {
 			building += n
 		}
+		building += len(c.dict.plain)
 	}
 	w.clearRow()
 	w.rows++
@@ -260,8 +301,11 @@ func (w *Writer) clearRow() {
 	}
 }
 
-// appendRow adds the row's levels and values to the page being built.
-func (c *columnWriter) appendRow() {
+// appendRow adds the row's levels and values to the page being built:
+// indices into the chunk's dictionary while it is active, else PLAIN
+// values. It returns false, adding nothing, if the dictionary cannot take
+// all of the row's values.
+func (c *columnWriter) appendRow() bool {
 	if !c.set {
 		if c.maxRep == 0 {
 			c.nulls++
@@ -270,34 +314,84 @@ func (c *columnWriter) appendRow() {
 		if c.maxRep > 0 {
 			c.rep = append(c.rep, 0)
 		}
-		return
+		return true
 	}
-	n := 0
+	if c.dict.active() {
+		if !c.appendIndices() {
+			return false
+		}
+	} else {
+		c.appendPlain()
+	}
+	c.widenStatistics()
+	n := len(c.i64) + len(c.f32) + len(c.bs) // only the Kind's is set
+	if c.maxRep == 0 {
+		c.def = append(c.def, 1)
+		return true
+	}
+	if n == 0 {
+		c.def, c.rep = append(c.def, 1), append(c.rep, 0) // an empty list
+		return true
+	}
+	c.def, c.rep = append(c.def, 2), append(c.rep, 0) // the row's first value
+	for range n - 1 {
+		c.def, c.rep = append(c.def, 2), append(c.rep, 1)
+	}
+	return true
+}
+
+// appendIndices appends the dictionary indices of the row's values, or
+// returns false, appending nothing, if one does not fit.
+func (c *columnWriter) appendIndices() (ok bool) {
 	switch c.Kind {
 	case Int64:
-		n = len(c.i64)
+		c.idx, ok = c.dict.addInt64s(c.idx, c.i64)
+	case Float:
+		c.idx, ok = c.dict.addFloats(c.idx, c.f32)
+	default:
+		c.idx, ok = c.dict.addBytes(c.idx, c.bs)
+	}
+	return ok
+}
+
+// appendPlain appends the row's values, PLAIN encoded.
+func (c *columnWriter) appendPlain() {
+	switch c.Kind {
+	case Int64:
 		for _, v := range c.i64 {
 			c.values = binary.LittleEndian.AppendUint64(c.values, uint64(v))
+		}
+	case Float:
+		for _, v := range c.f32 {
+			c.values = binary.LittleEndian.AppendUint32(c.values, math.Float32bits(v))
+		}
+	default:
+		for _, v := range c.bs {
+			c.values = appendByteArray(c.values, v)
+		}
+	}
+}
+
+// widenStatistics takes the row's values into the chunk's statistics.
+func (c *columnWriter) widenStatistics() {
+	switch c.Kind {
+	case Int64:
+		for _, v := range c.i64 {
 			widen(v, &c.seen, &c.minI, &c.maxI)
 		}
 	case Float:
-		n = len(c.f32)
 		for _, v := range c.f32 {
-			c.values = binary.LittleEndian.AppendUint32(c.values, math.Float32bits(v))
 			if v == v { // not NaN, which is in no order, so in no statistics
 				widen(v, &c.seen, &c.minF, &c.maxF)
 			}
 		}
-	case Bytes:
-		n = len(c.bs)
+	default:
 		for _, v := range c.bs {
-			c.values = binary.LittleEndian.AppendUint32(c.values, uint32(len(v)))
-			c.values = append(c.values, v...)
 			if len(v) > maxStatBytes {
 				c.longBytes = true
 			}
 			if c.longBytes {
-				continue
+				return
 			}
 			if !c.seen || bytes.Compare(v, c.minB) < 0 {
 				c.minB = append(c.minB[:0], v...)
@@ -308,18 +402,23 @@ func (c *columnWriter) appendRow() {
 			c.seen = true
 		}
 	}
-	if c.maxRep == 0 {
-		c.def = append(c.def, 1)
-		return
+}
+
+// pageSize is the size of the page being built, as PageSize counts it.
+func (c *columnWriter) pageSize() int {
+	return len(c.values) + 4*len(c.idx) + len(c.def)/4
+}
+
+// fallBack ends the dictionary encoding of column c's chunk, whose
+// dictionary is full, as Arrow's writer does: the page being built is
+// closed, its values dictionary-encoded like the chunk's pages before it,
+// and the rest of the chunk is PLAIN.
+func (w *Writer) fallBack(c *columnWriter) {
+	if c.dict.len() > 0 {
+		// Else the page holds no values, and may as well be PLAIN.
+		w.flushPage(c)
 	}
-	if n == 0 {
-		c.def, c.rep = append(c.def, 1), append(c.rep, 0) // an empty list
-		return
-	}
-	c.def, c.rep = append(c.def, 2), append(c.rep, 0) // the row's first value
-	for range n - 1 {
-		c.def, c.rep = append(c.def, 2), append(c.rep, 1)
-	}
+	c.dict.full = true
 }
 
 // flushPage encodes, compresses and checksums the page being built into
@@ -333,27 +432,60 @@ func (w *Writer) flushPage(c *columnWriter) {
 		b = appendLevels(b, c.rep, 1)
 	}
 	b = appendLevels(b, c.def, bitWidth(int(c.maxDef)))
-	b = append(b, c.values...)
-	w.body = b
-	page, err := w.compress(b)
-	if err == nil && (len(b) > math.MaxInt32 || len(page) > math.MaxInt32) {
-		err = fmt.Errorf("a page of column %q takes %d bytes, more than a page can", c.Name, len(b))
+	enc := c.dict.encoding()
+	if enc == encRLEDictionary {
+		levels := len(b)
+		b = appendIndices(b, c.idx)
+		if c.dictPages == 0 && !c.dict.pays(len(b)-levels, c.idx) {
+			// The chunk's first page decides, as parquet-mr's writer
+			// does: a dictionary that does not make it smaller than
+			// PLAIN (mostly distinct values, such as a float feature's)
+			// would cost every later page its lookups for nothing.
+			b = c.dict.appendPlain(b[:levels], c.idx)
+			c.dict.abandon()
+			enc = encPlain
+		}
+	} else {
+		b = append(b, c.values...)
 	}
+	w.body = b
+	h := pageHeader{Type: pageData, Data: &dataPageHeader{NumValues: int32(len(c.def)), Encoding: enc,
+		DefinitionLevelEncoding: encRLE, RepetitionLevelEncoding: encRLE}}
+	n := len(c.chunk)
+	chunk, size, err := w.appendPage(c.chunk, &h, b)
 	if err != nil {
-		w.err = fmt.Errorf("parquet: %w", err)
+		w.err = fmt.Errorf("parquet: column %q: %w", c.Name, err)
 		return
 	}
-	h := pageHeader{Type: pageData, UncompressedSize: int32(len(b)), CompressedSize: int32(len(page)),
-		CRC: int32(crc32.ChecksumIEEE(page)), HasCRC: true,
-		Data: &dataPageHeader{NumValues: int32(len(c.def)), Encoding: encPlain,
-			DefinitionLevelEncoding: encRLE, RepetitionLevelEncoding: encRLE}}
-	n := len(c.chunk)
-	c.chunk = appendPageHeader(c.chunk, &h)
-	c.uncompressed += int64(len(c.chunk)-n) + int64(len(b))
-	c.chunk = append(c.chunk, page...)
+	c.chunk = chunk
+	c.uncompressed += size
 	w.held += int64(len(c.chunk) - n)
 	c.levels += int64(len(c.def))
-	c.def, c.rep, c.values = c.def[:0], c.rep[:0], c.values[:0]
+	if enc == encRLEDictionary {
+		c.dictPages++
+	} else {
+		c.plainPages++
+	}
+	c.def, c.rep, c.values, c.idx = c.def[:0], c.rep[:0], c.values[:0], c.idx[:0]
+}
+
+// appendPage appends to dst the page of body, compressed, after its
+// header h, whose sizes and checksum it sets. It also returns the bytes
+// the page takes uncompressed, its header's included.
+func (w *Writer) appendPage(dst []byte, h *pageHeader, body []byte) ([]byte, int64, error) {
+	page, err := w.compress(body)
+	if err != nil {
+		return dst, 0, err
+	}
+	if len(body) > math.MaxInt32 || len(page) > math.MaxInt32 {
+		return dst, 0, fmt.Errorf("a %v of %d bytes is more than a page can hold", h.Type, len(body))
+	}
+	h.UncompressedSize, h.CompressedSize = int32(len(body)), int32(len(page))
+	h.CRC, h.HasCRC = int32(crc32.ChecksumIEEE(page)), true
+	n := len(dst)
+	dst = appendPageHeader(dst, h)
+	size := int64(len(dst)-n) + int64(len(body))
+	return append(dst, page...), size, nil
 }
 
 // appendLevels appends levels as a version 1 page holds them: their
@@ -415,21 +547,77 @@ func (w *Writer) flushRowGroup() {
 	}
 	g := rowGroup{NumRows: w.rows, FileOffset: w.off, Columns: make([]columnChunk, len(w.cols))}
 	for i := range w.cols {
-		c := &w.cols[i]
-		g.Columns[i] = columnChunk{FileOffset: w.off, HasMeta: true, Meta: columnMetaData{
-			Type: c.leafType(), Encodings: []encoding{encPlain, encRLE}, PathInSchema: c.path,
-			Codec: compressionCodecs[w.opts.Compression], NumValues: c.levels,
-			TotalUncompressedSize: c.uncompressed, TotalCompressedSize: int64(len(c.chunk)),
-			DataPageOffset: w.off, Stats: c.statistics(), HasStats: true}}
-		g.TotalByteSize += c.uncompressed
-		g.TotalCompressedSize += int64(len(c.chunk))
-		w.write(c.chunk)
-		c.chunk, c.levels, c.uncompressed = c.chunk[:0], 0, 0
-		c.nulls, c.seen, c.longBytes = 0, false, false
+		start := w.off
+		m := w.writeChunk(&w.cols[i])
+		g.Columns[i] = columnChunk{FileOffset: start, HasMeta: true, Meta: m}
+		g.TotalByteSize += m.TotalUncompressedSize
+		g.TotalCompressedSize += m.TotalCompressedSize
 	}
 	w.meta.RowGroups = append(w.meta.RowGroups, g)
 	w.meta.NumRows += w.rows
 	w.rows, w.held = 0, 0
+}
+
+// writeChunk writes column c's chunk, its dictionary page (if a data page
+// is dictionary-encoded) first, returns its metadata and readies c for
+// the next row group.
+func (w *Writer) writeChunk(c *columnWriter) columnMetaData {
+	m := columnMetaData{Type: c.leafType(), Encodings: c.encodings(), PathInSchema: c.path,
+		Codec: compressionCodecs[w.opts.Compression], NumValues: c.levels,
+		TotalUncompressedSize: c.uncompressed, TotalCompressedSize: int64(len(c.chunk)),
+		Stats: c.statistics(), HasStats: true, EncodingStats: c.encodingStats()}
+	if c.dictPages > 0 {
+		page, size := w.dictionaryPage(c)
+		m.DictionaryPageOffset, m.HasDictionaryPageOffset = w.off, true
+		m.TotalUncompressedSize += size
+		m.TotalCompressedSize += int64(len(page))
+		w.write(page)
+	}
+	m.DataPageOffset = w.off
+	w.write(c.chunk)
+	c.chunk, c.levels, c.uncompressed = c.chunk[:0], 0, 0
+	c.dictPages, c.plainPages = 0, 0
+	c.dict.reset()
+	c.nulls, c.seen, c.longBytes = 0, false, false
+	return m
+}
+
+// dictionaryPage returns column c's dictionary page, header and all, and
+// the bytes it takes uncompressed.
+func (w *Writer) dictionaryPage(c *columnWriter) ([]byte, int64) {
+	h := pageHeader{Type: pageDictionary,
+		Dictionary: &dictionaryPageHeader{NumValues: int32(c.dict.len()), Encoding: encPlain}}
+	page, size, err := w.appendPage(w.dict[:0], &h, c.dict.plain)
+	w.dict = page
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("parquet: column %q: %w", c.Name, err)
+	}
+	return page, size
+}
+
+// encodings lists the chunk's encodings: PLAIN (the dictionary page's,
+// or the data pages'), RLE (the levels') and RLE_DICTIONARY if a data
+// page is dictionary-encoded.
+func (c *columnWriter) encodings() []encoding {
+	if c.dictPages > 0 {
+		return []encoding{encPlain, encRLE, encRLEDictionary}
+	}
+	return []encoding{encPlain, encRLE}
+}
+
+// encodingStats counts the chunk's pages by type and encoding, with which
+// a reader can tell a chunk whose values are all dictionary-encoded from
+// one that fell back to PLAIN without reading its pages.
+func (c *columnWriter) encodingStats() []pageEncodingStats {
+	var s []pageEncodingStats
+	if c.dictPages > 0 {
+		s = append(s, pageEncodingStats{pageDictionary, encPlain, 1},
+			pageEncodingStats{pageData, encRLEDictionary, c.dictPages})
+	}
+	if c.plainPages > 0 {
+		s = append(s, pageEncodingStats{pageData, encPlain, c.plainPages})
+	}
+	return s
 }
 
 // widen makes [lo, hi] take in v, and sets seen: before it, lo and hi

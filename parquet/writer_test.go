@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -164,6 +165,14 @@ func readBack(t testing.TB, b []byte) ([]Column, [][]string) {
 	return rows.Columns(), got
 }
 
+// dictionaryModes are the ways a Writer encodes values: dictionaries of
+// the default size, which testRows's chunks never fill; dictionaries so
+// small that many chunks fall back to PLAIN; no dictionaries.
+var dictionaryModes = []struct {
+	name string
+	size int
+}{{"dict", 0}, {"fallback", 64}, {"plain", -1}}
+
 func TestWriterRoundTrip(t *testing.T) {
 	rows := testRows(500)
 	for _, c := range []Compression{Uncompressed, Snappy, Gzip, Zstd} {
@@ -171,26 +180,125 @@ func TestWriterRoundTrip(t *testing.T) {
 			page  int
 			group int64
 		}{{0, 0}, {64, 1}, {512, 4096}} {
-			t.Run(fmt.Sprintf("%v/page%d/group%d", c, size.page, size.group), func(t *testing.T) {
-				b := writeRows(t, testColumns, rows, WriterOptions{Compression: c, PageSize: size.page, RowGroupSize: size.group})
-				cols, got := readBack(t, b)
-				for i, col := range cols {
-					w := testColumns[i]
-					if col.Name != w.Name || col.Kind != w.Kind || col.List != w.List || col.Text != w.Text {
-						t.Errorf("column %d reads as %+v, want %+v", i, col, w)
-					}
-				}
-				if len(got) != len(rows) {
-					t.Fatalf("%d rows, want %d", len(got), len(rows))
-				}
-				for i, row := range rows {
-					if want := renderRow(row); !reflect.DeepEqual(got[i], want) {
-						t.Fatalf("row %d: %v, want %v", i, got[i], want)
-					}
-				}
-			})
+			for _, mode := range dictionaryModes {
+				t.Run(fmt.Sprintf("%v/page%d/group%d/%s", c, size.page, size.group, mode.name), func(t *testing.T) {
+					opts := WriterOptions{Compression: c, PageSize: size.page, RowGroupSize: size.group, DictionaryPageSize: mode.size}
+					testRoundTrip(t, rows, opts, mode.name)
+				})
+			}
 		}
 	}
+}
+
+// testRoundTrip writes rows of testColumns with opts, checks that the
+// chunks' pages are encoded as the dictionary mode says, and reads the
+// rows back.
+func testRoundTrip(t *testing.T, rows []testRow, opts WriterOptions, mode string) {
+	b := writeRows(t, testColumns, rows, opts)
+	checkMode(t, b, mode)
+	cols, got := readBack(t, b)
+	for i, col := range cols {
+		w := testColumns[i]
+		if col.Name != w.Name || col.Kind != w.Kind || col.List != w.List || col.Text != w.Text {
+			t.Errorf("column %d reads as %+v, want %+v", i, col, w)
+		}
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(got), len(rows))
+	}
+	for i, row := range rows {
+		if want := renderRow(row); !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("row %d: %v, want %v", i, got[i], want)
+		}
+	}
+}
+
+// checkMode checks that file b's data pages are encoded as the
+// dictionary mode (of dictionaryModes) says: "dict", dictionary-encoded
+// pages (and PLAIN ones of the chunks whose first page did not pay for a
+// dictionary); "fallback", some of each; "plain", all PLAIN.
+func checkMode(t *testing.T, b []byte, mode string) {
+	t.Helper()
+	pages := checkEncodings(t, b)
+	got := [2]bool{pages[encRLEDictionary] > 0, pages[encPlain] > 0}
+	if mode == "dict" {
+		// Columns whose dictionary does not pay are PLAIN.
+		got[1] = false
+	}
+	if want := map[string][2]bool{"dict": {true, false}, "fallback": {true, true}, "plain": {false, true}}[mode]; got != want {
+		t.Errorf("data pages by encoding %v; want dictionary-encoded ones %v, PLAIN ones %v", pages, want[0], want[1])
+	}
+}
+
+// checkEncodings checks that each column chunk of file b says what its
+// pages are as Writer writes them: a dictionary page first if a data page
+// is dictionary-encoded, offsets to match, encodings and encoding_stats
+// to match the pages. It returns the file's data pages by encoding.
+func checkEncodings(t testing.TB, b []byte) map[encoding]int {
+	t.Helper()
+	f, err := Open(bytes.NewReader(b), int64(len(b)), "written.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := make(map[encoding]int)
+	for g, rg := range f.meta.RowGroups {
+		for _, c := range rg.Columns {
+			m := c.Meta
+			where := fmt.Sprintf("row group %d, column %s", g, strings.Join(m.PathInSchema, "."))
+			var dict, data []encoding // pages, in the file's order
+			for at := c.FileOffset; at < c.FileOffset+m.TotalCompressedSize; {
+				h, n, err := parsePageHeader(b[at:])
+				if err != nil {
+					t.Fatalf("%s: page at %d: %v", where, at, err)
+				}
+				if h.Dictionary != nil {
+					if at != m.DictionaryPageOffset || !m.HasDictionaryPageOffset || len(data) > 0 {
+						t.Errorf("%s: a dictionary page at %d, the chunk says %d (%v), after %d data pages", where, at, m.DictionaryPageOffset, m.HasDictionaryPageOffset, len(data))
+					}
+					dict = append(dict, h.Dictionary.Encoding)
+				} else {
+					if len(data) == 0 && at != m.DataPageOffset {
+						t.Errorf("%s: the first data page at %d, the chunk says %d", where, at, m.DataPageOffset)
+					}
+					data = append(data, h.Data.Encoding)
+					pages[h.Data.Encoding]++
+				}
+				at += int64(n) + int64(h.CompressedSize)
+			}
+			var want []pageEncodingStats
+			encs := []encoding{encPlain, encRLE}
+			if n := count(data, encRLEDictionary); n > 0 {
+				want = append(want, pageEncodingStats{pageDictionary, encPlain, 1}, pageEncodingStats{pageData, encRLEDictionary, n})
+				encs = append(encs, encRLEDictionary)
+				if !slices.Equal(dict, []encoding{encPlain}) {
+					t.Errorf("%s: dictionary pages %v, want one PLAIN", where, dict)
+				}
+			} else if len(dict) > 0 || m.HasDictionaryPageOffset {
+				t.Errorf("%s: a dictionary page, and no data page using it", where)
+			}
+			if n := count(data, encPlain); n > 0 {
+				want = append(want, pageEncodingStats{pageData, encPlain, n})
+				// Only the last pages of a chunk can be PLAIN.
+				if k := slices.Index(data, encPlain); count(data[k:], encPlain) != int32(len(data)-k) {
+					t.Errorf("%s: data pages %v, dictionary-encoded after PLAIN", where, data)
+				}
+			}
+			if !slices.Equal(m.EncodingStats, want) || !slices.Equal(m.Encodings, encs) {
+				t.Errorf("%s: encodings %v and encoding_stats %v, want %v and %v", where, m.Encodings, m.EncodingStats, encs, want)
+			}
+		}
+	}
+	return pages
+}
+
+func count[T comparable](s []T, v T) int32 {
+	n := int32(0)
+	for _, x := range s {
+		if x == v {
+			n++
+		}
+	}
+	return n
 }
 
 // TestWriterMatchesPyarrow holds the writer to the files in testdata that
@@ -198,16 +306,29 @@ func TestWriterRoundTrip(t *testing.T) {
 // JSON): what pyarrow read must be the rows written, and the writer must
 // still write those bytes (compressions whose bytes depend on the Go
 // release, gzip's, or on a dependency's version, zstd's, are compared by
-// their rows only). TestReadsPyarrowFiles reads the same files.
+// their rows only). The files are dictionary-encoded, but for two: one
+// of dictionaries so small that chunks fall back to PLAIN partway, and
+// one without dictionaries. TestReadsPyarrowFiles reads the same files.
 func TestWriterMatchesPyarrow(t *testing.T) {
 	rows := testRows(300)
 	for _, tc := range []struct {
-		c     Compression
+		name  string
+		opts  WriterOptions
+		mode  string // of dictionaryModes
 		exact bool
-	}{{Uncompressed, true}, {Snappy, true}, {Gzip, false}, {Zstd, false}} {
-		name := "sluice_" + strings.ToLower(tc.c.String())
+	}{
+		{"uncompressed", WriterOptions{Compression: Uncompressed}, "dict", true},
+		{"snappy", WriterOptions{Compression: Snappy}, "dict", true},
+		{"gzip", WriterOptions{Compression: Gzip}, "dict", false},
+		{"zstd", WriterOptions{Compression: Zstd}, "dict", false},
+		{"fallback", WriterOptions{Compression: Snappy, DictionaryPageSize: 100}, "fallback", true},
+		{"plain", WriterOptions{DictionaryPageSize: -1}, "plain", true},
+	} {
+		name := "sluice_" + tc.name
 		t.Run(name, func(t *testing.T) {
-			b := writeRows(t, testColumns, rows, WriterOptions{Compression: tc.c, PageSize: 512, RowGroupSize: 4096, CreatedBy: "sluice test"})
+			tc.opts.PageSize, tc.opts.RowGroupSize, tc.opts.CreatedBy = 512, 4096, "sluice test"
+			b := writeRows(t, testColumns, rows, tc.opts)
+			checkMode(t, b, tc.mode)
 			path := filepath.Join("testdata", name+".parquet")
 			if *update {
 				if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -351,33 +472,49 @@ func TestWriterNoRows(t *testing.T) {
 }
 
 // TestAppendHybrid decodes what appendHybrid encodes: runs of every length
-// around the RLE threshold, starting at every position within a group.
+// around the RLE threshold, starting at every position within a group, of
+// levels (a byte each) and of dictionary indices up to 32 bits wide.
 func TestAppendHybrid(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, width := range []int{1, 2, 3, 8} {
-		for trial := range 300 {
-			var levels []uint8
-			for len(levels) < trial {
-				v := uint8(r.IntN(1 << width))
-				for range 1 + r.IntN(20) {
-					levels = append(levels, v)
-				}
-			}
-			b := appendHybrid(nil, levels, width)
-			got := make([]int32, len(levels))
-			if _, err := decodeHybrid(b, width, got); err != nil {
-				t.Fatalf("width %d, %v: %v", width, levels, err)
-			}
-			for i, v := range levels {
-				if got[i] != int32(v) {
-					t.Fatalf("width %d, level %d: %d, want %d (levels %v)", width, i, got[i], v, levels)
-				}
-			}
-		}
+		testAppendHybrid(t, r, width, func(v uint64) uint8 { return uint8(v) })
+	}
+	for _, width := range []int{1, 7, 9, 16, 17, 24, 31, 32} {
+		testAppendHybrid(t, r, width, func(v uint64) uint32 { return uint32(v) })
 	}
 	// A run of a thousand is one RLE run: a header and a byte.
 	if b := appendHybrid(nil, make([]uint8, 1000), 1); len(b) != 3 {
 		t.Errorf("1000 zeros take %d bytes, want 3", len(b))
+	}
+	// Its value takes as many bytes as the width needs.
+	if b := appendHybrid(nil, make([]uint32, 1000), 17); len(b) != 5 {
+		t.Errorf("1000 zeros of 17 bits take %d bytes, want 5", len(b))
+	}
+}
+
+func testAppendHybrid[T uint8 | uint32](t *testing.T, r *rand.Rand, width int, conv func(uint64) T) {
+	t.Helper()
+	for trial := range 300 {
+		var vals []T
+		for len(vals) < trial {
+			v := conv(r.Uint64N(1 << width))
+			if r.IntN(4) == 0 {
+				v = conv(1<<width - 1) // the widest value
+			}
+			for range 1 + r.IntN(20) {
+				vals = append(vals, v)
+			}
+		}
+		b := appendHybrid(nil, vals, width)
+		got := make([]int32, len(vals))
+		if _, err := decodeHybrid(b, width, got); err != nil {
+			t.Fatalf("width %d, %v: %v", width, vals, err)
+		}
+		for i, v := range vals {
+			if uint32(got[i]) != uint32(v) {
+				t.Fatalf("width %d, value %d: %d, want %d (values %v)", width, i, uint32(got[i]), v, vals)
+			}
+		}
 	}
 }
 
@@ -395,6 +532,12 @@ func TestThriftWriterRoundTrip(t *testing.T) {
 		cols[i] = columnChunk{FileOffset: int64(i) << 33, HasMeta: true, Meta: columnMetaData{
 			Type: typeByteArray, Encodings: []encoding{encPlain, encRLE}, PathInSchema: []string{"a", "list", "element"},
 			Codec: codecZstd, NumValues: -1, TotalUncompressedSize: 5, TotalCompressedSize: 1 << 50, DataPageOffset: 4}}
+		if i%2 == 1 {
+			m := &cols[i].Meta
+			m.Encodings = []encoding{encPlain, encRLE, encRLEDictionary}
+			m.DictionaryPageOffset, m.HasDictionaryPageOffset = 1<<40, true
+			m.EncodingStats = []pageEncodingStats{{pageDictionary, encPlain, 1}, {pageData, encRLEDictionary, 1 << 30}, {pageData, encPlain, 2}}
+		}
 	}
 	m.RowGroups = []rowGroup{{Columns: cols, TotalByteSize: 9, NumRows: 3, FileOffset: 4, TotalCompressedSize: 8}}
 	got, err := parseFileMetaData(appendFileMetaData(nil, &m))
@@ -406,13 +549,17 @@ func TestThriftWriterRoundTrip(t *testing.T) {
 	}
 	h := pageHeader{Type: pageData, UncompressedSize: 300, CompressedSize: math.MaxInt32, CRC: -5, HasCRC: true,
 		Data: &dataPageHeader{NumValues: 77, Encoding: encPlain, DefinitionLevelEncoding: encRLE, RepetitionLevelEncoding: encRLE}}
-	b := appendPageHeader(nil, &h)
-	gh, n, err := parsePageHeader(append(b, 1, 2, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != len(b) || !reflect.DeepEqual(gh, h) {
-		t.Fatalf("read back %+v (%d bytes), want %+v (%d)", gh, n, h, len(b))
+	dict := pageHeader{Type: pageDictionary, UncompressedSize: 1 << 30, CompressedSize: 7, CRC: math.MinInt32, HasCRC: true,
+		Dictionary: &dictionaryPageHeader{NumValues: math.MaxInt32, Encoding: encPlain}}
+	for _, h := range []pageHeader{h, dict} {
+		b := appendPageHeader(nil, &h)
+		gh, n, err := parsePageHeader(append(b, 1, 2, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != len(b) || !reflect.DeepEqual(gh, h) {
+			t.Fatalf("read back %+v (%d bytes), want %+v (%d)", gh, n, h, len(b))
+		}
 	}
 }
 
@@ -444,18 +591,24 @@ func BenchmarkWriter(b *testing.B) {
 	}
 }
 
-// FuzzWriterRoundTrip writes rows made from the input, with page and row
-// group sizes from it too, and reads them back: every row must come back
-// as written.
+// FuzzWriterRoundTrip writes rows made from the input, with the codec,
+// page, row group and dictionary sizes from it too, and reads them back:
+// every row must come back as written, every chunk's metadata must say
+// how its pages are encoded.
 func FuzzWriterRoundTrip(f *testing.F) {
 	f.Add([]byte{0, 0, 0})
 	f.Add([]byte("\x03\x05some rows of values \x00\x01\x02\xff\xfe"))
 	f.Add(bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 250}, 40))
+	f.Add(append([]byte{5, 9}, bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, 60)...)) // falls back
+	f.Add(append([]byte{8, 40}, bytes.Repeat([]byte{6, 1, 1, 1}, 60)...))               // no dictionaries
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
 			return
 		}
-		opts := WriterOptions{Compression: Compression(data[0] % 4), PageSize: int(data[1]) * 8, RowGroupSize: int64(data[1]) * 64}
+		opts := WriterOptions{Compression: Compression(data[0] % 4), PageSize: int(data[1]) * 8, RowGroupSize: int64(data[1]) * 64,
+			// Dictionaries of the default size, so small that chunks
+			// fall back to PLAIN, or none.
+			DictionaryPageSize: []int{0, 1 + int(data[1])/2, -1}[data[0]/4%3]}
 		data = data[2:]
 		take := func() byte {
 			if len(data) == 0 {
@@ -505,7 +658,9 @@ func FuzzWriterRoundTrip(f *testing.F) {
 			}
 			rows = append(rows, row)
 		}
-		_, got := readBack(t, writeRows(t, testColumns, rows, opts))
+		b := writeRows(t, testColumns, rows, opts)
+		checkEncodings(t, b)
+		_, got := readBack(t, b)
 		if len(got) != len(rows) {
 			t.Fatalf("%d rows, want %d", len(got), len(rows))
 		}

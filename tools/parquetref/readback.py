@@ -9,8 +9,11 @@ with the rows written. DuckDB and Polars must read the same rows, and
 pyarrow's schema must say which byte columns are strings and which lists
 are lists, and every column chunk's statistics (nulls of a column that is
 not a list; least and greatest values, NaNs left out, bytes over 64 bytes
-leaving them out) must be the rows' as pyarrow and DuckDB read them; the
-script stops with an error otherwise.
+leaving them out) must be the rows' as pyarrow and DuckDB read them.
+A column chunk must have a dictionary page, before its data pages, exactly
+when its encodings include RLE_DICTIONARY (pyarrow and DuckDB must agree
+on where it is); sluice_plain.parquet must have none, the other files
+some. The script stops with an error otherwise.
 """
 
 import json
@@ -44,6 +47,7 @@ def main(paths):
             if f.name in ("word", "slist") and not pa.types.is_string(typ):
                 sys.exit("%s: %s is %s, not a string" % (path, f.name, f.type))
         check_statistics(path, t, con)
+        check_dictionaries(path, con)
         out, name = os.path.split(path)
         record(out, name[: -len(".parquet")], exp)
 
@@ -77,6 +81,33 @@ def check_statistics(path, t, con):
             d = duck[(g, col.path_in_schema.replace(".", ", "))]
             if (d[1] is not None) != st.has_min_max or not islist and d[0] != st.null_count:
                 sys.exit("%s: DuckDB reads statistics %r" % (where, d))
+
+
+def check_dictionaries(path, con):
+    md = pq.ParquetFile(path).metadata
+    duck = {(r[0], r[1]): r[2] for r in con.sql(
+        "select row_group_id, path_in_schema, dictionary_page_offset "
+        "from parquet_metadata('%s')" % path).fetchall()}
+    chunks, dicts = 0, 0
+    for g in range(md.num_row_groups):
+        for j in range(md.num_columns):
+            col = md.row_group(g).column(j)
+            enc = set(col.encodings)
+            where = "%s: row group %d, column %s" % (path, g, col.path_in_schema)
+            if not {"PLAIN", "RLE"} <= enc <= {"PLAIN", "RLE", "RLE_DICTIONARY"}:
+                sys.exit("%s: encodings %s" % (where, col.encodings))
+            if col.has_dictionary_page != ("RLE_DICTIONARY" in enc):
+                sys.exit("%s: encodings %s, has_dictionary_page %s" % (where, col.encodings, col.has_dictionary_page))
+            if col.has_dictionary_page and not col.dictionary_page_offset < col.data_page_offset:
+                sys.exit("%s: dictionary page at %d, data pages at %d" % (where, col.dictionary_page_offset, col.data_page_offset))
+            d = duck[(g, col.path_in_schema.replace(".", ", "))]
+            if (d or None) != (col.dictionary_page_offset if col.has_dictionary_page else None):
+                sys.exit("%s: DuckDB reads the dictionary page offset as %r" % (where, d))
+            chunks += 1
+            dicts += col.has_dictionary_page
+    if (dicts > 0) == os.path.basename(path).startswith("sluice_plain"):
+        sys.exit("%s: %d column chunks have a dictionary page" % (path, dicts))
+    print("%s: %d of %d column chunks dictionary-encoded" % (os.path.basename(path), dicts, chunks))
 
 
 if __name__ == "__main__":
