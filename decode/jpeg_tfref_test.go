@@ -16,28 +16,34 @@ import (
 // (tools/tfref/jpegs.py): every subsampling libjpeg-turbo writes, qualities
 // 5 to 100, 16-bit quantization tables, optimized Huffman tables, restart
 // markers, grayscale and sizes that are not whole MCUs, for channels 0, 1
-// and 3. Sequential JPEGs decode to TensorFlow's pixels exactly; the
-// progressive one, which image/jpeg decodes, within the documented
-// tolerance.
+// and 3, and with dct_method="INTEGER_ACCURATE" (AccurateDCT). Sequential
+// JPEGs decode to TensorFlow's pixels exactly; the progressive one, which
+// image/jpeg decodes, within the documented tolerance.
 func TestDecodeJPEGMatchesTensorFlow(t *testing.T) {
 	var ref struct {
 		Cases []struct {
 			File, Pixels, SHA256 string
 			Channels             int
+			Accurate             bool
 			Shape                []int
 		}
 	}
 	loadJSON(t, "tf_decode_jpeg.json", &ref)
-	if len(ref.Cases) < 100 {
+	if len(ref.Cases) < 150 {
 		t.Fatalf("only %d cases", len(ref.Cases))
 	}
 	for _, c := range ref.Cases {
 		name := fmt.Sprintf("%s channels=%d", c.File, c.Channels)
+		var opts []ImageOption
+		if c.Accurate {
+			name += " INTEGER_ACCURATE"
+			opts = append(opts, AccurateDCT())
+		}
 		data, err := os.ReadFile(filepath.Join("testdata", c.File))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _ := NewImage(c.Channels)
+		d, _ := NewImage(c.Channels, opts...)
 		got, err := d.Decode(data, c.File)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

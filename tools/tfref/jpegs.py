@@ -13,7 +13,8 @@ tables, restart markers, grayscale, sizes that are not whole MCUs, and one
 progressive file. decode/testdata/tf_decode_jpeg.json then holds what
 tf.io.decode_jpeg (default dct_method, the accurate integer IDCT; fancy
 upscaling) makes of each, for channels 0, 1 and 3: the shape and the pixels (for channels 0 their
-SHA-256).
+SHA-256); and the SHA-256 of the pixels for channels 3 with
+dct_method="INTEGER_ACCURATE".
 The Go tests in package decode compare against it. Rerunning rewrites the
 same files (fixed random seed).
 """
@@ -90,6 +91,12 @@ def main():
             else:
                 case["pixels"] = base64.b64encode(px.tobytes()).decode()
             cases.append(case)
+        if "progressive" not in name:
+            # dct_method="INTEGER_ACCURATE", libjpeg's JDCT_ISLOW
+            # (decode.AccurateDCT).
+            px = tf.io.decode_jpeg(data, channels=3, dct_method="INTEGER_ACCURATE").numpy()
+            cases.append({"file": "jpeg/" + name, "channels": 3, "accurate": True, "shape": list(px.shape),
+                          "sha256": hashlib.sha256(px.tobytes()).hexdigest()})
     with open(os.path.join(OUT, "tf_decode_jpeg.json"), "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=0)
         f.write("\n")
