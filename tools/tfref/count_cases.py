@@ -82,6 +82,9 @@ def rows():
     rel = "decode/testdata/tf_decode_image.json"
     add("tf.io.decode_image / decode_png / decode_jpeg / decode_gif / decode_bmp", rel,
         load(rel)["cases"], "decode.py", "pixels of each file at each channel count")
+    rel = "decode/testdata/tf_decode_jpeg.json"
+    add("tf.io.decode_jpeg (dct_method default and INTEGER_ACCURATE)", rel, load(rel)["cases"], "jpegs.py",
+        "pixels of 39 JPEGs: every subsampling, qualities 5-100, 16-bit tables, restarts, gray, partial MCUs")
 
     rel = "example/testdata/tfref.json"
     d = load(rel)
