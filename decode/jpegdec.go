@@ -566,7 +566,15 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 			}
 		}
 		td, ta := tables>>4, tables&15
-		if td > 3 || ta > 3 || !d.huff[0][td].defined || !d.huff[1][ta].defined {
+		if td > 3 || ta > 3 {
+			return fmt.Errorf("jpeg: SOS: component %d: Huffman tables DC %d, AC %d do not exist", id, td, ta)
+		}
+		for class, dest := range [2]uint8{td, ta} {
+			if h := &d.huff[class][dest]; !h.defined && dest < 2 {
+				*h = stdHuff()[class][dest] // libjpeg-turbo's default for motion JPEG
+			}
+		}
+		if !d.huff[0][td].defined || !d.huff[1][ta].defined {
 			return fmt.Errorf("jpeg: SOS: component %d: Huffman tables DC %d, AC %d not defined", id, td, ta)
 		}
 		c.dc, c.ac = &d.huff[0][td], &d.huff[1][ta]

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -470,6 +471,13 @@ func testJPEGDecoderMatchesImageJPEG(t *testing.T, accurate bool, tol int) {
 			continue
 		}
 		switch {
+		case strings.Contains(c.name, "nodht"):
+			// No Huffman tables: image/jpeg refuses what libjpeg
+			// decodes with the standard ones (TestDecodeJPEGMatchesTensorFlow).
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
 		case errors.Is(err, errJPEGUnsupported) && filepath.Dir(c.name) == "testdata/jpeg":
 			t.Logf("%s: unsupported, image/jpeg: %T %v", c.name, want, wantErr)
 			continue

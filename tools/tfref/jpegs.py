@@ -9,8 +9,9 @@ pillow). It writes small JPEG files under decode/testdata/jpeg/, made by
 TensorFlow's encode_jpeg and by Pillow (both libjpeg-turbo) with the settings
 that change how a decoder must read them: chroma subsampling 4:4:4, 4:2:2 and
 4:2:0, qualities from 5 to 100, 16-bit quantization tables, optimized Huffman
-tables, restart markers, grayscale, sizes that are not whole MCUs, and one
-progressive file. decode/testdata/tf_decode_jpeg.json then holds what
+tables, restart markers, grayscale, sizes that are not whole MCUs, files
+without Huffman tables (as motion-JPEG frames are), and one progressive
+file. decode/testdata/tf_decode_jpeg.json then holds what
 tf.io.decode_jpeg (default dct_method, the accurate integer IDCT; fancy
 upscaling) makes of each, for channels 0, 1 and 3: the shape and the pixels (for channels 0 their
 SHA-256); and the SHA-256 of the pixels for channels 3 with
@@ -53,6 +54,19 @@ def tfjpeg(img, **kw):
     return tf.io.encode_jpeg(img, **kw).numpy()
 
 
+def without_dht(data):
+    """data, a JPEG made with the standard Huffman tables, without its DHT
+    segments."""
+    out, i = bytearray(data[:2]), 2
+    while True:
+        marker, length = data[i + 1], data[i + 2] << 8 | data[i + 3]
+        if marker == 0xDA:
+            return bytes(out + data[i:])
+        if marker != 0xC4:
+            out += data[i:i + 2 + length]
+        i += 2 + length
+
+
 def main():
     files = {}
     sizes = {"8x8": (8, 8), "16x16": (16, 16), "17x9": (9, 17), "37x23": (23, 37), "1x1": (1, 1),
@@ -77,6 +91,10 @@ def main():
     files["tf_gray_q60.jpg"] = tfjpeg(gray, quality=60)
     files["pil_gray_restart.jpg"] = pillow(gray, quality=90, restart_marker_blocks=5)
     files["tf_progressive_420.jpg"] = tfjpeg(img, quality=90, progressive=True)
+    # Motion-JPEG frames leave out the standard Huffman tables, which the
+    # decoder must then assume.
+    files["tf_nodht_420.jpg"] = without_dht(files["tf_q95_420_37x23.jpg"])
+    files["tf_nodht_gray.jpg"] = without_dht(files["tf_gray_q60.jpg"])
 
     os.makedirs(os.path.join(OUT, "jpeg"), exist_ok=True)
     cases = []
