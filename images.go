@@ -25,14 +25,15 @@ import (
 // The images are decoded where the records are parsed: with Shuffle,
 // Deterministic or GlobalShuffle, by Readers goroutines whatever the
 // files; otherwise by the reader of each file, so that a few files keep
-// as few cores busy (BenchmarkDecodeImage, one file on two cores: 1 800
-// images a second in file order, 3 300 shuffled, 3 400 deterministic). A
-// trainer gets pixels without decoding them itself, TensorFlow's own for
-// PNG, GIF and BMP (but for decode.Image's two deliberate differences)
-// and within a few levels for JPEG, but not faster than TensorFlow
-// decodes them: Go's JPEG decoder takes about four times the CPU of
-// TensorFlow's libjpeg-turbo (0.72 ms against 0.19 ms for a 224 × 224
-// image on one core of this project's machine) and PNG nearly twice.
+// as few cores busy (BenchmarkDecodeImage, 160 × 128 JPEGs, one file on
+// two cores: 3 300-3 800 images a second in file order, 5 300-7 400
+// shuffled, 6 000-7 300 deterministic). A trainer gets pixels without
+// decoding them itself, TensorFlow's own for PNG, GIF, BMP and sequential
+// JPEG (but for decode.Image's two deliberate differences) and within a
+// few levels for progressive JPEG, but not faster than TensorFlow decodes
+// them: sluice's JPEG decoder takes two to three times the CPU of
+// TensorFlow's libjpeg-turbo, whose inverse DCT and color conversion are
+// SIMD, and PNG nearly twice.
 func DecodeImage(name string, height, width, channels int) ExampleOption {
 	return exampleOption(func(s *exampleSettings) {
 		s.images = append(s.images, imageFeature{name: name, height: height, width: width, channels: channels})
