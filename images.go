@@ -34,9 +34,12 @@ import (
 // them: sluice's JPEG decoder takes two to three times the CPU of
 // TensorFlow's libjpeg-turbo, whose inverse DCT and color conversion are
 // SIMD, and PNG nearly twice.
-func DecodeImage(name string, height, width, channels int) ExampleOption {
+//
+// Options configure the decoder: [decode.AccurateDCT] decodes JPEGs as
+// decode_jpeg(dct_method="INTEGER_ACCURATE") does.
+func DecodeImage(name string, height, width, channels int, opts ...decode.ImageOption) ExampleOption {
 	return exampleOption(func(s *exampleSettings) {
-		s.images = append(s.images, imageFeature{name: name, height: height, width: width, channels: channels})
+		s.images = append(s.images, imageFeature{name: name, height: height, width: width, channels: channels, opts: opts})
 	})
 }
 
@@ -48,6 +51,7 @@ const maxImageBytes = 1 << 28
 type imageFeature struct {
 	name                    string
 	height, width, channels int
+	opts                    []decode.ImageOption
 }
 
 // checkImages checks DecodeImage's features against spec.
@@ -84,7 +88,7 @@ type imageDecoder struct {
 }
 
 func newImageDecoder(f imageFeature, reuse bool) (*imageDecoder, error) {
-	dec, err := decode.NewImage(f.channels)
+	dec, err := decode.NewImage(f.channels, f.opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -165,3 +165,41 @@ func mustPNG(t *testing.T) []byte {
 	}
 	return b
 }
+
+// DecodeImage's options reach the decoder: with decode.AccurateDCT a JPEG
+// decodes as decode_jpeg(dct_method="INTEGER_ACCURATE"), which differs
+// from the default's pixels at quality 100.
+func TestDecodeImageOptions(t *testing.T) {
+	jpg, err := os.ReadFile(filepath.Join("decode", "testdata", "jpeg", "pil_q100_444.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "q100.tfrecord")
+	writeImages(t, name, [][]byte{jpg})
+	decoded := func(opts ...decode.ImageOption) []uint8 {
+		t.Helper()
+		for b, err := range Examples(name, imageSpec, DecodeImage("img", 48, 64, 3, opts...)).Batches(t.Context(), 1) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b.Dense("img").Uint8s()
+		}
+		t.Fatal("no batch")
+		return nil
+	}
+	want := func(opts ...decode.ImageOption) []uint8 {
+		d, _ := decode.NewImage(3, opts...)
+		px, err := d.Decode(jpg, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return px.Uint8s()
+	}
+	fast, accurate := decoded(), decoded(decode.AccurateDCT())
+	if !bytes.Equal(fast, want()) || !bytes.Equal(accurate, want(decode.AccurateDCT())) {
+		t.Fatal("DecodeImage's pixels are not decode.Image's with the same options")
+	}
+	if bytes.Equal(fast, accurate) {
+		t.Fatal("the same pixels with AccurateDCT as without")
+	}
+}

@@ -203,6 +203,9 @@ func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error
 		if f.AllowMissing != nil && f.Kind != "sequence" {
 			return nil, fmt.Errorf("open: feature %q: allow_missing is a sequence feature's: %w", name, sluice.ErrInvalid)
 		}
+		if f.DCTMethod != "" && f.Kind != "image" {
+			return nil, fmt.Errorf("open: feature %q: dct_method is an image's: %w", name, sluice.ErrInvalid)
+		}
 		var fs example.FeatureSpec
 		switch {
 		case where == inLists && f.Kind != "sequence" && f.Kind != "varlen":
@@ -230,8 +233,16 @@ func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error
 			if where != inExample || dt != tensor.Uint8 || len(f.Shape) != 3 || len(f.Default) > 0 && string(f.Default) != "null" {
 				return nil, fmt.Errorf("open: feature %q: an image is an Example's, uint8, of shape [height, width, channels], with no default: %w", name, sluice.ErrInvalid)
 			}
+			var opts []decode.ImageOption
+			switch f.DCTMethod {
+			case "", "INTEGER_FAST":
+			case "INTEGER_ACCURATE":
+				opts = append(opts, decode.AccurateDCT())
+			default:
+				return nil, fmt.Errorf("open: feature %q: dct_method %q: %w (want INTEGER_FAST or INTEGER_ACCURATE, as decode_jpeg)", name, f.DCTMethod, sluice.ErrInvalid)
+			}
 			s.images[name] = true
-			s.imageOpts = append(s.imageOpts, sluice.DecodeImage(name, f.Shape[0], f.Shape[1], f.Shape[2]))
+			s.imageOpts = append(s.imageOpts, sluice.DecodeImage(name, f.Shape[0], f.Shape[1], f.Shape[2], opts...))
 			spec[name] = example.FixedLen(tensor.String)
 			continue
 		case f.Kind == "fixed":

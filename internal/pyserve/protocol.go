@@ -213,6 +213,10 @@ type FeatureSpec struct {
 	ValueKey      string   `json:"value_key,omitempty"`
 	Size          []int    `json:"size,omitempty"`
 	AlreadySorted bool     `json:"already_sorted,omitempty"`
+
+	// DCTMethod, for kind image, is decode_jpeg's: "" or "INTEGER_FAST"
+	// (TensorFlow's default), or "INTEGER_ACCURATE" (decode.AccurateDCT).
+	DCTMethod string `json:"dct_method,omitempty"`
 }
 
 // A ColumnSpec is one CSV column. Without Default and not Required, an

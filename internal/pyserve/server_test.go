@@ -296,6 +296,38 @@ func TestServeMatchesBatches(t *testing.T) {
 			return open, sluice.Examples(name, spec, sluice.Readers(1), sluice.DecodeImage("img", 4, 5, 3)), nil
 		},
 	}, {
+		name: "examples with JPEGs, INTEGER_ACCURATE",
+		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
+			// At quality 100 the accurate inverse DCT's pixels differ
+			// from the fast one's, so a server that dropped dct_method
+			// would not match.
+			files, err := filepath.Glob(filepath.Join("..", "..", "decode", "testdata", "jpeg", "*q100*.jpg"))
+			if err != nil || len(files) < 2 {
+				t.Fatalf("%v: %v", files, err)
+			}
+			var buf bytes.Buffer
+			w := tfrecord.NewWriter(&buf, tfrecord.None)
+			for i, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Write(example.New().Bytes("img", b).Int64("label", int64(i)).Marshal())
+			}
+			w.Close()
+			name := filepath.Join(dir, "jpegs.tfrecord")
+			if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{name}, "batch_size": 2, "readers": 1,
+				"spec": map[string]any{
+					"img":   map[string]any{"kind": "image", "dtype": "uint8", "shape": []int{40, 50, 3}, "dct_method": "INTEGER_ACCURATE"},
+					"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+				}}
+			spec := example.Spec{"img": example.FixedLen(tensor.String), "label": example.FixedLen(tensor.Int64)}
+			return open, sluice.Examples(name, spec, sluice.Readers(1), sluice.DecodeImage("img", 40, 50, 3, decode.AccurateDCT())), nil
+		},
+	}, {
 		name: "records",
 		make: func(t *testing.T, dir string) (map[string]any, *sluice.Dataset, []sluice.BatchOption) {
 			pat := writeExamples(t, dir, 2, 25)
@@ -597,6 +629,14 @@ func TestServeErrors(t *testing.T) {
 			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 2,
 				"spec": map[string]any{"img": map[string]any{"kind": "image", "dtype": "float32", "shape": []int{2, 2, 3}}}}},
 			kind: "invalid", message: "an image is an Example's, uint8", offset: -1},
+		{name: "an unknown dct_method",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 2,
+				"spec": map[string]any{"img": map[string]any{"kind": "image", "dtype": "uint8", "shape": []int{2, 2, 3}, "dct_method": "FLOAT"}}}},
+			kind: "invalid", message: `dct_method "FLOAT"`, offset: -1},
+		{name: "a dct_method not an image's",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 2,
+				"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64", "dct_method": "INTEGER_ACCURATE"}}}},
+			kind: "invalid", message: "dct_method is an image's", offset: -1},
 		{name: "records with a spec",
 			reqs: []any{map[string]any{"op": "open", "kind": "records", "files": []string{pat}, "spec": spec, "batch_size": 2}},
 			kind: "invalid", message: "without a spec", offset: -1},

@@ -134,7 +134,7 @@ def SparseFeature(index_keys: Union[str, Sequence[str]], value_key: str, dtype: 
             "value_key": str(value_key), "size": [int(d) for d in size], "already_sorted": bool(already_sorted)}
 
 
-def Image(height: int, width: int, channels: int = 3) -> Feature:
+def Image(height: int, width: int, channels: int = 3, dct_method: str = "") -> Feature:
     """An encoded image (JPEG, PNG, GIF or BMP) in a bytes feature of an
     Example, decoded by the Go side into uint8 pixels [height, width,
     channels] (channels 1, 3 or 4), as tf.io.decode_image(channels=...)
@@ -143,8 +143,14 @@ def Image(height: int, width: int, channels: int = 3) -> Feature:
     batch holds uint8 [rows, height, width, channels]. With shuffle,
     deterministic or global_shuffle, batches are decoded by readers
     goroutines whatever the files; otherwise each file's reader decodes
-    its own images, so that a few files keep as few cores busy."""
-    return {"kind": "image", "shape": [int(height), int(width), int(channels)], "dtype": "uint8"}
+    its own images, so that a few files keep as few cores busy.
+
+    JPEGs decode to tf.io.decode_jpeg's pixels: dct_method is its option,
+    "" or "INTEGER_FAST" (TensorFlow's default) or "INTEGER_ACCURATE"."""
+    f = {"kind": "image", "shape": [int(height), int(width), int(channels)], "dtype": "uint8"}
+    if dct_method:
+        f["dct_method"] = dct_method
+    return f
 
 
 class SparseValue(NamedTuple):
