@@ -210,8 +210,11 @@ func (d *Image) Decode(b []byte, key string) (tensor.Tensor, error) {
 }
 
 // jpegDecoders are the decoders of sequential JPEGs, whose memory each
-// reuses from one image to the next.
+// reuses from one image to the next, up to maxPooledPlanes bytes of
+// planes (a 12-megapixel photograph's, 4:2:0).
 var jpegDecoders = sync.Pool{New: func() any { return new(jpegDecoder) }}
+
+const maxPooledPlanes = 24 << 20
 
 // decodeJPEG decodes a sequential JPEG as TensorFlow does, with sluice's
 // own decoder and libjpeg's inverse DCT, reporting false for any JPEG it
@@ -219,7 +222,12 @@ var jpegDecoders = sync.Pool{New: func() any { return new(jpegDecoder) }}
 // describes.
 func (d *Image) decodeJPEG(b []byte) (tensor.Tensor, bool) {
 	jd := jpegDecoders.Get().(*jpegDecoder)
-	defer jpegDecoders.Put(jd)
+	defer func() {
+		if cap(jd.buf) > maxPooledPlanes {
+			jd.buf = nil // one large image should not pin its memory in the pool
+		}
+		jpegDecoders.Put(jd)
+	}()
 	jd.accurate = d.accurate
 	img, err := jd.decode(b, d.maxBytes)
 	if err != nil {
