@@ -111,42 +111,17 @@ func (d *imageDecoder) decode(enc tensor.Tensor, keys []string) (tensor.Tensor, 
 		if keys != nil {
 			key = keys[i]
 		}
-		img, err := d.dec.Decode(b, key)
-		if err != nil {
+		if err := d.dec.DecodeFit(pixels[i*row:(i+1)*row], b, key, d.height, d.width); err != nil {
 			if de, ok := errors.AsType[*dataerr.Error](err); ok {
 				de.Record = int64(i)
 			}
 			return tensor.Tensor{}, fmt.Errorf("feature %q: %w", d.name, err)
 		}
-		cropOrPad(pixels[i*row:(i+1)*row], img, d.height, d.width)
 	}
 	if d.reuse {
 		d.last = out
 	}
 	return out, nil
-}
-
-// cropOrPad writes img, [h, w, c] uint8 pixels, into dst, height × width
-// × c, as tf.image.resize_with_crop_or_pad does: along each axis the image
-// is cropped by half the excess (rounded down) before it, or placed after
-// half the shortfall (rounded down) of zeros.
-func cropOrPad(dst []uint8, img tensor.Tensor, height, width int) {
-	shape := img.Shape()
-	h, w, c := shape[0], shape[1], shape[2]
-	src := img.Uint8s()
-	if h == height && w == width {
-		copy(dst, src)
-		return
-	}
-	clear(dst)
-	// Offsets into the source (crop) and the destination (pad).
-	sy, dy := max(h-height, 0)/2, max(height-h, 0)/2
-	sx, dx := max(w-width, 0)/2, max(width-w, 0)/2
-	rows, cols := min(h, height), min(w, width)
-	for y := range rows {
-		s := src[((sy+y)*w+sx)*c:]
-		copy(dst[((dy+y)*width+dx)*c:][:cols*c], s[:cols*c])
-	}
 }
 
 // imageDecoders returns a decoder for each image feature, by the feature's

@@ -130,6 +130,38 @@ func ImageFormat(b []byte) string {
 // Decode decodes one image. key names the record in errors, such as
 // "images.tfrecord:1234"; it may be empty.
 func (d *Image) Decode(b []byte, key string) (tensor.Tensor, error) {
+	return d.decode(b, key, nil)
+}
+
+// DecodeFit decodes one image as Decode does into dst, height × width ×
+// the decoder's channels (1, 3 or 4; not 0), fitted as
+// tf.image.resize_with_crop_or_pad fits it: along each axis the image is
+// cropped by half the excess (rounded down) before it, or placed after
+// half the shortfall (rounded down) of zeros. A sequential JPEG converts
+// only the pixels it keeps, straight into dst.
+func (d *Image) DecodeFit(dst []uint8, b []byte, key string, height, width int) error {
+	if d.channels == 0 {
+		return errors.New("decode: DecodeFit needs a channel count, not 0")
+	}
+	if height < 1 || width < 1 || len(dst) != height*width*d.channels {
+		return fmt.Errorf("decode: DecodeFit into %d bytes, not %d × %d × %d", len(dst), height, width, d.channels)
+	}
+	t, err := d.decode(b, key, &fitting{dst, height, width})
+	if err == nil && t.IsValid() {
+		fit(dst, t, height, width)
+	}
+	return err
+}
+
+// fitting is where DecodeFit puts an image.
+type fitting struct {
+	dst           []uint8
+	height, width int
+}
+
+// decode is Decode, but for a sequential JPEG and to not nil, which it
+// fits into to and returns the zero Tensor for.
+func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error) {
 	f := ImageFormat(b)
 	fail := func(err error) (tensor.Tensor, error) {
 		return tensor.Tensor{}, &dataerr.Error{Offset: -1, Record: -1, Key: key, Err: &ImageError{Format: f, Err: err}}
@@ -157,7 +189,7 @@ func (d *Image) Decode(b []byte, key string) (tensor.Tensor, error) {
 	}
 
 	if f == "jpeg" {
-		if t, ok := d.decodeJPEG(b); ok {
+		if t, ok := d.decodeJPEG(b, to); ok {
 			return t, nil
 		}
 		// Progressive, CMYK and other JPEGs, and errors, are
@@ -219,8 +251,9 @@ const maxPooledPlanes = 24 << 20
 // decodeJPEG decodes a sequential JPEG as TensorFlow does, with sluice's
 // own decoder and libjpeg's inverse DCT, reporting false for any JPEG it
 // does not decode (errJPEGUnsupported) and for errors, which image/jpeg
-// describes.
-func (d *Image) decodeJPEG(b []byte) (tensor.Tensor, bool) {
+// describes. With to, it writes a color image's pixels there and returns
+// the zero Tensor.
+func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, bool) {
 	jd := jpegDecoders.Get().(*jpegDecoder)
 	defer func() {
 		if cap(jd.buf) > maxPooledPlanes {
@@ -240,7 +273,41 @@ func (d *Image) decodeJPEG(b []byte) (tensor.Tensor, bool) {
 	if channels == 0 {
 		channels = nativeChannels("jpeg", b, img)
 	}
+	if m, ok := img.(*image.YCbCr); ok && to != nil {
+		w, h := m.Rect.Dx(), m.Rect.Dy()
+		if h < to.height || w < to.width {
+			clear(to.dst) // padding
+		}
+		win := window{
+			x0: max(w-to.width, 0) / 2, y0: max(h-to.height, 0) / 2,
+			cols: min(w, to.width), rows: min(h, to.height),
+			dx: max(to.width-w, 0) / 2, dy: max(to.height-h, 0) / 2, stride: to.width,
+		}
+		writeYCbCr(m, &pixelWriter{out: to.dst, channels: channels}, win)
+		return tensor.Tensor{}, true
+	}
 	return toHWC(img, channels), true
+}
+
+// fit writes img, [h, w, c] uint8 pixels, into dst, height × width × c,
+// as DecodeFit says.
+func fit(dst []uint8, img tensor.Tensor, height, width int) {
+	shape := img.Shape()
+	h, w, c := shape[0], shape[1], shape[2]
+	src := img.Uint8s()
+	if h == height && w == width {
+		copy(dst, src)
+		return
+	}
+	clear(dst)
+	// Offsets into the source (crop) and the destination (pad).
+	sy, dy := max(h-height, 0)/2, max(height-h, 0)/2
+	sx, dx := max(w-width, 0)/2, max(width-w, 0)/2
+	rows, cols := min(h, height), min(w, width)
+	for y := range rows {
+		s := src[((sy+y)*w+sx)*c:]
+		copy(dst[((dy+y)*width+dx)*c:][:cols*c], s[:cols*c])
+	}
 }
 
 // nativeChannels is the channel count TensorFlow gives an image decoded

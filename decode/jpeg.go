@@ -2,19 +2,37 @@ package decode
 
 import "image"
 
-// writeYCbCr converts a decoded JPEG to pixels as libjpeg does for
-// TensorFlow, so that only the inverse DCT's rounding separates the two:
-// subsampled chroma is upsampled with libjpeg's "fancy" triangle filter
-// (3/4 of the nearer sample, 1/4 of the farther, in each subsampled
-// direction, edges replicated) rather than Go's replication, and YCbCr
-// becomes RGB with libjpeg's 16-bit fixed-point tables. A gray output is
-// the luma plane, which is what libjpeg gives for a color JPEG.
-func writeYCbCr(m *image.YCbCr, px *pixelWriter) {
+// A window is the part of an image a conversion writes, and where: the
+// cols × rows pixels from (x0, y0) go to the output's pixel (dx, dy), in
+// rows of stride pixels.
+type window struct {
+	x0, y0, cols, rows int
+	dx, dy, stride     int
+}
+
+// whole is the window of all of a w × h image, into an output of its size.
+func whole(w, h int) window { return window{cols: w, rows: h, stride: w} }
+
+// writeYCbCr converts the window win of a decoded JPEG to pixels as
+// libjpeg does for TensorFlow, so that only the inverse DCT's rounding
+// could separate the two: subsampled chroma is upsampled with libjpeg's
+// "fancy" triangle filter (3/4 of the nearer sample, 1/4 of the farther,
+// in each subsampled direction, edges replicated) rather than Go's
+// replication, and YCbCr becomes RGB with libjpeg's 16-bit fixed-point
+// tables. A gray output is the luma plane, which is what libjpeg gives for
+// a color JPEG. Chroma is upsampled from the whole image, so that a
+// window's pixels are those of the whole image's conversion.
+func writeYCbCr(m *image.YCbCr, px *pixelWriter, win window) {
 	b := m.Bounds()
 	w, h := b.Dx(), b.Dy()
+	row := func(y int) []uint8 { // luma of the window's row y, and px at its place
+		px.i = ((win.dy+y)*win.stride + win.dx) * px.channels
+		at := (win.y0+y)*m.YStride + win.x0
+		return m.Y[at : at+win.cols]
+	}
 	if px.channels == 1 {
-		for y := range h {
-			for _, v := range m.Y[y*m.YStride : y*m.YStride+w] {
+		for y := range win.rows {
+			for _, v := range row(y) {
 				px.gray(v, 255)
 			}
 		}
@@ -30,9 +48,10 @@ func writeYCbCr(m *image.YCbCr, px *pixelWriter) {
 		vy = 2
 	case image.YCbCrSubsampleRatio444:
 	default: // 4:1:1 and 4:1:0: Go's own conversion
-		for y := range h {
-			for x := range w {
-				c := m.YCbCrAt(b.Min.X+x, b.Min.Y+y)
+		for y := range win.rows {
+			row(y)
+			for x := range win.cols {
+				c := m.YCbCrAt(b.Min.X+win.x0+x, b.Min.Y+win.y0+y)
 				r, g, bl, _ := c.RGBA()
 				px.rgba(uint8(r>>8), uint8(g>>8), uint8(bl>>8), 255)
 			}
@@ -43,25 +62,25 @@ func writeYCbCr(m *image.YCbCr, px *pixelWriter) {
 	cb := make([]uint8, w)
 	cr := make([]uint8, w)
 	sums := make([]int32, cw)
-	for y := range h {
-		upsampleRow(cb, m.Cb, m.CStride, cw, ch, y, hx, vy, sums)
-		upsampleRow(cr, m.Cr, m.CStride, cw, ch, y, hx, vy, sums)
-		row := m.Y[y*m.YStride : y*m.YStride+w]
+	for y := range win.rows {
+		upsampleRow(cb, m.Cb, m.CStride, cw, ch, win.y0+y, hx, vy, sums)
+		upsampleRow(cr, m.Cr, m.CStride, cw, ch, win.y0+y, hx, vy, sums)
+		luma := row(y)
+		cb, cr := cb[win.x0:win.x0+len(luma)], cr[win.x0:win.x0+len(luma)]
 		if px.channels != 3 {
-			for x, yv := range row {
+			for x, yv := range luma {
 				r, g, bl := libjpegRGB(yv, cb[x], cr[x])
 				px.rgba(r, g, bl, 255)
 			}
 			continue
 		}
 		// RGB, the common case, written directly.
-		out := px.out[px.i : px.i+3*w]
-		cb, cr := cb[:len(row)], cr[:len(row)]
-		for x, yv := range row {
+		out := px.out[px.i : px.i+3*len(luma)]
+		for x, yv := range luma {
 			o := out[3*x : 3*x+3 : 3*x+3]
 			o[0], o[1], o[2] = libjpegRGB(yv, cb[x], cr[x])
 		}
-		px.i += 3 * w
+		px.i += 3 * len(luma)
 	}
 }
 

@@ -26,10 +26,23 @@ func TestWriteYCbCrMatchesReference(t *testing.T) {
 				n := size[0] * size[1] * channels
 				got := pixelWriter{out: make([]uint8, n), channels: channels}
 				want := pixelWriter{out: make([]uint8, n), channels: channels}
-				writeYCbCr(m, &got)
+				writeYCbCr(m, &got, whole(size[0], size[1]))
 				refWriteYCbCr(m, &want)
 				if !bytes.Equal(got.out, want.out) || got.i != n {
 					t.Errorf("%v %v, %d channels: pixels differ from the reference", ratio, size, channels)
+				}
+				// A window of the image, placed inside a larger output,
+				// holds the whole conversion's pixels there.
+				w, h := size[0], size[1]
+				win := window{x0: w / 3, y0: h / 4, cols: w - w/3 - w/5, rows: h - h/4 - h/6, dx: 1, dy: 2, stride: w + 3}
+				part := pixelWriter{out: make([]uint8, (h+2)*(w+3)*channels), channels: channels}
+				writeYCbCr(m, &part, win)
+				for y := range win.rows {
+					at := ((win.dy+y)*win.stride + win.dx) * channels
+					from := ((win.y0+y)*w + win.x0) * channels
+					if !bytes.Equal(part.out[at:at+win.cols*channels], want.out[from:from+win.cols*channels]) {
+						t.Errorf("%v %v, %d channels, %+v: row %d differs from the whole image's", ratio, size, channels, win, y)
+					}
 				}
 			}
 		}
