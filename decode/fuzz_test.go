@@ -196,7 +196,8 @@ func FuzzImage(f *testing.F) {
 	f.Add(b.Bytes(), uint8(3))
 	f.Add([]byte("BM\x00\x00"), uint8(0))
 	files, _ := filepath.Glob("testdata/images/*")
-	for i, name := range files {
+	jpegs, _ := filepath.Glob("testdata/jpeg/*.jpg")
+	for i, name := range append(files, jpegs...) {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data, uint8(i))
 		}
@@ -213,6 +214,21 @@ func FuzzImage(f *testing.F) {
 		}
 		if img.Rank() != 3 || (channels != 0 && img.Shape()[2] != channels) || img.NumElements() > 1<<20 {
 			t.Fatalf("shape %v for channels %d", img.Shape(), channels)
+		}
+		if channels == 0 {
+			return
+		}
+		// DecodeFit, to a size made of the input, is Decode fitted.
+		h, w := img.Shape()[0], img.Shape()[1]
+		th, tw := max(h+int(ch>>2)%7-3, 1), max(w+int(ch>>5)-3, 1)
+		want := make([]uint8, th*tw*channels)
+		fit(want, img, th, tw)
+		got := make([]uint8, len(want))
+		if err := d.DecodeFit(got, data, "fuzz", th, tw); err != nil {
+			t.Fatalf("DecodeFit %d×%d: %v, where Decode succeeded", th, tw, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("DecodeFit %d×%d of %d×%d differs from Decode's, fitted", th, tw, h, w)
 		}
 	})
 }
