@@ -121,3 +121,24 @@ func ExampleImage() {
 	// [1,2,3] [10 10 10 200 200 200]
 	// img-0002.png: Unknown image file format. One of JPEG, PNG, GIF, BMP required.
 }
+
+func ExampleImage_DecodeFit() {
+	// A 4×1 gray PNG, fitted to 2×3 as tf.image.resize_with_crop_or_pad
+	// fits it: cropped to its middle two columns, padded with a row of
+	// zeros above and below.
+	g := image.NewGray(image.Rect(0, 0, 4, 1))
+	for x, v := range []uint8{1, 2, 3, 4} {
+		g.SetGray(x, 0, color.Gray{v})
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, g)
+
+	gray, _ := decode.NewImage(1)
+	px := make([]uint8, 3*2*1)
+	if err := gray.DecodeFit(px, buf.Bytes(), "img-0003.png", 3, 2); err != nil {
+		panic(err)
+	}
+	fmt.Println(px)
+	// Output:
+	// [0 0 2 3 0 0]
+}

@@ -137,8 +137,8 @@ func (d *Image) Decode(b []byte, key string) (tensor.Tensor, error) {
 // the decoder's channels (1, 3 or 4; not 0), fitted as
 // tf.image.resize_with_crop_or_pad fits it: along each axis the image is
 // cropped by half the excess (rounded down) before it, or placed after
-// half the shortfall (rounded down) of zeros. A sequential JPEG converts
-// only the pixels it keeps, straight into dst.
+// half the shortfall (rounded down) of zeros. A sequential color JPEG
+// converts only the pixels it keeps, straight into dst.
 func (d *Image) DecodeFit(dst []uint8, b []byte, key string, height, width int) error {
 	if d.channels == 0 {
 		return errors.New("decode: DecodeFit needs a channel count, not 0")
