@@ -28,9 +28,9 @@ import (
 // as few cores busy (BenchmarkDecodeImage, 160 × 128 JPEGs, one file on
 // two cores: 3 300-3 800 images a second in file order, 5 300-7 400
 // shuffled, 6 000-7 300 deterministic). A trainer gets pixels without
-// decoding them itself, TensorFlow's own for PNG, GIF, BMP and sequential
-// JPEG (but for decode.Image's two deliberate differences) and within a
-// few levels for progressive JPEG, but not faster than TensorFlow decodes
+// decoding them itself, TensorFlow's own for PNG, GIF, BMP and JPEG (but
+// for decode.Image's two deliberate differences, and within a few levels
+// for the rare JPEGs image/jpeg decodes), but not faster than TensorFlow decodes
 // them: sluice's JPEG decoder takes two to three times the CPU of
 // TensorFlow's libjpeg-turbo, whose inverse DCT and color conversion are
 // SIMD, and PNG nearly twice.

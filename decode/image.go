@@ -58,15 +58,14 @@ func (e *ImageError) Unwrap() error { return e.Err }
 //
 // PNG, GIF and BMP decode exactly as TensorFlow does, including its
 // readings of 16-bit PNGs (the high byte of each sample) and of 8-bit BMPs
-// (the palette indices, as gray). So do sequential JPEGs (baseline and
-// extended, 8-bit, gray or YCbCr: what cameras, PIL and TensorFlow write),
-// which sluice decodes itself with libjpeg's fast integer inverse DCT (the
-// dct_method TensorFlow's decode_jpeg uses by default), chroma upsampling
-// and color tables, two to three times as fast as image/jpeg. Other JPEGs,
-// progressive ones above all, are decoded by Go's image/jpeg and converted
-// the same way, so only the inverse DCTs' rounding differs from
-// TensorFlow's: a few levels (up to 8 on the reference images, 2.5 or
-// less on average).
+// (the palette indices, as gray). So do JPEGs (baseline, extended and
+// progressive, 8-bit, gray or YCbCr: what cameras, browsers, PIL and
+// TensorFlow write), which sluice decodes itself with libjpeg's fast
+// integer inverse DCT (the dct_method TensorFlow's decode_jpeg uses by
+// default), chroma upsampling and color tables, two to three times as
+// fast as image/jpeg. Rarer JPEGs (arithmetic-coded, 12-bit, CMYK) are
+// decoded by Go's image/jpeg and converted the same way, so only the
+// inverse DCTs' rounding differs from TensorFlow's: a few levels.
 //
 // Two deliberate differences, where TensorFlow's output is a bug: a 1-, 2-
 // or 4-bit PNG decoded to 4 channels is opaque (TensorFlow sets its alpha
@@ -137,8 +136,8 @@ func (d *Image) Decode(b []byte, key string) (tensor.Tensor, error) {
 // the decoder's channels (1, 3 or 4; not 0), fitted as
 // tf.image.resize_with_crop_or_pad fits it: along each axis the image is
 // cropped by half the excess (rounded down) before it, or placed after
-// half the shortfall (rounded down) of zeros. A sequential color JPEG
-// converts only the pixels it keeps, straight into dst.
+// half the shortfall (rounded down) of zeros. A color JPEG that sluice
+// decodes itself converts only the pixels it keeps, straight into dst.
 func (d *Image) DecodeFit(dst []uint8, b []byte, key string, height, width int) error {
 	if d.channels == 0 {
 		return errors.New("decode: DecodeFit needs a channel count, not 0")
@@ -192,7 +191,7 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 		if t, ok := d.decodeJPEG(b, to); ok {
 			return t, nil
 		}
-		// Progressive, CMYK and other JPEGs, and errors, are
+		// Arithmetic-coded, CMYK and other JPEGs, and errors, are
 		// image/jpeg's, whose messages name what is wrong.
 	}
 

@@ -10,9 +10,9 @@ import (
 )
 
 // This file is a JPEG decoder for the files most datasets hold: baseline
-// and extended sequential Huffman-coded JPEG (SOF0, SOF1) with 8-bit
-// samples, gray or YCbCr with chroma subsampled as Go's image.YCbCr can
-// represent. Its inverse DCT is libjpeg's, by default the one TensorFlow's
+// and extended sequential Huffman-coded JPEG (SOF0, SOF1), and progressive
+// (SOF2, jpegprog.go), with 8-bit samples, gray or YCbCr with chroma
+// subsampled as Go's image.YCbCr can represent. Its inverse DCT is libjpeg's, by default the one TensorFlow's
 // decode_jpeg uses (see jpegidct.go), so that its planes are TensorFlow's,
 // and it is several times faster than image/jpeg:
 // the input is one byte slice, the Huffman decoder reads 9-bit lookup
@@ -20,8 +20,8 @@ import (
 // straight from the bit stream to its place in the output plane, and all
 // memory is reused from one decode to the next.
 //
-// Whatever else a JPEG may be (progressive, arithmetic-coded, 12-bit,
-// lossless, hierarchical, CMYK, RGB, other samplings) is
+// Whatever else a JPEG may be (arithmetic-coded, 12-bit, lossless,
+// hierarchical, CMYK, RGB, other samplings) is
 // errJPEGUnsupported, for the caller to hand to image/jpeg.
 //
 // Corrupt data is handled as libjpeg handles it where that is cheap to
@@ -46,7 +46,7 @@ var errJPEGUnsupported = errors.New("jpeg: unsupported by the fast decoder")
 const (
 	jpegSOF0 = 0xc0 // baseline sequential
 	jpegSOF1 = 0xc1 // extended sequential, Huffman
-	jpegSOF2 = 0xc2 // progressive, Huffman: the first of the SOFs not supported
+	jpegSOF2 = 0xc2 // progressive, Huffman: the last of the SOFs supported
 	jpegDHT  = 0xc4
 	jpegSOFF = 0xcf // the last SOF
 	jpegRST0 = 0xd0
@@ -102,6 +102,7 @@ type jpegComp struct {
 	q       [64]int32 // the quantization table (natural order) at the component's scan, as the IDCT takes it
 	pred    int32     // the DC predictor
 	dc, ac  *jpegHuff // the tables of the current scan
+	coef    []int16   // a progressive JPEG's coefficients, 64 a block of the plane's grid
 }
 
 // jpegDecoder holds scratch reused across decodes; not safe for concurrent
@@ -138,6 +139,12 @@ type jpegDecoder struct {
 
 	blk [64]int32 // coefficients of the block being decoded, natural order
 	buf []byte    // the planes' memory
+
+	// A progressive JPEG's state (jpegprog.go): the coefficients of all
+	// blocks, natural order, and the blocks left in an end-of-band run.
+	progressive bool
+	coefs       []int16
+	eobrun      uint32
 }
 
 // decode decodes data, a JPEG file, whose planes may take at most maxBytes
@@ -149,6 +156,7 @@ func (d *jpegDecoder) decode(data []byte, maxBytes int64) (image.Image, error) {
 	d.data = data
 	defer func() { d.data = nil }() // a pooled decoder should not keep the input alive
 	d.nComp = 0
+	d.progressive = false
 	d.restart = 0
 	d.adobeTransform = -1
 	d.quantDefined = [4]bool{}
@@ -182,11 +190,12 @@ func (d *jpegDecoder) decode(data []byte, maxBytes int64) (image.Image, error) {
 			return nil, err
 		}
 		switch {
-		case marker == jpegSOF0 || marker == jpegSOF1:
+		case marker == jpegSOF0 || marker == jpegSOF1 || marker == jpegSOF2:
+			d.progressive = marker == jpegSOF2
 			err = d.parseSOF(seg, maxBytes)
-		case jpegSOF2 <= marker && marker <= jpegSOFF && marker != jpegDHT:
-			// Progressive, lossless, arithmetic-coded (SOF9-SOF15 and
-			// their DAC tables) or hierarchical, and JPG.
+		case jpegSOF2 < marker && marker <= jpegSOFF && marker != jpegDHT:
+			// Lossless, arithmetic-coded (SOF9-SOF15 and their DAC
+			// tables) or hierarchical, and JPG.
 			err = errJPEGUnsupported
 		case marker == jpegDHT:
 			err = d.parseDHT(seg)
@@ -506,6 +515,20 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 		n := c.stride * 8 * c.v * d.mcusY
 		c.plane, buf = buf[:n:n], buf[n:]
 	}
+	if d.progressive {
+		// Two bytes a coefficient, one coefficient a sample: twice the
+		// planes' bytes, which the limit has bounded.
+		if cap(d.coefs) < total {
+			d.coefs = make([]int16, total)
+		}
+		coefs := d.coefs[:total]
+		clear(coefs)
+		for i := range nComp {
+			c := &d.comp[i]
+			n := c.stride * 8 * c.v * d.mcusY
+			c.coef, coefs = coefs[:n:n], coefs[n:]
+		}
+	}
 	return nil
 }
 
@@ -547,6 +570,15 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 	// The spectral selection and successive approximation fields (Ss, Se,
 	// Ah, Al) mean nothing in a sequential scan; libjpeg only warns when
 	// they are not 0, 63, 0, 0, and ignores them.
+	var prog progScan
+	needDC, needAC := true, true
+	if d.progressive {
+		var err error
+		if prog, err = parseProgScan(seg[1+2*ns:], ns); err != nil {
+			return err
+		}
+		needDC, needAC = prog.ss == 0 && prog.ah == 0, prog.ss > 0
+	}
 	var comps [3]*jpegComp
 	blocks := 0
 	for i := range ns {
@@ -574,23 +606,27 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 				*h = stdHuff()[class][dest] // libjpeg-turbo's default for motion JPEG
 			}
 		}
-		if !d.huff[0][td].defined || !d.huff[1][ta].defined {
+		if needDC && !d.huff[0][td].defined || needAC && !d.huff[1][ta].defined {
 			return fmt.Errorf("jpeg: SOS: component %d: Huffman tables DC %d, AC %d not defined", id, td, ta)
 		}
 		c.dc, c.ac = &d.huff[0][td], &d.huff[1][ta]
 		// A sequential JPEG codes each component in exactly one scan
 		// (T.81 B.2.3); refusing more also bounds the work a small
 		// hostile file can ask for.
-		if c.scanned {
+		if c.scanned && !d.progressive {
 			return fmt.Errorf("jpeg: SOS: component %d in a second scan", id)
 		}
-		if !d.quantDefined[c.tq] {
-			return fmt.Errorf("jpeg: SOS: component %d: quantization table %d not defined", id, c.tq)
-		}
-		if d.accurate {
-			c.q = d.quant[c.tq]
-		} else {
-			ifastQuant(&c.q, &d.quant[c.tq])
+		if !c.scanned {
+			// The table in force at a component's first scan is the
+			// one it is dequantized with, as libjpeg latches it.
+			if !d.quantDefined[c.tq] {
+				return fmt.Errorf("jpeg: SOS: component %d: quantization table %d not defined", id, c.tq)
+			}
+			if d.accurate {
+				c.q = d.quant[c.tq]
+			} else {
+				ifastQuant(&c.q, &d.quant[c.tq])
+			}
 		}
 		c.scanned = true
 		comps[i] = c
@@ -598,6 +634,9 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 	}
 	if ns > 1 && blocks > 10 {
 		return fmt.Errorf("jpeg: SOS: %d blocks in an MCU, more than 10", blocks)
+	}
+	if d.progressive {
+		return d.decodeProgScan(comps[:ns], prog)
 	}
 	return d.decodeScan(comps[:ns])
 }
@@ -611,6 +650,9 @@ func (d *jpegDecoder) finish() (image.Image, error) {
 		if c := &d.comp[i]; !c.scanned {
 			return nil, fmt.Errorf("jpeg: component %d has no scan", c.id)
 		}
+	}
+	if d.progressive {
+		d.finishProgressive()
 	}
 	r := image.Rect(0, 0, d.width, d.height)
 	if d.nComp == 1 {

@@ -84,7 +84,7 @@ def rows():
         load(rel)["cases"], "decode.py", "pixels of each file at each channel count")
     rel = "decode/testdata/tf_decode_jpeg.json"
     add("tf.io.decode_jpeg (dct_method default and INTEGER_ACCURATE)", rel, load(rel)["cases"], "jpegs.py",
-        "pixels of 41 JPEGs: every subsampling, qualities 5-100, 16-bit tables, restarts, gray, partial MCUs, no DHT")
+        "pixels of 49 JPEGs, baseline and progressive: every subsampling, qualities 5-100, 16-bit tables, restarts, gray, partial MCUs, no DHT")
 
     rel = "example/testdata/tfref.json"
     d = load(rel)

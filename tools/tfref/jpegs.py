@@ -10,8 +10,8 @@ TensorFlow's encode_jpeg and by Pillow (both libjpeg-turbo) with the settings
 that change how a decoder must read them: chroma subsampling 4:4:4, 4:2:2 and
 4:2:0, qualities from 5 to 100, 16-bit quantization tables, optimized Huffman
 tables, restart markers, grayscale, sizes that are not whole MCUs, files
-without Huffman tables (as motion-JPEG frames are), and one progressive
-file. decode/testdata/tf_decode_jpeg.json then holds what
+without Huffman tables (as motion-JPEG frames are), and progressive files
+of each kind. decode/testdata/tf_decode_jpeg.json then holds what
 tf.io.decode_jpeg (default dct_method, the accurate integer IDCT; fancy
 upscaling) makes of each, for channels 0, 1 and 3: the shape and the pixels (for channels 0 their
 SHA-256); and the SHA-256 of the pixels for channels 3 with
@@ -91,6 +91,15 @@ def main():
     files["tf_gray_q60.jpg"] = tfjpeg(gray, quality=60)
     files["pil_gray_restart.jpg"] = pillow(gray, quality=90, restart_marker_blocks=5)
     files["tf_progressive_420.jpg"] = tfjpeg(img, quality=90, progressive=True)
+    # Progressive JPEGs: libjpeg's progression (spectral selection, then
+    # successive approximation), every subsampling, partial MCUs, restarts.
+    files["tf_progressive_444_q100.jpg"] = tfjpeg(img, quality=100, progressive=True, chroma_downsampling=False)
+    files["tf_progressive_gray.jpg"] = tfjpeg(gray, quality=75, progressive=True)
+    for name, (h, w) in (("37x23", (23, 37)), ("1x1", (1, 1)), ("33x65", (65, 33))):
+        files[f"tf_progressive_420_{name}.jpg"] = tfjpeg(picture(h, w, 7), quality=85, progressive=True)
+    files["pil_progressive_422.jpg"] = pillow(img, quality=80, progressive=True, subsampling="4:2:2")
+    files["pil_progressive_restart_420.jpg"] = pillow(img, quality=90, progressive=True, restart_marker_blocks=2)
+    files["pil_progressive_q5.jpg"] = pillow(img, quality=5, progressive=True)
     # Motion-JPEG frames leave out the standard Huffman tables, which the
     # decoder must then assume.
     files["tf_nodht_420.jpg"] = without_dht(files["tf_q95_420_37x23.jpg"])
@@ -109,12 +118,11 @@ def main():
             else:
                 case["pixels"] = base64.b64encode(px.tobytes()).decode()
             cases.append(case)
-        if "progressive" not in name:
-            # dct_method="INTEGER_ACCURATE", libjpeg's JDCT_ISLOW
-            # (decode.AccurateDCT).
-            px = tf.io.decode_jpeg(data, channels=3, dct_method="INTEGER_ACCURATE").numpy()
-            cases.append({"file": "jpeg/" + name, "channels": 3, "accurate": True, "shape": list(px.shape),
-                          "sha256": hashlib.sha256(px.tobytes()).hexdigest()})
+        # dct_method="INTEGER_ACCURATE", libjpeg's JDCT_ISLOW
+        # (decode.AccurateDCT).
+        px = tf.io.decode_jpeg(data, channels=3, dct_method="INTEGER_ACCURATE").numpy()
+        cases.append({"file": "jpeg/" + name, "channels": 3, "accurate": True, "shape": list(px.shape),
+                      "sha256": hashlib.sha256(px.tobytes()).hexdigest()})
     with open(os.path.join(OUT, "tf_decode_jpeg.json"), "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=0)
         f.write("\n")
