@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/sluiceml/sluice/tensor"
@@ -130,10 +131,14 @@ func BenchmarkImage(b *testing.B) {
 	png.Encode(&pngBuf, rgb)
 	jpeg.Encode(&jpgBuf, rgb, &jpeg.Options{Quality: 90})
 	jpeg.Encode(&photoBuf, photo(w, h), &jpeg.Options{Quality: 90})
+	progressive, err := os.ReadFile("testdata/bench-progressive-224.jpg") // tools/tfref/jpegs.py's
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"png", pngBuf.Bytes()}, {"jpeg", jpgBuf.Bytes()}, {"jpeg-photo", photoBuf.Bytes()}} {
+	}{{"png", pngBuf.Bytes()}, {"jpeg", jpgBuf.Bytes()}, {"jpeg-photo", photoBuf.Bytes()}, {"jpeg-progressive", progressive}} {
 		b.Run(c.name, func(b *testing.B) {
 			d, _ := NewImage(3)
 			b.SetBytes(w * h * 3)

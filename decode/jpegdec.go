@@ -103,6 +103,7 @@ type jpegComp struct {
 	pred    int32     // the DC predictor
 	dc, ac  *jpegHuff // the tables of the current scan
 	coef    []int16   // a progressive JPEG's coefficients, 64 a block of the plane's grid
+	nz      []uint64  // and a block's coefficients that may be nonzero
 }
 
 // jpegDecoder holds scratch reused across decodes; not safe for concurrent
@@ -144,6 +145,7 @@ type jpegDecoder struct {
 	// blocks, natural order, and the blocks left in an end-of-band run.
 	progressive bool
 	coefs       []int16
+	nzs         []uint64
 	eobrun      uint32
 }
 
@@ -521,12 +523,17 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 		if cap(d.coefs) < total {
 			d.coefs = make([]int16, total)
 		}
-		coefs := d.coefs[:total]
+		if cap(d.nzs) < total/64 {
+			d.nzs = make([]uint64, total/64)
+		}
+		coefs, nzs := d.coefs[:total], d.nzs[:total/64]
 		clear(coefs)
+		clear(nzs)
 		for i := range nComp {
 			c := &d.comp[i]
 			n := c.stride * 8 * c.v * d.mcusY
 			c.coef, coefs = coefs[:n:n], coefs[n:]
+			c.nz, nzs = nzs[:n/64:n/64], nzs[n/64:]
 		}
 	}
 	return nil

@@ -38,11 +38,12 @@ func parseProgScan(p []byte, ns int) (progScan, error) {
 	return s, nil
 }
 
-// blockCoefs returns the coefficients of component c's block (bx, by) of
-// its MCU-aligned grid.
-func (d *jpegDecoder) blockCoefs(c *jpegComp, bx, by int) []int16 {
-	i := (by*(c.stride/8) + bx) * 64
-	return c.coef[i : i+64 : i+64]
+// block returns the coefficients of component c's block (bx, by) of its
+// MCU-aligned grid, and the set of those that may be nonzero (bit i for
+// natural index i), which the inverse DCT takes.
+func (c *jpegComp) block(bx, by int) ([]int16, *uint64) {
+	i := by*(c.stride/8) + bx
+	return c.coef[64*i : 64*i+64 : 64*i+64], &c.nz[i]
 }
 
 // decodeProgScan decodes the entropy-coded data of a progressive scan of
@@ -88,7 +89,8 @@ func (d *jpegDecoder) decodeProgScan(comps []*jpegComp, s progScan) error {
 				for by := range v {
 					for bx := range h {
 						x, y := mx*h+bx, my*v+by
-						if err := d.progBlock(c, d.blockCoefs(c, x, y), s); err != nil {
+						coef, nz := c.block(x, y)
+						if err := d.progBlock(c, coef, nz, s); err != nil {
 							return fmt.Errorf("jpeg: %w in the block at (%d, %d) of component %d", err, 8*x, 8*y, c.id)
 						}
 					}
@@ -105,8 +107,9 @@ func (d *jpegDecoder) decodeProgScan(comps []*jpegComp, s progScan) error {
 	return nil
 }
 
-// progBlock decodes one block's part of a progressive scan into coef.
-func (d *jpegDecoder) progBlock(c *jpegComp, coef []int16, s progScan) error {
+// progBlock decodes one block's part of a progressive scan into coef,
+// adding to nz the coefficients it sets.
+func (d *jpegDecoder) progBlock(c *jpegComp, coef []int16, nz *uint64, s progScan) error {
 	switch {
 	case s.ss == 0 && s.ah == 0: // DC, first scan
 		size, err := d.symbol(c.dc)
@@ -115,21 +118,22 @@ func (d *jpegDecoder) progBlock(c *jpegComp, coef []int16, s progScan) error {
 		}
 		c.pred += extend(d.bits(uint(size)), uint(size))
 		coef[0] = int16(c.pred << s.al)
+		*nz |= 1
 	case s.ss == 0: // DC, refinement: one bit
 		if d.bits(1) != 0 {
 			coef[0] |= 1 << s.al
 		}
 	case s.ah == 0:
-		return d.acFirst(c, coef, s)
+		return d.acFirst(c, coef, nz, s)
 	default:
-		return d.acRefine(c, coef, s)
+		return d.acRefine(c, coef, nz, s)
 	}
 	return nil
 }
 
 // acFirst decodes a band's first scan (T.81 G.1.2.2): run-length coded
 // values, shifted up by Al, with runs of blocks ending early (EOBRUN).
-func (d *jpegDecoder) acFirst(c *jpegComp, coef []int16, s progScan) error {
+func (d *jpegDecoder) acFirst(c *jpegComp, coef []int16, nz *uint64, s progScan) error {
 	if d.eobrun > 0 {
 		d.eobrun--
 		return nil
@@ -149,40 +153,76 @@ func (d *jpegDecoder) acFirst(c *jpegComp, coef []int16, s progScan) error {
 			return nil
 		}
 		k += r
-		coef[unzig[k&127]] = int16(extend(d.bits(size), size) << s.al)
+		z := unzig[k&127]
+		coef[z] = int16(extend(d.bits(size), size) << s.al)
+		*nz |= 1 << z
 	}
 	return nil
 }
 
 // acRefine decodes a band's refinement scan (T.81 G.1.2.3): a correction
 // bit for each coefficient already nonzero, and new coefficients of ±1 at
-// bit Al placed among the zeros, the runs counting zeros only.
-func (d *jpegDecoder) acRefine(c *jpegComp, coef []int16, s progScan) error {
+// bit Al placed among the zeros, the runs counting zeros only. It is most
+// of a progressive JPEG's decoding time, so the bit reader's state is kept
+// in locals, as decodeBlock keeps it.
+func (d *jpegDecoder) acRefine(c *jpegComp, coef []int16, nz *uint64, s progScan) error {
 	p1, m1 := int16(1)<<s.al, int16(-1)<<s.al
+	acc, n := d.acc, d.n
+	defer func() { d.acc, d.n = acc, n }()
+	bit := func() bool {
+		if n < 32 {
+			acc, n = d.fill(acc, n)
+		}
+		b := acc>>63 != 0
+		acc <<= 1
+		n--
+		return b
+	}
+	// refine applies the correction bit of a nonzero coefficient: if set,
+	// and the coefficient lacks the bit, it grows away from zero by it.
+	refine := func(z *int16) {
+		if bit() && *z&p1 == 0 {
+			if *z >= 0 {
+				*z += p1
+			} else {
+				*z += m1
+			}
+		}
+	}
 	k := s.ss
 	if d.eobrun == 0 {
 		for ; k <= s.se; k++ {
-			rs, err := d.symbol(c.ac)
-			if err != nil {
-				return err
+			if n < 32 {
+				acc, n = d.fill(acc, n)
 			}
+			rs, l := c.ac.decode(acc)
+			if l == 0 {
+				return errors.New("bad Huffman code")
+			}
+			acc <<= l
+			n -= l
 			r, size := int(rs>>4), rs&15
 			var v int16
 			if size != 0 {
 				// Size 1 is the only one allowed; libjpeg warns of
 				// others and reads them as 1.
 				v = m1
-				if d.bits(1) != 0 {
+				if bit() {
 					v = p1
 				}
 			} else if r != 15 {
-				d.eobrun = 1<<r + d.bits(uint(r))
+				if n < 32 {
+					acc, n = d.fill(acc, n)
+				}
+				d.eobrun = 1<<r + uint32(acc>>(64-uint(r))&(1<<r-1))
+				acc <<= uint(r)
+				n -= uint(r)
 				break
 			}
 			for ; k <= s.se; k++ {
 				z := &coef[unzig[k&127]]
 				if *z != 0 {
-					d.refine(z, p1, m1)
+					refine(z)
 				} else {
 					if r == 0 {
 						break
@@ -191,14 +231,16 @@ func (d *jpegDecoder) acRefine(c *jpegComp, coef []int16, s progScan) error {
 				}
 			}
 			if v != 0 {
-				coef[unzig[k&127]] = v
+				z := unzig[k&127]
+				coef[z] = v
+				*nz |= 1 << z
 			}
 		}
 	}
 	if d.eobrun > 0 {
 		for ; k <= s.se; k++ {
 			if z := &coef[unzig[k&127]]; *z != 0 {
-				d.refine(z, p1, m1)
+				refine(z)
 			}
 		}
 		d.eobrun--
@@ -206,16 +248,19 @@ func (d *jpegDecoder) acRefine(c *jpegComp, coef []int16, s progScan) error {
 	return nil
 }
 
-// refine reads the correction bit of a nonzero coefficient: if set, and
-// the coefficient lacks the bit, it grows away from zero by it.
-func (d *jpegDecoder) refine(z *int16, p1, m1 int16) {
-	if d.bits(1) != 0 && *z&p1 == 0 {
-		if *z >= 0 {
-			*z += p1
-		} else {
-			*z += m1
-		}
+// decode decodes the Huffman symbol at the top of acc, which holds at
+// least 16 bits, and returns it with its code's length, or length 0 if
+// acc starts with no code.
+func (h *jpegHuff) decode(acc uint64) (byte, uint) {
+	e := h.lut[acc>>(64-jpegLUTBits)]
+	if e == 0 {
+		return h.slow(acc)
 	}
+	sym, l := byte(e>>8), uint(e&lutBits)
+	if e&lutFolded != 0 {
+		l -= uint(sym & 15) // the entry's length takes in the value's bits
+	}
+	return sym, l
 }
 
 // symbol decodes one Huffman symbol with h.
@@ -223,14 +268,8 @@ func (d *jpegDecoder) symbol(h *jpegHuff) (byte, error) {
 	if d.n < 32 {
 		d.acc, d.n = d.fill(d.acc, d.n)
 	}
-	var sym byte
-	var l uint
-	if e := h.lut[d.acc>>(64-jpegLUTBits)]; e != 0 {
-		sym, l = byte(e>>8), uint(e&lutBits)
-		if e&lutFolded != 0 {
-			l -= uint(sym & 15) // the entry's length takes in the value's bits
-		}
-	} else if sym, l = h.slow(d.acc); l == 0 {
+	sym, l := h.decode(d.acc)
+	if l == 0 {
 		return 0, errors.New("bad Huffman code")
 	}
 	d.acc <<= l
@@ -262,12 +301,11 @@ func (d *jpegDecoder) finishProgressive() {
 		// blocks that pad MCUs too, as image/jpeg writes them.
 		for by := range len(c.plane) / c.stride / 8 {
 			for bx := range c.stride / 8 {
-				var nz uint64
-				for z, v := range d.blockCoefs(c, bx, by) {
-					blk[z] = int32(v)
-					if v != 0 {
-						nz |= 1 << z
-					}
+				coef, set := c.block(bx, by)
+				nz := *set
+				for m := nz; m != 0; m &= m - 1 {
+					z := bits.TrailingZeros64(m) & 63
+					blk[z] = int32(coef[z])
 				}
 				dst := c.plane[by*8*c.stride+bx*8:]
 				switch {

@@ -105,6 +105,11 @@ def main():
     files["tf_nodht_420.jpg"] = without_dht(files["tf_q95_420_37x23.jpg"])
     files["tf_nodht_gray.jpg"] = without_dht(files["tf_gray_q60.jpg"])
 
+    # Not a reference case: the progressive JPEG decode's BenchmarkImage
+    # reads, a 224 x 224 picture as Pillow writes it.
+    with open(os.path.join(OUT, "bench-progressive-224.jpg"), "wb") as f:
+        f.write(pillow(picture(224, 224, 9), quality=90, progressive=True))
+
     os.makedirs(os.path.join(OUT, "jpeg"), exist_ok=True)
     cases = []
     for name, data in sorted(files.items()):
