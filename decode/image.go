@@ -62,10 +62,11 @@ func (e *ImageError) Unwrap() error { return e.Err }
 // progressive, 8-bit, gray or YCbCr: what cameras, browsers, PIL and
 // TensorFlow write), which sluice decodes itself with libjpeg's fast
 // integer inverse DCT (the dct_method TensorFlow's decode_jpeg uses by
-// default), chroma upsampling and color tables, two to three times as
-// fast as image/jpeg. Rarer JPEGs (arithmetic-coded, 12-bit, CMYK) are
-// decoded by Go's image/jpeg and converted the same way, so only the
-// inverse DCTs' rounding differs from TensorFlow's: a few levels.
+// default), chroma upsampling and color tables, faster than image/jpeg
+// (baseline JPEGs two to three times). Rarer JPEGs (arithmetic-coded,
+// 12-bit, CMYK) are decoded by Go's image/jpeg and converted the same way,
+// so only the inverse DCTs' rounding differs from TensorFlow's: a few
+// levels.
 //
 // Two deliberate differences, where TensorFlow's output is a bug: a 1-, 2-
 // or 4-bit PNG decoded to 4 channels is opaque (TensorFlow sets its alpha
