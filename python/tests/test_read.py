@@ -231,24 +231,24 @@ def test_images(tmp_path):
     for i, x in enumerate(imgs):
         np.testing.assert_array_equal(pixels[i], fit(x, 4, 5))
 
-    # JPEGs are TensorFlow's pixels, with either of decode_jpeg's inverse
-    # DCTs (decode/testdata/tf_decode_jpeg.json has their SHA-256).
+    # JPEGs, baseline and progressive, are TensorFlow's pixels, with either
+    # of decode_jpeg's inverse DCTs (decode/testdata/tf_decode_jpeg.json).
     testdata = os.path.join(os.path.dirname(__file__), "..", "..", "decode", "testdata")
     with open(os.path.join(testdata, "tf_decode_jpeg.json")) as f:
         ref = {(c["file"], c.get("accurate", False)): c for c in json.load(f)["cases"] if c["channels"] == 3}
-    name = "jpeg/pil_q100_444.jpg"
-    with open(os.path.join(testdata, name), "rb") as f:
-        tfrecords.write(str(tmp_path / "jpeg.tfrecord"),
-                        [tfrecords.example({"img": ("bytes", [f.read()]), "label": ("int64", [0])})])
-    for accurate in (False, True):
-        want = ref[(name, accurate)]
-        spec = {"img": sluice.Image(*want["shape"], dct_method="INTEGER_ACCURATE" if accurate else "")}
-        (b,) = sluice.examples(str(tmp_path / "jpeg.tfrecord"), spec, batch_size=1, copy=True)
-        got = b["img"][0].tobytes()
-        if "sha256" in want:
-            assert hashlib.sha256(got).hexdigest() == want["sha256"]
-        else:
-            assert got == base64.b64decode(want["pixels"])
+    for name in ("jpeg/pil_q100_444.jpg", "jpeg/tf_progressive_444_q100.jpg"):
+        with open(os.path.join(testdata, name), "rb") as f:
+            tfrecords.write(str(tmp_path / "jpeg.tfrecord"),
+                            [tfrecords.example({"img": ("bytes", [f.read()]), "label": ("int64", [0])})])
+        for accurate in (False, True):
+            want = ref[(name, accurate)]
+            spec = {"img": sluice.Image(*want["shape"], dct_method="INTEGER_ACCURATE" if accurate else "")}
+            (b,) = sluice.examples(str(tmp_path / "jpeg.tfrecord"), spec, batch_size=1, copy=True)
+            got = b["img"][0].tobytes()
+            if "sha256" in want:
+                assert hashlib.sha256(got).hexdigest() == want["sha256"], (name, accurate)
+            else:
+                assert got == base64.b64decode(want["pixels"]), (name, accurate)
     with pytest.raises(sluice.InvalidArgumentError, match="dct_method"):
         list(sluice.examples(str(tmp_path / "jpeg.tfrecord"), {"img": sluice.Image(4, 4, dct_method="FLOAT")},
                              batch_size=1))
