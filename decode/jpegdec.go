@@ -697,24 +697,14 @@ func (d *jpegDecoder) decodeScan(comps []*jpegComp) error {
 			clear(c.plane)
 		}
 	}
-	todo := d.restart // MCUs left in the restart interval
-	nextRST := 0
+	rst := restarts{todo: d.restart}
 	// After a marker cut an interval short, its remaining MCUs are
 	// zero, as libjpeg makes them (the insufficient_data flag).
 	empty := false
 	for my := range mcusY {
 		for mx := range mcusX {
-			if d.restart > 0 {
-				if todo == 0 {
-					d.resync(nextRST)
-					nextRST = (nextRST + 1) & 7
-					for _, c := range comps {
-						c.pred = 0
-					}
-					empty = false
-					todo = d.restart
-				}
-				todo--
+			if d.restartDue(&rst, comps) {
+				empty = false
 			}
 			for _, c := range comps {
 				h, v := c.h, c.v
@@ -745,6 +735,33 @@ func (d *jpegDecoder) decodeScan(comps []*jpegComp) error {
 		}
 	}
 	return nil
+}
+
+// restarts counts a scan's way through its restart intervals.
+type restarts struct {
+	todo int // MCUs left in the interval
+	next int // the number (0-7) of the restart marker that ends it
+}
+
+// restartDue counts one more MCU of the scan of comps, and, at the start
+// of a new restart interval, moves past the marker that ends the last,
+// resets the DC predictors and the end-of-band run, and reports true.
+func (d *jpegDecoder) restartDue(r *restarts, comps []*jpegComp) bool {
+	if d.restart == 0 {
+		return false
+	}
+	due := r.todo == 0
+	if due {
+		d.resync(r.next)
+		r.next = (r.next + 1) & 7
+		for _, c := range comps {
+			c.pred = 0
+		}
+		d.eobrun = 0
+		r.todo = d.restart
+	}
+	r.todo--
+	return due
 }
 
 // resync moves past restart marker number want (0-7) at the end of a

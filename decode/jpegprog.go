@@ -59,24 +59,14 @@ func (d *jpegDecoder) decodeProgScan(comps []*jpegComp, s progScan) error {
 	if single {
 		mcusX, mcusY = comps[0].bw, comps[0].bh
 	}
-	todo, nextRST := d.restart, 0
+	rst := restarts{todo: d.restart}
 	// After the data of an interval ran out (a marker inside it), its
 	// remaining MCUs are left as they are, as libjpeg leaves them.
 	empty := false
 	for my := range mcusY {
 		for mx := range mcusX {
-			if d.restart > 0 {
-				if todo == 0 {
-					d.resync(nextRST)
-					nextRST = (nextRST + 1) & 7
-					for _, c := range comps {
-						c.pred = 0
-					}
-					d.eobrun = 0
-					empty = false
-					todo = d.restart
-				}
-				todo--
+			if d.restartDue(&rst, comps) {
+				empty = false
 			}
 			if empty {
 				continue
