@@ -44,6 +44,13 @@ func sameParsed(t *testing.T, what string, a, b *Parsed) {
 			t.Fatalf("%s: component %s: fast %v, reference %v", what, a.ComponentNames()[i], ca[i], cb[i])
 		}
 	}
+	for _, name := range a.Names() {
+		la, oka := a.Lengths(name)
+		lb, okb := b.Lengths(name)
+		if oka != okb || oka && !sameBits(la, lb) {
+			t.Fatalf("%s: Lengths(%s): fast %v, %v, reference %v, %v", what, name, la, oka, lb, okb)
+		}
+	}
 }
 
 // agree checks the contract between the paths: where proto.Unmarshal
@@ -99,6 +106,11 @@ func FuzzParseSingle(f *testing.F) {
 				t.Fatalf("reusing parser: %v", err)
 			}
 			sameParsed(t, "reused", got, want)
+			// A batch's step counts are the single record's steps.
+			steps, _ := want.Lengths("q")
+			if q, _ := a.Dense("q"); steps.Len() != 2 || steps.Int64s()[0] != int64(q.Shape()[0]) || steps.Int64s()[1] != int64(q.Shape()[0]) {
+				t.Fatalf("Lengths(q) of a batch of two = %v, want the record's %d steps twice", steps, q.Shape()[0])
+			}
 		}
 	})
 }

@@ -242,8 +242,33 @@ func (pl *plan) build(refs []featureRef, n int, keys []string, reuse []tensor.Te
 		if reuse != nil && c.kind == KindFixedLen {
 			reuse[fi] = out.dense[fi]
 		}
+		if c.kind == KindFixedLenSequence {
+			if out.lengths == nil {
+				out.lengths = make([]tensor.Tensor, len(pl.feats))
+			}
+			out.lengths[fi] = c.stepCounts(out.lengths[fi], n, func(i int) *featureRef { return &refs[i*len(pl.slotNames)+c.slot] })
+		}
 	}
 	return out, nil
+}
+
+// stepCounts returns each of n records' number of steps of c, a
+// FixedLenSequence feature of Examples whose values buildSequenceDense
+// has checked: its values over the step's size, none when it is missing.
+// prev, the counts of an earlier batch, is written over if it fits.
+func (c *compiled) stepCounts(prev tensor.Tensor, n int, ref func(int) *featureRef) tensor.Tensor {
+	t := prev
+	if !t.IsValid() || t.Len() != n {
+		t = tensor.Zeros(tensor.Int64, tensor.Shape{n})
+	}
+	steps := t.Int64s()
+	for i := range n {
+		steps[i] = 0
+		if r := ref(i); r.present && r.kind != kindNone && c.rowSize > 0 {
+			steps[i] = int64(r.count / c.rowSize)
+		}
+	}
+	return t
 }
 
 // newParsed returns an empty Parsed for pl's features.
@@ -534,6 +559,8 @@ func permute[T any](vs []T, p []int) {
 
 // unbatch turns the outputs of a batch of one into single-record outputs.
 func (p *Parsed) unbatch() *Parsed {
+	// A record's steps are its dense tensor's leading dimension.
+	p.lengths = nil
 	for i, k := range p.kinds {
 		switch k {
 		case KindFixedLen, KindFixedLenSequence:

@@ -14,7 +14,7 @@ type Parsed struct {
 	kinds   []Kind
 	dense   []tensor.Tensor
 	sparse  []tensor.Sparse
-	lengths []tensor.Tensor // steps per record, for batched dense feature lists
+	lengths []tensor.Tensor // steps per record: batched feature lists and FixedLenSequence features
 }
 
 func (p *Parsed) index(name string) int {

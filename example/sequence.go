@@ -191,7 +191,6 @@ func (p *SequenceParser) ParseSingle(serialized []byte, key string) (context, fe
 	if err != nil {
 		return nil, nil, err
 	}
-	l.lengths = nil
 	return c.unbatch(), l.unbatch(), nil
 }
 
@@ -386,9 +385,14 @@ func (c *compiled) buildListDense(recs []seqRecord, keys []string, maxSteps int)
 	return t, nil
 }
 
-// Lengths returns the number of steps of each record for a feature list
-// parsed by SequenceParser.Parse (TensorFlow's feature_list lengths, which
-// it gives for dense feature lists only).
+// Lengths returns the number of steps of each record, int64 [batch], for
+// a feature list parsed by SequenceParser.Parse (TensorFlow's
+// feature_list lengths, which it gives for dense feature lists only) and
+// for a FixedLenSequence feature parsed by Parser.Parse, where it tells
+// the steps of a record from the padding of the batch's longer ones (its
+// values over the step's size; none when it is missing).
+// TensorFlow's parse_example gives no such output. ParseSingle's outputs
+// have no lengths: their steps are the dense tensor's first dimension.
 func (p *Parsed) Lengths(name string) (tensor.Tensor, bool) {
 	i := p.index(name)
 	if i < 0 || i >= len(p.lengths) || !p.lengths[i].IsValid() {
