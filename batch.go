@@ -14,8 +14,9 @@ type feature struct {
 	name   string
 	dtype  tensor.DType
 	sparse bool // a VarLen or SparseFeature: three components in an element
-	// steps marks a feature list of SequenceExamples, whose records'
-	// step counts follow its values as one more component.
+	// steps marks a feature list of SequenceExamples, or a
+	// FixedLenSequence feature of Examples, whose records' step counts
+	// follow its values as one more component.
 	steps bool
 }
 
@@ -172,10 +173,10 @@ func (b *Batch) sparse(c int) tensor.Sparse {
 
 // Lengths returns the number of values of each record for a VarLen
 // feature: the part of each row of Dense that is not padding. For a
-// feature list of SequenceExamples it returns each record's number of
-// steps instead (TensorFlow's feature_list lengths): the part of the
-// second dimension of Dense that is not padding. It panics for any other
-// dense feature.
+// feature list of SequenceExamples, or a FixedLenSequence feature of
+// Examples, it returns each record's number of steps instead
+// (TensorFlow's feature_list lengths): the part of the second dimension
+// of Dense that is not padding. It panics for any other dense feature.
 func (b *Batch) Lengths(name string) []int {
 	if f, c := b.feature(name); f.steps {
 		if f.sparse {

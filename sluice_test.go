@@ -218,6 +218,55 @@ func TestPadding(t *testing.T) {
 	}
 }
 
+// An Example's FixedLenSequence feature is padded to the batch's most
+// steps, and Lengths tells each record's steps from the padding, on every
+// path a batch is made by: plain, shuffled, deterministic, globally
+// shuffled, and kept.
+func TestFixedLenSequenceLengths(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 2, 13)
+	spec := example.Spec{
+		"label":  example.FixedLen(tensor.Int64),
+		"tokens": example.FixedLenSequence(tensor.Int64).AllowMissing().WithDefault(tensor.Scalar(int64(-1))),
+	}
+	pat := filepath.Join(dir, "train-*")
+	for _, tt := range []struct {
+		name  string
+		ds    *Dataset
+		batch []BatchOption
+	}{
+		{"plain", Examples(pat, spec, Readers(2)), nil},
+		{"shuffled", Examples(pat, spec, Shuffle(8), Seed(1)), nil},
+		{"deterministic", Examples(pat, spec, Shuffle(8), Seed(1), Deterministic()), nil},
+		{"global shuffle", Examples(pat, spec, GlobalShuffle(), Seed(1)), nil},
+		{"kept", Examples(pat, spec), []BatchOption{KeepBatches()}},
+	} {
+		seen := 0
+		for b, err := range tt.ds.Batches(t.Context(), 4, tt.batch...) {
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			lens := b.Lengths("tokens")
+			d := b.Dense("tokens")
+			steps := d.Shape()[1]
+			if steps != slices.Max(lens) {
+				t.Errorf("%s: tokens padded to %d steps, want the batch's most, %d", tt.name, steps, slices.Max(lens))
+			}
+			for i, l := range b.Int64("label") {
+				want := slices.Repeat([]int64{l}, int(l%4))
+				want = append(want, slices.Repeat([]int64{-1}, steps-len(want))...)
+				if lens[i] != int(l%4) || !slices.Equal(d.Int64s()[i*steps:(i+1)*steps], want) {
+					t.Errorf("%s: record %d: tokens %v with length %d, want %v with %d", tt.name, l, d.Int64s()[i*steps:(i+1)*steps], lens[i], want, l%4)
+				}
+				seen++
+			}
+		}
+		if seen != 26 {
+			t.Errorf("%s: %d records, want 26", tt.name, seen)
+		}
+	}
+}
+
 func sum(v []int) (s int) {
 	for _, x := range v {
 		s += x

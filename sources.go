@@ -23,7 +23,8 @@ import (
 // is detected from its first bytes, so files of mixed compression can be
 // read together. The batch's features are spec's: FixedLen and
 // FixedLenSequence features dense, VarLen and SparseFeature features
-// sparse, or padded by Batch.Dense.
+// sparse, or padded by Batch.Dense. A FixedLenSequence feature is padded
+// to the batch's most steps; Batch.Lengths gives each record's steps.
 func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 	s := exampleSettings{settings: settings{files: []string{files}}}
 	for _, o := range opts {
@@ -49,7 +50,7 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		if slices.ContainsFunc(s.images, func(im imageFeature) bool { return im.name == name }) {
 			dt = tensor.Uint8
 		}
-		fs = append(fs, feature{name: name, dtype: dt, sparse: sparse})
+		fs = append(fs, feature{name: name, dtype: dt, sparse: sparse, steps: f.Kind() == example.KindFixedLenSequence})
 	}
 	d.layout = newLayout(fs)
 	if s.parquet {
@@ -95,6 +96,10 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 						}
 					}
 					e = append(e, t)
+					if f.steps {
+						n, _ := out.Lengths(f.name)
+						e = append(e, n)
+					}
 					continue
 				}
 				s, _ := out.Sparse(f.name)

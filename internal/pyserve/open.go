@@ -309,8 +309,8 @@ func (s *source) exampleOptions(o *Open, common []sluice.Option) []sluice.Exampl
 }
 
 // describe adds the features of spec to s.features; lists marks a
-// SequenceExample's feature lists, whose dense ones carry their records'
-// step counts.
+// SequenceExample's feature lists. Dense feature lists, and an Example's
+// FixedLenSequence features, carry their records' step counts.
 func (s *source) describe(spec example.Spec, lists bool) {
 	for name, f := range spec {
 		fi := featureInfo(name, f.DType(), s.varlen[name])
@@ -321,7 +321,7 @@ func (s *source) describe(spec example.Spec, lists bool) {
 			fi.Kind, fi.DType = "raw", dtypeName(s.raw[name].dtype)
 		case s.images[name]:
 			fi.DType = dtypeName(tensor.Uint8)
-		case lists:
+		case lists || f.Kind() == example.KindFixedLenSequence:
 			fi.Kind = "list"
 		}
 		s.features = append(s.features, fi)

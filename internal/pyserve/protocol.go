@@ -351,8 +351,8 @@ type Reply struct {
 }
 
 // FeatureInfo describes one feature of the opened data set. A list is a
-// SequenceExample's dense feature list: padded, with its records' step
-// counts.
+// SequenceExample's dense feature list or an Example's FixedLenSequence
+// feature: padded, with its records' step counts.
 type FeatureInfo struct {
 	Name  string `json:"name"`
 	Kind  string `json:"kind"`  // dense, varlen, sparse, raw (numbers from a bytes value), or list (below)
@@ -377,8 +377,9 @@ type BatchInfo struct {
 // Shape's element count plus one at Offset and data the NBytes at
 // DataOffset. A VarLen feature is padded to the longest record of the
 // batch (zeros, empty bytes), and each record's count of values is the
-// int64 array of Rows at LengthsOffset; so is a dense feature list's count
-// of steps, its values padded to the most steps. A sparse feature (or a
+// int64 array of Rows at LengthsOffset; so is a list's count of steps
+// (a dense feature list, or an Example's FixedLenSequence), its values
+// padded to the most steps. A sparse feature (or a
 // VarLen feature list) is NNZ values (as
 // a numeric or bytes feature of Shape [NNZ]) and their indices, an int64
 // array [NNZ, len(Shape)] at IndicesOffset, in a dense Shape (rows first).

@@ -419,17 +419,23 @@ def test_schema_prints_a_spec_for_this_package(tmp_path, sluice_cli):
 
 
 def test_fixed_len_sequence(tmp_path):
-    """FixedLenSequence: steps of a shape, padded to the batch's longest."""
+    """FixedLenSequence: steps of a shape, padded to the batch's longest,
+    with each record's count of steps (the last record has none: the
+    feature is missing)."""
     recs = [tfrecords.example({"xy": ("float", [float(i)] * (2 * (i % 3))), "label": ("int64", [i])})
-            for i in range(9)]
+            for i in range(8)] + [tfrecords.example({"label": ("int64", [8])})]
     path = str(tmp_path / "seq.tfrecord")
     tfrecords.write(path, recs)
     spec = {"xy": sluice.FixedLenSequence([2], "float32"), "label": sluice.FixedLen([], "int64")}
-    got = list(sluice.examples(path, spec, batch_size=3, readers=1, copy=True))
-    assert [b["xy"].shape for b in got] == [(3, 2, 2)] * 3
-    np.testing.assert_array_equal(got[0]["xy"][2], [[2, 2], [2, 2]])
-    np.testing.assert_array_equal(got[0]["xy"][1], [[1, 1], [0, 0]])  # padded with zeros
-    assert not got[1]["xy"][0].any()
+    for copy in (True, False):
+        got = [(b["xy"][0].copy(), b["xy"][1].copy())
+               for b in sluice.examples(path, spec, batch_size=3, readers=1, copy=copy)]
+        assert [v.shape for v, _ in got] == [(3, 2, 2), (3, 2, 2), (3, 1, 2)]
+        assert [n.tolist() for _, n in got] == [[0, 1, 2], [0, 1, 2], [0, 1, 0]]
+        np.testing.assert_array_equal(got[0][0][2], [[2, 2], [2, 2]])
+        np.testing.assert_array_equal(got[0][0][1], [[1, 1], [0, 0]])  # padded with zeros
+        assert not got[1][0][0].any()
+        np.testing.assert_array_equal(got[2][0][:, 0], [[0, 0], [7, 7], [0, 0]])
 
 
 def test_sparse_feature(tmp_path):

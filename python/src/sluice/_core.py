@@ -108,12 +108,14 @@ def FixedLenSequence(shape: Sequence[int] = (), dtype: DTypeLike = "float32", de
     longest record of the batch with default (zeros when None)
     (tf.io.FixedLenSequenceFeature).
 
-    In an Example the steps are the feature's values, which may be
-    missing. In a SequenceExample's feature lists (sequence_examples) each
-    step is a Feature of the list; allow_missing=False makes a record
-    without the list an error, as TensorFlow's default does, and a batch
-    holds the list as a pair (values, lengths): values [rows, most steps,
-    *shape] and each record's count of steps, int64 [rows]."""
+    A batch holds it as a pair (values, lengths): values [rows, most
+    steps, *shape] and each record's count of steps, int64 [rows], which
+    tells a record's steps from the padding (TensorFlow's parse_example
+    gives the values only). In an Example the steps are the feature's
+    values, which may be missing (no steps). In a SequenceExample's
+    feature lists (sequence_examples) each step is a Feature of the list;
+    allow_missing=False makes a record without the list an error, as
+    TensorFlow's default does."""
     f = {"kind": "sequence", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
          "default": default}
     if not allow_missing:
