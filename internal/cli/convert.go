@@ -18,6 +18,7 @@ type convertOptions struct {
 	seed                                                              uint64
 	shuffleMiB                                                        int64
 	skipCorrupt                                                       bool
+	parquetDict                                                       bool
 	salvage                                                           *salvage // set by runConvert with skipCorrupt
 	csvOptions
 }
@@ -97,6 +98,10 @@ empty list; a record without the feature is a null. The column a feature
 needs depends on every record, so the input is read twice (not standard
 input): once for the columns, then for the rows. Pages are SNAPPY
 compressed unless --compression says GZIP, ZSTD or NONE, and carry CRCs.
+A column chunk is dictionary-encoded (RLE_DICTIONARY, a dictionary of up
+to 1 MiB) when its first page takes fewer bytes so than PLAIN, as
+parquet-mr decides: labels and repeated text usually are, most float
+features are not; --parquet-dictionary=false writes every value PLAIN.
 pandas, Polars and DuckDB read the files, and convert --from
 parquet turns them back into the same Examples. SequenceExamples with
 feature lists, and a feature whose kind differs between records, are
@@ -150,6 +155,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f.BoolVar(&o.shuffle, "shuffle", false, "write the records in a random order (see --seed, --shuffle-memory)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --shuffle: the random seed; the same seed gives the same order")
 	f.Int64Var(&o.shuffleMiB, "shuffle-memory", 1024, "with --shuffle: MiB of records held in memory at once")
+	f.BoolVar(&o.parquetDict, "parquet-dictionary", true, "with --to parquet: dictionary-encode a column chunk when its first page takes fewer bytes so (see above); false writes every value PLAIN")
 	f.BoolVar(&o.skipCorrupt, "skip-corrupt", false, "--from tfrecord: copy every readable record, skipping corrupt ones and reporting each on stderr, and keep the records before a truncated or broken end (the records lost are reported)")
 	cmd.MarkFlagRequired("out")
 	return cmd
@@ -203,6 +209,9 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	// for other input only Parquet output has a use for it.
 	if o.columns != "" && !o.inputColumns() && o.to != "parquet" {
 		return fmt.Errorf("--columns goes with --from csv, jsonl or parquet, or with --to parquet (the features to keep)")
+	}
+	if cmd.Flags().Changed("parquet-dictionary") && o.to != "parquet" {
+		return fmt.Errorf("--parquet-dictionary goes with --to parquet")
 	}
 	switch o.to {
 	case "tfrecord":

@@ -97,7 +97,11 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	if err := removeLeftovers(ctx, outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
-	out, err := newParquetShards(ctx, outputs, cols, keep, parquet.WriterOptions{Compression: codec, CreatedBy: "sluice version " + version()})
+	wopts := parquet.WriterOptions{Compression: codec, CreatedBy: "sluice version " + version()}
+	if !o.parquetDict {
+		wopts.DictionaryPageSize = -1
+	}
+	out, err := newParquetShards(ctx, outputs, cols, keep, wopts)
 	if err != nil {
 		return err
 	}

@@ -203,6 +203,44 @@ func TestConvertToParquetKeepsColumns(t *testing.T) {
 	}
 }
 
+// --parquet-dictionary=false writes every value PLAIN: a column of two
+// strings repeated takes a few bits a row in a dictionary, its bytes and
+// length each PLAIN, and both files read back as the same Examples.
+func TestConvertToParquetDictionary(t *testing.T) {
+	dir := t.TempDir()
+	var recs [][]byte
+	for i := range 2000 {
+		recs = append(recs, example.New().Strings("kind", []string{"cat", "dog"}[i%2]).Int64("label", int64(i%3)).Marshal())
+	}
+	in := writeRecords(t, dir, "in.tfrecord", tfrecord.None, recs...)
+	sizes := map[string]int64{}
+	for _, dict := range []string{"true", "false"} {
+		out := filepath.Join(dir, "dict-"+dict)
+		if code, _, errOut := run(t, "convert", "--to", "parquet", "--compression", "NONE", "--parquet-dictionary="+dict, in, "--out", out); code != 0 {
+			t.Fatal(errOut)
+		}
+		fi, err := os.Stat(out + ".parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[dict] = fi.Size()
+		back := filepath.Join(dir, "back-"+dict)
+		if code, _, errOut := run(t, "convert", "--from", "parquet", out+".parquet", "--out", back); code != 0 {
+			t.Fatal(errOut)
+		}
+		if got := readFile(t, back+".tfrecord", tfrecord.None); !slices.Equal(normalized(t, got), normalized(t, recs)) {
+			t.Errorf("--parquet-dictionary=%s: the Examples read back differ", dict)
+		}
+	}
+	// PLAIN: 2000 × (4+3) bytes of strings and 2000 × 8 of labels.
+	if sizes["false"] < 25000 || sizes["true"] > sizes["false"]/5 {
+		t.Errorf("sizes with dictionaries %d, without %d: want far smaller with", sizes["true"], sizes["false"])
+	}
+	if code, _, errOut := run(t, "convert", "--parquet-dictionary=false", in, "--out", filepath.Join(dir, "tf")); code == 0 || !strings.Contains(errOut, "--parquet-dictionary goes with --to parquet") {
+		t.Errorf("without --to parquet: exit %d, %q", code, errOut)
+	}
+}
+
 // What a table cannot hold, or convert cannot read twice, is refused,
 // naming the problem, and nothing is written.
 func TestConvertToParquetErrors(t *testing.T) {
