@@ -386,6 +386,46 @@ def test_break_ends_server(tmp_path):
     assert not alive(pid) and not shm_files(pid)
 
 
+def test_new_data_set_reuses_the_spare_server(tmp_path, monkeypatch):
+    """A data set dropped after its iteration leaves its server to the next
+    data set the process iterates, whatever it reads: a loop that builds
+    its data set each epoch, in the for statement or not, starts one
+    server. Not across a change of the environment the server was started
+    in, and not after close()."""
+    pat, truth = make_examples(tmp_path, files=2, per_file=10)
+    other = tmp_path / "other"
+    other.mkdir()
+    pat2, truth2 = make_examples(other, files=1, per_file=7)
+    pids = []
+    for _ in range(3):
+        it = iter(sluice.examples(pat, SPEC, batch_size=8, readers=1))  # the data set is gone at once
+        pids.append(it.server_pid)
+        assert sorted(l for b in it for l in b["label"].tolist()) == sorted(truth)
+    ds = sluice.examples(pat2, {"label": sluice.FixedLen([], "int64")}, batch_size=3, deterministic=True)
+    it = iter(ds)
+    pids.append(it.server_pid)
+    assert [l for b in it for l in b["label"].tolist()] == sorted(truth2)  # another number of slots
+    del ds, it
+    ds = sluice.examples(pat, SPEC, batch_size=5, readers=1, copy=True)
+    it = iter(ds)
+    pids.append(it.server_pid)
+    got = list(it)
+    assert sorted(l for b in got for l in b["label"].tolist()) == sorted(truth)
+    assert len(set(pids)) == 1 and alive(pids[0])
+    del ds, it
+    monkeypatch.setenv("SLUICE_TEST_SPARE", "1")
+    it = iter(sluice.examples(pat, SPEC, batch_size=8, readers=1))
+    assert it.server_pid != pids[0] and not alive(pids[0])
+    pid = it.server_pid
+    list(it)
+    ds = sluice.examples(pat, SPEC, batch_size=8)
+    it = iter(ds)
+    assert it.server_pid == pid
+    list(it)
+    ds.close()
+    assert not alive(pid) and not shm_files(pid)
+
+
 def test_bytes_read_as_numbers(tmp_path):
     """A FixedLen of a dtype an Example has no list for reads each record's
     bytes value as raw little-endian numbers, as MNIST's image_raw."""
