@@ -25,6 +25,12 @@ var ErrImageFormat = errors.New("Unknown image file format. One of JPEG, PNG, GI
 // the decoder's limit; nothing is allocated for it.
 var ErrImageTooLarge = errors.New("image too large")
 
+// ErrTooManyScans reports a JPEG of more scans than the decoder's limit
+// (MaxScans). A progressive JPEG's scans each pass over the whole image,
+// so a small file of many scans, each a few bytes, takes minutes to
+// decode: such a file is refused before any is decoded.
+var ErrTooManyScans = errors.New("too many scans")
+
 // An ImageError is what is wrong with an image that could not be decoded.
 // Decode returns it as the Err of a [*dataerr.Error] with the record's
 // Key.
@@ -77,6 +83,7 @@ func (e *ImageError) Unwrap() error { return e.Err }
 type Image struct {
 	channels int
 	maxBytes int64
+	maxScans int
 	accurate bool // JPEG's accurate inverse DCT
 }
 
@@ -86,6 +93,16 @@ type ImageOption func(*Image)
 // MaxBytes caps the memory one decoded image may take, checked against
 // the size in its header before any pixel is decoded (default 1<<28).
 func MaxBytes(n int64) ImageOption { return func(d *Image) { d.maxBytes = n } }
+
+// MaxScans caps the scans of a JPEG (default 100): a file of more is
+// ErrTooManyScans. A progressive JPEG sends its image in several scans,
+// each over every block (ten for libjpeg's and TensorFlow's encoders,
+// rarely more than a few dozen), so the time a file takes grows with its
+// scans rather than its size: 1 000 scans of a few bytes each over a
+// 4096 × 4096 image take this decoder about 20 seconds, and Go's
+// image/jpeg longer. TensorFlow's libjpeg reads any number. n < 1 is the
+// default.
+func MaxScans(n int) ImageOption { return func(d *Image) { d.maxScans = n } }
 
 // AccurateDCT decodes sequential JPEGs with libjpeg's accurate integer
 // inverse DCT (JDCT_ISLOW), as TensorFlow's decode_jpeg does with
@@ -103,11 +120,25 @@ func NewImage(channels int, opts ...ImageOption) (*Image, error) {
 	default:
 		return nil, fmt.Errorf("decode: channels must be 0, 1, 3 or 4, not %d", channels)
 	}
-	d := &Image{channels: channels, maxBytes: 1 << 28}
+	d := &Image{channels: channels, maxBytes: 1 << 28, maxScans: defaultMaxScans}
 	for _, o := range opts {
 		o(d)
 	}
 	return d, nil
+}
+
+// defaultMaxScans is MaxScans' default: ten times libjpeg's progressive
+// script, and more than any encoder in common use writes.
+const defaultMaxScans = 100
+
+var sosMarker = []byte{0xff, jpegSOS}
+
+// scanLimit is the most scans d decodes; the zero Image's is the default.
+func (d *Image) scanLimit() int {
+	if d.maxScans <= 0 {
+		return defaultMaxScans
+	}
+	return d.maxScans
 }
 
 // ImageFormat names the format of an encoded image from its first bytes,
@@ -175,6 +206,12 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	case "jpeg":
 		if d.channels == 4 {
 			return fail(errors.New("JPEG does not support 4 channels"))
+		}
+		// Counted over the file's bytes: entropy-coded data stuffs every
+		// 0xff, so each SOS marker is a scan (or one of an embedded
+		// thumbnail's, in an APP segment), whichever decoder takes it.
+		if n := bytes.Count(b, sosMarker); n > d.scanLimit() {
+			return fail(fmt.Errorf("%w: %d, over the limit of %d", ErrTooManyScans, n, d.scanLimit()))
 		}
 	case "gif":
 		if d.channels != 0 && d.channels != 3 {

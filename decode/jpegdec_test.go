@@ -937,3 +937,50 @@ func BenchmarkJPEGDecoder(b *testing.B) {
 		}
 	})
 }
+
+// TestJPEGMaxScans checks the scan limit: a progressive JPEG of more scans
+// than MaxScans (100 by default) is ErrTooManyScans, found before any is
+// decoded, whichever decoder would take it; one of as many decodes.
+func TestJPEGMaxScans(t *testing.T) {
+	data, err := os.ReadFile("testdata/jpeg/tf_progressive_gray.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scans := bytes.Count(data, []byte{0xff, jpegSOS})
+	last := bytes.LastIndex(data, []byte{0xff, jpegSOS})
+	scan := data[last : len(data)-2] // the last scan, to EOI
+	// repeated returns data with the last scan repeated to n scans: a
+	// refinement sent again, which libjpeg takes with a warning.
+	repeated := func(n int) []byte {
+		b := slices.Clone(data[:len(data)-2])
+		for range n - scans {
+			b = append(b, scan...)
+		}
+		return append(b, 0xff, jpegEOI)
+	}
+	for _, tc := range []struct {
+		name  string
+		opts  []ImageOption
+		scans int
+		fail  bool
+	}{
+		{"default, at the limit", nil, defaultMaxScans, false},
+		{"default, over it", nil, defaultMaxScans + 1, true},
+		{"a thousand", nil, 1000, true},
+		{"MaxScans(6), the file's own", []ImageOption{MaxScans(scans)}, scans, false},
+		{"MaxScans(5)", []ImageOption{MaxScans(scans - 1)}, scans, true},
+		{"MaxScans(2000)", []ImageOption{MaxScans(2000)}, 1000, false},
+	} {
+		d, err := NewImage(0, tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Decode(repeated(tc.scans), "hostile.jpg")
+		switch {
+		case tc.fail && (!errors.Is(err, ErrTooManyScans) || !strings.Contains(err.Error(), "hostile.jpg") || !strings.Contains(err.Error(), fmt.Sprint(tc.scans))):
+			t.Errorf("%s: %d scans: error %v, want ErrTooManyScans naming the record and the count", tc.name, tc.scans, err)
+		case !tc.fail && err != nil:
+			t.Errorf("%s: %d scans: %v", tc.name, tc.scans, err)
+		}
+	}
+}
