@@ -234,9 +234,49 @@ def test_torch_dataloader_epochs(tmp_path, persistent):
     ds = sluice.examples(pat, SPEC, batch_size=4, shuffle=8)
     loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None, num_workers=2,
                                          persistent_workers=persistent, timeout=30)
+    servers = []
     for epoch in range(3):
-        labels = [l for b in loader for l in b["label"].tolist()]
+        labels = []
+        for i, b in enumerate(loader):
+            labels += b["label"].tolist()
+            if i == 1:
+                servers.append(_servers())
         assert sorted(labels) == sorted(truth), f"epoch {epoch}"
+    # Kept workers keep their servers from one epoch to the next (each
+    # epoch's data set of a shard takes the spare server the last one
+    # left); new workers start new ones.
+    if persistent:
+        assert servers[0] and servers == [servers[0]] * 3, servers
+    else:
+        assert servers[0].isdisjoint(servers[1]) and servers[1].isdisjoint(servers[2]), servers
+
+
+def _servers():
+    """The pids of the sluice-serve processes of this one's children (not
+    this one's own: an earlier test's data set may have left one)."""
+    me = os.getpid()
+    out, todo = set(), [me]
+    while todo:
+        pid = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                continue
+            todo += kids
+            for k in kids if pid != me else ():
+                try:
+                    with open(f"/proc/{k}/comm") as f:
+                        if f.read().strip() == "sluice-serve":
+                            out.add(k)
+                except OSError:
+                    pass
+    return out
 
 
 def test_spawned_workers(tmp_path):

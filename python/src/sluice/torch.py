@@ -8,7 +8,10 @@ worker process (or, with num_workers=0, the trainer itself) starts a
 sluice-serve of its own when it begins iterating; worker i of n reads the
 files of ds.shard(i, n), so the workers together read every file once per
 epoch, none twice (a data set with a queue_url needs no shards: its
-workers, here and on other hosts, take the files from the shared queue). A worker is a fork of the trainer, and the Go runtime
+workers, here and on other hosts, take the files from the shared queue).
+With persistent_workers=True a worker's server serves its next epoch too
+(the process's spare server); workers started anew each epoch start new
+servers. A worker is a fork of the trainer, and the Go runtime
 does not survive fork: that is why the Go side is a process started in
 each worker rather than a library loaded in the trainer.
 """
