@@ -206,6 +206,9 @@ func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error
 		if f.DCTMethod != "" && f.Kind != "image" {
 			return nil, fmt.Errorf("open: feature %q: dct_method is an image's: %w", name, sluice.ErrInvalid)
 		}
+		if f.MaxScans != 0 && f.Kind != "image" || f.MaxScans < 0 {
+			return nil, fmt.Errorf("open: feature %q: max_scans %d: %w (an image's, at least 1)", name, f.MaxScans, sluice.ErrInvalid)
+		}
 		var fs example.FeatureSpec
 		switch {
 		case where == inLists && f.Kind != "sequence" && f.Kind != "varlen":
@@ -240,6 +243,9 @@ func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error
 				opts = append(opts, decode.AccurateDCT())
 			default:
 				return nil, fmt.Errorf("open: feature %q: dct_method %q: %w (want INTEGER_FAST or INTEGER_ACCURATE, as decode_jpeg)", name, f.DCTMethod, sluice.ErrInvalid)
+			}
+			if f.MaxScans > 0 {
+				opts = append(opts, decode.MaxScans(f.MaxScans))
 			}
 			s.images[name] = true
 			s.imageOpts = append(s.imageOpts, sluice.DecodeImage(name, f.Shape[0], f.Shape[1], f.Shape[2], opts...))

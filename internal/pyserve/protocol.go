@@ -217,6 +217,9 @@ type FeatureSpec struct {
 	// DCTMethod, for kind image, is decode_jpeg's: "" or "INTEGER_FAST"
 	// (TensorFlow's default), or "INTEGER_ACCURATE" (decode.AccurateDCT).
 	DCTMethod string `json:"dct_method,omitempty"`
+	// MaxScans, for kind image, is decode.MaxScans: the most scans of a
+	// JPEG (0: the default, 100).
+	MaxScans int `json:"max_scans,omitempty"`
 }
 
 // A ColumnSpec is one CSV column. Without Default and not Required, an

@@ -252,6 +252,19 @@ def test_images(tmp_path):
     with pytest.raises(sluice.InvalidArgumentError, match="dct_method"):
         list(sluice.examples(str(tmp_path / "jpeg.tfrecord"), {"img": sluice.Image(4, 4, dct_method="FLOAT")},
                              batch_size=1))
+    # The progressive file's scans against max_scans: over it, a DataError
+    # naming the record.
+    with open(os.path.join(testdata, "jpeg/tf_progressive_444_q100.jpg"), "rb") as f:
+        scans = f.read().count(b"\xff\xda")
+    for limit, ok in ((scans, True), (scans - 1, False)):
+        spec = {"img": sluice.Image(8, 8, max_scans=limit)}
+        if ok:
+            (b,) = sluice.examples(str(tmp_path / "jpeg.tfrecord"), spec, batch_size=1)
+            assert b["img"].shape == (1, 8, 8, 3)
+            continue
+        with pytest.raises(sluice.DataError, match="too many scans") as e:
+            list(sluice.examples(str(tmp_path / "jpeg.tfrecord"), spec, batch_size=1))
+        assert e.value.file == str(tmp_path / "jpeg.tfrecord")
 
     # A record whose image does not decode: a DataError naming it.
     offsets = tfrecords.write(str(tmp_path / "bad.tfrecord"), recs[:2] + [

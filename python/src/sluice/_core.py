@@ -136,7 +136,7 @@ def SparseFeature(index_keys: Union[str, Sequence[str]], value_key: str, dtype: 
             "value_key": str(value_key), "size": [int(d) for d in size], "already_sorted": bool(already_sorted)}
 
 
-def Image(height: int, width: int, channels: int = 3, dct_method: str = "") -> Feature:
+def Image(height: int, width: int, channels: int = 3, dct_method: str = "", max_scans: int = 0) -> Feature:
     """An encoded image (JPEG, PNG, GIF or BMP) in a bytes feature of an
     Example, decoded by the Go side into uint8 pixels [height, width,
     channels] (channels 1, 3 or 4), as tf.io.decode_image(channels=...)
@@ -148,10 +148,16 @@ def Image(height: int, width: int, channels: int = 3, dct_method: str = "") -> F
     its own images, so that a few files keep as few cores busy.
 
     JPEGs decode to tf.io.decode_jpeg's pixels: dct_method is its option,
-    "" or "INTEGER_FAST" (TensorFlow's default) or "INTEGER_ACCURATE"."""
-    f = {"kind": "image", "shape": [int(height), int(width), int(channels)], "dtype": "uint8"}
+    "" or "INTEGER_FAST" (TensorFlow's default) or "INTEGER_ACCURATE". A
+    JPEG of more than max_scans scans (0: the default, 100) is an error,
+    where TensorFlow decodes any number: each scan of a progressive JPEG
+    is a pass over the whole image, so a small file of a thousand scans
+    would hold a reader for seconds to minutes."""
+    f: Dict[str, Any] = {"kind": "image", "shape": [int(height), int(width), int(channels)], "dtype": "uint8"}
     if dct_method:
         f["dct_method"] = dct_method
+    if max_scans:
+        f["max_scans"] = int(max_scans)
     return f
 
 
