@@ -437,6 +437,14 @@ def test_new_data_set_reuses_the_spare_server(tmp_path, monkeypatch):
     list(it)
     ds.close()
     assert not alive(pid) and not shm_files(pid)
+    # A server whose slots take more than the spare's bound ends with its
+    # data set.
+    monkeypatch.setattr(sluice._core, "_SPARE_BYTES", 1)
+    it = iter(sluice.examples(pat, SPEC, batch_size=8, readers=1))
+    pid = it.server_pid
+    list(it)
+    del it
+    assert not alive(pid)
 
 
 def test_bytes_read_as_numbers(tmp_path):

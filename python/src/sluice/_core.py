@@ -297,14 +297,18 @@ def _after_fork_in_child():
 # is the slots of its last data set; the next data set's open reuses
 # them, or replaces them when that needs another number of slots. A server
 # of a shared filename queue (queue_url) is not kept: it remembers the
-# queue's epochs for its data set's next pass.
+# queue's epochs for its data set's next pass. Nor is one whose slots take
+# more than _SPARE_BYTES: memory the program may want back, for batches
+# (of images, say) large enough that a new server costs little beside
+# an epoch of them.
 _spare: List[_Session] = []
+_SPARE_BYTES = 64 << 20
 
 
 def _keep_spare(s):
     """Keeps s, a session whose data set is gone, as the spare server,
     ending the one kept before; ends s instead when it cannot be reused."""
-    if not s.usable() or s.queue:
+    if not s.usable() or s.queue or s.mapped_bytes() > _SPARE_BYTES:
         s.close()
         return
     old = list(_spare)
@@ -387,6 +391,10 @@ class _Session:
             raise _error(reply["error"])
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
+
+    def mapped_bytes(self):
+        """The bytes of the slot files mapped: the server's shared memory."""
+        return sum(len(m) for m in self._maps.values())
 
     def usable(self):
         return self._proc is not None and os.getpid() == self._pid and self._proc.poll() is None
@@ -736,8 +744,8 @@ class Dataset:
     Iterating starts a sluice-serve process; at the end of an iteration it
     is kept for the data set's next one (the next epoch of a training
     loop), until close(). When the data set is collected, its server is
-    kept, one a process, for the next data set the process iterates in
-    the same environment. Each batch is a dict from feature name to a NumPy array
+    kept, one a process and if its shared memory is under 64 MB, for the
+    next data set the process iterates in the same environment. Each batch is a dict from feature name to a NumPy array
     whose first dimension is the batch (a VarLen feature: a pair of the
     padded values and each record's count). The arrays are views of shared
     memory and valid until the next batch is requested; with copy=True
