@@ -35,15 +35,16 @@ def dataset(a):
     if readers is None:
         readers = getattr(a, "server_procs", None) or os.cpu_count()
     copy = a.copy
+    det = getattr(a, "deterministic", False)
     if a.kind == "mnist":
-        return sluice.examples(a.files, MNIST, common.BATCH, readers=readers, copy=copy), "label"
+        return sluice.examples(a.files, MNIST, common.BATCH, readers=readers, copy=copy, deterministic=det), "label"
     if a.kind == "seed":
         # The seed pipeline: two epochs, files reshuffled per epoch, two
         # readers, a 10 000-example shuffle buffer.
         return sluice.examples(a.files, MNIST, common.BATCH, epochs=2, shuffle=common.MIN_AFTER_DEQUEUE,
-                               seed=42, readers=2, copy=copy), "label"
+                               seed=42, readers=2, copy=copy, deterministic=det), "label"
     if a.kind == "small10":
-        return sluice.examples(a.files, SMALL, common.BATCH, readers=readers, copy=copy), "f5"
+        return sluice.examples(a.files, SMALL, common.BATCH, readers=readers, copy=copy, deterministic=det), "f5"
     if a.kind == "csv":
         cols = [(n, "float32", 0.0) for n in "abcd"] + [("label", "int32", 0)]
         return sluice.csv(a.files, cols, common.BATCH, readers=readers, copy=copy), "label"
@@ -58,6 +59,8 @@ def dataset(a):
 def main():
     def extra(p):
         p.add_argument("--copy", action="store_true", help="copy=True: arrays of their own")
+        p.add_argument("--deterministic", action="store_true",
+                       help="deterministic=True (Examples workloads); its Go counterpart is sluicebench -deterministic")
         p.add_argument("--readers", type=int, default=None)
         p.add_argument("--server-procs", type=int, default=None,
                        help="the server's GOMAXPROCS, and the readers' default")
@@ -80,6 +83,8 @@ def main():
         return run
 
     name = "sluice-py-copy" if a.copy else "sluice-py"
+    if a.deterministic:
+        name += "-deterministic"
     if a.server_procs:
         name += f" ({a.server_procs} P)"
     version = f"sluice {sluice.__version__}, numpy {np.__version__}"

@@ -17,6 +17,9 @@
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
 //	        (the server frees every batch sent before the last keep)
+//	state   {"op":"state"} → {"state":...}: a deterministic data set's
+//	        position after the batches sent ({"op":"state","before":2}:
+//	        before the last two, which the client has not handed out)
 //	mapped  {"op":"mapped","file":PATH} → {"ok":true}; the server unlinks
 //	        PATH if it is a named file
 //	close   {"op":"close"} → {"ok":true}; the server exits
@@ -116,10 +119,13 @@ type Request struct {
 	File string `json:"file,omitempty"`
 	// Keep, in a "next", is how many of the last batches sent the
 	// client still holds: 0 frees them all, 1 lets a client ask for the
-	// batch after next while it reads the next one. A "state" counts the
-	// batches sent, so a client that asks ahead has its state after the
-	// batch sent ahead.
+	// batch after next while it reads the next one.
 	Keep int `json:"keep,omitempty"`
+	// Before, in a "state", is how many of the last batches sent the
+	// trainer has not been handed yet (sent ahead): the state is the
+	// position before them (sluice.Iterator.CheckpointBefore), at most
+	// sluice.MaxCheckpointBefore.
+	Before int `json:"before,omitempty"`
 	// Count, in a "next", is how many batches to send, each its own
 	// reply, written together: a client that asks for four at a time
 	// quarters the messages, and the processes' wake-ups, per batch. 0
@@ -250,15 +256,16 @@ func DecodeRequest(msg []byte) (*Request, error) {
 		return req, nil
 	}
 	var raw struct {
-		Op    string `json:"op"`
-		File  string `json:"file"`
-		Keep  int    `json:"keep"`
-		Count int    `json:"count"`
+		Op     string `json:"op"`
+		File   string `json:"file"`
+		Keep   int    `json:"keep"`
+		Count  int    `json:"count"`
+		Before int    `json:"before"`
 	}
 	if err := json.Unmarshal(msg, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 	}
-	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep, Count: raw.Count}
+	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep, Count: raw.Count, Before: raw.Before}
 	switch raw.Op {
 	case "open":
 		var o struct {

@@ -102,6 +102,10 @@ func TestDecodeRequest(t *testing.T) {
 	if err != nil || *req.Seed != 7 || req.Shard[1] != 2 || req.BatchSize != 3 {
 		t.Errorf("open's fields: %+v, %v", req.Open, err)
 	}
+	// A state before the batches the client has not handed out.
+	if req, err := DecodeRequest([]byte(`{"op":"state","before":3}`)); err != nil || req.Op != "state" || req.Before != 3 {
+		t.Errorf("state's before: %+v, %v", req, err)
+	}
 }
 
 // FuzzDecodeRequest feeds the decoder arbitrary streams: it must never

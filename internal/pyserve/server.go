@@ -220,7 +220,7 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		var st []byte
 		err := fmt.Errorf("%w: state before open", ErrProtocol)
 		if s.it != nil {
-			st, err = s.it.Checkpoint()
+			st, err = s.it.CheckpointBefore(req.Before)
 		}
 		if err != nil {
 			return false, s.reply(Reply{Error: errorInfo(err)})

@@ -120,8 +120,9 @@ def test_views_are_reused(tmp_path):
 
 def test_batches_asked_for_at_a_time(tmp_path):
     """Eight batches a request for batches of fixed-size features under
-    32 KB, four for larger or unknown sizes, one for a deterministic
-    data set; prefetch overrides the size's choice."""
+    32 KB, four for larger or unknown sizes and for a deterministic data
+    set (whose state goes back over the batches sent ahead, sixteen at
+    most); prefetch overrides the size's choice."""
     pat, truth = make_examples(tmp_path, files=1, per_file=80)
     (tmp_path / "a.csv").write_text("".join(f"{i},{i / 2}\n" for i in range(100)))
     (tmp_path / "r.bin").write_bytes(bytes(range(200)) * 5)
@@ -133,7 +134,8 @@ def test_batches_asked_for_at_a_time(tmp_path):
         (sluice.examples(pat, big, batch_size=125), 4),  # 264 bytes a record: 33 000 a batch
         (sluice.examples(pat, big, batch_size=124), 8),  # 32 736
         (sluice.examples(pat, SPEC, batch_size=8), 4),  # bytes and VarLen: sizes unknown
-        (sluice.examples(pat, small, batch_size=8, deterministic=True), 0),
+        (sluice.examples(pat, small, batch_size=8, deterministic=True), 4),
+        (sluice.examples(pat, small, batch_size=8, deterministic=True, prefetch=2), 1),
         (sluice.examples(pat, small, batch_size=8, prefetch=8), 4),
         (sluice.csv(str(tmp_path / "a.csv"), [("i", "int64"), ("x", "float32")], batch_size=16), 8),
         (sluice.csv(str(tmp_path / "a.csv"), [("i", "int64"), ("x", "bytes")], batch_size=16), 4),

@@ -20,6 +20,11 @@ import (
 // peer's batch has; without it the pipeline writes each batch into the
 // last one's memory (sluice's default, the "reusing buffers" row).
 
+// deterministic makes the Examples workloads' data sets Deterministic
+// (-deterministic), as sluice from Python reads them with
+// deterministic=True (bench/py/sluicepy.py --deterministic).
+var deterministic bool
+
 // pattern names a workload's files as a glob, the way a user names them.
 func pattern(files []string) string {
 	return filepath.Join(filepath.Dir(files[0]), "part-*")
@@ -81,6 +86,9 @@ func addFileBytes(files []string, passes int, t *tally) error {
 func apiExamples(spec example.Spec, check string, epochs int, shuffle bool) func(ctx context.Context, files []string, keep bool, t *tally) error {
 	return func(ctx context.Context, files []string, keep bool, t *tally) error {
 		opts := []sluice.ExampleOption{sluice.Epochs(epochs)}
+		if deterministic {
+			opts = append(opts, sluice.Deterministic())
+		}
 		if shuffle {
 			// The seed pipeline: files reshuffled per epoch, two readers
 			// sharing them, a 10 000-example shuffle buffer.

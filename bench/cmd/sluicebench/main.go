@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	mode := fs.String("mode", "api", "api: the sluice package, a batch's memory its own (the headline rows); "+
 		"api-reuse: the sluice package reusing batch memory (its default); lib: the hand-tuned library path")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
+	fs.BoolVar(&deterministic, "deterministic", false, "-mode api or api-reuse, Examples workloads (mnist, small10, seed): read the data set Deterministic()")
 	fs.BoolVar(&phaseLog, "phases", false, "seed workload: print each pass's fill, full-queue and drain times, wall and CPU, to stderr")
 	fillProf := fs.String("fillprofile", "", "seed workload: write a CPU profile of each timed pass's fill (to the first batch) to this file name with .N appended")
 	traceFile := fs.String("trace", "", "write an execution trace of the runs to this file (go tool trace reads it)")

@@ -495,8 +495,17 @@ class _Session:
         return SluiceError(f"sluice-serve (pid {self.server_pid}) ended unexpectedly (exit status {code})")
 
     def state(self):
-        """The iteration's position after the batches returned so far."""
-        reply = self._call({"op": "state"})
+        """The iteration's position after the batches returned so far:
+        the server's position before the batches it sent ahead, which
+        this process has received, or is receiving, and not handed out."""
+        while self._ahead:
+            self._early.append(self._recv())
+            self._ahead -= 1
+        request: Dict[str, Any] = {"op": "state"}
+        before = sum(1 for _, r in self._early if "batch" in r)
+        if before:
+            request["before"] = before
+        reply = self._call(request)
         if "error" in reply:
             raise _error(reply["error"])
         return reply["state"]
@@ -794,20 +803,22 @@ class Dataset:
         if self._resume is not None:
             request = dict(request, resume=self._resume)
         resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
-        # A state counts the batches the server has sent: one sent ahead
-        # would count too, so resumable iterations ask for one at a time.
         # Keeping a batch while the next is read takes a third slot;
         # asking for four at a time, with four kept, nine: each request
-        # (and each wake-up of either process) serves four batches.
+        # (and each wake-up of either process) serves four batches. A
+        # resumable iteration's state is asked for before the batches
+        # sent ahead (_Session.state).
         slots = request.get("slots", 3)
-        if not resumable and "slots" not in request:
+        if "slots" not in request:
             # Eight at a time for a batch small enough that seventeen
             # slots of it fit in a core's cache (_SMALL_BATCH), where the
-            # wake-up once per request is much of the cost of a batch.
+            # wake-up once per request is much of the cost of a batch;
+            # not for a resumable one, whose state goes back at most
+            # sixteen batches.
             small = (_batch_bytes(request) or _SMALL_BATCH + 1) <= _SMALL_BATCH
-            slots = 17 if small else 9
+            slots = 17 if small and not resumable else 9
             request = dict(request, slots=slots)
-        pipelined = 0 if resumable or slots < 3 else min((slots - 1) // 2, 8)
+        pipelined = 0 if slots < 3 else min((slots - 1) // 2, 8)
         try:
             s.open(request, pipelined)
         except BaseException:
@@ -979,7 +990,8 @@ def examples(
     count-th file from the index-th; drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches may be on
     their way to the trainer beside the one it reads (8, or 16 for a
-    batch of fixed-size features under 32 KB, or 2 when deterministic),
+    batch of fixed-size features under 32 KB unless deterministic or
+    global_shuffle; at most 15 for those),
     each in a slot of shared memory of its own; the client asks for
     prefetch/2 batches at a time (at most 8), which the server's readers
     decode ahead.
