@@ -293,7 +293,7 @@ def _after_fork_in_child():
 # epoch (`for b in sluice.examples(...)` inside the epoch loop) then costs
 # an `open`, as iterating one data set again does, instead of a new
 # process, new shared memory and a `mapped` round trip for each slot —
-# a third of MNIST-like throughput, two fifths of JPEG images'. Its memory
+# a third of MNIST-like throughput (bench/py/epochloop.py). Its memory
 # is the slots of its last data set; the next data set's open reuses
 # them, or replaces them when that needs another number of slots. A server
 # of a shared filename queue (queue_url) is not kept: it remembers the
