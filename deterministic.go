@@ -254,7 +254,11 @@ type planner struct {
 
 	cur     *block // the block being taken apart, from reader curSlot
 	curSlot int
-	curNext int   // cur's next record
+	curNext int // cur's next record
+	// curErr is the error the reader met after cur's records: next
+	// returns it once they are taken, as a reader of the files in
+	// order meets it.
+	curErr  error
 	pending []rec // restored records ahead of the blocks: a checkpointed block's rest
 
 	shuffle int
@@ -291,6 +295,9 @@ func (p *planner) next(ctx context.Context) (rec, bool, error) {
 			}
 			p.cur = nil
 		}
+		if p.curErr != nil {
+			return rec{}, false, p.curErr
+		}
 		if !slices.Contains(p.done, false) {
 			return rec{}, false, nil
 		}
@@ -310,7 +317,9 @@ func (p *planner) next(ctx context.Context) (rec, bool, error) {
 			return rec{}, false, fmt.Errorf("sluice: reader %d stopped", i)
 		}
 		if b.err != nil {
-			return rec{}, false, b.err
+			// The records read before the error come first.
+			p.cur, p.curSlot, p.curNext, p.curErr = b, i, 0, b.err
+			continue
 		}
 		p.pos[i], p.done[i] = b.next, b.done
 		p.cur, p.curSlot, p.curNext = b, i, 0

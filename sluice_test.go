@@ -367,6 +367,50 @@ func TestCorruptRecord(t *testing.T) {
 	}
 }
 
+// A corrupt record ends the iteration where it lies, in every mode: the
+// batches before the one that holds it are delivered first, the same ones
+// a plain reading delivers (a Deterministic run once dropped the records a
+// reader had read before the error in the same block).
+func TestCorruptRecordAfterGoodBatches(t *testing.T) {
+	dir := t.TempDir()
+	names := writeExamples(t, dir, 1, 40)
+	data, err := os.ReadFile(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flip a byte inside the data of record 13: batches of 4 deliver
+	// records 0 to 11, and the batch of 12 to 15 fails.
+	r := tfrecord.NewReader(bytes.NewReader(data))
+	for range 13 {
+		r.Next()
+	}
+	data[r.Offset()+14] ^= 0xff
+	if err := os.WriteFile(names[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts []ExampleOption
+	}{
+		{"plain", nil},
+		{"deterministic", []ExampleOption{Deterministic()}},
+		{"deterministic, two readers", []ExampleOption{Deterministic(), Readers(2)}},
+	} {
+		var labels []int64
+		var got error
+		for b, err := range Examples(names[0], testSpec, tc.opts...).Batches(t.Context(), 4) {
+			if err != nil {
+				got = err
+				break
+			}
+			labels = append(labels, b.Int64("label")...)
+		}
+		if !errors.Is(got, tfrecord.ErrDataLoss) || !slices.Equal(labels, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}) {
+			t.Errorf("%s: labels %v, then %v; want 0 to 11, then data loss", tc.name, labels, got)
+		}
+	}
+}
+
 // A record that is a valid TFRecord but not a valid Example names its
 // file and offset too.
 func TestMalformedExample(t *testing.T) {
