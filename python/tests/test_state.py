@@ -119,3 +119,25 @@ def test_resume_after_sigkill(tmp_path):
         assert want[4] == state["labels"]
         ds.load_state_dict(state["data"])
         assert labels(ds) == want[5:]
+
+
+@pytest.mark.parametrize("mode", ["plain", "deterministic"])
+def test_corrupt_record_after_good_batches(tmp_path, mode):
+    """A corrupt record ends the iteration where it lies: the batches
+    before the one that holds it come first, the same in both modes (with
+    batches asked for four at a time), then a DataError naming it."""
+    recs = [tfrecords.example({"label": ("int64", [i])}) for i in range(40)]
+    path = str(tmp_path / "x.tfrecord")
+    offsets = tfrecords.write(path, recs)
+    data = bytearray(open(path, "rb").read())
+    data[offsets[13] + 14] ^= 1  # record 13's data: the batch of 12 to 15
+    open(path, "wb").write(data)
+    ds = sluice.examples(path, {"label": sluice.FixedLen([], "int64")}, batch_size=4, readers=1,
+                         deterministic=mode == "deterministic")
+    labels = []
+    with pytest.raises(sluice.DataError) as e:
+        for b in ds:
+            labels += b["label"].tolist()
+    assert labels == list(range(12))
+    assert e.value.file == path
+    ds.close()
