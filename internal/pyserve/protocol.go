@@ -131,6 +131,12 @@ type Request struct {
 	// quarters the messages, and the processes' wake-ups, per batch. 0
 	// is 1. Keep+Count is at most the slots less one.
 	Count int `json:"count,omitempty"`
+	// Retire, in an "open", lists the slots whose memory arrays the
+	// client handed out before still view (a batch the trainer kept
+	// past its iteration): the server gives each a new file before it
+	// uses it again, and the old memory stays the trainer's, unchanged,
+	// until its arrays go.
+	Retire []int `json:"retire,omitempty"`
 	*Open
 	*Write
 }
@@ -269,13 +275,14 @@ func DecodeRequest(msg []byte) (*Request, error) {
 	switch raw.Op {
 	case "open":
 		var o struct {
-			Op string `json:"op"`
+			Op     string `json:"op"`
+			Retire []int  `json:"retire"`
 			Open
 		}
 		if err := strictUnmarshal(msg, &o); err != nil {
 			return nil, fmt.Errorf("%w: open: %v", ErrProtocol, err)
 		}
-		req.Open = &o.Open
+		req.Open, req.Retire = &o.Open, o.Retire
 	case "mapped":
 		if raw.File == "" {
 			return nil, fmt.Errorf("%w: mapped: no file", ErrProtocol)

@@ -171,6 +171,9 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		return false, s.commit()
 	case "open":
 		src, err := newSource(req.Open)
+		if err == nil {
+			err = s.checkRetire(req.Retire)
+		}
 		if err != nil {
 			return false, s.reply(Reply{Error: errorInfo(err)})
 		}
@@ -190,6 +193,11 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		if q := src.nats; q != nil {
 			q.first = max(q.first, s.queueEpochs[[2]string{q.url, q.name}])
 			q.stopping = &s.stopping
+		}
+		// The iteration before has stopped: nothing writes into the
+		// slots now.
+		for _, k := range req.Retire {
+			s.ring.retire(k)
 		}
 		readers := req.Open.Readers
 		if readers == 0 {
@@ -235,6 +243,17 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		return true, s.reply(Reply{OK: true})
 	}
 	return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: unknown op %q", ErrProtocol, req.Op))})
+}
+
+// checkRetire reports an open's retire list that names no slot of the
+// ring.
+func (s *server) checkRetire(retire []int) error {
+	for _, k := range retire {
+		if s.ring == nil || k < 0 || k >= len(s.ring.slots) {
+			return fmt.Errorf("%w: open: retire names slot %d, which is not one", ErrProtocol, k)
+		}
+	}
+	return nil
 }
 
 type encodedBatch struct {

@@ -151,6 +151,9 @@ func (c *client) next() (map[string]array, *Reply) {
 		}
 	}
 	mem := c.slots[b.Slot]
+	if mem == nil {
+		c.t.Fatalf("a batch in slot %d, whose file the client has not mapped", b.Slot)
+	}
 	out := map[string]array{}
 	for _, a := range b.Arrays {
 		x := array{shape: a.Shape}
@@ -796,6 +799,91 @@ func TestServeReopen(t *testing.T) {
 	}
 	if b, r := c.next(); b == nil {
 		t.Errorf("after a failed open: %+v", r)
+	}
+}
+
+// A slot an open retires gets a new file before its next batch, and the
+// memory the client kept of it is never written again, whether the slot
+// is one of the ring's (a copied batch) or lent (decoded into); without
+// retire the next pass writes over it.
+func TestServeRetire(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 40)
+	tests := []struct {
+		name     string
+		minBytes int
+		spec     map[string]any
+	}{
+		{"ring slot", 64, map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}},
+		{"lent slot", 12, map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"},
+			"image": map[string]any{"kind": "fixed", "dtype": "float32", "shape": []int{4}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Cleanup(func(m int) func() { return func() { minLentBytes = m } }(minLentBytes))
+			minLentBytes = tt.minBytes
+			c := startServer(t)
+			open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "readers": 1,
+				"spec": tt.spec}
+			// pass reads the data set to its end and returns the last
+			// batch's slot and whether a batch in slot k came with a new
+			// file.
+			seed := 0
+			pass := func(open map[string]any, k int) (last int, newFile bool) {
+				// Another order each pass, so that a slot's memory
+				// written again is not the same.
+				seed++
+				open = maps.Clone(open)
+				open["shuffle"], open["seed"] = 40, seed
+				if r := c.call(open); r.Error != nil {
+					t.Fatal(r.Error)
+				}
+				for {
+					b, r := c.next()
+					if b == nil {
+						if !r.End {
+							t.Fatalf("%+v", r)
+						}
+						return last, newFile
+					}
+					last = r.Batch.Slot
+					newFile = newFile || last == k && r.Batch.File != ""
+				}
+			}
+			k, _ := pass(open, -1)
+			if lent := k >= DefaultSlots; lent != (tt.minBytes < 64) {
+				t.Fatalf("the last batch in slot %d, want it lent %v", k, tt.minBytes < 64)
+			}
+			// The test's client keeps the slot's old mapping as the
+			// trainer's arrays would, out of its own list, which
+			// unmaps a slot's mapping when the slot gets a new file.
+			kept := c.slots[k]
+			defer syscall.Munmap(kept)
+			delete(c.slots, k)
+			want := bytes.Clone(kept)
+			retire := maps.Clone(open)
+			retire["retire"] = []int{k}
+			if _, got := pass(retire, k); !got {
+				t.Errorf("no batch in retired slot %d came with a new file", k)
+			}
+			if !bytes.Equal(kept, want) {
+				t.Errorf("the retired slot's old memory was written")
+			}
+			// The control: the new file, not retired, is written over.
+			mem := c.slots[k]
+			before := bytes.Clone(mem)
+			if _, got := pass(open, k); got {
+				t.Errorf("slot %d got a new file without retire", k)
+			}
+			if bytes.Equal(mem, before) {
+				t.Errorf("slot %d not written in a pass: the test shows nothing", k)
+			}
+			for _, bad := range [][]int{{-1}, {k, 99}} {
+				r := c.call(map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8, "spec": tt.spec, "retire": bad})
+				if r.Error == nil || !strings.Contains(r.Error.Message, "retire names slot") {
+					t.Errorf("retire %v: %+v, want a protocol error", bad, r)
+				}
+			}
+		})
 	}
 }
 

@@ -159,6 +159,15 @@ func (r *ring) unlink(path string) bool {
 	return false
 }
 
+// retire lets go of slot k's file, which the client still has batches
+// in: the slot's next use (reserve) makes it a new one. The client's
+// mapping keeps the old memory, which no one writes again.
+func (r *ring) retire(k int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dropLocked(&r.slots[k])
+}
+
 // close unmaps, closes and removes every slot file.
 func (r *ring) close() {
 	r.mu.Lock()

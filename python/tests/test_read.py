@@ -449,6 +449,52 @@ def test_new_data_set_reuses_the_spare_server(tmp_path, monkeypatch):
     assert not alive(pid)
 
 
+def numbered(path, first, n=24):
+    """A file of n Examples: label first, first+1, ... and vec, 32 floats
+    of the label."""
+    recs = [tfrecords.example({"label": ("int64", [first + i]), "vec": ("float", [first + i] * 32)}) for i in range(n)]
+    tfrecords.write(str(path), recs)
+    return str(path)
+
+
+@pytest.mark.parametrize("spec", [
+    {"label": sluice.FixedLen([], "int64"), "vec": sluice.FixedLen([32], "float32")},  # parsed into a lent slot
+    {"label": sluice.FixedLen([], "int64")},  # copied into the ring
+], ids=["lent", "copied"])
+def test_kept_batch_outlives_its_iteration(tmp_path, monkeypatch, spec):
+    """A batch kept after its iteration has ended keeps its values while
+    the server reads on for another iteration, here another data set's
+    (the spare server): its slot gets new memory. Slots no array views
+    any more keep theirs."""
+    opened = []
+    real = sluice._core._Session._open_slot
+
+    def counted(self, path):
+        opened.append(path)
+        return real(self, path)
+    monkeypatch.setattr(sluice._core._Session, "_open_slot", counted)
+    it = iter(sluice.examples(numbered(tmp_path / "a.tfrecord", 0), spec, batch_size=5, readers=1))
+    pid = it.server_pid
+    for b in it:
+        pass
+    kept, want = b, {k: v.copy() for k, v in b.items()}
+    del b, it
+    opened.clear()
+    ds = sluice.examples(numbered(tmp_path / "b.tfrecord", 100), spec, batch_size=5, readers=1)
+    it = iter(ds)
+    assert it.server_pid == pid
+    assert [x for b in it for x in b["label"].tolist()] == list(range(100, 124))
+    for k in want:
+        np.testing.assert_array_equal(kept[k], want[k])
+    # The same order of slots each pass: the last batch's again, with a
+    # new file, and no other.
+    assert len(opened) == 1
+    del kept
+    opened.clear()
+    assert [x for b in ds for x in b["label"].tolist()] == list(range(100, 124))
+    assert opened == []
+
+
 def test_bytes_read_as_numbers(tmp_path):
     """A FixedLen of a dtype an Example has no list for reads each record's
     bytes value as raw little-endian numbers, as MNIST's image_raw."""

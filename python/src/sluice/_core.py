@@ -383,6 +383,9 @@ class _Session:
         slot files (its first batch is the next batch: the arrays of the
         one before are no longer valid)."""
         self.queue = self.queue or "queue_url" in request
+        retire = self._viewed_slots()
+        if retire:
+            request = dict(request, retire=retire)
         reply = self._call(request)
         # The replies to nexts sent ahead for the data set before.
         self._early.clear()
@@ -391,6 +394,17 @@ class _Session:
             raise _error(reply["error"])
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
+
+    def _viewed_slots(self):
+        """The slots whose memory arrays handed out before still view (a
+        batch kept after its iteration, the last one of an epoch, say):
+        the server gives them new files, so that the data set opened next
+        does not write over those arrays."""
+        # The client's own views of a slot go: then any array left that
+        # views its map holds a reference to it, beside the dict's and
+        # getrefcount's own.
+        self._views.clear()
+        return sorted(k for k in self._maps if sys.getrefcount(self._maps[k]) > 2)
 
     def mapped_bytes(self):
         """The bytes of the slot files mapped: the server's shared memory."""
@@ -757,7 +771,8 @@ class Dataset:
     next data set the process iterates in the same environment. Each batch is a dict from feature name to a NumPy array
     whose first dimension is the batch (a VarLen feature: a pair of the
     padded values and each record's count). The arrays are views of shared
-    memory and valid until the next batch is requested; with copy=True
+    memory and valid until the iteration's next batch is requested (a
+    batch kept after its iteration ends keeps its values); with copy=True
     they are arrays of their own. Bytes features are object arrays of
     bytes, always copies.
     """
