@@ -333,6 +333,16 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def _refs(maps, k):
+    """The references to maps[k], counted as for _UNVIEWED_REFS."""
+    return sys.getrefcount(maps[k])
+
+
+# What _refs says of a map held by a dict alone: measured, not assumed,
+# since interpreters differ in the references a call takes.
+_UNVIEWED_REFS = _refs({0: mmap.mmap(-1, 1)}, 0)
+
+
 class _Session:
     """One sluice-serve process and its data set."""
 
@@ -401,10 +411,10 @@ class _Session:
         the server gives them new files, so that the data set opened next
         does not write over those arrays."""
         # The client's own views of a slot go: then any array left that
-        # views its map holds a reference to it, beside the dict's and
-        # getrefcount's own.
+        # views its map holds a reference to it, beside those a map no
+        # array views has.
         self._views.clear()
-        return sorted(k for k in self._maps if sys.getrefcount(self._maps[k]) > 2)
+        return sorted(k for k in self._maps if _refs(self._maps, k) > _UNVIEWED_REFS)
 
     def mapped_bytes(self):
         """The bytes of the slot files mapped: the server's shared memory."""
