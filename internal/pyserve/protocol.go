@@ -357,10 +357,15 @@ func strictUnmarshal(msg []byte, v any) error {
 type Reply struct {
 	Features []FeatureInfo `json:"features,omitempty"` // to open
 	ShmDir   string        `json:"shm_dir,omitempty"`  // to open: where the slot files are
-	Batch    *BatchInfo    `json:"batch,omitempty"`    // to next
-	End      bool          `json:"end,omitempty"`      // to next: no more batches
-	OK       bool          `json:"ok,omitempty"`       // to mapped, close and write
-	Wrote    *int64        `json:"wrote,omitempty"`    // to commit: the records written
+	// NewSlots, to an open, says that every slot has a new file (or will
+	// have, at its first batch): the data set needs another number of
+	// slots than the one before, or is the server's first. The client's
+	// maps of the old files are no slot's any more.
+	NewSlots bool       `json:"new_slots,omitempty"`
+	Batch    *BatchInfo `json:"batch,omitempty"` // to next
+	End      bool       `json:"end,omitempty"`   // to next: no more batches
+	OK       bool       `json:"ok,omitempty"`    // to mapped, close and write
+	Wrote    *int64     `json:"wrote,omitempty"` // to commit: the records written
 	// State is the iteration's position after the batches the client
 	// has been sent (sluice.Iterator.Checkpoint), to a "state" request.
 	State json.RawMessage `json:"state,omitempty"`

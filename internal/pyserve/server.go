@@ -203,11 +203,11 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		if readers == 0 {
 			readers = runtime.GOMAXPROCS(0)
 		}
-		s.start(ctx, src, readers)
+		newSlots := s.start(ctx, src, readers)
 		// Named slot files are sluice-PID-*: a client whose server was
 		// killed can remove those it had not mapped yet. (Anonymous ones,
 		// dir "", go with the server.)
-		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir})
+		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir, NewSlots: newSlots})
 	case "next":
 		// Count replies, whatever happens: the client reads as many.
 		count := max(req.Count, 1)
@@ -380,8 +380,9 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 }
 
 // start opens the data set's iteration, whose reading goroutines decode
-// batches ahead into the slots lent to them where they can.
-func (s *server) start(ctx context.Context, src *source, readers int) {
+// batches ahead into the slots lent to them where they can. newSlots
+// reports a new ring: no slot has a file the client mapped.
+func (s *server) start(ctx context.Context, src *source, readers int) (newSlots bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.src = src
 	lent := lentSlots(src.slots, readers)
@@ -394,6 +395,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 		}
 		s.ring = newRing(src.slots + lent)
 		s.infos = nil
+		newSlots = true
 	}
 	s.free = make(chan int, src.slots)
 	for k := range src.slots {
@@ -429,6 +431,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) {
 		cancel()
 		s.end()
 	}
+	return newSlots
 }
 
 // produce takes the iteration's next batch: in the lent slot the readers

@@ -763,8 +763,13 @@ func TestServeReopen(t *testing.T) {
 	labels := func(a array) []int64 { return slices.Clone(int64s(a.raw, len(a.raw)/8)) }
 	files := map[string]bool{}
 	for pass := range 3 {
-		if r := c.call(open); r.Error != nil {
+		r := c.call(open)
+		if r.Error != nil {
 			t.Fatal(r.Error)
+		}
+		// The first open makes the slots; the others reuse them.
+		if r.NewSlots != (pass == 0) {
+			t.Errorf("pass %d: new_slots %v", pass, r.NewSlots)
 		}
 		var got []int64
 		for {
@@ -799,6 +804,12 @@ func TestServeReopen(t *testing.T) {
 	}
 	if b, r := c.next(); b == nil {
 		t.Errorf("after a failed open: %+v", r)
+	}
+	// Another number of slots: all new.
+	other := maps.Clone(open)
+	other["slots"] = 5
+	if r := c.call(other); r.Error != nil || !r.NewSlots {
+		t.Errorf("open with other slots: %+v, want new_slots", r)
 	}
 }
 

@@ -378,6 +378,9 @@ def test_option_errors(tmp_path):
         sluice.examples(pat, SPEC, batch_size=2, epochs=0)
     with pytest.raises(ValueError, match="shard"):
         sluice.examples(pat, SPEC, batch_size=2).shard(2, 2)
+    for prefetch in (0, -1):
+        with pytest.raises(sluice.InvalidArgumentError, match=f"prefetch {prefetch}: want at least 1"):
+            sluice.examples(pat, SPEC, batch_size=2, prefetch=prefetch)
 
 
 def test_break_ends_server(tmp_path):
@@ -493,6 +496,30 @@ def test_kept_batch_outlives_its_iteration(tmp_path, monkeypatch, spec):
     opened.clear()
     assert [x for b in ds for x in b["label"].tolist()] == list(range(100, 124))
     assert opened == []
+
+
+def test_kept_batch_across_slot_counts(tmp_path):
+    """A batch kept from a data set whose server then serves one of another
+    number of slots (the spare server) keeps its values through that one's
+    epochs, and the client lets go of the old slots' memory."""
+    spec = {"label": sluice.FixedLen([], "int64"), "vec": sluice.FixedLen([32], "float32")}
+    it = iter(sluice.examples(numbered(tmp_path / "a.tfrecord", 0, 200), spec, batch_size=5, readers=1, prefetch=30))
+    pid = it.server_pid
+    for b in it:
+        pass
+    kept, want = b, b["label"].copy()
+    del b, it
+    a_bytes = sluice._core._spare[0].mapped_bytes()  # the data set is gone: its server is the spare
+    ds = sluice.examples(numbered(tmp_path / "b.tfrecord", 1000), spec, batch_size=5, readers=1)
+    for _ in range(2):
+        it = iter(ds)
+        assert it.server_pid == pid
+        assert [x for b in it for x in b["label"].tolist()] == list(range(1000, 1024))
+        del it
+    np.testing.assert_array_equal(kept["label"], want)
+    # Five batches a pass map a few slots; forty, up to thirty ahead, many.
+    assert ds._idle.mapped_bytes() < a_bytes / 2
+    ds.close()
 
 
 def test_bytes_read_as_numbers(tmp_path):

@@ -2,6 +2,7 @@
 
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -65,6 +66,34 @@ def test_runs_agree_and_resume(tmp_path, mode):
             assert labels(ds) == want[cut:], f"resumed at {cut}"
             # Only the next iteration resumes.
             assert labels(ds) == want
+
+
+def test_loaded_state_goes_with_the_data_set(tmp_path):
+    """A state loaded and not yet started from is the data set's state,
+    and goes with its copies() and with it pickled (to spawned workers);
+    a shard, whose files are others, refuses it."""
+    pat, _ = make_examples(tmp_path)
+    make = lambda: sluice.examples(pat, SPEC, batch_size=8, shuffle=10, seed=2, deterministic=True)
+    with make() as ds:
+        want = labels(ds)
+        it = iter(ds)
+        for _ in range(4):
+            next(it)
+        state = it.state_dict()
+        it.close()
+        # The data set has an iteration before, which it must not report.
+        assert labels(ds) == want
+        ds.load_state_dict(state)
+        assert ds.state_dict() == state
+        with ds.copies() as c:
+            assert labels(c) == want[4:]
+        with pickle.loads(pickle.dumps(ds)) as p:
+            assert p.state_dict() == state
+            assert labels(p) == want[4:]
+        with pytest.raises(sluice.InvalidArgumentError, match="shard"):
+            ds.shard(0, 2)
+        assert labels(ds) == want[4:]
+        assert ds.shard(0, 2) is not None  # started from: nothing pending
 
 
 def test_state_needs_determinism(tmp_path):

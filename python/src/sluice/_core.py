@@ -402,6 +402,14 @@ class _Session:
         self.pipelined = pipelined
         if "error" in reply:
             raise _error(reply["error"])
+        if reply.get("new_slots"):
+            # The arrays that view the old files keep their maps alive.
+            self._maps = {}
+        else:
+            for k in retire:
+                # The slot gets a new file at its next batch; its old map
+                # is the arrays' alone.
+                del self._maps[k]
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
 
@@ -799,10 +807,11 @@ class Dataset:
         """The position of the data set's last iteration, after the batches
         it has returned (see the iterator's state_dict): torch's and
         torchdata's convention, for saving beside a model."""
+        if self._resume is not None:
+            # Loaded, and not yet started from.
+            return {"sluice": self._resume}
         it = self._last
         if it is None:
-            if self._resume is not None:
-                return {"sluice": self._resume}
             raise SluiceError("state_dict before any iteration")
         return it.state_dict()
 
@@ -856,12 +865,14 @@ class Dataset:
         return it
 
     def __getstate__(self):
-        # Pickled (for spawned workers, say) as its description: running
-        # iterations stay with the process that started them.
-        return {"request": self._request, "copy": self._copy}
+        # Pickled (for spawned workers, say) as its description and a
+        # state loaded for its next iteration: running iterations stay
+        # with the process that started them.
+        return {"request": self._request, "copy": self._copy, "resume": self._resume}
 
     def __setstate__(self, state):
         self.__init__(state["request"], state["copy"])
+        self._resume = state.get("resume")
 
     def shard(self, index: int, count: int) -> Dataset:
         """The part of the files that worker index of count reads: files
@@ -871,6 +882,11 @@ class Dataset:
             raise InvalidArgumentError(f"shard {index} of {count}: want 0 <= index < count")
         if self._request.get("queue_url"):
             raise InvalidArgumentError("a data set with a queue_url shares its files through the queue: it has no shards")
+        if self._resume is not None:
+            # Its files are not this data set's: the position would
+            # name other records, or none.
+            raise InvalidArgumentError("a shard cannot resume the state loaded into its data set (load_state_dict): "
+                                       "shard first and load each shard's own state, or read the data set in one process")
         r = dict(self._request)
         i, n = r.get("shard") or (0, 1)
         # Files i, i+n, ... shared by count workers: worker index takes
@@ -879,8 +895,11 @@ class Dataset:
         return Dataset(r, self._copy)
 
     def copies(self, copy: bool = True) -> Dataset:
-        """The same data set, its batches' arrays copies (or views)."""
-        return Dataset(self._request, copy)
+        """The same data set, its batches' arrays copies (or views); a state
+        loaded for its next iteration (load_state_dict) is the copy's too."""
+        ds = Dataset(self._request, copy)
+        ds._resume = self._resume
+        return ds
 
     def close(self) -> None:
         """Ends the servers of this data set's iterations still running,
@@ -970,6 +989,8 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
     if drop_remainder:
         r["drop_remainder"] = True
     if prefetch is not None:
+        if int(prefetch) < 1:
+            raise InvalidArgumentError(f"prefetch {prefetch}: want at least 1 (a batch on its way beside the one read)")
         r["slots"] = int(prefetch) + 1
     if deterministic:
         r["deterministic"] = True
