@@ -3,7 +3,9 @@ out last is the trainer's until it asks for the next, in slots lent to the
 server's readers and in the ring's; a trainer killed holding batches leaves
 nothing behind."""
 
+import gc
 import os
+import random
 import subprocess
 import sys
 import textwrap
@@ -70,6 +72,71 @@ def test_batch_intact_until_next(tmp_path, monkeypatch, kind, procs):
             seen += b["label"].tolist()
         assert sorted(seen) == list(range(n))
     assert len(servers) == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_lifetime_under_random_use(tmp_path, seed):
+    """Random steps over several data sets and up to three iterations at
+    once — new data sets, dropped ones (whose servers serve the next as
+    the spare), iterations started, abandoned, read a batch or many at a
+    time, collections — keep the rules: each iteration's last batch is
+    intact until its next is asked for, a batch kept after its iteration
+    ended is intact for good, and an iteration read to its end delivered
+    every record once. (An audit's random use found an open that retired a
+    slot of a ring since replaced.)"""
+    rng = random.Random(seed)
+    pat, n = make_big(tmp_path, files=3, per_file=40)
+    pat_small, truth = make_examples(tmp_path)
+    kinds = [
+        lambda: sluice.examples(pat, BIG, batch_size=8),  # lent slots
+        lambda: sluice.examples(pat, BIG, batch_size=5, prefetch=30),  # another number of slots
+        lambda: sluice.examples(pat, BIG, batch_size=16, deterministic=True, seed=2),
+        lambda: sluice.examples(pat_small, SPEC, batch_size=7, shuffle=30, seed=1),  # the ring's, 17 slots
+    ]
+    total = {0: n, 1: n, 2: n, 3: len(truth)}
+
+    def snap(b):
+        return {k: v.copy() for k, v in b.items() if isinstance(v, np.ndarray) and v.dtype != object}
+
+    def intact(b, s):
+        return all(np.array_equal(b[k], s[k]) for k in s)
+
+    datasets = []  # (kind, Dataset)
+    live = []  # [kind, iterator, last batch, its copy, labels seen]
+    kept = []  # (batch, copy) of iterations that ended
+    for step in range(120):
+        r = rng.random()
+        if r < 0.1 or not datasets:
+            k = rng.randrange(len(kinds))
+            datasets.append((k, kinds[k]()))
+        elif r < 0.2:
+            datasets.pop(rng.randrange(len(datasets)))
+        elif r < 0.35 and len(live) < 3:
+            k, ds = rng.choice(datasets)
+            live.append([k, iter(ds), None, None, []])
+        elif r < 0.4 and live:
+            live.pop(rng.randrange(len(live)))
+        elif live:
+            x = rng.choice(live)
+            for _ in range(rng.choice([1, 3, 50])):
+                b = next(x[1], None)
+                if b is None:
+                    assert sorted(x[4]) == list(range(total[x[0]])), f"step {step}: an iteration's records"
+                    if x[2] is not None:
+                        kept.append((x[2], x[3]))
+                    live.remove(x)
+                    break
+                if x[0] < 3:
+                    np.testing.assert_array_equal(b["image"], b["label"][:, None] + np.arange(32, dtype=np.float32))
+                x[2], x[3] = b, snap(b)
+                x[4] += b["label"].tolist()
+        if rng.random() < 0.1:
+            gc.collect()
+        for x in live:
+            assert x[2] is None or intact(x[2], x[3]), f"step {step}: a live iteration's batch changed"
+        for b, c in kept:
+            assert intact(b, c), f"step {step}: a batch kept after its iteration changed"
+        del kept[:-4]
 
 
 TRAINER = textwrap.dedent("""
