@@ -28,15 +28,21 @@ var ErrCheckpoint = input.ErrCheckpoint
 var ErrNotDeterministic = input.ErrNotDeterministic
 
 // checkpointFormat names the format, so that a checkpoint file says what
-// it is.
+// it is. Version 2 added a batch begun (partial) and records a reader
+// skips (skip): version 1 checkpoints, which have neither, restore as they
+// did, and a sluice that reads version 1 only refuses version 2 rather
+// than ignore what it does not know.
 const (
 	checkpointFormat  = "sluice.checkpoint"
-	checkpointVersion = 1
+	checkpointVersion = 2
 )
 
 // An identity is what a checkpoint must agree on with the data set that
 // restores it: every option that shapes the order of the records, the
-// decoding, and the files.
+// files, and the features' names and types. A change of how a feature is
+// decoded that keeps its type (a FixedLen's shape, a default, a field's
+// place in a fixed-length record) is not refused: the records resumed
+// are the same, decoded as the data set now says.
 type identity struct {
 	Source        string   `json:"source"` // the constructor and its features
 	Files         []string `json:"files"`  // after sharding, in order
@@ -98,11 +104,15 @@ type checkpoint struct {
 	Pending   []byte   `json:"pending"` // packed recIDs
 	Buffer    []byte   `json:"buffer"`
 	Emitted   [][]byte `json:"emitted"`
+	// Partial is the batch the planner had begun (packed recIDs): it
+	// was waiting for a read, had met an error, or was stopped.
+	Partial []byte `json:"partial,omitempty"`
 }
 
 type ckSlot struct {
 	File int64  `json:"file"` // index in the run's sequence of files
 	Pos  []byte `json:"pos,omitempty"`
+	Skip int64  `json:"skip,omitempty"` // records to skip from Pos (slotPos)
 	Done bool   `json:"done,omitempty"`
 }
 
@@ -143,15 +153,42 @@ func recIDs(rs []rec) []recID {
 
 // checkpoint returns the run's position after the batches delivered.
 func (r *detRun) checkpoint(ctx context.Context, delivered int64, back int) ([]byte, error) {
+	ck, err := r.state(delivered, back)
+	if err != nil {
+		return nil, err
+	}
+	if ck.Sizes, err = fileSizes(ctx, r.id.Files); err != nil {
+		return nil, err
+	}
+	return json.Marshal(ck)
+}
+
+// state returns the run's position after the batches delivered, less the
+// last back of them.
+func (r *detRun) state(delivered int64, back int) (*checkpoint, error) {
 	p := r.p
 	p.mu.Lock()
-	ck := checkpoint{Format: checkpointFormat, Version: checkpointVersion, Identity: r.id,
+	defer p.mu.Unlock()
+	if back > len(p.recent) {
+		// The batches before a resume are not this run's to give back.
+		return nil, fmt.Errorf("sluice: CheckpointBefore(%d) after %d batches since the iteration started or resumed: %w", back, len(p.recent), ErrInvalid)
+	}
+	ck := &checkpoint{Format: checkpointFormat, Version: checkpointVersion, Identity: r.id,
 		Delivered: delivered - int64(back), Cursor: p.cursor}
+	if p.curErr != nil {
+		// The error comes right after the block's records, before any
+		// other reader's: the reader that met it goes next, and meets
+		// it again after its records (skip).
+		ck.Cursor = p.curSlot
+	}
 	for i := range p.pos {
-		ck.Readers = append(ck.Readers, ckSlot{File: p.pos[i].k, Pos: p.pos[i].pos, Done: p.done[i]})
+		ck.Readers = append(ck.Readers, ckSlot{File: p.pos[i].k, Pos: p.pos[i].pos, Skip: p.pos[i].skip, Done: p.done[i]})
 	}
 	var err error
 	ck.RNG, err = p.rng.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
 	pending := recIDs(p.pending)
 	if p.cur != nil {
 		pending = append(pending, p.cur.ids[p.curNext:]...)
@@ -168,14 +205,8 @@ func (r *detRun) checkpoint(ctx context.Context, delivered int64, back int) ([]b
 	for _, recs := range p.restore {
 		ck.Emitted = append(ck.Emitted, packIDs(recIDs(recs)))
 	}
-	p.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if ck.Sizes, err = fileSizes(ctx, r.id.Files); err != nil {
-		return nil, err
-	}
-	return json.Marshal(ck)
+	ck.Partial = packIDs(recIDs(p.partial))
+	return ck, nil
 }
 
 // newCheckpoint returns the checkpoint of a run whose position is the
@@ -210,8 +241,8 @@ func parseCheckpoint(b []byte) (*checkpoint, error) {
 	if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
 		return nil, fmt.Errorf("%w: not a sluice checkpoint", ErrCheckpoint)
 	}
-	if ck.Version != checkpointVersion {
-		return nil, fmt.Errorf("%w: version %d, this sluice reads version %d", ErrCheckpoint, ck.Version, checkpointVersion)
+	if ck.Version < 1 || ck.Version > checkpointVersion {
+		return nil, fmt.Errorf("%w: version %d, this sluice reads versions 1 to %d", ErrCheckpoint, ck.Version, checkpointVersion)
 	}
 	return &ck, nil
 }
@@ -276,10 +307,10 @@ func (ck *checkpoint) restoreInto(ctx context.Context, d *Dataset, p *planner, s
 	for i, s := range ck.Readers {
 		// Reader i reads files i, i+R, ...: a position elsewhere is not
 		// one this run could have saved.
-		if s.File < 0 || s.File%int64(len(p.pos)) != int64(i) || seq.total >= 0 && s.File > seq.total+int64(len(p.pos)) {
+		if s.File < 0 || s.File%int64(len(p.pos)) != int64(i) || seq.total >= 0 && s.File > seq.total+int64(len(p.pos)) || s.Skip < 0 {
 			return fmt.Errorf("%w: reader %d at file %d", ErrCheckpoint, i, s.File)
 		}
-		p.pos[i], p.done[i] = slotPos{k: s.File, pos: s.Pos}, s.Done || seq.total >= 0 && s.File >= seq.total
+		p.pos[i], p.done[i] = slotPos{k: s.File, pos: s.Pos, skip: s.Skip}, s.Done || seq.total >= 0 && s.File >= seq.total
 	}
 	if err := p.rng.UnmarshalBinary(ck.RNG); err != nil {
 		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
@@ -298,7 +329,21 @@ func (ck *checkpoint) restoreInto(ctx context.Context, d *Dataset, p *planner, s
 			return err
 		}
 	}
-	all := slices.Concat(append([][]recID{pending, buffer}, emitted...)...)
+	partial, err := unpackIDs(ck.Partial)
+	if err != nil {
+		return err
+	}
+	// Sizes a run could have saved: a batch begun is short of the batch
+	// size, one made is not over it, the shuffle buffer not over its own.
+	if len(partial) >= p.n || len(buffer) > p.shuffle {
+		return fmt.Errorf("%w: %d records of a batch begun, %d in the shuffle buffer, for batches of %d and a buffer of %d", ErrCheckpoint, len(partial), len(buffer), p.n, p.shuffle)
+	}
+	for _, ids := range emitted {
+		if len(ids) == 0 || len(ids) > p.n {
+			return fmt.Errorf("%w: a batch of %d records, for batches of %d", ErrCheckpoint, len(ids), p.n)
+		}
+	}
+	all := slices.Concat(append([][]recID{pending, buffer, partial}, emitted...)...)
 	got, err := readRecords(ctx, d, seq, all, len(p.pos))
 	if err != nil {
 		return err
@@ -311,6 +356,9 @@ func (ck *checkpoint) restoreInto(ctx context.Context, d *Dataset, p *planner, s
 		return rs
 	}
 	p.pending, p.buf = recsOf(pending), recsOf(buffer)
+	if len(partial) > 0 {
+		p.partial = recsOf(partial)
+	}
 	for _, ids := range emitted {
 		p.restore = append(p.restore, recsOf(ids))
 	}
@@ -377,7 +425,9 @@ func readAt(ctx context.Context, d *Dataset, name string, offs []int64) ([][]byt
 	defer f.OnWorkFinished()
 	out := make([][]byte, 0, len(offs))
 	for len(out) < len(offs) {
+		stop := f.Watch(ctx)
 		_, b, produced, atEnd, err := f.Read(ctx)
+		stop()
 		if err != nil {
 			return nil, err
 		}

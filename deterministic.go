@@ -106,10 +106,18 @@ func below(r *rand.PCG, n uint64) uint64 {
 
 // A slotPos is where a reader's share of the files goes on: the record at
 // pos (a Position of the format) in file k, or file k's start if pos is
-// nil. A k at or past the run's total is the end of the share.
+// nil, less the first skip records from there, which were taken already.
+// A k at or past the run's total is the end of the share.
+//
+// skip is for a block that ended in an error (a corrupt record, say): the
+// planner holds its records, but the reader's position after them is no
+// place to go on from — a TFRecord reader that met a bad data CRC is past
+// that record already — so the block's start stands, with its records
+// counted.
 type slotPos struct {
-	k   int64
-	pos []byte
+	k    int64
+	pos  []byte
+	skip int64
 }
 
 // A block is up to blockSize records a reader read, in one buffer.
@@ -134,7 +142,7 @@ type slot struct {
 
 func (s *slot) run(ctx context.Context, start slotPos) {
 	defer close(s.out)
-	k, pos, open := start.k, start.pos, false
+	k, pos, skip, open := start.k, start.pos, start.skip, false
 	defer func() {
 		if open {
 			s.f.OnWorkFinished()
@@ -167,12 +175,16 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 				}
 				open, pos = true, nil
 			}
+			stop := s.f.Watch(ctx)
 			_, rec, produced, atEnd, err := s.f.Read(ctx)
+			stop()
 			if err != nil {
 				b.err = err
 				break
 			}
-			if produced {
+			if produced && skip > 0 {
+				skip--
+			} else if produced {
 				if len(b.arena)+len(rec) > cap(b.arena) {
 					// Room for a block of records like this one, so
 					// that the arena grows once, not by append's steps.
@@ -264,6 +276,11 @@ type planner struct {
 	shuffle int
 	buf     []rec
 	rng     *rand.PCG
+	// partial is the batch being made: the records picked for it so far.
+	// The planner lets go of mu while it waits for a reader's block, and
+	// on an error or a stop, so a checkpoint can come in the middle of a
+	// batch: it saves them, and a restored run goes on with that batch.
+	partial []rec
 
 	emitted [][]recID // batches made and not yet delivered
 	recent  [][]recID // the last batches delivered, MaxCheckpointBefore at most
@@ -302,22 +319,22 @@ func (p *planner) next(ctx context.Context) (rec, bool, error) {
 			return rec{}, false, nil
 		}
 		i := p.cursor
-		p.cursor = (p.cursor + 1) % len(p.slots)
 		if p.done[i] {
+			p.cursor = (i + 1) % len(p.slots)
 			continue
 		}
-		var b *block
-		var ok bool
-		select {
-		case b, ok = <-p.slots[i].out:
-		case <-ctx.Done():
-			return rec{}, false, context.Cause(ctx)
+		b, err := p.receive(ctx, i)
+		if err != nil {
+			return rec{}, false, err
 		}
-		if !ok {
-			return rec{}, false, fmt.Errorf("sluice: reader %d stopped", i)
-		}
+		// Moved on only now: a checkpoint taken while the planner
+		// waited has reader i's block come next.
+		p.cursor = (i + 1) % len(p.slots)
 		if b.err != nil {
-			// The records read before the error come first.
+			// The records read before the error come first. The
+			// reader's position stays the block's start, with the
+			// block's records to skip.
+			p.pos[i].skip += int64(len(b.recs))
 			p.cur, p.curSlot, p.curNext, p.curErr = b, i, 0, b.err
 			continue
 		}
@@ -327,6 +344,24 @@ func (p *planner) next(ctx context.Context) (rec, bool, error) {
 	r := rec{id: p.cur.ids[p.curNext], b: p.own(p.cur.recs[p.curNext])}
 	p.curNext++
 	return r, true, nil
+}
+
+// receive waits for reader i's next block. It lets go of mu meanwhile, so
+// that delivering the batches made already and checkpointing do not wait
+// for reads: the planner's state is whole here (the batch being made is
+// partial's, the block awaited the reader's position's).
+func (p *planner) receive(ctx context.Context, i int) (*block, error) {
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	select {
+	case b, ok := <-p.slots[i].out:
+		if !ok {
+			return nil, fmt.Errorf("sluice: reader %d stopped", i)
+		}
+		return b, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // own copies b into a record buffer of the planner's.
@@ -352,12 +387,14 @@ func (p *planner) pick(ctx context.Context) (rec, bool, error) {
 	if len(p.buf) == 0 {
 		return rec{}, false, nil
 	}
-	j := below(p.rng, uint64(len(p.buf)))
-	out := p.buf[j]
+	// The record that takes the drawn one's place is read before the
+	// draw: a read that fails or waits leaves the generator as it was.
 	r, ok, err := p.next(ctx)
 	if err != nil {
 		return rec{}, false, err
 	}
+	j := below(p.rng, uint64(len(p.buf)))
+	out := p.buf[j]
 	if ok {
 		p.buf[j] = r
 	} else {
@@ -369,23 +406,26 @@ func (p *planner) pick(ctx context.Context) (rec, bool, error) {
 }
 
 // batch makes the next batch: its records, or none at the end of input.
-// It holds mu throughout, so that a Checkpoint sees the state between two
-// batches, and records the batch as emitted.
+// It holds mu but while it waits for a reader (receive), building the
+// batch in partial, so that a Checkpoint sees a whole state, and records
+// the batch as emitted. After an error partial keeps the batch begun.
 func (p *planner) batch(ctx context.Context) ([]rec, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var recs []rec
 	if len(p.restore) > 0 {
-		recs, p.restore = p.restore[0], p.restore[1:]
+		recs := p.restore[0]
+		p.restore = p.restore[1:]
 		p.emit(recs)
 		return recs, nil
 	}
-	select {
-	case recs = <-p.spare:
-	default:
-		recs = make([]rec, 0, p.n)
+	if p.partial == nil {
+		select {
+		case p.partial = <-p.spare:
+		default:
+			p.partial = make([]rec, 0, p.n)
+		}
 	}
-	for len(recs) < p.n {
+	for len(p.partial) < p.n {
 		r, ok, err := p.pick(ctx)
 		if err != nil {
 			return nil, err
@@ -393,8 +433,10 @@ func (p *planner) batch(ctx context.Context) ([]rec, error) {
 		if !ok {
 			break
 		}
-		recs = append(recs, r)
+		p.partial = append(p.partial, r)
 	}
+	recs := p.partial
+	p.partial = nil
 	if len(recs) == 0 || len(recs) < p.n && p.drop {
 		return nil, nil
 	}

@@ -138,7 +138,7 @@ const MaxCheckpointBefore = 16
 // is for a caller that hands batches on ahead of their use (a server
 // that prefetches them for another process, say) and checkpoints where
 // the user is, not where it is; n is at most MaxCheckpointBefore and the
-// batches returned so far.
+// batches returned since the iteration started or resumed.
 func (it *Iterator) CheckpointBefore(n int) ([]byte, error) {
 	if n < 0 || n > MaxCheckpointBefore || int64(n) > it.delivered {
 		return nil, fmt.Errorf("sluice: CheckpointBefore(%d) after %d batches: %w (want 0 to %d)", n, it.delivered, ErrInvalid, min(int64(MaxCheckpointBefore), it.delivered))

@@ -103,6 +103,12 @@ func (f *parquetFormat) Read(ctx context.Context) (string, []byte, bool, bool, e
 // Work returns the file of the last row read.
 func (f *parquetFormat) Work() string { return f.work }
 
+// Watch does nothing: a Parquet file is opened with its reader's context,
+// whose end ends its reads.
+func (f *parquetFormat) Watch(context.Context) func() bool { return noWatch }
+
+func noWatch() bool { return true }
+
 // Offset returns the index of the last row read in its file.
 func (f *parquetFormat) Offset() int64 { return f.row }
 

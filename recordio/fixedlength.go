@@ -246,6 +246,10 @@ func (f *fixedLengthFormat) Seek(ctx context.Context, work string, pos []byte) e
 // unit returns the file of the unit in progress (see unitWatcher).
 func (f *fixedLengthFormat) unit() *unitFile { return f.file }
 
+// Watch makes the end of ctx end the open file's reads in flight
+// (recordhook.Format).
+func (f *fixedLengthFormat) Watch(ctx context.Context) (stop func() bool) { return f.file.watch(ctx) }
+
 // PositionOf returns the position of the record of index i: Position's
 // form, the index itself.
 func (f *fixedLengthFormat) PositionOf(i int64) ([]byte, bool) {

@@ -165,7 +165,9 @@ func (f *textLineFormat) open(ctx context.Context, work string) error {
 	}
 	c := f.compression
 	if f.detect {
+		stop := file.watch(ctx)
 		n, err := file.ReadAt(f.prefix[:], 0)
+		stop()
 		if err != nil && err != io.EOF {
 			file.Close()
 			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("reading the first bytes to detect the compression: %w", err)}
@@ -328,6 +330,10 @@ func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 
 // unit returns the file of the unit in progress (see unitWatcher).
 func (f *textLineFormat) unit() *unitFile { return f.file }
+
+// Watch makes the end of ctx end the open file's reads in flight
+// (recordhook.Format).
+func (f *textLineFormat) Watch(ctx context.Context) (stop func() bool) { return f.file.watch(ctx) }
 
 // PositionOf reports that a line's number alone does not locate it: its
 // byte offset is known only to a reader that has read up to it.

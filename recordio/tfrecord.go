@@ -54,9 +54,15 @@ type tfRecordFormat struct {
 	work    string
 	key     []byte
 	skipped int64 // in files already closed
+	// held is a record Seek read that Read returns next: the one at the
+	// offset sought, when the read that reached it skipped a corrupt
+	// record before it (SkipCorrupt) and so went no further.
+	held    []byte
+	hasHeld bool // held may be an empty record
 }
 
 func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) error {
+	f.held, f.hasHeld = nil, false
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
@@ -65,7 +71,9 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 	c := f.compression
 	if f.detect {
 		var prefix [12]byte
+		stop := file.watch(ctx)
 		n, err := file.ReadAt(prefix[:], 0)
+		stop()
 		if err != nil && err != io.EOF {
 			file.Close()
 			return fmt.Errorf("%s: reading the first bytes to detect the compression: %w", work, err)
@@ -102,7 +110,12 @@ func (f *tfRecordFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next record.
 func (f *tfRecordFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
-	rec, err := f.rd.Next()
+	rec, err := f.held, error(nil)
+	if f.hasHeld {
+		f.held, f.hasHeld = nil, false
+	} else {
+		rec, err = f.rd.Next()
+	}
 	if err == io.EOF {
 		return "", nil, false, true, nil
 	}
@@ -134,6 +147,7 @@ func (f *tfRecordFormat) Offset() int64 {
 func (f *tfRecordFormat) OnWorkFinished() error { return f.close() }
 
 func (f *tfRecordFormat) close() error {
+	f.held, f.hasHeld = nil, false
 	if f.file == nil {
 		return nil
 	}
@@ -176,11 +190,18 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 	}
 	defer f.file.watch(ctx)()
 	for f.rd.NextOffset() < int64(off) {
-		if _, err := f.rd.Next(); err == io.EOF {
+		rec, err := f.rd.Next()
+		if err == io.EOF {
 			break
 		} else if err != nil {
 			f.close()
 			return err
+		}
+		if f.rd.Offset() == int64(off) {
+			// A corrupt record skipped on the way: this one, the
+			// one sought, has been read already.
+			f.held, f.hasHeld = rec, true
+			return nil
 		}
 	}
 	if f.rd.NextOffset() != int64(off) {
@@ -192,6 +213,10 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 
 // unit returns the file of the unit in progress (see unitWatcher).
 func (f *tfRecordFormat) unit() *unitFile { return f.file }
+
+// Watch makes the end of ctx end the open file's reads in flight
+// (recordhook.Format).
+func (f *tfRecordFormat) Watch(ctx context.Context) (stop func() bool) { return f.file.watch(ctx) }
 
 // PositionOf returns the position of the record at offset: Position's
 // form, the offset itself.

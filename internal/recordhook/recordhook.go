@@ -42,6 +42,14 @@ type Format interface {
 	// Offset is offset, if the format can go to it without reading the
 	// file from its start (text lines cannot: ok is false).
 	PositionOf(offset int64) (pos []byte, ok bool)
+
+	// Watch makes the end of ctx end the open file's reads in flight, for
+	// a file on an object store, whose reads do not take a context: a
+	// Read stalled on the network then returns when its caller gives up.
+	// Call stop when the Read is done. recordio.Reader does this itself;
+	// a caller of Read without one must. For a local file it costs a
+	// call.
+	Watch(ctx context.Context) (stop func() bool)
 }
 
 // NewTFRecordFormat returns a new Format of TFRecord files, read with

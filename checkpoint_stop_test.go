@@ -1,0 +1,449 @@
+package sluice
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// Resuming from checkpoints taken where a run is not simply between two
+// batches read in full: the planner has met bad data ahead of the
+// batches delivered, waits for a slow read, or was stopped.
+
+// writeNamed writes files of records named "f<i>r<j>", file i compressed
+// as cs[i%len(cs)] (none without cs), record damaged[i] of file i (if in
+// the map) with a flipped byte: its data CRC fails, or with header its
+// length's.
+func writeNamed(t *testing.T, dir string, counts []int, damaged map[int]int, header bool, cs ...tfrecord.Compression) string {
+	t.Helper()
+	for i, n := range counts {
+		var raw bytes.Buffer
+		w := tfrecord.NewWriter(&raw, tfrecord.None)
+		var offs []int
+		off := 0
+		for j := range n {
+			rec := fmt.Appendf(nil, "f%dr%d", i, j)
+			offs = append(offs, off)
+			off += 8 + 4 + len(rec) + 4 // length, its CRC, data, its CRC
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data := raw.Bytes()
+		if j, ok := damaged[i]; ok {
+			at := offs[j] + 12 // the first data byte
+			if header {
+				at = offs[j] + 8 // the length's CRC
+			}
+			data[at] ^= 0xff
+		}
+		if len(cs) > 0 && cs[i%len(cs)] != tfrecord.None {
+			var out bytes.Buffer
+			cw, err := tfrecord.NewCompressor(cs[i%len(cs)], &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cw.Write(data)
+			if err := cw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data = out.Bytes()
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%03d.tfrecord", i)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "part-*")
+}
+
+// A recordRun is the batches of an iteration, each its records' names, and
+// the error that ended it (nil at io.EOF).
+type recordRun struct {
+	batches []string
+	err     error
+}
+
+func drain(t *testing.T, it *Iterator) recordRun {
+	t.Helper()
+	defer it.Close()
+	var r recordRun
+	for {
+		b, err := it.Next()
+		if err == io.EOF {
+			return r
+		}
+		if err != nil {
+			r.err = err
+			return r
+		}
+		var names []string
+		for _, rec := range b.Bytes(RecordFeature) {
+			names = append(names, string(rec))
+		}
+		r.batches = append(r.batches, strings.Join(names, "|"))
+	}
+}
+
+// sameTail reports how got, a run resumed from a checkpoint after from
+// batches, differs from want, the whole run; "" if it does not.
+func sameTail(got, want recordRun, from int) string {
+	if !slices.Equal(got.batches, want.batches[from:]) {
+		i := firstDiff(got.batches, want.batches[from:])
+		return fmt.Sprintf("%d batches, want %d, the first different at %d", len(got.batches), len(want.batches)-from, from+i)
+	}
+	if (got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
+		return fmt.Sprintf("ends with %v, want %v", got.err, want.err)
+	}
+	return ""
+}
+
+// TestResumeAroundCorruptRecords takes a checkpoint after every batch of
+// runs that meet a corrupt record, once the planner has gone as far ahead
+// as it can (synctest.Wait), often to the corrupt record and beyond the
+// batches delivered: the run resumed gives the batches and the error the
+// whole run gave. Before, the records of a reader's block before its
+// error were read again on resume, and the batch being made when the
+// error came was lost.
+func TestResumeAroundCorruptRecords(t *testing.T) {
+	dir := t.TempDir()
+	pattern := writeNamed(t, dir, []int{40, 60}, map[int]int{0: 30}, false)
+	for name, ds := range map[string]*Dataset{
+		"one reader":          Records(pattern, Deterministic(), Readers(1)),
+		"two readers":         Records(pattern, Deterministic(), Readers(2), Epochs(2)),
+		"two readers shuffle": Records(pattern, Deterministic(), Readers(2), Shuffle(10), Seed(1)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				it, err := ds.Iterator(ctx, 4)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := drain(t, it)
+				if want.err == nil || !strings.Contains(want.err.Error(), "corrupt") {
+					t.Fatalf("the whole run ends with %v, want the corrupt record", want.err)
+				}
+				for cut := range len(want.batches) + 1 {
+					for _, back := range []int{0, 1, 3} {
+						if back > cut {
+							continue
+						}
+						it, err := ds.Iterator(ctx, 4)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for range cut {
+							if _, err := it.Next(); err != nil {
+								t.Fatal(err)
+							}
+						}
+						synctest.Wait()
+						ck, err := it.CheckpointBefore(back)
+						it.Close()
+						if err != nil {
+							t.Fatalf("cut %d back %d: %v", cut, back, err)
+						}
+						resumed, err := ds.Iterator(ctx, 4, Resume(ck))
+						if err != nil {
+							t.Fatalf("cut %d back %d: %v", cut, back, err)
+						}
+						if d := sameTail(drain(t, resumed), want, cut-back); d != "" {
+							t.Errorf("cut %d back %d: resumed run: %s", cut, back, d)
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestResumeFailedRunSkipping resumes a run that failed at a corrupt
+// record from its last checkpoint with SkipCorrupt, as a user mends a
+// failed job: the records after the checkpoint come once each, the
+// corrupt one left out, none lost.
+func TestResumeFailedRunSkipping(t *testing.T) {
+	dir := t.TempDir()
+	pattern := writeNamed(t, dir, []int{40, 15}, map[int]int{0: 30}, false)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		it, err := Records(pattern, Deterministic(), Readers(1)).Iterator(ctx, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before []string
+		for range 5 {
+			b, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range b.Bytes(RecordFeature) {
+				before = append(before, string(r))
+			}
+		}
+		synctest.Wait() // the planner has met the corrupt record
+		ck, err := it.Checkpoint()
+		it.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		resumed, err := Records(pattern, Deterministic(), Readers(1), SkipCorrupt()).Iterator(ctx, 4, Resume(ck))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest := drain(t, resumed)
+		if rest.err != nil {
+			t.Fatal(rest.err)
+		}
+		got := slices.Clone(before)
+		for _, b := range rest.batches {
+			got = append(got, strings.Split(b, "|")...)
+		}
+		var want []string
+		for j := range 40 {
+			if j != 30 {
+				want = append(want, fmt.Sprintf("f0r%d", j))
+			}
+		}
+		for j := range 15 {
+			want = append(want, fmt.Sprintf("f1r%d", j))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("records of the run and its resumption:\n got  %v\n want %v", got, want)
+		}
+	})
+}
+
+// TestResumeAfterSkippedCompressed resumes, in a compressed file, at the
+// record after one SkipCorrupt skipped: reading up to it skips the
+// corrupt one and reads it in the same step, which must not count as
+// going past it.
+func TestResumeAfterSkippedCompressed(t *testing.T) {
+	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		for _, header := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v/length CRC %v", c, header), func(t *testing.T) {
+				// Records 0-6 are the first batch, 7 is corrupt, 8 the
+				// first the resumed run reads.
+				ds := Records(writeNamed(t, t.TempDir(), []int{20}, map[int]int{0: 7}, header, c), Deterministic(), Readers(1), SkipCorrupt())
+				it, err := ds.Iterator(t.Context(), 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := drain(t, it)
+				it, err = ds.Iterator(t.Context(), 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := it.Next(); err != nil {
+					t.Fatal(err)
+				}
+				ck, err := it.Checkpoint()
+				it.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				resumed, err := ds.Iterator(t.Context(), 7, Resume(ck))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := sameTail(drain(t, resumed), want, 1); d != "" {
+					t.Errorf("resumed run: %s", d)
+				}
+			})
+		}
+	}
+}
+
+// gatedFS serves gated://PATH from the local disk; reading a file whose
+// name has "slow" in it waits until gate is closed, or the context it was
+// opened with ends, as a network file system's reads do.
+type gatedFS struct{ gate chan struct{} }
+
+type gatedFile struct {
+	storage.File
+	name string
+	gate chan struct{}
+	ctx  context.Context
+}
+
+func (f gatedFile) Name() string { return f.name }
+
+func (f gatedFile) wait() error {
+	select {
+	case <-f.gate:
+		return nil
+	case <-f.ctx.Done():
+		return f.ctx.Err()
+	}
+}
+
+func (f gatedFile) Read(b []byte) (int, error) {
+	if err := f.wait(); err != nil {
+		return 0, err
+	}
+	return f.File.Read(b)
+}
+
+func (f gatedFile) ReadAt(b []byte, off int64) (int, error) {
+	if err := f.wait(); err != nil {
+		return 0, err
+	}
+	return f.File.ReadAt(b, off)
+}
+
+func (g *gatedFS) Open(ctx context.Context, name string) (storage.File, error) {
+	path := strings.TrimPrefix(name, "gated://")
+	f, err := storage.Local{}.Open(ctx, path)
+	if err != nil || !strings.Contains(path, "slow") {
+		return f, err
+	}
+	return gatedFile{File: f, name: name, gate: g.gate, ctx: ctx}, nil
+}
+
+func (g *gatedFS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (g *gatedFS) Glob(ctx context.Context, pattern string) ([]string, error) {
+	names, err := storage.Local{}.Glob(ctx, strings.TrimPrefix(pattern, "gated://"))
+	for i := range names {
+		names[i] = "gated://" + names[i]
+	}
+	return names, err
+}
+
+// TestCheckpointWhileAReadWaits reads a file of 130 records and a slow one
+// in batches of 5: batch 26 waits for the slow file. The 25 before it are
+// delivered, and a Checkpoint taken, while that read waits (before, the
+// planner held its lock through the wait, so both waited for it), and so
+// is one after Close stops the run there (before, the records taken for
+// batch 26 were lost). Both resume exactly.
+func TestCheckpointWhileAReadWaits(t *testing.T) {
+	dir := t.TempDir()
+	writeNamed(t, dir, []int{130, 10}, nil, false)
+	if err := os.Rename(filepath.Join(dir, "part-001.tfrecord"), filepath.Join(dir, "part-001-slow.tfrecord")); err != nil {
+		t.Fatal(err)
+	}
+	fs := &gatedFS{gate: make(chan struct{})}
+	close(fs.gate)
+	storage.Register("gated", fs)
+	defer storage.Unregister("gated")
+	ds := Records("gated://"+filepath.Join(dir, "part-*"), Deterministic(), Readers(1))
+	it, err := ds.Iterator(t.Context(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := drain(t, it)
+	if len(want.batches) != 28 || want.err != nil {
+		t.Fatalf("the whole run: %d batches, %v", len(want.batches), want.err)
+	}
+	for _, closed := range []bool{false, true} {
+		fs.gate = make(chan struct{})
+		it, err := ds.Iterator(t.Context(), 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A guard against a hang, not a timing: each step takes
+		// microseconds.
+		done := make(chan []byte)
+		go func() {
+			for range 25 {
+				if _, err := it.Next(); err != nil {
+					t.Error(err)
+				}
+			}
+			if closed {
+				it.Close()
+			}
+			ck, err := it.Checkpoint()
+			if err != nil {
+				t.Error(err)
+			}
+			done <- ck
+		}()
+		var ck []byte
+		select {
+		case ck = <-done:
+		case <-time.After(5 * time.Second):
+			buf := make([]byte, 1<<20)
+			t.Logf("%s", buf[:runtime.Stack(buf, true)])
+			t.Fatal("batches read already, or a checkpoint, waited for a later read")
+		}
+		close(fs.gate)
+		if !closed {
+			if d := sameTail(drain(t, it), want, 25); d != "" {
+				t.Errorf("the run after the checkpoint: %s", d)
+			}
+		}
+		resumed, err := ds.Iterator(t.Context(), 5, Resume(ck))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := sameTail(drain(t, resumed), want, 25); d != "" {
+			t.Errorf("closed %v: resumed run: %s", closed, d)
+		}
+	}
+}
+
+// TestCheckpointBeforeAfterResume goes back no further than the batches
+// the resumed iteration delivered, with an error rather than a panic.
+func TestCheckpointBeforeAfterResume(t *testing.T) {
+	dir := t.TempDir()
+	ds := Records(writeNamed(t, dir, []int{40, 30}, nil, false), Deterministic(), Readers(2))
+	it, err := ds.Iterator(t.Context(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := drain(t, it)
+	it, err = ds.Iterator(t.Context(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		it.Next()
+	}
+	ck, err := it.Checkpoint()
+	it.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := ds.Iterator(t.Context(), 4, Resume(ck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+	if _, err := resumed.CheckpointBefore(1); !errors.Is(err, ErrInvalid) {
+		t.Errorf("CheckpointBefore(1) at once: %v, want ErrInvalid", err)
+	}
+	resumed.Next()
+	resumed.Next()
+	if _, err := resumed.CheckpointBefore(3); !errors.Is(err, ErrInvalid) {
+		t.Errorf("CheckpointBefore(3) after 2: %v, want ErrInvalid", err)
+	}
+	ck, err = resumed.CheckpointBefore(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := ds.Iterator(t.Context(), 4, Resume(ck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := sameTail(drain(t, again), want, 5); d != "" {
+		t.Errorf("resumed twice: %s", d)
+	}
+}
