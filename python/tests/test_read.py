@@ -404,6 +404,34 @@ def test_break_ends_server(tmp_path):
     assert not alive(pid) and not shm_files(pid)
 
 
+def test_iteration_left_by_break_serves_the_next(tmp_path):
+    """An epoch left by a break (steps per epoch over an endless data set)
+    hands its server to the data set's next iteration, which starts over;
+    the batch the loop kept stays as it was. An iteration still held
+    elsewhere keeps its own server, and goes on."""
+    pat, truth = make_examples(tmp_path)
+    ds = sluice.examples(pat, SPEC, batch_size=4, readers=1, epochs=None)
+    pids, firsts = set(), []
+    for epoch in range(3):
+        for i, b in enumerate(ds):
+            if i == 0:
+                firsts.append(b["label"].tolist())
+            if i == 5:
+                break
+        pids.add(ds._last.server_pid)
+        if epoch:
+            np.testing.assert_array_equal(kept["label"], want)
+        kept, want = b, b["label"].copy()
+    assert len(pids) == 1 and firsts[0] == firsts[1] == firsts[2]
+    held = iter(ds)
+    first = next(held)["label"].tolist()
+    other = iter(ds)
+    assert other.server_pid != held.server_pid
+    assert next(other)["label"].tolist() == first
+    assert next(held)["label"].tolist() == [x + 4 for x in first]  # one reader: the files in order
+    ds.close()
+
+
 def test_new_data_set_reuses_the_spare_server(tmp_path, monkeypatch):
     """A data set dropped after its iteration leaves its server to the next
     data set the process iterates, whatever it reads: a loop that builds

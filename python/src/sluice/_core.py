@@ -343,6 +343,21 @@ def _refs(maps, k):
 _UNVIEWED_REFS = _refs({0: mmap.mmap(-1, 1)}, 0)
 
 
+class _Holder:
+    _last: object = None
+
+
+def _attr_refs():
+    h = _Holder()
+    h._last = _Holder()
+    return sys.getrefcount(h._last)
+
+
+# What getrefcount says of an object held by one attribute alone
+# (Dataset._abandoned), measured the same way.
+_UNREFERENCED_ATTR = _attr_refs()
+
+
 class _Session:
     """One sluice-serve process and its data set."""
 
@@ -393,7 +408,15 @@ class _Session:
         slot files (its first batch is the next batch: the arrays of the
         one before are no longer valid)."""
         self.queue = self.queue or "queue_url" in request
-        retire = self._viewed_slots()
+        # The replies on their way, if the iteration before was left in
+        # the middle, are read first: a slot file one of them names was
+        # never mapped, and is retired too (the server would not name
+        # it again).
+        while self._ahead:
+            self._early.append(self._recv())
+            self._ahead -= 1
+        unmapped = {r["batch"]["slot"] for _, r in self._early if r.get("batch", {}).get("file")}
+        retire = sorted(unmapped.union(self._viewed_slots()))
         if retire:
             request = dict(request, retire=retire)
         reply = self._call(request)
@@ -409,7 +432,7 @@ class _Session:
             for k in retire:
                 # The slot gets a new file at its next batch; its old map
                 # is the arrays' alone.
-                del self._maps[k]
+                self._maps.pop(k, None)
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
 
@@ -826,8 +849,22 @@ class Dataset:
             raise InvalidArgumentError("load_state_dict needs a data set read with deterministic=True or global_shuffle=True")
         self._resume = state["sluice"]
 
+    def _abandoned(self):
+        """The server of the last iteration if it was left before its end
+        (a break) and nothing but this data set holds it: no one can ask
+        it for a batch or a state any more, since this iteration takes
+        its place as the data set's last. It is ended, and its server
+        serves this one instead of a new process."""
+        if self._last is None or self._last._s is None or sys.getrefcount(self._last) > _UNREFERENCED_ATTR:
+            return None
+        it = self._last
+        s, it._s = it._s, None
+        return s
+
     def __iter__(self) -> _Iterator:
         s, self._idle = self._idle, None
+        if s is None:
+            s = self._abandoned()
         if s is not None and not s.usable():
             s.close()
             s = None
