@@ -109,7 +109,16 @@ func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int,
 		kind = "PaddingFIFOQueue"
 	}
 	for i := range numBuckets {
-		s.buckets = append(s.buckets, stagequeue.NewLazy(kind, fmt.Sprintf("%s/bucket_queue_%d", name, i), caps[i], nil, nil))
+		c := caps[i]
+		if s.deterministic {
+			// No mover takes batches out as examples come: the step
+			// that fills a bucket moves its batch, so a bucket must hold
+			// one (with a smaller capacity the enqueue would wait for
+			// good). TensorFlow's mover drains a smaller bucket as it
+			// fills.
+			c = max(c, sizes[i])
+		}
+		s.buckets = append(s.buckets, stagequeue.NewLazy(kind, fmt.Sprintf("%s/bucket_queue_%d", name, i), c, nil, nil))
 		s.ids = append(s.ids, tensor.Scalar(int32(i)))
 	}
 
@@ -416,7 +425,7 @@ func (s *stage) next(ctx context.Context) (queue.Element, error) {
 	}
 	e, err := s.top.Dequeue(ctx)
 	if err == nil {
-		s.ck.Taken()
+		s.ck.Taken(ctx)
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {

@@ -70,7 +70,7 @@ func (b *Batches) NextInto(ctx context.Context, dst Batch) (Batch, error) {
 	}
 	batch, err := b.next(ctx, dst)
 	if err == nil && b.stage != nil {
-		b.stage.Taken()
+		b.stage.Taken(ctx)
 	}
 	return batch, err
 }

@@ -82,9 +82,18 @@ func Resume(checkpoint []byte) PipelineOption {
 func (p *Pipeline) Checkpoint(ctx context.Context) ([]byte, error) {
 	p.mu.Lock()
 	deterministic, seed, stages := p.deterministic, p.seed, slices.Clone(p.stages)
+	resume := p.resume
+	if p.started {
+		resume = nil
+	}
 	p.mu.Unlock()
 	if !deterministic || seed == nil {
 		return nil, fmt.Errorf("input: checkpoint: the pipeline needs Deterministic and Seed: %w", ErrNotDeterministic)
+	}
+	if resume != nil {
+		// Not started: the stages have not read the checkpoint yet
+		// (Start does), and their position is its.
+		return slices.Clone(resume), nil
 	}
 	ck := checkpoint{Format: checkpointFormat, Version: checkpointVersion, Seed: *seed}
 	for _, s := range stages {
@@ -117,6 +126,8 @@ func fileSize(ctx context.Context, name string) int64 {
 func (p *Pipeline) addStage(s *stagehook.Stage) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	s.Stopping = p.coord.ShouldStop
+	s.Pipeline = p
 	p.stages = append(p.stages, s)
 }
 

@@ -135,7 +135,7 @@ func (p *Pipeline) Start(ctx context.Context) error {
 	runners := append([]*coord.QueueRunner(nil), p.runners...)
 	p.stopCtx = context.AfterFunc(ctx, func() { p.coord.RequestStop(nil) })
 	p.mu.Unlock()
-	coord.StartAll(ctx, p.coord, runners...)
+	coord.StartAll(stagehook.InRunners(ctx, p), p.coord, runners...)
 	return nil
 }
 

@@ -143,7 +143,7 @@ func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
 	}
 	batch, err := b.next(ctx)
 	if err == nil {
-		b.ck.Taken()
+		b.ck.Taken(ctx)
 	}
 	return batch, err
 }

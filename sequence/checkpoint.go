@@ -160,8 +160,15 @@ func (s *StateSaver) describe(c *config) string {
 	for i, name := range s.stateNames {
 		fmt.Fprint(h, name, s.initial[i].DType(), s.initial[i].Shape(), s.initial[i].Data())
 	}
-	return fmt.Sprintf("batch_sequences_with_states %q: batch size %d, num_unroll %d, capacity %d, allow_smaller_final_batch %t, pad %t, make_keys_unique %t, threads %d, states %q with initial values %016x",
+	d := fmt.Sprintf("batch_sequences_with_states %q: batch size %d, num_unroll %d, capacity %d, allow_smaller_final_batch %t, pad %t, make_keys_unique %t, threads %d, states %q with initial values %016x",
 		s.name, s.batchSize, s.numUnroll, s.capacity, s.allowSmall, c.pad, c.makeKeysUnique, c.numThreads, s.stateNames, h.Sum64())
+	if c.makeKeysUnique && c.seed != nil {
+		// The keys the saved states are stored under come from it
+		// (without Seed, from the pipeline's, which the checkpoint
+		// holds).
+		d += fmt.Sprintf(", make_keys_unique_seed %d", *c.seed)
+	}
+	return d
 }
 
 // encodeTensor returns t for a checkpoint.

@@ -382,7 +382,7 @@ func (s *StateSaver) next(ctx context.Context, n int, dst *Batch) (*Batch, error
 	if err != nil {
 		return nil, err
 	}
-	s.ck.Taken()
+	s.ck.Taken(ctx)
 	s.carried.mu.Lock()
 	s.carried.unsaved++
 	s.carried.odd = s.carried.odd || n != s.batchSize

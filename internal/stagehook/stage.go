@@ -37,6 +37,14 @@ type Stage struct {
 	// Save, if set, returns the stage's state beyond the batches taken,
 	// between two batches.
 	Save func() (json.RawMessage, error)
+	// Stopping, set by the pipeline, reports whether it was asked to
+	// stop: a replay that meets the end of input then ends with it, not
+	// with ErrCheckpoint, which would tell the program to throw away a
+	// checkpoint that fits.
+	Stopping func() bool
+	// Pipeline, set by the pipeline, is the value InRunners marks its
+	// runners' contexts with.
+	Pipeline any
 
 	taken   atomic.Int64
 	pending atomic.Bool // a replay is still to run
@@ -46,8 +54,30 @@ type Stage struct {
 	restored json.RawMessage // Save's value in the checkpoint
 }
 
-// Taken counts one batch handed to the stage's consumer.
-func (s *Stage) Taken() { s.taken.Add(1) }
+type runnersKey struct{}
+
+// InRunners returns ctx marked as the context of pipeline's runners. A
+// stage's batches taken under it feed another stage of the same pipeline
+// (a batcher's step that takes an upstream batcher's batches, TensorFlow's
+// enqueue_many): a restored pipeline replays that stage's run whole, so
+// they are neither counted (Taken) nor dropped again (Replay); only the
+// program's own consumers are.
+func InRunners(ctx context.Context, pipeline any) context.Context {
+	return context.WithValue(ctx, runnersKey{}, pipeline)
+}
+
+// internal reports whether ctx is one of the stage's pipeline's runners'.
+func (s *Stage) internal(ctx context.Context) bool {
+	return s.Pipeline != nil && ctx.Value(runnersKey{}) == s.Pipeline
+}
+
+// Taken counts one batch handed to the stage's consumer, unless the
+// consumer is a runner of the stage's pipeline (InRunners).
+func (s *Stage) Taken(ctx context.Context) {
+	if !s.internal(ctx) {
+		s.taken.Add(1)
+	}
+}
 
 // Batches returns the number of batches the stage's consumer has taken
 // (after a restore, counting those of the run restored).
@@ -69,13 +99,16 @@ func (s *Stage) Restore(n int64, state json.RawMessage) {
 // batch. Concurrent consumers wait for the replay to end. A failed replay
 // (a cancelled context) keeps what is left of it for the next call.
 func (s *Stage) Replay(ctx context.Context, skip func(ctx context.Context, state json.RawMessage) error) error {
-	if !s.pending.Load() {
+	if !s.pending.Load() || s.internal(ctx) {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.skip > 0 {
 		if err := skip(ctx, s.restored); err != nil {
+			if errors.Is(err, io.EOF) && s.Stopping != nil && s.Stopping() {
+				return err
+			}
 			if errors.Is(err, io.EOF) {
 				// The same pipeline over the same files cannot end
 				// sooner: something the checkpoint cannot see changed.

@@ -1,0 +1,77 @@
+package input
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tensor"
+)
+
+// A restored pipeline stopped (Stop, or Start's context cancelled) while
+// its first Next replays the batches before the checkpoint: Next reports
+// the end of input, not that the checkpoint does not fit (ErrCheckpoint),
+// which would tell a program to throw away a checkpoint that fits.
+func TestStopDuringReplay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		build := func(opts ...PipelineOption) (*Pipeline, *Batches) {
+			p := NewPipeline(append([]PipelineOption{Seed(2), Deterministic()}, opts...)...)
+			values := p.RangeInputProducer(400, NumEpochs(1))
+			return p, p.Batch(func(ctx context.Context) (queue.Element, error) {
+				// Each value takes a millisecond of the bubble's
+				// time: the replay is under way when the test stops it.
+				select {
+				case <-time.After(time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				e, err := values.Dequeue(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return queue.Element{tensor.Scalar(int64(e[0].Int32s()[0]))}, nil
+			}, 4)
+		}
+		ctx := t.Context()
+		p, out := build()
+		if err := p.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range 90 {
+			if _, err := out.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ck, err := p.Checkpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Stop(ctx)
+		for _, how := range []string{"Stop", "cancel Start"} {
+			p, out := build(Resume(ck))
+			startCtx, cancel := context.WithCancel(ctx)
+			if err := p.Start(startCtx); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := out.Next(ctx)
+				done <- err
+			}()
+			time.Sleep(50 * time.Millisecond) // the bubble's: 50 of the 360 values replayed
+			if how == "Stop" {
+				p.Stop(ctx)
+			} else {
+				cancel()
+			}
+			if err := <-done; err == nil || errors.Is(err, ErrCheckpoint) {
+				t.Errorf("Next after %s during the replay: %v, want the end of input", how, err)
+			}
+			p.Stop(ctx)
+			cancel()
+		}
+	})
+}
