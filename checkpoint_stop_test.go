@@ -113,6 +113,41 @@ func sameTail(got, want recordRun, from int) string {
 	return ""
 }
 
+// checkpointAt returns the checkpoint of a new iteration of ds in batches
+// of n after k batches, less back, and closes the iteration; settle, if
+// not nil, runs before the checkpoint is taken.
+func checkpointAt(t *testing.T, ctx context.Context, ds *Dataset, n, k, back int, settle func()) []byte {
+	t.Helper()
+	it, err := ds.Iterator(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	for range k {
+		if _, err := it.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if settle != nil {
+		settle()
+	}
+	ck, err := it.CheckpointBefore(back)
+	if err != nil {
+		t.Fatalf("after %d batches, back %d: %v", k, back, err)
+	}
+	return ck
+}
+
+// resumed reads ds in batches of n from the checkpoint ck to its end.
+func resumed(t *testing.T, ctx context.Context, ds *Dataset, n int, ck []byte) recordRun {
+	t.Helper()
+	it, err := ds.Iterator(ctx, n, Resume(ck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return drain(t, it)
+}
+
 // TestResumeAroundCorruptRecords takes a checkpoint after every batch of
 // runs that meet a corrupt record, once the planner has gone as far ahead
 // as it can (synctest.Wait), often to the corrupt record and beyond the
@@ -144,26 +179,8 @@ func TestResumeAroundCorruptRecords(t *testing.T) {
 						if back > cut {
 							continue
 						}
-						it, err := ds.Iterator(ctx, 4)
-						if err != nil {
-							t.Fatal(err)
-						}
-						for range cut {
-							if _, err := it.Next(); err != nil {
-								t.Fatal(err)
-							}
-						}
-						synctest.Wait()
-						ck, err := it.CheckpointBefore(back)
-						it.Close()
-						if err != nil {
-							t.Fatalf("cut %d back %d: %v", cut, back, err)
-						}
-						resumed, err := ds.Iterator(ctx, 4, Resume(ck))
-						if err != nil {
-							t.Fatalf("cut %d back %d: %v", cut, back, err)
-						}
-						if d := sameTail(drain(t, resumed), want, cut-back); d != "" {
+						ck := checkpointAt(t, ctx, ds, 4, cut, back, synctest.Wait)
+						if d := sameTail(resumed(t, ctx, ds, 4, ck), want, cut-back); d != "" {
 							t.Errorf("cut %d back %d: resumed run: %s", cut, back, d)
 						}
 					}
@@ -245,23 +262,8 @@ func TestResumeAfterSkippedCompressed(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := drain(t, it)
-				it, err = ds.Iterator(t.Context(), 7)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := it.Next(); err != nil {
-					t.Fatal(err)
-				}
-				ck, err := it.Checkpoint()
-				it.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				resumed, err := ds.Iterator(t.Context(), 7, Resume(ck))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := sameTail(drain(t, resumed), want, 1); d != "" {
+				ck := checkpointAt(t, t.Context(), ds, 7, 1, 0, nil)
+				if d := sameTail(resumed(t, t.Context(), ds, 7, ck), want, 1); d != "" {
 					t.Errorf("resumed run: %s", d)
 				}
 			})
@@ -390,11 +392,7 @@ func TestCheckpointWhileAReadWaits(t *testing.T) {
 				t.Errorf("the run after the checkpoint: %s", d)
 			}
 		}
-		resumed, err := ds.Iterator(t.Context(), 5, Resume(ck))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := sameTail(drain(t, resumed), want, 25); d != "" {
+		if d := sameTail(resumed(t, t.Context(), ds, 5, ck), want, 25); d != "" {
 			t.Errorf("closed %v: resumed run: %s", closed, d)
 		}
 	}
@@ -410,40 +408,25 @@ func TestCheckpointBeforeAfterResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := drain(t, it)
-	it, err = ds.Iterator(t.Context(), 4)
+	ck := checkpointAt(t, t.Context(), ds, 4, 5, 0, nil)
+	it, err = ds.Iterator(t.Context(), 4, Resume(ck))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 5 {
-		it.Next()
-	}
-	ck, err := it.Checkpoint()
-	it.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	resumed, err := ds.Iterator(t.Context(), 4, Resume(ck))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resumed.Close()
-	if _, err := resumed.CheckpointBefore(1); !errors.Is(err, ErrInvalid) {
+	defer it.Close()
+	if _, err := it.CheckpointBefore(1); !errors.Is(err, ErrInvalid) {
 		t.Errorf("CheckpointBefore(1) at once: %v, want ErrInvalid", err)
 	}
-	resumed.Next()
-	resumed.Next()
-	if _, err := resumed.CheckpointBefore(3); !errors.Is(err, ErrInvalid) {
+	it.Next()
+	it.Next()
+	if _, err := it.CheckpointBefore(3); !errors.Is(err, ErrInvalid) {
 		t.Errorf("CheckpointBefore(3) after 2: %v, want ErrInvalid", err)
 	}
-	ck, err = resumed.CheckpointBefore(2)
+	ck, err = it.CheckpointBefore(2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := ds.Iterator(t.Context(), 4, Resume(ck))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := sameTail(drain(t, again), want, 5); d != "" {
+	if d := sameTail(resumed(t, t.Context(), ds, 4, ck), want, 5); d != "" {
 		t.Errorf("resumed twice: %s", d)
 	}
 }

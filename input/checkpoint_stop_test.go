@@ -6,9 +6,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/tensor"
 )
 
 // A restored pipeline stopped (Stop, or Start's context cancelled) while
@@ -17,24 +14,17 @@ import (
 // which would tell a program to throw away a checkpoint that fits.
 func TestStopDuringReplay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		build := func(opts ...PipelineOption) (*Pipeline, *Batches) {
-			p := NewPipeline(append([]PipelineOption{Seed(2), Deterministic()}, opts...)...)
-			values := p.RangeInputProducer(400, NumEpochs(1))
-			return p, p.Batch(func(ctx context.Context) (queue.Element, error) {
-				// Each value takes a millisecond of the bubble's
-				// time: the replay is under way when the test stops it.
-				select {
-				case <-time.After(time.Millisecond):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-				e, err := values.Dequeue(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return queue.Element{tensor.Scalar(int64(e[0].Int32s()[0]))}, nil
-			}, 4)
+		// Each value takes a millisecond of the bubble's time: the
+		// replay is under way when the test stops it.
+		wait := func(ctx context.Context) error {
+			select {
+			case <-time.After(time.Millisecond):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
+		build := func(opts ...PipelineOption) (*Pipeline, *Batches) { return rangeBatches(400, wait, opts...) }
 		ctx := t.Context()
 		p, out := build()
 		if err := p.Start(ctx); err != nil {
