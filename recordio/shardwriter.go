@@ -128,15 +128,8 @@ func (w *ShardedWriter) Close() error {
 		w.Abort()
 		return err
 	}
-	for i, f := range w.files {
-		if err := f.Commit(); err != nil {
-			errs = append(errs, err)
-			for _, f := range w.files[i+1:] {
-				f.Abort()
-				errs = append(errs, fmt.Errorf("%s: not written", f.Name()))
-			}
-			break
-		}
+	if err := storage.CommitAll(w.files); err != nil {
+		errs = append(errs, err)
 	}
 	w.files, w.writers = nil, nil
 	return errors.Join(errs...)

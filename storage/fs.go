@@ -143,6 +143,12 @@ func Create(ctx context.Context, name string) (io.WriteCloser, error) {
 // (*, ?, [...]) in any path element. No match is not an error: the
 // result is empty. A malformed pattern is an error wrapping
 // path.ErrBadPattern.
+//
+// The temporaries of writes in progress or interrupted ([IsTemp]) are
+// left out unless the pattern's last element starts with a dot: path.Match
+// lets * match a hidden name, as a shell does not, and a pattern for a
+// data set's files (train-*, *) would read those temporaries as more of
+// its records.
 func Glob(ctx context.Context, pattern string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("storage: glob %s: %w", pattern, err)
@@ -154,6 +160,11 @@ func Glob(ctx context.Context, pattern string) ([]string, error) {
 	names, err := fs.Glob(ctx, pattern)
 	if err != nil {
 		return nil, err
+	}
+	// The last element after the last slash: a backslash in a pattern
+	// escapes a metacharacter.
+	if base := pattern[strings.LastIndex(pattern, "/")+1:]; !strings.HasPrefix(base, ".") {
+		names = slices.DeleteFunc(names, IsTemp)
 	}
 	slices.Sort(names)
 	return slices.Compact(names), nil

@@ -135,22 +135,61 @@ func (p *Pending) Close() error {
 // final name, replacing any file of that name. If either fails, the
 // temporary is removed and the error returned. Commit after Commit or
 // Abort does nothing.
-func (p *Pending) Commit() error {
+func (p *Pending) Commit() error { return p.commit(p.ctx) }
+
+func (p *Pending) commit(ctx context.Context) error {
 	if p.done {
 		return nil
 	}
 	err := p.Close()
 	if err == nil {
-		err = p.ctx.Err()
+		err = ctx.Err()
 	}
 	if err == nil {
-		err = p.fs.Rename(p.ctx, p.temp, p.name)
+		err = p.fs.Rename(ctx, p.temp, p.name)
 	}
 	if err != nil {
 		p.Abort()
 		return fmt.Errorf("storage: %s not written: %w", p.name, err)
 	}
 	p.done = true
+	return nil
+}
+
+// CommitAll commits files, the parts of one output, together: it closes
+// them all, and if any fails to close or the context of any has ended it
+// aborts them all and returns the error. Only then do the renames begin,
+// and they all go ahead whatever the contexts (a rename is quick): a
+// signal in the middle of them would leave some parts under their final
+// names, beside other parts of an older output, as if complete. A rename
+// that fails aborts the files not yet renamed, and the error names them;
+// those renamed stay.
+func CommitAll(files []*Pending) error {
+	var err error
+	for _, f := range files {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("storage: %s not written: %w", f.name, cerr)
+		}
+		if err == nil && f.ctx.Err() != nil {
+			err = fmt.Errorf("storage: %s not written: %w", f.name, context.Cause(f.ctx))
+		}
+	}
+	if err != nil {
+		for _, f := range files {
+			f.Abort()
+		}
+		return err
+	}
+	for i, f := range files {
+		if err := f.commit(context.WithoutCancel(f.ctx)); err != nil {
+			errs := []error{err}
+			for _, g := range files[i+1:] {
+				g.Abort()
+				errs = append(errs, fmt.Errorf("storage: %s not written", g.name))
+			}
+			return errors.Join(errs...)
+		}
+	}
 	return nil
 }
 

@@ -3,9 +3,12 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sluiceml/sluice/storage"
@@ -86,5 +89,103 @@ func TestPendingNeedsRename(t *testing.T) {
 	_, err := storage.CreatePending(context.Background(), "norename://x")
 	if !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("CreatePending on an FS without Rename: %v, want errors.ErrUnsupported", err)
+	}
+}
+
+// hookFS is the local file system under hook://, calling renamed after
+// each rename.
+type hookFS struct{ renamed func() }
+
+func (hookFS) path(name string) string { return strings.TrimPrefix(name, "hook://") }
+
+func (h hookFS) Open(ctx context.Context, name string) (storage.File, error) {
+	return storage.Local{}.Open(ctx, h.path(name))
+}
+
+func (h hookFS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	return storage.Local{}.Create(ctx, h.path(name))
+}
+
+func (h hookFS) Glob(ctx context.Context, pattern string) ([]string, error) {
+	names, err := storage.Local{}.Glob(ctx, h.path(pattern))
+	for i := range names {
+		names[i] = "hook://" + names[i]
+	}
+	return names, err
+}
+
+func (h hookFS) Rename(ctx context.Context, oldname, newname string) error {
+	err := storage.Local{}.Rename(ctx, h.path(oldname), h.path(newname))
+	h.renamed()
+	return err
+}
+
+func (h hookFS) Remove(ctx context.Context, name string) error {
+	return storage.Local{}.Remove(ctx, h.path(name))
+}
+
+// CommitAll publishes the parts of an output all or none: a context
+// ended before it aborts them all, and one that ends during the renames
+// (a signal) does not stop them half way.
+func TestCommitAll(t *testing.T) {
+	for _, when := range []string{"before", "during"} {
+		t.Run(when, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			storage.Register("hook", hookFS{renamed: cancel})
+			defer storage.Unregister("hook")
+			dir := t.TempDir()
+			var files []*storage.Pending
+			for i := range 3 {
+				p, err := storage.CreatePending(ctx, fmt.Sprintf("hook://%s/part-%d", dir, i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.WriteString(p, "new")
+				files = append(files, p)
+			}
+			if when == "before" {
+				cancel()
+			}
+			err := storage.CommitAll(files)
+			entries, _ := os.ReadDir(dir)
+			switch {
+			case when == "before" && (!errors.Is(err, context.Canceled) || len(entries) != 0):
+				t.Errorf("CommitAll after cancel: %v, files %v; want context.Canceled and none", err, entries)
+			case when == "during" && (err != nil || len(entries) != 3):
+				t.Errorf("CommitAll cancelled after its first rename: %v, files %v; want all three", err, entries)
+			}
+			for _, e := range entries {
+				if storage.IsTemp(e.Name()) {
+					t.Errorf("temporary %s left", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// A pattern for a data set's files does not match the temporaries of
+// writes beside them (Go's * matches hidden names, a shell's does not);
+// one for hidden names does.
+func TestGlobLeavesOutTemporaries(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "part-0")
+	if err := os.WriteFile(name, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := storage.CreatePending(ctx, filepath.Join(dir, "part-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Abort()
+	for pattern, want := range map[string][]string{
+		filepath.Join(dir, "*"):      {name},
+		filepath.Join(dir, "part-*"): {name},
+		filepath.Join(dir, ".*"):     {p.TempName()},
+	} {
+		if got, err := storage.Glob(ctx, pattern); err != nil || !slices.Equal(got, want) {
+			t.Errorf("Glob(%s) = %q, %v; want %q", pattern, got, err, want)
+		}
 	}
 }

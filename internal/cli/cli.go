@@ -15,13 +15,19 @@ import (
 // the process exit code: 0 on success, 1 on any error, which is printed to
 // stderr as one line. A command whose context a signal cancelled (see
 // [Run]) says "interrupted" instead and returns 128 plus the signal's
-// number, whatever the command returned: it did not finish.
+// number, whatever the command returned; if it returned nil, the signal
+// came after its output was complete (during the renames that publish
+// it, which go ahead), and it says so.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if in, ok := interrupt.Cause(ctx); ok {
-		fmt.Fprintln(stderr, "sluice: interrupted")
+		if err == nil {
+			fmt.Fprintln(stderr, "sluice: interrupted, after the command had finished")
+		} else {
+			fmt.Fprintln(stderr, "sluice: interrupted")
+		}
 		return in.ExitCode()
 	}
 	if err != nil {
@@ -59,7 +65,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 pipelines. Start with ` + "`sluice demo`" + `.
 
 File arguments are names or glob patterns; compression (GZIP, ZLIB, ZSTD) is
-detected from each file unless --compression names it.`,
+detected from each file unless --compression names it. A pattern leaves out
+the temporaries of interrupted writes (.NAME.sluice-tmp-...) unless its last
+part starts with a dot.`,
 		Example: "  sluice count 'data/train-*.tfrecord.gz'\n" +
 			"  sluice cat --limit 2 --keys data/train-00000-of-00004.tfrecord.gz",
 		SilenceUsage:  true,

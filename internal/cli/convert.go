@@ -242,7 +242,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		return err
 	}
 	total := inputSize(ctx, inputs)
-	if err := removeLeftovers(ctx, outputs, cmd.ErrOrStderr()); err != nil {
+	if err := removeLeftovers(ctx, inputs, outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
 	out, err := recordio.NewShardedWriter(ctx, outputs, c)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -42,6 +43,15 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	}
 	if slices.ContainsFunc(names, isStdin) {
 		return fmt.Errorf("--to parquet reads its input twice (the schema, then the rows), so not from standard input: write it to a file first")
+	}
+	for _, n := range names {
+		// A pipe or a FIFO would give its records to the first reading
+		// alone, and the Parquet file none.
+		if p, ok := localName(n); ok {
+			if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
+				return fmt.Errorf("%s is not a regular file: --to parquet reads its input twice (the schema, then the rows); write it to a file first", n)
+			}
+		}
 	}
 	inputs := names
 	if o.labels != "" {
@@ -84,6 +94,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	if err != nil {
 		return err
 	}
+	firstRecords := s.records
 	cols, err := s.columns()
 	if err != nil {
 		return err
@@ -94,7 +105,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 		}
 	}
 
-	if err := removeLeftovers(ctx, outputs, cmd.ErrOrStderr()); err != nil {
+	if err := removeLeftovers(ctx, inputs, outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
 	wopts := parquet.WriterOptions{Compression: codec, CreatedBy: "sluice version " + version()}
@@ -106,6 +117,9 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 		return err
 	}
 	err = convertAll(cmd, conv, names, o, total, t, out.write)
+	if err == nil && out.rows != firstRecords {
+		err = fmt.Errorf("the input gave %d records to the first reading and %d to the second: it changed meanwhile (nothing was written)", firstRecords, out.rows)
+	}
 	if err == nil {
 		err = out.close()
 	}
@@ -316,15 +330,7 @@ func (p *parquetShards) close() error {
 			return err
 		}
 	}
-	for i, f := range p.files {
-		if err := f.Commit(); err != nil {
-			for _, g := range p.files[i+1:] {
-				g.Abort()
-			}
-			return err
-		}
-	}
-	return nil
+	return storage.CommitAll(p.files)
 }
 
 func (p *parquetShards) abort() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/sluiceml/sluice/storage"
 )
@@ -62,14 +63,19 @@ func localName(name string) (string, bool) {
 
 // removeLeftovers removes the temporaries that earlier, killed runs left
 // beside the outputs (see storage.TempMarker), saying so on w: they are
-// incomplete by construction, and this run writes those names anew.
-func removeLeftovers(ctx context.Context, outputs []string, w io.Writer) error {
+// incomplete by construction, and this run writes those names anew. A
+// leftover that is one of the inputs (named to salvage its records) is
+// kept.
+func removeLeftovers(ctx context.Context, inputs, outputs []string, w io.Writer) error {
 	for _, out := range outputs {
 		left, err := storage.Leftovers(ctx, out)
 		if err != nil {
 			return err
 		}
 		for _, l := range left {
+			if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
+				continue
+			}
 			if err := storage.Remove(ctx, l); err != nil {
 				return err
 			}

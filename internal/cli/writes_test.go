@@ -237,6 +237,50 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 	}
 }
 
+// A leftover is not a data set's file to a pattern that matches every
+// name (Go's * matches hidden names), and a leftover named as the input
+// of a convert to the output it was left beside, to salvage its records,
+// is read, not removed.
+func TestLeftoversAreNotData(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	os.Mkdir(data, 0o755)
+	writeExamples(t, data, "part-0.tfrecord", 3, tfrecord.None)
+	leftover := "." + "part-1.tfrecord" + storage.TempMarker + "dead01"
+	writeExamples(t, data, leftover, 2, tfrecord.None)
+	if code, stdout, errOut := run(t, "count", filepath.Join(data, "*")); code != 0 || stdout != "3\t"+filepath.Join(data, "part-0.tfrecord")+"\n" {
+		t.Errorf("count of data/*: exit %d, %q %q; want the 3 records of part-0 alone", code, stdout, errOut)
+	}
+	out := filepath.Join(data, "part-1")
+	code, _, errOut := run(t, "convert", filepath.Join(data, leftover), "--out", out)
+	if code != 0 || strings.Contains(errOut, "removed") {
+		t.Fatalf("convert of a leftover to its own output: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(data, leftover)); err != nil {
+		t.Errorf("the input leftover: %v", err)
+	}
+	if code, stdout, _ := run(t, "count", out+".tfrecord"); code != 0 || !strings.HasPrefix(stdout, "2\t") {
+		t.Errorf("count of the salvaged output: exit %d, %q", code, stdout)
+	}
+}
+
+// --to parquet reads its input twice: a pipe would give its records to
+// the first reading only, and a Parquet file of none.
+func TestConvertToParquetRefusesAPipe(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "in.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	code, _, errOut := run(t, "convert", "--from", "jsonl", "--to", "parquet", fifo, "--out", filepath.Join(dir, "out"))
+	if code == 0 || !strings.Contains(errOut, "not a regular file") {
+		t.Errorf("convert --to parquet of a FIFO: exit %d, %q", code, errOut)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*out*")); len(m) != 0 {
+		t.Errorf("files written: %v", m)
+	}
+}
+
 // bench stopped by a signal does not report success.
 func TestBenchInterrupted(t *testing.T) {
 	dir := t.TempDir()

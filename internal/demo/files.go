@@ -48,10 +48,8 @@ func writeShards(ctx context.Context, dir, prefix, ext string, shards int, s Spl
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	for _, f := range files {
-		if err := f.Commit(); err != nil {
-			return nil, err
-		}
+	if err := storage.CommitAll(files); err != nil {
+		return nil, err
 	}
 	return names, nil
 }
