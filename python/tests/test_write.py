@@ -93,6 +93,20 @@ def test_raw_records_and_order(tmp_path):
     assert w.close() == 4  # closing again: the count
 
 
+def test_numbers_as_they_are(tmp_path):
+    """Integers in an object array (a pandas column) are an Int64List, not
+    bytes of zeros; a list of integers stays integers; a memoryview
+    record is its bytes, whatever its item size."""
+    assert sluice.encode_example({"n": np.array([3, 1, 2], dtype=object)}) == sluice.encode_example({"n": [3, 1, 2]})
+    assert sluice.encode_example({"n": [-(2**63), 2**63 - 1]}) == \
+        sluice.encode_example({"n": np.array([-(2**63), 2**63 - 1], np.int64)})
+    words = np.arange(4, dtype="<u4")
+    with sluice.writer(tmp_path / "mv") as w:
+        w.write(memoryview(words))
+        w.write(b"second")
+    assert records(w.files[0]) == [words.tobytes(), b"second"]
+
+
 def test_many_records_cross_messages(tmp_path):
     # More than a message holds (4 MiB), and a record of 5 MiB alone.
     big = os.urandom(5 << 20)
@@ -188,6 +202,9 @@ def test_sigkill_of_the_writer(tmp_path):
     ({"x": np.array([1 + 2j])}, TypeError, "feature 'x': NumPy dtype complex128"),
     ({"x": np.array([2**64 - 1], np.uint64)}, sluice.InvalidArgumentError, "beyond int64"),
     ({"x": 2**63}, sluice.InvalidArgumentError, "beyond int64"),
+    ({"x": [2**63, -1]}, sluice.InvalidArgumentError, "beyond int64"),  # not floats
+    ({"x": [5, 2**64]}, sluice.InvalidArgumentError, "beyond int64"),
+    ({"x": np.array([b"a", 3], dtype=object)}, TypeError, "an object array of other than all bytes"),
     ({"x": [1, "a"]}, TypeError, "feature 'x': a list of other than all numbers"),
     ({1: 2}, TypeError, "feature name 1 is not a str"),
     ({"a": 1, 2: 3}, TypeError, "feature name 2 is not a str"),

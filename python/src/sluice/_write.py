@@ -50,7 +50,10 @@ def _varints(values: np.ndarray) -> bytes:
 def _bytes_of(v: Any) -> bytes:
     if isinstance(v, str):
         return v.encode("utf-8")
-    return bytes(v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    # bytes(3) is three zero bytes, not an error.
+    raise TypeError(f"a {type(v).__name__} is not bytes or str")
 
 
 def _feature(name: str, value: Any) -> bytes:
@@ -74,7 +77,13 @@ def _feature(name: str, value: Any) -> bytes:
             return _field(1, b"".join(_field(1, _bytes_of(v)) for v in value))
         if not all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in value):
             raise TypeError(f"feature {name!r}: a list of other than all numbers or all bytes and str")
-        value = np.asarray(value)
+        if all(isinstance(v, (bool, int, np.integer, np.bool_)) for v in value):
+            # Integers stay integers: NumPy would make [2**63, 1] floats.
+            if not all(-(1 << 63) <= int(v) < 1 << 63 for v in value):
+                raise InvalidArgumentError(f"feature {name!r}: a value beyond int64")
+            value = np.array([int(v) for v in value], np.int64)
+        else:
+            value = np.asarray(value)
     if not isinstance(value, np.ndarray):
         raise TypeError(f"feature {name!r}: a {type(value).__name__} is not bytes, str, int, float, "
                         "a list of them or a NumPy array")
@@ -87,11 +96,15 @@ def _feature(name: str, value: Any) -> bytes:
             raise InvalidArgumentError(f"feature {name!r}: a value beyond int64")
         data = _varints(value)
         return _field(3, _field(1, data) if data else b"")
+    if kind == "O" and value.size and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in value.ravel()):
+        # Numbers in an object array (a pandas column, say): as the
+        # list of them.
+        return _feature(name, value.ravel().tolist())
     if kind in "SUO":
         try:
             items = [_bytes_of(v) for v in value.ravel()]
         except TypeError:
-            raise TypeError(f"feature {name!r}: an object array of other than bytes and str") from None
+            raise TypeError(f"feature {name!r}: an object array of other than all bytes and str, or all numbers") from None
         return _field(1, b"".join(_field(1, b) for b in items))
     raise TypeError(f"feature {name!r}: NumPy dtype {value.dtype} is none of float, int, bool, bytes or str")
 
@@ -205,6 +218,10 @@ class Writer:
         if self._s is None:
             raise SluiceError("the writer is closed")
         rec = record if isinstance(record, (bytes, bytearray, memoryview)) else encode_example(record)
+        if isinstance(rec, memoryview):
+            # Its bytes, not its items (a memoryview of uint32s has a
+            # quarter as many items).
+            rec = rec.cast("B")
         n = len(rec)
         if n > _MAX_RECORD:
             raise InvalidArgumentError(f"a record of {n} bytes: sluice.writer takes records of at most {_MAX_RECORD}")
