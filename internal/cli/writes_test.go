@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluiceml/sluice/internal/demo/demotest"
 	"github.com/sluiceml/sluice/internal/interrupt"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -278,6 +279,34 @@ func TestConvertToParquetRefusesAPipe(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "*out*")); len(m) != 0 {
 		t.Errorf("files written: %v", m)
+	}
+}
+
+// The demo refuses to write its files into the folder it reads --data
+// from: its shards' names are those a data set's often are.
+func TestDemoLeavesItsDataAlone(t *testing.T) {
+	dir := t.TempDir()
+	if err := demotest.WriteTFRecord(dir, "train", 60, 2, demotest.Raw, "image_raw", "label", 2); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		before[e.Name()] = b
+	}
+	code, _, errOut := run(t, "demo", "--data", dir, "--dir", dir+"/.", "--epochs", "1", "--quiet")
+	if code == 0 || !strings.Contains(errOut, "is the --data folder") {
+		t.Errorf("demo --data D --dir D: exit %d, %q", code, errOut)
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != len(before) {
+		t.Errorf("files %d, before %d", len(entries), len(before))
+	}
+	for _, e := range entries {
+		if b, _ := os.ReadFile(filepath.Join(dir, e.Name())); !bytes.Equal(b, before[e.Name()]) {
+			t.Errorf("%s changed", e.Name())
+		}
 	}
 }
 

@@ -141,6 +141,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// A resumed run must read the files the first one read.
 		res.Dir = filepath.Join(cfg.CheckpointDir, "data")
 	}
+	if cfg.DataDir != "" && res.Dir != "" && sameDir(cfg.DataDir, res.Dir) {
+		// Its shards have the names a converted data set's often have
+		// (train-0000k-of-N.tfrecord.gz): they would replace the data.
+		return nil, fmt.Errorf("the demo's folder %s is the --data folder, whose files it would write over: choose another (nothing was written)", res.Dir)
+	}
 	if res.Dir == "" {
 		// Generated files nobody asked to keep go when the demo ends,
 		// however it ends.
@@ -525,4 +530,20 @@ func (r *Result) Summary(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "files             %s (%s)\n", r.Dir, files)
+}
+
+// sameDir reports whether a and b name the same folder: the same path,
+// or the same folder through a link.
+func sameDir(a, b string) bool {
+	pa, erra := filepath.Abs(a)
+	pb, errb := filepath.Abs(b)
+	if erra == nil && errb == nil && pa == pb {
+		return true
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
