@@ -43,8 +43,10 @@ func newConvertCmd() *cobra.Command {
                    float, or string (bytes), the widest its values have in
                    the first 1000 lines or 64 MiB (numbers among strings
                    are their text), unless --columns gives it (name:int64|
-                   float|string). null leaves the feature out; nested objects
-                   and arrays are refused (flatten them, with jq).
+                   float|string). The strings "NaN", "Infinity" and
+                   "-Infinity" are floats, as cat --flat writes them. null
+                   leaves the feature out; nested objects and arrays are
+                   refused (flatten them, with jq).
   --from json      the JSON lines cat prints, one record a line, back into
                    records: {"features":...} an Example, {"context":...,
                    "feature_lists":...} a SequenceExample, {"raw":...} the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"io"
 	"slices"
 	"strconv"
@@ -260,6 +261,13 @@ func (c *jsonlConverter) typeHint(name string, typ *jsonlType) string {
 	return fmt.Sprintf(" (%s; give it another with --columns %s)", why, strings.Join(wider, " or "))
 }
 
+// nonFinite holds the strings cat writes for NaN and the infinities, each
+// its own text, and nonFiniteValue their values.
+var (
+	nonFinite      = map[string][]byte{"NaN": []byte("NaN"), "Infinity": []byte("Infinity"), "-Infinity": []byte("-Infinity")}
+	nonFiniteValue = map[string]float32{"NaN": float32(math.NaN()), "Infinity": float32(math.Inf(1)), "-Infinity": float32(math.Inf(-1))}
+)
+
 // widest returns the widest kind of values.
 func widest(values []jsonlValue) jsonlKind {
 	k := jsonlNone
@@ -301,6 +309,8 @@ func (c *jsonlConverter) feature(typ *jsonlType, values []jsonlValue) (example.F
 				v = 1
 			case x.text[0] == 'f':
 				v = 0
+			case x.text[0] == 'N' || x.text[0] == 'I' || x.text[0] == '-' && x.text[1] == 'I':
+				v = nonFiniteValue[string(x.text)]
 			default:
 				f, err := parseFloat32(x.text)
 				if err != nil {
@@ -390,6 +400,13 @@ func (c *jsonlConverter) scalar(name string) error {
 		b, err := s.str()
 		if err != nil {
 			return err
+		}
+		if w, ok := nonFinite[string(b)]; ok {
+			// cat's words for the floats JSON has no number for
+			// (protobuf's JSON mapping): a float, unless the member's
+			// other values make it text.
+			v = jsonlValue{kind: jsonlFloat, text: w}
+			break
 		}
 		// The scanner reuses its buffer: the string is kept in the arena.
 		v = jsonlValue{kind: jsonlString, off: len(c.arena), n: len(b)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -209,5 +210,33 @@ func TestSampleBytes(t *testing.T) {
 	code, _, errOut = run(t, "convert", "--from", "csv", "--header", in, "--out", filepath.Join(dir, "csv"))
 	if want := "the type inferred from the first 3 lines"; code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "in.csv:5") {
 		t.Errorf("csv: exit %d %q, want %q", code, errOut, want)
+	}
+}
+
+// cat --flat writes NaN and the infinities as protobuf's JSON strings;
+// convert --from jsonl reads them back as floats (inferred, or with a
+// float column given), and a member whose other values are text keeps
+// them as text.
+func TestConvertJSONLNonFinite(t *testing.T) {
+	dir := t.TempDir()
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	in := writeRecords(t, dir, "in.tfrecord", tfrecord.None,
+		example.New().Float("f", nan, 1.5).Float("g", -inf).Marshal(),
+		example.New().Float("f", inf).Bytes("s", []byte("NaN")).Marshal(),
+		example.New().Bytes("s", []byte("hello")).Marshal())
+	code, flat, errOut := run(t, "cat", "--flat", in)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, columns := range []string{"", "f:float,g:float"} {
+		code, _, errOut = runJSONL(t, dir, flat, columns)
+		if code != 0 {
+			t.Fatalf("--columns %q: %s", columns, errOut)
+		}
+		_, want, _ := run(t, "cat", in)
+		_, got, _ := run(t, "cat", filepath.Join(dir, "out.tfrecord"))
+		if got != want {
+			t.Errorf("--columns %q: the round trip through cat --flat gives\n%s, want\n%s", columns, got, want)
+		}
 	}
 }
