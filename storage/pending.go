@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -214,6 +215,24 @@ func (p *Pending) Abort() error {
 // it that never finished (see [TempMarker]), sorted.
 func Leftovers(ctx context.Context, name string) ([]string, error) {
 	return Glob(ctx, escapeMeta(tempPrefix(name))+"*")
+}
+
+// LeftoversOf returns the temporaries left by writers of any file whose
+// name is stem followed by "." or "-" (stem.tfrecord, stem.parquet,
+// stem-00000-of-00004.tfrecord.gz): the leftovers of every output a
+// command writing to stem made, whatever its shard count, compression or
+// format, sorted.
+func LeftoversOf(ctx context.Context, stem string) ([]string, error) {
+	dir, base := splitBase(stem)
+	names, err := Glob(ctx, escapeMeta(dir+"."+base)+"*"+TempMarker+"*")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(names, func(name string) bool {
+		_, b := splitBase(name)
+		final := b[1:strings.LastIndex(b, TempMarker)]
+		return !strings.HasPrefix(final, base+".") && !strings.HasPrefix(final, base+"-")
+	}), nil
 }
 
 // Remove removes the named file. The FS serving name must be a

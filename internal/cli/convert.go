@@ -244,7 +244,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		return err
 	}
 	total := inputSize(ctx, inputs)
-	if err := removeLeftovers(ctx, inputs, outputs, cmd.ErrOrStderr()); err != nil {
+	if err := removeLeftovers(ctx, inputs, outputStem(o.out), outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
 	out, err := recordio.NewShardedWriter(ctx, outputs, c)
@@ -344,11 +344,18 @@ var outputExt = map[tfrecord.Compression]string{
 // TensorFlow's "prefix-00000-of-00004" convention, or prefix alone for one
 // file, with the compression's extension (replacing one prefix ends in).
 func outputNames(prefix string, n int, c tfrecord.Compression) []string {
-	for _, ext := range outputExt {
-		prefix = strings.TrimSuffix(prefix, ext)
-	}
+	prefix = outputStem(prefix)
 	if n == 1 {
 		return []string{prefix + outputExt[c]}
 	}
 	return recordio.ShardNames(prefix, n, outputExt[c])
+}
+
+// outputStem returns --out without a TFRecord extension: the outputs'
+// names are it followed by one, or by -0000k-of-0000n and one.
+func outputStem(out string) string {
+	for _, ext := range outputExt {
+		out = strings.TrimSuffix(out, ext)
+	}
+	return out
 }

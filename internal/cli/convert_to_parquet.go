@@ -105,7 +105,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 		}
 	}
 
-	if err := removeLeftovers(ctx, inputs, outputs, cmd.ErrOrStderr()); err != nil {
+	if err := removeLeftovers(ctx, inputs, strings.TrimSuffix(o.out, ".parquet"), outputs, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
 	wopts := parquet.WriterOptions{Compression: codec, CreatedBy: "sluice version " + version()}

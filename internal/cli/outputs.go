@@ -63,24 +63,32 @@ func localName(name string) (string, bool) {
 
 // removeLeftovers removes the temporaries that earlier, killed runs left
 // beside the outputs (see storage.TempMarker), saying so on w: they are
-// incomplete by construction, and this run writes those names anew. A
+// incomplete by construction, and this run writes those names anew. Those
+// of an earlier run to the same --out stem with another shard count,
+// compression or format go too: no command would ever finish them. A
 // leftover that is one of the inputs (named to salvage its records) is
 // kept.
-func removeLeftovers(ctx context.Context, inputs, outputs []string, w io.Writer) error {
+func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs []string, w io.Writer) error {
+	all, err := storage.LeftoversOf(ctx, stem)
+	if err != nil {
+		return err
+	}
 	for _, out := range outputs {
 		left, err := storage.Leftovers(ctx, out)
 		if err != nil {
 			return err
 		}
-		for _, l := range left {
-			if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
-				continue
-			}
-			if err := storage.Remove(ctx, l); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
+		all = append(all, left...)
+	}
+	slices.Sort(all)
+	for _, l := range slices.Compact(all) {
+		if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
+			continue
 		}
+		if err := storage.Remove(ctx, l); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
 	}
 	return nil
 }

@@ -229,10 +229,22 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 		t.Errorf("verify of the leftover itself: exit %d, %q", code, stdout)
 	}
 
+	// A killed run to the same --out with other shards and compression,
+	// and one to another output whose name begins alike.
+	otherShards := filepath.Join(dir, ".out-00000-of-00003.tfrecord.gz"+storage.TempMarker+"dead02")
+	writeExamples(t, dir, filepath.Base(otherShards), 1, tfrecord.None)
+	otherOut := filepath.Join(dir, ".outer-00000-of-00002.tfrecord"+storage.TempMarker+"dead03")
+	writeExamples(t, dir, filepath.Base(otherOut), 1, tfrecord.None)
+
 	code, _, errOut := run(t, "convert", in, "--out", out, "--shards", "2")
-	if code != 0 || !strings.Contains(errOut, "removed "+leftover+", left by an interrupted run") {
+	if code != 0 || !strings.Contains(errOut, "removed "+leftover+", left by an interrupted run") ||
+		!strings.Contains(errOut, "removed "+otherShards+", left by an interrupted run") || strings.Contains(errOut, otherOut) {
 		t.Errorf("convert over leftovers: exit %d, %q", code, errOut)
 	}
+	if _, err := os.Stat(otherOut); err != nil {
+		t.Errorf("another output's leftover: %v", err)
+	}
+	os.Remove(otherOut)
 	if code, stdout, _ := run(t, "verify", out+"-*"); code != 0 {
 		t.Errorf("verify after the rerun: exit %d, %q", code, stdout)
 	}
