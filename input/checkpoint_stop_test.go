@@ -26,20 +26,7 @@ func TestStopDuringReplay(t *testing.T) {
 		}
 		build := func(opts ...PipelineOption) (*Pipeline, *Batches) { return rangeBatches(400, wait, opts...) }
 		ctx := t.Context()
-		p, out := build()
-		if err := p.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		for range 90 {
-			if _, err := out.Next(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ck, err := p.Checkpoint(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Stop(ctx)
+		ck := checkpointAfter(t, ctx, 90, build)
 		for _, how := range []string{"Stop", "cancel Start"} {
 			p, out := build(Resume(ck))
 			startCtx, cancel := context.WithCancel(ctx)

@@ -14,20 +14,7 @@ import (
 func TestCheckpointOfResumedBeforeStart(t *testing.T) {
 	build := func(opts ...PipelineOption) (*Pipeline, *Batches) { return rangeBatches(20, nil, opts...) }
 	ctx := t.Context()
-	p, out := build()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		if _, err := out.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ck, err := p.Checkpoint(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Stop(ctx)
+	ck := checkpointAfter(t, ctx, 3, build)
 
 	p2, _ := build(Resume(ck))
 	ck2, err := p2.Checkpoint(ctx)
@@ -66,4 +53,25 @@ func rangeBatches(n int, wait func(ctx context.Context) error, opts ...PipelineO
 		}
 		return queue.Element{tensor.Scalar(int64(e[0].Int32s()[0]))}, nil
 	}, 4)
+}
+
+// checkpointAfter starts the pipeline build makes, takes n batches, and
+// returns its checkpoint then, stopping it.
+func checkpointAfter(t *testing.T, ctx context.Context, n int, build func(...PipelineOption) (*Pipeline, *Batches)) []byte {
+	t.Helper()
+	p, out := build()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(ctx)
+	for range n {
+		if _, err := out.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ck, err := p.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ck
 }
