@@ -175,6 +175,10 @@ func (f *tfRecordFormat) Skipped() int64 {
 
 // Position returns the uncompressed offset of the next record.
 func (f *tfRecordFormat) Position() ([]byte, error) {
+	if f.hasHeld {
+		// Seek's record, read and not yet returned, is next.
+		return protowire.AppendVarint(nil, uint64(f.rd.Offset())), nil
+	}
 	return protowire.AppendVarint(nil, uint64(f.rd.NextOffset())), nil
 }
 

@@ -333,29 +333,20 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def _refs(maps, k):
-    """The references to maps[k], counted as for _UNVIEWED_REFS."""
-    return sys.getrefcount(maps[k])
+def _refs(d, k):
+    return sys.getrefcount(d[k])
 
 
-# What _refs says of a map held by a dict alone: measured, not assumed,
+# What _refs says of an object only dict d holds: measured, not assumed,
 # since interpreters differ in the references a call takes.
-_UNVIEWED_REFS = _refs({0: mmap.mmap(-1, 1)}, 0)
+_HELD_ONCE = _refs({0: mmap.mmap(-1, 1)}, 0)
 
 
-class _Holder:
-    _last: object = None
-
-
-def _attr_refs():
-    h = _Holder()
-    h._last = _Holder()
-    return sys.getrefcount(h._last)
-
-
-# What getrefcount says of an object held by one attribute alone
-# (Dataset._abandoned), measured the same way.
-_UNREFERENCED_ATTR = _attr_refs()
+def _held_elsewhere(d, k):
+    """Whether anything but dict d (an object's __dict__, for an attribute)
+    holds d[k]: a slot's map that arrays still view, an iterator the
+    trainer still has."""
+    return _refs(d, k) > _HELD_ONCE
 
 
 class _Session:
@@ -412,9 +403,7 @@ class _Session:
         # the middle, are read first: a slot file one of them names was
         # never mapped, and is retired too (the server would not name
         # it again).
-        while self._ahead:
-            self._early.append(self._recv())
-            self._ahead -= 1
+        self._read_ahead()
         unmapped = {r["batch"]["slot"] for _, r in self._early if r.get("batch", {}).get("file")}
         retire = sorted(unmapped.union(self._viewed_slots()))
         if retire:
@@ -445,7 +434,7 @@ class _Session:
         # views its map holds a reference to it, beside those a map no
         # array views has.
         self._views.clear()
-        return sorted(k for k in self._maps if _refs(self._maps, k) > _UNVIEWED_REFS)
+        return sorted(k for k in self._maps if _held_elsewhere(self._maps, k))
 
     def mapped_bytes(self):
         """The bytes of the slot files mapped: the server's shared memory."""
@@ -463,10 +452,14 @@ class _Session:
     def _call(self, msg):
         self._send(msg)
         # The replies to the nexts sent ahead come first.
+        self._read_ahead()
+        return self._recv()[1]
+
+    def _read_ahead(self):
+        """Reads the replies to the nexts sent ahead into _early."""
         while self._ahead:
             self._early.append(self._recv())
             self._ahead -= 1
-        return self._recv()[1]
 
     def _send(self, msg):
         self._check()
@@ -553,9 +546,7 @@ class _Session:
         """The iteration's position after the batches returned so far:
         the server's position before the batches it sent ahead, which
         this process has received, or is receiving, and not handed out."""
-        while self._ahead:
-            self._early.append(self._recv())
-            self._ahead -= 1
+        self._read_ahead()
         request: Dict[str, Any] = {"op": "state"}
         before = sum(1 for _, r in self._early if "batch" in r)
         if before:
@@ -855,7 +846,7 @@ class Dataset:
         it for a batch or a state any more, since this iteration takes
         its place as the data set's last. It is ended, and its server
         serves this one instead of a new process."""
-        if self._last is None or self._last._s is None or sys.getrefcount(self._last) > _UNREFERENCED_ATTR:
+        if self._last is None or self._last._s is None or _held_elsewhere(vars(self), "_last"):
             return None
         it = self._last
         s, it._s = it._s, None
