@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 )
@@ -232,6 +233,31 @@ func LeftoversOf(ctx context.Context, stem string) ([]string, error) {
 		_, b := splitBase(name)
 		final := b[1:strings.LastIndex(b, TempMarker)]
 		return !strings.HasPrefix(final, base+".") && !strings.HasPrefix(final, base+"-")
+	}), nil
+}
+
+// LeftoversMatching returns the temporaries left by writers of files
+// whose final names match pattern (as [Glob] matches them), sorted: the
+// leftovers of every interrupted write that would have produced one of
+// the files pattern finds, including files that never appeared. A
+// pattern whose last element starts with "." matches temporaries itself
+// and has none of its own.
+func LeftoversMatching(ctx context.Context, pattern string) ([]string, error) {
+	dir, base := splitBase(pattern)
+	if strings.HasPrefix(base, ".") {
+		return nil, nil
+	}
+	if _, err := path.Match(base, ""); err != nil {
+		return nil, fmt.Errorf("storage: glob %s: %w", pattern, err)
+	}
+	names, err := Glob(ctx, dir+".*"+TempMarker+"*")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(names, func(name string) bool {
+		_, b := splitBase(name)
+		ok, _ := path.Match(base, b[1:strings.LastIndex(b, TempMarker)])
+		return !ok
 	}), nil
 }
 

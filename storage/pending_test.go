@@ -189,3 +189,42 @@ func TestGlobLeavesOutTemporaries(t *testing.T) {
 		}
 	}
 }
+
+// LeftoversMatching finds the temporaries of every file a pattern would
+// find once written, whether or not the file exists, and no others.
+func TestLeftoversMatching(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var temps []string
+	for _, final := range []string{"part-0", "part-1", "other-0", "part-0.gz"} {
+		p, err := storage.CreatePending(ctx, filepath.Join(dir, final))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Abort()
+		temps = append(temps, p.TempName())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "part-0"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(names ...string) []string { return slices.Sorted(slices.Values(names)) }
+	for _, tt := range []struct {
+		pattern string
+		want    []string
+	}{
+		{filepath.Join(dir, "part-*"), sorted(temps[0], temps[1], temps[3])},
+		{filepath.Join(dir, "part-?"), sorted(temps[0], temps[1])},
+		{filepath.Join(dir, "part-1"), temps[1:2]},
+		{filepath.Join(dir, "*"), sorted(temps...)},
+		{filepath.Join(dir, "none-*"), nil},
+		{filepath.Join(dir, ".*"), nil}, // a pattern for hidden names finds the temporaries themselves
+	} {
+		got, err := storage.LeftoversMatching(ctx, tt.pattern)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("LeftoversMatching(%s) = %q, %v; want %q", tt.pattern, got, err, tt.want)
+		}
+	}
+	if _, err := storage.LeftoversMatching(ctx, filepath.Join(dir, "[")); err == nil {
+		t.Error("LeftoversMatching of a malformed pattern: no error")
+	}
+}

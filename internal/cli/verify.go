@@ -66,8 +66,9 @@ read (maps, lists of lists) are named as not checked.
 
 A file named .NAME.sluice-tmp-… is the leftover of a write that never
 finished (sluice convert, or a Go program's recordio.ShardedWriter, killed
-mid-write): verify reports each one it is given or finds beside a file it
-checks, and exits non-zero. Remove them, or run the writer again (convert
+mid-write): verify reports each one it is given, finds beside a file it
+checks, or would have found under its final name (the last shard of a
+killed write, which never appeared), and exits non-zero. Remove them, or run the writer again (convert
 removes those of its own outputs).
 
 --json (or --output json) prints one JSON document instead, once every file
@@ -154,6 +155,18 @@ known); "incomplete" lists the leftovers of interrupted writes.`,
 			if err != nil {
 				return err
 			}
+			// Leftovers of outputs that never appeared at all (a killed
+			// writer's last shard) sit beside no file that was checked.
+			others, err := unreportedLeftovers(ctx, args, given, report.Incomplete)
+			if err != nil {
+				return err
+			}
+			if format == "text" {
+				for _, l := range others {
+					fmt.Fprintf(w, "%s: %s\n", l, leftoverNote)
+				}
+			}
+			report.Incomplete = append(report.Incomplete, others...)
 			leftovers := len(report.Incomplete)
 			if format == "json" {
 				if err := writeJSON(w, report); err != nil {
@@ -176,6 +189,32 @@ known); "incomplete" lists the leftovers of interrupted writes.`,
 	cmd.Flags().IntVar(&parallel, "parallel", defaultParallel, "files checked at once")
 	output = addOutputFlag(cmd, "text", "json")
 	return cmd
+}
+
+// unreportedLeftovers returns the leftovers of interrupted writes of
+// files the patterns match that are neither given nor reported.
+func unreportedLeftovers(ctx context.Context, patterns []string, given map[string]bool, reported []string) ([]string, error) {
+	seen := make(map[string]bool, len(reported))
+	for _, r := range reported {
+		seen[r] = true
+	}
+	var others []string
+	for _, p := range patterns {
+		if isStdin(p) {
+			continue
+		}
+		left, err := storage.LeftoversMatching(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range left {
+			if !given[l] && !seen[l] {
+				seen[l] = true
+				others = append(others, l)
+			}
+		}
+	}
+	return others, nil
 }
 
 // leftoverNote is what verify says of a temporary file (storage.IsTemp).

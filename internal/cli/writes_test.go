@@ -236,6 +236,14 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 	otherOut := filepath.Join(dir, ".outer-00000-of-00002.tfrecord"+storage.TempMarker+"dead03")
 	writeExamples(t, dir, filepath.Base(otherOut), 1, tfrecord.None)
 
+	// verify by pattern also finds the leftover of a file that never
+	// appeared, which sits beside no file it checks.
+	code, stdout, _ = run(t, "verify", out+"-*")
+	if code == 0 || !strings.Contains(stdout, otherShards+": incomplete") || strings.Contains(stdout, otherOut) ||
+		!strings.Contains(stdout, "2 incomplete files left by interrupted writes") {
+		t.Errorf("verify by pattern, a leftover without its file: exit %d, %q", code, stdout)
+	}
+
 	code, _, errOut := run(t, "convert", in, "--out", out, "--shards", "2")
 	if code != 0 || !strings.Contains(errOut, "removed "+leftover+", left by an interrupted run") ||
 		!strings.Contains(errOut, "removed "+otherShards+", left by an interrupted run") || strings.Contains(errOut, otherOut) {
