@@ -229,7 +229,10 @@ type finishedFile struct {
 // end of input.
 func runEpoch(ctx context.Context, cfg Config, url string, epoch int, files []string) (*EpochResult, error) {
 	start := time.Now()
-	opts := []natsqueue.Option{natsqueue.Epoch(epoch), natsqueue.AckWait(cfg.AckWait)}
+	// The queue holds the whole epoch: the producer fills it before any
+	// worker starts, so a smaller capacity (the default is 32) would block
+	// it for good.
+	opts := []natsqueue.Option{natsqueue.Epoch(epoch), natsqueue.AckWait(cfg.AckWait), natsqueue.Capacity(max(len(files), 1))}
 
 	// The producer: the epoch's files, shuffled, then the closed flag.
 	prod, err := natsqueue.Dial(ctx, url, queueName, opts...)

@@ -62,6 +62,26 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// More files than a queue's default capacity (32): the producer fills
+// the epoch's queue before any worker starts, so the queue must hold them
+// all.
+func TestRunManyShards(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Images = 400
+	cfg.Shards = 40
+	cfg.KillAfter = -1
+	cfg.Epochs = 1
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Examples != cfg.Images || res.Epochs[0].Examples != cfg.Images {
+		t.Errorf("result %+v", res)
+	}
+}
+
 func TestRunBadConfig(t *testing.T) {
 	for _, mod := range []func(*Config){
 		func(c *Config) { c.Workers = 1 },

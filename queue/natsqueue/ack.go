@@ -3,6 +3,7 @@ package natsqueue
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -61,6 +62,30 @@ func (q *Queue) unhold(unit string) jetstream.Msg {
 		q.stopHeartbeat()
 	}
 	return m
+}
+
+// unholdDelivery stops holding the delivery m, which a failed request
+// took, and reports whether it was still held (ReleaseAll or Stop may
+// have let go of it meanwhile).
+func (q *Queue) unholdDelivery(m jetstream.Msg) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	u := string(m.Data())
+	ms := q.held[u]
+	i := slices.Index(ms, m)
+	if i < 0 {
+		return false
+	}
+	if len(ms) == 1 {
+		delete(q.held, u)
+	} else {
+		q.held[u] = slices.Delete(ms, i, i+1)
+	}
+	q.nheld--
+	if q.nheld == 0 {
+		q.stopHeartbeat()
+	}
+	return true
 }
 
 // stopHeartbeat ends the heartbeat goroutine. q.mu is held.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	stdstrings "strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/queue/natsqueue"
 )
 
@@ -93,5 +95,29 @@ func TestEnqueueAcrossServerRestart(t *testing.T) {
 	}
 	if len(got) != n || !slices.Equal(sorted(got), sorted(want)) {
 		t.Fatalf("stored %d units (%d distinct), want each of %d once", len(got), len(slices.Compact(sorted(got))), n)
+	}
+}
+
+// A unit larger than the server takes fails the whole call before any
+// unit goes out, the units before it and after it included.
+func TestEnqueueManyRefusesOversizedUnit(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("oversized", natsqueue.Capacity(100))
+	huge := stdstrings.Repeat("x", 2<<20) // the test server takes 1 MiB
+	for _, units := range [][]string{{"a", huge, "c"}, {huge}} {
+		err := q.EnqueueMany(bg, strings(units...))
+		if !errors.Is(err, queue.ErrInvalidArgument) || !stdstrings.Contains(err.Error(), "no unit was enqueued") {
+			t.Errorf("EnqueueMany of %d units, one too large: %v; want an invalid argument", len(units), err)
+		}
+	}
+	if st := state(t, q); st.Pending != 0 {
+		t.Fatalf("State = %+v after refused enqueues, want none pending", st)
+	}
+	// The handle goes on as before.
+	if err := q.EnqueueStrings(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := q.Dequeue(bg); err != nil || str(e) != "a" {
+		t.Fatalf("Dequeue = %v, %v", e, err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // calling WorkDone. Once the queue is closed and no unit is pending or
 // held by another worker, Dequeue returns an error wrapping io.EOF.
 func (q *Queue) Dequeue(ctx context.Context) (queue.Element, error) {
-	m, err := q.take(ctx, 0)
+	m, err := q.take(ctx)
 	if errors.Is(err, errEOF) {
 		return nil, q.eofError(1, 0)
 	}
@@ -48,9 +48,13 @@ func (q *Queue) dequeueBatch(ctx context.Context, n int, upTo bool) (queue.Eleme
 	if n == 0 {
 		return queue.Element{tensor.Zeros(tensor.String, tensor.Shape{0})}, nil
 	}
+	// Each unit is held as it is taken, so that the heartbeat keeps it
+	// while the request waits for the rest: a batch that waits longer
+	// than AckWait would otherwise lose its first units to redelivery,
+	// to another worker or to itself.
 	var taken []jetstream.Msg
 	for len(taken) < n {
-		m, err := q.take(ctx, len(taken))
+		m, err := q.take(ctx)
 		if err != nil {
 			if errors.Is(err, errEOF) && upTo && len(taken) > 0 {
 				break
@@ -62,18 +66,20 @@ func (q *Queue) dequeueBatch(ctx context.Context, n int, upTo bool) (queue.Eleme
 			// the back of its redelivery queue, so their order is not
 			// promised.
 			for _, m := range taken {
-				m.Nak()
+				if q.unholdDelivery(m) {
+					m.Nak()
+				}
 			}
 			if errors.Is(err, errEOF) {
 				return nil, q.eofError(n, len(taken))
 			}
 			return nil, err
 		}
+		q.hold(m)
 		taken = append(taken, m)
 	}
 	units := make([][]byte, len(taken))
 	for i, m := range taken {
-		q.hold(m)
 		units[i] = m.Data()
 	}
 	return queue.Element{tensor.New(units)}, nil
@@ -83,9 +89,8 @@ func (q *Queue) dequeueBatch(ctx context.Context, n int, upTo bool) (queue.Eleme
 // eofError, whose text needs the request's size.
 var errEOF = errors.New("end of input")
 
-// take fetches one unit for a request that already holds taking units.
-// It returns errEOF at end of input.
-func (q *Queue) take(ctx context.Context, taking int) (jetstream.Msg, error) {
+// take fetches one unit. It returns errEOF at end of input.
+func (q *Queue) take(ctx context.Context) (jetstream.Msg, error) {
 	for {
 		if err := q.usable(ctx); err != nil {
 			return nil, err
@@ -129,7 +134,7 @@ func (q *Queue) take(ctx context.Context, taking int) (jetstream.Msg, error) {
 		// Nothing came: the queue is empty, or at its end. Asking also
 		// finds a server that stopped answering without closing the
 		// connection, as an empty fetch cannot tell.
-		eof, err := q.drained(ctx, taking)
+		eof, err := q.drained(ctx)
 		switch {
 		case err != nil:
 			return nil, err
@@ -218,27 +223,31 @@ func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
 }
 
 // drained reports end of input: the closed flag is set, no unit is
-// pending, and every unacknowledged unit is held by this handle (or by
-// the request asking, which holds taking units). Units this handle holds
+// pending, and every unacknowledged unit is held by this handle (a
+// request taking several holds those it has taken). Units this handle holds
 // are being read by its own workers, who have no further use for the
 // queue if they die, so waiting for them could only wait forever; units
 // held by other workers may still come back if those workers die.
-func (q *Queue) drained(ctx context.Context, taking int) (bool, error) {
+func (q *Queue) drained(ctx context.Context) (bool, error) {
 	closed, err := q.isClosed(ctx, "Dequeue")
 	if err != nil || !closed {
 		return false, err
 	}
+	q.mu.Lock()
+	mine := q.nheld
+	q.mu.Unlock()
 	var stored int
 	err = q.request(ctx, "Dequeue", "stream info", nil, func(ctx context.Context) (err error) {
-		stored, err = q.stored(ctx)
+		if stored, err = q.stored(ctx); err != nil || stored <= mine || !q.mayDrop() {
+			return err
+		}
+		swept, err := q.sweepDropped(ctx)
+		stored -= swept
 		return err
 	})
 	if err != nil {
 		return false, err
 	}
-	q.mu.Lock()
-	mine := q.nheld + taking
-	q.mu.Unlock()
 	// Units held here are in the stream until acknowledged; anything more
 	// is pending or held by another worker.
 	return stored <= mine, nil

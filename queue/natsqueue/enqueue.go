@@ -76,6 +76,9 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	if err := q.cancelledOrClosed(ctx, "Enqueue"); err != nil {
 		return err
 	}
+	if err := q.checkSizes(units); err != nil {
+		return err
+	}
 	for len(units) > 0 {
 		n, err := q.waitRoom(ctx, min(len(units), maxRun))
 		if err != nil {
@@ -85,6 +88,28 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 			return err
 		}
 		units = units[n:]
+	}
+	return nil
+}
+
+// checkSizes refuses units larger than the server takes, before any unit
+// goes out: found at publish, such a unit would fail the call with the
+// units before it stored and those after it in flight. TensorFlow checks
+// an EnqueueMany whole before inserting anything, too.
+func (q *Queue) checkSizes(units [][]byte) error {
+	limit := q.js.Conn().MaxPayload()
+	if limit <= 0 { // not connected yet: the publish finds out
+		return nil
+	}
+	// The headers a publish adds (see publishRun), with the longest
+	// message ID: the count k takes at most 20 digits.
+	headers := int64(len("NATS/1.0\r\nNats-Msg-Id: \r\nNats-Expected-Stream: \r\n\r\n") +
+		len(q.n.msgID(nil, 0)) + 20 + len(q.n.stream))
+	for i, u := range units {
+		if int64(len(u))+headers > limit {
+			return q.errorf("Enqueue: unit %d of %d is %d bytes, more than the server takes in a message (%d bytes with its headers); no unit was enqueued: %w",
+				i, len(units), len(u), limit, queue.ErrInvalidArgument)
+		}
 	}
 	return nil
 }
@@ -136,7 +161,11 @@ func (q *Queue) waitRoom(ctx context.Context, want int) (int, error) {
 		}
 		var held int
 		err := q.request(ctx, "Enqueue", "stream info", q.cancel, func(ctx context.Context) (err error) {
-			held, err = q.stored(ctx)
+			if held, err = q.stored(ctx); err != nil || held < q.cfg.capacity || !q.mayDrop() {
+				return err
+			}
+			swept, err := q.sweepDropped(ctx) // units given up on take no room
+			held -= swept
 			return err
 		})
 		switch {

@@ -94,7 +94,11 @@ func Storage(s jetstream.StorageType) Option { return func(c *config) { c.storag
 func Replicas(n int) Option { return func(c *config) { c.replicas = n } }
 
 // MaxDeliver caps how often a unit is delivered (default unlimited);
-// a unit that kills every worker that reads it is then dropped.
+// a unit that kills every worker that reads it is then dropped. JetStream
+// keeps such a message in the stream; the queue deletes it the next time
+// a handle asks for room, its State or the end of input, so that it takes
+// no room and the epoch still ends. Nothing records the drop: a reader
+// that must account for every unit leaves MaxDeliver unlimited.
 func MaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } }
 
 // UnreachableAfter sets how long the server may stay silent (the

@@ -211,6 +211,14 @@ func (q *Queue) State(ctx context.Context) (State, error) {
 		if stored, err = q.stored(ctx); err != nil {
 			return err
 		}
+		if q.mayDrop() {
+			// Units given up on are in the stream but in no count.
+			swept, err := q.sweepDropped(ctx)
+			if err != nil {
+				return err
+			}
+			stored -= swept
+		}
 		info, err = q.cons.Info(ctx)
 		return err
 	})
