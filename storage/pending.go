@@ -40,6 +40,12 @@ func splitBase(name string) (dir, base string) {
 	return name[:i], name[i:]
 }
 
+// ErrOldNameLeft is wrapped by the error of a [RenameFS]'s Rename that
+// gave the file its new name but could not remove the old one (an object
+// store copies and then deletes, and the delete may be refused): the file
+// is complete under the new name, and still there under the old.
+var ErrOldNameLeft = errors.New("the file is under its new name, but the old name could not be removed")
+
 // A RenameFS is an FS that can give a complete file a new name within the
 // same file system, replacing any file of that name, and remove files.
 // [CreatePending] needs one. Rename of local files is atomic; an object
@@ -135,8 +141,10 @@ func (p *Pending) Close() error {
 
 // Commit closes the file, if Close has not been called, and gives it its
 // final name, replacing any file of that name. If either fails, the
-// temporary is removed and the error returned. Commit after Commit or
-// Abort does nothing.
+// temporary is removed and the error returned; except that a file given
+// its final name whose temporary could not be removed is committed, and
+// the error wraps [ErrOldNameLeft]. Commit after Commit or Abort does
+// nothing.
 func (p *Pending) Commit() error { return p.commit(p.ctx) }
 
 func (p *Pending) commit(ctx context.Context) error {
@@ -149,6 +157,10 @@ func (p *Pending) commit(ctx context.Context) error {
 	}
 	if err == nil {
 		err = p.fs.Rename(ctx, p.temp, p.name)
+		if errors.Is(err, ErrOldNameLeft) {
+			p.done = true
+			return fmt.Errorf("storage: %s written, but its temporary %s is left: %w", p.name, p.temp, err)
+		}
 	}
 	if err != nil {
 		p.Abort()
@@ -165,7 +177,9 @@ func (p *Pending) commit(ctx context.Context) error {
 // signal in the middle of them would leave some parts under their final
 // names, beside other parts of an older output, as if complete. A rename
 // that fails aborts the files not yet renamed, and the error names them;
-// those renamed stay.
+// those renamed stay. A file committed with its temporary left (see
+// [Pending.Commit]) does not stop the others; the error wraps
+// [ErrOldNameLeft] and names each such file.
 func CommitAll(files []*Pending) error {
 	var err error
 	for _, f := range files {
@@ -182,9 +196,15 @@ func CommitAll(files []*Pending) error {
 		}
 		return err
 	}
+	var left []error // files committed with their temporaries left
 	for i, f := range files {
-		if err := f.commit(context.WithoutCancel(f.ctx)); err != nil {
-			errs := []error{err}
+		err := f.commit(context.WithoutCancel(f.ctx))
+		if errors.Is(err, ErrOldNameLeft) {
+			left = append(left, err)
+			continue
+		}
+		if err != nil {
+			errs := append(left, err)
 			for _, g := range files[i+1:] {
 				g.Abort()
 				errs = append(errs, fmt.Errorf("storage: %s not written", g.name))
@@ -192,7 +212,7 @@ func CommitAll(files []*Pending) error {
 			return errors.Join(errs...)
 		}
 	}
-	return nil
+	return errors.Join(left...)
 }
 
 // Abort closes the file and removes the temporary, leaving nothing under

@@ -15,7 +15,8 @@ var _ storage.RenameFS = (*FS)(nil)
 // of that name. Object stores cannot rename: the object is copied inside
 // the store (no data passes through this process) and the old one deleted,
 // so readers see newname either absent, as it was, or whole. Both names
-// must be in the same bucket.
+// must be in the same bucket. If the old object cannot be deleted after
+// the copy, the error wraps storage.ErrOldNameLeft.
 func (fsys *FS) Rename(ctx context.Context, oldname, newname string) error {
 	from, err := parse(oldname)
 	if err != nil {
@@ -28,6 +29,9 @@ func (fsys *FS) Rename(ctx context.Context, oldname, newname string) error {
 	if from.bucketURL != to.bucketURL {
 		return fmt.Errorf("blobfs: rename %s to %s: not in the same bucket", oldname, newname)
 	}
+	if from.key == to.key {
+		return nil // as os.Rename: copying and deleting would delete it
+	}
 	b, err := fsys.bucket(ctx, from)
 	if err != nil {
 		return err
@@ -35,7 +39,12 @@ func (fsys *FS) Rename(ctx context.Context, oldname, newname string) error {
 	if err := fsys.cfg.retry(ctx, func() (int, error) { return 0, b.Copy(ctx, to.key, from.key, nil) }); err != nil {
 		return fmt.Errorf("blobfs: rename %s to %s: %w", oldname, newname, err)
 	}
-	return fsys.Remove(ctx, oldname)
+	if err := fsys.Remove(ctx, oldname); err != nil {
+		// The copy is complete: newname is written, whatever happens to
+		// oldname, and a caller must not take it for a failed rename.
+		return fmt.Errorf("blobfs: rename %s to %s: %w: %w", oldname, newname, storage.ErrOldNameLeft, err)
+	}
+	return nil
 }
 
 // Remove deletes the object name.

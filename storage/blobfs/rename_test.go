@@ -2,7 +2,10 @@ package blobfs_test
 
 import (
 	"context"
+	"errors"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/sluiceml/sluice/storage"
@@ -71,5 +74,70 @@ func TestPendingObject(t *testing.T) {
 	f.Close()
 	if string(got) != "whole" {
 		t.Errorf("after Abort the committed object reads %q", got)
+	}
+}
+
+// Rename to the object's own name leaves it, as os.Rename does; a copy
+// and a delete would delete it.
+func TestRenameToItself(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t)
+	name := "s3://" + testBucket + "/same"
+	put(t, fsys, name, []byte("precious"))
+	if err := fsys.Rename(context.Background(), name, name); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, fsys, name)
+	got, err := io.ReadAll(f)
+	f.Close()
+	if err != nil || string(got) != "precious" {
+		t.Fatalf("after Rename(x, x): %q, %v", got, err)
+	}
+}
+
+// A store that refuses the delete after the copy (write-only
+// credentials): Rename says the object is under its new name and the old
+// is left, and a Pending's Commit counts as done, with its temporary
+// named, rather than reporting a write that did happen as failed.
+func TestRenameDeleteRefused(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.Retries(1))
+	blobfs.Register(fsys, "s3")
+	t.Cleanup(func() { storage.Unregister("s3") })
+	ctx := context.Background()
+	name := "s3://" + testBucket + "/final"
+	put(t, fsys, name, []byte("old"))
+	p, err := storage.CreatePending(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(p, "new")
+	s.setFaults(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete {
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusForbidden)
+				io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>no delete</Message></Error>`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	err = storage.CommitAll([]*storage.Pending{p})
+	s.setFaults(nil)
+	if !errors.Is(err, storage.ErrOldNameLeft) || !strings.Contains(err.Error(), p.TempName()) {
+		t.Errorf("CommitAll = %v; want ErrOldNameLeft naming %s", err, p.TempName())
+	}
+	f := open(t, fsys, name)
+	got, _ := io.ReadAll(f)
+	f.Close()
+	if string(got) != "new" {
+		t.Errorf("the final name holds %q, want new", got)
+	}
+	if err := p.Abort(); err != nil { // committed: nothing to undo
+		t.Errorf("Abort after the commit: %v", err)
+	}
+	if left, _ := storage.Leftovers(ctx, name); len(left) != 1 {
+		t.Errorf("Leftovers = %q, want the temporary", left)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/storage/blobfs"
 )
@@ -91,5 +92,39 @@ func TestCreateBadNames(t *testing.T) {
 		if _, err := fsys.Create(context.Background(), name); err == nil {
 			t.Errorf("Create(%q) succeeded", name)
 		}
+	}
+}
+
+// A multipart upload whose context is cancelled is aborted, so that its
+// parts are not left stored (and billed) in the bucket; the transfer
+// manager would abort it with the cancelled context, which fails.
+func TestCancelledMultipartAborted(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.PartSize(5*mib), blobfs.UploadConcurrency(2))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const name = "s3://bucket/cancel/object.bin"
+	w, err := fsys.Create(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := randomBytes(20*mib, 3)
+	for p := data; len(p) > 0; p = p[mib:] {
+		if _, err := w.Write(p[:mib]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(s.requests("POST /bucket/cancel/object.bin?uploads")) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("no multipart upload started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := w.Close(); err == nil {
+		t.Fatal("Close after the cancel succeeded")
+	}
+	if n := len(s.requests("DELETE /bucket/cancel/object.bin?uploadId")); n != 1 {
+		t.Errorf("%d aborts of the one multipart upload:\n%s", n, strings.Join(s.requests(""), "\n"))
 	}
 }

@@ -3,7 +3,10 @@ package blobfs
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 )
 
@@ -14,12 +17,20 @@ type writer struct {
 	name string
 }
 
+// abortTimeout bounds the abort of a failed multipart upload, which runs
+// on a context of its own: the upload's may be what ended it.
+const abortTimeout = 30 * time.Second
+
 func newWriter(ctx context.Context, cfg *config, b *blob.Bucket, name, key string) (*writer, error) {
 	w, err := b.NewWriter(ctx, key, &blob.WriterOptions{
 		BufferSize:     cfg.partSize,
 		MaxConcurrency: cfg.uploadStreams,
 		// Records are binary; sniffing the first bytes would only guess.
 		ContentType: "application/octet-stream",
+		BeforeWrite: func(as func(any) bool) error {
+			abortOnItsOwn(as, b, cfg)
+			return nil
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("blobfs: create %s: %w", name, err)
@@ -41,4 +52,31 @@ func (w *writer) Close() error {
 		return fmt.Errorf("blobfs: close %s: %w", w.name, err)
 	}
 	return nil
+}
+
+// abortOnItsOwn makes an S3 upload abort its multipart upload when it
+// fails, its context cancelled included. The transfer manager aborts with
+// the upload's own context unless given a FailTimeout, which gocloud does
+// not set: a cancelled write (a killed convert, a failed shard of a
+// sharded writer) then left its parts stored, and billed, in the bucket
+// until a lifecycle rule removed them. The manager's options cannot be
+// changed once made, so the writer's manager is replaced by one made as
+// gocloud makes it, with a FailTimeout. Other stores have no parts to
+// leave, or drop them themselves.
+func abortOnItsOwn(as func(any) bool, b *blob.Bucket, cfg *config) {
+	var tm *transfermanager.Client
+	var client *s3.Client
+	if !as(&tm) || !b.As(&client) {
+		return
+	}
+	*tm = *transfermanager.New(client, func(o *transfermanager.Options) {
+		o.RequestChecksumCalculation = client.Options().RequestChecksumCalculation
+		if cfg.partSize != 0 {
+			o.PartSizeBytes = int64(cfg.partSize)
+		}
+		if cfg.uploadStreams != 0 {
+			o.Concurrency = cfg.uploadStreams
+		}
+		o.FailTimeout = abortTimeout
+	})
 }
