@@ -56,6 +56,11 @@ type identity struct {
 	Shard         [2]int   `json:"shard"`
 	DropRemainder bool     `json:"drop_remainder,omitempty"`
 	Global        bool     `json:"global_shuffle,omitempty"`
+	// Records are the records of each file, for a global shuffle, whose
+	// whole order follows from their total: a file rewritten to the same
+	// size with another count of records would change every epoch's
+	// permutation. Checkpoints saved before it have none.
+	Records []int64 `json:"records,omitempty"`
 }
 
 // identity returns the identity of an iteration of d over files.
@@ -292,6 +297,11 @@ func (ck *checkpoint) check(ctx context.Context, now identity) error {
 	for i, size := range sizes {
 		if i < len(ck.Sizes) && ck.Sizes[i] != size {
 			return fmt.Errorf("%w: %s has %d bytes, %d when the checkpoint was saved", ErrCheckpoint, now.Files[i], size, ck.Sizes[i])
+		}
+	}
+	for i, n := range now.Records {
+		if i < len(was.Records) && was.Records[i] != n {
+			return fmt.Errorf("%w: %s has %d records, %d when the checkpoint was saved", ErrCheckpoint, now.Files[i], n, was.Records[i])
 		}
 	}
 	return nil

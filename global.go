@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -43,6 +44,12 @@ func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
 // batches are read at once (default 8): nearby records are read in one
 // request, and several requests are in flight, which is what object
 // stores need.
+//
+// Shuffle and ShuffleFiles, which would add nothing, and SkipCorrupt,
+// since an index is built of a sound file, are refused with it
+// (ErrInvalid). A checkpoint records each file's count of records, on
+// which the whole order depends, and Resume refuses it if a file's count
+// has changed.
 func GlobalShuffle() RandomAccessOption {
 	return randomAccessOption(func(s *settings) { s.globalShuffle = true })
 }
@@ -161,7 +168,8 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// at returns the permutation's value at i, i < n.
+// at returns the permutation's value at i, i < n. (Beyond n, the cycle
+// walk may never come back below n: callers keep i in range.)
 func (f *feistel) at(i uint64) uint64 {
 	x := f.encrypt(i)
 	for x >= f.n {
@@ -245,6 +253,7 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 	}
 	id := d.identity(files, n, 0, bs)
 	id.Global = true
+	id.Records = ra.counts
 	batches := int64(-1)
 	if seq.total >= 0 {
 		batches = seq.total / int64(n)
@@ -258,7 +267,10 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
 		from = ck.Delivered
-		if from < 0 || batches >= 0 && from > batches {
+		// Forever has no last batch to bound it, but the position of its
+		// first record must not overflow (a hostile or damaged
+		// checkpoint).
+		if from < 0 || batches >= 0 && from > batches || from > math.MaxInt64/int64(n)-1 {
 			return nil, fmt.Errorf("sluice: %s: %w: batch %d of %d", d.kind, ErrCheckpoint, from, batches)
 		}
 	}

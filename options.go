@@ -28,6 +28,7 @@ type settings struct {
 
 	deterministic bool
 	globalShuffle bool
+	shardSet      bool // a Shard(i, 0) from an unset world size is an error, not no sharding
 
 	names queue.Queue // FilenameQueue's; nil: the files, by a producer of its own
 }
@@ -109,9 +110,12 @@ func Seed(seed uint64) Option {
 
 // Shard makes this worker read only its part of the files: worker index of
 // count gets files index, index+count, ... of the sorted list, so count
-// workers together read every file once per epoch (see input.Shard).
+// workers together read every file once per epoch (see input.Shard). With
+// GlobalShuffle it splits each epoch's order of records instead. It needs
+// 0 <= index < count: a count of 0 (a world size never set) is an error,
+// not a data set read whole by every worker.
 func Shard(index, count int) Option {
-	return option(func(s *settings) { s.shard = [2]int{index, count} })
+	return option(func(s *settings) { s.shard, s.shardSet = [2]int{index, count}, true })
 }
 
 // FilenameQueue makes the data set read the files named by the units it

@@ -710,6 +710,12 @@ func (d *Dataset) setLayout(fs []feature) []int {
 // per file), skipping corrupt records if skipCorrupt. Keys are
 // "file:offset".
 func (d *Dataset) readTFRecords(skipCorrupt bool) {
+	if skipCorrupt && d.settings.globalShuffle {
+		// An index holds the offsets of a sound file's records; a global
+		// shuffle reads each record where its index puts it.
+		d.err = fmt.Errorf("sluice: %s: SkipCorrupt with GlobalShuffle: %w (a file's index is built of its records in one pass, which a corrupt record stops)", d.kind, ErrInvalid)
+		return
+	}
 	var ropts []tfrecord.Option
 	if skipCorrupt {
 		ropts = append(ropts, tfrecord.SkipCorrupt())

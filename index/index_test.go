@@ -191,3 +191,83 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+// Where an index is found from: an index saved under a relative name is
+// found from another working folder and by the absolute path, in the
+// cache and beside the file; one beside a file moved with it (size and
+// time kept) still serves it.
+func TestLoadFromElsewhere(t *testing.T) {
+	for _, beside := range []bool{false, true} {
+		t.Run(fmt.Sprintf("beside=%v", beside), func(t *testing.T) {
+			t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+			root := t.TempDir()
+			data := filepath.Join(root, "data")
+			if err := os.Mkdir(data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			abs, _ := writeFile(t, data, "x.tfrecord", 10, tfrecord.None)
+			t.Chdir(root)
+			x, err := Build(t.Context(), filepath.Join("data", "x.tfrecord"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Save(t.Context(), beside); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(t.Context(), abs); err != nil {
+				t.Errorf("by the absolute path: %v", err)
+			}
+			t.Chdir(data)
+			if _, err := Load(t.Context(), "x.tfrecord"); err != nil {
+				t.Errorf("from the file's folder: %v", err)
+			}
+			if !beside {
+				return
+			}
+			moved := filepath.Join(t.TempDir(), "moved")
+			if err := os.Rename(data, moved); err != nil {
+				t.Fatal(err)
+			}
+			if y, err := Load(t.Context(), filepath.Join(moved, "x.tfrecord")); err != nil || y.Len() != 10 {
+				t.Errorf("beside a moved file: %v", err)
+			}
+		})
+	}
+}
+
+// A stale index beside a file does not hide the current one LoadOrBuild
+// cached when it found the stale one: the next Load finds it, and the
+// file is not read again.
+func TestLoadStaleBesideCurrentCached(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	name, _ := writeFile(t, dir, "x.tfrecord", 10, tfrecord.None)
+	x, err := Build(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Save(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	more, _ := writeFile(t, t.TempDir(), "more.tfrecord", 3, tfrecord.None)
+	extra, err := os.ReadFile(more)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(extra)
+	f.Close()
+	if _, err := Load(t.Context(), name); !errors.Is(err, ErrStale) {
+		t.Fatalf("Load of a grown file = %v; want ErrStale", err)
+	}
+	if y, err := LoadOrBuild(t.Context(), name); err != nil || y.Len() != 13 {
+		t.Fatalf("LoadOrBuild = %v", err)
+	}
+	y, err := Load(t.Context(), name)
+	if err != nil || y.Len() != 13 {
+		t.Fatalf("Load after LoadOrBuild cached a current index = %v", err)
+	}
+}

@@ -158,7 +158,11 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 			return "", fmt.Errorf("index: %w", err)
 		}
 	}
-	data, err := x.MarshalBinary()
+	// The stored name is absolute, so that Load finds it from any
+	// working folder.
+	stored := *x
+	stored.Name = canonical(x.Name)
+	data, err := stored.MarshalBinary()
 	if err != nil {
 		return "", err
 	}
@@ -177,7 +181,8 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 }
 
 // Load returns the stored index of the file name, from beside it or from
-// the cache, after checking that the file has not changed since (ErrStale).
+// the cache, after checking that the file has not changed since (ErrStale,
+// if neither is current).
 // A file without an index gives an error wrapping ErrNoIndex.
 func Load(ctx context.Context, name string) (*Index, error) {
 	paths := []string{Beside(name)}
@@ -185,7 +190,8 @@ func Load(ctx context.Context, name string) (*Index, error) {
 		paths = append(paths, c)
 	}
 	var why []error
-	for _, path := range paths {
+	var stale error
+	for i, path := range paths {
 		data, err := readAll(ctx, path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -200,14 +206,25 @@ func Load(ctx context.Context, name string) (*Index, error) {
 			why = append(why, fmt.Errorf("%s: %w", path, err))
 			continue
 		}
-		if canonical(x.Name) != canonical(name) {
-			continue // another file's index under a colliding name
+		// The index beside a file is that file's, whatever name it was
+		// built under (a data set indexed, then moved); one in the cache
+		// may be another file's under a colliding name.
+		if i > 0 && canonical(x.Name) != canonical(name) {
+			continue
 		}
 		x.Name = name
-		if err := x.Check(ctx); err != nil {
+		if err := x.Check(ctx); errors.Is(err, ErrStale) {
+			// A stale index beside the file must not hide a current one
+			// in the cache, which LoadOrBuild made the last time.
+			stale = err
+			continue
+		} else if err != nil {
 			return nil, err
 		}
 		return x, nil
+	}
+	if stale != nil {
+		return nil, stale
 	}
 	if len(why) > 0 {
 		return nil, fmt.Errorf("%w for %s: %w", ErrNoIndex, name, errors.Join(why...))

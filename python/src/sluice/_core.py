@@ -1061,7 +1061,8 @@ def examples(
     files of each epoch; shuffle_files shuffles only the files; readers is
     how many files are read in parallel (one per CPU by default); seed
     makes the shuffles repeatable; shard=(index, count) reads every
-    count-th file from the index-th; drop_remainder drops a last batch
+    count-th file from the index-th (with global_shuffle, every count-th
+    record of each epoch's order); drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches may be on
     their way to the trainer beside the one it reads (8, or 16 for a
     batch of fixed-size features under 32 KB unless deterministic or

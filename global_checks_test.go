@@ -1,0 +1,126 @@
+package sluice
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// A checkpoint of an endless global shuffle whose position overflows
+// (hostile or damaged) is refused, not followed into a permutation walk
+// that never ends.
+func TestGlobalResumeOverflowingPosition(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	writeExamples(t, dir, 2, 10)
+	ds := Examples(filepath.Join(dir, "train-*"), testSpec, GlobalShuffle(), Forever(), Seed(1))
+	it, err := ds.Iterator(t.Context(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := it.Checkpoint()
+	it.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, delivered := range []int64{3 << 61, 1 << 62, 1<<63 - 1} {
+		var m map[string]any
+		if err := json.Unmarshal(ck, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["delivered"] = delivered
+		bad, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it, err := ds.Iterator(t.Context(), 4, Resume(bad)); !errors.Is(err, ErrCheckpoint) {
+			if err == nil {
+				it.Close()
+			}
+			t.Errorf("Resume at batch %d of 4 records: %v; want ErrCheckpoint", delivered, err)
+		}
+	}
+}
+
+// A file rewritten to the same size with another number of records
+// changes every epoch's permutation: a global shuffle's checkpoint is
+// refused over it, naming the file.
+func TestGlobalResumeRecordsChanged(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	name := filepath.Join(t.TempDir(), "d.tfrecord")
+	write := func(sizes ...int) {
+		var b bytes.Buffer
+		w := tfrecord.NewWriter(&b, tfrecord.None)
+		for _, n := range sizes {
+			if err := w.Write(make([]byte, n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(100, 100, 100, 100) // 4 records of 116 framed bytes
+	ds := Records(name, GlobalShuffle(), Seed(3), Epochs(2))
+	it, err := ds.Iterator(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := it.Next(); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := it.Checkpoint()
+	it.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(name)
+	write(77, 77, 77, 77, 76) // 5 records, the same 464 bytes
+	after, _ := os.Stat(name)
+	if before.Size() != after.Size() {
+		t.Fatalf("sizes %d and %d", before.Size(), after.Size())
+	}
+	// A later modification time makes the index stale, so it is rebuilt.
+	os.Chtimes(name, time.Now(), before.ModTime().Add(time.Second))
+	_, err = ds.Iterator(t.Context(), 1, Resume(ck))
+	if !errors.Is(err, ErrCheckpoint) || !bytes.Contains([]byte(err.Error()), []byte("5 records, 4 when")) {
+		t.Fatalf("Resume over a file of 5 records, 4 when saved: %v; want ErrCheckpoint naming the counts", err)
+	}
+}
+
+// Options that a global shuffle cannot honour, or that would silently
+// read every record on every worker, are refused.
+func TestGlobalShuffleRefusedOptions(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	writeExamples(t, dir, 2, 10)
+	pat := filepath.Join(dir, "train-*")
+	for _, tc := range []struct {
+		name string
+		ds   *Dataset
+	}{
+		{"Shard(i, 0)", Examples(pat, testSpec, GlobalShuffle(), Shard(3, 0))},
+		{"Shard(i, 0) without a global shuffle", Examples(pat, testSpec, Shard(3, 0))},
+		{"Shard(2, 2)", Examples(pat, testSpec, Shard(2, 2), Deterministic())},
+		{"Shard(-1, 2)", Records(pat, GlobalShuffle(), Shard(-1, 2))},
+		{"SkipCorrupt", Examples(pat, testSpec, GlobalShuffle(), SkipCorrupt())},
+		{"SkipCorrupt, records", Records(pat, GlobalShuffle(), SkipCorrupt())},
+		{"Shuffle", Examples(pat, testSpec, GlobalShuffle(), Shuffle(100))},
+		{"ShuffleFiles", Records(pat, GlobalShuffle(), ShuffleFiles())},
+	} {
+		it, err := tc.ds.Iterator(t.Context(), 4)
+		if !errors.Is(err, ErrInvalid) {
+			if err == nil {
+				it.Close()
+			}
+			t.Errorf("%s: %v; want ErrInvalid", tc.name, err)
+		}
+	}
+}
