@@ -148,8 +148,6 @@ func (d *Dataset) check(n int) error {
 		return fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size)", d.kind, s.shuffle, ErrInvalid)
 	case s.shardSet && (s.shard[1] < 1 || s.shard[0] < 0 || s.shard[0] >= s.shard[1]):
 		return fmt.Errorf("sluice: %s: Shard(%d, %d): %w (want 0 <= index < count)", d.kind, s.shard[0], s.shard[1], ErrInvalid)
-	case s.globalShuffle && (s.shuffle > 0 || s.shuffleFiles):
-		return fmt.Errorf("sluice: %s: Shuffle or ShuffleFiles with GlobalShuffle: %w (the global shuffle orders every record itself)", d.kind, ErrInvalid)
 	case s.names != nil:
 		// The queue's producer owns the files' order and epochs.
 		for _, o := range []struct {

@@ -45,9 +45,10 @@ func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
 // request, and several requests are in flight, which is what object
 // stores need.
 //
-// Shuffle and ShuffleFiles, which would add nothing, and SkipCorrupt,
-// since an index is built of a sound file, are refused with it
-// (ErrInvalid). A checkpoint records each file's count of records, on
+// Shuffle and ShuffleFiles have nothing to add to it and are ignored, so
+// that a shuffled data set switches to a global shuffle by this option
+// alone; SkipCorrupt is refused with it (ErrInvalid), since an index is
+// built of a sound file. A checkpoint records each file's count of records, on
 // which the whole order depends, and Resume refuses it if a file's count
 // has changed.
 func GlobalShuffle() RandomAccessOption {

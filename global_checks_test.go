@@ -96,7 +96,8 @@ func TestGlobalResumeRecordsChanged(t *testing.T) {
 }
 
 // Options that a global shuffle cannot honour, or that would silently
-// read every record on every worker, are refused.
+// read every record on every worker, are refused. (Shuffle and
+// ShuffleFiles are not: the global shuffle supersedes them.)
 func TestGlobalShuffleRefusedOptions(t *testing.T) {
 	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
 	dir := t.TempDir()
@@ -112,8 +113,6 @@ func TestGlobalShuffleRefusedOptions(t *testing.T) {
 		{"Shard(-1, 2)", Records(pat, GlobalShuffle(), Shard(-1, 2))},
 		{"SkipCorrupt", Examples(pat, testSpec, GlobalShuffle(), SkipCorrupt())},
 		{"SkipCorrupt, records", Records(pat, GlobalShuffle(), SkipCorrupt())},
-		{"Shuffle", Examples(pat, testSpec, GlobalShuffle(), Shuffle(100))},
-		{"ShuffleFiles", Records(pat, GlobalShuffle(), ShuffleFiles())},
 	} {
 		it, err := tc.ds.Iterator(t.Context(), 4)
 		if !errors.Is(err, ErrInvalid) {
