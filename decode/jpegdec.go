@@ -474,22 +474,31 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 			}
 		}
 	}
+	d.hMax, d.vMax = 1, 1
 	if nComp == 1 {
 		// A single component is non-interleaved by definition, its MCU
 		// one block whatever its sampling factors (T.81 A.2).
 		d.comp[0].h, d.comp[0].v = 1, 1
 	} else {
-		// Luma at one of the sampling image.YCbCr knows, chroma at 1×1;
 		// RGB, which libjpeg infers from an Adobe transform of 0 or (as
 		// image/jpeg does) from component IDs 'R', 'G', 'B', goes to
 		// image/jpeg.
-		y, cb, cr := &d.comp[0], &d.comp[1], &d.comp[2]
-		if cb.h != 1 || cb.v != 1 || cr.h != 1 || cr.v != 1 || ycbcrRatio(y.h, y.v) < 0 || d.rgb(nComp) {
+		if d.rgb(nComp) {
 			return errJPEGUnsupported
+		}
+		for _, c := range d.comp[:nComp] {
+			d.hMax, d.vMax = max(d.hMax, c.h), max(d.vMax, c.v)
+		}
+		// Any sampling factors are upsampled, as libjpeg upsamples
+		// them, if each divides the largest; libjpeg refuses the rest
+		// (JERR_FRACT_SAMPLE_NOTIMPL), as image/jpeg does.
+		for _, c := range d.comp[:nComp] {
+			if d.hMax%c.h != 0 || d.vMax%c.v != 0 {
+				return errJPEGUnsupported
+			}
 		}
 	}
 	d.nComp = nComp
-	d.hMax, d.vMax = d.comp[0].h, d.comp[0].v
 	d.mcusX = (d.width + 8*d.hMax - 1) / (8 * d.hMax)
 	d.mcusY = (d.height + 8*d.vMax - 1) / (8 * d.vMax)
 
@@ -539,8 +548,8 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 	return nil
 }
 
-// ycbcrRatio is the subsample ratio of luma sampled h×v with chroma 1×1,
-// or -1 if image.YCbCr has none.
+// ycbcrRatio is the subsample ratio of chroma subsampled h:1
+// horizontally and v:1 vertically, or -1 if image.YCbCr has none.
 func ycbcrRatio(h, v int) image.YCbCrSubsampleRatio {
 	switch h<<4 | v {
 	case 0x11:
@@ -667,12 +676,22 @@ func (d *jpegDecoder) finish() (image.Image, error) {
 		return &image.Gray{Pix: c.plane, Stride: c.stride, Rect: r}, nil
 	}
 	y, cb, cr := &d.comp[0], &d.comp[1], &d.comp[2]
-	return &image.YCbCr{
-		Y: y.plane, Cb: cb.plane, Cr: cr.plane,
-		YStride: y.stride, CStride: cb.stride,
-		SubsampleRatio: ycbcrRatio(y.h, y.v),
-		Rect:           r,
-	}, nil
+	if y.h == d.hMax && y.v == d.vMax && cb.h == cr.h && cb.v == cr.v {
+		if ratio := ycbcrRatio(d.hMax/cb.h, d.vMax/cb.v); ratio >= 0 {
+			return &image.YCbCr{
+				Y: y.plane, Cb: cb.plane, Cr: cr.plane,
+				YStride: y.stride, CStride: cb.stride,
+				SubsampleRatio: ratio,
+				Rect:           r,
+			}, nil
+		}
+	}
+	m := &jpegYCbCr{rect: r}
+	for i := range m.planes {
+		c := &d.comp[i]
+		m.planes[i] = yccPlane{pix: c.plane, stride: c.stride, hx: d.hMax / c.h, vy: d.vMax / c.v}
+	}
+	return m, nil
 }
 
 // decodeScan decodes the entropy-coded data of a scan of comps, starting
