@@ -39,6 +39,15 @@ func TestDecodeJPEGSamplingMatchesTensorFlow(t *testing.T) {
 	})
 }
 
+// TensorFlow's decode_jpeg on JPEGs with restart intervals and a stray,
+// missing, repeated or misnumbered marker in their entropy-coded data
+// (tools/tfref/jpegs_libjpeg.py), baseline and progressive: sluice finds
+// its way back as libjpeg's resync_to_restart does, and leaves the same
+// intervals empty.
+func TestDecodeJPEGResyncMatchesTensorFlow(t *testing.T) {
+	testJPEGReference(t, "tf_decode_jpeg_resync.json", 200, nil)
+}
+
 // testJPEGReference decodes the files of the TensorFlow reference name
 // (a file under testdata with at least min cases) with each case's
 // channels and inverse DCT, and compares the pixels, or the error, with

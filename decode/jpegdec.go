@@ -11,9 +11,10 @@ import (
 
 // This file is a JPEG decoder for the files most datasets hold: baseline
 // and extended sequential Huffman-coded JPEG (SOF0, SOF1), and progressive
-// (SOF2, jpegprog.go), with 8-bit samples, gray or YCbCr with chroma
-// subsampled as Go's image.YCbCr can represent. Its inverse DCT is libjpeg's, by default the one TensorFlow's
-// decode_jpeg uses (see jpegidct.go), so that its planes are TensorFlow's,
+// (SOF2, jpegprog.go), with 8-bit samples, gray or YCbCr with any sampling
+// factors libjpeg upsamples (each dividing the largest). Its inverse DCT
+// is libjpeg's, by default the one TensorFlow's decode_jpeg uses (see
+// jpegidct.go), so that its planes are TensorFlow's,
 // and it is several times faster than image/jpeg:
 // the input is one byte slice, the Huffman decoder reads 9-bit lookup
 // tables that also hold the value of short coefficients, every block goes
@@ -21,7 +22,8 @@ import (
 // memory is reused from one decode to the next.
 //
 // Whatever else a JPEG may be (arithmetic-coded, 12-bit, lossless,
-// hierarchical, CMYK, RGB, other samplings) is
+// hierarchical, CMYK, RGB, sampling factors that do not divide the
+// largest) is
 // errJPEGUnsupported, for the caller to hand to image/jpeg.
 //
 // Corrupt data is handled as libjpeg handles it where that is cheap to
@@ -31,7 +33,8 @@ import (
 //     MCU that ran out with zero bits and leaves the rest of the interval's
 //     blocks all zero (uniform gray); so does this decoder. Data resumes at
 //     the next restart marker, which is found as libjpeg's
-//     resync_to_restart finds it.
+//     resync_to_restart finds it; the intervals before it that
+//     resync_to_restart leaves a marker in front of are all zero too.
 //   - The input ending early, anywhere, is an error: TensorFlow's source
 //     manager refuses truncated input (try_recover_truncated_jpeg is off by
 //     default), and so does image/jpeg. A file must end with EOI.
@@ -718,7 +721,9 @@ func (d *jpegDecoder) decodeScan(comps []*jpegComp) error {
 	}
 	rst := restarts{todo: d.restart}
 	// After a marker cut an interval short, its remaining MCUs are
-	// zero, as libjpeg makes them (the insufficient_data flag).
+	// zero, as libjpeg makes them (the insufficient_data flag), and so
+	// are those of the intervals after it until a restart marker is
+	// read (restartDue).
 	empty := false
 	for my := range mcusY {
 		for mx := range mcusX {
@@ -764,14 +769,20 @@ type restarts struct {
 
 // restartDue counts one more MCU of the scan of comps, and, at the start
 // of a new restart interval, moves past the marker that ends the last,
-// resets the DC predictors and the end-of-band run, and reports true.
+// resets the DC predictors and the end-of-band run, and reports whether
+// the interval's data is there to decode: true unless resync left a
+// marker in its way. libjpeg (jdhuff.c, jdphuff.c process_restart) clears
+// its insufficient_data flag only after it has read the restart marker;
+// where resync_to_restart leaves a marker, the flag stays as the last
+// interval left it, so an interval after one cut short by a stray marker
+// is not decoded at all.
 func (d *jpegDecoder) restartDue(r *restarts, comps []*jpegComp) bool {
 	if d.restart == 0 {
 		return false
 	}
 	due := r.todo == 0
 	if due {
-		d.resync(r.next)
+		due = d.resync(r.next)
 		r.next = (r.next + 1) & 7
 		for _, c := range comps {
 			c.pred = 0
@@ -784,31 +795,32 @@ func (d *jpegDecoder) restartDue(r *restarts, comps []*jpegComp) bool {
 }
 
 // resync moves past restart marker number want (0-7) at the end of a
-// restart interval, and drops what is left of the interval's bits. If the
-// marker is another, it does what libjpeg's resync_to_restart does: a
-// marker that cannot be a restart, or one of the two restarts before the
-// wanted one, is skipped, and the search goes on; the two restarts after
-// it, or any other marker, are left for the next interval to run into, so
-// that that interval decodes as zeros; any other restart is taken for the
-// wanted one.
-func (d *jpegDecoder) resync(want int) {
+// restart interval, drops what is left of the interval's bits, and
+// reports whether it moved past a marker. If the marker is another, it
+// does what libjpeg's resync_to_restart does: a marker below SOF0 (which
+// cannot be a restart), or one of the two restarts before the wanted one,
+// is skipped, and the search goes on; one of the two restarts after it,
+// or any other marker, is left where it is, for the next interval to run
+// into at once, and resync reports false; any other restart is taken for
+// the wanted one.
+func (d *jpegDecoder) resync(want int) bool {
 	d.acc, d.n, d.pad = 0, 0, 0
 	for {
 		m, err := d.nextMarker()
 		if err != nil {
-			return // the data ends: the scan fails at its next check
+			return true // the data ends: the scan fails at its next check
 		}
 		r := int(m) - jpegRST0
 		switch {
 		case r == want:
-			return
+			return true
 		case m < jpegSOF0 || r == (want-1)&7 || r == (want-2)&7:
 			continue
 		case r < 0 || r > 7 || r == (want+1)&7 || r == (want+2)&7:
 			d.pos -= 2 // leave the marker where it is
-			return
+			return false
 		default:
-			return
+			return true
 		}
 	}
 }

@@ -61,7 +61,9 @@ func (d *jpegDecoder) decodeProgScan(comps []*jpegComp, s progScan) error {
 	}
 	rst := restarts{todo: d.restart}
 	// After the data of an interval ran out (a marker inside it), its
-	// remaining MCUs are left as they are, as libjpeg leaves them.
+	// remaining MCUs are left as they are, as libjpeg leaves them, and
+	// so are those of the intervals after it until a restart marker is
+	// read (restartDue).
 	empty := false
 	for my := range mcusY {
 		for mx := range mcusX {
@@ -111,7 +113,10 @@ func (d *jpegDecoder) progBlock(c *jpegComp, coef []int16, nz *uint64, s progSca
 		*nz |= 1
 	case s.ss == 0: // DC, refinement: one bit
 		if d.bits(1) != 0 {
+			// The first scan set nz's DC bit, unless its interval was
+			// cut short before this block.
 			coef[0] |= 1 << s.al
+			*nz |= 1
 		}
 	case s.ah == 0:
 		return d.acFirst(c, coef, nz, s)
