@@ -39,6 +39,16 @@ func TestDecodeJPEGSamplingMatchesTensorFlow(t *testing.T) {
 	})
 }
 
+// TensorFlow's decode_jpeg on progressive JPEGs whose scans leave some of
+// the first nine AC coefficients imprecise or unsent (tools/tfref/
+// jpegs_libjpeg.py: successive approximation without refinement, DC
+// only, spectral selection cut short, chroma DC only), in every sampling
+// and with restarts, at widths and heights of one to five blocks: sluice
+// smooths them across blocks as libjpeg does.
+func TestDecodeJPEGSmoothingMatchesTensorFlow(t *testing.T) {
+	testJPEGReference(t, "tf_decode_jpeg_smoothing.json", 350, nil)
+}
+
 // TensorFlow's decode_jpeg on JPEGs with restart intervals and a stray,
 // missing, repeated or misnumbered marker in their entropy-coded data
 // (tools/tfref/jpegs_libjpeg.py), baseline and progressive: sluice finds

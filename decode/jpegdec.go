@@ -107,6 +107,14 @@ type jpegComp struct {
 	dc, ac  *jpegHuff // the tables of the current scan
 	coef    []int16   // a progressive JPEG's coefficients, 64 a block of the plane's grid
 	nz      []uint64  // and a block's coefficients that may be nonzero
+
+	// For a progressive JPEG's block smoothing (jpegsmooth.go): the
+	// quantization table as latched, unscaled, and the bit position to
+	// which each of the first ten coefficients (zigzag order) is known,
+	// -1 if not at all, after the scans so far and before the
+	// component's last scan (libjpeg's coef_bits).
+	rawq           [64]int32
+	bits, prevBits [smoothCoefs]int8
 }
 
 // jpegDecoder holds scratch reused across decodes; not safe for concurrent
@@ -150,6 +158,11 @@ type jpegDecoder struct {
 	coefs       []int16
 	nzs         []uint64
 	eobrun      uint32
+	// The scans so far, and the last iMCU row whose MCU of the last
+	// scan began with data to decode (libjpeg's last_good_iMCU_row),
+	// which block smoothing needs.
+	scans    int
+	lastGood int
 }
 
 // decode decodes data, a JPEG file, whose planes may take at most maxBytes
@@ -162,6 +175,7 @@ func (d *jpegDecoder) decode(data []byte, maxBytes int64) (image.Image, error) {
 	defer func() { d.data = nil }() // a pooled decoder should not keep the input alive
 	d.nComp = 0
 	d.progressive = false
+	d.scans, d.lastGood = 0, 0
 	d.restart = 0
 	d.adobeTransform = -1
 	d.quantDefined = [4]bool{}
@@ -465,6 +479,7 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 		c := &d.comp[i]
 		c.id, c.h, c.v, c.tq = p[0], int(p[1]>>4), int(p[1]&15), p[2]
 		c.scanned = false
+		c.bits, c.prevBits = unknownBits, unknownBits
 		if c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 {
 			return fmt.Errorf("jpeg: SOF: component %d: sampling factors %d×%d", c.id, c.h, c.v)
 		}
@@ -641,6 +656,7 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 			if !d.quantDefined[c.tq] {
 				return fmt.Errorf("jpeg: SOS: component %d: quantization table %d not defined", id, c.tq)
 			}
+			c.rawq = d.quant[c.tq]
 			if d.accurate {
 				c.q = d.quant[c.tq]
 			} else {
@@ -655,6 +671,10 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 		return fmt.Errorf("jpeg: SOS: %d blocks in an MCU, more than 10", blocks)
 	}
 	if d.progressive {
+		d.scans++
+		for _, c := range comps[:ns] {
+			c.noteScan(prog, d.scans)
+		}
 		return d.decodeProgScan(comps[:ns], prog)
 	}
 	return d.decodeScan(comps[:ns])
