@@ -94,12 +94,19 @@ func writeYCC(m *jpegYCbCr, px *pixelWriter, win window) {
 	if px.channels == 1 {
 		n = 1
 	}
-	var rows [3][]uint8 // a full-resolution row of each component
-	var sums []int32
+	// A full-resolution row of each component that needs upsampling, and
+	// room for its column sums, all from one allocation each.
+	var rows [3][]uint8
+	up, cw := 0, 0
+	for _, p := range m.planes[:n] {
+		if p.hx != 1 || p.vy != 1 {
+			up, cw = up+1, max(cw, (w+p.hx-1)/p.hx)
+		}
+	}
+	buf, sums := make([]uint8, up*w), make([]int32, cw)
 	for i, p := range m.planes[:n] {
 		if p.hx != 1 || p.vy != 1 {
-			rows[i] = make([]uint8, w)
-			sums = make([]int32, max(len(sums), (w+p.hx-1)/p.hx))
+			rows[i], buf = buf[:w:w], buf[w:]
 		}
 	}
 	for y := range win.rows {
