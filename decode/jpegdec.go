@@ -115,6 +115,9 @@ type jpegComp struct {
 	// component's last scan (libjpeg's coef_bits).
 	rawq           [64]int32
 	bits, prevBits [smoothCoefs]int8
+	// The block rows of one of libjpeg's iMCU rows: v, but for a gray
+	// JPEG the factor its frame header gives, which libjpeg keeps.
+	iRows int
 }
 
 // jpegDecoder holds scratch reused across decodes; not safe for concurrent
@@ -492,10 +495,14 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 			}
 		}
 	}
+	for i := range nComp {
+		d.comp[i].iRows = d.comp[i].v
+	}
 	d.hMax, d.vMax = 1, 1
 	if nComp == 1 {
 		// A single component is non-interleaved by definition, its MCU
-		// one block whatever its sampling factors (T.81 A.2).
+		// one block whatever its sampling factors (T.81 A.2); they
+		// still group its block rows into iMCU rows (iRows).
 		d.comp[0].h, d.comp[0].v = 1, 1
 	} else {
 		// RGB, which libjpeg infers from an Adobe transform of 0 or (as

@@ -69,7 +69,7 @@ func (d *jpegDecoder) decodeProgScan(comps []*jpegComp, s progScan) error {
 		// The iMCU row: a non-interleaved scan's MCU is one block.
 		row := my
 		if single {
-			row = my / comps[0].v
+			row = my / comps[0].iRows
 		}
 		for mx := range mcusX {
 			// libjpeg notes the row before its restart processing.

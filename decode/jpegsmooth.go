@@ -63,7 +63,7 @@ func (d *jpegDecoder) smoothingOK() bool {
 // those after the last scan, or, in the iMCU rows after the last that
 // scan had data for (a marker cut it short), those before it.
 func (d *jpegDecoder) smoothBits(c *jpegComp, by int) *[smoothCoefs]int8 {
-	if by/c.v > d.lastGood {
+	if by/c.iRows > d.lastGood {
 		// libjpeg latches -1s, not the bits before, if the JPEG has
 		// one scan.
 		if d.scans == 1 {
@@ -181,7 +181,7 @@ func weigh(k *smoothKernel, dc *[5][5]int64) int64 {
 // the columns two to the right of a component two blocks wide are those
 // libjpeg's sliding window holds.
 func (c *jpegComp) smoothDCs(bx, by int) *[5][5]int64 {
-	v := c.v
+	v := c.iRows
 	last := (c.bh+v-1)/v - 1 // the last iMCU row
 	row, b := by/v, by%v
 	rows := v // block rows in this iMCU row

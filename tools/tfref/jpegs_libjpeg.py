@@ -80,6 +80,8 @@ def sampling_files():
             files[f"cj_{name}_{size}.jpg"] = cjpeg(img, "-quality", "85", "-sample", s)
         files[f"cj_h4v2_prog_{size}.jpg"] = cjpeg(img, "-quality", "85", "-sample", "4x2", "-progressive")
         files[f"cj_y11_c22_rst_{size}.jpg"] = cjpeg(img, "-quality", "85", "-sample", "1x1,2x2,2x2", "-restart", "1B")
+        gray = img.mean(axis=-1, keepdims=True).astype(np.uint8)
+        files[f"cj_gray2x2_{size}.jpg"] = cjpeg(gray, "-quality", "85", "-sample", "2x2")
     # 2 does not divide 3: libjpeg refuses to upsample it (cjpeg to write
     # it, so Cb's factors are changed in the frame header).
     data = bytearray(cjpeg(picture(9, 17, 7), "-sample", "3x1"))
@@ -128,7 +130,27 @@ def smoothing_files():
                 files[f"cj_prog_{name}_{tag}_{size}.jpg"] = progressive(img, SCRIPTS[name], "-sample", s)
             files[f"cj_prog_{name}_rst_{size}.jpg"] = progressive(img, SCRIPTS[name], "-sample", "2x2",
                                                                    "-restart", "1B")
+            # Gray with sampling factors in the frame header, which
+            # group its block rows into libjpeg's iMCU rows.
+            for s in ("2x2", "1x2"):
+                files[f"cj_prog_{name}_gray{s}_{size}.jpg"] = progressive(gray, SCRIPTS[name], "-sample", s)
+    # The last scan cut short by an EOI in its data: past the last iMCU row
+    # it had data for, libjpeg smooths with the bits known before it.
+    for name in ("noref_420_37x23", "noref_444_9x17", "dconly_420_37x23", "halfref_444_37x23",
+                 "noref_rst_37x23", "noref_gray2x2_37x23", "ac5_420_17x9"):
+        files[f"cj_prog_eoi_{name}.jpg"] = cut_last_scan(files[f"cj_prog_{name}.jpg"])
     return files
+
+
+def cut_last_scan(data):
+    """data with an EOI marker in the middle of its last scan's
+    entropy-coded data."""
+    i = data.rindex(b"\xff\xda")
+    start = i + 2 + (data[i + 2] << 8 | data[i + 3])
+    mid = (start + len(data) - 2) // 2
+    if data[mid - 1] == 0xff:  # not between a 0xff and its stuffed 0x00
+        mid += 1
+    return data[:mid] + b"\xff\xd9" + data[mid:]
 
 
 def entropy_start(data):
