@@ -117,7 +117,9 @@ var smoothDC = smoothKernel{
 // block (bx, by) of c, whose nonzero ones are in nz, with known the bits
 // known of each of the first ten, and returns the new nz.
 func (c *jpegComp) smoothBlock(bx, by int, known *[smoothCoefs]int8, blk *[64]int32, nz uint64) uint64 {
-	dc := c.smoothDCs(bx, by)
+	var dcs [5][5]int64
+	dc := &dcs
+	c.smoothDCs(dc, bx, by)
 	changeDC := true
 	for _, b := range known[1:] {
 		changeDC = changeDC && b == -1
@@ -173,14 +175,14 @@ func weigh(k *smoothKernel, dc *[5][5]int64) int64 {
 	return sum
 }
 
-// smoothDCs returns the DC terms of the 5×5 blocks around block (bx, by)
-// of c, as libjpeg picks them, quirks included: rows and columns past the
+// smoothDCs sets dc to the DC terms of the 5×5 blocks around block
+// (bx, by) of c, as libjpeg picks them, quirks included: rows and columns past the
 // component's edges repeat the nearest, except that the block rows two
 // above and two below are taken from the next row in only as libjpeg's
 // iMCU row buffers allow (within an iMCU row, or past a whole one), and
 // the columns two to the right of a component two blocks wide are those
 // libjpeg's sliding window holds.
-func (c *jpegComp) smoothDCs(bx, by int) *[5][5]int64 {
+func (c *jpegComp) smoothDCs(dc *[5][5]int64, bx, by int) {
 	v := c.iRows
 	last := (c.bh+v-1)/v - 1 // the last iMCU row
 	row, b := by/v, by%v
@@ -208,14 +210,12 @@ func (c *jpegComp) smoothDCs(bx, by int) *[5][5]int64 {
 	for i := range cols {
 		cols[i] = smoothColumn(bx, i-2, lastCol)
 	}
-	dc := new([5][5]int64)
 	for r, y := range at {
 		for i, x := range cols {
 			coef, _ := c.block(x, y)
 			dc[r][i] = int64(coef[0])
 		}
 	}
-	return dc
 }
 
 // smoothColumn is the column whose DC term libjpeg's sliding window holds

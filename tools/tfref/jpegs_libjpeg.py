@@ -205,6 +205,10 @@ def case(name, data, channels, accurate, with_pixels):
 
 def main():
     os.makedirs(os.path.join(OUT, "jpeg"), exist_ok=True)
+    # Not a reference case: the smoothed progressive JPEG BenchmarkImage
+    # reads, jpegs.py's 224 x 224 picture without refinement scans.
+    with open(os.path.join(OUT, "bench-progressive-noref-224.jpg"), "wb") as f:
+        f.write(progressive(picture(224, 224, 9), SCRIPTS["noref"], "-sample", "2x2"))
     for ref, files in (("sampling", sampling_files()), ("smoothing", smoothing_files()),
                        ("resync", resync_files())):
         cases = []
