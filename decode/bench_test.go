@@ -135,10 +135,17 @@ func BenchmarkImage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The same picture without refinement scans, which libjpeg smooths
+	// (tools/tfref/jpegs_libjpeg.py's).
+	smoothed, err := os.ReadFile("testdata/bench-progressive-noref-224.jpg")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"png", pngBuf.Bytes()}, {"jpeg", jpgBuf.Bytes()}, {"jpeg-photo", photoBuf.Bytes()}, {"jpeg-progressive", progressive}} {
+	}{{"png", pngBuf.Bytes()}, {"jpeg", jpgBuf.Bytes()}, {"jpeg-photo", photoBuf.Bytes()},
+		{"jpeg-progressive", progressive}, {"jpeg-progressive-smoothed", smoothed}} {
 		b.Run(c.name, func(b *testing.B) {
 			d, _ := NewImage(3)
 			b.SetBytes(w * h * 3)

@@ -310,8 +310,8 @@ func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, bool) {
 	if channels == 0 {
 		channels = nativeChannels("jpeg", b, img)
 	}
-	if m, ok := img.(*image.YCbCr); ok && to != nil {
-		w, h := m.Rect.Dx(), m.Rect.Dy()
+	if _, gray := img.(*image.Gray); !gray && to != nil {
+		w, h := img.Bounds().Dx(), img.Bounds().Dy()
 		if h < to.height || w < to.width {
 			clear(to.dst) // padding
 		}
@@ -320,7 +320,12 @@ func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, bool) {
 			cols: min(w, to.width), rows: min(h, to.height),
 			dx: max(to.width-w, 0) / 2, dy: max(to.height-h, 0) / 2, stride: to.width,
 		}
-		writeYCbCr(m, &pixelWriter{out: to.dst, channels: channels}, win)
+		px := &pixelWriter{out: to.dst, channels: channels}
+		if m, ok := img.(*image.YCbCr); ok {
+			writeYCbCr(m, px, win)
+		} else {
+			writeYCC(img.(*jpegYCbCr), px, win)
+		}
 		return tensor.Tensor{}, true
 	}
 	return toHWC(img, channels), true

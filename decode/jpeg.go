@@ -1,6 +1,9 @@
 package decode
 
-import "image"
+import (
+	"image"
+	"image/color"
+)
 
 // A window is the part of an image a conversion writes, and where: the
 // cols × rows pixels from (x0, y0) go to the output's pixel (dx, dy), in
@@ -13,31 +16,41 @@ type window struct {
 // whole is the window of all of a w × h image, into an output of its size.
 func whole(w, h int) window { return window{cols: w, rows: h, stride: w} }
 
+// yccPlane is one component of a three-component JPEG: samples at 1/hx
+// of the image's width and 1/vy of its height (libjpeg's h_expand and
+// v_expand, the largest sampling factor over the component's), in rows of
+// stride bytes.
+type yccPlane struct {
+	pix            []uint8
+	stride, hx, vy int
+}
+
+// jpegYCbCr is a decoded three-component JPEG whose sampling factors
+// image.YCbCr cannot represent: luma below the largest factors (Y 1×1 with
+// chroma 2×2), chroma of two samplings, or luma 1×4 and 2×4. Its pixels are
+// writeYCC's; At, which only the image.Image interface asks for, replicates
+// the samples.
+type jpegYCbCr struct {
+	planes [3]yccPlane
+	rect   image.Rectangle
+}
+
+func (m *jpegYCbCr) ColorModel() color.Model { return color.YCbCrModel }
+func (m *jpegYCbCr) Bounds() image.Rectangle { return m.rect }
+func (m *jpegYCbCr) At(x, y int) color.Color {
+	if !(image.Point{x, y}.In(m.rect)) {
+		return color.YCbCr{}
+	}
+	var s [3]uint8
+	for i, p := range m.planes {
+		s[i] = p.pix[(y-m.rect.Min.Y)/p.vy*p.stride+(x-m.rect.Min.X)/p.hx]
+	}
+	return color.YCbCr{Y: s[0], Cb: s[1], Cr: s[2]}
+}
+
 // writeYCbCr converts the window win of a decoded JPEG to pixels as
-// libjpeg does for TensorFlow, so that only the inverse DCT's rounding
-// could separate the two: subsampled chroma is upsampled with libjpeg's
-// "fancy" triangle filter (3/4 of the nearer sample, 1/4 of the farther,
-// in each subsampled direction, edges replicated) rather than Go's
-// replication, and YCbCr becomes RGB with libjpeg's 16-bit fixed-point
-// tables. A gray output is the luma plane, which is what libjpeg gives for
-// a color JPEG. Chroma is upsampled from the whole image, so that a
-// window's pixels are those of the whole image's conversion.
+// writeYCC does.
 func writeYCbCr(m *image.YCbCr, px *pixelWriter, win window) {
-	b := m.Bounds()
-	w, h := b.Dx(), b.Dy()
-	row := func(y int) []uint8 { // luma of the window's row y, and px at its place
-		px.i = ((win.dy+y)*win.stride + win.dx) * px.channels
-		at := (win.y0+y)*m.YStride + win.x0
-		return m.Y[at : at+win.cols]
-	}
-	if px.channels == 1 {
-		for y := range win.rows {
-			for _, v := range row(y) {
-				px.gray(v, 255)
-			}
-		}
-		return
-	}
 	hx, vy := 1, 1 // horizontal and vertical subsampling factors
 	switch m.SubsampleRatio {
 	case image.YCbCrSubsampleRatio422:
@@ -46,27 +59,82 @@ func writeYCbCr(m *image.YCbCr, px *pixelWriter, win window) {
 		hx, vy = 2, 2
 	case image.YCbCrSubsampleRatio440:
 		vy = 2
-	case image.YCbCrSubsampleRatio444:
-	default: // 4:1:1 and 4:1:0: Go's own conversion
-		for y := range win.rows {
-			row(y)
-			for x := range win.cols {
-				c := m.YCbCrAt(b.Min.X+win.x0+x, b.Min.Y+win.y0+y)
-				r, g, bl, _ := c.RGBA()
-				px.rgba(uint8(r>>8), uint8(g>>8), uint8(bl>>8), 255)
-			}
-		}
-		return
+	case image.YCbCrSubsampleRatio411:
+		hx = 4
+	case image.YCbCrSubsampleRatio410:
+		hx, vy = 4, 2
 	}
-	cw, ch := (w+hx-1)/hx, (h+vy-1)/vy
-	cb := make([]uint8, w)
-	cr := make([]uint8, w)
-	sums := make([]int32, cw)
+	b := m.Bounds()
+	writeYCC(&jpegYCbCr{
+		planes: [3]yccPlane{
+			{m.Y[m.YOffset(b.Min.X, b.Min.Y):], m.YStride, 1, 1},
+			{m.Cb[m.COffset(b.Min.X, b.Min.Y):], m.CStride, hx, vy},
+			{m.Cr[m.COffset(b.Min.X, b.Min.Y):], m.CStride, hx, vy},
+		},
+		rect: b,
+	}, px, win)
+}
+
+// writeYCC converts the window win of a decoded JPEG to pixels as libjpeg
+// does for TensorFlow, so that only the inverse DCT's rounding could
+// separate the two. Each component is upsampled to the image's size as
+// libjpeg's jdsample.c upsamples it: by its "fancy" triangle filter (3/4
+// of the nearer sample, 1/4 of the farther, edges replicated) where a
+// component is subsampled 2:1 in one or both directions (horizontally
+// only if the component is more than two samples wide), and by
+// replication at any other integer ratio; a component at the largest
+// sampling factors, luma usually, is used as it is. YCbCr becomes RGB
+// with libjpeg's 16-bit fixed-point tables; gray is the (upsampled) luma,
+// which is what libjpeg gives for a color JPEG. Components are upsampled
+// from the whole image, so that a window's pixels are those of the whole
+// image's conversion.
+func writeYCC(m *jpegYCbCr, px *pixelWriter, win window) {
+	w, h := m.rect.Dx(), m.rect.Dy()
+	n := 3
+	if px.channels == 1 {
+		n = 1
+	}
+	// A full-resolution row of each component that needs upsampling, and
+	// room for its column sums, all from one allocation each.
+	var rows [3][]uint8
+	up, cw := 0, 0
+	for _, p := range m.planes[:n] {
+		if p.hx != 1 || p.vy != 1 {
+			up, cw = up+1, max(cw, (w+p.hx-1)/p.hx)
+		}
+	}
+	buf, sums := make([]uint8, up*w), make([]int32, cw)
+	for i, p := range m.planes[:n] {
+		if p.hx != 1 || p.vy != 1 {
+			rows[i], buf = buf[:w:w], buf[w:]
+		}
+	}
 	for y := range win.rows {
-		upsampleRow(cb, m.Cb, m.CStride, cw, ch, win.y0+y, hx, vy, sums)
-		upsampleRow(cr, m.Cr, m.CStride, cw, ch, win.y0+y, hx, vy, sums)
-		luma := row(y)
-		cb, cr := cb[win.x0:win.x0+len(luma)], cr[win.x0:win.x0+len(luma)]
+		px.i = ((win.dy+y)*win.stride + win.dx) * px.channels
+		for i, p := range m.planes[:n] {
+			if p.hx == 1 && p.vy == 1 {
+				at := (win.y0+y)*p.stride + win.x0
+				rows[i] = p.pix[at : at+win.cols]
+				continue
+			}
+			cw, ch := (w+p.hx-1)/p.hx, (h+p.vy-1)/p.vy
+			upsampleRow(rows[i][:w], p.pix, p.stride, cw, ch, win.y0+y, p.hx, p.vy, sums)
+		}
+		luma, cb, cr := rows[0], rows[1], rows[2]
+		if m.planes[0].hx != 1 || m.planes[0].vy != 1 {
+			luma = luma[win.x0 : win.x0+win.cols]
+		}
+		if px.channels == 1 {
+			px.i += copy(px.out[px.i:px.i+len(luma)], luma)
+			continue
+		}
+		if m.planes[1].hx != 1 || m.planes[1].vy != 1 {
+			cb = cb[win.x0 : win.x0+len(luma)]
+		}
+		if m.planes[2].hx != 1 || m.planes[2].vy != 1 {
+			cr = cr[win.x0 : win.x0+len(luma)]
+		}
+		cb, cr = cb[:len(luma)], cr[:len(luma)]
 		if px.channels != 3 {
 			for x, yv := range luma {
 				r, g, bl := libjpegRGB(yv, cb[x], cr[x])
@@ -84,12 +152,22 @@ func writeYCbCr(m *image.YCbCr, px *pixelWriter, win window) {
 	}
 }
 
-// upsampleRow fills dst with the full-resolution chroma of image row y
-// from plane (cw × ch samples at stride), as libjpeg's h2v1, h1v2 and
-// h2v2 fancy upsamplers compute it, including their alternating rounding.
-// sums is scratch room for cw column sums.
+// upsampleRow fills dst with the full-resolution samples of image row y
+// from plane (cw × ch samples at stride, subsampled hx:1 and vy:1), as
+// libjpeg's h2v1, h1v2 and h2v2 fancy upsamplers compute them, including
+// their alternating rounding, and at other ratios, or 2:1 horizontally
+// with at most two samples a row, by replication, as libjpeg's
+// int_upsample, h2v1_upsample and h2v2_upsample do. sums is scratch room
+// for cw column sums.
 func upsampleRow(dst, plane []uint8, stride, cw, ch, y, hx, vy int, sums []int32) {
 	cy := y / vy
+	if hx > 2 || vy > 2 || hx == 2 && cw <= 2 {
+		src := plane[cy*stride : cy*stride+cw]
+		for x := range dst {
+			dst[x] = src[x/hx]
+		}
+		return
+	}
 	near := plane[cy*stride : cy*stride+cw]
 	if vy == 2 {
 		// The vertical step: 3·nearer row + farther row, edges

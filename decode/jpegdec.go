@@ -11,9 +11,10 @@ import (
 
 // This file is a JPEG decoder for the files most datasets hold: baseline
 // and extended sequential Huffman-coded JPEG (SOF0, SOF1), and progressive
-// (SOF2, jpegprog.go), with 8-bit samples, gray or YCbCr with chroma
-// subsampled as Go's image.YCbCr can represent. Its inverse DCT is libjpeg's, by default the one TensorFlow's
-// decode_jpeg uses (see jpegidct.go), so that its planes are TensorFlow's,
+// (SOF2, jpegprog.go), with 8-bit samples, gray or YCbCr with any sampling
+// factors libjpeg upsamples (each dividing the largest). Its inverse DCT
+// is libjpeg's, by default the one TensorFlow's decode_jpeg uses (see
+// jpegidct.go), so that its planes are TensorFlow's,
 // and it is several times faster than image/jpeg:
 // the input is one byte slice, the Huffman decoder reads 9-bit lookup
 // tables that also hold the value of short coefficients, every block goes
@@ -21,7 +22,8 @@ import (
 // memory is reused from one decode to the next.
 //
 // Whatever else a JPEG may be (arithmetic-coded, 12-bit, lossless,
-// hierarchical, CMYK, RGB, other samplings) is
+// hierarchical, CMYK, RGB, sampling factors that do not divide the
+// largest) is
 // errJPEGUnsupported, for the caller to hand to image/jpeg.
 //
 // Corrupt data is handled as libjpeg handles it where that is cheap to
@@ -31,7 +33,8 @@ import (
 //     MCU that ran out with zero bits and leaves the rest of the interval's
 //     blocks all zero (uniform gray); so does this decoder. Data resumes at
 //     the next restart marker, which is found as libjpeg's
-//     resync_to_restart finds it.
+//     resync_to_restart finds it; the intervals before it that
+//     resync_to_restart leaves a marker in front of are all zero too.
 //   - The input ending early, anywhere, is an error: TensorFlow's source
 //     manager refuses truncated input (try_recover_truncated_jpeg is off by
 //     default), and so does image/jpeg. A file must end with EOI.
@@ -104,6 +107,17 @@ type jpegComp struct {
 	dc, ac  *jpegHuff // the tables of the current scan
 	coef    []int16   // a progressive JPEG's coefficients, 64 a block of the plane's grid
 	nz      []uint64  // and a block's coefficients that may be nonzero
+
+	// For a progressive JPEG's block smoothing (jpegsmooth.go): the
+	// quantization table as latched, unscaled, and the bit position to
+	// which each of the first ten coefficients (zigzag order) is known,
+	// -1 if not at all, after the scans so far and before the
+	// component's last scan (libjpeg's coef_bits).
+	rawq           [64]int32
+	bits, prevBits [smoothCoefs]int8
+	// The block rows of one of libjpeg's iMCU rows: v, but for a gray
+	// JPEG the factor its frame header gives, which libjpeg keeps.
+	iRows int
 }
 
 // jpegDecoder holds scratch reused across decodes; not safe for concurrent
@@ -147,6 +161,11 @@ type jpegDecoder struct {
 	coefs       []int16
 	nzs         []uint64
 	eobrun      uint32
+	// The scans so far, and the last iMCU row whose MCU of the last
+	// scan began with data to decode (libjpeg's last_good_iMCU_row),
+	// which block smoothing needs.
+	scans    int
+	lastGood int
 }
 
 // decode decodes data, a JPEG file, whose planes may take at most maxBytes
@@ -159,6 +178,7 @@ func (d *jpegDecoder) decode(data []byte, maxBytes int64) (image.Image, error) {
 	defer func() { d.data = nil }() // a pooled decoder should not keep the input alive
 	d.nComp = 0
 	d.progressive = false
+	d.scans, d.lastGood = 0, 0
 	d.restart = 0
 	d.adobeTransform = -1
 	d.quantDefined = [4]bool{}
@@ -462,6 +482,7 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 		c := &d.comp[i]
 		c.id, c.h, c.v, c.tq = p[0], int(p[1]>>4), int(p[1]&15), p[2]
 		c.scanned = false
+		c.bits, c.prevBits = unknownBits, unknownBits
 		if c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 {
 			return fmt.Errorf("jpeg: SOF: component %d: sampling factors %d×%d", c.id, c.h, c.v)
 		}
@@ -474,22 +495,35 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 			}
 		}
 	}
+	for i := range nComp {
+		d.comp[i].iRows = d.comp[i].v
+	}
+	d.hMax, d.vMax = 1, 1
 	if nComp == 1 {
 		// A single component is non-interleaved by definition, its MCU
-		// one block whatever its sampling factors (T.81 A.2).
+		// one block whatever its sampling factors (T.81 A.2); they
+		// still group its block rows into iMCU rows (iRows).
 		d.comp[0].h, d.comp[0].v = 1, 1
 	} else {
-		// Luma at one of the sampling image.YCbCr knows, chroma at 1×1;
 		// RGB, which libjpeg infers from an Adobe transform of 0 or (as
 		// image/jpeg does) from component IDs 'R', 'G', 'B', goes to
 		// image/jpeg.
-		y, cb, cr := &d.comp[0], &d.comp[1], &d.comp[2]
-		if cb.h != 1 || cb.v != 1 || cr.h != 1 || cr.v != 1 || ycbcrRatio(y.h, y.v) < 0 || d.rgb(nComp) {
+		if d.rgb(nComp) {
 			return errJPEGUnsupported
+		}
+		for _, c := range d.comp[:nComp] {
+			d.hMax, d.vMax = max(d.hMax, c.h), max(d.vMax, c.v)
+		}
+		// Any sampling factors are upsampled, as libjpeg upsamples
+		// them, if each divides the largest; libjpeg refuses the rest
+		// (JERR_FRACT_SAMPLE_NOTIMPL), as image/jpeg does.
+		for _, c := range d.comp[:nComp] {
+			if d.hMax%c.h != 0 || d.vMax%c.v != 0 {
+				return errJPEGUnsupported
+			}
 		}
 	}
 	d.nComp = nComp
-	d.hMax, d.vMax = d.comp[0].h, d.comp[0].v
 	d.mcusX = (d.width + 8*d.hMax - 1) / (8 * d.hMax)
 	d.mcusY = (d.height + 8*d.vMax - 1) / (8 * d.vMax)
 
@@ -539,8 +573,8 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 	return nil
 }
 
-// ycbcrRatio is the subsample ratio of luma sampled h×v with chroma 1×1,
-// or -1 if image.YCbCr has none.
+// ycbcrRatio is the subsample ratio of chroma subsampled h:1
+// horizontally and v:1 vertically, or -1 if image.YCbCr has none.
 func ycbcrRatio(h, v int) image.YCbCrSubsampleRatio {
 	switch h<<4 | v {
 	case 0x11:
@@ -629,6 +663,7 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 			if !d.quantDefined[c.tq] {
 				return fmt.Errorf("jpeg: SOS: component %d: quantization table %d not defined", id, c.tq)
 			}
+			c.rawq = d.quant[c.tq]
 			if d.accurate {
 				c.q = d.quant[c.tq]
 			} else {
@@ -643,6 +678,10 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 		return fmt.Errorf("jpeg: SOS: %d blocks in an MCU, more than 10", blocks)
 	}
 	if d.progressive {
+		d.scans++
+		for _, c := range comps[:ns] {
+			c.noteScan(prog, d.scans)
+		}
 		return d.decodeProgScan(comps[:ns], prog)
 	}
 	return d.decodeScan(comps[:ns])
@@ -667,12 +706,22 @@ func (d *jpegDecoder) finish() (image.Image, error) {
 		return &image.Gray{Pix: c.plane, Stride: c.stride, Rect: r}, nil
 	}
 	y, cb, cr := &d.comp[0], &d.comp[1], &d.comp[2]
-	return &image.YCbCr{
-		Y: y.plane, Cb: cb.plane, Cr: cr.plane,
-		YStride: y.stride, CStride: cb.stride,
-		SubsampleRatio: ycbcrRatio(y.h, y.v),
-		Rect:           r,
-	}, nil
+	if y.h == d.hMax && y.v == d.vMax && cb.h == cr.h && cb.v == cr.v {
+		if ratio := ycbcrRatio(d.hMax/cb.h, d.vMax/cb.v); ratio >= 0 {
+			return &image.YCbCr{
+				Y: y.plane, Cb: cb.plane, Cr: cr.plane,
+				YStride: y.stride, CStride: cb.stride,
+				SubsampleRatio: ratio,
+				Rect:           r,
+			}, nil
+		}
+	}
+	m := &jpegYCbCr{rect: r}
+	for i := range m.planes {
+		c := &d.comp[i]
+		m.planes[i] = yccPlane{pix: c.plane, stride: c.stride, hx: d.hMax / c.h, vy: d.vMax / c.v}
+	}
+	return m, nil
 }
 
 // decodeScan decodes the entropy-coded data of a scan of comps, starting
@@ -699,7 +748,9 @@ func (d *jpegDecoder) decodeScan(comps []*jpegComp) error {
 	}
 	rst := restarts{todo: d.restart}
 	// After a marker cut an interval short, its remaining MCUs are
-	// zero, as libjpeg makes them (the insufficient_data flag).
+	// zero, as libjpeg makes them (the insufficient_data flag), and so
+	// are those of the intervals after it until a restart marker is
+	// read (restartDue).
 	empty := false
 	for my := range mcusY {
 		for mx := range mcusX {
@@ -745,14 +796,20 @@ type restarts struct {
 
 // restartDue counts one more MCU of the scan of comps, and, at the start
 // of a new restart interval, moves past the marker that ends the last,
-// resets the DC predictors and the end-of-band run, and reports true.
+// resets the DC predictors and the end-of-band run, and reports whether
+// the interval's data is there to decode: true unless resync left a
+// marker in its way. libjpeg (jdhuff.c, jdphuff.c process_restart) clears
+// its insufficient_data flag only after it has read the restart marker;
+// where resync_to_restart leaves a marker, the flag stays as the last
+// interval left it, so an interval after one cut short by a stray marker
+// is not decoded at all.
 func (d *jpegDecoder) restartDue(r *restarts, comps []*jpegComp) bool {
 	if d.restart == 0 {
 		return false
 	}
 	due := r.todo == 0
 	if due {
-		d.resync(r.next)
+		due = d.resync(r.next)
 		r.next = (r.next + 1) & 7
 		for _, c := range comps {
 			c.pred = 0
@@ -765,31 +822,32 @@ func (d *jpegDecoder) restartDue(r *restarts, comps []*jpegComp) bool {
 }
 
 // resync moves past restart marker number want (0-7) at the end of a
-// restart interval, and drops what is left of the interval's bits. If the
-// marker is another, it does what libjpeg's resync_to_restart does: a
-// marker that cannot be a restart, or one of the two restarts before the
-// wanted one, is skipped, and the search goes on; the two restarts after
-// it, or any other marker, are left for the next interval to run into, so
-// that that interval decodes as zeros; any other restart is taken for the
-// wanted one.
-func (d *jpegDecoder) resync(want int) {
+// restart interval, drops what is left of the interval's bits, and
+// reports whether it moved past a marker. If the marker is another, it
+// does what libjpeg's resync_to_restart does: a marker below SOF0 (which
+// cannot be a restart), or one of the two restarts before the wanted one,
+// is skipped, and the search goes on; one of the two restarts after it,
+// or any other marker, is left where it is, for the next interval to run
+// into at once, and resync reports false; any other restart is taken for
+// the wanted one.
+func (d *jpegDecoder) resync(want int) bool {
 	d.acc, d.n, d.pad = 0, 0, 0
 	for {
 		m, err := d.nextMarker()
 		if err != nil {
-			return // the data ends: the scan fails at its next check
+			return true // the data ends: the scan fails at its next check
 		}
 		r := int(m) - jpegRST0
 		switch {
 		case r == want:
-			return
+			return true
 		case m < jpegSOF0 || r == (want-1)&7 || r == (want-2)&7:
 			continue
 		case r < 0 || r > 7 || r == (want+1)&7 || r == (want+2)&7:
 			d.pos -= 2 // leave the marker where it is
-			return
+			return false
 		default:
-			return
+			return true
 		}
 	}
 }

@@ -61,10 +61,21 @@ func (d *jpegDecoder) decodeProgScan(comps []*jpegComp, s progScan) error {
 	}
 	rst := restarts{todo: d.restart}
 	// After the data of an interval ran out (a marker inside it), its
-	// remaining MCUs are left as they are, as libjpeg leaves them.
+	// remaining MCUs are left as they are, as libjpeg leaves them, and
+	// so are those of the intervals after it until a restart marker is
+	// read (restartDue).
 	empty := false
 	for my := range mcusY {
+		// The iMCU row: a non-interleaved scan's MCU is one block.
+		row := my
+		if single {
+			row = my / comps[0].iRows
+		}
 		for mx := range mcusX {
+			// libjpeg notes the row before its restart processing.
+			if !empty {
+				d.lastGood = row
+			}
 			if d.restartDue(&rst, comps) {
 				empty = false
 			}
@@ -111,7 +122,10 @@ func (d *jpegDecoder) progBlock(c *jpegComp, coef []int16, nz *uint64, s progSca
 		*nz |= 1
 	case s.ss == 0: // DC, refinement: one bit
 		if d.bits(1) != 0 {
+			// The first scan set nz's DC bit, unless its interval was
+			// cut short before this block.
 			coef[0] |= 1 << s.al
+			*nz |= 1
 		}
 	case s.ah == 0:
 		return d.acFirst(c, coef, nz, s)
@@ -282,14 +296,20 @@ func (d *jpegDecoder) bits(n uint) uint32 {
 }
 
 // finishProgressive writes the inverse DCT of every block of every
-// component, after the last scan, into its plane.
+// component, after the last scan, into its plane, smoothing the blocks
+// first where libjpeg would (jpegsmooth.go).
 func (d *jpegDecoder) finishProgressive() {
+	smooth := d.smoothingOK()
+	var blk [64]int32
 	for i := range d.nComp {
 		c := &d.comp[i]
-		var blk [64]int32
 		// The whole grid of the plane: interleaved scans code the
 		// blocks that pad MCUs too, as image/jpeg writes them.
 		for by := range len(c.plane) / c.stride / 8 {
+			var known *[smoothCoefs]int8
+			if smooth && by < c.bh {
+				known = d.smoothBits(c, by)
+			}
 			for bx := range c.stride / 8 {
 				coef, set := c.block(bx, by)
 				nz := *set
@@ -297,23 +317,32 @@ func (d *jpegDecoder) finishProgressive() {
 					z := bits.TrailingZeros64(m) & 63
 					blk[z] = int32(coef[z])
 				}
-				dst := c.plane[by*8*c.stride+bx*8:]
-				switch {
-				case nz&^1 == 0:
-					v := ifastDC(blk[0] * c.q[0])
-					if d.accurate {
-						v = islowDC(blk[0] * c.q[0])
-					}
-					fillBlock(dst, c.stride, v)
-				case d.accurate:
-					idctIslow(dst, c.stride, &blk, &c.q, nz)
-				default:
-					idctIfast(dst, c.stride, &blk, &c.q, nz)
+				if known != nil && bx < c.bw {
+					nz = c.smoothBlock(bx, by, known, &blk, nz)
 				}
+				d.idct(c, bx, by, &blk, nz)
 				for m := nz; m != 0; m &= m - 1 {
 					blk[bits.TrailingZeros64(m)&63] = 0
 				}
 			}
 		}
+	}
+}
+
+// idct writes the inverse DCT of blk, whose coefficients not in nz are
+// zero, at block (bx, by) of c's plane.
+func (d *jpegDecoder) idct(c *jpegComp, bx, by int, blk *[64]int32, nz uint64) {
+	dst := c.plane[by*8*c.stride+bx*8:]
+	switch {
+	case nz&^1 == 0:
+		v := ifastDC(blk[0] * c.q[0])
+		if d.accurate {
+			v = islowDC(blk[0] * c.q[0])
+		}
+		fillBlock(dst, c.stride, v)
+	case d.accurate:
+		idctIslow(dst, c.stride, blk, &c.q, nz)
+	default:
+		idctIfast(dst, c.stride, blk, &c.q, nz)
 	}
 }

@@ -91,6 +91,8 @@ func toHWC(img image.Image, channels int) tensor.Tensor {
 		}
 	case *image.YCbCr:
 		writeYCbCr(m, &px, whole(w, h))
+	case *jpegYCbCr:
+		writeYCC(m, &px, whole(w, h))
 	default: // CMYK JPEGs and anything rarer: slow but general.
 		for y := b.Min.Y; y < b.Max.Y; y++ {
 			for x := b.Min.X; x < b.Max.X; x++ {

@@ -13,9 +13,10 @@ import (
 func TestWriteYCbCrMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ratios := []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio444, image.YCbCrSubsampleRatio422,
-		image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio440, image.YCbCrSubsampleRatio411}
+		image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio440, image.YCbCrSubsampleRatio411,
+		image.YCbCrSubsampleRatio410}
 	for _, ratio := range ratios {
-		for _, size := range [][2]int{{1, 1}, {2, 2}, {3, 5}, {8, 8}, {17, 9}, {16, 31}} {
+		for _, size := range [][2]int{{1, 1}, {2, 2}, {3, 5}, {4, 3}, {5, 2}, {8, 8}, {17, 9}, {16, 31}} {
 			m := image.NewYCbCr(image.Rect(0, 0, size[0], size[1]), ratio)
 			for _, p := range [][]uint8{m.Y, m.Cb, m.Cr} {
 				for i := range p {
@@ -86,16 +87,6 @@ func refLibjpegRGB(y, cb, cr uint8) (uint8, uint8, uint8) {
 // refWriteYCbCr and refUpsampleRow are writeYCbCr and upsampleRow as they
 // were first written, plainly, and checked against TensorFlow.
 func refWriteYCbCr(m *image.YCbCr, px *pixelWriter) {
-	b := m.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if px.channels == 1 {
-		for y := range h {
-			for _, v := range m.Y[y*m.YStride : y*m.YStride+w] {
-				px.gray(v, 255)
-			}
-		}
-		return
-	}
 	hx, vy := 1, 1 // horizontal and vertical subsampling factors
 	switch m.SubsampleRatio {
 	case image.YCbCrSubsampleRatio422:
@@ -104,27 +95,35 @@ func refWriteYCbCr(m *image.YCbCr, px *pixelWriter) {
 		hx, vy = 2, 2
 	case image.YCbCrSubsampleRatio440:
 		vy = 2
-	case image.YCbCrSubsampleRatio444:
-	default: // 4:1:1 and 4:1:0: Go's own conversion
-		for y := range h {
-			for x := range w {
-				c := m.YCbCrAt(b.Min.X+x, b.Min.Y+y)
-				r, g, bl, _ := c.RGBA()
-				px.rgba(uint8(r>>8), uint8(g>>8), uint8(bl>>8), 255)
-			}
-		}
-		return
+	case image.YCbCrSubsampleRatio411:
+		hx = 4
+	case image.YCbCrSubsampleRatio410:
+		hx, vy = 4, 2
 	}
-	cw, ch := (w+hx-1)/hx, (h+vy-1)/vy
-	cb := make([]uint8, w)
-	cr := make([]uint8, w)
-	for y := range h {
-		refUpsampleRow(cb, m.Cb, m.CStride, cw, ch, y, hx, vy)
-		refUpsampleRow(cr, m.Cr, m.CStride, cw, ch, y, hx, vy)
-		for x, yv := range m.Y[y*m.YStride : y*m.YStride+w] {
-			r, g, bl := refLibjpegRGB(yv, cb[x], cr[x])
-			px.rgba(r, g, bl, 255)
+	refWriteYCC(&jpegYCbCr{
+		planes: [3]yccPlane{{m.Y, m.YStride, 1, 1}, {m.Cb, m.CStride, hx, vy}, {m.Cr, m.CStride, hx, vy}},
+		rect:   m.Bounds(),
+	}, px)
+}
+
+// refWriteYCC upsamples each component of m to a full plane with
+// refUpsampleRow and then converts.
+func refWriteYCC(m *jpegYCbCr, px *pixelWriter) {
+	w, h := m.rect.Dx(), m.rect.Dy()
+	var full [3][]uint8
+	for i, p := range m.planes {
+		full[i] = make([]uint8, w*h)
+		for y := range h {
+			refUpsampleRow(full[i][y*w:(y+1)*w], p.pix, p.stride, (w+p.hx-1)/p.hx, (h+p.vy-1)/p.vy, y, p.hx, p.vy)
 		}
+	}
+	for i := range w * h {
+		if px.channels == 1 {
+			px.gray(full[0][i], 255)
+			continue
+		}
+		r, g, bl := refLibjpegRGB(full[0][i], full[1][i], full[2][i])
+		px.rgba(r, g, bl, 255)
 	}
 }
 
@@ -134,6 +133,14 @@ func refWriteYCbCr(m *image.YCbCr, px *pixelWriter) {
 func refUpsampleRow(dst, plane []uint8, stride, cw, ch, y, hx, vy int) {
 	// Vertical step: a weighted row sum, 3·nearer + farther (or 4·row).
 	cy := y / vy
+	if hx > 2 || vy > 2 || hx == 2 && cw <= 2 {
+		// libjpeg's replicating upsamplers (int_upsample, h2v1_upsample
+		// and h2v2_upsample, these two for two samples or fewer a row).
+		for x := range dst {
+			dst[x] = plane[cy*stride+x/hx]
+		}
+		return
+	}
 	near := plane[cy*stride : cy*stride+cw]
 	colsum := func(i int) int {
 		if vy == 1 {
