@@ -82,5 +82,13 @@
 // Create returns a writer that uploads as it is written, in parts of
 // PartSize (the driver's default, 8 MiB for S3, which sends objects under
 // 16 MiB in one request) with UploadConcurrency parts at once; the object
-// appears, whole, when Close returns nil.
+// appears, whole, when Close returns nil. A failed or cancelled S3
+// upload aborts its multipart upload, so its parts are not left stored.
+//
+// Rename (which storage.CreatePending's commit uses) copies inside the
+// store and deletes the old object. On S3 the copy is one CopyObject
+// request, which S3 refuses for objects over 5 GiB: write shards smaller
+// than that (TensorFlow's guides suggest 100–200 MB). A delete refused
+// after the copy is reported with storage.ErrOldNameLeft, the new object
+// being complete.
 package blobfs
