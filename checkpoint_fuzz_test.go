@@ -56,3 +56,43 @@ func FuzzResume(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResumeGlobal is FuzzResume for an endless global shuffle, whose
+// checkpoint is a position in an order computed from it rather than
+// records to read again: whatever its bytes, Resume fails, or the
+// iteration delivers batches at once.
+func FuzzResumeGlobal(f *testing.F) {
+	f.Setenv("SLUICE_INDEX_DIR", f.TempDir())
+	dir := f.TempDir()
+	writeExamples(f, dir, 2, 10, tfrecord.None)
+	ds := Examples(filepath.Join(dir, "train-*"), testSpec, GlobalShuffle(), Forever(), Seed(1), Readers(2))
+	for _, cut := range []int{0, 3} {
+		it, err := ds.Iterator(context.Background(), 4)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for range cut {
+			it.Next()
+		}
+		ck, err := it.Checkpoint()
+		it.Close()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(ck)
+	}
+	f.Fuzz(func(t *testing.T, ck []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		it, err := ds.Iterator(ctx, 4, Resume(ck))
+		if err != nil {
+			return
+		}
+		defer it.Close()
+		for range 3 {
+			if _, err := it.Next(); err != nil {
+				t.Fatalf("a resumed endless iteration: %v", err)
+			}
+		}
+	})
+}
