@@ -179,3 +179,54 @@ func TestFixedLenNotPositive(t *testing.T) {
 		}
 	}
 }
+
+// testOverlapFile is a file of ncols columns whose chunks all claim the
+// same region bytes: one page, then padding.
+func testOverlapFile(ncols, region int) []byte {
+	file := []byte("PAR1")
+	h := pageHeader{Type: pageData, UncompressedSize: 8, CompressedSize: 8,
+		Data: &dataPageHeader{NumValues: 1, Encoding: encPlain, DefinitionLevelEncoding: encRLE, RepetitionLevelEncoding: encRLE}}
+	file = appendPageHeader(file, &h)
+	file = append(file, make([]byte, 8)...)
+	file = append(file, make([]byte, 4+region-len(file))...)
+	meta := fileMetaData{Version: 1, NumRows: 1, Schema: []schemaElement{{Name: "schema", NumChildren: int32(ncols)}}}
+	g := rowGroup{NumRows: 1}
+	for i := range ncols {
+		name := fmt.Sprintf("c%d", i)
+		meta.Schema = append(meta.Schema, schemaElement{Name: name, HasType: true, Type: typeInt64, HasRepetition: true, Repetition: repRequired})
+		g.Columns = append(g.Columns, columnChunk{FileOffset: 4, HasMeta: true, Meta: columnMetaData{Type: typeInt64,
+			Encodings: []encoding{encPlain}, PathInSchema: []string{name}, Codec: codecUncompressed, NumValues: 1,
+			TotalCompressedSize: int64(region), TotalUncompressedSize: int64(region), DataPageOffset: 4}})
+	}
+	meta.RowGroups = []rowGroup{g}
+	return testAppendFooter(file, &meta)
+}
+
+// Column chunks that share bytes are refused when the file is opened: a
+// reader's window a chunk then adds up to at most the file, where 2000
+// chunks of one 256 KiB region took 500 MiB.
+func TestOverlappingChunks(t *testing.T) {
+	file := testOverlapFile(2000, 256<<10)
+	_, err, alloc := testReadAll(file)
+	checkDataError(t, err, `column "c0" of row group 0 (bytes 4 to 262148) overlaps column "c1" of row group 0`)
+	if alloc > 16<<20 {
+		t.Errorf("a %d KiB file made the reader allocate %d MiB", len(file)>>10, alloc>>20)
+	}
+
+	// Two chunks that overlap by a byte; then the same chunks apart.
+	el := func(name string) schemaElement {
+		return schemaElement{Name: name, HasType: true, Type: typeInt64, HasRepetition: true, Repetition: repRequired}
+	}
+	page := []testPage{testDataPage(1, encPlain, make([]byte, 8))}
+	good := testFile(t, testSchema(el("a"), el("b")), 1, codecUncompressed, page, page)
+	if rows, err, _ := testReadAll(good); err != nil || rows != 1 {
+		t.Fatalf("%d rows, %v", rows, err)
+	}
+	meta := footerOf(t, good)
+	meta.RowGroups[0].Columns[1].Meta.DataPageOffset--
+	meta.RowGroups[0].Columns[1].Meta.TotalCompressedSize++
+	end := len(good) - 8 - int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	bad := testAppendFooter(bytes.Clone(good[:end]), meta)
+	_, err, _ = testReadAll(bad)
+	checkDataError(t, err, `column "a" of row group 0 (bytes 4 to 29) overlaps column "b" of row group 0 (bytes 28 to 54)`)
+}
