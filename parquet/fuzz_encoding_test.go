@@ -40,6 +40,18 @@ func FuzzDecodeHybrid(f *testing.F) {
 		data := in[3:]
 		out := make([]int32, count)
 		n, err := decodeHybrid(data, width, out)
+		// A hybridReader reads the same values in reads of any size, and
+		// fails where decodeHybrid does.
+		var h hybridReader
+		h.init(data, width)
+		chunked := make([]int32, count)
+		var herr error
+		for i, size := 0, 1; i < count && herr == nil; i, size = i+size, size*3%17+1 {
+			herr = h.read(chunked[i:min(i+size, count)])
+		}
+		if (herr != nil) != (err != nil) || err == nil && !slices.Equal(chunked, out) {
+			t.Fatalf("hybridReader: %v, %v; decodeHybrid: %v, %v", chunked, herr, out, err)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "parquet: RLE/bit-packed: ") {
 				t.Fatalf("error text: %v", err)
