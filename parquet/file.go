@@ -12,8 +12,9 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 )
 
-// DefaultMaxPageSize is the largest page, decompressed, that a reader
-// accepts unless [MaxPageSize] says otherwise. Writers make pages of about
+// DefaultMaxPageSize is the largest page, decompressed, and the most a
+// row's values may take, that a reader accepts unless [MaxPageSize] says
+// otherwise. Writers make pages of about
 // a megabyte; the limit keeps a damaged size field or a decompression bomb
 // from costing gigabytes.
 const DefaultMaxPageSize = 256 << 20
@@ -39,7 +40,10 @@ type File struct {
 type Option func(*File)
 
 // MaxPageSize sets the largest page, decompressed, that the file's
-// readers accept; a larger one is an error.
+// readers accept, and the most memory a row's values may take in them
+// (8 bytes an int64, 4 a float, a bytes value its length and 24): a page
+// of a few bytes may hold a list of millions of values. A larger page or
+// row is an error.
 func MaxPageSize(n int) Option { return func(f *File) { f.maxPage = n } }
 
 // Open reads the footer of the Parquet file r, of size bytes; name is
