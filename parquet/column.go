@@ -154,7 +154,7 @@ func (c *columnReader) readData(data []byte, n int, enc encoding, lay levelLayou
 			}
 		}
 	}
-	c.vr = valueReader{enc: enc, data: data, dba: c.vr.dba}
+	c.vr = valueReader{enc: enc, data: data, deltas: c.vr.deltas}
 	if enc == encPlainDictionary || enc == encRLEDictionary {
 		if !c.hasDict {
 			return fmt.Errorf("dictionary-encoded page without a dictionary")
@@ -310,9 +310,16 @@ type valueReader struct {
 	pos     int          // PLAIN: the next value's byte, a BOOLEAN's bit; BYTE_STREAM_SPLIT: its index
 	stride  int          // BYTE_STREAM_SPLIT: the values in each stream
 	hybrid  hybridReader // dictionary indices; RLE booleans
-	delta   deltaReader  // DELTA_BINARY_PACKED
-	dla     deltaLengthReader
-	dba     deltaByteArrayReader // keeps its buffer across pages
+	// The DELTA_* readers, made for the first page that needs them and
+	// kept across pages (with DELTA_BYTE_ARRAY's buffer): they are large
+	// beside a columnReader, most of whose pages never use them.
+	deltas *deltaReaders
+}
+
+type deltaReaders struct {
+	delta deltaReader // DELTA_BINARY_PACKED
+	dla   deltaLengthReader
+	dba   deltaByteArrayReader
 }
 
 // A valueError is a conversion's failure at one value, the values before
@@ -376,7 +383,7 @@ func (c *columnReader) readDictionary(p page) error {
 	if min := c.minPlainSize(); n < 0 || min == 0 && n > 8*len(c.dictBuf) || min > 0 && n > len(c.dictBuf)/min {
 		return fmt.Errorf("dictionary: PLAIN: %d values in %d bytes", n, len(c.dictBuf))
 	}
-	c.vr = valueReader{enc: encPlain, data: c.dictBuf, dba: c.vr.dba}
+	c.vr = valueReader{enc: encPlain, data: c.dictBuf, deltas: c.vr.deltas}
 	if err := c.decodePhysical(n); err != nil {
 		return fmt.Errorf("dictionary: %w", err)
 	}
@@ -467,6 +474,9 @@ func (c *columnReader) minPlainSize() int {
 // decodePhysical decodes the page's next count values into c.phys.
 func (c *columnReader) decodePhysical(count int) error {
 	v := &c.vr
+	if v.deltas == nil && (v.enc == encDeltaBinaryPacked || v.enc == encDeltaLengthByteArray || v.enc == encDeltaByteArray) {
+		v.deltas = new(deltaReaders)
+	}
 	if count > 0 && !v.started {
 		if err := c.startValues(); err != nil {
 			return fmt.Errorf("%v values: %w", v.enc, err)
@@ -503,7 +513,7 @@ func (c *columnReader) decodePhysical(count int) error {
 			n, err = decodePlainInt32(data, p.i32)
 		case encDeltaBinaryPacked:
 			p.i64 = resize(p.i64, count)
-			if err = v.delta.read(p.i64); err == nil {
+			if err = v.deltas.delta.read(p.i64); err == nil {
 				for i, x := range p.i64 {
 					p.i32[i] = int32(x)
 				}
@@ -520,7 +530,7 @@ func (c *columnReader) decodePhysical(count int) error {
 		case encPlain:
 			n, err = decodePlainInt64(data, p.i64)
 		case encDeltaBinaryPacked:
-			err = v.delta.read(p.i64)
+			err = v.deltas.delta.read(p.i64)
 		case encByteStreamSplit:
 			_, err = decodeByteStreamSplitInt64(v.data, v.stride, v.pos, p.i64)
 			v.pos += count
@@ -565,9 +575,9 @@ func (c *columnReader) decodePhysical(count int) error {
 		case v.enc == encPlain:
 			n, err = decodePlainByteArray(data, p.b)
 		case v.enc == encDeltaLengthByteArray && !fixed:
-			err = v.dla.read(p.b)
+			err = v.deltas.dla.read(p.b)
 		case v.enc == encDeltaByteArray:
-			if err = v.dba.read(p.b); err == nil && fixed {
+			if err = v.deltas.dba.read(p.b); err == nil && fixed {
 				err = checkFixed(p.b, size)
 			}
 		case v.enc == encByteStreamSplit && fixed:
@@ -609,11 +619,11 @@ func (c *columnReader) startValues() error {
 		}
 		v.hybrid.init(v.data[4:4+n], 1)
 	case encDeltaBinaryPacked:
-		return v.delta.init(v.data, 0, encNameDelta)
+		return v.deltas.delta.init(v.data, 0, encNameDelta)
 	case encDeltaLengthByteArray:
-		return v.dla.init(v.data)
+		return v.deltas.dla.init(v.data)
 	case encDeltaByteArray:
-		return v.dba.init(v.data, c.pages.limits.maxPage)
+		return v.deltas.dba.init(v.data, c.pages.limits.maxPage)
 	case encByteStreamSplit:
 		// The streams are as long as the page has values, which the
 		// levels tell only as they are read: the page's bytes tell now.
