@@ -73,6 +73,8 @@ func (f *parquetFormat) open(ctx context.Context, work string, skip int64) error
 	}
 	if len(cols) == 0 {
 		err = fmt.Errorf("%s: no column of the spec's features (%v) is in the file", work, f.columns)
+	} else if err = parquetrow.Unique(pf, cols); err != nil {
+		err = fmt.Errorf("%s: %w", work, err)
 	} else if err = f.rows.Reset(pf, cols); err == nil {
 		err = f.rows.Skip(skip)
 	}

@@ -127,6 +127,29 @@ func TestParquetErrors(t *testing.T) {
 	}
 }
 
+// Two columns that become one feature (a column "a.b" beside struct a's
+// field b) are refused, as convert --from parquet refuses them, rather
+// than one of them read for the feature.
+func TestParquetDuplicateFeature(t *testing.T) {
+	name := filepath.Join("parquet", "testdata", "dup_feature.parquet")
+	for _, spec := range []example.Spec{
+		{"a.b": example.FixedLen(tensor.Int64)},
+		{"a.b": example.VarLen(tensor.Int64), "nope": example.VarLen(tensor.Int64)},
+	} {
+		var err error
+		for b, e := range Examples(name, spec, Parquet(), Readers(1)).Batches(t.Context(), 3) {
+			if e == nil {
+				t.Fatalf("read a.b = %v, though two columns are a.b", b.Int64("a.b"))
+			}
+			err = e
+			break
+		}
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), `two columns become the feature "a.b"`) {
+			t.Errorf("spec %v: error %v", spec, err)
+		}
+	}
+}
+
 // BenchmarkParquetExamples reads the same rows as Parquet (pyarrow's
 // file, SNAPPY, dictionaries) and as the TFRecord Examples convert
 // --from parquet makes of them, through Examples with the same spec: an

@@ -8,8 +8,11 @@ import (
 )
 
 // A columnReader reads one column chunk entry by entry: each entry a
-// value, a null, or an empty list, with its repetition level. It
-// decodes a page at a time into values of the column's Kind.
+// value, a null, or an empty list, with its repetition level. It decodes
+// a page's entries a batch at a time, levels then values, converting the
+// values to the column's Kind: the memory a page takes is its bytes and a
+// batch, whatever number of entries it claims (runs of a few bytes may
+// claim millions, as a page of nulls or a long list of one value does).
 type columnReader struct {
 	col   *Column
 	pages pageReader
@@ -27,7 +30,12 @@ type columnReader struct {
 	dictBad []valueError
 
 	// The current page.
-	offset   int64 // of its header, for errors
+	offset     int64 // of its header, for errors
+	pageLeft   int   // entries not yet in a batch
+	repL, defL levelReader
+	vr         valueReader
+
+	// The current batch of the page's entries.
 	rep, def []int32
 	n, pos   int // entries, and the next
 	vals     values
@@ -42,6 +50,11 @@ type columnReader struct {
 	idx  []int32
 	phys physical
 }
+
+// entryBatch is the most entries of a page decoded at a time. It is a
+// multiple of 8, so that each batch of BIT_PACKED levels starts on a
+// byte.
+const entryBatch = 4096
 
 // values holds decoded values of one Kind.
 type values struct {
@@ -61,10 +74,6 @@ type physical struct {
 	i96  [][12]byte
 	buf  []byte
 }
-
-// minPageEntries is the fewest entries a page may claim whatever its
-// size: a page of nulls is a few bytes of levels for any number of rows.
-const minPageEntries = 1 << 20
 
 // nextPage reads the chunk's next data page, reading a dictionary page
 // first if there is one. It returns io.EOF after the last page.
@@ -110,50 +119,81 @@ func levelsV2Of(h *dataPageHeaderV2) levelLayout {
 	return levelLayout{v2: true, repLen: int(h.RepetitionLevelsByteLength), defLen: int(h.DefinitionLevelsByteLength)}
 }
 
-// readData decodes a data page's levels and values.
+// readData starts a data page of n entries: it finds where its levels
+// and values are, and decodes none of them yet.
 func (c *columnReader) readData(data []byte, n int, enc encoding, lay levelLayout) error {
-	if n < 0 || n > max(8*len(data), minPageEntries) {
-		return fmt.Errorf("data page of %d bytes claims %d values", len(data), n)
+	if n < 0 {
+		return fmt.Errorf("data page of %d values", n)
 	}
 	if int64(n) > c.left {
 		return fmt.Errorf("data page has %d values, its column chunk %d more", n, c.left)
 	}
 	c.left -= int64(n)
-	c.n, c.pos, c.vi, c.bad = n, 0, 0, nil
+	c.pageLeft, c.n, c.pos, c.vi, c.bad = n, 0, 0, 0, nil
+	c.vals.reset()
 	col := c.col
 	var err error
-	c.rep, c.def = c.rep[:0], c.def[:0]
 	if lay.v2 {
 		repLen, defLen := lay.repLen, lay.defLen // checked against the page by decompress
 		if col.maxRep > 0 {
-			c.rep = resize(c.rep, n)
-			if _, err = decodeHybrid(data[:repLen], bitWidth(int(col.maxRep)), c.rep); err != nil {
-				return fmt.Errorf("repetition levels: %w", err)
-			}
+			c.repL.initHybrid(data[:repLen], col.maxRep)
 		}
 		if col.maxDef > 0 {
-			c.def = resize(c.def, n)
-			if _, err = decodeHybrid(data[repLen:repLen+defLen], bitWidth(int(col.maxDef)), c.def); err != nil {
-				return fmt.Errorf("definition levels: %w", err)
-			}
+			c.defL.initHybrid(data[repLen:repLen+defLen], col.maxDef)
 		}
 		data = data[repLen+defLen:]
 	} else {
 		if col.maxRep > 0 {
-			c.rep = resize(c.rep, n)
-			if data, err = levelsV1(data, lay.repEnc, col.maxRep, c.rep); err != nil {
+			if data, err = c.repL.initV1(data, lay.repEnc, col.maxRep, n); err != nil {
 				return fmt.Errorf("repetition levels: %w", err)
 			}
 		}
 		if col.maxDef > 0 {
-			c.def = resize(c.def, n)
-			if data, err = levelsV1(data, lay.defEnc, col.maxDef, c.def); err != nil {
+			if data, err = c.defL.initV1(data, lay.defEnc, col.maxDef, n); err != nil {
 				return fmt.Errorf("definition levels: %w", err)
 			}
 		}
 	}
-	count := n
+	c.vr = valueReader{enc: enc, data: data, deltas: c.vr.deltas}
+	if enc == encPlainDictionary || enc == encRLEDictionary {
+		if !c.hasDict {
+			return fmt.Errorf("dictionary-encoded page without a dictionary")
+		}
+		return nil
+	}
+	// Decoding no values checks that the column's type takes the encoding.
+	return c.decodePhysical(0)
+}
+
+// nextBatch decodes the page's next entries, at most entryBatch: their
+// levels, then their values into c.vals.
+func (c *columnReader) nextBatch() error {
+	if c.bad != nil {
+		// Not reached: the row that takes the bad value fails.
+		return c.bad
+	}
+	k := min(c.pageLeft, entryBatch)
+	c.pageLeft -= k
+	c.n, c.pos, c.vi = k, 0, 0
+	col := c.col
+	c.rep, c.def = c.rep[:0], c.def[:0]
+	if col.maxRep > 0 {
+		c.rep = resize(c.rep, k)
+		if err := c.repL.read(c.rep); err != nil {
+			return fmt.Errorf("repetition levels: %w", err)
+		}
+		for _, r := range c.rep {
+			if r > col.maxRep || r < 0 {
+				return fmt.Errorf("repetition level %d above the column's %d", r, col.maxRep)
+			}
+		}
+	}
+	count := k
 	if col.maxDef > 0 {
+		c.def = resize(c.def, k)
+		if err := c.defL.read(c.def); err != nil {
+			return fmt.Errorf("definition levels: %w", err)
+		}
 		count = 0
 		for _, d := range c.def {
 			if d == col.maxDef {
@@ -163,44 +203,38 @@ func (c *columnReader) readData(data []byte, n int, enc encoding, lay levelLayou
 			}
 		}
 	}
-	if col.maxRep > 0 {
-		for _, r := range c.rep {
-			if r > col.maxRep || r < 0 {
-				return fmt.Errorf("repetition level %d above the column's %d", r, col.maxRep)
-			}
-		}
-	}
-	return c.decodeValues(data, enc, count)
+	return c.decodeValues(count)
 }
 
-// decodeValues decodes count values of a data page into c.vals.
-func (c *columnReader) decodeValues(data []byte, enc encoding, count int) error {
-	switch enc {
-	case encPlainDictionary, encRLEDictionary:
-		if !c.hasDict {
-			return fmt.Errorf("dictionary-encoded page without a dictionary")
-		}
-		if count == 0 {
-			c.vals.reset()
-			return nil
-		}
-		if len(data) == 0 {
-			return fmt.Errorf("dictionary indices: no bytes for %d values", count)
-		}
-		width := int(data[0])
-		if width > 32 {
-			return fmt.Errorf("dictionary indices of %d bits", width)
+// decodeValues decodes the page's next count values into c.vals.
+func (c *columnReader) decodeValues(count int) error {
+	c.vals.reset()
+	if count == 0 {
+		return nil
+	}
+	v := &c.vr
+	if v.enc == encPlainDictionary || v.enc == encRLEDictionary {
+		if !v.started {
+			if len(v.data) == 0 {
+				return fmt.Errorf("dictionary indices: no bytes for %d values", count)
+			}
+			width := int(v.data[0])
+			if width > 32 {
+				return fmt.Errorf("dictionary indices of %d bits", width)
+			}
+			v.hybrid.init(v.data[1:], width)
+			v.started = true
 		}
 		c.idx = resize(c.idx, count)
-		if _, err := decodeHybrid(data[1:], width, c.idx); err != nil {
+		if err := v.hybrid.read(c.idx); err != nil {
 			return fmt.Errorf("dictionary indices: %w", err)
 		}
 		return c.gather()
 	}
-	if err := c.decodePhysical(data, enc, count); err != nil {
+	if err := c.decodePhysical(count); err != nil {
 		return err
 	}
-	if err := c.convert(&c.vals); err != nil {
+	if err := c.appendConverted(&c.vals); err != nil {
 		if ve, ok := err.(*valueError); ok {
 			c.bad = ve.err
 			return nil
@@ -208,6 +242,84 @@ func (c *columnReader) decodeValues(data []byte, enc encoding, count int) error 
 		return err
 	}
 	return nil
+}
+
+// A levelReader reads a data page's repetition or definition levels a
+// batch at a time.
+type levelReader struct {
+	hybrid hybridReader
+	// BIT_PACKED levels (v1 pages, deprecated): packed, MSB first, at
+	// data[at*width/8:]; reads are whole bytes, as batches are multiples
+	// of 8 entries but the last.
+	packed bool
+	data   []byte
+	width  int
+	at     int
+}
+
+func (l *levelReader) initHybrid(data []byte, maxLevel int32) {
+	l.packed = false
+	l.hybrid.init(data, bitWidth(int(maxLevel)))
+}
+
+// initV1 splits the levels of n entries of a v1 data page, in the RLE
+// encoding with a length prefix or BIT_PACKED, off data.
+func (l *levelReader) initV1(data []byte, enc encoding, maxLevel int32, n int) ([]byte, error) {
+	width := bitWidth(int(maxLevel))
+	switch enc {
+	case encRLE:
+		if len(data) < 4 {
+			return nil, fmt.Errorf("levels: %d bytes, too short for their length", len(data))
+		}
+		size := binary.LittleEndian.Uint32(data)
+		if uint64(size) > uint64(len(data)-4) {
+			return nil, fmt.Errorf("levels of %d bytes in a page of %d", size, len(data)-4)
+		}
+		l.initHybrid(data[4:4+size], maxLevel)
+		return data[4+size:], nil
+	case encBitPacked:
+		// Compare counts rather than multiply n first.
+		if n > len(data)/width*8+(len(data)%width*8)/width {
+			return nil, encErrEOF(encNameBitPacked, "values", 0, len(data), (n*width+7)/8)
+		}
+		size := (n*width + 7) / 8
+		*l = levelReader{packed: true, data: data[:size], width: width}
+		return data[size:], nil
+	}
+	return nil, fmt.Errorf("levels in %v encoding are %w", enc, ErrUnsupported)
+}
+
+// read decodes the next len(out) levels.
+func (l *levelReader) read(out []int32) error {
+	if !l.packed {
+		return l.hybrid.read(out)
+	}
+	// initV1 checked that the page holds every level.
+	unpackMSB32(out, l.data[l.at*l.width/8:], l.width)
+	l.at += len(out)
+	return nil
+}
+
+// A valueReader reads a data page's values a batch at a time. Decoding
+// starts at the first value read, so that a page of nulls, which has no
+// values, needs no bytes for them either.
+type valueReader struct {
+	enc     encoding
+	data    []byte
+	started bool
+	pos     int          // PLAIN: the next value's byte, a BOOLEAN's bit; BYTE_STREAM_SPLIT: its index
+	stride  int          // BYTE_STREAM_SPLIT: the values in each stream
+	hybrid  hybridReader // dictionary indices; RLE booleans
+	// The DELTA_* readers, made for the first page that needs them and
+	// kept across pages (with DELTA_BYTE_ARRAY's buffer): they are large
+	// beside a columnReader, most of whose pages never use them.
+	deltas *deltaReaders
+}
+
+type deltaReaders struct {
+	delta deltaReader // DELTA_BINARY_PACKED
+	dla   deltaLengthReader
+	dba   deltaByteArrayReader
 }
 
 // A valueError is a conversion's failure at one value, the values before
@@ -266,7 +378,13 @@ func (c *columnReader) readDictionary(p page) error {
 	}
 	// The values alias the page's bytes, which the next page overwrites.
 	c.dictBuf = append(c.dictBuf[:0], p.data...)
-	if err := c.decodePhysical(c.dictBuf, encPlain, int(h.NumValues)); err != nil {
+	// Decoded whole: its values are bounded by its bytes.
+	n := int(h.NumValues)
+	if min := c.minPlainSize(); n < 0 || min == 0 && n > 8*len(c.dictBuf) || min > 0 && n > len(c.dictBuf)/min {
+		return fmt.Errorf("dictionary: PLAIN: %d values in %d bytes", n, len(c.dictBuf))
+	}
+	c.vr = valueReader{enc: encPlain, data: c.dictBuf, deltas: c.vr.deltas}
+	if err := c.decodePhysical(n); err != nil {
 		return fmt.Errorf("dictionary: %w", err)
 	}
 	var v values
@@ -353,137 +471,185 @@ func (c *columnReader) minPlainSize() int {
 	return int(c.col.leaf.TypeLength)
 }
 
-// decodePhysical decodes count values in encoding enc into c.phys.
-func (c *columnReader) decodePhysical(data []byte, enc encoding, count int) error {
-	if count < 0 {
-		return fmt.Errorf("%d values", count)
+// decodePhysical decodes the page's next count values into c.phys.
+func (c *columnReader) decodePhysical(count int) error {
+	v := &c.vr
+	if v.deltas == nil && (v.enc == encDeltaBinaryPacked || v.enc == encDeltaLengthByteArray || v.enc == encDeltaByteArray) {
+		v.deltas = new(deltaReaders)
 	}
-	if enc == encPlain {
-		min := c.minPlainSize()
-		if min == 0 && count > 8*len(data) || min > 0 && count > len(data)/min {
-			return fmt.Errorf("PLAIN: %d values in %d bytes", count, len(data))
+	if count > 0 && !v.started {
+		if err := c.startValues(); err != nil {
+			return fmt.Errorf("%v values: %w", v.enc, err)
 		}
+		v.started = true
+	}
+	var data []byte // PLAIN's bytes from the next value; the other encodings' readers hold theirs
+	if v.enc == encPlain && c.col.physical != typeBoolean {
+		data = v.data[v.pos:]
 	}
 	p := &c.phys
+	var n int // PLAIN bytes read
 	var err error
 	switch c.col.physical {
 	case typeBoolean:
 		p.bits = resize(p.bits, count)
-		switch enc {
+		switch v.enc {
 		case encPlain:
-			_, err = decodePlainBool(data, p.bits)
+			err = v.plainBools(p.bits)
 		case encRLE:
-			err = c.rleBools(data)
+			c.idx = resize(c.idx, count)
+			if err = v.hybrid.read(c.idx); err == nil {
+				for i, x := range c.idx {
+					p.bits[i] = x != 0
+				}
+			}
 		default:
-			return c.badEncoding(enc)
+			return c.badEncoding(v.enc)
 		}
 	case typeInt32:
 		p.i32 = resize(p.i32, count)
-		switch enc {
+		switch v.enc {
 		case encPlain:
-			_, err = decodePlainInt32(data, p.i32)
+			n, err = decodePlainInt32(data, p.i32)
 		case encDeltaBinaryPacked:
 			p.i64 = resize(p.i64, count)
-			if _, err = decodeDeltaBinaryPacked(data, p.i64); err == nil {
-				for i, v := range p.i64 {
-					p.i32[i] = int32(v)
+			if err = v.deltas.delta.read(p.i64); err == nil {
+				for i, x := range p.i64 {
+					p.i32[i] = int32(x)
 				}
 			}
 		case encByteStreamSplit:
-			_, err = decodeByteStreamSplitInt32(data, p.i32)
+			_, err = decodeByteStreamSplitInt32(v.data, v.stride, v.pos, p.i32)
+			v.pos += count
 		default:
-			return c.badEncoding(enc)
+			return c.badEncoding(v.enc)
 		}
 	case typeInt64:
 		p.i64 = resize(p.i64, count)
-		switch enc {
+		switch v.enc {
 		case encPlain:
-			_, err = decodePlainInt64(data, p.i64)
+			n, err = decodePlainInt64(data, p.i64)
 		case encDeltaBinaryPacked:
-			_, err = decodeDeltaBinaryPacked(data, p.i64)
+			err = v.deltas.delta.read(p.i64)
 		case encByteStreamSplit:
-			_, err = decodeByteStreamSplitInt64(data, p.i64)
+			_, err = decodeByteStreamSplitInt64(v.data, v.stride, v.pos, p.i64)
+			v.pos += count
 		default:
-			return c.badEncoding(enc)
+			return c.badEncoding(v.enc)
 		}
 	case typeInt96:
-		if enc != encPlain {
-			return c.badEncoding(enc)
+		if v.enc != encPlain {
+			return c.badEncoding(v.enc)
 		}
 		p.i96 = resize(p.i96, count)
-		_, err = decodePlainInt96(data, p.i96)
+		n, err = decodePlainInt96(data, p.i96)
 	case typeFloat:
 		p.f32 = resize(p.f32, count)
-		switch enc {
+		switch v.enc {
 		case encPlain:
-			_, err = decodePlainFloat(data, p.f32)
+			n, err = decodePlainFloat(data, p.f32)
 		case encByteStreamSplit:
-			_, err = decodeByteStreamSplitFloat(data, p.f32)
+			_, err = decodeByteStreamSplitFloat(v.data, v.stride, v.pos, p.f32)
+			v.pos += count
 		default:
-			return c.badEncoding(enc)
+			return c.badEncoding(v.enc)
 		}
 	case typeDouble:
 		p.f64 = resize(p.f64, count)
-		switch enc {
+		switch v.enc {
 		case encPlain:
-			_, err = decodePlainDouble(data, p.f64)
+			n, err = decodePlainDouble(data, p.f64)
 		case encByteStreamSplit:
-			_, err = decodeByteStreamSplitDouble(data, p.f64)
+			_, err = decodeByteStreamSplitDouble(v.data, v.stride, v.pos, p.f64)
+			v.pos += count
 		default:
-			return c.badEncoding(enc)
+			return c.badEncoding(v.enc)
 		}
 	case typeByteArray, typeFixedLenByteArray:
 		p.b = resize(p.b, count)
 		size := int(c.col.leaf.TypeLength)
 		fixed := c.col.physical == typeFixedLenByteArray
 		switch {
-		case enc == encPlain && fixed:
-			_, err = decodePlainFixed(data, size, p.b)
-		case enc == encPlain:
-			_, err = decodePlainByteArray(data, p.b)
-		case enc == encDeltaLengthByteArray && !fixed:
-			_, err = decodeDeltaLengthByteArray(data, p.b)
-		case enc == encDeltaByteArray:
-			_, err = decodeDeltaByteArray(data, p.b, c.pages.limits.maxPage)
-			if err == nil && fixed {
+		case v.enc == encPlain && fixed:
+			n, err = decodePlainFixed(data, size, p.b)
+		case v.enc == encPlain:
+			n, err = decodePlainByteArray(data, p.b)
+		case v.enc == encDeltaLengthByteArray && !fixed:
+			err = v.deltas.dla.read(p.b)
+		case v.enc == encDeltaByteArray:
+			if err = v.deltas.dba.read(p.b); err == nil && fixed {
 				err = checkFixed(p.b, size)
 			}
-		case enc == encByteStreamSplit && fixed:
-			if count > len(data)/size {
-				return fmt.Errorf("BYTE_STREAM_SPLIT: %d values of %d bytes in %d bytes", count, size, len(data))
+		case v.enc == encByteStreamSplit && fixed:
+			if size <= 0 {
+				return fmt.Errorf("FIXED_LEN_BYTE_ARRAY of length %d", size) // refused with the schema
+			}
+			// At most the page's bytes: count <= stride = len(data)/size.
+			if count > v.stride-v.pos {
+				return fmt.Errorf("%v values: %d values past the %d of the page", v.enc, v.pos+count, v.stride)
 			}
 			p.buf = resize(p.buf, size*count)
-			_, err = decodeByteStreamSplitFixed(data, size, p.b, p.buf)
+			_, err = decodeByteStreamSplitFixed(v.data, size, v.stride, v.pos, p.b, p.buf)
+			v.pos += count
 		default:
-			return c.badEncoding(enc)
+			return c.badEncoding(v.enc)
 		}
 	default:
 		return fmt.Errorf("physical type %v is %w", c.col.physical, ErrUnsupported)
 	}
+	v.pos += n
 	if err != nil {
-		return fmt.Errorf("%v values: %w", enc, err)
+		return fmt.Errorf("%v values: %w", v.enc, err)
 	}
 	return nil
 }
 
-// rleBools decodes booleans in the RLE encoding: a 4-byte length, then
-// the hybrid encoding of width 1.
-func (c *columnReader) rleBools(data []byte) error {
-	if len(data) < 4 {
-		return fmt.Errorf("RLE booleans: %d bytes", len(data))
+// startValues reads what comes before a data page's values, at its
+// first value read.
+func (c *columnReader) startValues() error {
+	v := &c.vr
+	switch v.enc {
+	case encRLE: // booleans: a 4-byte length, then the hybrid encoding of width 1
+		if len(v.data) < 4 {
+			return fmt.Errorf("RLE booleans: %d bytes", len(v.data))
+		}
+		n := binary.LittleEndian.Uint32(v.data)
+		if uint64(n) > uint64(len(v.data)-4) {
+			return fmt.Errorf("RLE booleans of %d bytes in %d", n, len(v.data)-4)
+		}
+		v.hybrid.init(v.data[4:4+n], 1)
+	case encDeltaBinaryPacked:
+		return v.deltas.delta.init(v.data, 0, encNameDelta)
+	case encDeltaLengthByteArray:
+		return v.deltas.dla.init(v.data)
+	case encDeltaByteArray:
+		return v.deltas.dba.init(v.data, c.pages.limits.maxPage)
+	case encByteStreamSplit:
+		// The streams are as long as the page has values, which the
+		// levels tell only as they are read: the page's bytes tell now.
+		size := c.minPlainSize()
+		if size <= 0 {
+			return fmt.Errorf("values of %d bytes", size) // refused with the schema
+		}
+		if len(v.data)%size != 0 {
+			return fmt.Errorf("%d bytes are not streams of %d-byte values", len(v.data), size)
+		}
+		v.stride = len(v.data) / size
 	}
-	n := binary.LittleEndian.Uint32(data)
-	if uint64(n) > uint64(len(data)-4) {
-		return fmt.Errorf("RLE booleans of %d bytes in %d", n, len(data)-4)
+	return nil
+}
+
+// plainBools decodes PLAIN booleans, bit-packed LSB first, from bit
+// v.pos.
+func (v *valueReader) plainBools(out []bool) error {
+	if len(out) > 8*len(v.data)-v.pos {
+		return encErrEOF(encNamePlain, "booleans", v.pos/8, len(v.data)-v.pos/8, (v.pos+len(out)+7)/8-v.pos/8)
 	}
-	p := &c.phys
-	c.idx = resize(c.idx, len(p.bits))
-	if _, err := decodeHybrid(data[4:4+n], 1, c.idx); err != nil {
-		return err
+	for i := range out {
+		b := v.pos + i
+		out[i] = v.data[b>>3]>>(b&7)&1 != 0
 	}
-	for i, v := range c.idx {
-		p.bits[i] = v != 0
-	}
+	v.pos += len(out)
 	return nil
 }
 
@@ -500,15 +666,9 @@ func (c *columnReader) badEncoding(enc encoding) error {
 	return fmt.Errorf("%v values in %v encoding are %w", c.col.physical, enc, ErrUnsupported)
 }
 
-// convert turns c.phys's values into v, in the column's Kind. A value
-// that has no Example value fails it with a *valueError, v holding the
-// values before it.
-func (c *columnReader) convert(v *values) error {
-	v.reset()
-	return c.appendConverted(v)
-}
-
-// appendConverted appends c.phys's values to v, as convert.
+// appendConverted appends c.phys's values to v, in the column's Kind. A
+// value that has no Example value fails it with a *valueError, v holding
+// the values before it.
 func (c *columnReader) appendConverted(v *values) error {
 	p := &c.phys
 	conv := c.col.conv

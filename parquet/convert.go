@@ -72,6 +72,11 @@ func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
 	case typeDouble:
 		return conversion{op: opDouble}, Float, t, nil
 	case typeByteArray, typeFixedLenByteArray:
+		// Before the logical types: every decoder of a fixed length
+		// divides by it or steps by it, whatever the values become.
+		if el.Type == typeFixedLenByteArray && el.TypeLength <= 0 {
+			return conversion{}, 0, t, fmt.Errorf("column %q: FIXED_LEN_BYTE_ARRAY of length %d", el.Name, el.TypeLength)
+		}
 		switch {
 		case decimal:
 			return conversion{op: opDecimalBytes, scale: scale}, Float, t, nil
@@ -80,9 +85,6 @@ func conversionOf(el *schemaElement) (conversion, Kind, string, error) {
 				return conversion{}, 0, t, fmt.Errorf("column %q: FLOAT16 of %d bytes", el.Name, el.TypeLength)
 			}
 			return conversion{op: opFloat16}, Float, t, nil
-		}
-		if el.Type == typeFixedLenByteArray && el.TypeLength <= 0 {
-			return conversion{}, 0, t, fmt.Errorf("column %q: FIXED_LEN_BYTE_ARRAY of length %d", el.Name, el.TypeLength)
 		}
 		return conversion{op: opBytes}, Bytes, t, nil
 	}

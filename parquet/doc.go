@@ -33,6 +33,9 @@
 // Files are hostile until read: every length, count and offset in the
 // footer and the page headers is checked against the file before anything
 // is allocated for it, a page may take at most [MaxPageSize] bytes
-// decompressed, and an error names the file, the byte offset of the page
-// and the row, wrapped in a [dataerr.Error].
+// decompressed and is decoded a few thousand entries at a time, so that
+// the entries it claims cost no memory, a row's values may take at most
+// MaxPageSize bytes too, and an error names the file, the row, the column,
+// the row group and the byte offset of the page, wrapped in a
+// [dataerr.Error].
 package parquet

@@ -337,40 +337,66 @@ func decodeDeltaLengthByteArray(data []byte, out [][]byte) (int, error) {
 	if len(out) == 0 && len(data) == 0 {
 		return 0, nil
 	}
-	var d deltaReader
-	if err := d.init(data, 0, encNameDeltaLength+": lengths"); err != nil {
+	var r deltaLengthReader
+	if err := r.init(data); err != nil {
 		return 0, err
 	}
-	if d.total < len(out) {
-		return 0, d.errCount(len(out))
+	if r.lens.total < len(out) {
+		return 0, r.lens.errCount(len(out))
+	}
+	if err := r.read(out); err != nil {
+		return 0, err
+	}
+	return r.pos, nil
+}
+
+// A deltaLengthReader reads DELTA_LENGTH_BYTE_ARRAY values a few at a
+// time, as decodeDeltaLengthByteArray does all at once.
+type deltaLengthReader struct {
+	lens deltaReader
+	data []byte
+	pos  int // of the next value's bytes
+	i    int // the next value's index, for errors
+}
+
+func (r *deltaLengthReader) init(data []byte) error {
+	*r = deltaLengthReader{data: data}
+	if err := r.lens.init(data, 0, encNameDeltaLength+": lengths"); err != nil {
+		return err
 	}
 	// The bytes start where the lengths end; finding that first lets the
 	// lengths be decoded and used in one pass, a chunk at a time.
-	pos, err := d.end()
-	if err != nil {
-		return 0, err
-	}
+	var err error
+	r.pos, err = r.lens.end()
+	return err
+}
+
+// read returns the next len(out) values; out[i] aliases the data, its
+// capacity cut to its length.
+func (r *deltaLengthReader) read(out [][]byte) error {
 	var lens [deltaChunk]int64
-	for i := 0; i < len(out); {
-		chunk := lens[:min(deltaChunk, len(out)-i)]
-		if err := d.read(chunk); err != nil {
-			return 0, err
+	data := r.data
+	for k := 0; k < len(out); {
+		chunk := lens[:min(deltaChunk, len(out)-k)]
+		if err := r.lens.read(chunk); err != nil {
+			return err
 		}
 		for _, n := range chunk {
 			if n < 0 {
-				return 0, fmt.Errorf("parquet: %s: value %d at offset %d: negative length %d",
-					encNameDeltaLength, i, pos, n)
+				return fmt.Errorf("parquet: %s: value %d at offset %d: negative length %d",
+					encNameDeltaLength, r.i, r.pos, n)
 			}
-			if n > int64(len(data)-pos) {
-				return 0, encErrEOF(encNameDeltaLength, fmt.Sprintf("value %d", i), pos, len(data)-pos, int(n))
+			if n > int64(len(data)-r.pos) {
+				return encErrEOF(encNameDeltaLength, fmt.Sprintf("value %d", r.i), r.pos, len(data)-r.pos, int(n))
 			}
-			end := pos + int(n)
-			out[i] = data[pos:end:end]
-			pos = end
-			i++
+			end := r.pos + int(n)
+			out[k] = data[r.pos:end:end]
+			r.pos = end
+			r.i++
+			k++
 		}
 	}
-	return pos, nil
+	return nil
 }
 
 // decodeDeltaByteArray decodes len(out) values of DELTA_BYTE_ARRAY:
@@ -384,93 +410,136 @@ func decodeDeltaByteArray(data []byte, out [][]byte, maxBytes int) (int, error) 
 	if len(out) == 0 && len(data) == 0 {
 		return 0, nil
 	}
-	const preName, sufName = encNameDeltaBytes + ": prefix lengths", encNameDeltaBytes + ": suffix lengths"
-	var pre, suf deltaReader
-	if err := pre.init(data, 0, preName); err != nil {
+	var r deltaByteArrayReader
+	if err := r.init(data, maxBytes); err != nil {
 		return 0, err
 	}
-	if pre.total < len(out) {
-		return 0, pre.errCount(len(out))
+	if r.pre.total < len(out) {
+		return 0, r.pre.errCount(len(out))
 	}
-	sufOff, err := pre.end()
-	if err != nil {
+	if r.suf.total < len(out) {
+		return 0, r.suf.errCount(len(out))
+	}
+	if err := r.read(out); err != nil {
 		return 0, err
 	}
-	if err := suf.init(data, sufOff, sufName); err != nil {
-		return 0, err
-	}
-	if suf.total < len(out) {
-		return 0, suf.errCount(len(out))
-	}
-	pos, err := suf.end()
-	if err != nil {
-		return 0, err
-	}
-	limit := max(maxBytes, 0)
+	return r.pos, nil
+}
 
+// A deltaByteArrayReader reads DELTA_BYTE_ARRAY values a few at a time,
+// as decodeDeltaByteArray does all at once. The values of a read are
+// built into a buffer the next read reuses; all the values it builds
+// together take at most its limit.
+type deltaByteArrayReader struct {
+	pre, suf deltaReader
+	data     []byte
+	pos      int // of the next suffix
+	i        int // the next value's index, for errors
+	limit    int
+	built    int    // bytes of the values built so far
+	buf      []byte // the last read's values, the last of them at its end
+	last     int    // the length of the last value read
+}
+
+const (
+	encNameDeltaPrefixes = encNameDeltaBytes + ": prefix lengths"
+	encNameDeltaSuffixes = encNameDeltaBytes + ": suffix lengths"
+)
+
+func (r *deltaByteArrayReader) init(data []byte, maxBytes int) error {
+	*r = deltaByteArrayReader{data: data, limit: max(maxBytes, 0), buf: r.buf[:0]}
+	if err := r.pre.init(data, 0, encNameDeltaPrefixes); err != nil {
+		return err
+	}
+	sufOff, err := r.pre.end()
+	if err != nil {
+		return err
+	}
+	if err := r.suf.init(data, sufOff, encNameDeltaSuffixes); err != nil {
+		return err
+	}
+	r.pos, err = r.suf.end()
+	return err
+}
+
+// read returns the next len(out) values, which are valid until the next
+// read.
+func (r *deltaByteArrayReader) read(out [][]byte) error {
+	data := r.data
 	// Pass 1: check the lengths, point out[i] at suffix i and add up the
-	// sizes of the values, without building anything yet.
+	// sizes of the values, without building anything yet. The prefixes
+	// are read again in pass 2 rather than kept, from a copy of their
+	// reader.
 	var pl, sl [deltaChunk]int64
-	total, prevLen := 0, 0
-	for i := 0; i < len(out); {
-		c := min(deltaChunk, len(out)-i)
-		if err := pre.read(pl[:c]); err != nil {
-			return 0, err
+	pre := r.pre
+	total, prevLen, pos, i := 0, r.last, r.pos, r.i
+	for k := 0; k < len(out); {
+		c := min(deltaChunk, len(out)-k)
+		if err := r.pre.read(pl[:c]); err != nil {
+			return err
 		}
-		if err := suf.read(sl[:c]); err != nil {
-			return 0, err
+		if err := r.suf.read(sl[:c]); err != nil {
+			return err
 		}
 		for j := range c {
 			p, s := pl[j], sl[j]
 			// prevLen is 0 for the first value, so its prefix must be 0.
 			if p < 0 || p > int64(prevLen) {
-				return 0, fmt.Errorf("parquet: %s: value %d (suffix at offset %d): prefix length %d not in 0..%d",
+				return fmt.Errorf("parquet: %s: value %d (suffix at offset %d): prefix length %d not in 0..%d",
 					encNameDeltaBytes, i, pos, p, prevLen)
 			}
 			if s < 0 {
-				return 0, fmt.Errorf("parquet: %s: value %d at offset %d: negative suffix length %d",
+				return fmt.Errorf("parquet: %s: value %d at offset %d: negative suffix length %d",
 					encNameDeltaBytes, i, pos, s)
 			}
 			if s > int64(len(data)-pos) {
-				return 0, encErrEOF(encNameDeltaBytes, fmt.Sprintf("value %d suffix", i), pos, len(data)-pos, int(s))
+				return encErrEOF(encNameDeltaBytes, fmt.Sprintf("value %d suffix", i), pos, len(data)-pos, int(s))
 			}
 			end := pos + int(s)
-			out[i] = data[pos:end:end]
+			out[k] = data[pos:end:end]
 			pos = end
 			// p <= prevLen <= limit and s <= len(data): no overflow.
 			n := int(p) + int(s)
-			if n > limit-total {
-				return 0, fmt.Errorf("parquet: %s: value %d (suffix at offset %d): values exceed the limit of %d bytes",
-					encNameDeltaBytes, i, pos-int(s), limit)
+			if n > r.limit-r.built-total {
+				return fmt.Errorf("parquet: %s: value %d (suffix at offset %d): values exceed the limit of %d bytes",
+					encNameDeltaBytes, i, pos-int(s), r.limit)
 			}
 			total += n
 			prevLen = n
 			i++
+			k++
 		}
 	}
 
-	// Pass 2: build the values. The prefixes are decoded again rather than
-	// kept, so that nothing but the values is allocated.
-	buf := make([]byte, total)
-	if err := pre.init(data, 0, preName); err != nil {
-		return 0, err
+	// Pass 2: build the values after the last one read, which the first
+	// may take a prefix of.
+	r.pre = pre
+	last := r.buf[len(r.buf)-r.last:]
+	if need := r.last + total; cap(r.buf) < need {
+		r.buf = make([]byte, need)
+		copy(r.buf, last)
+	} else {
+		copy(r.buf, last) // may overlap: copy moves
+		r.buf = r.buf[:need]
 	}
-	var prev []byte
-	o := 0
-	for i := 0; i < len(out); {
-		c := min(deltaChunk, len(out)-i)
-		if err := pre.read(pl[:c]); err != nil {
-			return 0, err
+	prev := r.buf[:r.last]
+	o := r.last
+	for k := 0; k < len(out); {
+		c := min(deltaChunk, len(out)-k)
+		if err := r.pre.read(pl[:c]); err != nil {
+			return err
 		}
 		for _, p := range pl[:c] {
-			s := out[i]
+			s := out[k]
 			end := o + int(p) + len(s)
-			v := buf[o:end:end]
+			v := r.buf[o:end:end]
 			copy(v, prev[:p])
 			copy(v[p:], s)
-			out[i], prev, o = v, v, end
-			i++
+			out[k], prev, o = v, v, end
+			k++
 		}
 	}
-	return pos, nil
+	r.pos, r.i, r.last = pos, i, prevLen
+	r.built += total
+	return nil
 }

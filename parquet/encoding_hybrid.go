@@ -158,6 +158,137 @@ func decodeHybrid(data []byte, bitWidth int, out []int32) (int, error) {
 	return pos, nil
 }
 
+// A hybridReader decodes the RLE/bit-packed hybrid encoding a few values
+// at a time, as decodeHybrid does all at once: a page's levels and
+// dictionary indices are decoded in batches, so that the memory they take
+// does not grow with the count of entries a page claims (a run of a few
+// bytes may claim millions). Its values, errors and the bytes it needs
+// are decodeHybrid's, however the values are split between reads.
+type hybridReader struct {
+	data   []byte
+	width  int
+	pos    int      // of the next run header, or in a bit-packed run of its next group
+	rle    uint64   // values of the current RLE run not yet read
+	val    int32    // the RLE run's value
+	groups uint64   // groups of the current bit-packed run not yet unpacked
+	buf    [8]int32 // a group unpacked for a read that ended inside it
+	bufOff int      // buf[bufOff:bufLen] are its values not yet read
+	bufLen int
+}
+
+// init starts reading data, values of width bits (0..32).
+func (h *hybridReader) init(data []byte, width int) {
+	*h = hybridReader{data: data, width: width}
+}
+
+// read decodes the next len(out) values.
+func (h *hybridReader) read(out []int32) error {
+	w := h.width
+	if w < 0 || w > 32 {
+		return fmt.Errorf("parquet: %s: bit width %d not in 0..32", encNameHybrid, w)
+	}
+	if w == 0 {
+		// Run headers carry nothing, and nothing follows them.
+		clear(out)
+		return nil
+	}
+	i := 0
+	for i < len(out) {
+		switch {
+		case h.bufOff < h.bufLen:
+			n := copy(out[i:], h.buf[h.bufOff:h.bufLen])
+			h.bufOff += n
+			i += n
+		case h.rle > 0:
+			m := len(out) - i
+			if h.rle < uint64(m) {
+				m = int(h.rle)
+			}
+			fill := out[i : i+m]
+			for k := range fill {
+				fill[k] = h.val
+			}
+			h.rle -= uint64(m)
+			i += m
+		case h.groups > 0:
+			// Whole groups go straight to out, as many as are wanted and
+			// present; a group wanted in part goes through buf.
+			g := min((len(out)-i)/8, (len(h.data)-h.pos)/w)
+			if h.groups < uint64(g) {
+				g = int(h.groups)
+			}
+			if g > 0 {
+				unpackLSB32(out[i:i+8*g], h.data[h.pos:], w)
+				h.pos += g * w
+				h.groups -= uint64(g)
+				i += 8 * g
+				continue
+			}
+			if err := h.unpackGroup(min(len(out)-i, 8)); err != nil {
+				return err
+			}
+		default:
+			if err := h.runHeader(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unpackGroup unpacks the bit-packed run's next group into buf, of which
+// the next want values are read. Only the bytes of the values read must be
+// present: a writer may leave the last group's padding out.
+func (h *hybridReader) unpackGroup(want int) error {
+	w := h.width
+	src := h.data[h.pos:]
+	valid := 8
+	if len(src) < w {
+		valid = len(src) * 8 / w
+		if want > valid {
+			return encErrEOF(encNameHybrid, "bit-packed values", h.pos, len(src), (want*w+7)/8)
+		}
+		// unpackLSB32 reads whole words: give it the bytes padded.
+		var pad [32]byte
+		copy(pad[:], src)
+		src = pad[:]
+	}
+	unpackLSB32(h.buf[:valid], src, w)
+	h.pos += min(w, len(h.data)-h.pos)
+	h.groups--
+	h.bufOff, h.bufLen = 0, valid
+	return nil
+}
+
+// runHeader starts the next run.
+func (h *hybridReader) runHeader() error {
+	hdr, k := encUvarint(h.data, h.pos)
+	if k <= 0 {
+		return encErrVarint(encNameHybrid, "run header", h.pos, k)
+	}
+	h.pos += k
+	if hdr&1 == 1 {
+		h.groups = hdr >> 1
+		return nil
+	}
+	w := h.width
+	valueBytes := (w + 7) / 8
+	if len(h.data)-h.pos < valueBytes {
+		return encErrEOF(encNameHybrid, "RLE run value", h.pos, len(h.data)-h.pos, valueBytes)
+	}
+	var v uint32
+	for i := valueBytes - 1; i >= 0; i-- {
+		v = v<<8 | uint32(h.data[h.pos+i])
+	}
+	if w < 32 && v>>w != 0 {
+		return fmt.Errorf("parquet: %s: RLE run value at offset %d: %d does not fit in %d bits",
+			encNameHybrid, h.pos, v, w)
+	}
+	h.pos += valueBytes
+	h.rle, h.val = hdr>>1, int32(v)
+	return nil
+}
+
 // hybridSkipHeaders walks the run headers of a bit width 0 hybrid encoding
 // covering count values and returns the bytes they take. Width 0 runs carry
 // no value bytes, so only headers are read; it stops quietly at the end of

@@ -2,16 +2,19 @@ package parquet
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/sluiceml/sluice/dataerr"
 )
 
-// DefaultMaxPageSize is the largest page, decompressed, that a reader
-// accepts unless [MaxPageSize] says otherwise. Writers make pages of about
+// DefaultMaxPageSize is the largest page, decompressed, and the most a
+// row's values may take, that a reader accepts unless [MaxPageSize] says
+// otherwise. Writers make pages of about
 // a megabyte; the limit keeps a damaged size field or a decompression bomb
 // from costing gigabytes.
 const DefaultMaxPageSize = 256 << 20
@@ -37,7 +40,10 @@ type File struct {
 type Option func(*File)
 
 // MaxPageSize sets the largest page, decompressed, that the file's
-// readers accept; a larger one is an error.
+// readers accept, and the most memory a row's values may take in them
+// (8 bytes an int64, 4 a float, a bytes value its length and 24): a page
+// of a few bytes may hold a list of millions of values. A larger page or
+// row is an error.
 func MaxPageSize(n int) Option { return func(f *File) { f.maxPage = n } }
 
 // Open reads the footer of the Parquet file r, of size bytes; name is
@@ -95,9 +101,11 @@ func (f *File) readFooter() error {
 
 // checkRowGroups checks what readers later trust: that every row group
 // has a chunk for each column, in the schema's order and type, lying
-// inside the file before the footer.
+// inside the file before the footer, and that no two chunks share a
+// byte.
 func (f *File) checkRowGroups(footer int64) error {
 	var rows int64
+	var spans []chunkSpan
 	for g := range f.meta.RowGroups {
 		rg := &f.meta.RowGroups[g]
 		if len(rg.Columns) != len(f.cols) {
@@ -130,10 +138,33 @@ func (f *File) checkRowGroups(footer int64) error {
 			if m.NumValues < 0 {
 				return fmt.Errorf("column %q of row group %d has %d values", col.Name, g, m.NumValues)
 			}
+			spans = append(spans, chunkSpan{start, end, g, i})
 		}
 	}
 	if rows != f.meta.NumRows {
 		return fmt.Errorf("the footer says %d rows, its row groups hold %d", f.meta.NumRows, rows)
+	}
+	return f.checkOverlaps(spans)
+}
+
+// A chunkSpan is the bytes of one column chunk.
+type chunkSpan struct {
+	start, end int64
+	group, col int
+}
+
+// checkOverlaps refuses column chunks that share bytes. Writers lay each
+// chunk out once, so that a reader's windows, one a chunk, add up to at
+// most the file; chunks claiming one region many times over would have a
+// small file cost a window each.
+func (f *File) checkOverlaps(spans []chunkSpan) error {
+	slices.SortFunc(spans, func(a, b chunkSpan) int { return cmp.Compare(a.start, b.start) })
+	for k := 1; k < len(spans); k++ {
+		a, b := &spans[k-1], &spans[k]
+		if b.start < a.end {
+			return fmt.Errorf("column %q of row group %d (bytes %d to %d) overlaps column %q of row group %d (bytes %d to %d)",
+				f.cols[a.col].Name, a.group, a.start, a.end, f.cols[b.col].Name, b.group, b.start, b.end)
+		}
 	}
 	return nil
 }

@@ -40,6 +40,18 @@ func FuzzDecodeHybrid(f *testing.F) {
 		data := in[3:]
 		out := make([]int32, count)
 		n, err := decodeHybrid(data, width, out)
+		// A hybridReader reads the same values in reads of any size, and
+		// fails where decodeHybrid does.
+		var h hybridReader
+		h.init(data, width)
+		chunked := make([]int32, count)
+		var herr error
+		for i, size := 0, 1; i < count && herr == nil; i, size = i+size, size*3%17+1 {
+			herr = h.read(chunked[i:min(i+size, count)])
+		}
+		if (herr != nil) != (err != nil) || err == nil && !slices.Equal(chunked, out) {
+			t.Fatalf("hybridReader: %v, %v; decodeHybrid: %v, %v", chunked, herr, out, err)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "parquet: RLE/bit-packed: ") {
 				t.Fatalf("error text: %v", err)
@@ -130,6 +142,19 @@ func FuzzDecodeDeltaByteArray(f *testing.F) {
 			}
 			if total > limit {
 				t.Fatalf("%d bytes of values, limit %d", total, limit)
+			}
+			// A deltaByteArrayReader reads the same values in reads of
+			// any size, each read's valid until the next.
+			var r deltaByteArrayReader
+			if err := r.init(data, limit); err != nil && len(out) > 0 {
+				t.Fatalf("deltaByteArrayReader: %v", err)
+			}
+			part := make([][]byte, len(out))
+			for i, size := 0, 1; i < len(out); i, size = i+size, size*3%17+1 {
+				k := min(i+size, len(out))
+				if err := r.read(part[i:k]); err != nil || !testEqualByteSlices(part[i:k], out[i:k]) {
+					t.Fatalf("deltaByteArrayReader: values %d to %d: %q, want %q: %v", i, k, part[i:k], out[i:k], err)
+				}
 			}
 			again := make([][]byte, len(out))
 			if m, err := decodeDeltaByteArray(data[:n], again, limit); err != nil || m != n || !testEqualByteSlices(again, out) {

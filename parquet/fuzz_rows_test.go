@@ -28,6 +28,9 @@ func FuzzRows(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	for _, b := range hostileSeeds(f) {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pf, err := Open(bytes.NewReader(b), int64(len(b)), "fuzz.parquet", MaxPageSize(1<<20))
 		if err != nil {

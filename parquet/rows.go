@@ -43,6 +43,21 @@ type rowValues struct {
 	f     []float32
 	b     [][]byte
 	arena []byte // the bytes b slices, copied out of the pages
+	size  int    // the bytes the values take, as rowLimitError counts them
+}
+
+// bytesValueSize is what a bytes value takes besides its bytes: its slice.
+const bytesValueSize = 24
+
+// A rowLimitError reports a row whose values take more memory than
+// MaxPageSize allows: 8 bytes an int64, 4 a float, a bytes value its
+// length and bytesValueSize. A page's entries are decoded a batch at a
+// time, but a row is returned whole, so its memory grows with its values,
+// millions of which a page of a few bytes can claim.
+type rowLimitError struct{ limit int }
+
+func (e *rowLimitError) Error() string {
+	return fmt.Sprintf("the row's values take more than the %d-byte limit (MaxPageSize)", e.limit)
 }
 
 // Rows returns a reader of the named columns, in the order given, or of
@@ -126,8 +141,12 @@ func (r *Rows) Next() bool {
 	}
 	r.row++
 	r.left--
+	limit := r.f.maxPage
 	for k := range r.rd {
-		if err := r.rd[k].readRow(&r.out[k]); err != nil {
+		out := &r.out[k]
+		err := r.rd[k].readRow(out, limit)
+		limit -= out.size
+		if err != nil {
 			r.err = r.fail(k, err)
 			r.close()
 			return false
@@ -191,7 +210,7 @@ func (r *Rows) nextGroup() error {
 		c.left = m.NumValues
 		c.hasDict = false
 		c.dictI, c.dictF, c.dictB, c.dictBad = c.dictI[:0], c.dictF[:0], c.dictB[:0], c.dictBad[:0]
-		c.n, c.pos, c.offset = 0, 0, start
+		c.n, c.pos, c.pageLeft, c.offset = 0, 0, 0, start
 	}
 	return nil
 }
@@ -199,7 +218,7 @@ func (r *Rows) nextGroup() error {
 // fail names the row, the column and the page in an error.
 func (r *Rows) fail(k int, err error) error {
 	c := &r.rd[k]
-	return r.f.errorAt(c.offset, r.row, fmt.Errorf("row %d, column %q, page at offset %d: %w", r.row, c.col.Name, c.offset, err))
+	return r.f.errorAt(c.offset, r.row, fmt.Errorf("row %d, column %q, row group %d, page at offset %d: %w", r.row, c.col.Name, r.group, c.offset, err))
 }
 
 func (r *Rows) close() {
@@ -232,14 +251,21 @@ func (r *Rows) Bytes(i int) [][]byte { return r.out[i].b }
 // group.
 var errRowsShort = errors.New("the column chunk ends before its row group's rows")
 
-// readRow reads one row's entries into out.
-func (c *columnReader) readRow(out *rowValues) error {
-	out.null = false
+// readRow reads one row's entries into out, whose values may take at
+// most limit bytes.
+func (c *columnReader) readRow(out *rowValues, limit int) error {
+	out.null, out.size = false, 0
 	out.i, out.f, out.b, out.arena = out.i[:0], out.f[:0], out.b[:0], out.arena[:0]
 	col := c.col
 	first := true
 	for {
 		if c.pos == c.n {
+			if c.pageLeft > 0 {
+				if err := c.nextBatch(); err != nil {
+					return err
+				}
+				continue
+			}
 			err := c.nextPage()
 			if err == io.EOF {
 				if first {
@@ -271,6 +297,9 @@ func (c *columnReader) readRow(out *rowValues) error {
 		case def == col.maxDef:
 			if err := c.take(out); err != nil {
 				return err
+			}
+			if out.size > limit {
+				return &rowLimitError{c.pages.limits.maxPage}
 			}
 		case !col.List || def < col.listDef:
 			if !first {
@@ -309,11 +338,13 @@ func (c *columnReader) take(out *rowValues) error {
 			return c.noValue()
 		}
 		out.i = append(out.i, v.i[c.vi])
+		out.size += 8
 	case Float:
 		if c.vi >= len(v.f) {
 			return c.noValue()
 		}
 		out.f = append(out.f, v.f[c.vi])
+		out.size += 4
 	default:
 		if c.vi >= len(v.b) {
 			return c.noValue()
@@ -323,6 +354,7 @@ func (c *columnReader) take(out *rowValues) error {
 		// may run into: copy them, and slice when the row is whole.
 		out.arena = append(out.arena, b...)
 		out.b = append(out.b, b)
+		out.size += len(b) + bytesValueSize
 	}
 	c.vi++
 	return nil
@@ -337,7 +369,7 @@ func (c *columnReader) noValue() error {
 
 // atEnd checks that a chunk has no entries past its row group's rows.
 func (c *columnReader) atEnd() error {
-	if c.pos < c.n {
+	if c.pos < c.n || c.pageLeft > 0 {
 		return fmt.Errorf("the column chunk has entries past its row group's rows")
 	}
 	for {
@@ -348,7 +380,7 @@ func (c *columnReader) atEnd() error {
 		if err != nil {
 			return err
 		}
-		if c.n > 0 {
+		if c.pageLeft > 0 {
 			return fmt.Errorf("the column chunk has entries past its row group's rows")
 		}
 	}

@@ -337,6 +337,37 @@ func BenchmarkRows(b *testing.B) {
 	}
 }
 
+// BenchmarkRowsLargePages reads rows of testColumns from pages of
+// thousands of entries each, which are decoded a batch at a time: one op
+// is the whole file; MB/s is of the file's bytes.
+func BenchmarkRowsLargePages(b *testing.B) {
+	for _, mode := range dictionaryModes {
+		b.Run(mode.name, func(b *testing.B) {
+			data := writeRows(b, testColumns, testRows(20000), WriterOptions{Compression: Snappy, PageSize: 8 << 20, DictionaryPageSize: mode.size})
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				f, err := Open(bytes.NewReader(data), int64(len(data)), "large")
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows, err := f.Rows(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rows.Next() {
+					n++
+				}
+				if err := rows.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/row")
+		})
+	}
+}
+
 // countingReaderAt counts the reads made of it.
 type countingReaderAt struct {
 	r     *bytes.Reader

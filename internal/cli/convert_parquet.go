@@ -85,13 +85,13 @@ func readParquet(ctx context.Context, names, cols []string, prog *progress, t *t
 			if err != nil {
 				return err
 			}
+			if err := parquetrow.Unique(pf, cols); err != nil {
+				return fmt.Errorf("%s: %w; leave it out with --columns", name, err)
+			}
 			if err := rows.Reset(pf, cols); err != nil {
 				if cols := readableColumns(pf); errors.Is(err, parquet.ErrUnsupported) && cols != "" {
 					return fmt.Errorf("%w; leave it out with --columns %s", err, cols)
 				}
-				return err
-			}
-			if err := uniqueFeatures(name, rows.Columns()); err != nil {
 				return err
 			}
 			for (limit < 0 || n < limit) && rows.Next() {
@@ -124,18 +124,4 @@ func readableColumns(f *parquet.File) string {
 		}
 	}
 	return strings.Join(names, ",")
-}
-
-// uniqueFeatures refuses columns that would write one feature twice (a
-// column named "a.b" beside a struct a with a field b), which an Example
-// cannot hold.
-func uniqueFeatures(file string, cols []parquet.Column) error {
-	seen := make(map[string]bool, len(cols))
-	for _, c := range cols {
-		if seen[c.Name] {
-			return fmt.Errorf("%s: two columns become the feature %q; choose one with --columns", file, c.Name)
-		}
-		seen[c.Name] = true
-	}
-	return nil
 }

@@ -156,8 +156,10 @@ func TestConvertParquetColumns(t *testing.T) {
 		{"default", "nope", `no column "nope"`},
 		{"default", "i64:int64", "--columns: --from parquet takes column names"},
 		{"default", "i64,i64", `--columns: column "i64" named twice`},
-		{"null_element", "", `null_element.parquet: parquet: row 0, column "l", page at offset 34: a list element is null`},
+		{"null_element", "", `null_element.parquet: parquet: row 0, column "l", row group 0, page at offset 34: a list element is null`},
 		{"brotli", "", "BROTLI compression is not supported"},
+		{"dup_feature", "", `dup_feature.parquet: two columns become the feature "a.b"; leave it out with --columns`},
+		{"dup_feature", "a.b", `two columns become the feature "a.b"`},
 	} {
 		t.Run(tc.file+tc.columns, func(t *testing.T) {
 			dir := t.TempDir()

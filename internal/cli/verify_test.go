@@ -98,7 +98,7 @@ func TestVerifyParquet(t *testing.T) {
 		want  []string
 	}{
 		{[]string{ok}, 0, []string{"300 good records in 1 file: 0 bad records"}},
-		{[]string{bad, ok}, 1, []string{bad + `: parquet: row 0, column "id", page at offset 4: page CRC mismatch`, "300 good records in 2 files: 1 bad record"}},
+		{[]string{bad, ok}, 1, []string{bad + `: parquet: row 0, column "id", row group 0, page at offset 4: page CRC mismatch`, "300 good records in 2 files: 1 bad record"}},
 		{[]string{cut}, 1, []string{cut + ": parquet:", "0 good records in 1 file: 1 bad record"}},
 		{[]string{filepath.Join(parquetTestdata, "map.parquet")}, 0, []string{"not checked: columns m.key_value.key, m.key_value.value", "2 good records"}},
 	} {

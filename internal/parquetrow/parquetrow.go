@@ -5,6 +5,9 @@
 package parquetrow
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/parquet"
 )
@@ -26,4 +29,24 @@ func Build(b *example.Builder, rows *parquet.Rows) *example.Builder {
 		}
 	}
 	return b
+}
+
+// Unique returns an error if two of the columns of f that names choose
+// (every column if names is empty) become one feature: a column named
+// "a.b" beside a struct a with a field b. An Example cannot hold both,
+// and [parquet.File.Rows] given the name would read whichever comes
+// first.
+func Unique(f *parquet.File, names []string) error {
+	cols := f.Columns()
+	seen := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		if len(names) > 0 && !slices.Contains(names, c.Name) {
+			continue
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("two columns become the feature %q", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
 }

@@ -230,6 +230,12 @@ def main(out):
     write(out, "uint64_big", big, compression="NONE", use_dictionary=False, expect={"error": 'row 5, column "u"'})
     write(out, "uint64_big_dict", big, compression="NONE", expect={"error": 'row 5, column "u"'})
     write(out, "empty", t.slice(0, 0), compression="NONE")
+    # A column named "a.b" beside a struct a with a field b: package
+    # parquet reads both, but as features of an Example they are one, which
+    # sluice.Parquet and convert --from parquet refuse.
+    write(out, "dup_feature", pa.table({"a.b": pa.array([1, 2, 3], pa.int64()),
+                                        "a": pa.array([{"b": 100}, {"b": 200}, {"b": 300}], pa.struct([("b", pa.int64())]))}),
+          compression="NONE")
     others(out, t)
     write(out, "crc", t.select(["i64", "word"]), compression="NONE", write_page_checksum=True, **small)
 
