@@ -71,6 +71,9 @@ func Build(ctx context.Context, name string) (*Index, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if f.Size() < 0 {
+		return nil, fmt.Errorf("index: %s is a stream (a pipe or device), whose records cannot be read at offsets", name)
+	}
 	x := &Index{Name: name, Size: f.Size(), ModTime: modTime(f)}
 	br := bufio.NewReaderSize(f, 256<<10)
 	head, err := br.Peek(min(16, int(f.Size())))

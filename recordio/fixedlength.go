@@ -24,7 +24,13 @@ import (
 // count uncompressed bytes.
 //
 // A file shorter than its header fails its read with an error wrapping
-// ErrShortHeader; the next read goes on with the next file.
+// ErrShortHeader; the next read goes on with the next file. Any other
+// failed read (an I/O error, a broken compressed stream) is returned by
+// every read until the unit changes, since the failed read leaves the
+// stream at an unknown place within its record. Memory for a record is
+// taken as its bytes arrive, so a recordBytes far beyond a file's size
+// costs only the file's bytes; recordBytes and FooterBytes together may
+// not exceed MaxRecordSize.
 func NewFixedLengthRecordReader(q queue.Queue, recordBytes int, opts ...Option) (*Reader, error) {
 	return Open(fixedLengthKind, q, append(opts[:len(opts):len(opts)], RecordBytes(recordBytes))...)
 }
@@ -36,6 +42,14 @@ func newFixedLengthFormat(s *settings) (*fixedLengthFormat, error) {
 	}
 	if s.recordBytes == 0 {
 		return nil, fmt.Errorf("recordio: record_bytes must be > 0: %w", queue.ErrInvalidArgument)
+	}
+	limit := s.maxRecord
+	if limit <= 0 {
+		limit = tfrecord.DefaultMaxRecordSize
+	}
+	if int64(s.recordBytes) > limit-int64(s.footerBytes) {
+		return nil, fmt.Errorf("recordio: record_bytes %d and footer_bytes %d make a record longer than the %d-byte limit (MaxRecordSize): %w",
+			s.recordBytes, s.footerBytes, limit, queue.ErrInvalidArgument)
 	}
 	switch s.compression {
 	case tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd:
@@ -76,6 +90,7 @@ type fixedLengthFormat struct {
 	index   int64  // index of the next record
 	resumed bool   // the stream is at a record's start: do not hop first
 	key     []byte
+	failed  error // the error that stopped the unit, until it changes
 }
 
 func (f *fixedLengthFormat) hop() int64 {
@@ -93,6 +108,7 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 		return false, fmt.Errorf("%w: record index %d out of range", ErrState, index)
 	}
 	start := int64(f.headerBytes) + index*f.hop()
+	f.failed = nil
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return false, err
@@ -102,6 +118,10 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 	var closer io.Closer
 	skip := start
 	switch {
+	case f.compression == tfrecord.None && file.Size() < 0:
+		// A stream (a named pipe) is read in order, the header and any
+		// skipped records discarded below.
+		r = file
 	case f.compression == tfrecord.None:
 		// Uncompressed files are positioned directly.
 		if start > file.Size() {
@@ -125,10 +145,6 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 	} else {
 		f.src.Reset(r)
 	}
-	if need := f.recordBytes + f.footerBytes; cap(f.buf) < need {
-		f.buf = make([]byte, need)
-	}
-	f.buf = f.buf[:f.recordBytes+f.footerBytes]
 	f.file, f.closer, f.work = file, closer, work
 	f.have, f.index, f.resumed = 0, index, true
 	for skip > 0 {
@@ -144,6 +160,37 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 		}
 	}
 	return short, nil
+}
+
+// fill reads until the look-ahead holds need bytes, growing it as bytes
+// arrive: a record_bytes far beyond what the stream holds costs memory
+// only for the bytes that are there. It returns io.EOF (or the
+// decompressor's io.ErrUnexpectedEOF) if the stream ends first.
+func (f *fixedLengthFormat) fill(need int) error {
+	for f.have < need {
+		if f.have == len(f.buf) {
+			grown := make([]byte, min(need, max(2*len(f.buf), 64<<10)))
+			copy(grown, f.buf[:f.have])
+			f.buf = grown
+		}
+		n, err := f.src.Read(f.buf[f.have:min(need, len(f.buf))])
+		f.have += n
+		if err != nil && f.have < need {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamError is a failed read of the record at f.index, which has a key
+// though it was never produced: bad data where a decompressor failed, an
+// I/O error of the file otherwise.
+func (f *fixedLengthFormat) streamError(err error) error {
+	if f.closer != nil {
+		err = fmt.Errorf("%v stream: %w", f.compression, err)
+	}
+	return &dataerr.Error{File: f.work, Offset: int64(f.headerBytes) + f.index*f.hop(), Record: f.index,
+		Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: err}
 }
 
 // OnWorkStarted opens the file and skips its header.
@@ -162,6 +209,19 @@ func (f *fixedLengthFormat) OnWorkStarted(ctx context.Context, work string) erro
 
 // Read reads the next record. The value is valid until the next Read.
 func (f *fixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+	if f.failed != nil {
+		return "", nil, false, false, f.failed
+	}
+	key, value, produced, atEnd, err := f.read()
+	if err != nil {
+		// The failed read has consumed an unknown part of the record (and
+		// its hop): reading on would return misaligned records.
+		f.failed = err
+	}
+	return key, value, produced, atEnd, err
+}
+
+func (f *fixedLengthFormat) read() (string, []byte, bool, bool, error) {
 	if !f.resumed {
 		// Advance by hop: drop look-ahead bytes, then skip the rest.
 		if hop := f.hop(); hop <= int64(f.have) {
@@ -171,26 +231,19 @@ func (f *fixedLengthFormat) Read(ctx context.Context) (string, []byte, bool, boo
 			f.have = 0
 			if n, err := f.src.Discard(skip); n < skip {
 				if err != io.EOF {
-					return "", nil, false, false, fmt.Errorf("%s: record %d: %w", f.work, f.index, err)
+					return "", nil, false, false, f.streamError(err)
 				}
 				return "", nil, false, true, nil
 			}
 		}
 	}
 	f.resumed = false
-	n, err := io.ReadFull(f.src, f.buf[f.have:])
-	f.have += n
+	err := f.fill(f.recordBytes + f.footerBytes)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return "", nil, false, true, nil // a short last record is dropped, as in TensorFlow
 	}
-	if err != nil && f.closer != nil {
-		// The decompressor failed: the data is bad at this record, which
-		// has a key though it was never produced.
-		return "", nil, false, false, &dataerr.Error{File: f.work, Offset: int64(f.headerBytes) + f.index*f.hop(), Record: f.index,
-			Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: fmt.Errorf("%v stream: %w", f.compression, err)}
-	}
 	if err != nil {
-		return "", nil, false, false, fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, int64(f.headerBytes)+f.index*f.hop(), err)
+		return "", nil, false, false, f.streamError(err)
 	}
 	f.index++
 	if f.noKeys || f.omitKey {

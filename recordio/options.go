@@ -71,9 +71,10 @@ func SkipCorruptUpTo(n int64) Option { return RecordOptions(tfrecord.SkipCorrupt
 // MaxRecordSize sets the largest record a TFRecord reader accepts (a
 // longer length field fails the read with an error wrapping
 // tfrecord.ErrTooLarge) and the longest line a TextLine reader does (a
-// longer line fails it with an error wrapping ErrLineTooLong). The
-// default is tfrecord.DefaultMaxRecordSize (2 GiB); see
-// tfrecord.MaxRecordSize.
+// longer line fails it with an error wrapping ErrLineTooLong), and the
+// largest record and footer a FixedLengthRecord reader is made for (a
+// longer one is an error wrapping queue.ErrInvalidArgument). The default
+// is tfrecord.DefaultMaxRecordSize (2 GiB); see tfrecord.MaxRecordSize.
 func MaxRecordSize(n int64) Option {
 	return func(s *settings) {
 		s.maxRecord = n

@@ -111,10 +111,13 @@ func (r *Reader) readFormat(ctx context.Context) (key string, value []byte, prod
 	return key, value, produced, atEnd, err
 }
 
-// readRemote reads from a unit on an object store. A read that the end of
-// ctx cut off leaves the unit's file unusable (see unitFile), so the
-// position before it is kept, and the next call reopens the unit there
-// and goes on as if the cut-off read had not happened. r.mu is held.
+// readRemote reads from a unit on an object store. A read that failed —
+// cut off by the end of ctx, which leaves the unit's file unusable (see
+// unitFile), or failed by the store after its own retries — keeps the
+// position before it, and the next call reopens the unit there and goes
+// on as if the failed read had not happened: the record it was reading
+// comes whole, under its own key. (A local file's format keeps its error
+// instead.) r.mu is held.
 func (r *Reader) readRemote(ctx context.Context) (key string, value []byte, produced, atEnd bool, err error) {
 	p, ok := r.f.(Positioner)
 	if !ok {
@@ -132,7 +135,7 @@ func (r *Reader) readRemote(ctx context.Context) (key string, value []byte, prod
 		defer w.unit().watch(ctx)()
 	}
 	key, value, produced, atEnd, err = r.f.Read(ctx)
-	if err != nil && ctx.Err() != nil && perr == nil {
+	if err != nil && perr == nil {
 		r.resume = pos
 	}
 	return key, value, produced, atEnd, err

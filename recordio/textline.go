@@ -86,6 +86,11 @@ type textLineFormat struct {
 	long   []byte  // a line longer than the buffer, assembled
 	prefix [4]byte // a file's first bytes, for detect (a field: ReadAt's argument escapes)
 	key    []byte
+	// failed is the error that stopped the unit, returned again by every
+	// Read until the unit changes: a read that failed has consumed an
+	// unknown part of its line, so reading on would return the rest of
+	// it as a line, under the wrong number.
+	failed error
 }
 
 // LineSplitter splits r into lines as a TextLine reader does, for use without
@@ -159,6 +164,7 @@ func readLine(br *bufio.Reader, long *[]byte, max int) ([]byte, int64, error) {
 }
 
 func (f *textLineFormat) open(ctx context.Context, work string) error {
+	f.failed = nil
 	file, err := openUnit(ctx, work)
 	if err != nil {
 		return err
@@ -178,7 +184,7 @@ func (f *textLineFormat) open(ctx context.Context, work string) error {
 	}
 	var text io.Reader = file
 	f.dec = nil
-	if c != tfrecord.None && file.Size() > 0 {
+	if c != tfrecord.None && file.Size() != 0 {
 		// An empty file is an empty stream, as TensorFlow's
 		// ZlibInputStream reads it.
 		if f.raw == nil {
@@ -242,12 +248,16 @@ func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 
 // Read reads the next line.
 func (f *textLineFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
+	if f.failed != nil {
+		return "", nil, false, false, f.failed
+	}
 	line, n, err := readLine(f.br, &f.long, f.maxLine)
 	if err == io.EOF {
 		return "", nil, false, true, nil
 	}
 	if err != nil {
-		return "", nil, false, false, f.lineError(err, f.maxLine)
+		f.failed = f.lineError(err, f.maxLine)
+		return "", nil, false, false, f.failed
 	}
 	f.line++
 	f.off += n

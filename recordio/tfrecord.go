@@ -89,7 +89,7 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 		src = io.NewSectionReader(file, offset, file.Size()-offset)
 		f.opts = append(f.opts, tfrecord.StartOffset(offset))
 	}
-	if f.compression == tfrecord.None {
+	if f.compression == tfrecord.None && file.Size() >= 0 {
 		// A length field claiming more than the file holds is then
 		// found without reading or allocating for it.
 		f.opts = append(f.opts, tfrecord.InputSize(file.Size()-max(offset, 0)))

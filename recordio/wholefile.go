@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // NewWholeFileReader returns a reader that returns each file named in q as
@@ -41,7 +42,16 @@ func (f *wholeFileFormat) OnWorkStarted(ctx context.Context, work string) error 
 func (f *wholeFileFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	size := f.file.Size()
 	if size < 0 {
-		return "", nil, false, false, fmt.Errorf("%s: unknown size", f.work)
+		// A stream (a named pipe): read to its end, as far as the
+		// record limit.
+		buf, err := io.ReadAll(io.LimitReader(f.file, tfrecord.DefaultMaxRecordSize+1))
+		if err == nil && len(buf) > tfrecord.DefaultMaxRecordSize {
+			err = fmt.Errorf("more than %d bytes: %w", tfrecord.DefaultMaxRecordSize, tfrecord.ErrTooLarge)
+		}
+		if err != nil {
+			return "", nil, false, false, fmt.Errorf("%s: %w", f.work, err)
+		}
+		return f.work, buf, true, true, nil
 	}
 	buf := make([]byte, size)
 	if n, err := io.ReadFull(io.NewSectionReader(f.file, 0, size), buf); err != nil {

@@ -12,7 +12,8 @@ import (
 
 // A File is an open file for reading. ReadAt makes range reads (and so
 // parallel readers of one file) possible; Size is the file's length when
-// it was opened.
+// it was opened, or -1 for a stream whose length is not known (a named
+// pipe, a character device), which can only be read in order.
 type File interface {
 	io.Reader
 	io.ReaderAt

@@ -42,7 +42,11 @@ func (Local) Open(_ context.Context, name string) (File, error) {
 		f.Close()
 		return nil, fmt.Errorf("storage: open %s: is a directory", name)
 	}
-	return &localFile{File: f, name: name, size: st.Size(), modTime: st.ModTime()}, nil
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		size = -1 // a pipe's or device's Size is not its length
+	}
+	return &localFile{File: f, name: name, size: size, modTime: st.ModTime()}, nil
 }
 
 // Create creates or truncates a local file. Parent directories must exist.

@@ -2,6 +2,7 @@ package tfrecord
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/sluiceml/sluice/dataerr"
 )
@@ -13,7 +14,7 @@ import (
 // of a bad record, which is the error a Reader would have returned. The
 // data is a part of b.
 func Unframe(b []byte, name string, off int64) ([]byte, error) {
-	bad := func(kind error, part string, at int64, length uint64) error {
+	bad := func(kind error, part string, at int64, length uint64) *dataerr.Error {
 		return &dataerr.Error{File: name, Offset: off, Record: -1,
 			Err: &RecordError{Err: kind, At: at, Part: part, Length: length, start: off}}
 	}
@@ -28,7 +29,11 @@ func Unframe(b []byte, name string, off int64) ([]byte, error) {
 		return nil, bad(ErrTruncated, "", off, length)
 	}
 	if uint64(len(b)) != headerSize+length+footerSize {
-		return nil, bad(ErrCorrupt, damageHeader, off, length)
+		// The framing is sound; the span the caller read is not the
+		// record's (an index made for another version of the file).
+		e := bad(ErrCorrupt, "", off, length)
+		e.Err.(*RecordError).Cause = fmt.Errorf("the record takes %d bytes, the %d read for it more", headerSize+length+footerSize, len(b))
+		return nil, e
 	}
 	data := b[headerSize : headerSize+length]
 	if MaskedCRC(data) != binary.LittleEndian.Uint32(b[headerSize+length:]) {

@@ -3,7 +3,9 @@ package tfrecord
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -55,8 +57,12 @@ func TestUnframe(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Unframe(append(bytes.Clone(good), 0), "f", 0); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("a byte after the record: %v, want ErrCorrupt", err)
+	// A byte after the record: the framing is sound, the span is not the
+	// record's, which the error says rather than blaming the length CRC.
+	_, err := Unframe(append(bytes.Clone(good), 0), "f", 0)
+	if re, ok := errors.AsType[*RecordError](err); !errors.Is(err, ErrCorrupt) || !ok || re.Part != "" ||
+		!strings.Contains(err.Error(), fmt.Sprintf("the record takes %d bytes, the %d read for it more", len(good), len(good)+1)) {
+		t.Errorf("a byte after the record: %v, want ErrCorrupt naming the record's size", err)
 	}
 }
 

@@ -329,7 +329,9 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 				rf.hint = h
 			}
 		}
-		opts = append(opts, tfrecord.InputSize(f.Size()))
+		if f.Size() >= 0 { // not a named pipe, whose size is unknown
+			opts = append(opts, tfrecord.InputSize(f.Size()))
+		}
 		src, rf.f = f, f
 	}
 	opts = append(append(opts, c), rf.opts...)

@@ -135,7 +135,7 @@ func inputSize(ctx context.Context, names []string) int64 {
 			continue
 		}
 		if f, err := storage.Open(ctx, n); err == nil {
-			total += f.Size()
+			total += max(f.Size(), 0) // a pipe's is unknown
 			f.Close()
 		}
 	}
