@@ -735,6 +735,9 @@ func (q *core) runEnqueue(a *attempt) bool {
 // runDequeue advances a dequeue attempt and reports whether it took
 // anything.
 func (q *core) runDequeue(a *attempt) bool {
+	if q.closed && q.s.len() < a.n-len(a.taken) {
+		return q.runShort(a)
+	}
 	moved := false
 	if !a.single && len(a.taken) < a.n && q.s.len() > q.keepBack() {
 		q.drawing.Store(true) // until unlock
@@ -746,28 +749,31 @@ func (q *core) runDequeue(a *attempt) bool {
 	}
 	if len(a.taken) == a.n {
 		q.deliver(a)
-		return moved
 	}
-	if !q.closed {
-		return moved
-	}
-	// Closed and not enough for a full batch: give back what was taken
-	// and either return the rest (DequeueUpTo) or fail.
+	return moved
+}
+
+// runShort ends a dequeue that a closed queue has too few elements left
+// to complete: it gives back what the dequeue took while the queue was
+// open and returns what is left (DequeueUpTo) or fails. As
+// TensorFlow's does, the error counts the elements still missing and the
+// size before the give-back.
+func (q *core) runShort(a *attempt) bool {
+	missing, before := a.n-len(a.taken), q.s.len()
 	q.giveBack(a)
 	size := q.s.len()
 	switch {
 	case a.upTo && size > 0:
-		for range size {
-			a.taken = append(a.taken, q.s.pop())
-		}
+		q.drawing.Store(true) // until unlock
+		a.taken = q.s.popN(a.taken, size)
 		q.dequeued.Add(int64(size))
 		q.deliver(a)
 		return true
 	case a.upTo && len(q.enq) > 0:
-		return moved // wait for the pending enqueues
+		return false // wait for the pending enqueues
 	}
-	a.finish(nil, q.eofError(a.n, size))
-	return moved
+	a.finish(nil, q.eofError(missing, before))
+	return false
 }
 
 // deliver completes a dequeue with the elements it took. A batch is left
