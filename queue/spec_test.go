@@ -583,3 +583,22 @@ func TestQ28PartialBatchEOFMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestQ42CancelledEnqueueManyKeepsRows: the one exception to a cancelled
+// call leaving the queue unchanged (the Queue doc): rows a cancelled
+// EnqueueMany had inserted stay, as in TensorFlow, whose timed-out
+// enqueue_many of 1..10 into a queue of capacity 5 leaves 1..5 queued
+// (enqueue_many_partial in testdata/queues_tf.json).
+func TestQ42CancelledEnqueueManyKeepsRows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := mustFIFO(t, 2)
+		ctx, cancel := context.WithTimeout(bg, time.Millisecond)
+		defer cancel()
+		if err := q.EnqueueMany(ctx, vec(1, 2, 3)); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+		if got := vals(q.DequeueMany(bg, q.Size())); !slices.Equal(got, []int32{1, 2}) {
+			t.Fatalf("queued after the cancelled EnqueueMany: %v, want [1 2]", got)
+		}
+	})
+}
