@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -323,7 +324,9 @@ func (q *core) Names() []string { return q.names }
 func (q *core) Capacity() int { return q.capacity }
 
 // Size returns the number of elements in the queue. Elements a blocked
-// DequeueMany has already taken into its partial batch are not counted.
+// DequeueMany has already taken into its partial batch are not counted; a
+// Priority queue's blocked DequeueMany takes none until it can take its
+// whole batch (see runPriorityBatch).
 func (q *core) Size() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -735,6 +738,12 @@ func (q *core) runEnqueue(a *attempt) bool {
 // runDequeue advances a dequeue attempt and reports whether it took
 // anything.
 func (q *core) runDequeue(a *attempt) bool {
+	if q.priority && !a.single {
+		return q.runPriorityBatch(a)
+	}
+	if q.closed && q.s.len() < a.n-len(a.taken) {
+		return q.runShort(a)
+	}
 	moved := false
 	if !a.single && len(a.taken) < a.n && q.s.len() > q.keepBack() {
 		q.drawing.Store(true) // until unlock
@@ -746,28 +755,72 @@ func (q *core) runDequeue(a *attempt) bool {
 	}
 	if len(a.taken) == a.n {
 		q.deliver(a)
-		return moved
 	}
-	if !q.closed {
-		return moved
-	}
-	// Closed and not enough for a full batch: give back what was taken
-	// and either return the rest (DequeueUpTo) or fail.
+	return moved
+}
+
+// runShort ends a dequeue that a closed queue has too few elements left
+// to complete: it gives back what the dequeue took while the queue was
+// open and returns what is left (DequeueUpTo) or fails. As
+// TensorFlow's does, the error counts the elements still missing and the
+// size before the give-back.
+func (q *core) runShort(a *attempt) bool {
+	missing, before := a.n-len(a.taken), q.s.len()
 	q.giveBack(a)
 	size := q.s.len()
 	switch {
 	case a.upTo && size > 0:
-		for range size {
-			a.taken = append(a.taken, q.s.pop())
-		}
+		q.drawing.Store(true) // until unlock
+		a.taken = q.s.popN(a.taken, size)
 		q.dequeued.Add(int64(size))
 		q.deliver(a)
 		return true
 	case a.upTo && len(q.enq) > 0:
-		return moved // wait for the pending enqueues
+		return false // wait for the pending enqueues
 	}
-	a.finish(nil, q.eofError(a.n, size))
-	return moved
+	a.finish(nil, q.eofError(missing, before))
+	return false
+}
+
+// runPriorityBatch advances a batch dequeue of a Priority queue, which,
+// unlike the other kinds', takes nothing until the queue holds its
+// whole batch, and then takes it at once: taking elements as they
+// arrived would make a batch of whatever came first, not of the n
+// smallest, and out of order (PRI-02, PRI-03). TensorFlow's PriorityQueue
+// waits the same way, so that while it waits Size counts the elements
+// (a FIFO's partial batch holds them). Closed with fewer than n left, a
+// DequeueUpTo takes what is left; TensorFlow 2.21's drops those elements
+// and fails (see CONFORMANCE.md).
+//
+// A batch larger than the queue's capacity can never find all its
+// elements queued; TensorFlow's waits for ever, and so do the producers,
+// once the queue is full. It takes the full queue instead, and waits for
+// the rest as the other kinds do, and its elements are sorted once it
+// has all of them: the batch is in order, and equal priorities in
+// insertion order (each part took every element queued), but not the n
+// smallest of all that came.
+func (q *core) runPriorityBatch(a *attempt) bool {
+	missing, size := a.n-len(a.taken), q.s.len()
+	take := missing
+	if size < missing {
+		switch {
+		case q.closed:
+			return q.runShort(a)
+		case missing <= q.capacity || size < q.capacity:
+			return false
+		}
+		take = size
+	}
+	q.drawing.Store(true) // until unlock
+	a.taken = q.s.popN(a.taken, take)
+	q.dequeued.Add(int64(take))
+	if len(a.taken) == a.n {
+		if take < a.n {
+			slices.SortStableFunc(a.taken, func(x, y slot) int { return cmp.Compare(x.priority(), y.priority()) })
+		}
+		q.deliver(a)
+	}
+	return true
 }
 
 // deliver completes a dequeue with the elements it took. A batch is left

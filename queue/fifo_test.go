@@ -367,8 +367,8 @@ func TestDequeueManyOnClose(t *testing.T) {
 			t.Fatalf("partial batch counted: size %d", q.Size())
 		}
 		q.Close(bg)
-		if err := <-errc; !isEOF(err) {
-			t.Fatalf("Q-34: %v", err)
+		if err := <-errc; !isEOF(err) || !strings.Contains(err.Error(), "(requested 1, current size 0)") {
+			t.Fatalf("Q-34: %v; TensorFlow 2.21: (requested 1, current size 0)", err)
 		}
 		for i := int32(1); i <= 3; i++ {
 			e, err := q.Dequeue(bg)
@@ -387,7 +387,9 @@ func TestDequeueManyOnClose(t *testing.T) {
 		go func() { _, err := q.DequeueMany(bg, 3); errc <- err }()
 		synctest.Wait()
 		q.Close(bg)
-		if err := <-errc; !isEOF(err) || !strings.Contains(err.Error(), "(requested 3, current size 1)") {
+		// TensorFlow 2.21 counts the 2 elements still missing and the size
+		// before the partial batch is given back (tf/check2.py).
+		if err := <-errc; !isEOF(err) || !strings.Contains(err.Error(), "(requested 2, current size 0)") {
 			t.Fatalf("Q-33: %v", err)
 		}
 		if val(q.Dequeue(bg)) != 40 {

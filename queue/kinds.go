@@ -22,7 +22,10 @@ type RandomShuffle struct{ *core }
 // Priority is a queue that dequeues the element with the smallest priority
 // first, TensorFlow's PriorityQueue. Component 0 of every element is its
 // priority, an Int64 scalar (a vector of priorities in a batch); the
-// component types given to NewPriority are those that follow it.
+// component types given to NewPriority are those that follow it. A
+// DequeueMany or DequeueUpTo that has to wait takes its elements only
+// once the queue holds all of them, so that a batch is the n smallest, in
+// order, as TensorFlow's.
 type Priority struct{ *core }
 
 // The queues of this package are Sizers: their contents are in memory.

@@ -21,7 +21,10 @@ type Element []tensor.Tensor
 // Blocking methods take a context: when it is cancelled or its deadline
 // passes, the call returns an error that wraps ctx.Err() and the queue is
 // left as if the call had never been made (TensorFlow's session close and
-// op timeouts).
+// op timeouts), with one exception: the rows a cancelled EnqueueMany had
+// already inserted stay queued, as in TensorFlow, and the error does not
+// say how many there were, so that retrying the whole batch may queue
+// some rows twice.
 //
 // How full a queue is belongs to Sizer, which not every Queue can be.
 type Queue interface {
@@ -39,7 +42,7 @@ type Queue interface {
 	Enqueue(ctx context.Context, e Element) error
 	// EnqueueMany adds the rows of a batch (dimension 0 of every component)
 	// as separate elements. It inserts as many as fit at once and blocks
-	// for the rest.
+	// for the rest; rows inserted stay if the call is cancelled.
 	EnqueueMany(ctx context.Context, batch Element) error
 	// Dequeue removes one element, blocking while none is available.
 	Dequeue(ctx context.Context) (Element, error)

@@ -523,3 +523,82 @@ func TestPriorityConcurrentSingleDequeues(t *testing.T) {
 		t.Fatalf("%d left", q.Size())
 	}
 }
+
+// TestQ28PartialBatchEOFMessage: the end of input of a DequeueMany that
+// had taken part of its batch when the queue was closed (Q-28, Q-33,
+// Q-34) counts, as TensorFlow's does, the elements still missing and the
+// queue's size before the taken ones are given back; they are all back
+// afterwards. TensorFlow 2.21, for each of its kinds that take a waiting
+// batch's elements as they come: [10 20 30 40], DequeueMany(3), then a
+// blocked DequeueMany(3) closed with 1 taken; and [1 2 3], a blocked
+// DequeueMany(5) closed with 3 taken: both "(requested 2, current size
+// 0)".
+func TestQ28PartialBatchEOFMessage(t *testing.T) {
+	kinds := []struct {
+		name string
+		make func() (local, error)
+	}{
+		{"FIFOQueue", func() (local, error) { return NewFIFO(10, i32, flat, Name("q")) }},
+		{"PaddingFIFOQueue", func() (local, error) {
+			return NewPaddingFIFO(10, i32, []tensor.Shape{{}}, Name("q"))
+		}},
+		{"RandomShuffleQueue", func() (local, error) { return NewRandomShuffle(10, 0, i32, flat, Name("q"), Seed(1)) }},
+	}
+	cases := []struct {
+		name     string
+		in       []int32
+		first, n int // a DequeueMany(first) that succeeds, then the blocked DequeueMany(n)
+		left     int
+	}{
+		{"Q-33", []int32{10, 20, 30, 40}, 3, 3, 1},
+		{"Q-34", []int32{1, 2, 3}, 0, 5, 3},
+	}
+	for _, k := range kinds {
+		for _, c := range cases {
+			t.Run(k.name+"/"+c.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					q, err := k.make()
+					if err != nil {
+						t.Fatal(err)
+					}
+					q.EnqueueMany(bg, vec(c.in...))
+					if c.first > 0 {
+						if _, err := q.DequeueMany(bg, c.first); err != nil {
+							t.Fatal(err)
+						}
+					}
+					errc := make(chan error, 1)
+					go func() { _, err := q.DequeueMany(bg, c.n); errc <- err }()
+					synctest.Wait()
+					q.Close(bg)
+					want := k.name + " 'q' is closed and has insufficient elements (requested 2, current size 0)"
+					if err := <-errc; !isEOF(err) || !strings.Contains(err.Error(), want) {
+						t.Fatalf("got %v; TensorFlow: %s", err, want)
+					}
+					if q.Size() != c.left {
+						t.Fatalf("size %d afterwards, TensorFlow %d", q.Size(), c.left)
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestQ42CancelledEnqueueManyKeepsRows: the one exception to a cancelled
+// call leaving the queue unchanged (the Queue doc): rows a cancelled
+// EnqueueMany had inserted stay, as in TensorFlow, whose timed-out
+// enqueue_many of 1..10 into a queue of capacity 5 leaves 1..5 queued
+// (enqueue_many_partial in testdata/queues_tf.json).
+func TestQ42CancelledEnqueueManyKeepsRows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := mustFIFO(t, 2)
+		ctx, cancel := context.WithTimeout(bg, time.Millisecond)
+		defer cancel()
+		if err := q.EnqueueMany(ctx, vec(1, 2, 3)); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+		if got := vals(q.DequeueMany(bg, q.Size())); !slices.Equal(got, []int32{1, 2}) {
+			t.Fatalf("queued after the cancelled EnqueueMany: %v, want [1 2]", got)
+		}
+	})
+}

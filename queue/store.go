@@ -17,6 +17,10 @@ type slot struct {
 
 func whole(e Element) slot { return slot{e: e, row: -1} }
 
+// priority returns the priority of a Priority queue's element: its
+// component 0.
+func (s slot) priority() int64 { return s.e[0].Int64s()[max(s.row, 0)] }
+
 // element returns the element the slot holds, making its row views if it
 // is a batch's row.
 func (s slot) element() Element {
@@ -149,12 +153,15 @@ const popChunk = 32
 // every element in an interface.
 type priorityStore struct {
 	h   []prioritized
-	seq uint64
+	seq int64 // the last push's
+	// low is the last unpop's sequence number: each unpop's is below
+	// every other's (see unpop).
+	low int64
 }
 
 type prioritized struct {
 	prio int64
-	seq  uint64
+	seq  int64
 	e    slot
 }
 
@@ -169,7 +176,11 @@ func (s *priorityStore) len() int { return len(s.h) }
 
 func (s *priorityStore) push(e slot) {
 	s.seq++
-	s.h = append(s.h, prioritized{prio: e.e[0].Int64s()[max(e.row, 0)], seq: s.seq, e: e})
+	s.insert(prioritized{prio: e.priority(), seq: s.seq, e: e})
+}
+
+func (s *priorityStore) insert(p prioritized) {
+	s.h = append(s.h, p)
 	// Sift the new last entry up.
 	h := s.h
 	i := len(h) - 1
@@ -216,6 +227,15 @@ func (s *priorityStore) popN(dst []slot, n int) []slot {
 	return dst
 }
 
-// unpop gives an element back; it keeps its priority, and is ordered
-// after the elements of equal priority still queued.
-func (s *priorityStore) unpop(e slot) { s.push(e) }
+// unpop gives an element back, where it was among the elements of equal
+// priority: before all of them. Each element popped was the first of its
+// priority, and the elements of that priority queued since came after
+// it; elements are given back in the reverse of the order they were
+// taken, by one dequeue at a time (only the first blocked dequeue takes
+// any), so that each given back goes before the one given back just
+// before it. A sequence number below all others is thus the element's
+// original place, without keeping its own number in every slot.
+func (s *priorityStore) unpop(e slot) {
+	s.low--
+	s.insert(prioritized{prio: e.priority(), seq: s.low, e: e})
+}

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/sluiceml/sluice/tensor"
@@ -50,6 +51,40 @@ func TestPopNSameDraws(t *testing.T) {
 			if many.len() != 0 {
 				t.Fatalf("%s popN(%d): %d elements left over", st.name, n, many.len())
 			}
+		}
+	}
+}
+
+// TestPriorityUnpopKeepsPlace: elements given back (a dequeue that failed
+// or was cancelled after taking them, in the reverse of the order taken)
+// leave again in their original order among equal priorities, also before
+// those queued meanwhile: equal priorities leave in insertion order.
+func TestPriorityUnpopKeepsPlace(t *testing.T) {
+	for _, taken := range []int{1, 2, 3, 5} {
+		s := &priorityStore{}
+		push := func(p int64, v int32) {
+			s.push(slot{e: Element{tensor.Scalar(p), tensor.Scalar(v)}, row: -1})
+		}
+		// Priority 1: values 10, 11, 12 in order; 0 and 2 around them.
+		push(1, 10)
+		push(2, 20)
+		push(1, 11)
+		push(0, 0)
+		push(1, 12)
+		var popped []slot
+		for range taken {
+			popped = append(popped, s.pop())
+		}
+		push(1, 13) // queued while they were out
+		for i := len(popped) - 1; i >= 0; i-- {
+			s.unpop(popped[i])
+		}
+		var got []int32
+		for s.len() > 0 {
+			got = append(got, s.pop().e[1].Int32s()[0])
+		}
+		if want := []int32{0, 10, 11, 12, 13, 20}; !slices.Equal(got, want) {
+			t.Errorf("%d taken and given back: order %v, want %v", taken, got, want)
 		}
 	}
 }

@@ -132,6 +132,17 @@ SCENARIOS = {
         "ops": [["enqm", [[3, -1, 2], [30, -10, 20]]], ["enq", [0, 5]], ["deq"], ["deqm", 3],
                 ["enq", [[1, 2], 7]], ["enqm", [[[1, 2], [3, 4]], [1, 2]]], ["size"], ["close", False], ["deq"]],
     },
+    # PRI-02, Q-33, Q-48: a priority batch that has to wait takes nothing
+    # until it can take the whole batch, so a timed-out one leaves the
+    # queue as it was. Closed with fewer left, dequeue_many fails without
+    # consuming; TensorFlow 2.21's dequeue_up_to takes the rest into a
+    # batch of 3, finds the queue empty, fails and drops them, where sluice
+    # returns them (TestMatchesTensorFlow checks the difference).
+    "priority_batches": {
+        "queue": ["priority", 10, ["int32"], [[]]],
+        "ops": [["enqm", [[3, 1], [30, 10]]], ["deqm", 3], ["dequp", 3], ["enq", [2, 20]], ["deqm", 3],
+                ["enqm", [[5, 4], [50, 40]]], ["close", False], ["deqm", 3], ["dequp", 3]],
+    },
 }
 
 
