@@ -3,7 +3,6 @@ package parquet
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -262,29 +261,3 @@ func noEOF(err error) error {
 	return err
 }
 
-// levelsV1 splits a v1 data page's length-prefixed levels (RLE) or
-// headerless ones (BIT_PACKED) off data, decoding n of them into out.
-func levelsV1(data []byte, enc encoding, maxLevel int32, out []int32) ([]byte, error) {
-	width := bitWidth(int(maxLevel))
-	switch enc {
-	case encRLE:
-		if len(data) < 4 {
-			return nil, fmt.Errorf("levels: %d bytes, too short for their length", len(data))
-		}
-		n := binary.LittleEndian.Uint32(data)
-		if uint64(n) > uint64(len(data)-4) {
-			return nil, fmt.Errorf("levels of %d bytes in a page of %d", n, len(data)-4)
-		}
-		if _, err := decodeHybrid(data[4:4+n], width, out); err != nil {
-			return nil, err
-		}
-		return data[4+n:], nil
-	case encBitPacked:
-		used, err := decodeBitPackedLevels(data, width, out)
-		if err != nil {
-			return nil, err
-		}
-		return data[used:], nil
-	}
-	return nil, fmt.Errorf("levels in %v encoding are %w", enc, ErrUnsupported)
-}
