@@ -19,21 +19,7 @@ func FuzzResume(f *testing.F) {
 	dir := f.TempDir()
 	writeExamples(f, dir, 3, 20, tfrecord.None, tfrecord.Gzip)
 	ds := Examples(filepath.Join(dir, "train-*"), testSpec, Deterministic(), Shuffle(15), Seed(1), Readers(2))
-	for _, cut := range []int{0, 3} {
-		it, err := ds.Iterator(context.Background(), 4)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for range cut {
-			it.Next()
-		}
-		ck, err := it.Checkpoint()
-		it.Close()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(ck)
-	}
+	addCheckpoints(f, ds)
 	f.Add([]byte(`{"format":"sluice.checkpoint","version":1}`))
 	f.Fuzz(func(t *testing.T, ck []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -66,6 +52,26 @@ func FuzzResumeGlobal(f *testing.F) {
 	dir := f.TempDir()
 	writeExamples(f, dir, 2, 10, tfrecord.None)
 	ds := Examples(filepath.Join(dir, "train-*"), testSpec, GlobalShuffle(), Forever(), Seed(1), Readers(2))
+	addCheckpoints(f, ds)
+	f.Fuzz(func(t *testing.T, ck []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		it, err := ds.Iterator(ctx, 4, Resume(ck))
+		if err != nil {
+			return
+		}
+		defer it.Close()
+		for range 3 {
+			if _, err := it.Next(); err != nil {
+				t.Fatalf("a resumed endless iteration: %v", err)
+			}
+		}
+	})
+}
+
+// addCheckpoints seeds f with checkpoints of ds's iterations of batches
+// of 4, at the start and after 3 batches.
+func addCheckpoints(f *testing.F, ds *Dataset) {
 	for _, cut := range []int{0, 3} {
 		it, err := ds.Iterator(context.Background(), 4)
 		if err != nil {
@@ -81,18 +87,4 @@ func FuzzResumeGlobal(f *testing.F) {
 		}
 		f.Add(ck)
 	}
-	f.Fuzz(func(t *testing.T, ck []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		it, err := ds.Iterator(ctx, 4, Resume(ck))
-		if err != nil {
-			return
-		}
-		defer it.Close()
-		for range 3 {
-			if _, err := it.Next(); err != nil {
-				t.Fatalf("a resumed endless iteration: %v", err)
-			}
-		}
-	})
 }
