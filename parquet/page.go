@@ -260,4 +260,3 @@ func noEOF(err error) error {
 	}
 	return err
 }
-
