@@ -46,6 +46,9 @@ type Barrier struct {
 	closed     bool
 	cancelled  bool
 	takers     []*barrierTake // blocked takes, oldest first
+	// group, if set, names the group of a key whose keys are ready one
+	// at a time (see SetGroups).
+	group func(key string) string
 
 	// Scratch space reused under mu, so that steady-state inserts and
 	// takes allocate only what they hand to the caller.
@@ -470,6 +473,37 @@ func (b *Barrier) takeMany(ctx context.Context, n int, upTo, into bool, dst Barr
 	return BarrierBatch{}, cancelledError("TakeMany", ctx.Err())
 }
 
+// SetGroups tells the barrier that the keys for which group returns the
+// same string become ready one at a time: a key of a group completes only
+// after the group's ready key is taken (the segments of one sequence in a
+// sequence.StateSaver, the next completed by the state the consumer of
+// the last saves). After Close, a TakeMany then counts the groups, not
+// the keys, that may yet be ready, and fails with end of input as soon as
+// they are fewer than it asks for, rather than waiting for keys that
+// could complete only after the take returned. Call it before the
+// barrier is used.
+func (b *Barrier) SetGroups(group func(key string) string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.group = group
+}
+
+// mayBeReady returns how many elements could be ready at once, for a
+// full take after Close. b.mu is held.
+func (b *Barrier) mayBeReady() int {
+	if b.group == nil {
+		return len(b.ready) + len(b.incomplete)
+	}
+	groups := make(map[string]struct{}, len(b.ready)+len(b.incomplete))
+	for _, e := range b.ready {
+		groups[b.group(e.key)] = struct{}{}
+	}
+	for k := range b.incomplete {
+		groups[b.group(k)] = struct{}{}
+	}
+	return len(groups)
+}
+
 // decide completes t if it can be decided now and reports whether it was.
 // b.mu is held.
 func (b *Barrier) decide(t *barrierTake) bool {
@@ -481,7 +515,7 @@ func (b *Barrier) decide(t *barrierTake) bool {
 		if t.upTo {
 			deliver = min(t.n, avail)
 		} else {
-			avail += len(b.incomplete)
+			avail = b.mayBeReady()
 		}
 		if avail < max(deliver, 1) {
 			t.err = fmt.Errorf("Barrier '%s' is closed and has insufficient elements (requested %d, total size %d): %w",

@@ -607,3 +607,70 @@ func BenchmarkBarrierInsertTake(b *testing.B) {
 		}
 	}
 }
+
+// With groups, a full take after Close counts the groups that may yet be
+// ready, not the keys: keys of one group complete one at a time, so a
+// take of more than there are groups fails at once (a waiting one too),
+// where without groups it waits for keys that cannot all be ready
+// together.
+func TestBarrierGroupsAfterClose(t *testing.T) {
+	group := func(key string) string { return key[:1] }
+	for _, tc := range []struct {
+		name    string
+		groups  bool
+		waiting bool // the take waits before the Close
+		n       int
+		wantEOF bool
+	}{
+		{"groups, fewer than asked", true, false, 2, true},
+		{"groups, fewer than asked, waiting", true, true, 2, true},
+		{"groups, as many as asked", true, false, 1, false},
+		{"no groups", false, false, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := barrierNew(t)
+				if tc.groups {
+					b.SetGroups(group)
+				}
+				// One group "a": a1 ready, a2 and a3 waiting for component 1.
+				barrierFill(t, b, "a1")
+				barrierInsert(t, b, 0, []string{"a2", "a3"}, 2, 3)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				type result struct {
+					bb  BarrierBatch
+					err error
+				}
+				done := make(chan result, 1)
+				take := func() {
+					bb, err := b.TakeMany(ctx, tc.n)
+					done <- result{bb, err}
+				}
+				if tc.waiting {
+					go take()
+					synctest.Wait()
+				}
+				if err := b.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if !tc.waiting {
+					go take()
+				}
+				synctest.Wait()
+				select {
+				case r := <-done:
+					if tc.wantEOF != errors.Is(r.err, io.EOF) || !tc.wantEOF && r.bb.Len() != tc.n {
+						t.Fatalf("TakeMany(%d) = %d elements, %v", tc.n, r.bb.Len(), r.err)
+					}
+				default:
+					if tc.wantEOF || tc.n == 1 {
+						t.Fatalf("TakeMany(%d) still waits", tc.n)
+					}
+					cancel() // without groups it waits for a2 and a3, as TensorFlow's does
+					<-done
+				}
+			})
+		})
+	}
+}

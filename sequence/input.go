@@ -135,13 +135,14 @@ const keyChunk = 4 << 10
 // chunk of a (nil: made for them), where a string each would make an
 // example's keys its most frequent allocation.
 //
-// count is at most 99999 (segment checks it), so every key has five
-// digits twice and the same length.
-//
 // keys is room for the keys, used when it is large enough.
 func (a *keyArena) segmentKeys(count int, key string, keys []string) (_ []string, stop string) {
-	n := 15 + len(key)
-	size := count*n + 5 + len(key)
+	// Keys are 15 bytes and the input key long up to 99999 segments;
+	// beyond, "%05d" takes more digits.
+	size := 5 + len(key)
+	for s := range count {
+		size += segmentKeyLen(s, count, key)
+	}
 	var all string
 	if a == nil || size > keyChunk/4 {
 		// Too large to share a chunk well.
@@ -165,16 +166,33 @@ func (a *keyArena) segmentKeys(count int, key string, keys []string) (_ []string
 		keys = make([]string, count)
 	}
 	keys = keys[:count]
+	off := 0
 	for s := range keys {
-		keys[s] = all[s*n : (s+1)*n]
+		n := segmentKeyLen(s, count, key)
+		keys[s] = all[off : off+n]
+		off += n
 	}
-	return keys, all[count*n:]
+	return keys, all[off:]
+}
+
+// segmentKeyLen is the length of segmentKey(s, count, key).
+func segmentKeyLen(s, count int, key string) int {
+	return paddedLen(s) + len("_of_") + paddedLen(count) + len(":") + len(key)
+}
+
+// paddedLen is the length of appendPadded's n: 5 digits, or more.
+func paddedLen(n int) int {
+	w := 5
+	for ; n >= 100000; n /= 10 {
+		w++
+	}
+	return w
 }
 
 // writeSegmentKeys writes the keys of count segments of key and the stop
 // key to sb.
 func writeSegmentKeys(sb *strings.Builder, count int, key string) {
-	var digits [16]byte
+	var digits [48]byte
 	for s := range count {
 		sb.Write(appendSegmentKey(digits[:0], s, count, ""))
 		sb.WriteString(key)
@@ -439,12 +457,7 @@ func segment(in *Input, l *layout, u int, e *example, keys *keyArena) error {
 	if in.Length > math.MaxInt32 {
 		return invalidf("Input length %d does not fit in int32", in.Length)
 	}
-	count := padded / u
-	if count > 99999 {
-		// The key format has five digits; more segments would break the
-		// keys' order and TensorFlow's format.
-		return invalidf("sequence of padded length %d makes %d segments of %d, more than 99999", padded, count, u)
-	}
+	count := padded / u // beyond 99999, "%05d" takes more digits, as in TensorFlow's keys
 	e.key, e.length, e.count = in.Key, in.Length, count
 	e.keys, e.stop = keys.segmentKeys(count, in.Key, e.keys[:0])
 	// The dense sequences and context in one slice.

@@ -134,6 +134,12 @@ func newStateSaver(batchSize, numUnroll int, initialStates map[string]tensor.Ten
 	if s.barrier, err = queue.NewBarrier(s.name+"/barrier", dtypes, shapes); err != nil {
 		return nil, fmt.Errorf("sequence: %w", err)
 	}
+	// A sequence's segments are ready one at a time, each completed by
+	// the state saved for the one before: once closed, a full batch needs
+	// as many sequences with segments left as it has rows, and without
+	// them Next ends (DropRemainder) rather than wait for segments that
+	// only its own caller could complete.
+	s.barrier.SetGroups(sequenceOfKey)
 	capacity := s.capacity
 	if capacity == 0 {
 		capacity = math.MaxInt // TensorFlow's unbounded -1
@@ -569,4 +575,10 @@ func (s *StateSaver) IsClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closing
+}
+
+// sequenceOfKey returns the part of a segment's key that names its
+// sequence: what follows "%05d_of_%05d:" (SQ-07).
+func sequenceOfKey(key string) string {
+	return key[strings.IndexByte(key, ':')+1:]
 }
