@@ -85,6 +85,14 @@ def rows():
     rel = "decode/testdata/tf_decode_jpeg.json"
     add("tf.io.decode_jpeg (dct_method default and INTEGER_ACCURATE)", rel, load(rel)["cases"], "jpegs.py",
         "pixels of 49 JPEGs, baseline and progressive: every subsampling, qualities 5-100, 16-bit tables, restarts, gray, partial MCUs, no DHT")
+    for name, what in (
+            ("sampling", "JPEGs cjpeg writes with other sampling factors (4:1:1, 4:1:0, luma 1×4 and 2×4, ratios of 3, "
+                         "chroma above luma, chroma of two samplings; widths where libjpeg replicates), and one it refuses"),
+            ("smoothing", "progressive JPEGs libjpeg block-smooths: successive approximation without refinement, DC only, "
+                          "spectral selection cut short, in every sampling, gray with sampling factors, with restarts, last scan cut short"),
+            ("resync", "JPEGs with restart intervals and a stray, missing, repeated or misnumbered marker, baseline and progressive")):
+        rel = "decode/testdata/tf_decode_jpeg_%s.json" % name
+        add("tf.io.decode_jpeg", rel, load(rel)["cases"], "jpegs_libjpeg.py", what)
 
     rel = "example/testdata/tfref.json"
     d = load(rel)
