@@ -57,6 +57,17 @@ type batchResult struct {
 	err error
 }
 
+// goDequeue starts a batch dequeue in a goroutine of its own and returns
+// where its result comes.
+func goDequeue(ctx context.Context, q Queue, n int, upTo bool) <-chan batchResult {
+	c := make(chan batchResult, 1)
+	go func() {
+		b, err := dequeueBatch(ctx, q, n, upTo)
+		c <- batchResult{b, err}
+	}()
+	return c
+}
+
 // TestPRI02BlockedBatchIsSmallestInOrder: a Priority queue's DequeueMany
 // or DequeueUpTo that has to wait takes nothing until the queue holds its
 // whole batch, then takes the n smallest, in order (PRI-02, PRI-03); while
@@ -103,11 +114,7 @@ func TestPRI02BlockedBatchIsSmallestInOrder(t *testing.T) {
 				if tt.before.p != nil {
 					tt.before.enqueue(t, q)
 				}
-				got := make(chan batchResult, 1)
-				go func() {
-					b, err := dequeueBatch(bg, q, tt.n, tt.upTo)
-					got <- batchResult{b, err}
-				}()
+				got := goDequeue(bg, q, tt.n, tt.upTo)
 				for i, e := range tt.then {
 					synctest.Wait()
 					if i == len(tt.then)-1 {
@@ -200,11 +207,7 @@ func TestPRI02BlockedBatchAtClose(t *testing.T) {
 				if tt.closed {
 					closeQueue(bg, q, tt.now)
 				}
-				got := make(chan batchResult, 1)
-				go func() {
-					b, err := dequeueBatch(bg, q, tt.n, tt.upTo)
-					got <- batchResult{b, err}
-				}()
+				got := goDequeue(bg, q, tt.n, tt.upTo)
 				synctest.Wait()
 				if !tt.closed {
 					if s := q.Size(); s != len(tt.before.p) {
@@ -246,16 +249,9 @@ func TestPRI02BlockedBatchAtClose(t *testing.T) {
 func TestPRI02BlockedBatchesServedInArrivalOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := mustPriority(t, 10)
-		first, second := make(chan batchResult, 1), make(chan batchResult, 1)
-		go func() {
-			b, err := q.DequeueMany(bg, 3)
-			first <- batchResult{b, err}
-		}()
+		first := goDequeue(bg, q, 3, false)
 		synctest.Wait()
-		go func() {
-			b, err := q.DequeueMany(bg, 1)
-			second <- batchResult{b, err}
-		}()
+		second := goDequeue(bg, q, 1, false)
 		synctest.Wait()
 		prioElems{[]int64{5}, []int32{50}}.enqueue(t, q)
 		synctest.Wait()
@@ -287,16 +283,9 @@ func TestQ48PriorityBatchCancelled(t *testing.T) {
 		q := mustPriority(t, 10)
 		prioElems{[]int64{1, 1}, []int32{100, 200}}.enqueue(t, q)
 		ctx, cancel := context.WithCancel(bg)
-		first, second := make(chan batchResult, 1), make(chan batchResult, 1)
-		go func() {
-			b, err := q.DequeueMany(ctx, 3)
-			first <- batchResult{b, err}
-		}()
+		first := goDequeue(ctx, q, 3, false)
 		synctest.Wait()
-		go func() {
-			b, err := q.DequeueUpTo(bg, 2)
-			second <- batchResult{b, err}
-		}()
+		second := goDequeue(bg, q, 2, true)
 		synctest.Wait()
 		if q.Size() != 2 || len(second) != 0 {
 			t.Fatalf("size %d, second done %v; want 2 and waiting behind the first", q.Size(), len(second) != 0)
@@ -322,11 +311,7 @@ func TestQ48PriorityBatchCancelled(t *testing.T) {
 func TestPRI02BatchLargerThanCapacity(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := mustPriority(t, 2)
-		got := make(chan batchResult, 1)
-		go func() {
-			b, err := q.DequeueMany(bg, 3)
-			got <- batchResult{b, err}
-		}()
+		got := goDequeue(bg, q, 3, false)
 		synctest.Wait()
 		prioElems{[]int64{5, 4}, []int32{50, 40}}.enqueue(t, q)
 		prioElems{[]int64{1}, []int32{10}}.enqueue(t, q) // TensorFlow's blocks here
@@ -338,11 +323,7 @@ func TestPRI02BatchLargerThanCapacity(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := mustPriority(t, 2)
 		ctx, cancel := context.WithCancel(bg)
-		got := make(chan batchResult, 1)
-		go func() {
-			b, err := q.DequeueMany(ctx, 5)
-			got <- batchResult{b, err}
-		}()
+		got := goDequeue(ctx, q, 5, false)
 		synctest.Wait()
 		prioElems{[]int64{1, 1}, []int32{100, 200}}.enqueue(t, q)
 		prioElems{[]int64{1}, []int32{300}}.enqueue(t, q)
