@@ -182,15 +182,17 @@ func (f *fixedLengthFormat) fill(need int) error {
 	return nil
 }
 
-// streamError is a failed read of the record at f.index, which has a key
-// though it was never produced: bad data where a decompressor failed, an
-// I/O error of the file otherwise.
+// streamError is a failed read of the record at f.index: bad data where
+// a decompressor failed (the record has a key though it was never
+// produced), an I/O error of the file otherwise, both naming the record's
+// offset.
 func (f *fixedLengthFormat) streamError(err error) error {
-	if f.closer != nil {
-		err = fmt.Errorf("%v stream: %w", f.compression, err)
+	off := int64(f.headerBytes) + f.index*f.hop()
+	if f.closer == nil {
+		return fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, off, err)
 	}
-	return &dataerr.Error{File: f.work, Offset: int64(f.headerBytes) + f.index*f.hop(), Record: f.index,
-		Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: err}
+	return &dataerr.Error{File: f.work, Offset: off, Record: f.index,
+		Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: fmt.Errorf("%v stream: %w", f.compression, err)}
 }
 
 // OnWorkStarted opens the file and skips its header.
