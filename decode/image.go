@@ -226,11 +226,18 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	}
 
 	if f == "jpeg" {
-		if t, ok := d.decodeJPEG(b, to); ok {
+		t, err := d.decodeJPEG(b, to)
+		if !errors.Is(err, errJPEGUnsupported) {
+			if err != nil {
+				return fail(err)
+			}
 			return t, nil
 		}
-		// Arithmetic-coded, CMYK and other JPEGs, and errors, are
-		// image/jpeg's, whose messages name what is wrong.
+		// Arithmetic-coded, 12-bit, CMYK and other JPEGs sluice does not
+		// decode itself are image/jpeg's. A JPEG sluice's decoder finds
+		// bad is not: image/jpeg accepts some that libjpeg refuses, such
+		// as an image 0 pixels high (whose height a DNL marker was to
+		// give).
 	}
 
 	var cfg image.Config
@@ -271,6 +278,13 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	if err != nil {
 		return fail(err)
 	}
+	if r := img.Bounds(); r.Empty() {
+		// Go's decoders return an image of no pixels for a JPEG or GIF
+		// frame 0 pixels wide or high, where libjpeg and giflib fail
+		// (TensorFlow: "Invalid JPEG data or crop window", "failed to
+		// slurp gif file").
+		return fail(fmt.Errorf("empty image, %d×%d", r.Dx(), r.Dy()))
+	}
 	channels := d.channels
 	if channels == 0 {
 		channels = nativeChannels(f, b, img)
@@ -285,12 +299,11 @@ var jpegDecoders = sync.Pool{New: func() any { return new(jpegDecoder) }}
 
 const maxPooledPlanes = 24 << 20
 
-// decodeJPEG decodes a sequential JPEG as TensorFlow does, with sluice's
-// own decoder and libjpeg's inverse DCT, reporting false for any JPEG it
-// does not decode (errJPEGUnsupported) and for errors, which image/jpeg
-// describes. With to, it writes a color image's pixels there and returns
-// the zero Tensor.
-func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, bool) {
+// decodeJPEG decodes a JPEG as TensorFlow does, with sluice's own decoder
+// and libjpeg's inverse DCT; errJPEGUnsupported reports a JPEG it does not
+// decode, for image/jpeg. With to, it writes a color image's pixels there
+// and returns the zero Tensor.
+func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, error) {
 	jd := jpegDecoders.Get().(*jpegDecoder)
 	defer func() {
 		if cap(jd.buf) > maxPooledPlanes {
@@ -301,10 +314,11 @@ func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, bool) {
 	jd.accurate = d.accurate
 	img, err := jd.decode(b, d.maxBytes)
 	if err != nil {
-		return tensor.Tensor{}, false
+		return tensor.Tensor{}, err
 	}
 	if r := img.Bounds(); int64(r.Dx())*int64(r.Dy())*4 > d.maxBytes {
-		return tensor.Tensor{}, false // over the limit as Decode counts it
+		// Over the limit as Decode counts it.
+		return tensor.Tensor{}, fmt.Errorf("%w: %d×%d pixels take %d bytes, over the limit of %d", ErrImageTooLarge, r.Dx(), r.Dy(), int64(r.Dx())*int64(r.Dy())*4, d.maxBytes)
 	}
 	channels := d.channels
 	if channels == 0 {
@@ -326,9 +340,9 @@ func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, bool) {
 		} else {
 			writeYCC(img.(*jpegYCbCr), px, win)
 		}
-		return tensor.Tensor{}, true
+		return tensor.Tensor{}, nil
 	}
-	return toHWC(img, channels), true
+	return toHWC(img, channels), nil
 }
 
 // fit writes img, [h, w, c] uint8 pixels, into dst, height × width × c,
