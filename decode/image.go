@@ -240,6 +240,10 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 		// give).
 	}
 
+	var info pngInfo
+	if f == "png" {
+		b, info = scanPNG(b)
+	}
 	var cfg image.Config
 	var err error
 	r := bytes.NewReader(b)
@@ -287,9 +291,13 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	}
 	channels := d.channels
 	if channels == 0 {
-		channels = nativeChannels(f, b, img)
+		channels = nativeChannels(f, info, img)
 	}
-	return toHWC(img, channels), nil
+	var gg *grayGamma
+	if f == "png" && channels == 1 && info.colorType&2 != 0 {
+		gg = newGrayGamma(info.gamma, info.depth, info.sigBits)
+	}
+	return toHWC(img, channels, gg), nil
 }
 
 // jpegDecoders are the decoders of sequential JPEGs, whose memory each
@@ -322,7 +330,7 @@ func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, error) {
 	}
 	channels := d.channels
 	if channels == 0 {
-		channels = nativeChannels("jpeg", b, img)
+		channels = nativeChannels("jpeg", pngInfo{}, img)
 	}
 	if _, gray := img.(*image.Gray); !gray && to != nil {
 		w, h := img.Bounds().Dx(), img.Bounds().Dy()
@@ -342,7 +350,7 @@ func (d *Image) decodeJPEG(b []byte, to *fitting) (tensor.Tensor, error) {
 		}
 		return tensor.Tensor{}, nil
 	}
-	return toHWC(img, channels), nil
+	return toHWC(img, channels, nil), nil
 }
 
 // fit writes img, [h, w, c] uint8 pixels, into dst, height × width × c,
@@ -367,8 +375,8 @@ func fit(dst []uint8, img tensor.Tensor, height, width int) {
 }
 
 // nativeChannels is the channel count TensorFlow gives an image decoded
-// with channels 0.
-func nativeChannels(format string, b []byte, img image.Image) int {
+// with channels 0; info is a PNG's.
+func nativeChannels(format string, info pngInfo, img image.Image) int {
 	switch format {
 	case "gif":
 		return 3
@@ -379,9 +387,10 @@ func nativeChannels(format string, b []byte, img image.Image) int {
 		return 3
 	}
 	// PNG: the IHDR colour type says what was encoded (Go's decoder widens
-	// RGB to RGBA and gray with alpha to NRGBA); a palette counts its
-	// transparency, gray and RGB do not.
-	switch b[25] {
+	// RGB to RGBA and gray with alpha to NRGBA). A palette with a tRNS
+	// chunk has 4, whatever its alphas, as TensorFlow asks libpng whether
+	// there is one (png_get_valid); gray and RGB do not count theirs.
+	switch info.colorType {
 	case 0:
 		return 1
 	case 4:
@@ -389,12 +398,8 @@ func nativeChannels(format string, b []byte, img image.Image) int {
 	case 6:
 		return 4
 	case 3:
-		if p, ok := img.(*image.Paletted); ok {
-			for _, c := range p.Palette {
-				if _, _, _, a := c.RGBA(); a != 0xffff {
-					return 4
-				}
-			}
+		if info.trns {
+			return 4
 		}
 	}
 	return 3

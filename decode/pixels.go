@@ -8,13 +8,14 @@ import (
 )
 
 // toHWC converts img to a [h, w, channels] uint8 tensor; two channels are
-// gray and alpha. Each of Go's concrete image types has its own loop, so
-// no pixel goes through the image.Image interface.
-func toHWC(img image.Image, channels int) tensor.Tensor {
+// gray and alpha. gg, if not nil, converts color to gray. Each of Go's
+// concrete image types has its own loop, so no pixel goes through the
+// image.Image interface.
+func toHWC(img image.Image, channels int, gg *grayGamma) tensor.Tensor {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	out := make([]uint8, w*h*channels)
-	px := pixelWriter{out: out, channels: channels}
+	px := pixelWriter{out: out, channels: channels, gg: gg}
 	switch m := img.(type) {
 	case *image.Gray:
 		for y := range h {
@@ -109,6 +110,7 @@ type pixelWriter struct {
 	out      []uint8
 	i        int
 	channels int
+	gg       *grayGamma // libpng's gamma-correct gray, or nil for luma's
 }
 
 func (p *pixelWriter) gray(v, a uint8) {
@@ -130,9 +132,9 @@ func (p *pixelWriter) rgba(r, g, b, a uint8) {
 	o := p.out[p.i : p.i+p.channels]
 	switch p.channels {
 	case 1:
-		o[0] = luma(r, g, b)
+		o[0] = p.luma(r, g, b)
 	case 2:
-		o[0], o[1] = luma(r, g, b), a
+		o[0], o[1] = p.luma(r, g, b), a
 	case 3:
 		o[0], o[1], o[2] = r, g, b
 	case 4:
@@ -152,7 +154,13 @@ func (p *pixelWriter) rgba16(s []uint8) {
 	r := uint32(s[0])<<8 | uint32(s[1])
 	g := uint32(s[2])<<8 | uint32(s[3])
 	b := uint32(s[4])<<8 | uint32(s[5])
-	v := uint8(lumaCoeffs(r, g, b) >> 8)
+	var v uint8
+	if p.gg != nil {
+		v = uint8(p.gg.gray16(r, g, b) >> 8)
+	} else {
+		// libpng's 16-bit sum rounds, where its 8-bit one truncates.
+		v = uint8((9797*r + 19234*g + 3737*b + 16384) >> 23)
+	}
 	if p.channels == 1 {
 		p.out[p.i] = v
 	} else {
@@ -161,19 +169,23 @@ func (p *pixelWriter) rgba16(s []uint8) {
 	p.i += p.channels
 }
 
-// luma converts a color to gray as TensorFlow's PNG decoder has libpng do
-// it (png_set_rgb_to_gray with 0.299 and 0.587).
-func luma(r, g, b uint8) uint8 {
-	return uint8(lumaCoeffs(uint32(r), uint32(g), uint32(b)))
+// luma is the gray of an 8-bit color, gamma-correct if p.gg says so.
+func (p *pixelWriter) luma(r, g, b uint8) uint8 {
+	if p.gg != nil {
+		return p.gg.gray8(r, g, b)
+	}
+	return luma(r, g, b)
 }
 
-// lumaCoeffs is libpng's rgb_to_gray without gamma: the weights in 15-bit
+// luma converts a color to gray as TensorFlow's PNG decoder has libpng do
+// it (png_set_rgb_to_gray with 0.299 and 0.587) for a file without a gamma
+// or of gamma near 1 (grayGamma does the others): the weights in 15-bit
 // fixed point, truncated as libpng converts them (29900·32768/100000 and
 // 58700·32768/100000, blue taking the rest), and the sum truncated too.
-// Found against TensorFlow's output on 8- and 16-bit images.
-func lumaCoeffs(r, g, b uint32) uint32 {
+// A color JPEG's gray is its luma plane instead, as libjpeg's.
+func luma(r, g, b uint8) uint8 {
 	if r == g && r == b {
 		return r
 	}
-	return (9797*r + 19234*g + 3737*b) >> 15
+	return uint8((9797*uint32(r) + 19234*uint32(g) + 3737*uint32(b)) >> 15)
 }
