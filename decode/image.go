@@ -241,8 +241,11 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	}
 
 	var info pngInfo
-	if f == "png" {
+	switch f {
+	case "png":
 		b, info = scanPNG(b)
+	case "gif":
+		b = gifFirstFrame(b)
 	}
 	var cfg image.Config
 	var err error

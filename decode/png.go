@@ -30,8 +30,9 @@ type pngInfo struct {
 // Go's decoder refuses. Those are an ancillary chunk whose CRC is wrong
 // (libpng warns and skips it), a tRNS chunk libpng finds invalid (of the
 // wrong length, longer than the palette, in an image with an alpha channel,
-// a second one, or after the image data) and a PLTE chunk in a grayscale
-// image. Critical chunks with a wrong CRC, and whatever is not a whole
+// a second one, one before the PLTE, or after the image data) and a PLTE
+// chunk in a grayscale image; a palette of more entries than the bit depth
+// indexes is cut to those, as libpng cuts it. Critical chunks with a wrong CRC, and whatever is not a whole
 // chunk, are left for Go's decoder to refuse, as libpng refuses them.
 func scanPNG(b []byte) ([]byte, pngInfo) {
 	var info pngInfo
@@ -76,8 +77,15 @@ func scanPNG(b []byte) ([]byte, pngInfo) {
 			}
 			seenPLTE = true
 			numPalette = int(n / 3)
-			if info.colorType == 3 {
-				numPalette = min(numPalette, 1<<min(info.depth, 8))
+			if info.colorType == 3 && n%3 == 0 && numPalette > 1<<min(info.depth, 8) {
+				// libpng uses the entries the bit depth can index, Go's
+				// decoder refuses the chunk.
+				numPalette = 1 << info.depth
+				drop(pos, end)
+				out = binary.BigEndian.AppendUint32(out, uint32(3*numPalette))
+				out = append(out, "PLTE"...)
+				out = append(out, data[:3*numPalette]...)
+				out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[len(out)-4-3*numPalette:]))
 			}
 		case "IDAT":
 			seenIDAT = true
