@@ -2,6 +2,7 @@ package sluice
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -201,5 +202,41 @@ func TestDecodeImageOptions(t *testing.T) {
 	}
 	if bytes.Equal(fast, accurate) {
 		t.Fatal("the same pixels with AccurateDCT as without")
+	}
+}
+
+// An image of no pixels (a GIF whose first frame is 0 × 0, a JPEG whose
+// SOF says 0 rows) is an error naming its record, as TensorFlow's
+// decode_image fails on it ("failed to slurp gif file", "Invalid JPEG data
+// or crop window"), not a batch row of zeros.
+func TestDecodeImageEmptyIsAnError(t *testing.T) {
+	var ref struct {
+		Cases []struct{ Name, Data string }
+	}
+	b, err := os.ReadFile("decode/testdata/tf_decode_image_edge.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, c := range ref.Cases {
+		files[c.Name], _ = base64.StdEncoding.DecodeString(c.Data)
+	}
+	for _, f := range []string{"frame_0x0.gif", "zero.gif", "jpeg_height0.jpg", "jpeg_width0.jpg"} {
+		if len(files[f]) == 0 {
+			t.Fatalf("%s: not in the reference file", f)
+		}
+		name := filepath.Join(t.TempDir(), "empty.tfrecord")
+		writeImages(t, name, [][]byte{files[f]})
+		for b, err := range Examples(name, imageSpec, DecodeImage("img", 2, 2, 3)).Batches(t.Context(), 1) {
+			if err == nil {
+				t.Errorf("%s: decoded with no error: %v", f, b.Dense("img").Uint8s())
+			} else if !strings.Contains(err.Error(), "empty.tfrecord") {
+				t.Errorf("%s: error %q does not name the record", f, err)
+			}
+			break
+		}
 	}
 }

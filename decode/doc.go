@@ -17,7 +17,8 @@
 // image format), so that a
 // failing record is easy to find and tests written against TensorFlow's
 // messages keep matching. No input makes a decoder panic, and no header
-// makes it allocate more than its limit.
+// makes it allocate more than a small multiple of its limit (an image
+// decoder's is MaxBytes, which says how much).
 //
 // The reference outputs under testdata were written by TensorFlow 2.21
 // (tools/tfref/decode.py); where sluice deliberately differs, the

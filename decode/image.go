@@ -54,30 +54,40 @@ func (e *ImageError) Unwrap() error { return e.Err }
 // does with expand_animations=False.
 //
 // Channels 0 keeps the image's own channel count: 1 for grayscale, 2 for
-// a grayscale PNG with alpha, 3 for color, 4 with alpha (a PNG palette with
-// transparency, RGBA PNG, 32-bit BMP); a GIF always has 3. Channels 1, 3 or
-// 4 convert: gray is replicated into color, alpha is dropped or added as
-// opaque, and color becomes gray with the Rec. 601 weights as libpng
-// computes them (a color JPEG's gray is its luma plane, as libjpeg's).
-// Which conversions a format allows is TensorFlow's rule: JPEG takes 0, 1
-// or 3, GIF 0 or 3, BMP 0, 3 or 4, PNG any.
+// a grayscale PNG with alpha, 3 for color, 4 with alpha (an RGBA PNG, a
+// palette PNG with a tRNS chunk, 32-bit BMP); a GIF always has 3.
+// Channels 1, 3 or 4 convert: gray is replicated into color, alpha is
+// dropped or added as opaque, and color becomes gray with the Rec. 601
+// weights as libpng computes them, through linear light when the PNG's
+// sRGB or gAMA chunk gives it a gamma not near 1, as libpng's
+// png_set_rgb_to_gray does (a color JPEG's gray is its luma plane, as
+// libjpeg's). Which conversions a format allows is TensorFlow's rule: JPEG
+// takes 0, 1 or 3, GIF 0 or 3, BMP 0, 3 or 4, PNG any.
 //
-// PNG, GIF and BMP decode exactly as TensorFlow does, including its
-// readings of 16-bit PNGs (the high byte of each sample) and of 8-bit BMPs
-// (the palette indices, as gray). So do JPEGs (baseline, extended and
-// progressive, 8-bit, gray or YCbCr: what cameras, browsers, PIL and
-// TensorFlow write), which sluice decodes itself with libjpeg's fast
-// integer inverse DCT (the dct_method TensorFlow's decode_jpeg uses by
-// default), chroma upsampling and color tables, faster than image/jpeg
-// (baseline JPEGs two to three times). Rarer JPEGs (arithmetic-coded,
-// 12-bit, CMYK) are decoded by Go's image/jpeg and converted the same way,
-// so only the inverse DCTs' rounding differs from TensorFlow's: a few
-// levels.
+// PNG, GIF and BMP decode as TensorFlow does, with the differences below,
+// including its readings of 16-bit PNGs (the high byte of each sample) and
+// of 8-bit BMPs (the palette indices, as gray), and what libpng and giflib
+// accept that Go's decoders refuse: a PNG's ancillary chunk with a bad CRC
+// and invalid tRNS chunks are skipped, a palette longer than the bit depth
+// indexes is cut, and a GIF's first frame may extend past its logical
+// screen. So do JPEGs (baseline, extended and progressive, 8-bit, gray or
+// YCbCr: what cameras, browsers, PIL and TensorFlow write), which sluice
+// decodes itself with libjpeg's fast integer inverse DCT (the dct_method
+// TensorFlow's decode_jpeg uses by default), chroma upsampling and color
+// tables, faster than image/jpeg (baseline JPEGs two to three times).
+// Rarer JPEGs (arithmetic-coded, 12-bit, CMYK) are decoded by Go's
+// image/jpeg and converted the same way, so only the inverse DCTs'
+// rounding differs from TensorFlow's: a few levels. An image of no pixels
+// is an error, as in TensorFlow.
 //
-// Two deliberate differences, where TensorFlow's output is a bug: a 1-, 2-
-// or 4-bit PNG decoded to 4 channels is opaque (TensorFlow sets its alpha
-// to 1, 3 or 15), and a GIF whose first frame is offset on its canvas
-// yields that frame's pixels (TensorFlow: zeros of the frame's size).
+// Deliberate differences, where TensorFlow's output is a bug: a 1-, 2- or
+// 4-bit PNG decoded to 4 channels is opaque (TensorFlow sets its alpha to
+// 1, 3 or 15), and a GIF whose first frame is offset on its canvas yields
+// that frame's pixels (TensorFlow: the frame's size, the frame shifted
+// right and down by its offset within it, zeros where it is not). And
+// where matching libpng would take a decoder of sluice's own: a PNG whose
+// zlib stream holds data after the last row is an error (libpng warns and
+// decodes it).
 //
 // An Image holds no per-call state and may be used by many goroutines.
 type Image struct {
@@ -90,8 +100,15 @@ type Image struct {
 // An ImageOption configures an Image decoder.
 type ImageOption func(*Image)
 
-// MaxBytes caps the memory one decoded image may take, checked against
-// the size in its header before any pixel is decoded (default 1<<28).
+// MaxBytes caps the size of a decoded image as its header gives it,
+// checked before any pixel is decoded (default 1<<28): width × height × 4
+// bytes, or 8 for a 16-bit PNG with color or alpha (what Go's decoders
+// hold), must be at most n. It bounds, rather than counts, what a decode
+// allocates: besides that image, the output tensor takes up to 4 bytes a
+// pixel and an interlaced PNG's passes about one more image, so a decode
+// takes up to about 3n (2.5n measured for an interlaced 16-bit RGBA PNG),
+// plus a copy of the encoded bytes for a PNG or GIF whose chunks sluice
+// mends.
 func MaxBytes(n int64) ImageOption { return func(d *Image) { d.maxBytes = n } }
 
 // MaxScans caps the scans of a JPEG (default 100): a file of more is

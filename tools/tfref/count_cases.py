@@ -82,6 +82,13 @@ def rows():
     rel = "decode/testdata/tf_decode_image.json"
     add("tf.io.decode_image / decode_png / decode_jpeg / decode_gif / decode_bmp", rel,
         load(rel)["cases"], "decode.py", "pixels of each file at each channel count")
+    rel = "decode/testdata/tf_decode_image_edge.json"
+    add("tf.io.decode_image", rel, load(rel)["cases"], "imageedge.py",
+        "images of no pixels; PNG chunks libpng skips (bad CRCs, invalid or opaque tRNS, PLTE in gray, "
+        "palettes past the bit depth), zlib data after the last row; GIFs past or without a logical screen")
+    rel = "decode/testdata/tf_png_gray.json"
+    add("tf.io.decode_png(channels=1)", rel, load(rel)["cases"], "pnggray.py",
+        "color PNGs (8- and 16-bit RGB, RGBA, palette) with sRGB, gAMA of many values, both, invalid ones, and sBIT")
     rel = "decode/testdata/tf_decode_jpeg.json"
     add("tf.io.decode_jpeg (dct_method default and INTEGER_ACCURATE)", rel, load(rel)["cases"], "jpegs.py",
         "pixels of 49 JPEGs, baseline and progressive: every subsampling, qualities 5-100, 16-bit tables, restarts, gray, partial MCUs, no DHT")
