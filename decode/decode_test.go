@@ -322,6 +322,14 @@ func TestImageSizeLimitBeforeAllocation(t *testing.T) {
 	gifHuge := encode(t, "gif", small)
 	binary.LittleEndian.PutUint16(gifHuge[6:], 0xffff) // logical screen
 	binary.LittleEndian.PutUint16(gifHuge[8:], 0xffff)
+	// And the first frame, whose size is the output's (giflib's, as
+	// TensorFlow reads GIFs), whatever the screen's.
+	desc := 13 + 3<<(gifHuge[10]&7+1)
+	if gifHuge[desc] != 0x2c {
+		t.Fatalf("no image descriptor at %d", desc)
+	}
+	binary.LittleEndian.PutUint16(gifHuge[desc+5:], 0xffff)
+	binary.LittleEndian.PutUint16(gifHuge[desc+7:], 0xffff)
 	var jb bytes.Buffer
 	jpeg.Encode(&jb, small, nil)
 	jpegHuge := jb.Bytes()
