@@ -924,6 +924,11 @@ func (d *jpegDecoder) decodeBlock(c *jpegComp, dst []byte) error {
 			sym, l = byte(e>>8), uint(e&lutBits)
 		} else if sym, l = c.ac.slow(acc); l == 0 {
 			d.acc, d.n = acc, n
+			// d.blk is to be all zeros between blocks, for the next
+			// decode too when d is pooled.
+			for m := nz; m != 0; m &= m - 1 {
+				blk[bits.TrailingZeros64(m)&63] = 0
+			}
 			return errors.New("bad Huffman code")
 		}
 		acc <<= l

@@ -995,3 +995,47 @@ func TestJPEGMaxScans(t *testing.T) {
 		}
 	}
 }
+
+// A decode that fails in the middle of a block (a bad Huffman code after
+// some AC coefficients) leaves the decoder as clean as a new one: pooled,
+// it decodes the next JPEG as a new decoder does. (It once kept that
+// block's coefficients, which the next file's first block then added to
+// its own; FuzzImage found it, as DecodeFit differing from Decode.)
+func TestJPEGDecoderCleanAfterBadHuffmanCode(t *testing.T) {
+	good, err := os.ReadFile("testdata/images/rgb.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := new(jpegDecoder).decode(good, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPix := toHWC(want, 3, nil).Uint8s()
+	sos := bytes.Index(good, []byte{0xff, jpegSOS})
+	failed := 0
+	// Put sixteen 1 bits, which the standard tables' codes never begin
+	// with, at each of the first bytes of the scan data in turn, after a
+	// byte of each value, and decode the good file after.
+	for off := sos + 14; off < min(sos+400, len(good)-6); off++ {
+		for _, v := range []byte{0x00, 0x5a, 0xa5, 0xfe} {
+			bad := bytes.Clone(good)
+			copy(bad[off:], []byte{v, 0xff, 0x00, 0xff, 0x00})
+			jd := new(jpegDecoder)
+			if _, err := jd.decode(bad, 1<<20); err == nil || !strings.Contains(err.Error(), "bad Huffman code") {
+				continue
+			}
+			failed++
+			got, err := jd.decode(good, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(toHWC(got, 3, nil).Uint8s(), wantPix) {
+				t.Fatalf("after a bad Huffman code at byte %d (%#x), the next JPEG decodes otherwise than by a new decoder", off, v)
+			}
+		}
+	}
+	if failed < 10 {
+		t.Fatalf("only %d corruptions gave a bad Huffman code", failed)
+	}
+	t.Logf("%d corruptions gave a bad Huffman code", failed)
+}
