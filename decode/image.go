@@ -84,9 +84,9 @@ func (e *ImageError) Unwrap() error { return e.Err }
 // 4-bit PNG decoded to 4 channels is opaque (TensorFlow sets its alpha to
 // 1, 3 or 15), and a GIF whose first frame is offset on its canvas yields
 // that frame's pixels (TensorFlow: the frame's size, the frame shifted
-// right and down by its offset within it, zeros where it is not). And
-// where matching libpng would take a decoder of sluice's own: a PNG whose
-// zlib stream holds data after the last row is an error (libpng warns and
+// right and down by its offset within it, zeros where it is not). And one
+// that remains to be removed: a PNG whose zlib stream holds data after the
+// last row is an error, as Go's image/png makes it (libpng warns and
 // decodes it).
 //
 // An Image holds no per-call state and may be used by many goroutines.
