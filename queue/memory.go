@@ -19,14 +19,16 @@ import (
 // is lower: a batch above it could not be used even if the allocation
 // succeeded.
 func checkPaddedSize(d tensor.DType, shape tensor.Shape) error {
-	n, err := shape.CheckedNumElements()
-	if err == nil {
+	// NumElements, not CheckedNumElements, and a copy of shape in the
+	// error: the caller builds shape on its stack, and an error holding
+	// it would move it to the heap for every batch.
+	if n := shape.NumElements(); n >= 0 {
 		size := uint64(elemBytes(d)) * uint64(n) // cannot overflow: n <= 2^48
 		if size <= 1<<30 || size <= memoryCap() {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: OOM when allocating tensor with shape%v and type %s", ErrResourceExhausted, shape, d.TFName())
+	return fmt.Errorf("%w: OOM when allocating tensor with shape%v and type %s", ErrResourceExhausted, shape.Clone(), d.TFName())
 }
 
 // elemBytes returns the memory one element of type d takes in a tensor.
