@@ -19,7 +19,8 @@ import (
 // A KeepStep is a Step that also says whether to keep what it produced,
 // for the Maybe batchers (TensorFlow's keep_input). keep is a Bool scalar,
 // which keeps or drops the whole element, or, with EnqueueMany, a Bool
-// vector with one flag per example.
+// vector with one flag per example. Any other keep, the zero Tensor
+// included, fails the stage with an error wrapping ErrKeepInput.
 type KeepStep func(ctx context.Context) (e queue.Element, keep tensor.Tensor, err error)
 
 // alwaysKeep adapts a Step to a KeepStep that keeps everything. A nil Step
