@@ -3,6 +3,7 @@ package sluice
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
@@ -136,6 +137,14 @@ func (b *Batch) feature(name string) (feature, int) {
 // the longest record's, so a VarLen feature becomes [Len(), longest] (a
 // VarLen feature list [Len(), most steps, longest step]); see Lengths for
 // each record's own count.
+//
+// A SparseFeature's indices are the data's, which parsing passes through
+// as TensorFlow's parse_example does. Dense panics, naming the feature,
+// the record and the index, for one outside the feature's size, where
+// TensorFlow's tf.sparse.to_dense fails ("indices[0] = [0,7] is out of
+// bounds: need 0 <= index < [2,5]"): Dense has no error to return, and
+// the value has no place in the dense tensor. Read such data with Sparse,
+// or check it first.
 func (b *Batch) Dense(name string) tensor.Tensor {
 	f, c := b.feature(name)
 	if !f.sparse {
@@ -144,7 +153,7 @@ func (b *Batch) Dense(name string) tensor.Tensor {
 	if t, ok := b.dense[name]; ok {
 		return t
 	}
-	t := toDense(b.sparse(c))
+	t := toDense(name, b.sparse(c))
 	if b.dense == nil {
 		b.dense = map[string]tensor.Tensor{}
 	}
@@ -230,18 +239,29 @@ func (b *Batch) Uint8(name string) []uint8 { return b.typed(name, tensor.Uint8).
 // Bytes returns the values of a string (bytes) feature, row after row.
 func (b *Batch) Bytes(name string) [][]byte { return b.typed(name, tensor.String).Strings() }
 
-// toDense scatters a sparse tensor into a dense one of its dense shape,
-// zero where it has no value.
-func toDense(s tensor.Sparse) tensor.Tensor {
-	t := tensor.Zeros(s.Values.DType(), s.DenseShape)
+// toDense scatters a sparse tensor, the batch of feature name, into a
+// dense one of its dense shape, zero where it has no value. It panics for
+// an index outside the dense shape, which would otherwise put the value in
+// another record's row or outside the tensor.
+func toDense(name string, s tensor.Sparse) tensor.Tensor {
 	rank := len(s.DenseShape)
+	idx := s.Indices.Int64s()
+	for i := range s.NNZ() {
+		at := idx[i*rank : (i+1)*rank]
+		for d, x := range at {
+			if x < 0 || x >= int64(s.DenseShape[d]) {
+				panic(fmt.Sprintf("sluice: feature %q: record %d: indices[%d] = %v is out of bounds: need 0 <= index < %v",
+					name, at[0], i, formatIndex(at), s.DenseShape))
+			}
+		}
+	}
+	t := tensor.Zeros(s.Values.DType(), s.DenseShape)
 	strides := make([]int, rank)
 	st := 1
 	for d := rank - 1; d >= 0; d-- {
 		strides[d] = st
 		st *= s.DenseShape[d]
 	}
-	idx := s.Indices.Int64s()
 	pos := make([]int, s.NNZ())
 	for i := range pos {
 		for d := range rank {
@@ -250,6 +270,18 @@ func toDense(s tensor.Sparse) tensor.Tensor {
 	}
 	scatter(t, s.Values, pos)
 	return t
+}
+
+// formatIndex formats an index as TensorFlow's messages do: [0,7].
+func formatIndex(at []int64) string {
+	b := []byte{'['}
+	for i, x := range at {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	return string(append(b, ']'))
 }
 
 func scatter(dst, src tensor.Tensor, pos []int) {

@@ -371,7 +371,10 @@ func CSV(files string, columns []Column, opts ...CSVOption) *Dataset {
 // Transpose, if set, permutes the dimensions of Shape in every record, as
 // tf.transpose after decode_raw and reshape does: CIFAR-10's image, stored
 // as three planes (Shape [3, 32, 32]), becomes height × width × channels
-// with Transpose [1, 2, 0].
+// with Transpose [1, 2, 0]. A transposed field's Shape must be that of
+// its Size bytes of DType, which FixedLengthRecords checks when it makes
+// the data set (an error wrapping ErrInvalid); another field's is checked
+// with the first batch.
 //
 // Decode, if set, decodes the field's bytes instead, into a tensor of
 // DType of the same shape for every record; Shape and Transpose are then
@@ -415,8 +418,17 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 			}
 		}
 		if f.Transpose != nil && f.Decode == nil {
+			// The transposer's index is sized by Shape, so Shape must
+			// be that of Size's values before it is built: a Shape
+			// that is wrong only at decode time elsewhere would
+			// otherwise size any amount of memory here, from a
+			// caller's (or sluice-serve client's) arguments.
+			if n, err := tensor.Shape(f.Shape).CheckedNumElements(); err != nil || f.DType == tensor.String || n*f.DType.Size() != f.Size {
+				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: Transpose %v: %d bytes of %v do not make shape %v: %w", f.Name, f.Transpose, f.Size, f.DType, f.Shape, ErrInvalid)
+				return d
+			}
 			var err error
-			if trs[i], err = newTransposer(f.Shape, f.Transpose); err != nil || f.DType == tensor.String {
+			if trs[i], err = newTransposer(f.Shape, f.Transpose); err != nil {
 				d.err = fmt.Errorf("sluice: FixedLengthRecords: field %q: Transpose %v of Shape %v of %v: %w", f.Name, f.Transpose, f.Shape, f.DType, ErrInvalid)
 				return d
 			}

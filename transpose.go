@@ -22,14 +22,17 @@ func gatherIndex(shape, perm []int) ([]int, error) {
 		}
 		seen[p] = true
 	}
+	// The index has an entry for every element: a shape of more
+	// elements than a tensor can hold is refused before it is sized,
+	// rather than overflow or make panic.
+	if _, err := tensor.Shape(shape).CheckedNumElements(); err != nil {
+		return nil, err
+	}
 	// strides[d] is how far apart consecutive values of dimension d are
 	// in the input.
 	strides := make([]int, len(shape))
 	n := 1
 	for d := len(shape) - 1; d >= 0; d-- {
-		if shape[d] < 0 {
-			return nil, fmt.Errorf("negative dimension in %v", shape)
-		}
 		strides[d] = n
 		n *= shape[d]
 	}

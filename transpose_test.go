@@ -28,10 +28,40 @@ func TestGatherIndex(t *testing.T) {
 			t.Errorf("gatherIndex(%v, %v) = %v, %v; want %v", tt.shape, tt.perm, got, err, tt.want)
 		}
 	}
-	for _, bad := range [][2][]int{{{2, 3}, {0}}, {{2, 3}, {0, 0}}, {{2, 3}, {0, 2}}, {{2, 3}, {-1, 0}}} {
+	for _, bad := range [][2][]int{{{2, 3}, {0}}, {{2, 3}, {0, 0}}, {{2, 3}, {0, 2}}, {{2, 3}, {-1, 0}},
+		// A shape of more elements than a tensor holds is refused, not
+		// sized (it panicked in make), and one that overflows an int
+		// too (it sized a wrapped product).
+		{{1 << 30, 1 << 30}, {1, 0}}, {{1 << 62, 4}, {1, 0}}, {{-1, 12}, {1, 0}}} {
 		if _, err := gatherIndex(bad[0], bad[1]); err == nil {
 			t.Errorf("gatherIndex(%v, %v) succeeded", bad[0], bad[1])
 		}
+	}
+}
+
+// TestFixedLengthTransposeBadShape checks that a transposed field whose
+// Shape is not Size's values fails when the data set is made, with
+// ErrInvalid, before the transposer is sized by the shape: a shape of
+// 2^60 values panicked in make, and one of 2^32 tried to allocate 32 GB
+// (found by an audit, 2026-11-27).
+func TestFixedLengthTransposeBadShape(t *testing.T) {
+	tests := []struct {
+		name  string
+		shape []int
+	}{
+		{"above 2^48 values", []int{1 << 30, 1 << 30}},
+		{"large", []int{1 << 16, 1 << 16}},
+		{"overflowing", []int{1 << 62, 4}},
+		{"negative", []int{-1, -12}},
+		{"too small", []int{2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := FixedLengthRecords("none", 12, []Field{{Name: "a", Size: 12, DType: tensor.Uint8, Shape: tt.shape, Transpose: []int{1, 0}}})
+			if !errors.Is(d.err, ErrInvalid) {
+				t.Fatalf("build error %v, want ErrInvalid", d.err)
+			}
+		})
 	}
 }
 

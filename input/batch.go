@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/internal/stagehook"
@@ -18,16 +19,24 @@ import (
 // A KeepStep is a Step that also says whether to keep what it produced,
 // for the Maybe batchers (TensorFlow's keep_input). keep is a Bool scalar,
 // which keeps or drops the whole element, or, with EnqueueMany, a Bool
-// vector with one flag per example.
+// vector with one flag per example. Any other keep, the zero Tensor
+// included, fails the stage with an error wrapping ErrKeepInput.
 type KeepStep func(ctx context.Context) (e queue.Element, keep tensor.Tensor, err error)
 
-// alwaysKeep adapts a Step to a KeepStep that keeps everything.
+// alwaysKeep adapts a Step to a KeepStep that keeps everything. A nil Step
+// stays nil, for checkBatchArgs to refuse.
 func alwaysKeep(s Step) KeepStep {
+	if s == nil {
+		return nil
+	}
 	return func(ctx context.Context) (queue.Element, tensor.Tensor, error) {
 		e, err := s(ctx)
-		return e, tensor.Tensor{}, err
+		return e, keepTrue, err
 	}
 }
+
+// keepTrue is the keep flag of alwaysKeep, shared: no one writes it.
+var keepTrue = tensor.Scalar(true)
 
 // Batches is the output of a batching stage: the batches, in the order the
 // stage's queue gives them.
@@ -261,18 +270,29 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 		})
 	}
 	sq := stagequeue.NewLazy(queueKind, name, capacity, names, create)
-	p.addQueue(sq, cfg.minAfterDequeue)
+	p.addQueue(sq, kind == shuffleBatch, cfg.minAfterDequeue)
 
+	var sparse []int
+	for _, name := range cfg.sparse {
+		i := slices.Index(names, name)
+		if i < 0 {
+			p.fail(fmt.Errorf("input: %s: sparse component %q is not among the names %q", stage, name, names))
+			continue
+		}
+		sparse = append(sparse, i)
+	}
+	env := &stepEnv{q: sq, many: cfg.enqueueMany, sn: sn, bin: bin,
+		keeps: strings.HasPrefix(stage, "maybe_"), table: &p.sparse, sparse: sparse}
 	var runSteps []coord.Step
 	var stepNames []string
 	if threaded {
 		for i := range cfg.threads {
-			runSteps = append(runSteps, enqueueStep(steps[0], sq, cfg.enqueueMany, sn, bin))
+			runSteps = append(runSteps, enqueueStep(steps[0], env))
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}
 	} else {
 		for i, s := range steps {
-			runSteps = append(runSteps, enqueueStep(s, sq, cfg.enqueueMany, sn, bin))
+			runSteps = append(runSteps, enqueueStep(s, env))
 			stepNames = append(stepNames, fmt.Sprintf("enqueue%d", i))
 		}
 	}
@@ -282,22 +302,18 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	} else {
 		p.addRunner(r)
 	}
-	out := &Batches{p: p, q: sq, batchSize: batchSize, allowSmaller: cfg.allowSmaller,
+	out := &Batches{p: p, q: sq, batchSize: batchSize, allowSmaller: cfg.allowSmaller, sparse: sparse,
 		stage: &stagehook.Stage{Desc: fmt.Sprintf("%s %q: batch size %d, %d steps, %s", stage, name, batchSize, len(steps), cfg.describe())}}
 	p.addStage(out.stage)
-	for _, name := range cfg.sparse {
-		i := slices.Index(names, name)
-		if i < 0 {
-			p.fail(fmt.Errorf("input: %s: sparse component %q is not among the names %q", stage, name, names))
-			continue
-		}
-		out.sparse = append(out.sparse, i)
-	}
 	return out
 }
 
 func checkBatchArgs(stage string, kind batchKind, steps []KeepStep, batchSize int, cfg *stageConfig) error {
 	if len(steps) == 0 {
+		if strings.HasSuffix(stage, "_join") {
+			// BJ-03: TensorFlow's _validate_join.
+			return fmt.Errorf("input: %s: Expected at least one set of tensors", stage)
+		}
 		return fmt.Errorf("input: Expected at least one tensor in %s().", stage)
 	}
 	for i, s := range steps {
@@ -320,11 +336,24 @@ func checkBatchArgs(stage string, kind batchKind, steps []KeepStep, batchSize in
 	return nil
 }
 
+// stepEnv is what the enqueue steps of a batching stage share.
+type stepEnv struct {
+	q     queue.Queue
+	many  bool // EnqueueMany
+	sn    *stageNames
+	bin   *recycleBin // the elements the stage recycles (Recycle), or nil
+	keeps bool        // a Maybe batcher: the steps' keep flags are read
+	// table holds the sparse tensors whose handles are the components
+	// sparse (SparseComponents).
+	table  *sparseTable
+	sparse []int
+}
+
 // enqueueStep is the queue runner's unit of work for one source: produce
 // one element, put its components in the stage's order, apply its keep
-// flags, enqueue what is kept. One goroutine runs it. bin, if not nil,
-// holds the elements the stage recycles (Recycle).
-func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames, bin *recycleBin) coord.Step {
+// flags, enqueue what is kept. One goroutine runs it.
+func enqueueStep(src KeepStep, env *stepEnv) coord.Step {
+	q, many, sn, bin := env.q, env.many, env.sn, env.bin
 	var (
 		d       declaration
 		o       order
@@ -352,17 +381,59 @@ func enqueueStep(src KeepStep, q queue.Queue, many bool, sn *stageNames, bin *re
 		if rec != nil {
 			rec.arranged = true
 		}
-		if keep.IsValid() {
-			e, err = applyKeep(e, keep, many)
-			if err != nil || e == nil {
-				return err
+		if env.keeps {
+			if !keep.IsValid() {
+				// TensorFlow refuses keep_input=None; keeping everything
+				// would hide a step that forgot to set its flag.
+				return fmt.Errorf("input: %s: %w: the step returned no keep flag (the zero Tensor)", sn.stage, ErrKeepInput)
 			}
+			kept, err := applyKeep(e, keep, many)
+			if err != nil {
+				return fmt.Errorf("input: %s: %w", sn.stage, err)
+			}
+			if len(env.sparse) > 0 {
+				env.table.drop(droppedHandles(e, keep, env.sparse))
+			}
+			if kept == nil {
+				return nil
+			}
+			e = kept
 		}
 		if many {
 			return q.EnqueueMany(ctx, e)
 		}
 		return q.Enqueue(ctx, e)
 	}
+}
+
+// droppedHandles returns the sparse handles in components sparse of e
+// that keep, which applyKeep accepted for e, drops: TensorFlow stores only
+// the sparse tensors of kept examples (_store_sparse_tensors with
+// keep_input), and a step here stores them before it says which it keeps,
+// so the others are taken out of the table again.
+func droppedHandles(e queue.Element, keep tensor.Tensor, sparse []int) []int64 {
+	var out []int64
+	flags := keep.Bools()
+	for _, c := range sparse {
+		t := e[c]
+		if t.DType() != tensor.Int64 {
+			continue // not handles: the batcher reports it
+		}
+		hs := t.Int64s()
+		switch {
+		case keep.Rank() == 0:
+			if !flags[0] {
+				out = append(out, hs...)
+			}
+		case len(hs) == len(flags):
+			for i, k := range flags {
+				if !k {
+					out = append(out, hs[i])
+				}
+			}
+		}
+	}
+	return out
 }
 
 // ErrKeepInput is wrapped by the errors of a keep flag of the wrong shape.

@@ -195,7 +195,7 @@ func TestBatchEnqueueMany(t *testing.T) {
 func TestBatchNoSteps(t *testing.T) {
 	p := NewPipeline()
 	p.BatchJoin(nil, 10)
-	if err := p.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "Expected at least one tensor in batch_join()") {
+	if err := p.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "Expected at least one set of tensors") {
 		t.Fatalf("Start = %v", err)
 	}
 }

@@ -13,7 +13,10 @@
 // producer closes the filename queue, readers that find it drained stop,
 // the last of them closes the example queue, and once the batches are
 // drained the consumer sees end of input (io.EOF). Every example of every
-// epoch is delivered exactly once. Any other error stops the whole pipeline
+// epoch that the batchers keep is delivered exactly once: a Maybe batcher
+// drops the examples its keep flags drop, and a batcher without
+// AllowSmallerFinalBatch drops the examples left at end of input that do
+// not fill a batch (BAT-09), as TensorFlow's do. Any other error stops the whole pipeline
 // and is returned by Join, with the record's key in it. A stopped pipeline
 // cancels every blocked call, so nothing hangs and no goroutine outlives
 // Stop.

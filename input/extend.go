@@ -31,10 +31,10 @@ func NewBatch(names []string, e queue.Element) Batch {
 // hooks implements stagehook.Pipeline.
 type hooks struct{ p *Pipeline }
 
-func (h hooks) TrackQueue(q queue.Queue, minAfterDequeue int) { h.p.addQueue(q, minAfterDequeue) }
-func (h hooks) Seed(explicit *uint64) uint64                  { return h.p.opSeed(explicit) }
-func (h hooks) Deterministic() bool                           { return h.p.deterministic }
-func (h hooks) AddStage(s *stagehook.Stage)                   { h.p.addStage(s) }
+func (h hooks) TrackQueue(q queue.Queue, mad int) { h.p.addQueue(q, mad > 0, mad) }
+func (h hooks) Seed(explicit *uint64) uint64      { return h.p.opSeed(explicit) }
+func (h hooks) Deterministic() bool               { return h.p.deterministic }
+func (h hooks) AddStage(s *stagehook.Stage)       { h.p.addStage(s) }
 
 func (h hooks) Fail(err error) {
 	if err != nil {

@@ -19,7 +19,8 @@ type QueueMetrics struct {
 	Capacity int
 
 	// Summary is TensorFlow's summary name for Fraction:
-	// "fraction_of_<capacity>_full", or for a shuffling queue
+	// "fraction_of_<capacity>_full", or for a shuffling queue, a
+	// shuffle batcher's even with min_after_dequeue 0 (SB-02),
 	// "fraction_over_<min_after_dequeue>_of_<capacity-min_after_dequeue>_full".
 	Summary  string
 	Fraction float64
@@ -36,12 +37,13 @@ type statser interface {
 	Stats() queue.Stats
 }
 
-// metricsOf computes q's metrics; mad is its min_after_dequeue, or 0.
-func metricsOf(q queue.Queue, mad int) QueueMetrics {
+// metricsOf computes q's metrics; shuffle says whether it is a shuffling
+// queue, with min_after_dequeue mad.
+func metricsOf(q queue.Queue, shuffle bool, mad int) QueueMetrics {
 	m := QueueMetrics{Name: q.Name()}
 	if s, ok := q.(queue.Sizer); ok {
 		m.Size, m.Capacity = s.Size(), s.Capacity()
-		if mad > 0 {
+		if shuffle {
 			m.Summary = fmt.Sprintf("fraction_over_%d_of_%d_full", mad, m.Capacity-mad)
 			m.Fraction = float64(max(0, m.Size-mad)) / float64(m.Capacity-mad)
 		} else {
@@ -65,7 +67,7 @@ func (p *Pipeline) Metrics() []QueueMetrics {
 	p.mu.Unlock()
 	out := make([]QueueMetrics, len(queues))
 	for i, tq := range queues {
-		out[i] = metricsOf(tq.q, tq.mad)
+		out[i] = metricsOf(tq.q, tq.shuffle, tq.mad)
 	}
 	return out
 }

@@ -115,10 +115,14 @@ func (c *stageConfig) mark(opt string) {
 
 // Seed sets a random seed. Given to NewPipeline it is the pipeline's seed:
 // with it, every stage that draws random numbers draws the same ones on
-// every run, so a pipeline with one goroutine per stage produces the same
-// batches in the same order. Given to a producer or a shuffling batcher it
-// is that stage's own seed, which, combined with the pipeline's, fixes the
-// stage's random order (TensorFlow's graph and op seeds).
+// every run. That alone does not make the batches repeatable: a shuffling
+// queue draws from the elements it holds when a batch is taken, which
+// depends on the timing of its goroutines even with one per stage, as in
+// TensorFlow. With Deterministic too, a pipeline produces the same batches
+// in the same order on every run. Given to a producer or a shuffling
+// batcher it is that stage's own seed, which, combined with the
+// pipeline's, fixes the stage's random order (TensorFlow's graph and op
+// seeds).
 func Seed(seed uint64) SeedOption { return seedOption(seed) }
 
 // Deterministic makes the pipeline's output a function of its input, its

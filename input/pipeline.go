@@ -98,14 +98,18 @@ func (p *Pipeline) addBin(b *recycleBin) {
 
 // trackedQueue is a queue the pipeline reports metrics for.
 type trackedQueue struct {
-	q   queue.Queue
-	mad int // min_after_dequeue of a shuffling queue
+	q       queue.Queue
+	shuffle bool // a shuffle_batch queue, whose summary names mad
+	mad     int  // its min_after_dequeue
 }
 
-func (p *Pipeline) addQueue(q queue.Queue, minAfterDequeue int) {
+// addQueue adds q to the queues Metrics reports. shuffle says whether q is
+// a shuffling queue with min_after_dequeue mad: TensorFlow's summary for
+// one names mad even when it is 0 (SB-02).
+func (p *Pipeline) addQueue(q queue.Queue, shuffle bool, mad int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.queues = append(p.queues, trackedQueue{q, minAfterDequeue})
+	p.queues = append(p.queues, trackedQueue{q, shuffle, mad})
 }
 
 // ErrStarted is returned by Start on a pipeline that was already started.

@@ -162,7 +162,7 @@ func TestMetrics(t *testing.T) {
 // A queue that is not a queue.Sizer (a remote one) is reported by name
 // only: no size, capacity or fullness is made up for it.
 func TestMetricsWithoutSizer(t *testing.T) {
-	m := metricsOf(remoteQueue{name: "shared_files"}, 0)
+	m := metricsOf(remoteQueue{name: "shared_files"}, false, 0)
 	if m != (QueueMetrics{Name: "shared_files"}) {
 		t.Fatalf("metrics %+v", m)
 	}

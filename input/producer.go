@@ -30,14 +30,17 @@ func (p *Pipeline) StringInputProducer(names []string, opts ...ProducerOption) q
 }
 
 // RangeInputProducer returns a queue of the int32 numbers 0..limit-1,
-// refilled once per epoch (TensorFlow's range_input_producer).
+// refilled once per epoch (TensorFlow's range_input_producer). A limit of
+// 0 is an empty range: with NumEpochs the queue ends at once, as
+// TensorFlow's gives OutOfRange (RIP-01); without, no number ever comes,
+// as in TensorFlow. A negative limit is an error, TensorFlow's tf.range's.
 func (p *Pipeline) RangeInputProducer(limit int, opts ...ProducerOption) queue.Queue {
 	data := make([]int32, max(limit, 0))
 	for i := range data {
 		data[i] = int32(i)
 	}
-	if limit <= 0 {
-		p.fail(fmt.Errorf("input: range_input_producer requires a positive limit, not %d", limit))
+	if limit < 0 {
+		p.fail(fmt.Errorf("input: range_input_producer: Requires start <= limit when delta > 0: 0/%d", limit))
 	}
 	return p.produce("range_input_producer", "input_producer", tensor.New(data), false, opts)
 }
@@ -53,7 +56,9 @@ func (p *Pipeline) InputProducer(t tensor.Tensor, opts ...ProducerOption) queue.
 // a time, aligned by index: row i of every tensor together (TensorFlow's
 // slice_input_producer, used for preloaded data). A range producer of the
 // row indices drives it, so the options are a producer's: NumEpochs,
-// Shuffle, Seed, Capacity. The number of rows is that of the first tensor.
+// Shuffle, Seed, Capacity. The number of rows is that of the first tensor;
+// tensors of no rows give no rows, and with NumEpochs end at once, as
+// TensorFlow's (SLP-01).
 func (p *Pipeline) SliceInputProducer(tensors []tensor.Tensor, opts ...ProducerOption) Step {
 	if len(tensors) == 0 {
 		p.fail(fmt.Errorf("input: Expected at least one tensor in slice_input_producer()."))
@@ -163,7 +168,7 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementSh
 		return q
 	}
 	p.addRunner(r)
-	p.addQueue(q, 0)
+	p.addQueue(q, false, 0)
 	return q
 }
 

@@ -31,6 +31,9 @@ func (t *sparseTable) put(s tensor.Sparse) int64 {
 	return t.next
 }
 
+// take removes the tensors of handles from the table and returns them. If
+// a handle is missing it removes none, so that one bad handle does not
+// lose the other examples' tensors with it.
 func (t *sparseTable) take(handles []int64) ([]tensor.Sparse, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -40,16 +43,43 @@ func (t *sparseTable) take(handles []int64) ([]tensor.Sparse, error) {
 		if !ok {
 			return nil, fmt.Errorf("input: no sparse tensor with handle %d (taken twice, or not stored with StoreSparse)", h)
 		}
-		delete(t.m, h)
 		out[i] = s
 	}
+	for _, h := range handles {
+		delete(t.m, h)
+	}
 	return out, nil
+}
+
+// drop removes the tensors of handles, those of examples a keep flag
+// dropped, from the table. Handles it does not hold are ignored: the
+// element was dropped, so no batch reports them.
+func (t *sparseTable) drop(handles []int64) {
+	if len(handles) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, h := range handles {
+		delete(t.m, h)
+	}
+}
+
+// len returns the number of tensors the table holds.
+func (t *sparseTable) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
 }
 
 // StoreSparse keeps s in the pipeline and returns the Int64 scalar handle
 // a step enqueues in its place (TensorFlow's _store_sparse_tensors). Name
 // the component with SparseComponents on the batcher, and read the batched
-// tensor with Batch.Sparse.
+// tensor with Batch.Sparse. s must pass Validate: a negative dimension in
+// its dense shape is an error, as TensorFlow's AddSparseToTensorsMap
+// reports. A Maybe batcher takes the tensors of the examples its keep
+// flags drop out of the pipeline again, as TensorFlow stores only those
+// kept.
 func (p *Pipeline) StoreSparse(s tensor.Sparse) (tensor.Tensor, error) {
 	if err := s.Validate(); err != nil {
 		return tensor.Tensor{}, err
@@ -57,9 +87,17 @@ func (p *Pipeline) StoreSparse(s tensor.Sparse) (tensor.Tensor, error) {
 	return tensor.Scalar(p.sparse.put(s)), nil
 }
 
+// maxSparseBatch bounds the batch dimension StoreSparseMany takes. Each
+// example is stored as a tensor of its own, a few hundred bytes even when
+// it holds no values, so the dense shape alone, which costs nothing to
+// write, would otherwise size any amount of memory: 2^24 examples are a few
+// gigabytes, more than one enqueue_many of a batcher holds.
+const maxSparseBatch = 1 << 24
+
 // StoreSparseMany is StoreSparse for a batch, for EnqueueMany: s's first
 // dimension indexes examples; each example's part is stored on its own,
 // without that dimension, and the handles come back as an Int64 vector.
+// The batch dimension may be at most 2^24.
 func (p *Pipeline) StoreSparseMany(s tensor.Sparse) (tensor.Tensor, error) {
 	if err := s.Validate(); err != nil {
 		return tensor.Tensor{}, err
@@ -69,6 +107,9 @@ func (p *Pipeline) StoreSparseMany(s tensor.Sparse) (tensor.Tensor, error) {
 		return tensor.Tensor{}, fmt.Errorf("input: StoreSparseMany needs a batch dimension, got dense shape %v", s.DenseShape)
 	}
 	n := s.DenseShape[0]
+	if n > maxSparseBatch {
+		return tensor.Tensor{}, fmt.Errorf("input: StoreSparseMany: batch dimension %d of dense shape %v is above %d", n, s.DenseShape, maxSparseBatch)
+	}
 	idx := s.Indices.Int64s()
 	rows := make([][]int64, n)
 	vals := make([][]int, n)

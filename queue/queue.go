@@ -87,4 +87,10 @@ var (
 	// ErrInvalidArgument reports an element of the wrong type or shape, or a
 	// request the queue cannot serve (TensorFlow's InvalidArgument).
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrResourceExhausted reports a padded batch too large for the
+	// machine's memory (TensorFlow's ResourceExhausted "OOM when
+	// allocating tensor"): elements that are small alone can pad to a
+	// batch of any size, [n,0] and [0,n] to [2,n,n]. The elements the
+	// dequeue took are lost, as in TensorFlow.
+	ErrResourceExhausted = errors.New("resource exhausted")
 )

@@ -10,7 +10,10 @@ func Stack(ts []Tensor) (Tensor, error) {
 		return Tensor{}, fmt.Errorf("tensor: Stack of no tensors")
 	}
 	first := ts[0]
-	out := Zeros(first.dtype, first.shape.Prepend(len(ts)))
+	out, err := alloc(first.dtype, first.shape.Prepend(len(ts)))
+	if err != nil {
+		return Tensor{}, err
+	}
 	if err := StackInto(out, ts); err != nil {
 		return Tensor{}, err
 	}
@@ -47,13 +50,16 @@ func Concat(ts []Tensor) (Tensor, error) {
 			return Tensor{}, fmt.Errorf("tensor: concat element %d has type %v, want %v", i, t.dtype, first.dtype)
 		}
 		if t.Rank() != first.Rank() || !t.shape[1:].Equal(first.shape[1:]) {
-			return Tensor{}, fmt.Errorf("tensor: concat element %d has shape %v, want [?%v", i, t.shape, first.shape[1:].String()[1:])
+			return Tensor{}, fmt.Errorf("tensor: concat element %d has shape %v, want %v", i, t.shape, rowsOf(first.shape[1:]))
 		}
 		rows += t.shape[0]
 	}
 	shape := first.shape.Clone()
 	shape[0] = rows
-	out := Zeros(first.dtype, shape)
+	out, err := alloc(first.dtype, shape)
+	if err != nil {
+		return Tensor{}, err
+	}
 	off := 0
 	for _, t := range ts {
 		n := t.NumElements()
@@ -78,7 +84,10 @@ func PadTo(t Tensor, shape Shape) (Tensor, error) {
 	if shape.Equal(t.shape) {
 		return t, nil
 	}
-	out := Zeros(t.dtype, shape)
+	out, err := alloc(t.dtype, shape)
+	if err != nil {
+		return Tensor{}, err
+	}
 	copyPadded(out.data, 0, shape, t.data, 0, t.shape)
 	return out, nil
 }
@@ -104,12 +113,55 @@ func StackPadded(ts []Tensor) (Tensor, error) {
 			maxShape[d] = max(maxShape[d], n)
 		}
 	}
-	out := Zeros(first.dtype, maxShape.Prepend(len(ts)))
+	// The padded shape can be far larger than any element: [n,0] and
+	// [0,n] pad to [2,n,n]. TensorFlow's dequeue fails with
+	// ResourceExhausted then; alloc refuses what no machine holds.
+	out, err := alloc(first.dtype, maxShape.Prepend(len(ts)))
+	if err != nil {
+		return Tensor{}, err
+	}
 	rs := maxShape.NumElements()
 	for i, t := range ts {
 		copyPadded(out.data, i*rs, maxShape, t.data, 0, t.shape)
 	}
 	return out, nil
+}
+
+// alloc is Zeros for the functions that return errors: it fails, where
+// Zeros panics, for an invalid dtype (the zero Tensor's) or a shape above
+// MaxElements, and for a tensor of more than MaxElements bytes, which
+// make would refuse with a panic.
+func alloc(dtype DType, shape Shape) (Tensor, error) {
+	if !dtype.Valid() {
+		return Tensor{}, fmt.Errorf("tensor: invalid dtype %v", dtype)
+	}
+	n, err := shape.CheckedNumElements()
+	if err != nil {
+		return Tensor{}, err
+	}
+	if uint64(n)*uint64(elemBytes(dtype)) > MaxElements {
+		return Tensor{}, fmt.Errorf("tensor: shape %v of %v: %w (more than 2^48 bytes)", shape, dtype, ErrTooManyElements)
+	}
+	return Tensor{dtype: dtype, shape: shape.Clone(), data: makeData(dtype, n)}, nil
+}
+
+// elemBytes returns the memory one element takes in a tensor's storage:
+// Size, and a slice header for a String element.
+func elemBytes(d DType) int {
+	if d == String {
+		return 24
+	}
+	return d.Size()
+}
+
+// rowsOf formats the shape of a tensor of any number of rows of shape
+// row, as TensorFlow writes it: [?,3] for row [3], [?] for a scalar row.
+func rowsOf(row Shape) string {
+	s := row.String() // "[3]", "[]"
+	if len(row) == 0 {
+		return "[?]"
+	}
+	return "[?," + s[1:]
 }
 
 // copyPadded copies the row-major block src (shape sshape, at soff) into the
@@ -139,7 +191,9 @@ func copyPadded(dst any, doff int, dshape Shape, src any, soff int, sshape Shape
 // whatever values it held; t should not be used afterwards. It is how a
 // consumer reuses one batch's memory for the next when batches differ in
 // shape (padded batches): the storage grows to the largest batch and is
-// then never allocated again.
+// then never allocated again. Like Zeros, Reuse panics for a shape that is
+// not fully defined or is above MaxElements: a caller with a shape from
+// outside the program checks it first (CheckedNumElements).
 func Reuse(t Tensor, dtype DType, shape Shape) Tensor {
 	if t.dtype == dtype && t.data != nil && shape.Equal(t.shape) {
 		return t

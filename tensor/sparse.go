@@ -1,6 +1,10 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
 
 // Sparse is a sparse tensor in coordinate form, as TensorFlow's
 // SparseTensor: Indices is an Int64 matrix [nnz, rank] of the coordinates
@@ -12,7 +16,14 @@ type Sparse struct {
 	DenseShape Shape
 }
 
-// Validate checks that the parts of s fit together.
+// Validate checks that the parts of s fit together and that its dense
+// shape is one TensorFlow accepts: no dimension negative, and a product
+// of the dimensions that fits an int64. The dense shape of a sparse tensor
+// may describe far more elements than a dense Tensor can hold (hashed
+// feature crosses do), so it is not held to MaxElements. Validate does not
+// check the indices against the dense shape: TensorFlow's batching passes
+// them through too, and it is the conversion to a dense tensor that
+// refuses one out of range.
 func (s Sparse) Validate() error {
 	if s.Indices.DType() != Int64 || s.Indices.Rank() != 2 {
 		return fmt.Errorf("tensor: sparse indices must be an int64 matrix, got %v %v", s.Indices.DType(), s.Indices.Shape())
@@ -22,6 +33,18 @@ func (s Sparse) Validate() error {
 	}
 	if s.Indices.Shape()[1] != len(s.DenseShape) {
 		return fmt.Errorf("tensor: sparse indices of rank %d, dense shape %v", s.Indices.Shape()[1], s.DenseShape)
+	}
+	n := uint64(1)
+	for _, d := range s.DenseShape {
+		if d < 0 {
+			// TensorFlow's TensorShape text (AddSparseToTensorsMap).
+			return fmt.Errorf("tensor: sparse dense shape %v: Dimension %d must be >= 0", s.DenseShape, d)
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return fmt.Errorf("tensor: sparse dense shape %v: Encountered overflow when multiplying the dimensions", s.DenseShape)
+		}
+		n = lo
 	}
 	return nil
 }

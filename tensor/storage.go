@@ -164,6 +164,21 @@ func equalSlices[T comparable](a []T, b any) bool {
 	return true
 }
 
+// equalHalfs compares float16 values as numbers, as == compares float32
+// ones (Equal's doc): NaN is unequal to itself and -0 equals +0, which
+// comparing Half's bits would get the other way round.
+func equalHalfs(a, b []Half) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Float32() != b[i].Float32() {
+			return false
+		}
+	}
+	return true
+}
+
 func equalData(a, b any) bool {
 	switch d := a.(type) {
 	case []bool:
@@ -185,7 +200,7 @@ func equalData(a, b any) bool {
 	case []uint64:
 		return equalSlices(d, b)
 	case []Half:
-		return equalSlices(d, b)
+		return equalHalfs(d, b.([]Half))
 	case []float32:
 		return equalSlices(d, b)
 	case []float64:

@@ -666,6 +666,17 @@ func TestServeErrors(t *testing.T) {
 				"sequence": map[string]any{"s": map[string]any{"kind": "sequence", "dtype": "int64", "allow_missing": false}}},
 				map[string]any{"op": "next"}},
 			kind: "data", message: "Feature list 's' is required", file: corrupt, offset: 0},
+		{name: "a transpose of a shape no record makes",
+			// A shape of 2^60 values once crashed the server: the
+			// transposer was sized by it before Shape was checked
+			// against Size (found by an audit, 2026-11-27). As for
+			// the other build errors, the open succeeds and the
+			// session's first next reports it.
+			reqs: []any{map[string]any{"op": "open", "kind": "fixed", "files": []string{pat}, "record_bytes": 12, "batch_size": 2,
+				"fields": []any{map[string]any{"name": "a", "offset": 0, "size": 12, "dtype": "uint8",
+					"shape": []int{1 << 30, 1 << 30}, "transpose": []int{1, 0}}}},
+				map[string]any{"op": "next"}},
+			kind: "invalid", message: "do not make shape [1073741824 1073741824]", offset: -1},
 		{name: "next before open", reqs: []any{map[string]any{"op": "next"}}, kind: "protocol", message: "before open", offset: -1},
 		{name: "unknown op", reqs: []any{map[string]any{"op": "rewind"}}, kind: "protocol", message: "rewind", offset: -1},
 		{name: "mapped, not a slot", reqs: []any{map[string]any{"op": "mapped", "file": "/etc/passwd"}}, kind: "protocol", message: "not a slot file", offset: -1},

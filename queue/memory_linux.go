@@ -1,0 +1,13 @@
+package queue
+
+import "syscall"
+
+// physicalMemory returns the machine's memory in bytes, or 0 if it is not
+// known.
+func physicalMemory() uint64 {
+	var info syscall.Sysinfo_t
+	if syscall.Sysinfo(&info) != nil {
+		return 0
+	}
+	return uint64(info.Totalram) * uint64(info.Unit)
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package queue
+
+// physicalMemory returns 0: the machine's memory is not known, and only
+// the Go memory limit and make's limit cap a padded batch.
+func physicalMemory() uint64 { return 0 }
