@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -138,13 +139,9 @@ func (b *Batch) feature(name string) (feature, int) {
 // VarLen feature list [Len(), most steps, longest step]); see Lengths for
 // each record's own count.
 //
-// A SparseFeature's indices are the data's, which parsing passes through
-// as TensorFlow's parse_example does. Dense panics, naming the feature,
-// the record and the index, for one outside the feature's size, where
-// TensorFlow's tf.sparse.to_dense fails ("indices[0] = [0,7] is out of
-// bounds: need 0 <= index < [2,5]"): Dense has no error to return, and
-// the value has no place in the dense tensor. Read such data with Sparse,
-// or check it first.
+// A SparseFeature's indices are checked against its size when its batch
+// is parsed, where TensorFlow's parse_example passes them through and only
+// tf.sparse.to_dense fails, so Dense never meets one outside the tensor.
 func (b *Batch) Dense(name string) tensor.Tensor {
 	f, c := b.feature(name)
 	if !f.sparse {
@@ -240,21 +237,15 @@ func (b *Batch) Uint8(name string) []uint8 { return b.typed(name, tensor.Uint8).
 func (b *Batch) Bytes(name string) [][]byte { return b.typed(name, tensor.String).Strings() }
 
 // toDense scatters a sparse tensor, the batch of feature name, into a
-// dense one of its dense shape, zero where it has no value. It panics for
-// an index outside the dense shape, which would otherwise put the value in
-// another record's row or outside the tensor.
+// dense one of its dense shape, zero where it has no value. Its indices
+// are within the shape (checkSparseBounds); one that is not would put its
+// value in another record's row, so toDense panics rather than do that.
 func toDense(name string, s tensor.Sparse) tensor.Tensor {
+	if err := checkSparseBounds(name, s, nil); err != nil {
+		panic(err.Error())
+	}
 	rank := len(s.DenseShape)
 	idx := s.Indices.Int64s()
-	for i := range s.NNZ() {
-		at := idx[i*rank : (i+1)*rank]
-		for d, x := range at {
-			if x < 0 || x >= int64(s.DenseShape[d]) {
-				panic(fmt.Sprintf("sluice: feature %q: record %d: indices[%d] = %v is out of bounds: need 0 <= index < %v",
-					name, at[0], i, formatIndex(at), s.DenseShape))
-			}
-		}
-	}
 	t := tensor.Zeros(s.Values.DType(), s.DenseShape)
 	strides := make([]int, rank)
 	st := 1
@@ -270,6 +261,31 @@ func toDense(name string, s tensor.Sparse) tensor.Tensor {
 	}
 	scatter(t, s.Values, pos)
 	return t
+}
+
+// checkSparseBounds returns a *dataerr.Error naming the first record of
+// the batch s whose SparseFeature index lies outside the dense shape, with
+// tf.sparse.to_dense's text ("indices[0] = [0,7] is out of bounds: need 0
+// <= index < [2,5]"); keys, if not nil, are the batch's record keys.
+func checkSparseBounds(name string, s tensor.Sparse, keys []string) error {
+	rank := len(s.DenseShape)
+	idx := s.Indices.Int64s()
+	for i := range s.NNZ() {
+		at := idx[i*rank : (i+1)*rank]
+		for d, x := range at {
+			if x >= 0 && x < int64(s.DenseShape[d]) {
+				continue
+			}
+			key := ""
+			if keys != nil && at[0] >= 0 && at[0] < int64(len(keys)) {
+				key = keys[at[0]]
+			}
+			return &dataerr.Error{Offset: -1, Record: at[0], Key: key, Err: fmt.Errorf(
+				"feature %q: record %d: indices[%d] = %s is out of bounds: need 0 <= index < %v: %w",
+				name, at[0], i, formatIndex(at), s.DenseShape, ErrSparseIndex)}
+		}
+	}
+	return nil
 }
 
 // formatIndex formats an index as TensorFlow's messages do: [0,7].

@@ -24,7 +24,9 @@ import (
 // read together. The batch's features are spec's: FixedLen and
 // FixedLenSequence features dense, VarLen and SparseFeature features
 // sparse, or padded by Batch.Dense. A FixedLenSequence feature is padded
-// to the batch's most steps; Batch.Lengths gives each record's steps.
+// to the batch's most steps; Batch.Lengths gives each record's steps. A
+// SparseFeature index outside the feature's size fails its batch with
+// ErrSparseIndex.
 func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 	s := exampleSettings{settings: settings{files: []string{files}}}
 	for _, o := range opts {
@@ -53,6 +55,12 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 		fs = append(fs, feature{name: name, dtype: dt, sparse: sparse, steps: f.Kind() == example.KindFixedLenSequence})
 	}
 	d.layout = newLayout(fs)
+	// A SparseFeature's indices come from the data; ones outside its size
+	// fail the batch here, naming the record, rather than Batch.Dense.
+	bounded := make([]bool, len(d.layout.features))
+	for i, f := range d.layout.features {
+		bounded[i] = spec[f.name].Kind() == example.KindSparse
+	}
 	if s.parquet {
 		if d.err = parquetConflicts(d.kind, s); d.err != nil {
 			return d
@@ -103,6 +111,11 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 					continue
 				}
 				s, _ := out.Sparse(f.name)
+				if bounded[i] {
+					if err := checkSparseBounds(f.name, s, keys); err != nil {
+						return nil, err
+					}
+				}
 				e = append(e, s.Indices, s.Values, shapeTensor(s.DenseShape))
 			}
 			return e, nil
