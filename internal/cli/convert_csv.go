@@ -150,6 +150,7 @@ type csvConverter struct {
 	keys    []string
 	pos     []int       // the current file's field of each column; nil: the same order
 	sampled int         // lines the types were inferred from
+	opened  int         // files opened so far
 	dec     *decode.CSV // for the current file's field order; nil until the types are known
 	b       *example.Builder
 	out     []byte
@@ -162,24 +163,31 @@ type csvConverter struct {
 }
 
 func convertCSV(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
+	_, err := readCSV(ctx, names, o, prog, t, write)
+	return err
+}
+
+// readCSV is convertCSV, returning also how many of the files it opened:
+// fewer than len(names) when write stops it early.
+func readCSV(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) (opened int, err error) {
 	delim, err := csvDelimiter(o.delimiter)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	c := &csvConverter{o: o, delim: delim, b: example.New(), write: write}
 	if o.columns != "" {
 		cols, err := parseColumns(o.columns)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		c.cols = cols
 	}
 	for _, name := range names {
 		if err := c.file(ctx, name, prog, t); err != nil {
-			return err
+			return c.opened, err
 		}
 	}
-	return nil
+	return c.opened, nil
 }
 
 // file converts one CSV file.
@@ -189,6 +197,7 @@ func (c *csvConverter) file(ctx context.Context, name string, prog *progress, t 
 		return err
 	}
 	defer f.Close()
+	c.opened++
 	return c.stream(ctx, name, f, t)
 }
 

@@ -85,6 +85,7 @@ type jsonlConverter struct {
 	heldAt    []jsonlLine
 	heldBytes int
 	sampled   int
+	opened    int // files opened so far
 	s         jsonScanner
 	members   []jsonlMember
 	values    []jsonlValue
@@ -135,6 +136,7 @@ func (c *jsonlConverter) read(ctx context.Context, names []string, tee io.Writer
 		if err != nil {
 			return err
 		}
+		c.opened++
 		err = eachLine(ctx, name, r, func(lineNo int, line []byte) error {
 			if len(bytes.TrimSpace(line)) == 0 {
 				return nil

@@ -262,6 +262,8 @@ type recordFiles struct {
 	hint string // set when --compression NONE was given and the file looks compressed
 	flag string // the command's name for that flag, in the hint (default --compression)
 	n    int    // records since the last context check
+
+	opened int // files opened so far: what a summary that stops early read
 }
 
 // newRecordFiles reads with the compression of the --compression value
@@ -344,6 +346,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		rf.r.Reset(src, opts...)
 	}
 	rf.name = name
+	rf.opened++
 	return nil
 }
 

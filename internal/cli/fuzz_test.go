@@ -191,7 +191,7 @@ func FuzzSchema(f *testing.F) {
 				m = s.lists
 			}
 			for _, st := range m {
-				sp := st.spec(s.holders(list), list)
+				sp := st.spec(s.holders(), list)
 				if sp.how == "fixed" || sp.how == "fixedseq" {
 					n := 1
 					for _, d := range sp.shape {

@@ -103,12 +103,16 @@ func readCSVExamples(ctx context.Context, args []string, o convertOptions, limit
 	if err != nil {
 		return err
 	}
-	s.files = len(names)
-	err = convertCSV(ctx, names, o, nil, t, func(rec []byte) error {
+	// Stopping as soon as the limit is reached, not at the record after
+	// it, keeps the next file from being opened, and counted, for nothing.
+	s.files, err = readCSV(ctx, names, o, nil, t, func(rec []byte) error {
 		if limit >= 0 && s.records >= int64(limit) {
 			return errEnough
 		}
 		s.add(rec)
+		if limit >= 0 && s.records >= int64(limit) {
+			return errEnough
+		}
 		return nil
 	})
 	if errors.Is(err, errEnough) {
@@ -121,7 +125,7 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 	fmt.Fprintln(w, s.summary())
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	s.eachSection(func(title string, list bool, m map[string]*featureStats) {
-		n := s.holders(list)
+		n := s.holders()
 		per := "VALUES"
 		if list {
 			per = "VALUES/STEP"
