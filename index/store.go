@@ -232,14 +232,14 @@ func Load(ctx context.Context, name string) (*Index, error) {
 	return nil, fmt.Errorf("%w for %s", ErrNoIndex, name)
 }
 
-// LoadOrBuild returns the file's stored index, or builds one (and caches
-// it) if it has none or the one it has is stale.
-func LoadOrBuild(ctx context.Context, name string) (*Index, error) {
+// LoadOrBuild returns the file's stored index, or builds one with opts
+// (and caches it) if it has none or the one it has is stale.
+func LoadOrBuild(ctx context.Context, name string, opts ...BuildOption) (*Index, error) {
 	x, err := Load(ctx, name)
 	if err == nil || !errors.Is(err, ErrNoIndex) && !errors.Is(err, ErrStale) {
 		return x, err
 	}
-	if x, err = Build(ctx, name); err != nil {
+	if x, err = Build(ctx, name, opts...); err != nil {
 		return nil, err
 	}
 	// A cache that cannot be written costs only the next build.
