@@ -110,26 +110,20 @@ func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
 
 // inferType returns the narrowest type every non-empty value parses as:
 // int64, else float, else string. A column of empty values is a string.
+// Values are parsed by the decoder's own rules (decode.ValidField), so
+// that a column is never inferred as a type its values then fail to
+// decode as.
 func inferType(values [][]byte) tensor.DType {
-	dt := tensor.Int64
-	seen := false
+	dt := tensor.Invalid
 	for _, v := range values {
 		if len(v) == 0 {
 			continue
 		}
-		seen = true
-		s := string(v)
-		if dt == tensor.Int64 {
-			if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-				continue
-			}
-			dt = tensor.Float32
-		}
-		if _, err := strconv.ParseFloat(s, 32); err != nil {
-			return tensor.String
+		if dt = widen(dt, v); dt == tensor.String {
+			break
 		}
 	}
-	if !seen {
+	if dt == tensor.Invalid {
 		return tensor.String
 	}
 	return dt
@@ -460,8 +454,10 @@ func (c *csvConverter) recordError(d *decode.CSV, err error) error {
 	if !col.inferred {
 		return fmt.Errorf("%w (column %q, value %q)", err, col.name, value)
 	}
+	// The value failed to decode as col.dtype, so widening from it
+	// suggests a wider type: float for an int64 column, else string.
 	want := "string"
-	if _, perr := strconv.ParseFloat(string(value), 32); perr == nil {
+	if widen(col.dtype, value) == tensor.Float32 {
 		want = "float"
 	}
 	return fmt.Errorf("%w: column %q holds %q, which is not %s, the type inferred from the first %d lines; give the column its type with --columns %s",

@@ -110,6 +110,8 @@ func FuzzConvertCSV(f *testing.F) {
 	f.Add([]byte("a\n\"x\"\"y\"\n\r\n,\n"), true)
 	f.Add([]byte("1e400,nan,-inf\n"), false)
 	f.Add([]byte(",\n\n"), true)
+	f.Add([]byte("a,b\n2023_01, 5\n1_000,-nan\n"), true)
+	f.Add([]byte("1,1e39\n2,x\n"), false)
 	f.Fuzz(func(t *testing.T, data []byte, header bool) {
 		var cols int
 		c := &csvConverter{o: convertOptions{header: header}, b: example.New(), write: func(rec []byte) error {
@@ -131,6 +133,11 @@ func FuzzConvertCSV(f *testing.F) {
 		}
 		if err != nil && !fileLine.MatchString(err.Error()) {
 			t.Fatalf("error does not name the file and line: %v", err)
+		}
+		// Types inferred from every line (a short input) are ones every
+		// value decodes as: inference and decoding follow the same rules.
+		if err != nil && c.sampled < csvSampleLines && strings.Contains(err.Error(), "the type inferred from") {
+			t.Fatalf("a value fails the type inferred from all of the lines: %v", err)
 		}
 		if err == nil && cols != 0 && cols != len(c.cols) {
 			t.Fatalf("%d features for %d columns", cols, len(c.cols))
