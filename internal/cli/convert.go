@@ -44,9 +44,10 @@ func newConvertCmd() *cobra.Command {
                    the first 1000 lines or 64 MiB (numbers among strings
                    are their text), unless --columns gives it (name:int64|
                    float|string). The strings "NaN", "Infinity" and
-                   "-Infinity" are floats, as cat --flat writes them. null
-                   leaves the feature out; nested objects and arrays are
-                   refused (flatten them, with jq).
+                   "-Infinity" are floats, and {"b64":"..."} is bytes (its
+                   base64 decoded), as cat --flat writes them. null
+                   leaves the feature out; other nested objects and arrays
+                   are refused (flatten them, with jq).
   --from json      the JSON lines cat prints, one record a line, back into
                    records: {"features":...} an Example, {"context":...,
                    "feature_lists":...} a SequenceExample, {"raw":...} the
