@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -134,6 +135,11 @@ func canonical(name string) string {
 
 // Beside returns the name of the index stored beside the file name.
 func Beside(name string) string { return name + ".idx" }
+
+// IsIndex reports whether prefix, the first bytes of a file (at least
+// 15), are those of a stored index: a program that meets one where it
+// expects records can say what it is.
+func IsIndex(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(magic)) }
 
 // cached returns the name of name's index in the cache.
 func cached(name string) (string, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -318,7 +319,7 @@ func startsLike(prefix []byte, c tfrecord.Compression) bool {
 
 // otherFormat names the format of a file that starts like one sluice
 // converts rather than reads as TFRecord, and the command that converts
-// it; "" for other files. A Parquet file read as TFRecord fails at offset
+// it, or like a sluice index; "" for other files. A Parquet file read as TFRecord fails at offset
 // 0 with a length CRC error, which would otherwise send the user to
 // verify and salvage it.
 func otherFormat(prefix []byte, name string) string {
@@ -327,6 +328,11 @@ func otherFormat(prefix []byte, name string) string {
 			name = "FILE"
 		}
 		return fmt.Sprintf("the file starts like Parquet data, not TFRecord: sluice convert --from parquet %s --out NEW writes its rows as TFRecord Examples", name)
+	}
+	if index.IsIndex(prefix) {
+		// sluice index --beside puts FILE.idx next to FILE, where a
+		// pattern such as 'data/*' finds it too.
+		return "the file starts like a sluice index (sluice index --beside writes FILE.idx beside FILE), not TFRecord: leave it out, with a pattern such as 'data/*.tfrecord'"
 	}
 	return ""
 }

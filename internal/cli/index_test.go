@@ -86,3 +86,23 @@ func TestIndexRefuses(t *testing.T) {
 		}
 	}
 }
+
+// An index beside its file, matched by a pattern meant for the records, is
+// named for what it is, not called damage.
+func TestIndexMatchedByPattern(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+	dir := t.TempDir()
+	writeRecords(t, dir, "a", tfrecord.None, []byte("one"), []byte("two"))
+	if code, _, errOut := run(t, "index", "--beside", filepath.Join(dir, "a")); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, cmd := range []string{"count", "cat"} {
+		code, _, errOut := run(t, cmd, filepath.Join(dir, "*"))
+		if code != 1 || !strings.Contains(errOut, "a.idx: ") || !strings.Contains(errOut, "the file starts like a sluice index") || strings.Contains(errOut, "sluice verify") {
+			t.Errorf("%s: exit %d, %q", cmd, code, errOut)
+		}
+	}
+	if x := []byte("sluice-index 1\n"); !index.IsIndex(x) || index.IsIndex(x[:14]) {
+		t.Error("IsIndex")
+	}
+}
