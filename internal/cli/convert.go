@@ -34,7 +34,9 @@ func newConvertCmd() *cobra.Command {
                    from --columns (name:int64|float|string, comma-separated;
                    a column without :type is inferred) or are inferred from
                    the first 1000 lines or 64 MiB (int64, else float, else
-                   string). Names come from --columns, else the header
+                   string, by decode_csv's rules: " 5" is an int64, "1e39"
+                   and "-nan" floats, "1_000" a string). Names come from
+                   --columns, else the header
                    line (--header), else c0, c1, ... Empty fields take 0
                    or "", as decode_csv's defaults; quoting is decode_csv's.
   --from jsonl     plain JSON objects, one a line, one feature per member:
