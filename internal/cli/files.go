@@ -395,9 +395,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		if f.Size() < 0 {
 			// A named pipe or a device: its reads may wait for a writer
 			// for ever, and must end when the command is interrupted.
-			var r io.Reader
-			r, rf.stop = untilDone(ctx, f)
-			src = r
+			src, rf.stop = untilDone(ctx, f)
 		} else {
 			var head [16]byte
 			n, err := f.ReadAt(head[:], 0)
