@@ -334,6 +334,30 @@ func (d *CSV) decodeRecord(dst []columnValues, r int, rec []byte, arena *[]byte)
 	return nil
 }
 
+// ValidField reports whether field, a field that is not missing, holds a
+// value of type dtype as a CSV decoder reads one: TensorFlow's decode_csv
+// rules, spaces around a number, C's spellings of infinity and NaN and a
+// float too large for float32 (infinite) included, Go's digit separators
+// not. A program that infers a column's type from its fields asks here, so
+// that what it infers is what decoding accepts. Every field is a valid
+// string; an unsupported dtype has no valid field.
+func ValidField(dtype tensor.DType, field []byte) bool {
+	var ok bool
+	switch dtype {
+	case tensor.Int32:
+		_, ok = parseInt(field, 32)
+	case tensor.Int64:
+		_, ok = parseInt(field, 64)
+	case tensor.Float32:
+		_, ok = parseFloat(field, 32)
+	case tensor.Float64:
+		_, ok = parseFloat(field, 64)
+	case tensor.String:
+		ok = true
+	}
+	return ok
+}
+
 // invalid is TensorFlow's error for a field that is not a number of its
 // column's type.
 func (d *CSV) invalid(r, f int, field []byte) *CSVError {

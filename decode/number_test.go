@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"testing"
+
+	"github.com/sluiceml/sluice/tensor"
 )
 
 // The fast path agrees with strconv.ParseFloat wherever it answers.
@@ -53,6 +55,24 @@ func TestParseSimpleFloat(t *testing.T) {
 	for _, s := range []string{"-", ".", "+.", "1e5", "0x1", "inf", "1.2.3", "12345678901234567"} {
 		if _, ok := parseSimpleFloat([]byte(s), 64); ok {
 			t.Errorf("%q took the fast path", s)
+		}
+	}
+}
+
+// ValidField answers as decoding does: a field is valid for a type
+// exactly when a CSV column of that type decodes it.
+func TestValidField(t *testing.T) {
+	for _, v := range []string{"1", " 5", "+7", "-0", "1.5", "1e39", "-nan", "nan(x_1)", "inf", "0x10",
+		"1_000", "2023_01", "9223372036854775808", "2147483648", "abc", "1e", "0b1", "\t3\t"} {
+		for _, dt := range []tensor.DType{tensor.Int32, tensor.Int64, tensor.Float32, tensor.Float64, tensor.String} {
+			d, err := NewCSV([]Column{Required(dt)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = d.Decode([]byte(v))
+			if got := ValidField(dt, []byte(v)); got != (err == nil) {
+				t.Errorf("ValidField(%v, %q) = %v, but decoding it: %v", dt, v, got, err)
+			}
 		}
 	}
 }

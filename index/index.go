@@ -63,9 +63,30 @@ func (x *Index) Record(i int) (start, end int64) {
 	return start, x.ends[i]
 }
 
+// A BuildOption configures Build.
+type BuildOption func(*buildConfig)
+
+type buildConfig struct {
+	maxRecord int64
+}
+
+// MaxRecordSize sets the largest record Build reads; a longer length field
+// is an error wrapping tfrecord.ErrTooLarge. The default, as a
+// tfrecord.Reader's, is tfrecord.DefaultMaxRecordSize. Build checks every
+// record's data CRC, so it holds each record whole: a damaged length field
+// that passes its CRC would otherwise cost as much memory as the file
+// allows.
+func MaxRecordSize(n int64) BuildOption {
+	return func(c *buildConfig) { c.maxRecord = n }
+}
+
 // Build reads the TFRecord file name once, checking every record's CRCs,
 // and returns its index.
-func Build(ctx context.Context, name string) (*Index, error) {
+func Build(ctx context.Context, name string, opts ...BuildOption) (*Index, error) {
+	cfg := buildConfig{maxRecord: tfrecord.DefaultMaxRecordSize}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	f, err := storage.Open(ctx, name)
 	if err != nil {
 		return nil, err
@@ -83,7 +104,7 @@ func Build(ctx context.Context, name string) (*Index, error) {
 	if c := tfrecord.DetectCompression(head); c != tfrecord.None {
 		return nil, fmt.Errorf("%w: %s is %v", ErrCompressed, name, c)
 	}
-	r := tfrecord.NewReader(br, tfrecord.Name(name), tfrecord.InputSize(f.Size()))
+	r := tfrecord.NewReader(br, tfrecord.Name(name), tfrecord.InputSize(f.Size()), tfrecord.MaxRecordSize(cfg.maxRecord))
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -86,6 +86,25 @@ func TestBuildRefuses(t *testing.T) {
 	}
 }
 
+// MaxRecordSize bounds the records Build reads: a record longer is
+// refused from its length field, before its data is read.
+func TestBuildMaxRecordSize(t *testing.T) {
+	name, _ := writeFile(t, t.TempDir(), "f.tfrecord", 7, tfrecord.None) // records up to 60 bytes
+	for _, tc := range []struct {
+		opts    []BuildOption
+		tooLong bool
+	}{
+		{nil, false},
+		{[]BuildOption{MaxRecordSize(60)}, false},
+		{[]BuildOption{MaxRecordSize(59)}, true},
+	} {
+		x, err := Build(context.Background(), name, tc.opts...)
+		if tc.tooLong != errors.Is(err, tfrecord.ErrTooLarge) || err == nil && x.Len() != 7 {
+			t.Errorf("%d options: %v, %v; want ErrTooLarge: %v", len(tc.opts), x, err, tc.tooLong)
+		}
+	}
+}
+
 // An index saved to the cache or beside its file is loaded back whole,
 // and refused once its file changes.
 func TestSaveLoad(t *testing.T) {

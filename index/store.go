@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -135,6 +136,11 @@ func canonical(name string) string {
 // Beside returns the name of the index stored beside the file name.
 func Beside(name string) string { return name + ".idx" }
 
+// IsIndex reports whether prefix, the first bytes of a file (at least
+// 15), are those of a stored index: a program that meets one where it
+// expects records can say what it is.
+func IsIndex(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(magic)) }
+
 // cached returns the name of name's index in the cache.
 func cached(name string) (string, error) {
 	dir, err := Dir()
@@ -232,14 +238,14 @@ func Load(ctx context.Context, name string) (*Index, error) {
 	return nil, fmt.Errorf("%w for %s", ErrNoIndex, name)
 }
 
-// LoadOrBuild returns the file's stored index, or builds one (and caches
-// it) if it has none or the one it has is stale.
-func LoadOrBuild(ctx context.Context, name string) (*Index, error) {
+// LoadOrBuild returns the file's stored index, or builds one with opts
+// (and caches it) if it has none or the one it has is stale.
+func LoadOrBuild(ctx context.Context, name string, opts ...BuildOption) (*Index, error) {
 	x, err := Load(ctx, name)
 	if err == nil || !errors.Is(err, ErrNoIndex) && !errors.Is(err, ErrStale) {
 		return x, err
 	}
-	if x, err = Build(ctx, name); err != nil {
+	if x, err = Build(ctx, name, opts...); err != nil {
 		return nil, err
 	}
 	// A cache that cannot be written costs only the next build.

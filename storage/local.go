@@ -26,10 +26,11 @@ func localPath(name string) (path string, prefix string) {
 	return name, ""
 }
 
-// Open opens a local file.
-func (Local) Open(_ context.Context, name string) (File, error) {
+// Open opens a local file. On Linux, opening a named pipe no writer has
+// opened yet waits for one only as long as ctx allows.
+func (Local) Open(ctx context.Context, name string) (File, error) {
 	p, _ := localPath(name)
-	f, err := os.Open(p)
+	f, err := openLocal(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("storage: %w", err)
 	}

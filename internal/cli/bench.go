@@ -238,7 +238,7 @@ func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (benchP
 		return bs, err
 	}
 	for _, st := range sorted(s.features) {
-		sp := st.spec(s.holders(false), false)
+		sp := st.spec(s.holders(), false)
 		var dt tensor.DType
 		switch sp.dtype {
 		case "string":

@@ -54,7 +54,10 @@ its features, {"label":[7],"image":[0.5,1.0]}, the shape DuckDB's
 read_json, pandas' read_json(lines=True) and jq read most easily, and
 convert --from jsonl reads back: int64s are always numbers (exact in
 every reader that keeps integers as integers) and floats always have a
-point or an exponent. A SequenceExample keeps its two members, each
+point or an exponent. A bytes value whose text is NaN, Infinity or
+-Infinity, the strings a float takes for them, is {"b64":...} as bytes
+that are not text are, and jsonl reads both back as bytes (with --bytes
+auto, the default). A SequenceExample keeps its two members, each
 list of steps an array of arrays; --keys goes without --flat, since a
 feature may be named key.`,
 		Example: "  sluice cat --limit 3 'data/train-*.tfrecord.gz'\n" +

@@ -34,7 +34,9 @@ func newConvertCmd() *cobra.Command {
                    from --columns (name:int64|float|string, comma-separated;
                    a column without :type is inferred) or are inferred from
                    the first 1000 lines or 64 MiB (int64, else float, else
-                   string). Names come from --columns, else the header
+                   string, by decode_csv's rules: " 5" is an int64, "1e39"
+                   and "-nan" floats, "1_000" a string). Names come from
+                   --columns, else the header
                    line (--header), else c0, c1, ... Empty fields take 0
                    or "", as decode_csv's defaults; quoting is decode_csv's.
   --from jsonl     plain JSON objects, one a line, one feature per member:
@@ -44,9 +46,10 @@ func newConvertCmd() *cobra.Command {
                    the first 1000 lines or 64 MiB (numbers among strings
                    are their text), unless --columns gives it (name:int64|
                    float|string). The strings "NaN", "Infinity" and
-                   "-Infinity" are floats, as cat --flat writes them. null
-                   leaves the feature out; nested objects and arrays are
-                   refused (flatten them, with jq).
+                   "-Infinity" are floats, and {"b64":"..."} is bytes (its
+                   base64 decoded), as cat --flat writes them. null
+                   leaves the feature out; other nested objects and arrays
+                   are refused (flatten them, with jq).
   --from json      the JSON lines cat prints, one record a line, back into
                    records: {"features":...} an Example, {"context":...,
                    "feature_lists":...} a SequenceExample, {"raw":...} the

@@ -110,26 +110,20 @@ func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
 
 // inferType returns the narrowest type every non-empty value parses as:
 // int64, else float, else string. A column of empty values is a string.
+// Values are parsed by the decoder's own rules (decode.ValidField), so
+// that a column is never inferred as a type its values then fail to
+// decode as.
 func inferType(values [][]byte) tensor.DType {
-	dt := tensor.Int64
-	seen := false
+	dt := tensor.Invalid
 	for _, v := range values {
 		if len(v) == 0 {
 			continue
 		}
-		seen = true
-		s := string(v)
-		if dt == tensor.Int64 {
-			if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-				continue
-			}
-			dt = tensor.Float32
-		}
-		if _, err := strconv.ParseFloat(s, 32); err != nil {
-			return tensor.String
+		if dt = widen(dt, v); dt == tensor.String {
+			break
 		}
 	}
-	if !seen {
+	if dt == tensor.Invalid {
 		return tensor.String
 	}
 	return dt
@@ -150,6 +144,7 @@ type csvConverter struct {
 	keys    []string
 	pos     []int       // the current file's field of each column; nil: the same order
 	sampled int         // lines the types were inferred from
+	opened  int         // files opened so far
 	dec     *decode.CSV // for the current file's field order; nil until the types are known
 	b       *example.Builder
 	out     []byte
@@ -162,24 +157,31 @@ type csvConverter struct {
 }
 
 func convertCSV(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
+	_, err := readCSV(ctx, names, o, prog, t, write)
+	return err
+}
+
+// readCSV is convertCSV, returning also how many of the files it opened:
+// fewer than len(names) when write stops it early.
+func readCSV(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) (opened int, err error) {
 	delim, err := csvDelimiter(o.delimiter)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	c := &csvConverter{o: o, delim: delim, b: example.New(), write: write}
 	if o.columns != "" {
 		cols, err := parseColumns(o.columns)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		c.cols = cols
 	}
 	for _, name := range names {
 		if err := c.file(ctx, name, prog, t); err != nil {
-			return err
+			return c.opened, err
 		}
 	}
-	return nil
+	return c.opened, nil
 }
 
 // file converts one CSV file.
@@ -189,6 +191,7 @@ func (c *csvConverter) file(ctx context.Context, name string, prog *progress, t 
 		return err
 	}
 	defer f.Close()
+	c.opened++
 	return c.stream(ctx, name, f, t)
 }
 
@@ -451,8 +454,10 @@ func (c *csvConverter) recordError(d *decode.CSV, err error) error {
 	if !col.inferred {
 		return fmt.Errorf("%w (column %q, value %q)", err, col.name, value)
 	}
+	// The value failed to decode as col.dtype, so widening from it
+	// suggests a wider type: float for an int64 column, else string.
 	want := "string"
-	if _, perr := strconv.ParseFloat(string(value), 32); perr == nil {
+	if widen(col.dtype, value) == tensor.Float32 {
 		want = "float"
 	}
 	return fmt.Errorf("%w: column %q holds %q, which is not %s, the type inferred from the first %d lines; give the column its type with --columns %s",

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sluiceml/sluice/tensor"
 )
 
 // convertCSVFiles writes files (name → content) to a temporary directory,
@@ -131,6 +134,8 @@ func TestConvertCSVInferredTypeHint(t *testing.T) {
 	}{
 		{"float in int64", "1,3.5,x\n", []string{`b.csv:4: `, `column "price"`, `"3.5"`, `int64`, `first 1000 lines`, `--columns id,price:float,name`}},
 		{"text in int64", "1,abc,x\n", []string{`b.csv:4: `, `column "price"`, `"abc"`, `--columns id,price:string,name`}},
+		// Go's ParseFloat reads "2_5" as 25; decode_csv does not.
+		{"digit separator in int64", "1,2_5,x\n", []string{`b.csv:4: `, `column "price"`, `"2_5"`, `--columns id,price:string,name`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The other file has the columns in another order: the hint
@@ -167,5 +172,67 @@ func TestConvertCSVHeaderSwapSameType(t *testing.T) {
 `
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A column's type is inferred by the rules decode_csv reads it with
+// (TensorFlow's, checked against tf.io.decode_csv): never a type some of
+// its values then fail to decode as, nor a narrower one than they have.
+func TestCSVInferType(t *testing.T) {
+	for _, tc := range []struct {
+		values []string
+		want   tensor.DType
+	}{
+		{[]string{"1", "-2", "+3"}, tensor.Int64},
+		{[]string{" 5", "6 "}, tensor.Int64}, // spaces around a number are skipped
+		{[]string{"1", "2.5"}, tensor.Float32},
+		{[]string{"1e39"}, tensor.Float32}, // too large for float32: inf
+		{[]string{"-nan", "inf", "-Infinity", "nan(abc)"}, tensor.Float32},
+		{[]string{"0x10"}, tensor.Float32},
+		{[]string{"9223372036854775808"}, tensor.Float32}, // beyond int64
+		{[]string{"1_000"}, tensor.String},                // Go's digit separators are not numbers
+		{[]string{"2023_01", "2023_02"}, tensor.String},
+		{[]string{"1", "1_0.5"}, tensor.String},
+		{[]string{"", ""}, tensor.String},
+		{[]string{"", "7"}, tensor.Int64},
+		{[]string{"0b101"}, tensor.String},
+	} {
+		values := make([][]byte, len(tc.values))
+		for i, v := range tc.values {
+			values[i] = []byte(v)
+		}
+		if got := inferType(values); got != tc.want {
+			t.Errorf("inferType(%q) = %v, want %v", tc.values, got, tc.want)
+		}
+		// schema --from csv infers a field at a time, and must agree.
+		dt := tensor.Invalid
+		for _, v := range values {
+			if len(v) > 0 {
+				dt = widen(dt, v)
+			}
+		}
+		if dt == tensor.Invalid {
+			dt = tensor.String
+		}
+		if dt != tc.want {
+			t.Errorf("widen over %q = %v, want %v", tc.values, dt, tc.want)
+		}
+	}
+}
+
+// The audit's case: a column of periods, 2023_01, is text, which schema
+// reports and convert and stats read.
+func TestCSVDigitSeparatorsAreText(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, filepath.Join(dir, "period.csv"), []byte("a,b\n2023_01,1\n2023_02,2\n"))
+	if code, out, errOut := run(t, "schema", "--from", "csv", "--header", "--json", p); code != 0 || !regexp.MustCompile(`"name": "a",\s*"type": "string"`).MatchString(out) {
+		t.Errorf("schema: exit %d, %s%s; want a string", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "stats", "--from", "csv", "--header", p); code != 0 {
+		t.Errorf("stats: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := convertCSVFiles(t, [][2]string{{"period.csv", "a,b\n2023_01,1\n2023_02,2\n"}}, "--header")
+	if code != 0 || !strings.Contains(out, `"a":{"bytes":["2023_01"]}`) {
+		t.Errorf("convert: exit %d, %s%s", code, out, errOut)
 	}
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -85,6 +87,7 @@ type jsonlConverter struct {
 	heldAt    []jsonlLine
 	heldBytes int
 	sampled   int
+	opened    int // files opened so far
 	s         jsonScanner
 	members   []jsonlMember
 	values    []jsonlValue
@@ -135,6 +138,7 @@ func (c *jsonlConverter) read(ctx context.Context, names []string, tee io.Writer
 		if err != nil {
 			return err
 		}
+		c.opened++
 		err = eachLine(ctx, name, r, func(lineNo int, line []byte) error {
 			if len(bytes.TrimSpace(line)) == 0 {
 				return nil
@@ -432,6 +436,35 @@ func (c *jsonlConverter) scalar(name string) error {
 				v.kind = jsonlInt // else beyond int64: a float
 			}
 		}
+	case ch == '{':
+		// cat's form of bytes that are not text, or whose text would read
+		// as a float (cat --flat writes bytes "NaN" so): bytes. Any other
+		// object is a nested value.
+		start := len(c.arena)
+		members := 0
+		err := s.objectBytes(func(key []byte) error {
+			if members++; members > 1 || string(key) != "b64" {
+				return errNotB64
+			}
+			text, err := s.str()
+			if err != nil {
+				return err
+			}
+			if c.arena, err = base64.StdEncoding.AppendDecode(c.arena, text); err != nil {
+				return fmt.Errorf("member %q: b64: %w", name, err)
+			}
+			return nil
+		})
+		if err == nil && members == 0 {
+			err = errNotB64
+		}
+		if err == errNotB64 {
+			return nestedError(name, "an object")
+		}
+		if err != nil {
+			return err
+		}
+		v = jsonlValue{kind: jsonlString, off: start, n: len(c.arena) - start}
 	case ch == 'n':
 		// A member's own null was taken by parse: this one is in an array.
 		if _, err := s.null(); err != nil {
@@ -439,12 +472,21 @@ func (c *jsonlConverter) scalar(name string) error {
 		}
 		return fmt.Errorf("member %q holds a null in an array: an Example's list has no nulls (leave them out)", name)
 	default:
-		hint := "flatten nested values first, for example with jq"
-		if name == "features" || name == "context" || name == "feature_lists" {
-			hint = "sluice cat's lines are --from json"
-		}
-		return fmt.Errorf("member %q holds %s: a feature is numbers, strings or booleans, or an array of them (%s)", name, s.kind(), hint)
+		return nestedError(name, s.kind())
 	}
 	c.values = append(c.values, v)
 	return nil
+}
+
+// errNotB64 reports an object that is not a {"b64":...} bytes value.
+var errNotB64 = errors.New(`not {"b64":...}`)
+
+// nestedError reports a member holding a nested value, of kind what, and
+// what to do about it.
+func nestedError(name, what string) error {
+	hint := "flatten nested values first, for example with jq"
+	if name == "features" || name == "context" || name == "feature_lists" {
+		hint = "sluice cat's lines are --from json"
+	}
+	return fmt.Errorf(`member %q holds %s: a feature is numbers, strings, booleans or bytes as {"b64":"..."}, or an array of them (%s)`, name, what, hint)
 }

@@ -120,7 +120,7 @@ func TestConvertJSONLErrors(t *testing.T) {
 		name, lines, columns, want string
 	}{
 		{"not an object", `[1, 2]`, "", "in.jsonl:1: want a JSON object, not an array"},
-		{"nested object", `{"a": {"b": 1}}`, "", `in.jsonl:1: member "a" holds an object: a feature is numbers, strings or booleans, or an array of them`},
+		{"nested object", `{"a": {"b": 1}}`, "", `in.jsonl:1: member "a" holds an object: a feature is numbers, strings, booleans or bytes as {"b64":"..."}, or an array of them`},
 		{"nested array", `{"a": [1, [2]]}`, "", `in.jsonl:1: member "a" holds an array`},
 		{"not JSON", "{\"a\": 1}\n{\"a\": 1,}", "", "in.jsonl:2: not JSON"},
 		{"two values", `{"a": 1} {}`, "", "in.jsonl:1: more than one JSON value on the line"},
@@ -238,5 +238,48 @@ func TestConvertJSONLNonFinite(t *testing.T) {
 		if got != want {
 			t.Errorf("--columns %q: the round trip through cat --flat gives\n%s, want\n%s", columns, got, want)
 		}
+	}
+}
+
+// cat --flat | convert --from jsonl gives back the Examples cat read,
+// every value of every kind: bytes whose text is a float's word, and
+// bytes that are not text, are written {"b64":...}, which jsonl reads as
+// bytes.
+func TestFlatJSONLRoundTrip(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, tc := range []struct {
+		name string
+		recs [][]byte
+	}{
+		{"bytes NaN and infinities", [][]byte{
+			example.New().Bytes("word", []byte("NaN")).Marshal(),
+			example.New().Bytes("word", []byte("Infinity"), []byte("-Infinity")).Marshal()}},
+		{"bytes not text", [][]byte{
+			example.New().Bytes("b", []byte{0xff, 0x00}, []byte("ok")).Marshal(),
+			example.New().Bytes("b", []byte("\x01")).Marshal()}},
+		{"floats NaN and infinities", [][]byte{
+			example.New().Float("f", nan, -inf, inf, 0.5).Marshal()}},
+		{"text like numbers and markers", [][]byte{
+			example.New().Bytes("s", []byte("1.5"), []byte(`{"b64":"TmFO"}`), []byte("nan"), []byte("true")).Marshal()}},
+		{"every kind", [][]byte{
+			example.New().Int64("i", math.MaxInt64, math.MinInt64, 0).Float("f", 2, -0.0, 1e-45).Bytes("b", []byte("NaN"), []byte{0x80}).Marshal(),
+			example.New().Int64("i", 1).Float("f", nan).Bytes("b", []byte("x")).Marshal()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := writeRecords(t, dir, "in.tfrecord", tfrecord.None, tc.recs...)
+			code, flat, errOut := run(t, "cat", "--flat", in)
+			if code != 0 {
+				t.Fatal(errOut)
+			}
+			if code, _, errOut = runJSONL(t, dir, flat, ""); code != 0 {
+				t.Fatalf("convert --from jsonl of\n%s: %s", flat, errOut)
+			}
+			_, want, _ := run(t, "cat", in)
+			_, got, _ := run(t, "cat", filepath.Join(dir, "out.tfrecord"))
+			if got != want {
+				t.Errorf("through\n%sthe records became\n%swant\n%s", flat, got, want)
+			}
+		})
 	}
 }

@@ -21,7 +21,8 @@ func convertParquet(ctx context.Context, names []string, o convertOptions, prog 
 	if err != nil {
 		return err
 	}
-	return readParquet(ctx, names, cols, prog, t, -1, write)
+	_, err = readParquet(ctx, names, cols, prog, t, -1, write)
+	return err
 }
 
 // columnNames reads --columns when it names columns without types
@@ -62,8 +63,10 @@ func (r progressReaderAt) ReadAt(b []byte, off int64) (int, error) {
 }
 
 // readParquet turns the rows of the files names, at most limit of them
-// (all if negative), into Examples of the columns cols (all if empty).
-func readParquet(ctx context.Context, names, cols []string, prog *progress, t *tally, limit int, write func([]byte) error) error {
+// (all if negative), into Examples of the columns cols (all if empty). It
+// returns how many of the files it opened, fewer than len(names) when the
+// limit stops it early.
+func readParquet(ctx context.Context, names, cols []string, prog *progress, t *tally, limit int, write func([]byte) error) (opened int, err error) {
 	b := example.New()
 	rows := new(parquet.Rows) // reset for each file, its buffers reused
 	var out []byte
@@ -73,12 +76,13 @@ func readParquet(ctx context.Context, names, cols []string, prog *progress, t *t
 			break
 		}
 		if isStdin(name) {
-			return fmt.Errorf("--from parquet reads files, not standard input: a Parquet file's index is at its end")
+			return opened, fmt.Errorf("--from parquet reads files, not standard input: a Parquet file's index is at its end")
 		}
 		f, err := storage.Open(ctx, name)
 		if err != nil {
-			return err
+			return opened, err
 		}
+		opened++
 		err = func() error {
 			defer f.Close()
 			pf, err := parquet.Open(progressReaderAt{f, prog}, f.Size(), name, parquet.MaxPageSize(int(min(settingsFrom(ctx).maxRecord, math.MaxInt32))))
@@ -108,10 +112,10 @@ func readParquet(ctx context.Context, names, cols []string, prog *progress, t *t
 			return rows.Err()
 		}()
 		if err != nil {
-			return err
+			return opened, err
 		}
 	}
-	return nil
+	return opened, nil
 }
 
 // readableColumns lists the columns of f that can be read, for the

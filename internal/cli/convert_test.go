@@ -214,7 +214,7 @@ func TestConvertFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--from", "avro"}, `--from must be csv, jsonl, json, parquet, mnist, cifar10 or tfrecord, not "avro"`},
-		{[]string{"--compression", "snappy"}, `--compression: tfrecord: unknown compression type "SNAPPY"`},
+		{[]string{"--compression", "snappy"}, `--compression must be auto, NONE, ZLIB, GZIP or ZSTD, not "snappy"`},
 		{nil, `required flag(s) "out" not set`},
 	} {
 		args := append([]string{"convert", in}, tc.args...)

@@ -4,15 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -66,8 +69,31 @@ func expand(ctx context.Context, patterns []string) ([]string, error) {
 // isStdin reports whether name names standard input.
 func isStdin(name string) bool { return name == "-" || name == "/dev/stdin" }
 
-// exists reports whether name can be opened as it is.
+// isStream reports whether name is standard input, or a local file that is
+// not a regular file (a named pipe, /dev/fd/N of a process substitution, a
+// device): one that can be read once, in order, and must be opened only by
+// the reader that reads it.
+func isStream(name string) bool {
+	if isStdin(name) {
+		return true
+	}
+	local, ok := localName(name)
+	if !ok {
+		return false
+	}
+	fi, err := os.Stat(local)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// exists reports whether name can be opened as it is. A local name is
+// looked up, not opened: opening a named pipe to see that it is there
+// would wait for its writer, and closing it could cost the writer its
+// reader.
 func exists(ctx context.Context, name string) bool {
+	if local, ok := localName(name); ok {
+		_, err := os.Stat(local)
+		return err == nil
+	}
 	f, err := storage.Open(ctx, name)
 	if err != nil {
 		return false
@@ -127,9 +153,16 @@ func openText(ctx context.Context, name string, tee io.Writer) (io.ReadCloser, e
 	if isStdin(name) {
 		f = io.NopCloser(settingsFrom(ctx).stdin)
 	} else {
-		var err error
-		if f, err = storage.Open(ctx, name); err != nil {
+		sf, err := storage.Open(ctx, name)
+		if err != nil {
 			return nil, err
+		}
+		f = sf
+		if sf.Size() < 0 {
+			// A named pipe's reads may wait for a writer for ever, and
+			// must end when the command is interrupted.
+			r, stop := untilDone(ctx, sf)
+			f = textFile{r, func() error { stop(); return sf.Close() }}
 		}
 	}
 	br := bufio.NewReaderSize(io.TeeReader(f, tee), 64<<10)
@@ -211,30 +244,82 @@ const compressionUsage = "input compression: auto (detect from the file), NONE, 
 // parseCompression reads a --compression value. "auto" (or empty) asks for
 // detection; names are TensorFlow's, in any case.
 func parseCompression(s string) (c tfrecord.Compression, auto bool, err error) {
-	s = strings.ToUpper(s)
-	if s == "" || s == "AUTO" {
+	u := strings.ToUpper(s)
+	if u == "" || u == "AUTO" {
 		return tfrecord.None, true, nil
 	}
-	c, err = tfrecord.ParseCompression(s)
+	c, err = tfrecord.ParseCompression(u)
 	if err != nil {
-		return c, false, fmt.Errorf("--compression: %w", err)
+		// Not tfrecord's words, which name TensorFlow's "" for NONE:
+		// the flag's own spellings.
+		return c, false, fmt.Errorf("--compression must be auto, NONE, ZLIB, GZIP or ZSTD, not %q", s)
 	}
 	return c, false, nil
 }
 
-// detectCompression reads the first bytes of f and guesses its compression.
-func detectCompression(f storage.File) (tfrecord.Compression, error) {
-	var prefix [16]byte
-	n, err := f.ReadAt(prefix[:], 0)
-	if err != nil && err != io.EOF {
-		return tfrecord.None, fmt.Errorf("%s: %w", f.Name(), err)
+// errWrongCompression is wrapped by the error for a file that certainly is
+// not compressed as --compression says: its first bytes cannot begin such
+// a stream, and are those of another. It is no damage (verify does not
+// count it as bad records), and no byte of the file was read as records.
+var errWrongCompression = errors.New("the file is not compressed as --compression says")
+
+// checkCompression returns an error wrapping errWrongCompression when a
+// file whose first bytes are prefix cannot be c, and starts like
+// uncompressed TFRecord data or another compression's stream; flag is the
+// flag that named c. A prefix like none of them (a damaged file, another
+// format) is left to the reader to report.
+func checkCompression(name string, prefix []byte, c tfrecord.Compression, flag string) error {
+	if startsLike(prefix, c) {
+		return nil
 	}
-	return tfrecord.DetectCompression(prefix[:n]), nil
+	looks := tfrecord.DetectCompression(prefix)
+	what := looks.String() + " data"
+	if looks == tfrecord.None {
+		if !startsLike(prefix, tfrecord.None) {
+			return nil
+		}
+		what = "uncompressed TFRecord data"
+	}
+	if flag == "" {
+		flag = "--compression"
+	}
+	return &compressionError{name: name, hint: fmt.Sprintf("the file starts like %s, not %v: try %s %v or auto", what, c, flag, looks)}
+}
+
+// A compressionError is checkCompression's error.
+type compressionError struct{ name, hint string }
+
+func (e *compressionError) Error() string { return e.name + ": " + e.hint }
+func (e *compressionError) Unwrap() error { return errWrongCompression }
+
+// startsLike reports whether prefix, a file's first 16 bytes (or all of a
+// shorter file), can begin a stream of compression c: a TFRecord header
+// whose length CRC holds for None, the magic number or header for the
+// others. An empty or too short prefix can begin anything.
+func startsLike(prefix []byte, c tfrecord.Compression) bool {
+	switch c {
+	case tfrecord.None:
+		return len(prefix) < 12 || binary.LittleEndian.Uint32(prefix[8:12]) == tfrecord.MaskedCRC(prefix[:8])
+	case tfrecord.Gzip:
+		return len(prefix) < 2 || prefix[0] == 0x1f && prefix[1] == 0x8b
+	case tfrecord.Zlib:
+		// DetectCompression checks a TFRecord header first, which two
+		// bytes cannot hold.
+		return len(prefix) < 2 || tfrecord.DetectCompression(prefix[:2]) == tfrecord.Zlib
+	case tfrecord.Zstd:
+		// A frame, or a skippable frame (magic 0x184D2A50 to 0x184D2A5F).
+		if len(prefix) < 4 {
+			return true
+		}
+		m := binary.LittleEndian.Uint32(prefix)
+		return m == 0xFD2FB528 || m&0xFFFFFFF0 == 0x184D2A50
+	}
+	return true
 }
 
 // otherFormat names the format of a file that starts like one sluice
 // converts rather than reads as TFRecord, and the command that converts
-// it; "" for other files. A Parquet file read as TFRecord fails at offset
+// it, or like a sluice index; "" for other files. A Parquet file read as TFRecord fails at offset
 // 0 with a length CRC error, which would otherwise send the user to
 // verify and salvage it.
 func otherFormat(prefix []byte, name string) string {
@@ -243,6 +328,11 @@ func otherFormat(prefix []byte, name string) string {
 			name = "FILE"
 		}
 		return fmt.Sprintf("the file starts like Parquet data, not TFRecord: sluice convert --from parquet %s --out NEW writes its rows as TFRecord Examples", name)
+	}
+	if index.IsIndex(prefix) {
+		// sluice index --beside puts FILE.idx next to FILE, where a
+		// pattern such as 'data/*' finds it too.
+		return "the file starts like a sluice index (sluice index --beside writes FILE.idx beside FILE), not TFRecord: leave it out, with a pattern such as 'data/*.tfrecord'"
 	}
 	return ""
 }
@@ -258,10 +348,13 @@ type recordFiles struct {
 
 	r    *tfrecord.Reader
 	f    storage.File
+	stop func() bool // ends the current file's tie to the context (streams)
 	name string
-	hint string // set when --compression NONE was given and the file looks compressed
-	flag string // the command's name for that flag, in the hint (default --compression)
+	hint string // what the file looks like, when it is another format than TFRecord
+	flag string // the command's name for --compression, in hints (default --compression)
 	n    int    // records since the last context check
+
+	opened int // files opened so far: what a summary that stops early read
 }
 
 // newRecordFiles reads with the compression of the --compression value
@@ -286,54 +379,52 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 	rf.close()
 	rf.hint = ""
 	set := settingsFrom(ctx)
-	c := rf.comp
 	opts := []tfrecord.Option{tfrecord.Name(name), tfrecord.MaxRecordSize(set.maxRecord)}
-	var src io.Reader
+	var (
+		src    io.Reader
+		prefix []byte // the first bytes, which say the compression
+	)
 	if isStdin(name) {
-		// A pipe cannot be read at an offset: peek at its first bytes.
-		br := bufio.NewReaderSize(set.stdin, 64<<10)
-		prefix, err := br.Peek(16)
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if rf.detect {
-			c = tfrecord.DetectCompression(prefix)
-		}
-		rf.hint = otherFormat(prefix, name)
-		src = br
+		src = set.stdin
 	} else {
 		f, err := storage.Open(ctx, name)
 		if err != nil {
 			return err
 		}
-		if rf.detect {
-			if c, err = detectCompression(f); err != nil {
-				f.Close()
-				return err
+		rf.f = f
+		if f.Size() < 0 {
+			// A named pipe or a device: its reads may wait for a writer
+			// for ever, and must end when the command is interrupted.
+			src, rf.stop = untilDone(ctx, f)
+		} else {
+			var head [16]byte
+			n, err := f.ReadAt(head[:], 0)
+			if err != nil && err != io.EOF {
+				rf.close()
+				return fmt.Errorf("%s: %w", name, err)
 			}
-		} else if c == tfrecord.None {
-			// Only looked at to explain a failure: a compressed file read
-			// as NONE fails with a length or checksum error that does not
-			// say why.
-			if d, err := detectCompression(f); err == nil && d != tfrecord.None {
-				flag := rf.flag
-				if flag == "" {
-					flag = "--compression"
-				}
-				rf.hint = fmt.Sprintf("the file starts like %v data: try %s %v or auto", d, flag, d)
-			}
-		}
-		var prefix [4]byte
-		if n, _ := f.ReadAt(prefix[:], 0); n == len(prefix) {
-			if h := otherFormat(prefix[:], name); h != "" {
-				rf.hint = h
-			}
-		}
-		if f.Size() >= 0 { // not a named pipe, whose size is unknown
+			prefix, src = head[:n], f
 			opts = append(opts, tfrecord.InputSize(f.Size()))
 		}
-		src, rf.f = f, f
 	}
+	if prefix == nil {
+		// A stream cannot be read at an offset: peek at its first bytes.
+		br := bufio.NewReaderSize(src, 64<<10)
+		p, err := br.Peek(16)
+		if err != nil && err != io.EOF {
+			rf.close()
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		prefix, src = p, br
+	}
+	c := rf.comp
+	if rf.detect {
+		c = tfrecord.DetectCompression(prefix)
+	} else if err := checkCompression(name, prefix, c, rf.flag); err != nil {
+		rf.close()
+		return err
+	}
+	rf.hint = otherFormat(prefix, name)
 	opts = append(append(opts, c), rf.opts...)
 	if rf.tee != nil {
 		src = io.TeeReader(src, rf.tee)
@@ -344,6 +435,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		rf.r.Reset(src, opts...)
 	}
 	rf.name = name
+	rf.opened++
 	return nil
 }
 
@@ -374,10 +466,44 @@ func (rf *recordFiles) next(ctx context.Context) ([]byte, error) {
 }
 
 func (rf *recordFiles) close() {
+	if rf.stop != nil {
+		rf.stop()
+		rf.stop = nil
+	}
 	if rf.f != nil {
 		rf.f.Close()
 		rf.f = nil
 	}
+}
+
+// untilDone returns a reader of f, a stream, whose blocked reads end with
+// ctx's error once ctx is done, and a function that ends that tie, to be
+// called when f is closed. A local pipe is read through Go's poller
+// (storage.Local), where a read deadline ends a blocked read without a
+// goroutine; a stream without deadlines is read a read at a time in a
+// goroutine the context can leave behind, as standard input is.
+func untilDone(ctx context.Context, f storage.File) (io.Reader, func() bool) {
+	d, ok := f.(interface{ SetReadDeadline(time.Time) error })
+	if !ok || d.SetReadDeadline(time.Time{}) != nil {
+		return &stdinReader{ctx: ctx, r: f}, func() bool { return false }
+	}
+	stop := context.AfterFunc(ctx, func() { d.SetReadDeadline(time.Unix(1, 0)) })
+	return deadlineReader{ctx, f}, stop
+}
+
+// A deadlineReader reads a stream whose reads a past deadline ends when
+// ctx is done, and returns ctx's error for them.
+type deadlineReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r deadlineReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) && r.ctx.Err() != nil {
+		err = r.ctx.Err()
+	}
+	return n, err
 }
 
 // eachRecord calls fn for every record of every file in order, with the

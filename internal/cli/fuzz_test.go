@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"math"
@@ -32,6 +33,7 @@ func FuzzRender(f *testing.F) {
 	f.Add(example.New().Floats("f", []float32{float32(math.NaN()), 1e-45, float32(math.Copysign(0, -1))}).Marshal(), uint8(1))
 	f.Add([]byte{0x0a, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0xff}, uint8(0)) // feature name not UTF-8
 	f.Add([]byte{0x12, 0x02, 0x0a, 0x00}, uint8(2))
+	f.Add(example.New().Bytes("w", []byte("NaN"), []byte("-Infinity")).Bytes("b", []byte{0xff, 0}).Float("f", float32(math.Inf(1))).Marshal(), uint8(0))
 	f.Fuzz(func(t *testing.T, rec []byte, format uint8) {
 		r := &recordRenderer{format: recordFormat(format % 4)}
 		line, err := r.render([]byte("f\x00\"\xff:12"), rec)
@@ -77,6 +79,7 @@ func FuzzRender(f *testing.F) {
 		}
 		// Flat, the line is valid JSON too, and an Example's is an object
 		// of arrays: its features' lists.
+		line = bytes.Clone(line) // r reuses its buffer
 		r.flat = true
 		flat, err := r.render(nil, rec)
 		if err != nil {
@@ -90,9 +93,32 @@ func FuzzRender(f *testing.F) {
 			if len(lists) != len(obj.Features) {
 				t.Fatalf("flat %q has %d members, for %d features", flat, len(lists), len(obj.Features))
 			}
+			skip := false
 			for name, l := range lists {
 				if !bytes.HasPrefix(l, []byte("[")) {
 					t.Fatalf("flat %q: feature %q is not an array", flat, name)
+				}
+				skip = skip || string(l) == "[]" || strings.ContainsRune(name, utf8.RuneError)
+			}
+			// convert --from jsonl reads the flat line back to the same
+			// Example, or fails. Left out: a list of no values, which does
+			// not say its kind, and a name that is not UTF-8, which JSON
+			// cannot hold (cat shows U+FFFD, flat or not).
+			if !skip {
+				var back []byte
+				c := newJSONLConverter(0, func(rec []byte) error {
+					back = bytes.Clone(rec)
+					return nil
+				})
+				err := c.sample(bytes.TrimSuffix(flat, []byte("\n")), jsonlLine{"f", 1})
+				if err == nil {
+					err = c.flush()
+				}
+				if err == nil {
+					again, err := (&recordRenderer{format: r.format}).render([]byte("f\x00\"\xff:12"), back)
+					if err != nil || !bytes.Equal(again, line) {
+						t.Fatalf("flat %q reads back as %q (%v), not %q", flat, again, err, line)
+					}
 				}
 			}
 		}
@@ -110,6 +136,8 @@ func FuzzConvertCSV(f *testing.F) {
 	f.Add([]byte("a\n\"x\"\"y\"\n\r\n,\n"), true)
 	f.Add([]byte("1e400,nan,-inf\n"), false)
 	f.Add([]byte(",\n\n"), true)
+	f.Add([]byte("a,b\n2023_01, 5\n1_000,-nan\n"), true)
+	f.Add([]byte("1,1e39\n2,x\n"), false)
 	f.Fuzz(func(t *testing.T, data []byte, header bool) {
 		var cols int
 		c := &csvConverter{o: convertOptions{header: header}, b: example.New(), write: func(rec []byte) error {
@@ -131,6 +159,11 @@ func FuzzConvertCSV(f *testing.F) {
 		}
 		if err != nil && !fileLine.MatchString(err.Error()) {
 			t.Fatalf("error does not name the file and line: %v", err)
+		}
+		// Types inferred from every line (a short input) are ones every
+		// value decodes as: inference and decoding follow the same rules.
+		if err != nil && c.sampled < csvSampleLines && strings.Contains(err.Error(), "the type inferred from") {
+			t.Fatalf("a value fails the type inferred from all of the lines: %v", err)
 		}
 		if err == nil && cols != 0 && cols != len(c.cols) {
 			t.Fatalf("%d features for %d columns", cols, len(c.cols))
@@ -191,7 +224,7 @@ func FuzzSchema(f *testing.F) {
 				m = s.lists
 			}
 			for _, st := range m {
-				sp := st.spec(s.holders(list), list)
+				sp := st.spec(s.holders(), list)
 				if sp.how == "fixed" || sp.how == "fixedseq" {
 					n := 1
 					for _, d := range sp.shape {
@@ -417,6 +450,7 @@ func FuzzConvertJSONL(f *testing.F) {
 		`{"id": [1.50, true, "x\u00e9\ud83d\ude00"], "e": [], "big": 9223372036854775808}`,
 		`{"a": {"b": 1}}`, `{"a": [[1]]}`, `{"a": 1, "a": 2}`, `{"a": 1e39}`, `[1]`, `{"a": -0, "b": 1E+2}`,
 		`{"a": "\ud800"}`, "{\"a\": 1}\x00", `{"a": tru}`,
+		`{"b": {"b64": "/wA="}, "c": [{"b64": "TmFO"}, "x"], "d": ["NaN", 1]}`, `{"b": {"b64": "!"}}`, `{"b": {}}`,
 	} {
 		f.Add([]byte(line))
 	}
@@ -462,7 +496,8 @@ func FuzzConvertJSONL(f *testing.F) {
 					t.Fatalf("%q: %q is %v, want bytes %q", line, name, g, w.bytes)
 				}
 			case w.floats != nil:
-				if !slices.Equal(g.GetFloatList().GetValue(), w.floats) || g.GetFloatList() == nil {
+				sameBits := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || a == b }
+				if !slices.EqualFunc(g.GetFloatList().GetValue(), w.floats, sameBits) || g.GetFloatList() == nil {
 					t.Fatalf("%q: %q is %v, want floats %v", line, name, g, w.floats)
 				}
 			default:
@@ -508,12 +543,24 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 		case nil:
 			continue
 		case json.Delim:
-			if tok != '[' {
-				return nil, false
+			if tok == '{' {
+				b, ok := oracleB64(d)
+				if !ok {
+					return nil, false
+				}
+				values = []any{b}
+				break
 			}
 			values = []any{}
 			for d.More() {
 				v, _ := d.Token()
+				if v == json.Delim('{') {
+					b, ok := oracleB64(d)
+					if !ok {
+						return nil, false
+					}
+					v = b
+				}
 				if _, nested := v.(json.Delim); nested {
 					return nil, false
 				}
@@ -530,7 +577,13 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 		kind := jsonlNone
 		for _, v := range values {
 			switch v := v.(type) {
+			case []byte:
+				kind = jsonlString
 			case string:
+				if _, ok := nonFiniteValue[v]; ok {
+					kind = max(kind, jsonlFloat) // cat's NaN and infinities
+					break
+				}
 				kind = jsonlString
 			case json.Number:
 				if _, err := v.Int64(); err == nil {
@@ -554,7 +607,9 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 				w.ints = append(w.ints, n)
 			case jsonlFloat:
 				x := float32(0)
-				if v == true {
+				if s, ok := v.(string); ok {
+					x = nonFiniteValue[s]
+				} else if v == true {
 					x = 1
 				} else if num, ok := v.(json.Number); ok {
 					f, err := strconv.ParseFloat(string(num), 32)
@@ -566,6 +621,8 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 				w.floats = append(w.floats, x)
 			default:
 				switch v := v.(type) {
+				case []byte:
+					w.bytes = append(w.bytes, v)
 				case string:
 					w.bytes = append(w.bytes, []byte(v))
 				case json.Number:
@@ -586,6 +643,22 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 		want[name] = w
 	}
 	return want, true
+}
+
+// oracleB64 reads the rest of an object d has just opened, which must be
+// {"b64":"..."} of valid base64, and returns the bytes.
+func oracleB64(d *json.Decoder) ([]byte, bool) {
+	if tok, err := d.Token(); err != nil || tok != "b64" {
+		return nil, false
+	}
+	tok, err := d.Token()
+	text, isString := tok.(string)
+	if err != nil || !isString || d.More() {
+		return nil, false
+	}
+	d.Token() // }
+	b, err := base64.StdEncoding.DecodeString(text)
+	return b, err == nil
 }
 
 // FuzzStats feeds arbitrary records to stats: its reports never fail, the

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,11 +44,11 @@ func TestActionableErrors(t *testing.T) {
 		{[]string{"count", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},
 		{[]string{"count", good, "--parallel", "0"}, "--parallel must be at least 1, not 0"},
 		{[]string{"verify", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},
-		{[]string{"count", gz, "--compression", "NONE"}, "the file starts like GZIP data: try --compression GZIP or auto"},
+		{[]string{"count", gz, "--compression", "NONE"}, "the file starts like GZIP data, not NONE: try --compression GZIP or auto"},
 		{[]string{"cat", gz, "--compression", "none"}, "the file starts like GZIP data"},
 		{[]string{"verify", gz, "--compression", "NONE"}, "the file starts like GZIP data"},
 		// convert's --compression is the output's: the input's flag is named.
-		{[]string{"convert", gz, "--input-compression", "NONE", "--out", filepath.Join(t.TempDir(), "o")}, "the file starts like GZIP data: try --input-compression GZIP or auto"},
+		{[]string{"convert", gz, "--input-compression", "NONE", "--out", filepath.Join(t.TempDir(), "o")}, "the file starts like GZIP data, not NONE: try --input-compression GZIP or auto"},
 	} {
 		code, out, errOut := run(t, tc.args...)
 		if code == 0 || !strings.Contains(out+errOut, tc.want) {
@@ -250,5 +253,61 @@ func TestDamageHint(t *testing.T) {
 		if tc.want && !strings.Contains(errOut, "sluice verify "+p+" "+salvage+p+" --out NEW") {
 			t.Errorf("%q: the hint does not name the file: %q", tc.args, errOut)
 		}
+	}
+}
+
+// A file read with a --compression it certainly is not (its first bytes
+// cannot begin such a stream, and are another's) is refused before it is
+// read, saying what it looks like: not called damage, and not counted as
+// bad records by verify.
+func TestWrongCompression(t *testing.T) {
+	dir := t.TempDir()
+	files := map[tfrecord.Compression]string{}
+	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Zlib, tfrecord.Gzip, tfrecord.Zstd} {
+		files[c] = writeExamples(t, dir, "f-"+c.String()+".tfrecord", 2, c)
+	}
+	for _, tc := range []struct {
+		file tfrecord.Compression
+		flag string
+		want string
+	}{
+		{tfrecord.None, "GZIP", "the file starts like uncompressed TFRecord data, not GZIP: try --compression NONE or auto"},
+		{tfrecord.None, "ZLIB", "the file starts like uncompressed TFRecord data, not ZLIB: try --compression NONE or auto"},
+		{tfrecord.None, "ZSTD", "the file starts like uncompressed TFRecord data, not ZSTD: try --compression NONE or auto"},
+		{tfrecord.Gzip, "NONE", "the file starts like GZIP data, not NONE: try --compression GZIP or auto"},
+		{tfrecord.Gzip, "zlib", "the file starts like GZIP data, not ZLIB: try --compression GZIP or auto"},
+		{tfrecord.Zlib, "GZIP", "the file starts like ZLIB data, not GZIP: try --compression ZLIB or auto"},
+		{tfrecord.Zstd, "GZIP", "the file starts like ZSTD data, not GZIP: try --compression ZSTD or auto"},
+	} {
+		name := files[tc.file]
+		for _, cmd := range []string{"count", "cat", "stats"} {
+			code, _, errOut := run(t, cmd, "--compression", tc.flag, name)
+			if code != 1 || errOut != "sluice: "+name+": "+tc.want+"\n" {
+				t.Errorf("%s --compression %s %s: exit %d, %q; want %q", cmd, tc.flag, tc.file, code, errOut, tc.want)
+			}
+		}
+		// Standard input is peeked at for the same.
+		data, _ := os.ReadFile(name)
+		if err, _, _ := runIn(t, bytes.NewReader(data), "count", "--compression", tc.flag, "-"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("count --compression %s - of %s: %v; want %q", tc.flag, tc.file, err, tc.want)
+		}
+		code, out, _ := run(t, "verify", "--compression", tc.flag, name)
+		if code != 1 || !strings.Contains(out, tc.want) || !strings.Contains(out, "0 good records in 1 file: 0 bad records, 1 file not checked") {
+			t.Errorf("verify --compression %s %s: exit %d, %q", tc.flag, tc.file, code, out)
+		}
+	}
+	// --json lists the file as unchecked, with no bad records.
+	code, out, _ := run(t, "verify", "--json", "--compression", "GZIP", files[tfrecord.None])
+	var report verifyReport
+	if err := json.Unmarshal([]byte(out), &report); code != 1 || err != nil || report.Bad != 0 ||
+		!slices.Equal(report.Unchecked, []string{files[tfrecord.None]}) || !report.Files[0].Unchecked {
+		t.Errorf("verify --json: exit %d, %v, %s", code, err, out)
+	}
+	// A file like none of them (damage, another format) is read, and the
+	// reader says what it finds: the hint would be a guess.
+	junk := filepath.Join(dir, "junk.tfrecord")
+	os.WriteFile(junk, []byte("not compressed, nor records"), 0o644)
+	if code, _, errOut := run(t, "count", "--compression", "GZIP", junk); code != 1 || strings.Contains(errOut, "starts like") {
+		t.Errorf("count --compression GZIP junk: exit %d, %q", code, errOut)
 	}
 }

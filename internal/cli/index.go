@@ -3,9 +3,11 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/sluiceml/sluice/index"
+	"github.com/sluiceml/sluice/tfrecord"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +29,9 @@ sluice.GlobalShuffle() then goes straight to any record; it would build a
 missing index itself, on its first run. An index records the file's size and
 modification time and is rebuilt when either changes. index prints each
 file's record count and where its index is. A file whose index is current is
-not read again.`,
+not read again. A record longer than --max-record-size is an error, as in the
+commands that read records; standard input and other streams cannot be
+indexed, since an index is read back later, at offsets into the same file.`,
 		Example: "  sluice index 'data/train-*.tfrecord'\n  sluice index --beside data/train-00000-of-00008.tfrecord",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -38,6 +42,12 @@ not read again.`,
 			if err != nil {
 				return err
 			}
+			for _, name := range names {
+				if isStdin(name) {
+					return fmt.Errorf("%s: index reads files at offsets, not standard input: an index holds where each record of a file is, to be read there later", name)
+				}
+			}
+			maxRecord := index.MaxRecordSize(settingsFrom(cmd.Context()).maxRecord)
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
 			type indexed struct {
@@ -48,7 +58,10 @@ not read again.`,
 				if x, err := index.Load(ctx, name); err == nil && (!beside || exists(ctx, index.Beside(name))) {
 					return indexed{x.Len(), "index current"}, nil
 				}
-				x, err := index.Build(ctx, name)
+				x, err := index.Build(ctx, name, maxRecord)
+				if errors.Is(err, tfrecord.ErrTooLarge) {
+					return indexed{}, fmt.Errorf("%w; --max-record-size raises the limit", err)
+				}
 				if err != nil {
 					return indexed{}, err
 				}

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,9 +41,68 @@ func TestIndexCommand(t *testing.T) {
 	if _, err := os.Stat(index.Beside(b)); err != nil {
 		t.Errorf("--beside: %v", err)
 	}
+	if code, _, errOut := run(t, "index", "--max-record-size", "4", b); code != 0 {
+		t.Errorf("--max-record-size 4, records of 4 bytes: exit %d, %q", code, errOut)
+	}
 	gz := writeRecords(t, dir, "c.tfrecord.gz", tfrecord.Gzip, []byte("x"))
 	code, _, errOut = run(t, "index", gz)
 	if code == 0 || !strings.Contains(errOut, "compressed") {
 		t.Errorf("compressed file: exit %d, %q", code, errOut)
+	}
+}
+
+// index refuses what it cannot index with an error that says why.
+func TestIndexRefuses(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+	dir := t.TempDir()
+	// A length field that passes its CRC and announces a 200 MB record in
+	// a (sparse) file that long: --max-record-size must refuse it from the
+	// length, not after reading it.
+	const n = 200 << 20
+	big := filepath.Join(dir, "big.tfrecord")
+	var h bytes.Buffer
+	binary.Write(&h, binary.LittleEndian, uint64(n))
+	c := crc32.Checksum(h.Bytes(), crc32.MakeTable(crc32.Castagnoli))
+	binary.Write(&h, binary.LittleEndian, ((c>>15)|(c<<17))+0xa282ead8)
+	if err := os.WriteFile(big, h.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 12+n+4); err != nil {
+		t.Fatal(err)
+	}
+	small := writeRecords(t, dir, "a.tfrecord", tfrecord.None, []byte("one"))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"index", "--max-record-size", "1000", big}, "record size too large"},
+		{[]string{"index", "--max-record-size", "1000", big}, "--max-record-size raises the limit"},
+		{[]string{"index", "-"}, "-: index reads files at offsets, not standard input"},
+		{[]string{"index", small, "/dev/stdin"}, "/dev/stdin: index reads files at offsets, not standard input"},
+	} {
+		err, _, _ := runIn(t, strings.NewReader("x"), tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v; want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// An index beside its file, matched by a pattern meant for the records, is
+// named for what it is, not called damage.
+func TestIndexMatchedByPattern(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+	dir := t.TempDir()
+	writeRecords(t, dir, "a", tfrecord.None, []byte("one"), []byte("two"))
+	if code, _, errOut := run(t, "index", "--beside", filepath.Join(dir, "a")); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, cmd := range []string{"count", "cat"} {
+		code, _, errOut := run(t, cmd, filepath.Join(dir, "*"))
+		if code != 1 || !strings.Contains(errOut, "a.idx: ") || !strings.Contains(errOut, "the file starts like a sluice index") || strings.Contains(errOut, "sluice verify") {
+			t.Errorf("%s: exit %d, %q", cmd, code, errOut)
+		}
+	}
+	if x := []byte("sluice-index 1\n"); !index.IsIndex(x) || index.IsIndex(x[:14]) {
+		t.Error("IsIndex")
 	}
 }

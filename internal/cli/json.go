@@ -367,9 +367,12 @@ func parseBytesMode(s string) (bytesMode, error) {
 
 // appendBytes appends v as --bytes asks. In auto mode the base64 form is
 // an object, so that no text, whatever it holds, can be mistaken for it.
+// Flat, a list does not say its kind, and the text NaN, Infinity or
+// -Infinity is also how a float is written: such bytes take the base64
+// form too, so that convert --from jsonl reads them back as bytes.
 func (r *recordRenderer) appendBytes(b, v []byte) []byte {
 	switch {
-	case r.bytes == bytesText, r.bytes == bytesAuto && isText(v):
+	case r.bytes == bytesText, r.bytes == bytesAuto && isText(v) && !(r.flat && isFloatWord(v)):
 		return appendString(b, v)
 	case r.bytes == bytesBase64:
 		b = append(b, '"')
@@ -379,6 +382,13 @@ func (r *recordRenderer) appendBytes(b, v []byte) []byte {
 	b = append(b, `{"b64":"`...)
 	b = base64.StdEncoding.AppendEncode(b, v)
 	return append(b, '"', '}')
+}
+
+// isFloatWord reports whether v is the string appendFloat writes for NaN
+// or an infinity.
+func isFloatWord(v []byte) bool {
+	_, ok := nonFinite[string(v)]
+	return ok
 }
 
 // isText reports whether v is valid UTF-8 with no control characters but

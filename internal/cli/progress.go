@@ -131,8 +131,8 @@ func (p *progress) finish() {
 func inputSize(ctx context.Context, names []string) int64 {
 	var total int64
 	for _, n := range names {
-		if isStdin(n) {
-			continue
+		if isStream(n) {
+			continue // its size is unknown, and opening it here could cost its writer its reader
 		}
 		if f, err := storage.Open(ctx, n); err == nil {
 			total += max(f.Size(), 0) // a pipe's is unknown

@@ -110,6 +110,7 @@ func TestVerifyJSON(t *testing.T) {
 		Records:    4,
 		Bad:        3,
 		Incomplete: []string{leftover},
+		Unchecked:  []string{},
 	}
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)

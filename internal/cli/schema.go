@@ -129,12 +129,13 @@ func readSchema(cmd *cobra.Command, args []string, from, compression string, lim
 			return nil
 		}
 		if from == "jsonl" {
-			err = newJSONLConverter(settingsFrom(ctx).maxRecord, add).read(ctx, names, io.Discard, t, limit)
+			c := newJSONLConverter(settingsFrom(ctx).maxRecord, add)
+			err = c.read(ctx, names, io.Discard, t, limit)
+			s.files = c.opened
 		} else {
 			s.parquet = true
-			err = readParquet(ctx, names, nil, nil, t, limit, add)
+			s.files, err = readParquet(ctx, names, nil, nil, t, limit, add)
 		}
-		s.files = len(names)
 		return err
 	}
 	rf, err := newRecordFiles(compression, t)
@@ -145,11 +146,12 @@ func readSchema(cmd *cobra.Command, args []string, from, compression string, lim
 	if err != nil {
 		return err
 	}
-	s.files = len(names)
-	return eachRecord(ctx, names, rf, limit, func(_ string, _ int64, rec []byte) error {
+	err = eachRecord(ctx, names, rf, limit, func(_ string, _ int64, rec []byte) error {
 		s.add(rec)
 		return nil
 	})
+	s.files = rf.opened // --limit may stop before the last files
+	return err
 }
 
 // A schema accumulates what the records hold.
@@ -416,11 +418,12 @@ func sorted(m map[string]*featureStats) []*featureStats {
 	return out
 }
 
-// holders returns how many records could hold a feature (list or not).
-func (s *schema) holders(list bool) int64 {
-	if list {
-		return s.sequences
-	}
+// holders returns how many records could hold a feature or a feature list.
+// Every Example, and every SequenceExample without lists, could hold a
+// feature list too: parse_single_sequence_example reads an Example as a
+// SequenceExample with none, so a list missing from such records must be
+// allowed to be missing.
+func (s *schema) holders() int64 {
 	return s.examples + s.sequences
 }
 
@@ -453,7 +456,7 @@ func writeSchemaText(w io.Writer, s *schema) error {
 	fmt.Fprintln(w, s.summary())
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	s.eachSection(func(title string, list bool, m map[string]*featureStats) {
-		n := s.holders(list)
+		n := s.holders()
 		fmt.Fprintln(tw)
 		if list {
 			fmt.Fprintf(tw, "%s\tKIND\tIN RECORDS\tSTEPS\tVALUES/STEP\tSPEC\n", title)
@@ -598,7 +601,7 @@ func writeSpecs(w io.Writer, s *schema, syn specSyntax) {
 func writeSpecBlock(w io.Writer, s *schema, syn specSyntax, v string, m map[string]*featureStats, list bool) {
 	fmt.Fprintf(w, syn.open+"\n", v)
 	for _, st := range sorted(m) {
-		if sp := st.spec(s.holders(list), list); sp.how != "" {
+		if sp := st.spec(s.holders(), list); sp.how != "" {
 			fmt.Fprintf(w, "%s%q: %s,\n", syn.indent, st.name, syn.entry(sp))
 		} else {
 			fmt.Fprintf(w, "%s%s %q: the records disagree on its kind\n", syn.indent, syn.comment, st.name)
@@ -687,7 +690,7 @@ func writeSchemaJSON(w io.Writer, s *schema) error {
 	conv := func(m map[string]*featureStats, list bool) []jsonFeature {
 		out := []jsonFeature{}
 		for _, st := range sorted(m) {
-			sp := st.spec(s.holders(list), list)
+			sp := st.spec(s.holders(), list)
 			jf := jsonFeature{
 				Name: st.name, Kind: st.kind(), Records: st.present,
 				MinValues: max(st.minN, 0), MaxValues: st.maxN, Values: st.total,

@@ -161,16 +161,17 @@ func (s *csvSchema) flush() error {
 }
 
 // widen returns the narrowest of int64, float32 and string, no narrower
-// than dt, that v parses as (inferType's rule, a field at a time).
+// than dt (tensor.Invalid: none yet), that v decodes as (inferType's
+// rule, a field at a time), by the CSV decoder's own rules.
 func widen(dt tensor.DType, v []byte) tensor.DType {
 	switch dt {
 	case tensor.Invalid, tensor.Int64:
-		if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		if decode.ValidField(tensor.Int64, v) {
 			return tensor.Int64
 		}
 		fallthrough
 	case tensor.Float32:
-		if _, err := strconv.ParseFloat(string(v), 32); err == nil {
+		if decode.ValidField(tensor.Float32, v) {
 			return tensor.Float32
 		}
 	}

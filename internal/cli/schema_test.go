@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sluiceml/sluice/example"
@@ -136,7 +137,7 @@ func TestSchemaInference(t *testing.T) {
 			t.Errorf("%s: not found", tc.name)
 			continue
 		}
-		if got := st.spec(tc.s.holders(tc.list), tc.list).String(); got != tc.want || st.kind() != tc.kind || st.present != tc.count {
+		if got := st.spec(tc.s.holders(), tc.list).String(); got != tc.want || st.kind() != tc.kind || st.present != tc.count {
 			t.Errorf("%s: spec %s, kind %q, in %d records; want %s, %q, %d", tc.name, got, st.kind(), st.present, tc.want, tc.kind, tc.count)
 		}
 	}
@@ -148,7 +149,7 @@ func goSpec(t *testing.T, s *schema, m map[string]*featureStats, list bool) exam
 	dtypes := map[string]tensor.DType{"string": tensor.String, "float32": tensor.Float32, "int64": tensor.Int64}
 	spec := example.Spec{}
 	for name, st := range m {
-		sp := st.spec(s.holders(list), list)
+		sp := st.spec(s.holders(), list)
 		switch sp.how {
 		case "fixed":
 			spec[name] = example.FixedLen(dtypes[sp.dtype], sp.shape...)
@@ -237,4 +238,68 @@ func TestSchemaErrors(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.Records != 3 {
 		t.Errorf("--limit 3: exit %d, %s", code, out)
 	}
+}
+
+// A SequenceExample without feature lists is a record that could hold
+// one: a list in every SequenceExample that has lists is still missing
+// from it, so its spec must allow that, or parsing the record fails.
+func TestSchemaListMissingFromListlessRecords(t *testing.T) {
+	withList := example.NewSequence().Context("c", example.Int64List(1)).List("v", example.FloatList(1.5)).Marshal()
+	without := example.NewSequence().Context("c", example.Int64List(2)).Marshal()
+	plain := example.New().Int64("c", 3).Marshal()
+	recs := [][]byte{withList, without, plain}
+	s := inferSchema(recs)
+	if got, want := s.lists["v"].spec(s.holders(), true).String(), "FixedLenSeq(float32, [], allow missing)"; got != want {
+		t.Errorf("spec of v: %s, want %s", got, want)
+	}
+	ctxSpec, listSpec := goSpec(t, s, s.features, false), goSpec(t, s, s.lists, true)
+	for i, rec := range recs {
+		if _, _, err := example.ParseSingleSequence(rec, ctxSpec, listSpec, ""); err != nil {
+			t.Errorf("record %d does not parse with the spec inferred from it: %v", i, err)
+		}
+	}
+	p := writeRecords(t, t.TempDir(), "seqmix.tfrecord", tfrecord.None, recs...)
+	code, out, errOut := run(t, "schema", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1 (33.3%)") {
+		t.Errorf("the text report does not show v in 1 of 3 records:\n%s", out)
+	}
+}
+
+// With --limit, the summary counts the files read, not the files named.
+func TestSchemaLimitCountsFilesRead(t *testing.T) {
+	dir := t.TempDir()
+	a := writeExamples(t, dir, "a.tfrecord", 3, tfrecord.None)
+	b := writeExamples(t, dir, "b.tfrecord", 3, tfrecord.Gzip)
+	os.WriteFile(filepath.Join(dir, "a.csv"), []byte("x,y\n1,2\n3,4\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.csv"), []byte("x,y\n5,6\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(`{"x":1}`+"\n"+`{"x":2}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(`{"x":3}`+"\n"), 0o644)
+	csvs := []string{"--from", "csv", "--header", filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")}
+	jsonls := []string{"--from", "jsonl", filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"schema", "--limit", "1", a, b}, "1 records in 1 file:"},
+		{[]string{"schema", "--limit", "3", a, b}, "3 records in 1 file:"},
+		{[]string{"schema", "--limit", "4", a, b}, "4 records in 2 files:"},
+		{[]string{"schema", a, b}, "6 records in 2 files:"},
+		{[]string{"stats", "--limit", "2", a, b}, "2 records in 1 file:"},
+		{append([]string{"schema", "--limit", "1"}, jsonls...), "1 records in 1 file:"},
+		{append([]string{"stats", "--limit", "2"}, csvs...), "2 records in 1 file:"},
+		{append([]string{"stats", "--limit", "3"}, csvs...), "3 records in 2 files:"},
+	} {
+		code, out, errOut := run(t, tc.args...)
+		if code != 0 || !strings.HasPrefix(out, tc.want) {
+			t.Errorf("%q: exit %d, %q, %s; want it to start %q", tc.args, code, firstLine(out), errOut, tc.want)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -41,7 +41,10 @@ uniform sample of 1024 of them, marked ≈.
 
 --from csv, --from jsonl and --from parquet summarise the Examples convert
 would write of those files (for CSV, with the same --header, --delimiter and
---columns). --output json (or --json) prints the report as data.`,
+--columns). --output json (or --json) prints the report as data; in it an
+int64 minimum, maximum or most common value beyond ±2^53 (9007199254740992),
+which jq and JavaScript would round, is a string of its digits, as in cat's
+output (quantiles and means are floats).`,
 		Example: "  sluice stats 'data/train-*.tfrecord.gz'\n" +
 			"  sluice stats --limit 10000 --top 20 data.tfrecord\n" +
 			"  sluice stats --from csv --header data.csv.gz\n" +
@@ -103,12 +106,16 @@ func readCSVExamples(ctx context.Context, args []string, o convertOptions, limit
 	if err != nil {
 		return err
 	}
-	s.files = len(names)
-	err = convertCSV(ctx, names, o, nil, t, func(rec []byte) error {
+	// Stopping as soon as the limit is reached, not at the record after
+	// it, keeps the next file from being opened, and counted, for nothing.
+	s.files, err = readCSV(ctx, names, o, nil, t, func(rec []byte) error {
 		if limit >= 0 && s.records >= int64(limit) {
 			return errEnough
 		}
 		s.add(rec)
+		if limit >= 0 && s.records >= int64(limit) {
+			return errEnough
+		}
 		return nil
 	})
 	if errors.Is(err, errEnough) {
@@ -121,7 +128,7 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 	fmt.Fprintln(w, s.summary())
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	s.eachSection(func(title string, list bool, m map[string]*featureStats) {
-		n := s.holders(list)
+		n := s.holders()
 		per := "VALUES"
 		if list {
 			per = "VALUES/STEP"
@@ -145,16 +152,22 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 	tw = tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nTOP VALUES\tDISTINCT\tMOST COMMON (COUNT, SHARE OF THE VALUES)\n")
 	any := false
-	for _, m := range []map[string]*featureStats{s.features, s.lists} {
+	for i, m := range []map[string]*featureStats{s.features, s.lists} {
 		for _, st := range sorted(m) {
 			k := st.kind()
 			if k != "int64" && k != "bytes" || st.total == 0 {
 				continue
 			}
 			any = true
+			// The table has no sections: a context feature and a feature
+			// list of the same name are told apart by their names.
+			name := st.name
+			if s.features[name] != nil && s.lists[name] != nil {
+				name += [...]string{" (context)", " (feature list)"}[i]
+			}
 			v := st.vals
 			if v.untracked != "" {
-				fmt.Fprintf(tw, "%s\t—\tnot counted: %s\n", st.name, v.untracked)
+				fmt.Fprintf(tw, "%s\t—\tnot counted: %s\n", name, v.untracked)
 				continue
 			}
 			var parts []string
@@ -162,13 +175,13 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 				for _, c := range top(v.ints, topN) {
 					parts = append(parts, fmt.Sprintf("%d (%d, %s)", c.value, c.count, percent(c.count, st.total)))
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\n", st.name, len(v.ints), strings.Join(parts, ", "))
+				fmt.Fprintf(tw, "%s\t%d\t%s\n", name, len(v.ints), strings.Join(parts, ", "))
 				continue
 			}
 			for _, c := range top(v.strs, topN) {
 				parts = append(parts, fmt.Sprintf("%s (%d, %s)", strconv.Quote(c.value), c.count, percent(c.count, st.total)))
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\n", st.name, len(v.strs), strings.Join(parts, ", "))
+			fmt.Fprintf(tw, "%s\t%d\t%s\n", name, len(v.strs), strings.Join(parts, ", "))
 		}
 	}
 	if !any {
@@ -264,6 +277,15 @@ type jsonTop struct {
 	Count  int64  `json:"count"`
 }
 
+// exactInt is v as cat's --int64 exact writes it: a number, or beyond
+// ±2^53, which jq and JavaScript would round, a string of its digits.
+func exactInt(v int64) any {
+	if v > maxExactInt || v < -maxExactInt {
+		return strconv.FormatInt(v, 10)
+	}
+	return v
+}
+
 func writeStatsJSON(w io.Writer, s *schema, topN int) error {
 	conv := func(m map[string]*featureStats, list bool) []jsonStats {
 		out := []jsonStats{}
@@ -279,7 +301,9 @@ func writeStatsJSON(w io.Writer, s *schema, topN int) error {
 				switch js.Kind {
 				case "float":
 					js.Min, js.Max = v.minF, v.maxF
-				case "int64", "bytes":
+				case "int64":
+					js.Min, js.Max = exactInt(v.minI), exactInt(v.maxI)
+				case "bytes":
 					js.Min, js.Max = v.minI, v.maxI
 				}
 				if js.Min != nil {
@@ -295,7 +319,7 @@ func writeStatsJSON(w io.Writer, s *schema, topN int) error {
 				d := len(v.ints)
 				js.Distinct = &d
 				for _, c := range top(v.ints, topN) {
-					js.Top = append(js.Top, jsonTop{Value: c.value, Count: c.count})
+					js.Top = append(js.Top, jsonTop{Value: exactInt(c.value), Count: c.count})
 				}
 			default:
 				d := len(v.strs)

@@ -250,3 +250,41 @@ func TestStatsErrors(t *testing.T) {
 		t.Errorf("corrupt file: exit %d, %q", code, errOut)
 	}
 }
+
+// --json writes int64s beyond ±2^53 as strings of their digits, as cat
+// does, so that jq does not round them; smaller ones stay numbers.
+func TestStatsJSONExactInt64(t *testing.T) {
+	big := int64(1)<<53 + 1
+	p := writeRecords(t, t.TempDir(), "big.tfrecord", tfrecord.None,
+		example.New().Int64("id", big, math.MinInt64, 7).Marshal(),
+		example.New().Int64("id", big).Marshal())
+	code, out, errOut := run(t, "stats", "--json", p)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{`"min": "-9223372036854775808"`, `"max": "9007199254740993"`, `"value": "9007199254740993"`, `"value": 7`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--json does not hold %s:\n%s", want, out)
+		}
+	}
+}
+
+// The text report's TOP VALUES table has no sections: a context feature
+// and a feature list of the same name are told apart by their names.
+func TestStatsTopValuesSameName(t *testing.T) {
+	rec := marshal(t, &pb.SequenceExample{
+		Context:      &pb.Features{Feature: map[string]*pb.Feature{"x": int64s(5), "only": int64s(1)}},
+		FeatureLists: &pb.FeatureLists{FeatureList: map[string]*pb.FeatureList{"x": {Feature: []*pb.Feature{int64s(9)}}}},
+	})
+	p := writeRecords(t, t.TempDir(), "s.tfrecord", tfrecord.None, rec)
+	code, out, errOut := run(t, "stats", p)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	_, top, _ := strings.Cut(out, "TOP VALUES")
+	for _, want := range []string{"\nx (context)  ", "5 (1, 100%)", "\nx (feature list)  ", "9 (1, 100%)", "\nonly  "} {
+		if !strings.Contains(top, want) {
+			t.Errorf("TOP VALUES does not hold %q:\n%s", want, top)
+		}
+	}
+}

@@ -18,12 +18,15 @@ import (
 
 // A corruptError is verify's result when something was wrong; its message
 // is the summary.
-type corruptError struct{ bad, files, leftovers int }
+type corruptError struct{ bad, files, leftovers, unchecked int }
 
 func (e *corruptError) Error() string {
 	var parts []string
-	if e.bad > 0 || e.leftovers == 0 {
+	if e.bad > 0 || e.leftovers == 0 && e.unchecked == 0 {
 		parts = append(parts, fmt.Sprintf("%s in %s", plural(e.bad, "bad record"), plural(e.files, "file")))
+	}
+	if e.unchecked > 0 {
+		parts = append(parts, plural(e.unchecked, "file")+" not checked, not being compressed as --compression says")
 	}
 	if e.leftovers > 0 {
 		parts = append(parts, plural(e.leftovers, "incomplete file")+" left by interrupted writes")
@@ -77,11 +80,16 @@ is checked; the exit code is the same:
   {"files": [{"name": "a.tfrecord", "records": 3, "bad_records": 1,
               "problems": [{"offset": 49, "end": 98, "records": 1,
                             "error": "corrupt record"}]}, ...],
-   "records": 14, "bad_records": 1, "incomplete": []}
+   "records": 14, "bad_records": 1, "incomplete": [], "unchecked": []}
 
 "records" counts good records. A problem is a stretch of skipped records
 (offset to end) or the error that ended a file's check (its offset when
-known); "incomplete" lists the leftovers of interrupted writes.`,
+known); "incomplete" lists the leftovers of interrupted writes.
+
+A file that --compression names the wrong compression of (its first bytes
+are another's, or uncompressed TFRecord data's) is not read: it is listed
+as not checked ("unchecked" in --json), with what it looks like, and counts
+no bad records; the exit code is non-zero.`,
 		Example: "  sluice verify 'data/train-*.tfrecord.gz'\n" +
 			"  sluice verify --json 'data/*.tfrecord' | jq '.files[] | select(.bad_records > 0) | .name'",
 		Args: cobra.MinimumNArgs(1),
@@ -112,7 +120,7 @@ known); "incomplete" lists the leftovers of interrupted writes.`,
 			for _, n := range names {
 				given[n] = true
 			}
-			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}}
+			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}, Unchecked: []string{}}
 			badFiles := 0
 			err = forEachFile(ctx, names, parallel, func(ctx context.Context, name string) (*fileVerdict, error) {
 				if storage.IsTemp(name) {
@@ -146,6 +154,9 @@ known); "incomplete" lists the leftovers of interrupted writes.`,
 				report.Incomplete = append(report.Incomplete, v.leftovers...)
 				report.Records += v.Records
 				report.Bad += v.Bad
+				if v.Unchecked {
+					report.Unchecked = append(report.Unchecked, name)
+				}
 				if v.Bad > 0 {
 					badFiles++
 				}
@@ -174,13 +185,16 @@ known); "incomplete" lists the leftovers of interrupted writes.`,
 				}
 			} else {
 				fmt.Fprintf(w, "%s in %s: %s", plural(int(report.Records), "good record"), plural(len(report.Files), "file"), plural(report.Bad, "bad record"))
+				if n := len(report.Unchecked); n > 0 {
+					fmt.Fprintf(w, ", %s not checked", plural(n, "file"))
+				}
 				if leftovers > 0 {
 					fmt.Fprintf(w, ", %s left by interrupted writes", plural(leftovers, "incomplete file"))
 				}
 				fmt.Fprintln(w)
 			}
-			if report.Bad > 0 || leftovers > 0 {
-				return &corruptError{report.Bad, badFiles, leftovers}
+			if report.Bad > 0 || leftovers > 0 || len(report.Unchecked) > 0 {
+				return &corruptError{report.Bad, badFiles, leftovers, len(report.Unchecked)}
 			}
 			return nil
 		}),
@@ -226,6 +240,7 @@ type verifyReport struct {
 	Records    int64          `json:"records"` // good ones, in all the files
 	Bad        int            `json:"bad_records"`
 	Incomplete []string       `json:"incomplete"` // leftovers of interrupted writes
+	Unchecked  []string       `json:"unchecked"`  // files not compressed as --compression says
 }
 
 // A fileVerdict is what verify found in one file.
@@ -234,9 +249,12 @@ type fileVerdict struct {
 	Records  int64           `json:"records"` // good ones
 	Bad      int             `json:"bad_records"`
 	Problems []verifyProblem `json:"problems"`
-	// Hint says what may be wrong with the whole file (a compressed file
-	// read as NONE).
+	// Hint says what may be wrong with the whole file (another format
+	// than TFRecord).
 	Hint string `json:"hint,omitempty"`
+	// Unchecked is set for a file not compressed as --compression says,
+	// which is not read: its one problem says what it looks like.
+	Unchecked bool `json:"unchecked,omitempty"`
 
 	temp      bool     // the file is itself a leftover of an interrupted write
 	leftovers []string // leftovers beside the file that were not named
@@ -277,10 +295,16 @@ func (v *fileVerdict) writeText(w io.Writer) {
 // goes on with the next file.
 func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progress) (*fileVerdict, error) {
 	v := &fileVerdict{Name: name, Problems: []verifyProblem{}}
-	if !isStdin(name) && isParquet(ctx, name) {
+	if !isStream(name) && isParquet(ctx, name) {
 		return verifyParquet(ctx, name, rf.tally, prog, v)
 	}
 	if err := rf.open(ctx, name); err != nil {
+		if errors.Is(err, errWrongCompression) {
+			// Not damage, and nothing was read: no bad records.
+			v.Unchecked = true
+			v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
+			return v, nil
+		}
 		v.failed(err)
 		rf.tally.failed()
 		return v, nil

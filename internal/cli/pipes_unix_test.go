@@ -1,0 +1,109 @@
+//go:build linux
+
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sluiceml/sluice/internal/interrupt"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// Named pipes and process substitutions (/dev/fd/N) are read as standard
+// input is: their compression found from their first bytes, which a pipe
+// cannot be read at an offset for.
+func TestPipesAutoCompression(t *testing.T) {
+	dir := t.TempDir()
+	csv := writeFile(t, filepath.Join(dir, "in.csv"), []byte("a,b\n1,x\n2,y\n3,z\n"))
+	for _, tc := range []struct {
+		args []string
+		in   string // the file written into the pipe
+		want string // the start of the output
+	}{
+		{[]string{"count"}, writeExamples(t, dir, "x.tfrecord", 3, tfrecord.None), "3\t"},
+		{[]string{"count"}, writeExamples(t, dir, "x.tfrecord.gz", 3, tfrecord.Gzip), "3\t"},
+		{[]string{"count"}, writeExamples(t, dir, "x.tfrecord.zlib", 3, tfrecord.Zlib), "3\t"},
+		{[]string{"count", "--compression", "GZIP"}, writeExamples(t, dir, "y.tfrecord.gz", 3, tfrecord.Gzip), "3\t"},
+		{[]string{"cat", "--limit", "1"}, writeExamples(t, dir, "z.tfrecord.gz", 3, tfrecord.Gzip), `{"features":`},
+		{[]string{"verify"}, writeExamples(t, dir, "v.tfrecord.gz", 3, tfrecord.Gzip), "3 good records in 1 file"},
+		{[]string{"schema"}, writeExamples(t, dir, "s.tfrecord.gz", 3, tfrecord.Gzip), "3 records in 1 file"},
+		{[]string{"stats", "--from", "csv", "--header"}, csv, "3 records in 1 file"},
+	} {
+		data, err := os.ReadFile(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { w.Write(data); w.Close() }()
+		name := "/proc/self/fd/" + strconv.Itoa(int(r.Fd()))
+		code, out, errOut := run(t, append(tc.args, name)...)
+		r.Close()
+		if code != 0 || !strings.HasPrefix(out, tc.want) {
+			t.Errorf("%q of %s: exit %d, %q, %q; want output starting %q", tc.args, filepath.Base(tc.in), code, out, errOut, tc.want)
+		}
+	}
+}
+
+// SIGINT or SIGTERM ends a command reading a named pipe at once, whether
+// no writer has opened the pipe yet or its writer is silent, with the
+// exit code of the signal.
+func TestNamedPipeInterrupted(t *testing.T) {
+	for _, writer := range []string{"none", "silent"} {
+		for _, args := range [][]string{
+			{"count"}, {"count", "--compression", "NONE"}, {"cat"}, {"verify"}, {"stats"}, {"schema"},
+			{"convert", "--from", "csv", "--out", "OUT"}, {"convert", "--from", "tfrecord", "--out", "OUT"},
+		} {
+			t.Run(writer+" "+strings.Join(args, " "), func(t *testing.T) {
+				dir := t.TempDir()
+				fifo := filepath.Join(dir, "fifo")
+				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+					t.Skip(err)
+				}
+				if writer == "silent" {
+					// A writer that wrote the start of a record, and
+					// nothing since.
+					opened := make(chan *os.File, 1)
+					go func() {
+						w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+						if err == nil {
+							w.Write([]byte("a,b\n\x05\x00"))
+						}
+						opened <- w
+					}()
+					defer func() { (<-opened).Close() }()
+				}
+				ctx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				cmd := append([]string{}, args...)
+				for i, a := range cmd {
+					if a == "OUT" {
+						cmd[i] = filepath.Join(dir, "out")
+					}
+				}
+				done := make(chan int, 1)
+				go func() { done <- Main(ctx, append(cmd, fifo), io.Discard, io.Discard) }()
+				time.Sleep(100 * time.Millisecond)
+				cancel(interrupt.Error{Signal: syscall.SIGTERM})
+				select {
+				case code := <-done:
+					if code != 143 {
+						t.Errorf("exit %d after SIGTERM, want 143", code)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("still running 10 s after SIGTERM")
+				}
+			})
+		}
+	}
+}
