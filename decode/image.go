@@ -296,6 +296,13 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 		img, err = jpeg.Decode(r)
 	case "png":
 		img, err = png.Decode(r)
+		if err != nil {
+			// Image data libpng reads, Go's decoder not as it is.
+			var rows []byte
+			if rows, err = pngRows(b, err); rows != nil {
+				img, err = png.Decode(bytes.NewReader(rows))
+			}
+		}
 	case "gif":
 		img, err = gif.Decode(r)
 	}
