@@ -2,7 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/gif"
@@ -186,7 +188,7 @@ func bytesOrBools(t tensor.Tensor) []byte {
 
 // FuzzImage: decoding never panics, never allocates past the limit, and a
 // decoded image has the requested channels. Seeds are every reference
-// image; inputs are capped at 64 KiB.
+// image and edge case; inputs are capped at 64 KiB.
 func FuzzImage(f *testing.F) {
 	var b bytes.Buffer
 	png.Encode(&b, image.NewGray(image.Rect(0, 0, 4, 4)))
@@ -200,6 +202,16 @@ func FuzzImage(f *testing.F) {
 	for i, name := range append(files, jpegs...) {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data, uint8(i))
+		}
+	}
+	// The edge cases asked of TensorFlow: PNGs and GIFs sluice mends,
+	// PNG image data it cuts after the last row.
+	var edge struct{ Cases []struct{ Data string } }
+	if b, err := os.ReadFile("testdata/tf_decode_image_edge.json"); err == nil && json.Unmarshal(b, &edge) == nil {
+		for i, c := range edge.Cases {
+			if data, err := base64.StdEncoding.DecodeString(c.Data); err == nil {
+				f.Add(data, uint8(i))
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, ch uint8) {

@@ -69,8 +69,8 @@ func (e *ImageError) Unwrap() error { return e.Err }
 // of 8-bit BMPs (the palette indices, as gray), and what libpng and giflib
 // accept that Go's decoders refuse: a PNG's ancillary chunk with a bad CRC
 // and invalid tRNS chunks are skipped, a palette longer than the bit depth
-// indexes is cut, and a GIF's first frame may extend past its logical
-// screen. So do JPEGs (baseline, extended and progressive, 8-bit, gray or
+// indexes is cut, zlib data after a PNG's last row is ignored, and a GIF's
+// first frame may extend past its logical screen. So do JPEGs (baseline, extended and progressive, 8-bit, gray or
 // YCbCr: what cameras, browsers, PIL and TensorFlow write), which sluice
 // decodes itself with libjpeg's fast integer inverse DCT (the dct_method
 // TensorFlow's decode_jpeg uses by default), chroma upsampling and color
@@ -80,14 +80,23 @@ func (e *ImageError) Unwrap() error { return e.Err }
 // rounding differs from TensorFlow's: a few levels. An image of no pixels
 // is an error, as in TensorFlow.
 //
+// A PNG's wrong zlib checksum (Adler-32) is an error where libpng reads it
+// with the last row's data, in the same IDAT chunk and the same 8 KiB read
+// of it (zlib fails while filling the row), and is ignored where libpng
+// reads it later, or after data past the last row (libpng warns). As in
+// TensorFlow, a zlib stream that ends before the last row, or stops right
+// after it without its end, is an error, and so is an IDAT chunk with a
+// bad CRC.
+//
 // Deliberate differences, where TensorFlow's output is a bug: a 1-, 2- or
 // 4-bit PNG decoded to 4 channels is opaque (TensorFlow sets its alpha to
 // 1, 3 or 15), and a GIF whose first frame is offset on its canvas yields
 // that frame's pixels (TensorFlow: the frame's size, the frame shifted
 // right and down by its offset within it, zeros where it is not). And one
-// that remains to be removed: a PNG whose zlib stream holds data after the
-// last row is an error, as Go's image/png makes it (libpng warns and
-// decodes it).
+// where matching would cost unbounded work: a PNG whose zlib stream holds
+// data after the last row and then does not end before the image data
+// does decodes, as sluice inflates no more than the rows (TensorFlow fails:
+// libpng inflates the whole stream, "Not enough image data").
 //
 // An Image holds no per-call state and may be used by many goroutines.
 type Image struct {
@@ -108,7 +117,8 @@ type ImageOption func(*Image)
 // pixel and an interlaced PNG's passes about one more image, so a decode
 // takes up to about 3n (2.5n measured for an interlaced 16-bit RGBA PNG),
 // plus a copy of the encoded bytes for a PNG or GIF whose chunks sluice
-// mends.
+// mends, and up to about n more for a PNG whose zlib data runs past its
+// last row (its rows, inflated again and stored for image/png).
 func MaxBytes(n int64) ImageOption { return func(d *Image) { d.maxBytes = n } }
 
 // MaxScans caps the scans of a JPEG (default 100): a file of more is
@@ -296,6 +306,13 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 		img, err = jpeg.Decode(r)
 	case "png":
 		img, err = png.Decode(r)
+		if err != nil {
+			// Image data libpng reads, Go's decoder not as it is.
+			var rows []byte
+			if rows, err = pngRows(b, err); rows != nil {
+				img, err = png.Decode(bytes.NewReader(rows))
+			}
+		}
 	case "gif":
 		img, err = gif.Decode(r)
 	}

@@ -1,9 +1,15 @@
 package decode
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,7 +22,11 @@ import (
 // before the PLTE, a PLTE in a grayscale image) and a palette whose tRNS
 // is all opaque, which still makes 4 channels at channels 0; and GIFs whose
 // first frame extends past a logical screen, or whose screen is 0 × 0,
-// which giflib decodes at the frame's size.
+// which giflib decodes at the frame's size; and PNG image data libpng
+// reads otherwise than Go's image/png: zlib data after the last row, a
+// wrong zlib checksum read with the last row's data (an error) or after it
+// (decoded), too little data, a stream that does not end, IDAT chunks with
+// a bad CRC.
 func TestDecodeImageEdgesMatchTensorFlow(t *testing.T) {
 	var ref struct {
 		Cases []struct {
@@ -32,8 +42,9 @@ func TestDecodeImageEdgesMatchTensorFlow(t *testing.T) {
 		// The first frame's pixels, not TensorFlow's: the frame shifted by
 		// its offset within an output of its own size.
 		"frame_offset_past_screen.gif": "pixels",
-		// zlib data after the last row: libpng warns, Go's decoder fails.
-		"extra_zlib_data.png": "all",
+		// zlib data after the last row that does not end: libpng inflates
+		// it to its end and fails, sluice inflates only the rows.
+		"extra_zlib_unterminated.png": "all",
 	}
 	for _, c := range ref.Cases {
 		data, _ := base64.StdEncoding.DecodeString(c.Data)
@@ -80,4 +91,96 @@ func TestDecodeImageEdgesMatchTensorFlow(t *testing.T) {
 			t.Errorf("%s: pixels %v, TensorFlow %v", name, got.Uint8s(), want)
 		}
 	}
+}
+
+// A PNG whose zlib stream holds data after the last row decodes as the
+// same PNG without it, whatever the data: much of it, past flate's window,
+// in IDAT chunks of its own, damaged or never ending (which libpng refuses,
+// a deliberate difference). Rows of over 1 MiB are stored again in more
+// than one chunk.
+func TestDecodePNGDataAfterLastRow(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	deflate := func(b []byte, finish bool) []byte {
+		var z bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
+		zw.Write(b)
+		if finish {
+			zw.Close()
+		} else {
+			zw.Flush()
+		}
+		return z.Bytes()
+	}
+	junk := make([]byte, 1000)
+	r.Read(junk)
+	for _, c := range []struct {
+		w, h             uint32
+		colorType, depth byte
+		interlace        byte
+		all              bool // every kind of extra data, or the first
+	}{
+		{60, 40, 6, 16, 0, true},
+		{60, 40, 6, 16, 1, true},
+		{33, 17, 3, 2, 1, true},
+		{1100, 1000, 0, 8, 0, false},
+	} {
+		raw := make([]byte, pngRowBytes(int64(c.w), int64(c.h), int64(c.depth*pngSamples[c.colorType]), c.interlace == 1))
+		r.Read(raw)
+		for i := range raw {
+			raw[i] %= 5 // every byte a valid filter type, wherever the rows start
+		}
+		extra := append(append(slices.Clone(raw), make([]byte, 64<<10)...), junk...)
+		whole := deflate(raw, true)
+		long := deflate(extra, true)
+		idats := map[string][][]byte{"extra": {long}}
+		if c.all {
+			damaged := slices.Clone(long)
+			damaged[len(damaged)-1] ^= 1
+			unended := deflate(extra, false)
+			idats["extra in chunks"] = [][]byte{long[:len(long)/2], long[len(long)/2 : len(long)-3], long[len(long)-3:]}
+			idats["extra, bad adler"] = [][]byte{damaged}
+			idats["extra, unended"] = [][]byte{unended}
+			idats["extra, cut"] = [][]byte{unended[:len(whole)+100]}
+			idats["garbage after the end"] = [][]byte{append(slices.Clone(whole), junk...)}
+		}
+		var plte []byte
+		if c.colorType == 3 {
+			plte = make([]byte, 12)
+		}
+		d, _ := NewImage(0)
+		want, err := d.Decode(testPNG(c.w, c.h, c.colorType, c.depth, c.interlace, plte, whole), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, idat := range idats {
+			got, err := d.Decode(testPNG(c.w, c.h, c.colorType, c.depth, c.interlace, plte, idat...), name)
+			if err != nil {
+				t.Errorf("%+v, %s: %v", c, name, err)
+			} else if !bytes.Equal(got.Uint8s(), want.Uint8s()) {
+				t.Errorf("%+v, %s: pixels differ", c, name)
+			}
+		}
+	}
+}
+
+// testPNG is a PNG of the IHDR's values, a PLTE chunk if plte is not nil,
+// and the image data in IDAT chunks.
+func testPNG(w, h uint32, colorType, depth, interlace byte, plte []byte, idats ...[]byte) []byte {
+	b := []byte("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(data)))
+		start := len(b)
+		b = append(append(b, typ...), data...)
+		b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
+	}
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, w), h)
+	chunk("IHDR", append(ihdr, depth, colorType, 0, 0, interlace))
+	if plte != nil {
+		chunk("PLTE", plte)
+	}
+	for _, d := range idats {
+		chunk("IDAT", d)
+	}
+	chunk("IEND", nil)
+	return b
 }

@@ -1,8 +1,11 @@
 package decode
 
 import (
+	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
+	"image/png"
+	"io"
 	"math"
 	"sync"
 )
@@ -388,4 +391,216 @@ func gammaCorrect16(v uint32, gamma int64) uint16 {
 		return uint16(math.Floor(65535*math.Pow(float64(v)/65535., float64(gamma)*.00001) + .5))
 	}
 	return uint16(v)
+}
+
+// Errors of Go's image/png that libpng does not always make: zlib data
+// after the last row, and a wrong zlib checksum (Adler-32).
+var (
+	errPNGTooMuchData = png.FormatError("too much pixel data")
+	errPNGZlibSum     = png.FormatError("zlib: invalid checksum")
+)
+
+// pngIDATReadSize is libpng's PNG_IDAT_READ_SIZE: it gives zlib an IDAT
+// chunk's data this many bytes at a time.
+const pngIDATReadSize = 8192
+
+// pngRows returns b, a PNG Go's decoder refused with err, with its image
+// data cut after the last row, where libpng decodes it; or nil and the
+// error to report. libpng reads the zlib stream's rows and then inflates
+// the rest only to warn of it: data after the last row ("Too much image
+// data", "Extra compressed data"), and a wrong checksum after them or in a
+// later read of the image data than the last row's, are warnings. A wrong
+// checksum read with the last row is an error, as zlib reports it while
+// filling the row.
+//
+// Only the rows are inflated again (compress/flate decodes at most its
+// 32 KiB window ahead); they are stored, uncompressed, in new IDAT chunks
+// for Go's decoder. So sluice does not see a stream that does not end
+// after the rows, which libpng refuses ("Not enough image data").
+func pngRows(b []byte, err error) ([]byte, error) {
+	if (err != errPNGTooMuchData && err != errPNGZlibSum) || len(b) < 33 {
+		return nil, err
+	}
+	// Go's decoder has read and checked the IHDR.
+	width, height := int64(binary.BigEndian.Uint32(b[16:])), int64(binary.BigEndian.Uint32(b[20:]))
+	depth, colorType, interlace := int64(b[24]), b[25], b[28]
+	need := pngRowBytes(width, height, depth*int64(pngSamples[colorType]), interlace == 1)
+
+	// The IDAT chunks Go's decoder reads: the first and those right after.
+	var idat idatReader
+	first, last := -1, -1
+	for pos := 8; pos+12 <= len(b); {
+		n := binary.BigEndian.Uint32(b[pos:])
+		if n > 0x7fffffff || uint64(pos)+12+uint64(n) > uint64(len(b)) {
+			break
+		}
+		end := pos + 12 + int(n)
+		if string(b[pos+4:pos+8]) != "IDAT" {
+			if first >= 0 {
+				break
+			}
+			pos = end
+			continue
+		}
+		if crc32.ChecksumIEEE(b[pos+4:end-4]) != binary.BigEndian.Uint32(b[end-4:]) {
+			return nil, png.FormatError("invalid checksum") // as libpng, an error in a critical chunk
+		}
+		if first < 0 {
+			first = pos
+		}
+		idat.chunks = append(idat.chunks, b[pos+8:end-4])
+		last, pos = end, end
+	}
+	if first < 0 || last+12 > len(b) {
+		return nil, err // the file ends within the image data, or with it
+	}
+
+	zr, zerr := zlib.NewReader(&idat)
+	if zerr != nil {
+		return nil, err
+	}
+	var out idatWriter
+	out.b = make([]byte, 0, first+int(need+need/0xffff*5+need/(1<<20)*12+64)+len(b)-last)
+	out.b = append(out.b, b[:first]...)
+	out.start = -1
+	zw, _ := zlib.NewWriterLevel(&out, zlib.NoCompression)
+	if n, cerr := io.CopyN(zw, zr, need); n != need || cerr != nil {
+		return nil, err // not Go's decoder's error, which read all the rows
+	}
+	if err == errPNGZlibSum {
+		// The stream ends after the rows: where its checksum ends. zlib
+		// fails on it while filling the last row if that row's data and
+		// the checksum are in one read of libpng's, that is if the data
+		// before that read does not hold all the rows.
+		if n, rerr := zr.Read(make([]byte, 1)); n != 0 || rerr != zlib.ErrChecksum {
+			return nil, err
+		}
+		prefix := idatReader{chunks: idat.prefix(idat.readStart(idat.pos - 1))}
+		pr, perr := zlib.NewReader(&prefix)
+		if perr != nil {
+			return nil, err
+		}
+		if n, _ := io.CopyN(io.Discard, pr, need); n < need {
+			return nil, err
+		}
+	}
+	if zw.Close() != nil {
+		return nil, err
+	}
+	out.flush()
+	return append(out.b, b[last:]...), nil
+}
+
+// pngSamples is the samples of a pixel of each color type.
+var pngSamples = [7]byte{0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+
+// pngRowBytes is the image data of a PNG of that size and bits per pixel:
+// each row's filter byte and pixels, or, interlaced, those of the rows of
+// each of Adam7's seven passes, none for a pass of no pixels.
+func pngRowBytes(width, height, bitsPerPixel int64, interlaced bool) int64 {
+	rows := func(w, h int64) int64 {
+		if w <= 0 || h <= 0 {
+			return 0
+		}
+		return h * (1 + (w*bitsPerPixel+7)/8)
+	}
+	if !interlaced {
+		return rows(width, height)
+	}
+	var n int64
+	for _, p := range [7]struct{ x, y, dx, dy int64 }{
+		{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2},
+	} {
+		n += rows((width-p.x+p.dx-1)/p.dx, (height-p.y+p.dy-1)/p.dy)
+	}
+	return n
+}
+
+// An idatReader reads the data of IDAT chunks as one stream, byte by byte
+// for compress/flate, which then reads no further than it decodes.
+type idatReader struct {
+	chunks [][]byte
+	i, off int
+	pos    int64 // bytes read
+}
+
+func (r *idatReader) Read(p []byte) (int, error) {
+	for r.i < len(r.chunks) && r.off == len(r.chunks[r.i]) {
+		r.i, r.off = r.i+1, 0
+	}
+	if r.i == len(r.chunks) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.chunks[r.i][r.off:])
+	r.off += n
+	r.pos += int64(n)
+	return n, nil
+}
+
+func (r *idatReader) ReadByte() (byte, error) {
+	var p [1]byte
+	if _, err := r.Read(p[:]); err != nil {
+		return 0, err
+	}
+	return p[0], nil
+}
+
+// readStart is where libpng's read of the data that holds byte pos
+// begins: it reads each IDAT chunk pngIDATReadSize bytes at a time.
+func (r *idatReader) readStart(pos int64) int64 {
+	var start int64
+	for _, c := range r.chunks {
+		if pos < start+int64(len(c)) {
+			return start + (pos-start)/pngIDATReadSize*pngIDATReadSize
+		}
+		start += int64(len(c))
+	}
+	return start
+}
+
+// prefix is the chunks' first n bytes.
+func (r *idatReader) prefix(n int64) [][]byte {
+	var out [][]byte
+	for _, c := range r.chunks {
+		c = c[:min(int64(len(c)), n)]
+		out = append(out, c)
+		n -= int64(len(c))
+	}
+	return out
+}
+
+// An idatWriter appends what is written to b as IDAT chunks of up to
+// idatChunkSize bytes.
+type idatWriter struct {
+	b     []byte
+	start int // of the open chunk, -1 if none
+}
+
+const idatChunkSize = 1 << 20
+
+func (w *idatWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if w.start < 0 {
+			w.start = len(w.b)
+			w.b = append(w.b, 0, 0, 0, 0, 'I', 'D', 'A', 'T')
+		}
+		k := min(len(p), idatChunkSize-(len(w.b)-w.start-8))
+		w.b = append(w.b, p[:k]...)
+		p = p[k:]
+		if len(w.b)-w.start-8 == idatChunkSize {
+			w.flush()
+		}
+	}
+	return n, nil
+}
+
+// flush closes the open chunk.
+func (w *idatWriter) flush() {
+	if w.start < 0 {
+		return
+	}
+	binary.BigEndian.PutUint32(w.b[w.start:], uint32(len(w.b)-w.start-8))
+	w.b = binary.BigEndian.AppendUint32(w.b, crc32.ChecksumIEEE(w.b[w.start+4:]))
+	w.start = -1
 }

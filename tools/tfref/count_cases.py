@@ -85,7 +85,8 @@ def rows():
     rel = "decode/testdata/tf_decode_image_edge.json"
     add("tf.io.decode_image", rel, load(rel)["cases"], "imageedge.py",
         "images of no pixels; PNG chunks libpng skips (bad CRCs, invalid or opaque tRNS, PLTE in gray, "
-        "palettes past the bit depth), zlib data after the last row; GIFs past or without a logical screen")
+        "palettes past the bit depth); PNG image data: zlib data after the last row, wrong zlib checksums, "
+        "too little data, streams that do not end, IDAT CRCs; GIFs past or without a logical screen")
     rel = "decode/testdata/tf_png_gray.json"
     add("tf.io.decode_png(channels=1)", rel, load(rel)["cases"], "pnggray.py",
         "color PNGs (8- and 16-bit RGB, RGBA, palette) with sRGB, gAMA of many values, both, invalid ones, and sBIT")
