@@ -255,50 +255,69 @@ type FieldSpec struct {
 }
 
 // DecodeRequest parses one message body as a Request, strictly: unknown
-// fields are errors, so that a misspelt option fails instead of being
-// ignored.
+// fields, and fields of another op, are errors, so that a misspelt option
+// ({"op":"next","cout":4}, {"op":"state","befor":2}) fails instead of
+// being ignored. The request of every batch, spelt as the Python client
+// spells it, takes a path of its own without encoding/json (decodeNext).
 func DecodeRequest(msg []byte) (*Request, error) {
 	if req := new(Request); decodeNext(msg, req) {
 		return req, nil
 	}
-	var raw struct {
-		Op     string `json:"op"`
-		File   string `json:"file"`
-		Keep   int    `json:"keep"`
-		Count  int    `json:"count"`
-		Before int    `json:"before"`
+	var op struct {
+		Op string `json:"op"`
 	}
-	if err := json.Unmarshal(msg, &raw); err != nil {
+	if err := json.Unmarshal(msg, &op); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 	}
-	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep, Count: raw.Count, Before: raw.Before}
-	switch raw.Op {
+	req := &Request{Op: op.Op}
+	var err error
+	switch op.Op {
 	case "open":
 		var o struct {
 			Op     string `json:"op"`
 			Retire []int  `json:"retire"`
 			Open
 		}
-		if err := strictUnmarshal(msg, &o); err != nil {
-			return nil, fmt.Errorf("%w: open: %v", ErrProtocol, err)
-		}
+		err = strictUnmarshal(msg, &o)
 		req.Open, req.Retire = &o.Open, o.Retire
-	case "mapped":
-		if raw.File == "" {
-			return nil, fmt.Errorf("%w: mapped: no file", ErrProtocol)
-		}
 	case "write":
 		var o struct {
 			Op string `json:"op"`
 			Write
 		}
-		if err := strictUnmarshal(msg, &o); err != nil {
-			return nil, fmt.Errorf("%w: write: %v", ErrProtocol, err)
-		}
+		err = strictUnmarshal(msg, &o)
 		req.Write = &o.Write
-	case "next", "close", "state", "commit":
+	case "next":
+		var o struct {
+			Op    string `json:"op"`
+			Keep  int    `json:"keep"`
+			Count int    `json:"count"`
+		}
+		err = strictUnmarshal(msg, &o)
+		req.Keep, req.Count = o.Keep, o.Count
+	case "state":
+		var o struct {
+			Op     string `json:"op"`
+			Before int    `json:"before"`
+		}
+		err = strictUnmarshal(msg, &o)
+		req.Before = o.Before
+	case "mapped":
+		var o struct {
+			Op   string `json:"op"`
+			File string `json:"file"`
+		}
+		if err = strictUnmarshal(msg, &o); err == nil && o.File == "" {
+			err = errors.New("no file")
+		}
+		req.File = o.File
+	case "close", "commit":
+		err = strictUnmarshal(msg, &op)
 	default:
-		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, raw.Op)
+		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, op.Op)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrProtocol, op.Op, err)
 	}
 	return req, nil
 }
