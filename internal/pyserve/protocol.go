@@ -5,7 +5,12 @@
 // The Python process starts the server (cmd/sluice-serve) as a child and
 // talks to it over the child's stdin and stdout. Each message is a JSON
 // object preceded by its length, 4 bytes little-endian; every request gets
-// exactly one reply, in order:
+// exactly one reply, in order (a next refused, before an open or with
+// keep and count beyond the ring, gets one error reply whatever its
+// count). Requests are decoded strictly: a field that is not its op's is
+// a protocol error. Error replies' texts are cut to 64 KiB each.
+// The end of the input ends the session, even while a next waits for a
+// batch. The requests:
 //
 //	open    {"op":"open", "kind":"examples"|"sequence_examples"|"records"|"csv"|"fixed", "files":[...], ...}
 //	        → {"features":[...]} or {"error":{...}}; an open after the
@@ -13,6 +18,7 @@
 //	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
 //	        {"op":"next","count":4}: four such replies, written at once
+//	        (keep+count at most the slots less one)
 //	        {"op":"next","keep":1}: the same, the last batch sent still
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
