@@ -128,6 +128,19 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 	}
 }
 
+// maxBatchSize is the largest batch size: TensorFlow's batchers take the
+// batch size as an int32 tensor, and a batch's first dimension is an int32
+// in its shape functions. A batch of more records is no data set's batch
+// size but a mistake, and an error at once rather than an attempt to make
+// room for it.
+const maxBatchSize = 1<<31 - 1
+
+// maxReserved bounds the records a collector makes room for before it has
+// read them: a batch size sized for a large data set may exceed a small
+// one's records many times over, so the room past it grows as records
+// come.
+const maxReserved = 1 << 16
+
 // A run is one iteration's pipeline.
 type run struct {
 	p    *input.Pipeline
@@ -146,6 +159,10 @@ func (d *Dataset) check(n int) error {
 	switch {
 	case n < 1:
 		return fmt.Errorf("sluice: %s: batch size %d: %w (want at least 1)", d.kind, n, ErrInvalid)
+	case n > maxBatchSize:
+		return fmt.Errorf("sluice: %s: batch size %d: %w (at most %d, TensorFlow's int32 batch_size)", d.kind, n, ErrInvalid, maxBatchSize)
+	case s.grace < 0:
+		return fmt.Errorf("sluice: %s: GracePeriod(%v): %w (want 0 for the default, or a duration)", d.kind, s.grace, ErrInvalid)
 	case s.epochs < 0 || s.epochs == 0 && s.epochsSet:
 		return fmt.Errorf("sluice: %s: Epochs(%d): %w (want at least 1, or Forever)", d.kind, s.epochs, ErrInvalid)
 	case s.readers < 0:
@@ -189,6 +206,9 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 	var popts []input.PipelineOption
 	if s.seeded {
 		popts = append(popts, input.Seed(s.seed))
+	}
+	if s.grace > 0 {
+		popts = append(popts, input.GracePeriod(s.grace))
 	}
 	p := input.NewPipeline(popts...)
 	names := s.names
@@ -249,6 +269,11 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 // one in the loop).
 type pool struct {
 	newDecoder func(reuse bool) (decoder, error)
+	// check, if set, looks at each batch decoded (batchhook.CheckOption):
+	// its error is the decoder's, so that decodeNamed completes it with
+	// the record's origin.
+	check batchhook.Check
+	l     *layout
 
 	mu   sync.Mutex
 	free []decoder
@@ -275,6 +300,10 @@ func (p *pool) decode(recs [][]byte, keys []string) (queue.Element, error) {
 		}
 	}
 	e, err := dc(recs, keys)
+	if err == nil && p.check != nil {
+		b := &Batch{l: p.l, e: e, n: len(recs)}
+		err = p.check(b.Dense, len(recs))
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil || len(e) == 0 {
@@ -379,11 +408,12 @@ func (c *collector) own(rec []byte) []byte { return c.bufs.own(&c.local, rec) }
 // read adds records up to n in all, and returns the error that stopped it
 // (wrapping io.EOF at the end of the input).
 func (c *collector) read(ctx context.Context, n int) error {
-	if cap(c.recs) < n {
-		// Room for the batch at once rather than by doubling.
-		c.recs = slices.Grow(c.recs, n-len(c.recs))
+	if want := min(n, maxReserved); cap(c.recs) < want {
+		// Room for the batch at once rather than by doubling, up to
+		// maxReserved records.
+		c.recs = slices.Grow(c.recs, want-len(c.recs))
 		if c.pos != nil {
-			c.works, c.offs = slices.Grow(c.works, n-len(c.works)), slices.Grow(c.offs, n-len(c.offs))
+			c.works, c.offs = slices.Grow(c.works, want-len(c.works)), slices.Grow(c.offs, want-len(c.offs))
 		}
 	}
 	for len(c.recs) < n {
@@ -400,7 +430,8 @@ func (c *collector) read(ctx context.Context, n int) error {
 				// The first is sized for a batch of records like this
 				// one, up to 64 KiB; or exactly, for records of a
 				// fixed size.
-				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), min(n*len(rec)*5/4, 64<<10), n*c.recordBytes))
+				m := min(n, maxReserved)
+				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), min(m*len(rec)*5/4, 64<<10), m*c.recordBytes))
 			}
 			start := len(c.arena)
 			c.arena = append(c.arena, rec...)

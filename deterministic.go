@@ -422,7 +422,7 @@ func (p *planner) batch(ctx context.Context) ([]rec, error) {
 		select {
 		case p.partial = <-p.spare:
 		default:
-			p.partial = make([]rec, 0, p.n)
+			p.partial = make([]rec, 0, min(p.n, maxReserved)) // grown as records come
 		}
 	}
 	for len(p.partial) < p.n {

@@ -45,6 +45,7 @@ func (d *Dataset) Iterator(ctx context.Context, n int, opts ...BatchOption) (*It
 			newDecoder = func(reuse bool) (decoder, error) { return d.newDecoderInto(bs.alloc, reuse) }
 		}
 		it.pool = newPool(newDecoder)
+		it.pool.check, it.pool.l = bs.check, d.layout
 	}
 	var ck *checkpoint
 	if bs.resume != nil {

@@ -1,6 +1,8 @@
 package sluice
 
 import (
+	"time"
+
 	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -31,6 +33,8 @@ type settings struct {
 	shardSet      bool // a Shard(i, 0) from an unset world size is an error, not no sharding
 
 	names queue.Queue // FilenameQueue's; nil: the files, by a producer of its own
+
+	grace time.Duration // GracePeriod's; 0: the pipeline's default
 }
 
 // An ExampleOption configures Examples.
@@ -86,6 +90,19 @@ func Forever() Option {
 // Readers(1) without Shuffle delivers the files' records in order.
 func Readers(n int) Option {
 	return option(func(s *settings) { s.readers = n })
+}
+
+// GracePeriod sets how long stopping an iteration (Close, the end of its
+// context, an error) waits for its reading goroutines before it returns
+// without them: two minutes by default, TensorFlow's
+// Coordinator.join grace period. Goroutines end as soon as they see the
+// stop, unless one is blocked in a call nothing can cancel, a read of a
+// FIFO or of a hung network file system; a program about to exit need not
+// wait two minutes for it. It bounds the default engine's pipeline, not
+// the Deterministic and GlobalShuffle engines, whose goroutines end
+// with their reads.
+func GracePeriod(d time.Duration) Option {
+	return option(func(s *settings) { s.grace = d })
 }
 
 // Shuffle shuffles records through a buffer that keeps at least n records
@@ -204,11 +221,15 @@ type batchSettings struct {
 	keep          bool
 	resume        []byte
 	alloc         batchhook.Allocator // memory to decode into, for sluice-serve
+	check         batchhook.Check     // run on each batch decoded, for sluice-serve
 }
 
 func init() {
 	batchhook.Option = func(a batchhook.Allocator) any {
 		return batchOption(func(s *batchSettings) { s.alloc = a })
+	}
+	batchhook.CheckOption = func(c batchhook.Check) any {
+		return batchOption(func(s *batchSettings) { s.check = c })
 	}
 }
 

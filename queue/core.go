@@ -573,7 +573,12 @@ func (q *core) assembleFree(elems []slot, dst Element) (Element, error) {
 // allocate one each time. There is one for each batch dequeue under way
 // at once (up to maxSpares): several goroutines that decode batches each
 // hold one while they wait and while they copy. q.mu is held.
+//
+// Room is made for maxTakenRoom elements at most: the rest grows as they
+// come, so that a dequeue of far more than the queue will ever hold (a
+// batch size meant for a larger data set) allocates for what it takes.
 func (q *core) spareTaken(n int) []slot {
+	n = min(n, maxTakenRoom)
 	k := len(q.spares)
 	if k == 0 {
 		return make([]slot, 0, n)
@@ -586,6 +591,9 @@ func (q *core) spareTaken(n int) []slot {
 	}
 	return s
 }
+
+// maxTakenRoom bounds the room spareTaken makes before elements come.
+const maxTakenRoom = 1 << 16
 
 // maxSpares bounds the slices spareTaken keeps.
 const maxSpares = 8

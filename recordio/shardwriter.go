@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/storage"
@@ -53,10 +54,20 @@ type ShardedWriter struct {
 // tfrecord.Writer made with opts (a tfrecord.Compression,
 // tfrecord.CompressionLevel). ctx governs the writes and the final
 // renames. If a file cannot be created, the temporaries already created
-// are removed and the error names the file.
+// are removed and the error names the file. A file named twice is an
+// error: each name's temporary would be renamed to it in turn, and the
+// last would replace the records of the others.
 func NewShardedWriter(ctx context.Context, names []string, opts ...tfrecord.Option) (*ShardedWriter, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("recordio: sharded writer with no files: %w", queue.ErrInvalidArgument)
+	}
+	seen := make(map[string]int, len(names))
+	for i, name := range names {
+		key := sameFile(name)
+		if j, ok := seen[key]; ok {
+			return nil, fmt.Errorf("recordio: sharded writer: %q and %q are the same file (outputs %d and %d): %w", names[j], name, j, i, queue.ErrInvalidArgument)
+		}
+		seen[key] = i
 	}
 	w := &ShardedWriter{names: append([]string(nil), names...)}
 	for _, name := range names {
@@ -69,6 +80,19 @@ func NewShardedWriter(ctx context.Context, names []string, opts ...tfrecord.Opti
 		w.writers = append(w.writers, tfrecord.NewWriter(f, opts...))
 	}
 	return w, nil
+}
+
+// sameFile returns what two names of one file have in common: a local
+// path made absolute and clean ("a" and "./a" are one file), an object
+// URL as it is.
+func sameFile(name string) string {
+	if storage.Scheme(name) != "" {
+		return name
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return filepath.Clean(name)
 }
 
 // Write writes rec as the next record, into file Count() mod len(Names()).

@@ -110,3 +110,27 @@ func TestShardedWriterErrors(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// A file named twice, however spelt, is refused before any is created:
+// its temporaries would be renamed to it in turn, the last over the
+// others' records.
+func TestShardedWriterSameFileTwice(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.tfrecord")
+	for _, names := range [][]string{
+		{a, a},
+		{a, filepath.Join(dir, ".", "a.tfrecord")},
+		{filepath.Join(dir, "b"), filepath.Join(dir, "x", "..", "a.tfrecord"), a},
+	} {
+		w, err := NewShardedWriter(t.Context(), names)
+		if err == nil {
+			w.Abort()
+		}
+		if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "same file") {
+			t.Errorf("NewShardedWriter(%q): %v, want an invalid-argument error", names, err)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("files after a refused writer: %v", left)
+		}
+	}
+}

@@ -6,7 +6,9 @@
 // It lives exactly as long as its client: it exits when its stdin ends
 // (the client closed it, or died, even by SIGKILL), when its stdout does
 // (a reply finds no reader), and when its parent
-// changes (the parent died and it was re-parented), and it removes any
+// changes (the parent died and it was re-parented), within a second or
+// two even while a request waits for slow input; SIGTERM and SIGHUP stop
+// it the same way, and it exits 143 or 129 then. It removes any
 // named shared-memory files on the way out (on Linux its shared memory is
 // anonymous files, which go with it). It ignores SIGINT, which a
 // terminal's Ctrl-C sends to the trainer's whole process group: the
@@ -34,6 +36,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/internal/cli"
+	"github.com/sluiceml/sluice/internal/interrupt"
 	"github.com/sluiceml/sluice/internal/pyserve"
 )
 
@@ -64,13 +67,26 @@ func main() {
 	// while replies are on their way (requests ask for several batches)
 	// is the common case.
 	signal.Ignore(os.Interrupt, syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	// SIGTERM and SIGHUP stop the server as the end of its stdin does,
+	// and it then exits as the sluice command does when a signal
+	// interrupts it: 128 plus the signal's number (143, 129). A second
+	// signal ends it at once.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sigs
+		signal.Stop(sigs)
+		cancel(interrupt.Error{Signal: s})
+	}()
 	go watchParent(cancel)
 	in, restore := requests()
 	err := pyserve.Serve(ctx, in, os.Stdout)
 	restore()
+	if e, ok := interrupt.Cause(ctx); ok {
+		exit(e.ExitCode())
+	}
 	if err != nil && ctx.Err() == nil && !errors.Is(err, syscall.EPIPE) {
 		fmt.Fprintln(os.Stderr, "sluice-serve:", err)
 		exit(1)

@@ -26,3 +26,17 @@ type Allocator interface {
 // FixedLengthRecords data set whose fields are all numbers (no bytes, no
 // Decode function). Package sluice sets it.
 var Option func(a Allocator) any
+
+// A Check looks at a batch as its reading goroutine decodes it: dense
+// returns a feature's tensor (sluice.Batch.Dense), rows is the batch's
+// number of records. An error that is a *dataerr.Error with the record's
+// index in the batch (Record) is completed with the record's file, offset
+// and key, as a decoder's own errors are.
+type Check func(dense func(name string) tensor.Tensor, rows int) error
+
+// CheckOption returns a sluice.BatchOption (as any) that runs check on
+// every batch of an Iterator without KeepBatches, in its reading
+// goroutines: sluice-serve checks there the bytes of the features it reads
+// as numbers (decode_raw), whose errors must name the record. Package
+// sluice sets it.
+var CheckOption func(check Check) any

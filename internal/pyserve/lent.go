@@ -3,6 +3,7 @@ package pyserve
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/sluiceml/sluice"
@@ -39,6 +40,10 @@ type slotAlloc struct {
 	// to; the list is made with the slotAlloc (newSlotAlloc), before any
 	// reader.
 	made []lentTensors
+	// stopped is set when the iteration stops: a reading goroutine that
+	// outlives it (past its grace period) decodes into memory of its own,
+	// not into a slot the next data set's iteration may be using.
+	stopped atomic.Bool
 }
 
 func newSlotAlloc(r *ring, free *slotStack, first int) *slotAlloc {
@@ -130,6 +135,9 @@ func (a *slotAlloc) Alloc(dtypes []tensor.DType, shapes []tensor.Shape) []tensor
 		if dt == tensor.String || !dt.Valid() || shapes[i].NumElements() == 0 {
 			return nil
 		}
+	}
+	if a.stopped.Load() {
+		return nil
 	}
 	k, ok := a.free.take()
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/decode"
@@ -12,6 +13,20 @@ import (
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
+
+// maxReaders bounds an open's readers. Each is a goroutine with a decoder
+// and the batch it is collecting, kilobytes to megabytes; decoding is
+// CPU-bound, so readers beyond a few per core buy nothing, and reads from
+// an object store, the most a reader waits on, are served well by a few
+// hundred. A thousand is far above any useful count and still far below
+// what would exhaust memory; more is a mistake (readers=10**6 took 4.4
+// GB before the open replied).
+const maxReaders = 1024
+
+// stopGrace is how long stopping an iteration waits for its goroutines
+// (sluice.GracePeriod): they see the stop within milliseconds unless
+// blocked in a read nothing can cancel.
+const stopGrace = time.Second
 
 // DefaultSlots is the size of the ring of batches: one the client reads,
 // and two the server fills meanwhile.
@@ -89,9 +104,17 @@ func newSource(o *Open) (*source, error) {
 	if o.ShuffleFiles {
 		common = append(common, sluice.ShuffleFiles())
 	}
+	if o.Readers < 0 || o.Readers > maxReaders {
+		return nil, fmt.Errorf("open: readers %d: %w (want 0 for one per CPU, or 1 to %d)", o.Readers, sluice.ErrInvalid, maxReaders)
+	}
 	if o.Readers != 0 {
 		common = append(common, sluice.Readers(o.Readers))
 	}
+	// A session that ends (the client closed it, or is gone) does not
+	// wait two minutes for a reader blocked in a read nothing cancels;
+	// the process exits, and the reader with it. A reopen's iteration
+	// gives the stragglers no slot of its own (slotAlloc.stopped).
+	common = append(common, sluice.GracePeriod(stopGrace))
 	if o.Seed != nil {
 		common = append(common, sluice.Seed(*o.Seed))
 	}
@@ -222,14 +245,17 @@ func (s *source) spec(fs map[string]FeatureSpec, where int) (example.Spec, error
 			if len(f.Default) > 0 && string(f.Default) != "null" {
 				return nil, fmt.Errorf("open: feature %q: a %v feature read from bytes has no default: %w", name, dt, sluice.ErrInvalid)
 			}
-			n := 1
+			// Each record's bytes, checked: a product that wrapped would
+			// let records of the wrong length through with a shape they do
+			// not have.
+			n := dt.Size()
 			for _, d := range f.Shape {
-				if d < 0 {
-					return nil, fmt.Errorf("open: feature %q: shape %v: %w", name, f.Shape, sluice.ErrInvalid)
+				if d < 0 || d > 0 && n > maxRawBytes/d {
+					return nil, fmt.Errorf("open: feature %q: shape %v of %v: %w (at most %d bytes a record)", name, f.Shape, dt, sluice.ErrInvalid, maxRawBytes)
 				}
 				n *= d
 			}
-			s.raw[name] = rawFeature{dtype: dt, shape: f.Shape, bytes: n * dt.Size()}
+			s.raw[name] = rawFeature{dtype: dt, shape: f.Shape, bytes: n}
 			spec[name] = example.FixedLen(tensor.String)
 			continue
 		case f.Kind == "image":
@@ -432,6 +458,10 @@ func (s *source) fixed(o *Open, common []sluice.Option) error {
 	sortFeatures(s.features)
 	return nil
 }
+
+// maxRawBytes bounds a raw feature's bytes a record: a TFRecord record's
+// (tfrecord.DefaultMaxRecordSize), which holds the value.
+const maxRawBytes = tfrecord.DefaultMaxRecordSize
 
 // A rawFeature is a bytes feature of an Example read as numbers: each
 // record's one value is bytes of the values' little-endian encoding.

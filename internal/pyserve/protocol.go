@@ -5,7 +5,12 @@
 // The Python process starts the server (cmd/sluice-serve) as a child and
 // talks to it over the child's stdin and stdout. Each message is a JSON
 // object preceded by its length, 4 bytes little-endian; every request gets
-// exactly one reply, in order:
+// exactly one reply, in order (a next refused, before an open or with
+// keep and count beyond the ring, gets one error reply whatever its
+// count). Requests are decoded strictly: a field that is not its op's is
+// a protocol error. Error replies' texts are cut to 64 KiB each.
+// The end of the input ends the session, even while a next waits for a
+// batch. The requests:
 //
 //	open    {"op":"open", "kind":"examples"|"sequence_examples"|"records"|"csv"|"fixed", "files":[...], ...}
 //	        → {"features":[...]} or {"error":{...}}; an open after the
@@ -13,6 +18,7 @@
 //	        same slots
 //	next    {"op":"next"} → {"batch":{...}}, {"end":true} or {"error":{...}}
 //	        {"op":"next","count":4}: four such replies, written at once
+//	        (keep+count at most the slots less one)
 //	        {"op":"next","keep":1}: the same, the last batch sent still
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
@@ -255,50 +261,69 @@ type FieldSpec struct {
 }
 
 // DecodeRequest parses one message body as a Request, strictly: unknown
-// fields are errors, so that a misspelt option fails instead of being
-// ignored.
+// fields, and fields of another op, are errors, so that a misspelt option
+// ({"op":"next","cout":4}, {"op":"state","befor":2}) fails instead of
+// being ignored. The request of every batch, spelt as the Python client
+// spells it, takes a path of its own without encoding/json (decodeNext).
 func DecodeRequest(msg []byte) (*Request, error) {
 	if req := new(Request); decodeNext(msg, req) {
 		return req, nil
 	}
-	var raw struct {
-		Op     string `json:"op"`
-		File   string `json:"file"`
-		Keep   int    `json:"keep"`
-		Count  int    `json:"count"`
-		Before int    `json:"before"`
+	var op struct {
+		Op string `json:"op"`
 	}
-	if err := json.Unmarshal(msg, &raw); err != nil {
+	if err := json.Unmarshal(msg, &op); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 	}
-	req := &Request{Op: raw.Op, File: raw.File, Keep: raw.Keep, Count: raw.Count, Before: raw.Before}
-	switch raw.Op {
+	req := &Request{Op: op.Op}
+	var err error
+	switch op.Op {
 	case "open":
 		var o struct {
 			Op     string `json:"op"`
 			Retire []int  `json:"retire"`
 			Open
 		}
-		if err := strictUnmarshal(msg, &o); err != nil {
-			return nil, fmt.Errorf("%w: open: %v", ErrProtocol, err)
-		}
+		err = strictUnmarshal(msg, &o)
 		req.Open, req.Retire = &o.Open, o.Retire
-	case "mapped":
-		if raw.File == "" {
-			return nil, fmt.Errorf("%w: mapped: no file", ErrProtocol)
-		}
 	case "write":
 		var o struct {
 			Op string `json:"op"`
 			Write
 		}
-		if err := strictUnmarshal(msg, &o); err != nil {
-			return nil, fmt.Errorf("%w: write: %v", ErrProtocol, err)
-		}
+		err = strictUnmarshal(msg, &o)
 		req.Write = &o.Write
-	case "next", "close", "state", "commit":
+	case "next":
+		var o struct {
+			Op    string `json:"op"`
+			Keep  int    `json:"keep"`
+			Count int    `json:"count"`
+		}
+		err = strictUnmarshal(msg, &o)
+		req.Keep, req.Count = o.Keep, o.Count
+	case "state":
+		var o struct {
+			Op     string `json:"op"`
+			Before int    `json:"before"`
+		}
+		err = strictUnmarshal(msg, &o)
+		req.Before = o.Before
+	case "mapped":
+		var o struct {
+			Op   string `json:"op"`
+			File string `json:"file"`
+		}
+		if err = strictUnmarshal(msg, &o); err == nil && o.File == "" {
+			err = errors.New("no file")
+		}
+		req.File = o.File
+	case "close", "commit":
+		err = strictUnmarshal(msg, &op)
 	default:
-		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, raw.Op)
+		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, op.Op)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrProtocol, op.Op, err)
 	}
 	return req, nil
 }

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/sluiceml/sluice"
@@ -19,45 +21,26 @@ import (
 )
 
 // Serve answers the requests read from r with replies written to w until
-// the client closes the server, r ends (the client died) or ctx is done,
-// and removes its named shared-memory files before it returns. It returns nil
-// after a "close" or the end of r.
+// the client closes the server, r ends (the client died or closed it) or
+// ctx is done, and removes its named shared-memory files before it
+// returns. It returns nil after a "close" or the end of r.
+//
+// The end of r cancels the session: a request waiting for a batch (slow
+// input, a shuffle buffer filling, a stuck file system) returns at once
+// rather than when the batch comes, since nobody will read its reply.
 //
 // r is read by a goroutine of its own, which lives until r returns an
 // error: a caller that cancels ctx should close r as well.
 func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	msgs := make(chan []byte)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	rd := &requestReader{
+		msgs: make(chan []byte, maxReadAhead),
+		free: make(chan []byte, maxReadAhead+2),
+		took: make(chan struct{}, 1),
+	}
 	readErr := make(chan error, 1)
-	// A request's length and body in one read, not two: a syscall less
-	// per batch.
-	r = bufio.NewReaderSize(r, 4096)
-	go func() {
-		// Two buffers in turn: a message is handed over only when Serve
-		// has decoded the one before, so the one read into next is free.
-		var bufs [2][]byte
-		for i := 0; ; i ^= 1 {
-			m, err := readMessage(r, bufs[i])
-			bufs[i] = m
-			if err != nil {
-				readErr <- err
-				return
-			}
-			select {
-			case msgs <- m:
-			case <-ctx.Done():
-				// Serve has returned; drain r so that the client's
-				// writes do not block, until it ends.
-				for {
-					if _, err := ReadMessage(r); err != nil {
-						readErr <- err
-						return
-					}
-				}
-			}
-		}
-	}()
+	go rd.run(ctx, cancel, bufio.NewReaderSize(r, 4096), readErr)
 	s := &server{w: w}
 	defer func() {
 		s.abortWrite()
@@ -69,18 +52,18 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		s.stopping.Wait()
 	}()
+	var prev []byte
 	for {
 		var msg []byte
 		select {
-		case msg = <-msgs:
+		case msg = <-rd.msgs:
 		case err := <-readErr:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
+			return inputEnd(err)
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return inputEnd(context.Cause(ctx))
 		}
+		rd.taken(msg, prev)
+		prev = msg
 		if len(msg) > 0 && msg[0] <= lastPartMessage {
 			s.writeMessage(msg[0], msg[1:])
 			continue
@@ -99,7 +82,94 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		done, err := s.handle(ctx, req)
 		if err != nil || done {
-			return err
+			return inputEnd(err)
+		}
+	}
+}
+
+// inputEnd returns err, or nil if it is the end of the client's input,
+// which ends a session as a close does.
+func inputEnd(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// maxReadAhead and maxReadAheadBytes bound the requests read before
+// Serve takes them. Reading ahead is how the end of the input is seen
+// while a request waits for a batch: the Python client has two nexts
+// under way, and another request or two (mapped, state) at most. Records
+// messages of a write may be 16 MiB each, and stop the reading ahead.
+const (
+	maxReadAhead      = 4
+	maxReadAheadBytes = 1 << 20
+)
+
+// A requestReader reads the client's messages ahead of Serve, a few at
+// most, and cancels the session when the input ends.
+type requestReader struct {
+	msgs   chan []byte   // read, for Serve
+	free   chan []byte   // buffers of messages Serve is done with
+	took   chan struct{} // Serve took a message
+	queued atomic.Int64  // the bytes of the messages in msgs
+}
+
+// run reads messages into msgs until r fails, then reports the error
+// and cancels the session with it (io.EOF at the end of r).
+func (rd *requestReader) run(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, readErr chan<- error) {
+	for {
+		for rd.queued.Load() >= maxReadAheadBytes {
+			select {
+			case <-rd.took:
+			case <-ctx.Done():
+				drain(r, readErr)
+				return
+			}
+		}
+		var buf []byte
+		select {
+		case buf = <-rd.free:
+		default:
+		}
+		m, err := readMessage(r, buf)
+		if err != nil {
+			readErr <- err
+			cancel(err)
+			return
+		}
+		rd.queued.Add(int64(len(m)))
+		select {
+		case rd.msgs <- m:
+		case <-ctx.Done():
+			drain(r, readErr)
+			return
+		}
+	}
+}
+
+// taken tells the reader that Serve took msg and is done with prev.
+func (rd *requestReader) taken(msg, prev []byte) {
+	rd.queued.Add(-int64(len(msg)))
+	select {
+	case rd.took <- struct{}{}:
+	default:
+	}
+	if prev != nil {
+		select {
+		case rd.free <- prev:
+		default:
+		}
+	}
+}
+
+// drain reads r until it fails, so that the client's writes do not block
+// once Serve has returned.
+func drain(r io.Reader, readErr chan<- error) {
+	for {
+		if _, err := ReadMessage(r); err != nil {
+			readErr <- err
+			return
 		}
 	}
 }
@@ -209,10 +279,20 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		// dir "", go with the server.)
 		return false, s.reply(Reply{Features: src.features, ShmDir: s.ring.dir, NewSlots: newSlots})
 	case "next":
-		// Count replies, whatever happens: the client reads as many.
+		// A request refused gets one reply, whatever its count: count is
+		// the client's number, which must not size the server's memory
+		// or its work before it is found to be out of range.
+		if err := s.checkNext(req); err != nil {
+			return false, s.reply(Reply{Error: errorInfo(err)})
+		}
+		// Count replies, whatever happens then: the client reads as
+		// many. Count is at most the slots less one.
 		count := max(req.Count, 1)
 		out := s.out[:0]
 		for i := range count {
+			if ctx.Err() != nil {
+				return true, context.Cause(ctx)
+			}
 			r, stop, err := s.next(ctx, req, i)
 			if stop {
 				return true, err
@@ -226,9 +306,17 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		return false, err
 	case "state":
 		var st []byte
-		err := fmt.Errorf("%w: state before open", ErrProtocol)
-		if s.it != nil {
+		var err error
+		switch {
+		case s.it != nil:
 			st, err = s.it.CheckpointBefore(req.Before)
+		case s.itErr != nil:
+			// The open was answered, but its iteration could not start
+			// (a state that does not fit, a pattern that matches
+			// nothing): that is the error a state meets too.
+			err = s.itErr
+		default:
+			err = fmt.Errorf("%w: state before open", ErrProtocol)
 		}
 		if err != nil {
 			return false, s.reply(Reply{Error: errorInfo(err)})
@@ -243,6 +331,24 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		return true, s.reply(Reply{OK: true})
 	}
 	return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: unknown op %q", ErrProtocol, req.Op))})
+}
+
+// checkNext reports a next that the server cannot answer: before an
+// open, or asking for more batches than the ring holds beside those the
+// client keeps. Each number is checked on its own before their sum, which
+// so cannot overflow.
+func (s *server) checkNext(req *Request) error {
+	if s.src == nil {
+		return fmt.Errorf("%w: next before open", ErrProtocol)
+	}
+	// The slots kept, and those of the batches asked for, and one spare:
+	// the rule since a producer goroutine filled the ring ahead, kept so
+	// that every client's requests stay valid.
+	limit := s.src.slots - 1
+	if req.Keep < 0 || req.Count < 0 || req.Keep > limit || req.Count > limit || req.Keep+max(req.Count, 1) > limit {
+		return fmt.Errorf("%w: next: keep %d and count %d with %d slots (want keep+count at most slots-1)", ErrProtocol, req.Keep, req.Count, s.src.slots)
+	}
+	return nil
 }
 
 // checkRetire reports an open's retire list that names no slot of the
@@ -332,19 +438,10 @@ func sameBatch(a, b *BatchInfo) bool {
 
 // next returns the reply to the i-th batch a next request asks for; stop
 // means the session is over, with err.
+// The request has passed checkNext.
 func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop bool, err error) {
-	if s.src == nil {
-		return Reply{Error: errorInfo(fmt.Errorf("%w: next before open", ErrProtocol))}, false, nil
-	}
 	if s.last != nil {
 		return *s.last, false, nil
-	}
-	count := max(req.Count, 1)
-	if req.Keep < 0 || req.Count < 0 || (req.Keep > 0 || count > 1) && req.Keep+count > s.src.slots-1 {
-		// The slots kept, and those of the batches asked for, and one
-		// spare: the rule since a producer goroutine filled the ring
-		// ahead, kept so that every client's requests stay valid.
-		return Reply{Error: errorInfo(fmt.Errorf("%w: next: keep %d and count %d with %d slots (want keep+count at most slots-1)", ErrProtocol, req.Keep, count, s.src.slots))}, false, nil
 	}
 	if i == 0 {
 		// The client asks for the next batches: it is done with those
@@ -361,6 +458,12 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 		// Moved down, not resliced: the list's array serves every
 		// batch rather than growing anew as it creeps along.
 		s.held = append(s.held[:0], s.held[done:]...)
+	}
+	if len(s.free) == 0 {
+		// Not reached by a request checkNext passed; were it, the
+		// iterator's next batch is left there rather than taken and
+		// lost, and the session goes on.
+		return Reply{Error: errorInfo(fmt.Errorf("%w: next: no free slot", ErrProtocol))}, false, nil
 	}
 	res := s.produce()
 	if res.err != nil && ctx.Err() != nil {
@@ -410,7 +513,11 @@ func (s *server) start(ctx context.Context, src *source, readers int) (newSlots 
 	s.held = s.held[:0]
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
-	s.it, s.itErr = src.ds.Iterator(ctx, src.n, slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})...)
+	opts := slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})
+	if len(src.raw) > 0 {
+		opts = append(opts, batchhook.CheckOption(src.checkRaw).(sluice.BatchOption))
+	}
+	s.it, s.itErr = src.ds.Iterator(ctx, src.n, opts...)
 	it, done := s.it, false
 	s.end = func() {
 		// At the end of the data, or when the server stops or opens
@@ -428,6 +535,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) (newSlots 
 		}
 	}
 	s.stop = func() {
+		alloc.stopped.Store(true)
 		cancel()
 		s.end()
 	}
@@ -443,27 +551,47 @@ func (s *server) produce() result {
 		s.end()
 		return result{err: s.itErr}
 	}
-	// The batch is valid until the next Next: it is copied out before
-	// that.
-	b, err := s.it.Next()
-	if err != nil {
-		s.end()
-		return result{err: err}
-	}
+	// The slot first: a batch taken from the iterator and not sent
+	// would be lost.
 	var k int
 	select {
 	case k = <-s.free:
 	default:
 		return result{err: fmt.Errorf("%w: next: no free slot", ErrProtocol)}
 	}
+	// The batch is valid until the next Next: it is copied out before
+	// that.
+	b, err := s.it.Next()
+	if err != nil {
+		s.free <- k
+		s.end()
+		return result{err: err}
+	}
 	info, ok := s.lent(b)
 	if !ok {
 		if info, err = s.fill(k, b); err != nil {
+			s.free <- k
 			s.end()
 			return result{err: err}
 		}
 	}
 	return result{batch: info, token: k}
+}
+
+// checkRaw checks, as a batch is decoded, that each record's value of a
+// feature read as numbers has their bytes: the reading goroutine's error
+// names the record's file, offset and key, which the batch does not
+// carry.
+func (src *source) checkRaw(dense func(string) tensor.Tensor, rows int) error {
+	for name, r := range src.raw {
+		for j, v := range dense(name).Strings() {
+			if len(v) != r.bytes {
+				return &dataerr.Error{Offset: -1, Record: int64(j),
+					Err: fmt.Errorf("feature %q: %d bytes, want %d (%v values of shape %v)", name, len(v), r.bytes, r.dtype, r.shape)}
+			}
+		}
+	}
+	return nil
 }
 
 // A fillArray is a feature of a batch being copied into a slot.
@@ -497,6 +625,9 @@ func (s *server) fill(k int, b *sluice.Batch) (*BatchInfo, error) {
 		a := &info.Arrays[i]
 		a.Name, a.DType = f.Name, f.DType
 		if r, ok := s.src.raw[f.Name]; ok {
+			// checkRaw has checked the lengths as the batch was decoded,
+			// and named the record; checked again before the copy, which
+			// they size.
 			t := b.Dense(f.Name)
 			for j, v := range t.Strings() {
 				if len(v) != r.bytes {
@@ -732,18 +863,41 @@ func damageHint(err error, file string) string {
 	return hint + ")"
 }
 
-// errorInfo describes err for the client.
+// maxErrorText bounds each text of an error reply: its message, file and
+// key. Some messages quote the data (a CSV field that is not a number),
+// which may be of any size; a reply over MaxMessage would end the session
+// instead of reaching the client, and a message is read by a person. Three
+// texts of 64 KiB stay far below MaxMessage even escaped for JSON, six
+// bytes a byte at worst.
+const maxErrorText = 64 << 10
+
+// cutText returns s, or its first n bytes at most (whole UTF-8
+// characters) and a note of how much was cut.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... [%d bytes cut]", s[:cut], len(s)-cut)
+}
+
+// errorInfo describes err for the client, its texts cut to maxErrorText.
 func errorInfo(err error) *ErrorInfo {
-	e := &ErrorInfo{Kind: "other", Message: err.Error(), Offset: -1, Record: -1}
+	e := &ErrorInfo{Kind: "other", Message: cutText(err.Error(), maxErrorText), Offset: -1, Record: -1}
 	var de *dataerr.Error
 	switch {
 	case errors.As(err, &de):
 		e.Kind = "data"
-		e.File, e.Offset, e.Line, e.Record, e.Key = de.File, de.Offset, de.Line, de.Record, de.Key
+		e.File, e.Offset, e.Line, e.Record, e.Key = cutText(de.File, maxErrorText), de.Offset, de.Line, de.Record, cutText(de.Key, maxErrorText)
 		e.Message += damageHint(err, de.File)
 	case errors.Is(err, sluice.ErrNoFiles):
 		e.Kind = "nofiles"
-	case errors.Is(err, sluice.ErrInvalid):
+	case errors.Is(err, sluice.ErrInvalid), errors.Is(err, sluice.ErrCheckpoint):
+		// A state that does not fit the data set is the client's
+		// argument (load_state_dict), as an option out of range is.
 		e.Kind = "invalid"
 	case errors.Is(err, ErrProtocol):
 		e.Kind = "protocol"

@@ -24,6 +24,9 @@ type ring struct {
 	mu    sync.Mutex
 	slots []slot
 	gen   int
+	// closed is set by close: a reading goroutine that outlived its
+	// iteration's grace period must not make a file nothing would remove.
+	closed bool
 }
 
 type slot struct {
@@ -66,6 +69,9 @@ func newRing(n int) *ring {
 func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return nil, "", fmt.Errorf("%w: slot %d of a closed ring", ErrProtocol, k)
+	}
 	s := &r.slots[k]
 	if len(s.mem) >= size {
 		return s.mem, "", nil
@@ -172,6 +178,7 @@ func (r *ring) retire(k int) {
 func (r *ring) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	for i := range r.slots {
 		r.dropLocked(&r.slots[i])
 	}

@@ -94,8 +94,11 @@ func (s *server) writeMessage(kind byte, body []byte) {
 // so that a length no parts follow costs little.
 func (wr *writing) takePart(kind byte, body []byte) error {
 	if !wr.inParts {
-		if kind != partMessage || len(body) < 8 {
+		if kind != partMessage {
 			return fmt.Errorf("%w: a record's last part without its first", ErrProtocol)
+		}
+		if len(body) < 8 {
+			return fmt.Errorf("%w: a record's first part of %d bytes, shorter than the record's length (8 bytes)", ErrProtocol, len(body))
 		}
 		n := binary.LittleEndian.Uint64(body)
 		if n > tfrecord.DefaultMaxRecordSize {

@@ -65,6 +65,8 @@ class NoFilesError(SluiceError, FileNotFoundError):
 
 
 def _error(e):
+    if not isinstance(e, dict) or not isinstance(e.get("message", ""), str):
+        raise _Malformed(f"an error that is not an object with a message: {e!r:.200}")
     kind, msg = e.get("kind"), e.get("message", "sluice-serve failed")
     if kind == "data":
         return DataError(msg, e.get("file", ""), e.get("offset", -1), e.get("line", 0),
@@ -74,6 +76,11 @@ def _error(e):
     if kind == "nofiles":
         return NoFilesError(msg)
     return SluiceError(msg)
+
+
+class _Malformed(Exception):
+    """A reply of the server that is not what the protocol says; the
+    session turns it into a SluiceError naming the server."""
 
 
 # ---------------------------------------------------------------------------
@@ -257,6 +264,9 @@ def _server_binary():
 
 
 _LEN = struct.Struct("<I")
+# The largest message either side sends (pyserve.MaxMessage): a longer
+# length is a broken stream, refused before anything is read for it.
+_MAX_MESSAGE = 16 << 20
 
 
 def _frame(body):
@@ -413,7 +423,9 @@ class _Session:
         self._early.clear()
         self.pipelined = pipelined
         if "error" in reply:
-            raise _error(reply["error"])
+            raise self._reply_error(reply)
+        if not isinstance(reply.get("features"), list):
+            raise self._malformed(f"an open's reply without features: {reply!r:.200}")
         if reply.get("new_slots"):
             # The arrays that view the old files keep their maps alive.
             self._maps = {}
@@ -481,6 +493,8 @@ class _Session:
         if len(buf) - pos < 4:
             buf, pos = self._more(4)
         n = _LEN.unpack_from(buf, pos)[0]
+        if n > _MAX_MESSAGE:
+            raise self._malformed(f"a reply of {n} bytes, more than {_MAX_MESSAGE}")
         end = pos + 4 + n
         if end > len(buf):
             buf, pos = self._more(4 + n)
@@ -491,7 +505,12 @@ class _Session:
         # once. (The dicts are never changed.)
         reply = self._parsed.get(raw)
         if reply is None:
-            reply = json.loads(raw)
+            try:
+                reply = json.loads(raw)
+            except ValueError as e:
+                raise self._malformed(f"not JSON ({e}): {bytes(raw[:200])!r}") from None
+            if not isinstance(reply, dict) or "batch" in reply and not isinstance(reply["batch"], dict):
+                raise self._malformed(f"not a reply object: {bytes(raw[:200])!r}")
             if "batch" in reply and not reply["batch"].get("file"):
                 if len(self._parsed) >= 64:
                     self._parsed.clear()
@@ -534,6 +553,11 @@ class _Session:
         self._buf, self._pos = rest, 0
         return rest, 0
 
+    def _malformed(self, why):
+        """The error for a reply the protocol does not allow: the link is
+        no longer usable, and the caller closes the session."""
+        return SluiceError(f"malformed reply from sluice-serve (pid {self.server_pid}): {why}")
+
     def _died(self):
         try:
             code = self._proc.wait(timeout=2)
@@ -553,7 +577,9 @@ class _Session:
             request["before"] = before
         reply = self._call(request)
         if "error" in reply:
-            raise _error(reply["error"])
+            raise self._reply_error(reply)
+        if "state" not in reply:
+            raise self._malformed(f"a state's reply without a state: {reply!r:.200}")
         return reply["state"]
 
     def next(self, copy):
@@ -576,9 +602,24 @@ class _Session:
                 return {k: v.copy() for k, v in views}
             return {k: v.view() for k, v in views}
         if "error" in reply:
-            raise _error(reply["error"])
+            raise self._reply_error(reply)
         if reply.get("end"):
             return None
+        try:
+            return self._batch(raw, reply, copy)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            # A descriptor that does not describe arrays of the slot: the
+            # server's fault, not the data's.
+            raise self._malformed(f"{type(e).__name__}: {e} in {reply!r:.200}") from None
+
+    def _reply_error(self, reply):
+        try:
+            return _error(reply["error"])
+        except _Malformed as e:
+            return self._malformed(str(e))
+
+    def _batch(self, raw, reply, copy):
+        """The arrays of a batch reply."""
         b = reply["batch"]
         slot = b["slot"]
         if b.get("file"):
@@ -592,7 +633,7 @@ class _Session:
             self._views.clear()
             r = self._call({"op": "mapped", "file": b["file"]})
             if "error" in r:
-                raise _error(r["error"])
+                raise self._reply_error(r)
         mem = self._maps[slot]
         out = {}
         cacheable = raw is not None and raw in self._parsed
@@ -660,8 +701,9 @@ class _Session:
             indices = indices.copy()
         return SparseValue(indices, values, np.array(shape, np.int64))
 
-    def close(self):
-        """Ends the server: its stdin closed, it exits; killed if it does not."""
+    def close(self, wait=5):
+        """Ends the server: its stdin closed, it exits; killed if it does
+        not within wait seconds."""
         p, self._proc = self._proc, None
         _sessions.discard(self)
         self._maps = {}
@@ -674,10 +716,13 @@ class _Session:
             except OSError:
                 pass
         try:
-            p.wait(timeout=5)
+            p.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+        # Killed, or stopped by a signal (it exits 143 on SIGTERM, as a
+        # shell reports a process the signal killed): files it made and
+        # this process had not mapped may be left.
         if p.returncode != 0:
             self._sweep()
 
@@ -740,10 +785,15 @@ class _Iterator(Iterator[Batch]):
             raise StopIteration
         try:
             b = self._s.next(self._copy)
-        except BaseException:
+        except BaseException as e:
             # An error, or Ctrl-C in the middle of a message: the link is
-            # no longer usable.
-            self.close()
+            # no longer usable. On Ctrl-C the server gets a second to
+            # exit by itself (it does at once, unless it waits on a read
+            # nothing can cancel: then it is killed), so that the
+            # KeyboardInterrupt is not held up.
+            s, self._s = self._s, None
+            if s is not None:
+                s.close(wait=1 if isinstance(e, KeyboardInterrupt) else 5)
             raise
         if b is None:
             if self._resumable:

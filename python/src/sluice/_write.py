@@ -10,7 +10,7 @@ from typing import Any, List, Mapping, Optional, Union
 
 import numpy as np
 
-from ._core import InvalidArgumentError, SluiceError, _error, _frame, _Session
+from ._core import InvalidArgumentError, SluiceError, _frame, _Session
 
 # ---------------------------------------------------------------------------
 # tf.train.Example, in protocol buffer wire format
@@ -207,7 +207,7 @@ class Writer:
             raise
         if "error" in reply:
             s.close()
-            raise _error(reply["error"])
+            raise s._reply_error(reply)
         self._s = s
 
     def write(self, record: Union[Mapping[str, Any], bytes, bytearray, memoryview]) -> None:
@@ -269,8 +269,10 @@ class Writer:
         self._s = None
         s.close()
         if "error" in reply:
-            raise _error(reply["error"])
-        return int(reply["wrote"])
+            raise s._reply_error(reply)
+        if isinstance(reply.get("wrote"), bool) or not isinstance(reply.get("wrote"), int):
+            raise s._malformed(f"a commit's reply without the records written: {reply!r:.200}")
+        return reply["wrote"]
 
     def abort(self) -> None:
         """Ends the writing and removes what it wrote; the files keep

@@ -1,0 +1,145 @@
+"""The client against a server that misbehaves, and a server that waits
+on input that never comes."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import sluice
+from conftest import alive, shm_files
+from test_read import SPEC, make_examples
+
+# A fake sluice-serve: it answers the open, then the first next (or the
+# open itself, for "open_*" modes) as FAKE_MODE says.
+FAKE = textwrap.dedent("""
+    import json, os, struct, sys
+    mode = os.environ["FAKE_MODE"]
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    def send(body):
+        out.write(struct.pack("<I", len(body)) + body)
+        out.flush()
+    while True:
+        h = inp.read(4)
+        if len(h) < 4:
+            sys.exit(0)
+        req = json.loads(inp.read(struct.unpack("<I", h)[0]))
+        if req["op"] == "close":
+            send(b'{"ok":true}')
+            sys.exit(0)
+        if req["op"] == "open" and not mode.startswith("open_"):
+            send(b'{"features":[{"name":"x","kind":"dense","dtype":"float32"}],"new_slots":true}')
+            continue
+        send({
+            "garbage_json": b"<html",
+            "non_dict": b"[1,2,3]",
+            "unknown_reply": b'{"hello":1}',
+            "error_no_kind": b'{"error":"oops"}',
+            "batch_not_dict": b'{"batch":7}',
+            "batch_wrong_types": b'{"batch":{"slot":"zero","rows":1,"arrays":[{"name":"x"}]}}',
+            "open_no_features": b'{"hello":1}',
+            "open_garbage": b"\\xff\\xfe",
+        }[mode])
+""")
+
+
+@pytest.fixture
+def fake_serve(tmp_path, monkeypatch):
+    exe = tmp_path / "fake-serve"
+    exe.write_text(f"#!{sys.executable}\n" + FAKE)
+    exe.chmod(0o755)
+    monkeypatch.setenv("SLUICE_SERVE", str(exe))
+
+    def start(mode):
+        monkeypatch.setenv("FAKE_MODE", mode)
+    return start
+
+
+@pytest.mark.parametrize("mode", ["garbage_json", "non_dict", "unknown_reply", "error_no_kind", "batch_not_dict",
+                                  "batch_wrong_types", "open_no_features", "open_garbage"])
+def test_malformed_reply(tmp_path, fake_serve, mode):
+    """A reply the protocol does not allow is a SluiceError naming the
+    server, never a JSONDecodeError, KeyError or AttributeError."""
+    fake_serve(mode)
+    pat, _ = make_examples(tmp_path)
+    ds = sluice.examples(pat, SPEC, batch_size=4)
+    with pytest.raises(sluice.SluiceError, match=r"malformed reply from sluice-serve \(pid \d+\)"):
+        for _ in ds:
+            pass
+    ds.close()
+
+
+def test_reply_length_bounded(tmp_path, monkeypatch):
+    """A length prefix beyond the protocol's limit is refused at once,
+    not waited and buffered for."""
+    exe = tmp_path / "fake-serve"
+    exe.write_text(f"#!{sys.executable}\n" + textwrap.dedent("""
+        import sys, time
+        sys.stdin.buffer.read(4)
+        sys.stdout.buffer.write(b"\\xf0\\xff\\xff\\xff")
+        sys.stdout.buffer.flush()
+        sys.stdin.buffer.read()
+    """))
+    exe.chmod(0o755)
+    monkeypatch.setenv("SLUICE_SERVE", str(exe))
+    pat, _ = make_examples(tmp_path)
+    with pytest.raises(sluice.SluiceError, match="malformed reply.*more than 16777216"):
+        iter(sluice.examples(pat, SPEC, batch_size=4))
+
+
+# A trainer that waits for a batch of a FIFO nobody writes, and is
+# interrupted (Ctrl-C) while it waits for the server's reply.
+FIFO_TRAINER = textwrap.dedent("""
+    import os, signal, sys
+    import sluice
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    it = iter(sluice.examples(sys.argv[1], {"label": sluice.FixedLen([], "int64")}, batch_size=4, readers=1))
+    print(it.server_pid, flush=True)
+    s = it._s
+    more = s._more
+    def interrupted(n):
+        os.kill(os.getpid(), signal.SIGINT)
+        return more(n)
+    s._more = interrupted
+    try:
+        next(it)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(3)
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_ctrl_c_while_input_waits(tmp_path):
+    """Ctrl-C while the server waits for input that does not come (a FIFO,
+    a stuck file system) raises KeyboardInterrupt at once, and leaves no
+    server behind."""
+    fifo = str(tmp_path / "slow.tfrecord")
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    p = subprocess.Popen([sys.executable, "-c", FIFO_TRAINER, fifo], stdout=subprocess.PIPE, text=True)
+    server = int(p.stdout.readline())
+    out, _ = p.communicate(timeout=30)
+    took = time.monotonic() - start
+    assert p.returncode == 3 and "interrupted" in out, (p.returncode, out)
+    assert took < 4, f"the trainer took {took:.1f} s to end after Ctrl-C"
+    assert not alive(server) and not shm_files(server)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_server_exits_when_input_ends_while_waiting(tmp_path):
+    """The server's stdin closed while a next waits for slow input: it
+    exits by itself within seconds, not when the input comes."""
+    fifo = str(tmp_path / "slow.tfrecord")
+    os.mkfifo(fifo)
+    it = iter(sluice.examples(fifo, {"label": sluice.FixedLen([], "int64")}, batch_size=4, readers=1))
+    s, p = it._s, it._s._proc
+    s._send(sluice._core._NEXT)
+    start = time.monotonic()
+    s.close(wait=30)
+    took = time.monotonic() - start
+    assert p.returncode == 0 and took < 5, (p.returncode, took)
