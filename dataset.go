@@ -180,6 +180,9 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		if files, err = d.match(ctx); err != nil {
 			return nil, err
 		}
+		if files, err = d.shardFiles(files); err != nil {
+			return nil, err
+		}
 	}
 	readers := s.readers
 	if readers == 0 {
@@ -196,9 +199,6 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		fopts := []input.ProducerOption{input.Shuffle(s.shuffle > 0 || s.shuffleFiles), input.Name("filenames")}
 		if !s.forever {
 			fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
-		}
-		if s.shard[1] != 0 {
-			fopts = append(fopts, input.Shard(s.shard[0], s.shard[1]))
 		}
 		names = p.StringInputProducer(files, fopts...)
 	}

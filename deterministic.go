@@ -477,18 +477,8 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 	if err != nil {
 		return nil, err
 	}
-	if s.shard[1] != 0 {
-		if s.shard[1] < 0 || s.shard[0] < 0 || s.shard[0] >= s.shard[1] {
-			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w", d.kind, s.shard[0], s.shard[1], ErrInvalid)
-		}
-		var mine []string
-		for i := s.shard[0]; i < len(files); i += s.shard[1] {
-			mine = append(mine, files[i])
-		}
-		if len(mine) == 0 {
-			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d) of %d files is empty: %w", d.kind, s.shard[0], s.shard[1], len(files), ErrInvalid)
-		}
-		files = mine
+	if files, err = d.shardFiles(files); err != nil {
+		return nil, err
 	}
 	seq := &fileSeq{files: files, shuffle: s.shuffle > 0 || s.shuffleFiles, seed: s.seed, total: int64(len(files) * max(s.epochs, 1))}
 	if s.forever {

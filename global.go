@@ -43,7 +43,9 @@ func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
 // The order is deterministic (see Deterministic), and an Iterator's
 // checkpoint is the number of batches delivered. With Shard(i, n), worker
 // i reads positions i, i+n, i+2n, ... of each epoch's order, so n workers
-// read every record once per epoch between them. Readers sets how many
+// read every record once per epoch between them; the records are then
+// numbered in the sorted list of files, so that the workers may list the
+// files in any order. Readers sets how many
 // batches are read at once (default 8): nearby records are read in one
 // request, and several requests are in flight, which is what object
 // stores need.
@@ -236,6 +238,11 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 	files, err := d.match(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if s.shard[1] != 0 {
+		// The records are numbered in the files' sorted order, so that
+		// workers listing them in different orders split one order.
+		files = slices.Sorted(slices.Values(files))
 	}
 	ra, err := d.locate(ctx, files)
 	if err != nil {
