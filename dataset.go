@@ -210,6 +210,10 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		return nil, err
 	}
 	stagehook.Of(p).TrackQueue(out, 0)
+	var empty *emptyFiles
+	if s.forever && s.names == nil {
+		empty = newEmptyFiles(d.kind, files)
+	}
 	rd := make([]*collector, readers)
 	dec := make([]decoder, readers)
 	for i := range readers {
@@ -218,6 +222,9 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
 		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f, recordBytes: d.fixed.recordBytes}
+		if empty != nil {
+			recordhook.WatchUnits(rd[i].r, empty.done)
+		}
 		if pl != nil {
 			dec[i] = pl.decode
 		} else if dec[i], err = d.newDecoder(false); err != nil {

@@ -2,15 +2,19 @@ package sluice
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -214,3 +218,146 @@ func TestShardCheckpointOtherFiles(t *testing.T) {
 		it.Close()
 	}
 }
+
+// take returns the records of the first k batches of an iteration of ds
+// in batches of n, from ck if not nil, each batch its records joined by
+// "|", and the checkpoint after each batch (Deterministic only).
+func take(t *testing.T, ds *Dataset, n, k int, ck []byte, cks bool) (batches []string, after [][]byte) {
+	t.Helper()
+	// Bounds a hang, which is the failure looked for: not a
+	// synchronisation.
+	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
+	defer cancel()
+	var opts []BatchOption
+	if ck != nil {
+		opts = append(opts, Resume(ck))
+	}
+	it, err := ds.Iterator(ctx, n, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	for range k {
+		b, err := it.Next()
+		if err != nil {
+			t.Fatalf("after %d batches: %v", len(batches), err)
+		}
+		batches = append(batches, strings.Join(recordNames(b), "|"))
+		if cks {
+			c, err := it.Checkpoint()
+			if err != nil {
+				t.Fatal(err)
+			}
+			after = append(after, c)
+		}
+	}
+	return batches, after
+}
+
+func recordNames(b *Batch) []string {
+	var r []string
+	for _, x := range b.Bytes(RecordFeature) {
+		r = append(r, string(x))
+	}
+	return r
+}
+
+// A Deterministic run Forever whose reader's share of the files holds
+// only empty files goes on with the other readers' records, in the same
+// order on every run, and resumes exactly from a checkpoint after any
+// batch, the reader that ended included. Before, the merge waited for
+// that reader's block for ever.
+func TestDeterministicForeverEmptyShare(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		counts []int
+		opts   []ExampleOption
+		want   string // the first batches' records, if not ""
+	}{
+		{"2 readers, the first file empty", []int{0, 2}, []ExampleOption{Readers(2)}, "f1r0|f1r1|f1r0|f1r1|f1r0|f1r1|f1r0|f1r1"},
+		{"default readers, 2 files", []int{0, 2}, nil, ""},
+		{"default readers, 4 files", []int{3, 0, 2, 5}, nil, ""},
+		{"3 readers, 6 files, 2 shares empty", []int{0, 1, 0, 0, 4, 0}, []ExampleOption{Readers(3)}, ""},
+		{"Shard(1, 2) of 5 files", []int{2, 0, 3, 4, 1}, []ExampleOption{Shard(1, 2), Readers(2)}, ""},
+		{"shuffled", []int{0, 3, 0, 0}, []ExampleOption{Readers(2), Shuffle(4), Seed(7)}, ""},
+		{"files shuffled", []int{0, 0, 0, 2, 0}, []ExampleOption{Readers(4), ShuffleFiles(), Seed(3)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pat := writeNamed(t, t.TempDir(), tc.counts, nil, false)
+			ds := Records(pat, append([]ExampleOption{Deterministic(), Forever()}, tc.opts...)...)
+			const n, k = 8, 100
+			first, cks := take(t, ds, n, k, nil, true)
+			if tc.want != "" && first[0] != tc.want {
+				t.Errorf("first batch %s, want %s", first[0], tc.want)
+			}
+			again, _ := take(t, ds, n, k, nil, false)
+			if !slices.Equal(first, again) {
+				t.Fatalf("two runs differ at batch %d", firstDiff(first, again))
+			}
+			for _, j := range []int{0, 1, 2, 17, 60} {
+				got, _ := take(t, ds, n, k-j-1, cks[j], false)
+				if !slices.Equal(got, first[j+1:]) {
+					t.Errorf("resumed after batch %d: differs at batch %d", j+1, j+1+firstDiff(got, first[j+1:]))
+				}
+			}
+		})
+	}
+}
+
+// Forever over files that hold no record is refused with ErrInvalid by
+// every engine, as soon as every file has been read once, instead of
+// going round them for ever delivering nothing (a global shuffle counts
+// the records first).
+func TestForeverNoRecords(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	pat := writeNamed(t, t.TempDir(), []int{0, 0, 0}, nil, false)
+	gz := writeNamed(t, t.TempDir(), []int{0, 0}, nil, false, tfrecord.Gzip, tfrecord.Zlib)
+	csvDir := t.TempDir()
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(csvDir, fmt.Sprintf("%d.csv", i)), []byte("a,b\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cols := []Column{Col("a", decode.Int64Column(0)), Col("b", decode.Int64Column(0))}
+	csv := func(opts ...CSVOption) *Dataset {
+		return CSV(filepath.Join(csvDir, "*.csv"), cols, append([]CSVOption{SkipHeaderLines(1), Forever()}, opts...)...)
+	}
+	for _, tc := range []struct {
+		name string
+		ds   *Dataset
+	}{
+		{"default 1 reader", Records(pat, Forever(), Readers(1))},
+		{"default 3 readers", Records(pat, Forever(), Readers(3))},
+		{"default shuffled", Records(pat, Forever(), Readers(2), Shuffle(5))},
+		{"default compressed", Records(gz, Forever(), Readers(2))},
+		{"default CSV header only", csv(Readers(2))},
+		{"Deterministic", Records(pat, Forever(), Deterministic())},
+		{"Deterministic 2 readers", Records(pat, Forever(), Deterministic(), Readers(2))},
+		{"Deterministic shuffled", Records(pat, Forever(), Deterministic(), Shuffle(5), Seed(2))},
+		{"Deterministic files shuffled", Records(pat, Forever(), Deterministic(), ShuffleFiles(), Readers(2))},
+		{"Deterministic compressed", Records(gz, Forever(), Deterministic())},
+		{"Deterministic CSV header only", csv(Deterministic(), Readers(3))},
+		{"Deterministic Shard", Records(pat, Forever(), Deterministic(), Shard(0, 2))},
+		{"GlobalShuffle", Records(pat, Forever(), GlobalShuffle())},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), hangGuard) // bounds a hang
+			defer cancel()
+			it, err := tc.ds.Iterator(ctx, 2)
+			if err == nil {
+				var b *Batch
+				b, err = it.Next()
+				it.Close()
+				if b != nil {
+					t.Fatalf("a batch of %d from empty files", b.Len())
+				}
+			}
+			if !errors.Is(err, ErrInvalid) || ctx.Err() != nil {
+				t.Errorf("%v; want an error wrapping ErrInvalid", err)
+			}
+		})
+	}
+}
+
+// hangGuard bounds the wait for a batch in the tests that look for a hang.
+var hangGuard = time.Minute

@@ -76,6 +76,9 @@ func Epochs(n int) Option {
 
 // Forever makes the data set repeat its files without end (TensorFlow's
 // num_epochs=None); the loop ends only by break, its context or an error.
+// Files that hold no record at all are such an error (ErrInvalid), met
+// once each has been read through, where TensorFlow would go round them
+// for ever.
 func Forever() Option {
 	return option(func(s *settings) { s.forever = true })
 }
