@@ -361,3 +361,47 @@ func TestForeverNoRecords(t *testing.T) {
 
 // hangGuard bounds the wait for a batch in the tests that look for a hang.
 var hangGuard = time.Minute
+
+// A checkpoint is not refused for options that have no effect on the
+// order it was saved in (Shuffle and ShuffleFiles with GlobalShuffle, a
+// seed that shuffles nothing), and the run resumed gives exactly the
+// rest; an option that shapes the order still refuses it.
+func TestCheckpointIgnoredOptions(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	pat := writeNamed(t, t.TempDir(), []int{20, 7, 13}, nil, false)
+	for _, tc := range []struct {
+		name       string
+		saved, now []ExampleOption
+		refused    bool
+	}{
+		{"GlobalShuffle, Shuffle dropped", []ExampleOption{GlobalShuffle(), Shuffle(10), Seed(1)}, []ExampleOption{GlobalShuffle(), Seed(1)}, false},
+		{"GlobalShuffle, ShuffleFiles added", []ExampleOption{GlobalShuffle(), Seed(1)}, []ExampleOption{GlobalShuffle(), ShuffleFiles(), Seed(1)}, false},
+		{"GlobalShuffle, another seed", []ExampleOption{GlobalShuffle(), Shuffle(10), Seed(1)}, []ExampleOption{GlobalShuffle(), Shuffle(10), Seed(2)}, true},
+		{"Deterministic unshuffled, Seed dropped", []ExampleOption{Deterministic(), Readers(2), Seed(5)}, []ExampleOption{Deterministic(), Readers(2)}, false},
+		{"Deterministic shuffled, another seed", []ExampleOption{Deterministic(), Shuffle(4), Seed(5)}, []ExampleOption{Deterministic(), Shuffle(4), Seed(6)}, true},
+		{"Deterministic files shuffled, another seed", []ExampleOption{Deterministic(), ShuffleFiles(), Seed(5)}, []ExampleOption{Deterministic(), ShuffleFiles(), Seed(6)}, true},
+		{"Deterministic, Shuffle added", []ExampleOption{Deterministic(), Seed(5)}, []ExampleOption{Deterministic(), Shuffle(4), Seed(5)}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			saved := Records(pat, tc.saved...)
+			all, cks := take(t, saved, 3, 13, nil, true)
+			it, err := Records(pat, tc.now...).Iterator(t.Context(), 3, Resume(cks[4]))
+			if tc.refused {
+				if err == nil {
+					it.Close()
+				}
+				if !errors.Is(err, ErrCheckpoint) {
+					t.Errorf("Resume: %v, want ErrCheckpoint", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Resume: %v", err)
+			}
+			it.Close()
+			if got, _ := take(t, Records(pat, tc.now...), 3, 8, cks[4], false); !slices.Equal(got, all[5:]) {
+				t.Errorf("resumed: differs at batch %d", 5+firstDiff(got, all[5:]))
+			}
+		})
+	}
+}

@@ -253,7 +253,9 @@ func KeepBatches() BatchOption {
 // the batches that the iteration which saved it would have delivered
 // next. The data set must have the options, and its files the sizes, it
 // had then; otherwise the iteration fails with an error wrapping
-// ErrCheckpoint that names what changed.
+// ErrCheckpoint that names what changed. Options without effect on the
+// order are not compared: Shuffle and ShuffleFiles with GlobalShuffle, and
+// Seed when nothing is shuffled.
 func Resume(checkpoint []byte) BatchOption {
 	return batchOption(func(s *batchSettings) { s.resume = checkpoint })
 }
