@@ -259,6 +259,17 @@ func (ck *checkpoint) check(ctx context.Context, now identity) error {
 	differ := func(what string, a, b any) error {
 		return fmt.Errorf("%w: it was saved with %s %v, this data set has %v", ErrCheckpoint, what, a, b)
 	}
+	// Options documented as having no effect do not refuse a checkpoint
+	// whose order they did not shape: Shuffle and ShuffleFiles with a
+	// global shuffle, the seed of a deterministic run that shuffles
+	// nothing (neither its files nor a buffer: the generator saved is
+	// never drawn from).
+	if was.Global && now.Global {
+		was.Shuffle, was.ShuffleFiles = now.Shuffle, now.ShuffleFiles
+	}
+	if !was.Global && !now.Global && was.Shuffle == 0 && now.Shuffle == 0 && !was.ShuffleFiles && !now.ShuffleFiles {
+		was.Seed = now.Seed
+	}
 	switch {
 	case was.Source != now.Source:
 		return differ("the source", was.Source, now.Source)

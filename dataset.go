@@ -197,6 +197,9 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		if files, err = d.match(ctx); err != nil {
 			return nil, err
 		}
+		if files, err = d.shardFiles(files); err != nil {
+			return nil, err
+		}
 	}
 	readers := s.readers
 	if readers == 0 {
@@ -217,9 +220,6 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		if !s.forever {
 			fopts = append(fopts, input.NumEpochs(max(s.epochs, 1)))
 		}
-		if s.shard[1] != 0 {
-			fopts = append(fopts, input.Shard(s.shard[0], s.shard[1]))
-		}
 		names = p.StringInputProducer(files, fopts...)
 	}
 
@@ -230,6 +230,10 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		return nil, err
 	}
 	stagehook.Of(p).TrackQueue(out, 0)
+	var empty *emptyFiles
+	if s.forever && s.names == nil {
+		empty = newEmptyFiles(d.kind, files)
+	}
 	rd := make([]*collector, readers)
 	dec := make([]decoder, readers)
 	for i := range readers {
@@ -238,6 +242,9 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
 		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f, recordBytes: d.fixed.recordBytes}
+		if empty != nil {
+			recordhook.WatchUnits(rd[i].r, empty.done)
+		}
 		if pl != nil {
 			dec[i] = pl.decode
 		} else if dec[i], err = d.newDecoder(false); err != nil {

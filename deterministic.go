@@ -28,6 +28,14 @@ import (
 // reader k mod Readers, and the records are merged in turn, 128 from each
 // reader. One goroutine runs the shuffle buffer, seeded; the batches are
 // decoded in parallel and delivered in order. Without Seed, the seed is 0.
+//
+// With Forever and without file shuffling, a reader whose files hold no
+// record (it read as many files in a row as the data set has, all empty)
+// is done, and the merge goes on with the others' records. Blocks may
+// hold records of many epochs of a reader's files: the merge takes 128
+// records of a reader whatever their epochs, so with small files and
+// Forever one reader's files can come round many times before the next
+// reader's block.
 func Deterministic() Option {
 	return option(func(s *settings) { s.deterministic = true })
 }
@@ -138,11 +146,21 @@ type slot struct {
 	f      recordhook.Format
 	out    chan *block
 	free   chan *block
+	// empty, in an endless run, hears of the files read whole without a
+	// record (emptyFiles).
+	empty *emptyFiles
 }
 
 func (s *slot) run(ctx context.Context, start slotPos) {
 	defer close(s.out)
 	k, pos, skip, open := start.k, start.pos, start.skip, false
+	// Of the open file: its name, whether it was opened at its start,
+	// and the records read of it, skipped ones too; and the files read
+	// whole without a record in a row.
+	var name string
+	var fromStart bool
+	var got int64
+	emptyRun := 0
 	defer func() {
 		if open {
 			s.f.OnWorkFinished()
@@ -162,7 +180,7 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 					b.done = true
 					break
 				}
-				name := s.seq.name(k)
+				name = s.seq.name(k)
 				var err error
 				if pos != nil {
 					err = s.f.Seek(ctx, name, pos)
@@ -173,7 +191,7 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 					b.err = err
 					break
 				}
-				open, pos = true, nil
+				open, fromStart, got, pos = true, pos == nil, 0, nil
 			}
 			stop := s.f.Watch(ctx)
 			_, rec, produced, atEnd, err := s.f.Read(ctx)
@@ -181,6 +199,9 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 			if err != nil {
 				b.err = err
 				break
+			}
+			if produced {
+				got++
 			}
 			if produced && skip > 0 {
 				skip--
@@ -202,6 +223,26 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 					break
 				}
 				k += s.stride
+				if s.empty == nil {
+					continue
+				}
+				if !fromStart || got > 0 {
+					emptyRun = 0
+					continue
+				}
+				if err := s.empty.done(name, 0); err != nil {
+					b.err = err
+					break
+				}
+				// Without shuffling, a reader's files come round in a
+				// cycle whose length divides the number of files: after
+				// that many without a record, its share holds none and
+				// it is done, rather than reading them for ever while
+				// the merge waits for its block.
+				if emptyRun++; !s.seq.shuffle && emptyRun >= len(s.seq.files) {
+					b.done = true
+					break
+				}
 			}
 		}
 		// The arena may have moved as it grew: point the records at
@@ -273,6 +314,10 @@ type planner struct {
 	curErr  error
 	pending []rec // restored records ahead of the blocks: a checkpointed block's rest
 
+	// empty is the files of an endless run: its readers end only if
+	// their shares hold no record.
+	empty *emptyFiles
+
 	shuffle int
 	buf     []rec
 	rng     *rand.PCG
@@ -316,6 +361,10 @@ func (p *planner) next(ctx context.Context) (rec, bool, error) {
 			return rec{}, false, p.curErr
 		}
 		if !slices.Contains(p.done, false) {
+			if p.empty != nil {
+				// Endless, and every reader's share holds no record.
+				return rec{}, false, p.empty.err()
+			}
 			return rec{}, false, nil
 		}
 		i := p.cursor
@@ -477,22 +526,14 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 	if err != nil {
 		return nil, err
 	}
-	if s.shard[1] != 0 {
-		if s.shard[1] < 0 || s.shard[0] < 0 || s.shard[0] >= s.shard[1] {
-			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w", d.kind, s.shard[0], s.shard[1], ErrInvalid)
-		}
-		var mine []string
-		for i := s.shard[0]; i < len(files); i += s.shard[1] {
-			mine = append(mine, files[i])
-		}
-		if len(mine) == 0 {
-			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d) of %d files is empty: %w", d.kind, s.shard[0], s.shard[1], len(files), ErrInvalid)
-		}
-		files = mine
+	if files, err = d.shardFiles(files); err != nil {
+		return nil, err
 	}
 	seq := &fileSeq{files: files, shuffle: s.shuffle > 0 || s.shuffleFiles, seed: s.seed, total: int64(len(files) * max(s.epochs, 1))}
+	var empty *emptyFiles
 	if s.forever {
 		seq.total = -1
+		empty = newEmptyFiles(d.kind, files)
 	}
 	// The number of readers shapes the order, so its default is a
 	// constant, not GOMAXPROCS.
@@ -504,7 +545,7 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 		readers = int(min(int64(readers), seq.total))
 	}
 	id := d.identity(files, n, readers, bs)
-	p := &planner{shuffle: s.shuffle, n: n, drop: bs.dropRemainder, bufs: new(buffers),
+	p := &planner{empty: empty, shuffle: s.shuffle, n: n, drop: bs.dropRemainder, bufs: new(buffers),
 		rng: rand.NewPCG(s.seed, 0x5eed_b0ff), pos: make([]slotPos, readers), done: make([]bool, readers),
 		// Room for the lists of every batch in flight: made, waiting
 		// for a worker, decoding, waiting for the loop.
@@ -550,7 +591,7 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 		// full channel every dozen blocks or so and was dropped, to be
 		// made anew (128 CIFAR-10 records are 442 KB: 230 bytes an
 		// example, measured); with four none was.
-		sl := &slot{seq: seq, stride: int64(readers), f: f, out: make(chan *block, 2), free: make(chan *block, 4)}
+		sl := &slot{seq: seq, stride: int64(readers), f: f, out: make(chan *block, 2), free: make(chan *block, 4), empty: empty}
 		p.slots = append(p.slots, sl)
 		if p.done[i] {
 			close(sl.out)

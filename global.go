@@ -2,6 +2,7 @@ package sluice
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -35,12 +36,16 @@ func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
 // they are: TFRecord files through an index of their record offsets
 // (package index; built in one pass and cached the first time a file is
 // read this way, or beforehand by `sluice index`), fixed-length records
-// directly. Files must be uncompressed.
+// directly. Files must be uncompressed: a Compression option is refused
+// with it when the data set is made, a compressed TFRecord file when
+// reading starts, both with ErrInvalid.
 //
 // The order is deterministic (see Deterministic), and an Iterator's
 // checkpoint is the number of batches delivered. With Shard(i, n), worker
 // i reads positions i, i+n, i+2n, ... of each epoch's order, so n workers
-// read every record once per epoch between them. Readers sets how many
+// read every record once per epoch between them; the records are then
+// numbered in the sorted list of files, so that the workers may list the
+// files in any order. Readers sets how many
 // batches are read at once (default 8): nearby records are read in one
 // request, and several requests are in flight, which is what object
 // stores need.
@@ -94,6 +99,11 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 		}
 		wg.Wait()
 		for i, err := range errs {
+			if errors.Is(err, index.ErrCompressed) {
+				// Known only from the file's first bytes, when reading
+				// starts: refused as the option conflict it is.
+				return nil, fmt.Errorf("GlobalShuffle: %w: %w (a global shuffle reads records where they are, in uncompressed files)", err, ErrInvalid)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -104,7 +114,7 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 	case "FixedLengthRecords":
 		rb, hb, fb := d.fixed.recordBytes, d.fixed.headerBytes, d.fixed.footerBytes
 		if d.fixed.compression != tfrecord.None {
-			return nil, fmt.Errorf("GlobalShuffle: %v files have no record offsets to read at", d.fixed.compression)
+			return nil, fmt.Errorf("GlobalShuffle: %v files have no record offsets to read at: %w", d.fixed.compression, ErrInvalid)
 		}
 		for i, name := range files {
 			f, err := storage.Open(ctx, name)
@@ -228,6 +238,11 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 	files, err := d.match(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if s.shard[1] != 0 {
+		// The records are numbered in the files' sorted order, so that
+		// workers listing them in different orders split one order.
+		files = slices.Sorted(slices.Values(files))
 	}
 	ra, err := d.locate(ctx, files)
 	if err != nil {

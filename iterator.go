@@ -24,8 +24,13 @@ type Iterator struct {
 	batch     Batch // the one Next returns, without KeepBatches
 	delivered int64
 	err       error // the iteration's end: io.EOF or the error returned
-	closed    bool
+	closed    bool  // the engine is stopped
+	userClose bool  // by Close: Next returns ErrClosed
 }
+
+// ErrClosed is wrapped by the error of Next on an Iterator after its
+// Close: the iteration was cut short, which io.EOF, its end, would hide.
+var ErrClosed = errors.New("iterator closed")
 
 // Iterator starts reading the data set in batches of n, as Batches does,
 // and returns an Iterator over them. With Resume, a Deterministic data set
@@ -86,8 +91,12 @@ type engine interface {
 
 // Next returns the next batch, or io.EOF after the last. The batch is
 // valid until the next call of Next, unless the Iterator was started with
-// KeepBatches. After an error, Next returns it again.
+// KeepBatches. After an error, Next returns it again; after Close, an
+// error wrapping ErrClosed, whatever the engine still held.
 func (it *Iterator) Next() (*Batch, error) {
+	if it.userClose {
+		return nil, fmt.Errorf("sluice: %s: Next after Close: %w", it.d.kind, ErrClosed)
+	}
 	if it.err != nil {
 		return nil, it.err
 	}
@@ -152,8 +161,10 @@ func (it *Iterator) CheckpointBefore(n int) ([]byte, error) {
 
 // Close stops the iteration and ends its goroutines; the batches Next
 // returned stay valid only if the Iterator was started with KeepBatches.
-// The error is always nil: a reading error is returned by Next.
+// Next then fails with ErrClosed. The error is always nil: a reading
+// error is returned by Next.
 func (it *Iterator) Close() error {
+	it.userClose = true
 	it.stop()
 	return nil
 }

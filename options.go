@@ -80,6 +80,9 @@ func Epochs(n int) Option {
 
 // Forever makes the data set repeat its files without end (TensorFlow's
 // num_epochs=None); the loop ends only by break, its context or an error.
+// Files that hold no record at all are such an error (ErrInvalid), met
+// once each has been read through, where TensorFlow would go round them
+// for ever.
 func Forever() Option {
 	return option(func(s *settings) { s.forever = true })
 }
@@ -126,11 +129,15 @@ func Seed(seed uint64) Option {
 }
 
 // Shard makes this worker read only its part of the files: worker index of
-// count gets files index, index+count, ... of the sorted list, so count
-// workers together read every file once per epoch (see input.Shard). With
-// GlobalShuffle it splits each epoch's order of records instead. It needs
-// 0 <= index < count: a count of 0 (a world size never set) is an error,
-// not a data set read whole by every worker.
+// count gets files index, index+count, ... of the list sorted by name, so
+// count workers together read every file once per epoch, whatever order
+// each lists them in. The worker reads its files in the order it lists
+// them (shuffled per epoch with Shuffle or ShuffleFiles). With
+// GlobalShuffle it splits each epoch's order of the records, numbered in
+// the sorted list of files, instead. It needs 0 <= index < count: a count
+// of 0 (a world size never set) is an error, not a data set read whole by
+// every worker; so is a shard of no file (index at least the number of
+// files), both wrapping ErrInvalid.
 func Shard(index, count int) Option {
 	return option(func(s *settings) { s.shard, s.shardSet = [2]int{index, count}, true })
 }
@@ -267,7 +274,9 @@ func KeepBatches() BatchOption {
 // the batches that the iteration which saved it would have delivered
 // next. The data set must have the options, and its files the sizes, it
 // had then; otherwise the iteration fails with an error wrapping
-// ErrCheckpoint that names what changed.
+// ErrCheckpoint that names what changed. Options without effect on the
+// order are not compared: Shuffle and ShuffleFiles with GlobalShuffle, and
+// Seed when nothing is shuffled.
 func Resume(checkpoint []byte) BatchOption {
 	return batchOption(func(s *batchSettings) { s.resume = checkpoint })
 }

@@ -456,6 +456,12 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 		d.err = fmt.Errorf("sluice: FixedLengthRecords: %w", err)
 		return d
 	}
+	if s.globalShuffle && s.compression != tfrecord.None {
+		// Known now: a compressed stream has no offsets to read a
+		// record at.
+		d.err = fmt.Errorf("sluice: FixedLengthRecords: Compression(%v) with GlobalShuffle: %w (a global shuffle reads records where they are, in uncompressed files)", s.compression, ErrInvalid)
+		return d
+	}
 	d.readerKind = "FixedLengthRecordReader"
 	d.fixed.recordBytes, d.fixed.headerBytes, d.fixed.footerBytes, d.fixed.compression = recordBytes, s.headerBytes, s.footerBytes, s.compression
 	d.extra = fmt.Sprintf("record=%d header=%d footer=%d %v", recordBytes, s.headerBytes, s.footerBytes, s.compression)

@@ -180,7 +180,7 @@ func shardRows(t tensor.Tensor, index, count int) (tensor.Tensor, error) {
 	case index < 0 || index >= count:
 		return t, fmt.Errorf("shard index must be between 0 and %d, not %d: %w", count-1, index, queue.ErrInvalidArgument)
 	case index >= t.Len():
-		return t, fmt.Errorf("shard %d of %d is empty: the input has only %d items (shard the records of each file instead)", index, count, t.Len())
+		return t, fmt.Errorf("shard %d of %d is empty: the input has only %d items: %w (shard the records of each file instead)", index, count, t.Len(), queue.ErrInvalidArgument)
 	}
 	var order []int
 	for i := index; i < t.Len(); i += count {

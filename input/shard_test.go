@@ -1,10 +1,13 @@
 package input
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sluiceml/sluice/queue"
 )
 
 // Shard gives each of n workers a disjoint part of the file list; the n
@@ -58,8 +61,9 @@ func TestShardProducerInvalid(t *testing.T) {
 	} {
 		p := NewPipeline()
 		p.StringInputProducer([]string{"a", "b", "c"}, Shard(tc.index, tc.count))
-		if err := p.Start(t.Context()); err == nil || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("Shard(%d, %d): Start = %v", tc.index, tc.count, err)
+		// Every refusal wraps the sentinel of arguments out of range.
+		if err := p.Start(t.Context()); err == nil || !strings.Contains(err.Error(), tc.msg) || !errors.Is(err, queue.ErrInvalidArgument) {
+			t.Errorf("Shard(%d, %d): Start = %v (want %q wrapping queue.ErrInvalidArgument)", tc.index, tc.count, err, tc.msg)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package recordio
 import (
 	"context"
 	"fmt"
+
+	"github.com/sluiceml/sluice/internal/recordhook"
 )
 
 // A WorkAcker is a work queue that wants to hear when a unit taken from it
@@ -35,5 +37,17 @@ func (r *Reader) finishWork(ctx context.Context) error {
 			return fmt.Errorf("%v: acknowledging %q: %w", r, r.work, err)
 		}
 	}
+	if r.unitDone != nil {
+		return r.unitDone(r.work, r.position)
+	}
 	return nil
+}
+
+func init() {
+	recordhook.WatchUnits = func(r any, done func(work string, records int64) error) {
+		rd := r.(*Reader)
+		rd.mu.Lock()
+		defer rd.mu.Unlock()
+		rd.unitDone = done
+	}
 }

@@ -30,6 +30,9 @@ type Reader struct {
 	shard    shard
 	shardErr error // an invalid Shard option, reported by every read
 	position int64 // records met in the current unit, kept or not
+	// unitDone, if set (recordhook.WatchUnits), hears of each unit read
+	// to its end and its records.
+	unitDone func(work string, records int64) error
 
 	remote  bool   // the unit is on an object store (see readFormat)
 	resume  []byte // the position to reopen the unit at, after a cut-off read

@@ -69,3 +69,10 @@ var NewFixedLengthFormat func(recordBytes, headerBytes, footerBytes int, c tfrec
 // skipHeaderLines lines of every file and returns every line with an
 // empty key: Work and Offset (the line's number) give its position.
 var NewTextLineFormat func(skipHeaderLines int) Format
+
+// WatchUnits makes r, a *recordio.Reader, call done each time it reads a
+// unit to its end, with the unit and the number of records its format
+// produced there; an error done returns is that read's. The front door
+// learns so that an endless run's files hold no record. Package recordio
+// sets it.
+var WatchUnits func(r any, done func(work string, records int64) error)
