@@ -93,9 +93,12 @@ func TestServeInputEndCancelsNext(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFO:", err)
 	}
-	// The reader blocked on the FIFO ends when it does.
+	// A reader still blocked opening the FIFO ends when a writer comes;
+	// one that opened it without blocking (storage.Local on Linux) and
+	// left has nobody to pair with, and a non-blocking open says so
+	// (ENXIO) where a blocking one would wait for ever.
 	defer func() {
-		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			f.Close()
 		}
 	}()

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -101,9 +102,19 @@ func inputEnd(err error) error {
 // while a request waits for a batch: the Python client has two nexts
 // under way, and another request or two (mapped, state) at most. Records
 // messages of a write may be 16 MiB each, and stop the reading ahead.
+//
+// The reader reads on past a message Serve has not taken only after
+// readAheadAfter: a goroutine blocked in read(2) holds its thread and,
+// until the runtime takes it back, its P, which in a steady stream Serve
+// takes the message within a few batches and the readers could use.
+// Reading ahead at once cost MNIST's hand-off about 0.15 µs of the
+// server's CPU an example (bench/handoff.sh, 4 alternated rounds, every
+// round worse); a stuck request is seen to have lost its client 10 ms
+// later instead.
 const (
 	maxReadAhead      = 4
 	maxReadAheadBytes = 1 << 20
+	readAheadAfter    = 10 * time.Millisecond
 )
 
 // A requestReader reads the client's messages ahead of Serve, a few at
@@ -118,7 +129,27 @@ type requestReader struct {
 // run reads messages into msgs until r fails, then reports the error
 // and cancels the session with it (io.EOF at the end of r).
 func (rd *requestReader) run(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, readErr chan<- error) {
+	wait := time.NewTimer(readAheadAfter)
+	wait.Stop()
 	for {
+		// A token left from a message taken before is dropped first, so
+		// that the wait below ends with the take of a message still
+		// queued (Serve signals after it takes one from msgs).
+		select {
+		case <-rd.took:
+		default:
+		}
+		if len(rd.msgs) > 0 {
+			wait.Reset(readAheadAfter)
+			select {
+			case <-rd.took:
+			case <-wait.C:
+			case <-ctx.Done():
+				drain(r, readErr)
+				return
+			}
+			wait.Stop()
+		}
 		for rd.queued.Load() >= maxReadAheadBytes {
 			select {
 			case <-rd.took:
