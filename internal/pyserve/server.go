@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -28,20 +26,18 @@ import (
 //
 // The end of r cancels the session: a request waiting for a batch (slow
 // input, a shuffle buffer filling, a stuck file system) returns at once
-// rather than when the batch comes, since nobody will read its reply.
+// rather than when the batch comes, since nobody will read its reply. The
+// end is seen when no other request waits behind that one
+// (readRequests).
 //
 // r is read by a goroutine of its own, which lives until r returns an
 // error: a caller that cancels ctx should close r as well.
 func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rd := &requestReader{
-		msgs: make(chan []byte, maxReadAhead),
-		free: make(chan []byte, maxReadAhead+2),
-		took: make(chan struct{}, 1),
-	}
+	msgs := make(chan []byte)
 	readErr := make(chan error, 1)
-	go rd.run(ctx, cancel, bufio.NewReaderSize(r, 4096), readErr)
+	go readRequests(ctx, cancel, bufio.NewReaderSize(r, 4096), msgs, readErr)
 	s := &server{w: w}
 	defer func() {
 		s.abortWrite()
@@ -53,18 +49,15 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		s.stopping.Wait()
 	}()
-	var prev []byte
 	for {
 		var msg []byte
 		select {
-		case msg = <-rd.msgs:
+		case msg = <-msgs:
 		case err := <-readErr:
 			return inputEnd(err)
 		case <-ctx.Done():
 			return inputEnd(context.Cause(ctx))
 		}
-		rd.taken(msg, prev)
-		prev = msg
 		if len(msg) > 0 && msg[0] <= lastPartMessage {
 			s.writeMessage(msg[0], msg[1:])
 			continue
@@ -97,99 +90,38 @@ func inputEnd(err error) error {
 	return err
 }
 
-// maxReadAhead and maxReadAheadBytes bound the requests read before
-// Serve takes them. Reading ahead is how the end of the input is seen
-// while a request waits for a batch: the Python client has two nexts
-// under way, and another request or two (mapped, state) at most. Records
-// messages of a write may be 16 MiB each, and stop the reading ahead.
+// readRequests reads the client's messages into msgs until r fails, then
+// reports the error and cancels the session with it (io.EOF at the end of
+// r), so that a request waiting for a batch returns.
 //
-// The reader reads on past a message Serve has not taken only after
-// readAheadAfter: a goroutine blocked in read(2) holds its thread and,
-// until the runtime takes it back, its P, which in a steady stream Serve
-// takes the message within a few batches and the readers could use.
-// Reading ahead at once cost MNIST's hand-off about 0.15 µs of the
-// server's CPU an example (bench/handoff.sh, 4 alternated rounds, every
-// round worse); a stuck request is seen to have lost its client 10 ms
-// later instead.
-const (
-	maxReadAhead      = 4
-	maxReadAheadBytes = 1 << 20
-	readAheadAfter    = 10 * time.Millisecond
-)
-
-// A requestReader reads the client's messages ahead of Serve, a few at
-// most, and cancels the session when the input ends.
-type requestReader struct {
-	msgs   chan []byte   // read, for Serve
-	free   chan []byte   // buffers of messages Serve is done with
-	took   chan struct{} // Serve took a message
-	queued atomic.Int64  // the bytes of the messages in msgs
-}
-
-// run reads messages into msgs until r fails, then reports the error
-// and cancels the session with it (io.EOF at the end of r).
-func (rd *requestReader) run(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, readErr chan<- error) {
-	wait := time.NewTimer(readAheadAfter)
-	wait.Stop()
-	for {
-		// A token left from a message taken before is dropped first, so
-		// that the wait below ends with the take of a message still
-		// queued (Serve signals after it takes one from msgs).
-		select {
-		case <-rd.took:
-		default:
-		}
-		if len(rd.msgs) > 0 {
-			wait.Reset(readAheadAfter)
-			select {
-			case <-rd.took:
-			case <-wait.C:
-			case <-ctx.Done():
-				drain(r, readErr)
-				return
-			}
-			wait.Stop()
-		}
-		for rd.queued.Load() >= maxReadAheadBytes {
-			select {
-			case <-rd.took:
-			case <-ctx.Done():
-				drain(r, readErr)
-				return
-			}
-		}
-		var buf []byte
-		select {
-		case buf = <-rd.free:
-		default:
-		}
-		m, err := readMessage(r, buf)
+// A message is handed over only when Serve takes it, and only then is the
+// next one read: reading on past a message Serve has not taken would see
+// the end of r behind it too, but a goroutine blocked in read(2) holds its
+// thread and, until the runtime takes it back, a P the readers could use.
+// Reading ahead cost MNIST's hand-off about a tenth of its examples a
+// second (bench/handoff.sh --server-b, 4 alternated rounds, every round
+// worse, also when it read ahead only past a message that had waited 10
+// ms). So the end of r is seen at once when no request waits behind the
+// one Serve answers; otherwise the client, which kills a server that has
+// not ended a second after it closed its input, and the server's watch of
+// its parent end it.
+func readRequests(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, msgs chan<- []byte, readErr chan<- error) {
+	// Two buffers in turn: a message is handed over only when Serve has
+	// decoded the one before, so the one read into next is free.
+	var bufs [2][]byte
+	for i := 0; ; i ^= 1 {
+		m, err := readMessage(r, bufs[i])
+		bufs[i] = m
 		if err != nil {
 			readErr <- err
 			cancel(err)
 			return
 		}
-		rd.queued.Add(int64(len(m)))
 		select {
-		case rd.msgs <- m:
+		case msgs <- m:
 		case <-ctx.Done():
 			drain(r, readErr)
 			return
-		}
-	}
-}
-
-// taken tells the reader that Serve took msg and is done with prev.
-func (rd *requestReader) taken(msg, prev []byte) {
-	rd.queued.Add(-int64(len(msg)))
-	select {
-	case rd.took <- struct{}{}:
-	default:
-	}
-	if prev != nil {
-		select {
-		case rd.free <- prev:
-		default:
 		}
 	}
 }
