@@ -143,6 +143,7 @@ const maxReserved = 1 << 16
 
 // A run is one iteration's pipeline.
 type run struct {
+	skipCount
 	p    *input.Pipeline
 	out  queue.Queue     // whole batches, in the layout's components
 	kind string          // the data set's, for messages
@@ -234,6 +235,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 	if s.forever && s.names == nil {
 		empty = newEmptyFiles(d.kind, files)
 	}
+	r := new(run)
 	rd := make([]*collector, readers)
 	dec := make([]decoder, readers)
 	for i := range readers {
@@ -241,7 +243,7 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		if err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
-		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f, recordBytes: d.fixed.recordBytes}
+		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f, recordBytes: d.fixed.recordBytes, skips: &r.skipCount}
 		if empty != nil {
 			recordhook.WatchUnits(rd[i].r, empty.done)
 		}
@@ -263,7 +265,8 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		p.Stop(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
-	return &run{p: p, out: out, kind: d.kind, ctx: ctx}, nil
+	r.p, r.out, r.kind, r.ctx = p, out, d.kind, ctx
+	return r, nil
 }
 
 // A pool lends decoders that write each batch over the one they decoded
@@ -397,6 +400,10 @@ type collector struct {
 	// recordBytes is the size of every record, when the format fixes it
 	// (else 0): the arena is then made the size of a batch at once.
 	recordBytes int
+	// skips is the iteration's count of corrupt records skipped, and
+	// seen the reader's count last added to it.
+	skips *skipCount
+	seen  int64
 }
 
 // reset empties the batch. With fresh, the records of the batch before
@@ -415,6 +422,7 @@ func (c *collector) own(rec []byte) []byte { return c.bufs.own(&c.local, rec) }
 // read adds records up to n in all, and returns the error that stopped it
 // (wrapping io.EOF at the end of the input).
 func (c *collector) read(ctx context.Context, n int) error {
+	defer func() { c.skips.add(c.r.NumRecordsSkipped(), &c.seen) }()
 	if want := min(n, maxReserved); cap(c.recs) < want {
 		// Room for the batch at once rather than by doubling, up to
 		// maxReserved records.

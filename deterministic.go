@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
 )
 
 // Deterministic makes the order of a data set's records, and so its
@@ -149,6 +150,10 @@ type slot struct {
 	// empty, in an endless run, hears of the files read whole without a
 	// record (emptyFiles).
 	empty *emptyFiles
+	// skips is the iteration's count of corrupt records skipped, and
+	// seen f's count last added to it.
+	skips *skipCount
+	seen  int64
 }
 
 func (s *slot) run(ctx context.Context, start slotPos) {
@@ -244,6 +249,9 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 					break
 				}
 			}
+		}
+		if c, ok := s.f.(recordio.SkipCounter); ok {
+			s.skips.add(c.Skipped(), &s.seen)
 		}
 		// The arena may have moved as it grew: point the records at
 		// where their bytes are now.
@@ -591,7 +599,7 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 		// full channel every dozen blocks or so and was dropped, to be
 		// made anew (128 CIFAR-10 records are 442 KB: 230 bytes an
 		// example, measured); with four none was.
-		sl := &slot{seq: seq, stride: int64(readers), f: f, out: make(chan *block, 2), free: make(chan *block, 4), empty: empty}
+		sl := &slot{seq: seq, stride: int64(readers), f: f, out: make(chan *block, 2), free: make(chan *block, 4), empty: empty, skips: &r.skipCount}
 		p.slots = append(p.slots, sl)
 		if p.done[i] {
 			close(sl.out)
@@ -694,6 +702,7 @@ func (r *detRun) next(ctx context.Context) (queue.Element, error) {
 // parallel in the order they were made: order holds each job as it is
 // made, done once decoded.
 type ordered struct {
+	skipCount
 	order  chan *job
 	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup // every goroutine of the engine

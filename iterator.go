@@ -87,6 +87,8 @@ type engine interface {
 	// checkpoint returns the position after delivered batches, less the
 	// last back of them, which are to be delivered again.
 	checkpoint(ctx context.Context, delivered int64, back int) ([]byte, error)
+	// skipped returns the corrupt records skipped so far (SkipCorrupt).
+	skipped() int64
 }
 
 // Next returns the next batch, or io.EOF after the last. The batch is

@@ -178,7 +178,8 @@ type exampleOption func(*exampleSettings)
 func (o exampleOption) applyExample(s *exampleSettings) { o(s) }
 
 // SkipCorrupt makes Examples skip corrupt TFRecords (a bad CRC) instead of
-// failing, which is the default. Truncated files still fail.
+// failing, which is the default, and Iterator.Skipped count them.
+// Truncated files still fail.
 func SkipCorrupt() ExampleOption {
 	return exampleOption(func(s *exampleSettings) { s.skipCorrupt = true })
 }

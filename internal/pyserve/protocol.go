@@ -22,7 +22,10 @@
 //	        {"op":"next","keep":1}: the same, the last batch sent still
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
-//	        (the server frees every batch sent before the last keep)
+//	        (the server frees every batch sent before the last keep).
+//	        A batch reply, when the count has grown since the last, and
+//	        the end carry "skipped":N, the corrupt records skipped so far
+//	        (skip_corrupt)
 //	state   {"op":"state"} → {"state":...}: a deterministic data set's
 //	        position after the batches sent ({"op":"state","before":2}:
 //	        before the last two, which the client has not handed out)
@@ -389,8 +392,12 @@ type Reply struct {
 	NewSlots bool       `json:"new_slots,omitempty"`
 	Batch    *BatchInfo `json:"batch,omitempty"` // to next
 	End      bool       `json:"end,omitempty"`   // to next: no more batches
-	OK       bool       `json:"ok,omitempty"`    // to mapped, close and write
-	Wrote    *int64     `json:"wrote,omitempty"` // to commit: the records written
+	// Skipped is the count of corrupt records the iteration's readers
+	// have skipped so far (skip_corrupt; sluice.Iterator.Skipped), on a
+	// batch when it differs from the last batch's and on the end.
+	Skipped int64  `json:"skipped,omitempty"`
+	OK      bool   `json:"ok,omitempty"`    // to mapped, close and write
+	Wrote   *int64 `json:"wrote,omitempty"` // to commit: the records written
 	// State is the iteration's position after the batches the client
 	// has been sent (sluice.Iterator.Checkpoint), to a "state" request.
 	State json.RawMessage `json:"state,omitempty"`

@@ -163,8 +163,11 @@ type server struct {
 	infos []BatchInfo
 	fills []fillArray
 	last  *Reply // the end or the error, repeated to later nexts
-	stop  func() // ends the iteration
-	end   func() // closes the iterator: after its last batch, or on stop
+	// skippedSent is the count of corrupt records skipped that the last
+	// batch reply carried: a reply carries the count only when it grew.
+	skippedSent int64
+	stop        func() // ends the iteration
+	end         func() // closes the iterator: after its last batch, or on stop
 
 	// queueEpochs remembers, for each shared filename queue (URL and
 	// name), the epoch the last pass over it reached: the next pass
@@ -335,7 +338,7 @@ type encodedBatch struct {
 // next batch of its slot with.
 func (s *server) appendReply(buf []byte, r Reply) ([]byte, error) {
 	b := r.Batch
-	if b == nil || b.File != "" {
+	if b == nil || b.File != "" || r.Skipped != 0 {
 		return appendMessage(buf, r)
 	}
 	if e, ok := s.encoded[b.Slot]; ok && sameBatch(e.info, b) {
@@ -435,14 +438,27 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 	}
 	switch {
 	case errors.Is(res.err, io.EOF):
-		s.last = &Reply{End: true}
+		s.last = &Reply{End: true, Skipped: s.skipped()}
 		return *s.last, false, nil
 	case res.err != nil:
 		s.last = &Reply{Error: errorInfo(res.err)}
 		return *s.last, false, nil
 	}
 	s.held = append(s.held, res)
-	return Reply{Batch: res.batch}, false, nil
+	r = Reply{Batch: res.batch}
+	if n := s.skipped(); n != s.skippedSent {
+		r.Skipped, s.skippedSent = n, n
+	}
+	return r, false, nil
+}
+
+// skipped returns the corrupt records the iteration skipped so far
+// (skip_corrupt).
+func (s *server) skipped() int64 {
+	if s.it == nil {
+		return 0
+	}
+	return s.it.Skipped()
 }
 
 // start opens the data set's iteration, whose reading goroutines decode
@@ -474,6 +490,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) (newSlots 
 	}
 	alloc := newSlotAlloc(s.ring, s.dfree, src.slots)
 	s.held = s.held[:0]
+	s.skippedSent = 0
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
 	opts := slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})

@@ -209,6 +209,35 @@ def test_records_corrupt(tmp_path):
     assert kept == [b"record 0", b"record 1", b"record 3", b"record 4"]
 
 
+def test_skipped_counts(tmp_path):
+    # Two files, one with two records whose data CRC fails, the other
+    # sound: the count rises on the batch that follows a skip, covers
+    # every epoch at the end, and starts again with each iteration; the
+    # batches after a skip are served from the descriptors' cache as before.
+    recs = [tfrecords.example({"label": ("int64", [i])}) for i in range(40)]
+    bad, good = str(tmp_path / "a.tfrecord"), str(tmp_path / "b.tfrecord")
+    offsets = tfrecords.write(bad, recs)
+    tfrecords.write(good, recs)
+    data = bytearray(open(bad, "rb").read())
+    for k in (3, 30):
+        data[offsets[k] + 12 + 2] ^= 0xFF
+    open(bad, "wb").write(data)
+    spec = {"label": sluice.FixedLen([], "int64")}
+    for kw in ({"readers": 1}, {"readers": 2, "shuffle": 10, "seed": 1}, {"deterministic": True}):
+        ds = sluice.examples([bad, good], spec, batch_size=4, epochs=2, skip_corrupt=True, **kw)
+        for _ in range(2):
+            it = iter(ds)
+            seen, n = [], 0
+            for b in it:
+                seen.append(it.skipped)
+                n += len(b["label"])
+            assert n == 2 * (80 - 2), kw
+            assert seen == sorted(seen) and seen[-1] <= 4, (kw, seen)
+            assert it.skipped == ds.skipped == 4, kw
+    clean = sluice.examples(good, spec, batch_size=4)
+    assert sum(len(b["label"]) for b in clean) == 40 and clean.skipped == 0
+
+
 def test_images(tmp_path):
     # PNGs of several sizes, decoded by the Go side and cropped or padded
     # around their centers to 4 x 5, as tf.image.resize_with_crop_or_pad.
@@ -354,9 +383,11 @@ def test_corrupt_record(tmp_path):
     # The way out: the package's command salvages, skip_corrupt skips.
     assert f"sluice convert --skip-corrupt {path} --out NEW" in str(e.value)
     assert "skip_corrupt=True" in str(e.value)
-    got = [x for b in sluice.examples(path, {"label": sluice.FixedLen([], "int64")}, batch_size=5, readers=1,
-                                      skip_corrupt=True) for x in b["label"].tolist()]
+    ds = sluice.examples(path, {"label": sluice.FixedLen([], "int64")}, batch_size=5, readers=1, skip_corrupt=True)
+    assert ds.skipped == 0  # before any iteration
+    got = [x for b in ds for x in b["label"].tolist()]
     assert got == [i for i in range(20) if i != 13]
+    assert ds.skipped == 1
     # A truncated file: skip_corrupt would not help, and is not offered.
     open(path, "wb").write(data[:offsets[19] + 5])
     with pytest.raises(sluice.DataError) as e:

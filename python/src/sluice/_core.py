@@ -387,6 +387,9 @@ class _Session:
         # parsed) pairs. _buf[_pos:] is what was read from the pipe and
         # not yet taken.
         self.pipelined = 0
+        # The corrupt records the iteration skipped so far (skip_corrupt),
+        # as the last reply that carried the count said.
+        self.skipped = 0
         # Whether the data set reads a shared filename queue (not kept
         # as the spare server).
         self.queue = False
@@ -436,6 +439,7 @@ class _Session:
                 self._maps.pop(k, None)
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
+        self.skipped = 0
 
     def _viewed_slots(self):
         """The slots whose memory arrays handed out before still view (a
@@ -511,7 +515,7 @@ class _Session:
                 raise self._malformed(f"not JSON ({e}): {bytes(raw[:200])!r}") from None
             if not isinstance(reply, dict) or "batch" in reply and not isinstance(reply["batch"], dict):
                 raise self._malformed(f"not a reply object: {bytes(raw[:200])!r}")
-            if "batch" in reply and not reply["batch"].get("file"):
+            if "batch" in reply and not reply["batch"].get("file") and "skipped" not in reply:
                 if len(self._parsed) >= 64:
                     self._parsed.clear()
                 self._parsed[raw] = reply
@@ -601,6 +605,9 @@ class _Session:
             if copy:
                 return {k: v.copy() for k, v in views}
             return {k: v.view() for k, v in views}
+        if "skipped" in reply:
+            # Not on a cached reply: one with the count is not cached.
+            self.skipped = reply["skipped"]
         if "error" in reply:
             raise self._reply_error(reply)
         if reply.get("end"):
@@ -775,6 +782,7 @@ class _Iterator(Iterator[Batch]):
         self._s: Optional[_Session] = session
         self._resumable = resumable
         self._final = None  # the state at the end
+        self._skipped = 0  # the count of skipped records, once the session is gone
         self.server_pid = session.server_pid
 
     def __iter__(self) -> _Iterator:
@@ -793,6 +801,7 @@ class _Iterator(Iterator[Batch]):
             # KeyboardInterrupt is not held up.
             s, self._s = self._s, None
             if s is not None:
+                self._skipped = s.skipped
                 s.close(wait=1 if isinstance(e, KeyboardInterrupt) else 5)
             raise
         if b is None:
@@ -801,6 +810,16 @@ class _Iterator(Iterator[Batch]):
             self._finish()
             raise StopIteration
         return b
+
+    @property
+    def skipped(self) -> int:
+        """How many corrupt records (a failed CRC, or a damaged stretch of a
+        file read past as one) the iteration has skipped so far with
+        skip_corrupt=True; 0 without it, where such a record is an error.
+        The server reads ahead of the batches returned, so the count may
+        take in records of batches not yet returned; at the end of the
+        iteration it is the whole iteration's, every epoch's."""
+        return self._s.skipped if self._s is not None else self._skipped
 
     def state_dict(self) -> Dict[str, Any]:
         """The position after the batches returned so far: a small dict
@@ -820,6 +839,7 @@ class _Iterator(Iterator[Batch]):
         # At the end, the server waits for the data set's next iteration
         # (the next epoch of a training loop), which saves starting one.
         s, self._s = self._s, None
+        self._skipped = s.skipped
         ds = self._ds()
         if ds is not None and ds._idle is None and s.usable():
             ds._idle = s
@@ -834,6 +854,7 @@ class _Iterator(Iterator[Batch]):
         """Ends the iteration and its server."""
         s, self._s = self._s, None
         if s is not None:
+            self._skipped = s.skipped
             s.close()
 
     def __enter__(self) -> _Iterator:
@@ -866,6 +887,12 @@ class Dataset:
         self._idle = None  # the server of the last iteration that ended
         self._resume = None  # a state for the next iteration to start from
         self._last: Optional[_Iterator] = None  # the last iteration, for state_dict
+
+    @property
+    def skipped(self) -> int:
+        """The corrupt records the data set's last iteration skipped so far
+        (skip_corrupt=True; see the iterator's skipped), 0 before any."""
+        return self._last.skipped if self._last is not None else 0
 
     def state_dict(self) -> Dict[str, Any]:
         """The position of the data set's last iteration, after the batches
