@@ -122,8 +122,13 @@ func ShuffleFiles() Option {
 	return option(func(s *settings) { s.shuffleFiles = true })
 }
 
-// Seed seeds every shuffle, so that one reader (Readers(1)) gives the same
-// order on every run. Without it, shuffles are seeded from the clock.
+// Seed seeds every shuffle. The files' order in each epoch is then the
+// same on every run, and so, with one reader (Readers(1)) and
+// ShuffleFiles, is the order of the records. A Shuffle buffer's order
+// depends as well on how far the readers have got each time a batch is
+// taken from it, as TensorFlow's shuffle_batch's does: for the same
+// batches on every run, use Deterministic. Without Seed, shuffles are
+// seeded from the clock.
 func Seed(seed uint64) Option {
 	return option(func(s *settings) { s.seed, s.seeded = seed, true })
 }

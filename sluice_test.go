@@ -157,6 +157,27 @@ func TestShuffleKeepsMultiset(t *testing.T) {
 	}
 }
 
+// Seed makes the files' order repeatable: with one reader and
+// ShuffleFiles, the records' order is the same on every run, over every
+// epoch, and another seed gives another (Seed's doc).
+func TestSeedShuffleFilesRepeatable(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 8, 5)
+	read := func(seed uint64) []int64 {
+		got, _ := collect(t, Examples(filepath.Join(dir, "train-*"), testSpec, Readers(1), ShuffleFiles(), Seed(seed), Epochs(3)), 7)
+		return got
+	}
+	first := read(5)
+	for range 5 {
+		if again := read(5); !slices.Equal(again, first) {
+			t.Fatalf("Seed(5) read\n%v\nthen\n%v", first, again)
+		}
+	}
+	if slices.Equal(read(6), first) {
+		t.Error("Seed(6) read the files in Seed(5)'s order")
+	}
+}
+
 // The last batch is smaller by default and dropped with DropRemainder.
 func TestFinalBatch(t *testing.T) {
 	dir := t.TempDir()
