@@ -1,8 +1,9 @@
 // Package digits generates a realistic image-classification data set from
-// nothing but a seed: the digits 0–9 drawn from a dozen typefaces, each
-// warped by a random affine map (rotation, scaling, shear, translation),
-// its strokes thickened or thinned, and noise added, as 28×28 grayscale
-// images in MNIST's layout (row-major uint8, 0 background, 255 ink).
+// nothing but a seed: the digits 0–9 drawn from eleven typefaces (the ten
+// Go fonts and a pixel font), each warped by a random affine map (rotation,
+// scaling, shear, translation), its strokes thickened or thinned, and noise
+// added, as 28×28 grayscale images in MNIST's layout (row-major uint8,
+// 0 background, 255 ink).
 //
 // It lets demos, tests and benchmarks train and evaluate a real classifier
 // with no download. The task is meant to be neither trivial nor hopeless:
