@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -94,6 +95,11 @@ type Result struct {
 	EvalQueues     []input.QueueMetrics // of the evaluation pipeline
 	PrepareTime    time.Duration        // generating or reading, and writing, the data
 	FinalTrainLoss float32
+
+	// Written is every file the run wrote to Dir. OtherFiles are the files
+	// in Dir named as the demo names its files that it did not write: an
+	// earlier run's with another --shards or with --data, left alone.
+	Written, OtherFiles []string
 
 	// With Config.CheckpointDir: the SHA-256 of the final weights, the
 	// step the run resumed at (0: it did not), and, if it resumed, the
@@ -211,23 +217,39 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // training pipeline and the test split as fixed-length records for the
 // evaluation pipeline. Generated data is also written the other way round
 // (plain TFRecord test shards, fixed-length training records), so that
-// both splits exist in both formats.
+// both splits exist in both formats. All of them appear together or not at
+// all: a failure or a cancelled ctx before the last file is complete
+// leaves dir as it was.
 func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
+	o := &outputSet{ctx: ctx}
+	defer o.abort()
 	var err error
-	if res.TrainFiles, err = writeTFRecordShards(ctx, res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
+	if res.TrainFiles, err = writeTFRecordShards(o, res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
 		return err
 	}
-	if res.TestFiles, err = writeFixedLength(ctx, res.Dir, "test", cfg.Shards, d.Layout, d.Test); err != nil {
+	if res.TestFiles, err = writeFixedLength(o, res.Dir, "test", cfg.Shards, d.Layout, d.Test); err != nil {
 		return err
 	}
-	if cfg.DataDir != "" {
-		return nil
+	written := slices.Concat(res.TrainFiles, res.TestFiles)
+	if cfg.DataDir == "" {
+		names, err := writeTFRecordShards(o, res.Dir, "test", cfg.Shards, tfrecord.None, d.Layout, d.Test)
+		if err != nil {
+			return err
+		}
+		written = append(written, names...)
+		if names, err = writeFixedLength(o, res.Dir, "train", cfg.Shards, d.Layout, d.Train); err != nil {
+			return err
+		}
+		written = append(written, names...)
 	}
-	if _, err = writeTFRecordShards(ctx, res.Dir, "test", cfg.Shards, tfrecord.None, d.Layout, d.Test); err != nil {
+	if err := o.commit(); err != nil {
 		return err
 	}
-	_, err = writeFixedLength(ctx, res.Dir, "train", cfg.Shards, d.Layout, d.Train)
-	return err
+	res.Written = written
+	if !res.Removed {
+		res.OtherFiles = otherFiles(res.Dir, written)
+	}
+	return nil
 }
 
 // train runs the seed guide's input_pipeline: MatchFilenamesOnce →
@@ -520,16 +542,38 @@ func (r *Result) Summary(w io.Writer) {
 	case r.Digest != "":
 		fmt.Fprintf(w, "weights           sha256 %s (deterministic: a run killed and resumed ends with the same)\n", r.Digest[:16])
 	}
-	files := "train-*.tfrecord.gz, test-*.tfrecord, *.bin"
 	if r.Source != "" {
 		fmt.Fprintf(w, "data              %s: %s\n", r.Kind, r.Source)
-		files = "train-*.tfrecord.gz, test-*.bin"
 	}
 	if r.Removed {
 		fmt.Fprintf(w, "files             removed at exit (--dir DIR keeps them)\n")
 		return
 	}
-	fmt.Fprintf(w, "files             %s (%s)\n", r.Dir, files)
+	fmt.Fprintf(w, "files             %s (%s)\n", r.Dir, strings.Join(filePatterns(r.Written), ", "))
+	if len(r.OtherFiles) > 0 {
+		fmt.Fprintf(w, "note              %s also holds %d files named like these that this run did not write (%s), left as they were\n",
+			r.Dir, len(r.OtherFiles), strings.Join(filePatterns(r.OtherFiles), ", "))
+	}
+}
+
+// filePatterns describes shard files by one pattern per output, naming
+// the shard count so that the pattern matches no other run's shards:
+// train-0000k-of-00008.bin becomes train-*-of-00008.bin.
+func filePatterns(names []string) []string {
+	var pats []string
+	for _, n := range names {
+		b := filepath.Base(n)
+		p := b
+		if i := strings.Index(b, "-of-"); i > 0 {
+			if j := strings.LastIndexByte(b[:i], '-'); j >= 0 {
+				p = b[:j+1] + "*" + b[i:]
+			}
+		}
+		if !slices.Contains(pats, p) {
+			pats = append(pats, p)
+		}
+	}
+	return pats
 }
 
 // sameDir reports whether a and b name the same folder: the same path,
