@@ -46,6 +46,8 @@ type LoadOptions struct {
 //
 //   - MNIST IDX: *-images-idx3-ubyte and the matching *-labels-idx1-ubyte,
 //     plain or gzip (train-* is training data, t10k-* or *test* is test data);
+//     of a file there both plain and gzipped, as `gunzip -k` leaves it, the
+//     plain one is read;
 //   - CIFAR-10 binary: data_batch_*.bin and test_batch.bin, in dir or in its
 //     cifar-10-batches-bin folder, as the archive unpacks;
 //   - TFRecord Examples: *.tfrecord, *.tfrecords, *.tfrec, compressed or not
@@ -161,16 +163,16 @@ func loadMNIST(dir string, names []string) (*Data, error) {
 		if !strings.Contains(n, "idx3-ubyte") || strings.HasSuffix(n, "/") {
 			continue
 		}
-		labelName := strings.Replace(strings.Replace(n, "idx3", "idx1", 1), "images", "labels", 1)
+		// `gunzip -k` leaves X beside X.gz: the same data, to be read once.
+		if plain, ok := strings.CutSuffix(n, ".gz"); ok && slices.Contains(names, plain) {
+			continue
+		}
+		labelName := strings.TrimSuffix(strings.Replace(strings.Replace(n, "idx3", "idx1", 1), "images", "labels", 1), ".gz")
 		if !slices.Contains(names, labelName) {
-			alt := strings.TrimSuffix(labelName, ".gz")
-			if alt == labelName {
-				alt += ".gz"
+			if !slices.Contains(names, labelName+".gz") {
+				return nil, fmt.Errorf("%s: no label file %s[.gz] for it", filepath.Join(dir, n), filepath.Join(dir, labelName))
 			}
-			if !slices.Contains(names, alt) {
-				return nil, fmt.Errorf("%s: no label file %s for it", filepath.Join(dir, n), filepath.Join(dir, labelName))
-			}
-			labelName = alt
+			labelName += ".gz"
 		}
 		images, err := mnist.ReadImagesFile(filepath.Join(dir, n))
 		if err != nil {

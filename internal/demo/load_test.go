@@ -189,3 +189,32 @@ func TestGenerate(t *testing.T) {
 		t.Fatal("split")
 	}
 }
+
+// A folder holding MNIST both gzipped and unpacked, as `gunzip -k` leaves
+// it, is read once, from the unpacked files; a gzipped label file serves
+// an unpacked image file.
+func TestLoadMNISTPlainAndGzip(t *testing.T) {
+	dir := t.TempDir()
+	if err := demotest.WriteMNIST(dir, 60, 10, false, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := demotest.WriteMNIST(dir, 60, 10, true, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Only the gzipped test labels are left.
+	if err := os.Remove(filepath.Join(dir, "t10k-labels-idx1-ubyte")); err != nil {
+		t.Fatal(err)
+	}
+	d := mustLoad(t, dir, LoadOptions{})
+	if d.Train.Len() != 60 || d.Test.Len() != 10 {
+		t.Errorf("train %d test %d images, want 60 and 10", d.Train.Len(), d.Test.Len())
+	}
+	for _, want := range []string{"train-images-idx3-ubyte,", "t10k-images-idx3-ubyte,", "t10k-labels-idx1-ubyte.gz"} {
+		if !strings.Contains(d.Source, want) {
+			t.Errorf("source %q lacks %q", d.Source, want)
+		}
+	}
+	if strings.Contains(d.Source, "images-idx3-ubyte.gz") {
+		t.Errorf("source %q: a gzipped image file was read too", d.Source)
+	}
+}
