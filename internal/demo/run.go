@@ -86,11 +86,11 @@ type Result struct {
 	HeldOut        bool // the test images were held out of the training data
 	TrainFiles     []string
 	TestFiles      []string
-	TrainExamples  int
+	TrainExamples  int // in all, with those before a resume
 	TestExamples   int
 	Accuracy       float64
-	TrainTime      time.Duration
-	ExamplesPerSec float64
+	TrainTime      time.Duration        // of this run
+	ExamplesPerSec float64              // of this run
 	Queues         []input.QueueMetrics // of the training pipeline
 	EvalQueues     []input.QueueMetrics // of the evaluation pipeline
 	PrepareTime    time.Duration        // generating or reading, and writing, the data
@@ -106,6 +106,7 @@ type Result struct {
 	// digest of an uninterrupted run's weights, which must be the same.
 	Digest, UninterruptedDigest string
 	ResumedAt                   int
+	ResumedExamples             int // trained on before the resume, of TrainExamples
 }
 
 // Run prepares the data (generating it, or reading cfg.DataDir), writes it
@@ -447,7 +448,9 @@ const (
 // startProgress reports training progress until the returned func is
 // called: on a terminal, a bar and a live line rewritten five times a
 // second; otherwise plain lines (see logSteps). Each shows examples/s,
-// the loss and how full each queue is.
+// the loss and how full each queue is. seen may start above 0, counting
+// the examples a resumed run trained on before; they count towards the
+// progress but not the rate, which is this run's.
 func startProgress(out io.Writer, cfg Config, p *input.Pipeline, total int, seen *atomic.Int64, loss *atomic.Value) func() {
 	if cfg.Quiet {
 		return func() {}
@@ -460,7 +463,7 @@ func startProgress(out io.Writer, cfg Config, p *input.Pipeline, total int, seen
 	}
 	go func() {
 		defer close(finished)
-		start := time.Now()
+		start, base := time.Now(), seen.Load()
 		lastLine, nextStep := start, 1
 		t := time.NewTicker(tick)
 		defer t.Stop()
@@ -484,7 +487,7 @@ func startProgress(out io.Writer, cfg Config, p *input.Pipeline, total int, seen
 				}
 				lastLine = now
 			}
-			line := progressLine(p, n, total, float64(n)/now.Sub(start).Seconds(), loss.Load().(float32))
+			line := progressLine(p, n, total, float64(n-base)/now.Sub(start).Seconds(), loss.Load().(float32))
 			if cfg.Live {
 				const width = 20
 				filled := width * int(n) / max(total, 1)
@@ -521,8 +524,13 @@ func progressLine(p *input.Pipeline, n int64, total int, rate float64, loss floa
 // Summary writes the run's results for a person.
 func (r *Result) Summary(w io.Writer) {
 	fmt.Fprintf(w, "\ntest accuracy     %.2f%% on %d images (fixed-length records, second pipeline)\n", 100*r.Accuracy, r.TestExamples)
-	fmt.Fprintf(w, "training          %d examples in %.1fs: %.0f examples/s, final loss %.3f\n",
-		r.TrainExamples, r.TrainTime.Seconds(), r.ExamplesPerSec, r.FinalTrainLoss)
+	if r.ResumedExamples > 0 {
+		fmt.Fprintf(w, "training          %d examples, %d before the resume and %d in %.1fs: %.0f examples/s, final loss %.3f\n",
+			r.TrainExamples, r.ResumedExamples, r.TrainExamples-r.ResumedExamples, r.TrainTime.Seconds(), r.ExamplesPerSec, r.FinalTrainLoss)
+	} else {
+		fmt.Fprintf(w, "training          %d examples in %.1fs: %.0f examples/s, final loss %.3f\n",
+			r.TrainExamples, r.TrainTime.Seconds(), r.ExamplesPerSec, r.FinalTrainLoss)
+	}
 	for _, q := range []struct {
 		what string
 		m    []input.QueueMetrics
