@@ -1,6 +1,7 @@
 package digits
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 )
@@ -64,6 +65,17 @@ func (g *Generator) Next(dst []byte) (label uint8) {
 // Generate returns n images (n×ImageBytes bytes, one after another) and
 // their labels, generated from seed.
 func Generate(n int, seed uint64) (images, labels []byte, err error) {
+	return GenerateContext(context.Background(), n, seed)
+}
+
+// checkEvery is how many images GenerateContext draws between looks at
+// its context: a few milliseconds' work.
+const checkEvery = 256
+
+// GenerateContext is Generate, but it stops soon after ctx is done and
+// returns context.Cause(ctx): a hundred thousand images take seconds, too
+// long to make an interrupted program wait.
+func GenerateContext(ctx context.Context, n int, seed uint64) (images, labels []byte, err error) {
 	g, err := New(seed)
 	if err != nil {
 		return nil, nil, err
@@ -71,6 +83,9 @@ func Generate(n int, seed uint64) (images, labels []byte, err error) {
 	images = make([]byte, n*ImageBytes)
 	labels = make([]byte, n)
 	for i := range n {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, nil, context.Cause(ctx)
+		}
 		labels[i] = g.Next(images[i*ImageBytes : (i+1)*ImageBytes])
 	}
 	return images, labels, nil

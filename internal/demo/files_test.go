@@ -30,7 +30,7 @@ func finalNames(t *testing.T, dir string) []string {
 // moment the first file appears under its final name (as SIGINT would)
 // must not leave part of the set.
 func TestWriteDataAllOrNothing(t *testing.T) {
-	d, err := Generate(3000, 3000, 1)
+	d, err := Generate(context.Background(), 3000, 3000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestWriteDataAllOrNothing(t *testing.T) {
 // them in a note and advertises patterns that match only its own files.
 func TestOtherFilesReported(t *testing.T) {
 	dir := t.TempDir()
-	d, err := Generate(60, 20, 1)
+	d, err := Generate(context.Background(), 60, 20, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -55,9 +56,15 @@ type LoadOptions struct {
 //     image feature and an int64 label feature (see loadTFRecord).
 //
 // A source without test data gives every sixth image to the test split.
-// The first kind found, in this order, is used.
-func Load(dir string, o LoadOptions) (*Data, error) {
-	d, err := load(dir, o)
+// The first kind found, in this order, is used. Load stops soon after ctx
+// is done, returning context.Cause(ctx).
+func Load(ctx context.Context, dir string, o LoadOptions) (*Data, error) {
+	d, err := load(ctx, dir, o)
+	if ctx.Err() != nil {
+		// The error of a read cut short says more about the cut than
+		// about the data.
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -67,15 +74,15 @@ func Load(dir string, o LoadOptions) (*Data, error) {
 	return d, nil
 }
 
-func load(dir string, o LoadOptions) (*Data, error) {
+func load(ctx context.Context, dir string, o LoadOptions) (*Data, error) {
 	names, err := listFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	if d, err := loadMNIST(dir, names); d != nil || err != nil {
+	if d, err := loadMNIST(ctx, dir, names); d != nil || err != nil {
 		return d, err
 	}
-	if d, err := loadCIFAR(dir, names); d != nil || err != nil {
+	if d, err := loadCIFAR(ctx, dir, names); d != nil || err != nil {
 		return d, err
 	}
 	if sub := filepath.Join(dir, "cifar-10-batches-bin"); slices.Contains(names, "cifar-10-batches-bin/") {
@@ -83,11 +90,11 @@ func load(dir string, o LoadOptions) (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d, err := loadCIFAR(sub, subNames); d != nil || err != nil {
+		if d, err := loadCIFAR(ctx, sub, subNames); d != nil || err != nil {
 			return d, err
 		}
 	}
-	if d, err := loadTFRecord(dir, names, o); d != nil || err != nil {
+	if d, err := loadTFRecord(ctx, dir, names, o); d != nil || err != nil {
 		return d, err
 	}
 	return nil, fmt.Errorf("%s: no MNIST IDX files (*-images-idx3-ubyte[.gz]), CIFAR-10 binaries (data_batch_*.bin, test_batch.bin) or TFRecord files (*.tfrecord[.gz]) found", dir)
@@ -155,7 +162,7 @@ func (s *splits) classes() int {
 }
 
 // loadMNIST reads the IDX image files in names and their label files.
-func loadMNIST(dir string, names []string) (*Data, error) {
+func loadMNIST(ctx context.Context, dir string, names []string) (*Data, error) {
 	var s splits
 	rows, cols := 0, 0
 	var used []string
@@ -174,11 +181,19 @@ func loadMNIST(dir string, names []string) (*Data, error) {
 			}
 			labelName += ".gz"
 		}
-		images, err := mnist.ReadImagesFile(filepath.Join(dir, n))
+		var images *mnist.Images
+		err := readFile(ctx, filepath.Join(dir, n), func(r io.Reader) (err error) {
+			images, err = mnist.ReadImages(r)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
-		labels, err := mnist.ReadLabelsFile(filepath.Join(dir, labelName))
+		var labels []byte
+		err = readFile(ctx, filepath.Join(dir, labelName), func(r io.Reader) (err error) {
+			labels, err = mnist.ReadLabels(r)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +220,7 @@ func loadMNIST(dir string, names []string) (*Data, error) {
 }
 
 // loadCIFAR reads CIFAR-10's data_batch_*.bin and test_batch.bin.
-func loadCIFAR(dir string, names []string) (*Data, error) {
+func loadCIFAR(ctx context.Context, dir string, names []string) (*Data, error) {
 	var s splits
 	var used []string
 	l := cifar10.CIFAR10
@@ -215,20 +230,17 @@ func loadCIFAR(dir string, names []string) (*Data, error) {
 		if !test && !(strings.HasPrefix(n, "data_batch_") && strings.HasSuffix(n, ".bin")) {
 			continue
 		}
-		path := filepath.Join(dir, n)
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		r, err := cifar10.NewReader(namedReader{bufio.NewReaderSize(f, 1<<16), path}, l)
-		if err == nil {
+		err := readFile(ctx, filepath.Join(dir, n), func(f io.Reader) error {
+			r, err := cifar10.NewReader(f, l)
+			if err != nil {
+				return err
+			}
 			for _, rec := range r.All() {
 				cifar10.ToHWC(hwc, rec.Image, l.Height, l.Width, l.Depth, 1)
 				s.add(test, byte(rec.Label()), hwc)
 			}
-			err = r.Err()
-		}
-		f.Close()
+			return r.Err()
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -240,14 +252,34 @@ func loadCIFAR(dir string, names []string) (*Data, error) {
 	return s.data(KindCIFAR10, describe(dir, used), l), nil
 }
 
-// namedReader gives a buffered file its name back, so the datasets
-// readers name the file in their errors.
-type namedReader struct {
-	io.Reader
+// readFile calls read with the file at path, buffered, named (so that the
+// datasets readers name it in their errors) and cut short with
+// context.Cause(ctx) once ctx is done: a file of tens of megabytes takes
+// long enough to read that an interrupted demo should not wait for it.
+func readFile(ctx context.Context, path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return read(ctxReader{ctx: ctx, r: bufio.NewReaderSize(f, 1<<16), name: path})
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
 	name string
 }
 
-func (r namedReader) Name() string { return r.name }
+func (r ctxReader) Read(p []byte) (int, error) {
+	if r.ctx.Err() != nil {
+		return 0, context.Cause(r.ctx)
+	}
+	return r.r.Read(p)
+}
+
+func (r ctxReader) Name() string { return r.name }
 
 // describe names the files a data set was read from.
 func describe(dir string, used []string) string {
@@ -300,7 +332,7 @@ type tfrecordLoader struct {
 // values, and int64 values outside 0–255, are scaled linearly from the data
 // set's smallest and largest value to 0–255: the pipelines carry 8-bit
 // pixels, as MNIST and CIFAR-10 do. The label must be one int64 from 0 to 255.
-func loadTFRecord(dir string, names []string, o LoadOptions) (*Data, error) {
+func loadTFRecord(ctx context.Context, dir string, names []string, o LoadOptions) (*Data, error) {
 	ld := &tfrecordLoader{image: o.ImageFeature, label: o.LabelFeature, imageSet: o.ImageFeature != ""}
 	if ld.image == "" {
 		ld.image = DefaultImageFeature
@@ -313,7 +345,7 @@ func loadTFRecord(dir string, names []string, o LoadOptions) (*Data, error) {
 		if !isTFRecordName(n) {
 			continue
 		}
-		if err := ld.readFile(filepath.Join(dir, n), isTestName(n)); err != nil {
+		if err := ld.readFile(ctx, filepath.Join(dir, n), isTestName(n)); err != nil {
 			return nil, err
 		}
 		used = append(used, n)
@@ -329,13 +361,13 @@ func loadTFRecord(dir string, names []string, o LoadOptions) (*Data, error) {
 	return ld.s.data(KindTFRecord, fmt.Sprintf("%s; image %q as %s", describe(dir, used), ld.image, ld.kind), ld.layout), nil
 }
 
-func (ld *tfrecordLoader) readFile(path string, test bool) error {
+func (ld *tfrecordLoader) readFile(ctx context.Context, path string, test bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(ctxReader{ctx: ctx, r: f, name: path}, 1<<16)
 	prefix, _ := br.Peek(16)
 	r := tfrecord.NewReader(br, tfrecord.DetectCompression(prefix), tfrecord.Name(path))
 	var ex pb.Example

@@ -2,6 +2,8 @@ package demo
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +16,7 @@ import (
 
 func mustLoad(t *testing.T, dir string, o LoadOptions) *Data {
 	t.Helper()
-	d, err := Load(dir, o)
+	d, err := Load(context.Background(), dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +130,11 @@ func TestLoadTFRecordSplitsAndDefaults(t *testing.T) {
 	if d.HeldOut || d.Train.Len() != 40 || d.Test.Len() != 20 || !strings.Contains(d.Source, `image "image_raw"`) {
 		t.Fatalf("%d/%d held out %v, %q", d.Train.Len(), d.Test.Len(), d.HeldOut, d.Source)
 	}
-	_, err := Load(dir, LoadOptions{ImageFeature: "image"})
+	_, err := Load(context.Background(), dir, LoadOptions{ImageFeature: "image"})
 	if err == nil || !strings.Contains(err.Error(), `no image feature "image" (features: depth, height, image_raw, label, width); name it with --image-feature`) {
 		t.Fatalf("named feature missing: %v", err)
 	}
-	_, err = Load(dir, LoadOptions{LabelFeature: "digit"})
+	_, err = Load(context.Background(), dir, LoadOptions{LabelFeature: "digit"})
 	if err == nil || !strings.Contains(err.Error(), `no label feature "digit"`) {
 		t.Fatalf("label missing: %v", err)
 	}
@@ -141,12 +143,12 @@ func TestLoadTFRecordSplitsAndDefaults(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
-	_, err := Load(dir, LoadOptions{})
+	_, err := Load(context.Background(), dir, LoadOptions{})
 	if err == nil || !strings.HasPrefix(err.Error(), dir+": no MNIST IDX files") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("unrecognised: %v", err)
 	}
 	missing := filepath.Join(dir, "missing")
-	if _, err := Load(missing, LoadOptions{}); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := Load(context.Background(), missing, LoadOptions{}); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing dir: %v", err)
 	}
 
@@ -154,7 +156,7 @@ func TestLoadErrors(t *testing.T) {
 	mn := t.TempDir()
 	demotest.WriteMNIST(mn, 20, 0, false, 1)
 	os.Remove(filepath.Join(mn, "train-labels-idx1-ubyte"))
-	if _, err := Load(mn, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "no label file") {
+	if _, err := Load(context.Background(), mn, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "no label file") {
 		t.Errorf("no labels: %v", err)
 	}
 
@@ -164,7 +166,7 @@ func TestLoadErrors(t *testing.T) {
 	name := filepath.Join(cf, "data_batch_1.bin")
 	b, _ := os.ReadFile(name)
 	os.WriteFile(name, b[:len(b)-7], 0o644)
-	if _, err := Load(cf, LoadOptions{}); err == nil || !strings.Contains(err.Error(), name) {
+	if _, err := Load(context.Background(), cf, LoadOptions{}); err == nil || !strings.Contains(err.Error(), name) {
 		t.Errorf("truncated CIFAR: %v", err)
 	}
 }
@@ -180,7 +182,7 @@ func TestShapeOf(t *testing.T) {
 
 // Generate splits one stream of digits into training and test images.
 func TestGenerate(t *testing.T) {
-	d, err := Generate(30, 10, 9)
+	d, err := Generate(context.Background(), 30, 10, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,5 +218,36 @@ func TestLoadMNISTPlainAndGzip(t *testing.T) {
 	}
 	if strings.Contains(d.Source, "images-idx3-ubyte.gz") {
 		t.Errorf("source %q: a gzipped image file was read too", d.Source)
+	}
+}
+
+// Load stops when its context is done, with the context's cause rather
+// than an error about the data it was reading, in every format.
+func TestLoadCancelled(t *testing.T) {
+	dir := t.TempDir()
+	write := []func(string) error{
+		func(d string) error { return demotest.WriteMNIST(d, 60, 10, true, 1) },
+		func(d string) error { return demotest.WriteCIFAR10(d, 30, 10, 2, 1) },
+		func(d string) error {
+			return demotest.WriteTFRecord(d, "train", 30, 2, demotest.Raw, "image", "label", 1)
+		},
+	}
+	stop := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	for i, w := range write {
+		d := filepath.Join(dir, string(rune('a'+i)))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := w(d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(ctx, d, LoadOptions{}); !errors.Is(err, stop) {
+			t.Errorf("source %d: error %v, want %v", i, err, stop)
+		}
+		if _, err := Load(context.Background(), d, LoadOptions{}); err != nil {
+			t.Errorf("source %d: %v", i, err)
+		}
 	}
 }

@@ -125,7 +125,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var err error
 	if cfg.DataDir != "" {
 		fmt.Fprintf(out, "reading %s...\n", cfg.DataDir)
-		if data, err = Load(cfg.DataDir, cfg.Load); err != nil {
+		if data, err = Load(ctx, cfg.DataDir, cfg.Load); err != nil {
 			return nil, err
 		}
 		ib := data.Layout.ImageBytes()
@@ -138,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			data.Train.Len(), data.Test.Len(), data.Layout.Height, data.Layout.Width, data.Layout.Depth, data.Layout.Classes, held)
 	} else {
 		fmt.Fprintf(out, "generating %d training and %d test images of digits (fonts, affine distortions, noise)...\n", cfg.Train, cfg.Test)
-		if data, err = Generate(cfg.Train, cfg.Test, cfg.Seed); err != nil {
+		if data, err = Generate(ctx, cfg.Train, cfg.Test, cfg.Seed); err != nil {
 			return nil, err
 		}
 	}
