@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluiceml/sluice/datasets"
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/decode"
@@ -48,7 +49,8 @@ type LoadOptions struct {
 //   - MNIST IDX: *-images-idx3-ubyte and the matching *-labels-idx1-ubyte,
 //     plain or gzip (train-* is training data, t10k-* or *test* is test data);
 //     of a file there both plain and gzipped, as `gunzip -k` leaves it, the
-//     plain one is read;
+//     plain one is read; labels must be 0–9, or up to 61 in EMNIST's
+//     emnist-* files;
 //   - CIFAR-10 binary: data_batch_*.bin and test_batch.bin, in dir or in its
 //     cifar-10-batches-bin folder, as the archive unpacks;
 //   - TFRecord Examples: *.tfrecord, *.tfrecords, *.tfrec, compressed or not
@@ -197,6 +199,9 @@ func loadMNIST(ctx context.Context, dir string, names []string) (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkMNISTLabels(filepath.Join(dir, labelName), labels); err != nil {
+			return nil, err
+		}
 		if images.Count != len(labels) {
 			return nil, fmt.Errorf("%s has %d images but %s has %d labels", filepath.Join(dir, n), images.Count, filepath.Join(dir, labelName), len(labels))
 		}
@@ -217,6 +222,32 @@ func loadMNIST(ctx context.Context, dir string, names []string) (*Data, error) {
 	l := cifar10.Layout{LabelBytes: 1, Height: rows, Width: cols, Depth: 1}
 	l.Classes = s.classes()
 	return s.data(KindMNIST, describe(dir, used), l), nil
+}
+
+// The classes of the MNIST family: MNIST, Fashion-MNIST and KMNIST have
+// ten; EMNIST, whose files are named emnist-*, has up to 62 (ByClass).
+const (
+	mnistClasses  = 10
+	emnistClasses = 62
+)
+
+// checkMNISTLabels reports a label beyond its data set's classes. The
+// classes are otherwise counted from the largest label, so one corrupt
+// byte (255) would silently make a model of 256 classes.
+func checkMNISTLabels(path string, labels []byte) error {
+	classes := mnistClasses
+	if strings.HasPrefix(strings.ToLower(filepath.Base(path)), "emnist-") {
+		classes = emnistClasses
+	}
+	for i, l := range labels {
+		if int(l) >= classes {
+			const headerBytes = 8
+			return datasets.Errorf(path, headerBytes+int64(i), int64(i), datasets.ErrLabel,
+				"label %d, want 0 to %d (MNIST and Fashion-MNIST have %d classes; EMNIST, in emnist-* files, up to %d)",
+				l, classes-1, mnistClasses, emnistClasses)
+		}
+	}
+	return nil
 }
 
 // loadCIFAR reads CIFAR-10's data_batch_*.bin and test_batch.bin.

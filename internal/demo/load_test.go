@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/datasets"
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/digits"
+	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/internal/demo/demotest"
 )
 
@@ -248,6 +251,54 @@ func TestLoadCancelled(t *testing.T) {
 		}
 		if _, err := Load(context.Background(), d, LoadOptions{}); err != nil {
 			t.Errorf("source %d: %v", i, err)
+		}
+	}
+}
+
+// An IDX label beyond the data set's classes is an error naming the file,
+// the offset and the label's index, not a silent extra class; EMNIST's
+// files may have up to 62 classes.
+func TestLoadMNISTLabelRange(t *testing.T) {
+	tests := []struct {
+		prefix string
+		label  byte
+		ok     bool
+	}{
+		{"train", 9, true},
+		{"train", 10, false},
+		{"train", 255, false},
+		{"emnist-byclass-train", 61, true},
+		{"emnist-byclass-train", 62, false},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		labels := []byte{1, 2, 3, tt.label, 4, 5}
+		var img, lab bytes.Buffer
+		if err := mnist.WriteImages(&img, &mnist.Images{Count: len(labels), Rows: 2, Cols: 2, Pixels: make([]byte, 4*len(labels))}); err != nil {
+			t.Fatal(err)
+		}
+		if err := mnist.WriteLabels(&lab, labels); err != nil {
+			t.Fatal(err)
+		}
+		labelFile := filepath.Join(dir, tt.prefix+"-labels-idx1-ubyte")
+		if err := os.WriteFile(filepath.Join(dir, tt.prefix+"-images-idx3-ubyte"), img.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(labelFile, lab.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := Load(context.Background(), dir, LoadOptions{})
+		if tt.ok {
+			if err != nil {
+				t.Errorf("%s, label %d: %v", tt.prefix, tt.label, err)
+			} else if d.Layout.Classes != int(tt.label)+1 {
+				t.Errorf("%s, label %d: %d classes", tt.prefix, tt.label, d.Layout.Classes)
+			}
+			continue
+		}
+		var de *dataerr.Error
+		if !errors.Is(err, datasets.ErrLabel) || !errors.As(err, &de) || de.File != labelFile || de.Offset != 11 || de.Record != 3 {
+			t.Errorf("%s, label %d: error %v, want ErrLabel at %s offset 11 record 3", tt.prefix, tt.label, err, labelFile)
 		}
 	}
 }
