@@ -40,7 +40,10 @@ func TestProgressRateAfterResume(t *testing.T) {
 	var loss atomic.Value
 	loss.Store(float32(0))
 	stop := startProgress(&out, Config{Live: true}, nil, 2_000_000, &seen, &loss)
-	time.Sleep(500 * time.Millisecond)
+	// Two lines at least, however loaded the machine.
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(out.String(), "ex/s") < 2 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	stop()
 	rates := regexp.MustCompile(`1000000/2000000 examples +([0-9]+) ex/s`).FindAllStringSubmatch(out.String(), -1)
 	if len(rates) == 0 {
