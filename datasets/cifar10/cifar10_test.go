@@ -220,6 +220,8 @@ func TestBadRecords(t *testing.T) {
 		{"CIFAR-100 record as CIFAR-10", CIFAR10, make([]byte, CIFAR100RecordBytes), datasets.ErrSize},
 		{"label 10", CIFAR10, append([]byte{10}, make([]byte, ImageBytes)...), datasets.ErrLabel},
 		{"fine label 100", CIFAR100, append([]byte{3, 100}, make([]byte, ImageBytes)...), datasets.ErrLabel},
+		{"coarse label 20", CIFAR100, append([]byte{20, 3}, make([]byte, ImageBytes)...), datasets.ErrLabel},
+		{"coarse label 255", CIFAR100, append([]byte{255, 99}, make([]byte, ImageBytes)...), datasets.ErrLabel},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := tc.l.Parse(tc.rec); !errors.Is(err, tc.is) {
@@ -233,10 +235,13 @@ func TestBadRecords(t *testing.T) {
 	if _, err := CIFAR10.AppendRecord(nil, []byte{11}, make([]byte, ImageBytes)); !errors.Is(err, datasets.ErrLabel) {
 		t.Errorf("AppendRecord label 11: %v", err)
 	}
+	if _, err := CIFAR100.AppendRecord(nil, []byte{20, 1}, make([]byte, ImageBytes)); !errors.Is(err, datasets.ErrLabel) {
+		t.Errorf("AppendRecord coarse label 20: %v", err)
+	}
 	if _, err := CIFAR10.AppendRecord(nil, []byte{1}, make([]byte, 5)); !errors.Is(err, datasets.ErrSize) {
 		t.Errorf("AppendRecord 5 bytes: %v", err)
 	}
-	for _, l := range []Layout{{Height: 0, Width: 1, Depth: 1}, {LabelBytes: -1, Height: 1, Width: 1, Depth: 1}, {Height: 1 << 20, Width: 1 << 20, Depth: 1}, {Height: 1, Width: 1, Depth: 1, Classes: 3}} {
+	for _, l := range []Layout{{Height: 0, Width: 1, Depth: 1}, {LabelBytes: -1, Height: 1, Width: 1, Depth: 1}, {Height: 1 << 20, Width: 1 << 20, Depth: 1}, {Height: 1, Width: 1, Depth: 1, Classes: 3}, {LabelBytes: 1, Height: 1, Width: 1, Depth: 1, CoarseClasses: 3}} {
 		if _, err := NewReader(nil, l); err == nil {
 			t.Errorf("NewReader accepted layout %+v", l)
 		}

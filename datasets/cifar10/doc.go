@@ -9,7 +9,8 @@
 // FixedLengthRecordReader(record_bytes=3073), slices the label off, reshapes
 // the rest to [3, 32, 32] and transposes it to [32, 32, 3] (height, width,
 // channels); Layout.Decode does the same, and RecordBytes is the reader's
-// record_bytes.
+// record_bytes. A label outside its classes, the coarse one of CIFAR-100
+// included, is an error (datasets.ErrLabel), not a silently wrong class.
 //
 // A Layout describes any "label bytes + channel-major image" record of any
 // height, width and depth, so a program can write its own images in this

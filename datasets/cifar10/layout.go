@@ -32,16 +32,20 @@ var ClassNames = [Classes]string{
 // followed by a Height×Width×Depth uint8 image in channel-major order.
 // The last label byte is the class; when Classes is positive, a class
 // outside [0, Classes) is an error rather than a silently wrong label.
+// CoarseClasses checks the first of several label bytes the same way, as
+// CIFAR-100's coarse label (its superclass).
 type Layout struct {
 	LabelBytes           int
 	Height, Width, Depth int
 	Classes              int // 0: not checked
+	CoarseClasses        int // 0: not checked
 }
 
-// The layouts of the two CIFAR data sets. CIFAR100's class is the fine label.
+// The layouts of the two CIFAR data sets. CIFAR100's class is the fine
+// label, of 100; its coarse label is one of 20 superclasses.
 var (
 	CIFAR10  = Layout{LabelBytes: LabelBytes, Height: Height, Width: Width, Depth: Depth, Classes: Classes}
-	CIFAR100 = Layout{LabelBytes: CIFAR100LabelBytes, Height: Height, Width: Width, Depth: Depth, Classes: 100}
+	CIFAR100 = Layout{LabelBytes: CIFAR100LabelBytes, Height: Height, Width: Width, Depth: Depth, Classes: 100, CoarseClasses: 20}
 )
 
 // ImageBytes returns the size of the image part of a record.
@@ -64,6 +68,23 @@ func (l Layout) Validate() error {
 	}
 	if l.Classes > 0 && l.LabelBytes == 0 {
 		return fmt.Errorf("cifar10: layout %+v checks classes but has no label bytes", l)
+	}
+	if l.CoarseClasses < 0 || l.CoarseClasses > 256 || l.CoarseClasses > 0 && l.LabelBytes < 2 {
+		return fmt.Errorf("cifar10: layout %+v checks coarse classes but has fewer than two label bytes", l)
+	}
+	return nil
+}
+
+// checkLabels reports a label byte outside its classes.
+func (l Layout) checkLabels(labels []byte) error {
+	if len(labels) == 0 {
+		return nil
+	}
+	if l.Classes > 0 && int(labels[len(labels)-1]) >= l.Classes {
+		return fmt.Errorf("cifar10: %w: label %d, want 0 to %d", datasets.ErrLabel, labels[len(labels)-1], l.Classes-1)
+	}
+	if l.CoarseClasses > 0 && len(labels) >= 2 && int(labels[0]) >= l.CoarseClasses {
+		return fmt.Errorf("cifar10: %w: coarse label %d, want 0 to %d", datasets.ErrLabel, labels[0], l.CoarseClasses-1)
 	}
 	return nil
 }
@@ -90,8 +111,8 @@ func (l Layout) Parse(rec []byte) (Record, error) {
 		return Record{}, fmt.Errorf("cifar10: %w: a record of %d bytes, want %d", datasets.ErrSize, len(rec), l.RecordBytes())
 	}
 	r := Record{Labels: rec[:l.LabelBytes:l.LabelBytes], Image: rec[l.LabelBytes:]}
-	if l.Classes > 0 && r.Label() >= l.Classes {
-		return Record{}, fmt.Errorf("cifar10: %w: label %d, want 0 to %d", datasets.ErrLabel, r.Label(), l.Classes-1)
+	if err := l.checkLabels(r.Labels); err != nil {
+		return Record{}, err
 	}
 	return r, nil
 }
@@ -174,8 +195,8 @@ func (l Layout) AppendRecord(dst, labels, hwc []byte) ([]byte, error) {
 		return dst, fmt.Errorf("cifar10: %w: %d label bytes and %d image bytes, want %d and %d",
 			datasets.ErrSize, len(labels), len(hwc), l.LabelBytes, l.ImageBytes())
 	}
-	if l.Classes > 0 && int(labels[len(labels)-1]) >= l.Classes {
-		return dst, fmt.Errorf("cifar10: %w: label %d, want 0 to %d", datasets.ErrLabel, labels[len(labels)-1], l.Classes-1)
+	if err := l.checkLabels(labels); err != nil {
+		return dst, err
 	}
 	dst = append(dst, labels...)
 	n := len(dst)

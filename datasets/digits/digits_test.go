@@ -2,7 +2,10 @@ package digits
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"testing"
+	"time"
 )
 
 func TestDeterministic(t *testing.T) {
@@ -95,4 +98,36 @@ func BenchmarkGenerate(b *testing.B) {
 		g.Next(img)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "images/s")
+}
+
+// GenerateContext stops soon after its context is done, with the cause,
+// and otherwise gives what Generate gives.
+func TestGenerateContext(t *testing.T) {
+	a, la, err := GenerateContext(context.Background(), 300, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, lb, _ := Generate(300, 5)
+	if !bytes.Equal(a, b) || !bytes.Equal(la, lb) {
+		t.Fatal("GenerateContext and Generate differ")
+	}
+
+	stop := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	if _, _, err := GenerateContext(ctx, 10, 1); !errors.Is(err, stop) {
+		t.Errorf("done context: error %v, want %v", err, stop)
+	}
+
+	ctx, cancel = context.WithCancelCause(context.Background())
+	time.AfterFunc(20*time.Millisecond, func() { cancel(stop) })
+	start := time.Now()
+	// Seconds of work.
+	images, _, err := GenerateContext(ctx, 300_000, 1)
+	if !errors.Is(err, stop) || images != nil {
+		t.Errorf("cancelled after 20ms: error %v, %d bytes", err, len(images))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("returned %v after the start, 20ms after which it was cancelled", d)
+	}
 }

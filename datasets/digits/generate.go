@@ -1,6 +1,7 @@
 package digits
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 )
@@ -64,6 +65,17 @@ func (g *Generator) Next(dst []byte) (label uint8) {
 // Generate returns n images (n×ImageBytes bytes, one after another) and
 // their labels, generated from seed.
 func Generate(n int, seed uint64) (images, labels []byte, err error) {
+	return GenerateContext(context.Background(), n, seed)
+}
+
+// checkEvery is how many images GenerateContext draws between looks at
+// its context: a few milliseconds' work.
+const checkEvery = 256
+
+// GenerateContext is Generate, but it stops soon after ctx is done and
+// returns context.Cause(ctx): a hundred thousand images take seconds, too
+// long to make an interrupted program wait.
+func GenerateContext(ctx context.Context, n int, seed uint64) (images, labels []byte, err error) {
 	g, err := New(seed)
 	if err != nil {
 		return nil, nil, err
@@ -71,6 +83,9 @@ func Generate(n int, seed uint64) (images, labels []byte, err error) {
 	images = make([]byte, n*ImageBytes)
 	labels = make([]byte, n)
 	for i := range n {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, nil, context.Cause(ctx)
+		}
 		labels[i] = g.Next(images[i*ImageBytes : (i+1)*ImageBytes])
 	}
 	return images, labels, nil
@@ -79,7 +94,9 @@ func Generate(n int, seed uint64) (images, labels []byte, err error) {
 // draw renders one randomly distorted copy of gl into dst.
 func (g *Generator) draw(dst []byte, gl *glyph) {
 	r := g.rng
-	uniform := func(lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
+	// Every product that is added to something is converted, float64(x*y),
+	// so that it cannot be fused: see fpmath.go.
+	uniform := func(lo, hi float64) float64 { return lo + float64((hi-lo)*r.Float64()) }
 	angle := uniform(-maxRotation, maxRotation)
 	scale := uniform(minScale, maxScale) * targetHeight / gl.height
 	// Keep very wide glyphs inside the frame, as MNIST fits a 20×20 box.
@@ -98,11 +115,11 @@ func (g *Generator) draw(dst []byte, gl *glyph) {
 
 	// The forward map takes glyph coordinates (relative to the centre of
 	// mass) to the image: p' = R·Sh·S·p + t. Sampling needs its inverse.
-	cos, sin := math.Cos(angle), math.Sin(angle)
+	sin, cos := sincos(angle)
 	// M = R·Sh·S with Sh = [[1, shear], [0, 1]], S = diag(sx, sy).
-	m00, m01 := cos*sx, (cos*shear-sin)*sy
-	m10, m11 := sin*sx, (sin*shear+cos)*sy
-	det := m00*m11 - m01*m10
+	m00, m01 := cos*sx, (float64(cos*shear)-sin)*sy
+	m10, m11 := sin*sx, (float64(sin*shear)+cos)*sy
+	det := float64(m00*m11) - float64(m01*m10)
 	i00, i01 := m11/det, -m01/det
 	i10, i11 := -m10/det, m00/det
 
@@ -114,16 +131,16 @@ func (g *Generator) draw(dst []byte, gl *glyph) {
 		v := float64(y) + 0.5 - ty
 		for x := range Side {
 			u := float64(x) + 0.5 - tx
-			gx := i00*u + i01*v + gl.cx
-			gy := i10*u + i11*v + gl.cy
+			gx := float64(i00*u) + float64(i01*v) + gl.cx
+			gy := float64(i10*u) + float64(i11*v) + gl.cy
 			a := sample(gl.normal, gx, gy)
 			if mix != 0 {
-				a += (sample(other, gx, gy) - a) * mix
+				a += float32((sample(other, gx, gy) - a) * mix)
 			}
 			if noise != 0 {
-				a += float32(r.NormFloat64()) * noise
+				a += float32(float32(normal(r)) * noise)
 			}
-			dst[y*Side+x] = byte(min(max(a, 0), 1)*255 + 0.5)
+			dst[y*Side+x] = byte(float32(min(max(a, 0), 1)*255) + 0.5)
 		}
 	}
 }

@@ -95,8 +95,8 @@ func rasterise(face font.Face, r rune, erode bool) glyph {
 				minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
 			}
 			mass += a
-			sx += a * (float64(x) + 0.5)
-			sy += a * (float64(y) + 0.5)
+			sx += float64(a * (float64(x) + 0.5)) // not fused: see fpmath.go
+			sy += float64(a * (float64(y) + 0.5))
 		}
 	}
 	g.cx, g.cy = sx/mass, sy/mass
@@ -151,7 +151,8 @@ func sample(img []float32, x, y float64) float32 {
 		}
 		return img[y*canvas+x]
 	}
-	top := at(x0, y0) + (at(x0+1, y0)-at(x0, y0))*fx
-	bot := at(x0, y0+1) + (at(x0+1, y0+1)-at(x0, y0+1))*fx
-	return top + (bot-top)*fy
+	// Not fused: see fpmath.go.
+	top := at(x0, y0) + float32((at(x0+1, y0)-at(x0, y0))*fx)
+	bot := at(x0, y0+1) + float32((at(x0+1, y0+1)-at(x0, y0+1))*fx)
+	return top + float32((bot-top)*fy)
 }

@@ -14,7 +14,15 @@
 // their buffers only as data arrives, and report a file whose length does
 // not match its header — shorter or longer — as a *dataerr.Error naming the
 // file, the byte offset (of the decompressed stream) and the image or label
-// index. ImageReader streams images one at a time through one reused buffer.
+// index. A header is refused (datasets.ErrHeader) when its magic number is
+// another kind's, which is checked before the rest of the header is read,
+// or when it declares more data than 2^40 bytes or an int holds, counting
+// one image's size on its own so that a count of 0 cannot hide impossible
+// dimensions: the dimensions the readers return always multiply without
+// overflow, on 32-bit platforms too. Bytes after a gzip stream that do not
+// start another gzip member are trailing data (datasets.ErrTrailingData),
+// not truncation. ImageReader streams images one at a time through one
+// reused buffer.
 //
 // TensorFlow's convert_to_records.py turns MNIST into tf.train.Example
 // records with the features height, width, depth (int64), label (int64) and

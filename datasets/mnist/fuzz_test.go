@@ -19,6 +19,9 @@ func FuzzReadImages(f *testing.F) {
 	f.Add(header(0x801, 3, 1, 2, 3, 4))
 	f.Add(gzipped(f, append(header(0x803, 1, 1, 3), 7, 8, 9)))
 	f.Add([]byte{0x1f, 0x8b, 0, 0})
+	f.Add(append(gzipped(f, append(header(0x803, 1, 1, 3), 7, 8, 9)), 'x', 'y'))
+	f.Add(append(gzipped(f, header(0x803, 1, 1, 3)), gzipped(f, []byte{7, 8, 9})...))
+	f.Add(header(0x803, 0, 1<<20, 1<<21))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ReadImages(bytes.NewReader(data))
 		ir, rerr := NewImageReader(bytes.NewReader(data))
@@ -60,6 +63,7 @@ func FuzzReadLabels(f *testing.F) {
 	f.Add(append(header(0x801, 2), 3, 4))
 	f.Add(append(header(0x801, 3), 3, 4))
 	f.Add(header(0x803, 0))
+	f.Add(append(gzipped(f, append(header(0x801, 2), 3, 4)), 0))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ls, err := ReadLabels(bytes.NewReader(data))
 		if err != nil {

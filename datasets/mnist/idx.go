@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -35,15 +36,58 @@ type stream struct {
 func newStream(r io.Reader) (*stream, error) {
 	s := &stream{name: datasets.NameOf(r)}
 	br := bufio.NewReader(r)
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+	if isGzip(br) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, datasets.Errorf(s.name, 0, -1, datasets.ErrHeader, "gzip: %v", err)
 		}
-		br = bufio.NewReader(zr)
+		zr.Multistream(false)
+		br = bufio.NewReader(&members{src: br, zr: zr})
 	}
 	s.br = br
 	return s, nil
+}
+
+// isGzip reports whether br starts with gzip's magic bytes.
+func isGzip(br *bufio.Reader) bool {
+	magic, err := br.Peek(2)
+	return err == nil && magic[0] == 0x1f && magic[1] == 0x8b
+}
+
+// errNotGzip is what follows a gzip stream that is neither its end nor
+// another member: garbage appended to a whole file, not a truncated one.
+var errNotGzip = fmt.Errorf("%w: bytes that are not gzip follow the compressed stream", datasets.ErrTrailingData)
+
+// members decompresses a gzip stream of one or more members, as a
+// gzip.Reader does by default; but bytes after a member that do not start
+// another are errNotGzip, where gzip.Reader would report an invalid
+// header or, with fewer than ten of them, io.ErrUnexpectedEOF, the error
+// of a truncated file.
+type members struct {
+	src *bufio.Reader
+	zr  *gzip.Reader
+}
+
+func (m *members) Read(p []byte) (int, error) {
+	for {
+		n, err := m.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil // the next Read returns io.EOF again
+		}
+		if _, err := m.src.Peek(1); err == io.EOF {
+			return 0, io.EOF
+		}
+		if !isGzip(m.src) {
+			return 0, errNotGzip
+		}
+		if err := m.zr.Reset(m.src); err != nil {
+			return 0, err
+		}
+		m.zr.Multistream(false)
+	}
 }
 
 func (s *stream) Read(p []byte) (int, error) {
@@ -54,30 +98,65 @@ func (s *stream) Read(p []byte) (int, error) {
 
 // header reads an IDX header of the given magic and returns its dimensions.
 // what names the file kind in errors ("image", "label"), as TensorFlow's
-// mnist.py does: "Invalid magic number 2049 in MNIST image file".
+// mnist.py does: "Invalid magic number 2049 in MNIST image file". The
+// magic number is read and checked first, so that another kind of IDX
+// file, shorter than this kind's header, is reported as what it is rather
+// than as truncated.
 func (s *stream) header(magic uint32, what string) ([]uint32, error) {
 	var b [16]byte
 	ndim := int(magic & 0xff)
-	n := 4 + 4*ndim
-	if _, err := io.ReadFull(s, b[:n]); err != nil {
+	if _, err := io.ReadFull(s, b[:4]); err != nil {
 		return nil, datasets.Errorf(s.name, s.off, -1, datasets.Truncated(err), "IDX %s header", what)
 	}
 	if got := binary.BigEndian.Uint32(b[:4]); got != magic {
 		return nil, datasets.Errorf(s.name, 0, -1, datasets.ErrHeader,
 			"invalid magic number %d (%#08x) in MNIST %s file, want %d", got, got, what, magic)
 	}
+	if _, err := io.ReadFull(s, b[4:4+4*ndim]); err != nil {
+		return nil, datasets.Errorf(s.name, s.off, -1, datasets.Truncated(err), "IDX %s header", what)
+	}
 	dims := make([]uint32, ndim)
-	total := uint64(1)
 	for i := range dims {
 		dims[i] = binary.BigEndian.Uint32(b[4+4*i:])
-		hi, lo := bits.Mul64(total, uint64(dims[i]))
-		if hi != 0 || lo > maxData {
-			return nil, datasets.Errorf(s.name, int64(4+4*i), -1, datasets.ErrHeader,
-				"IDX dimensions %v declare more than %d bytes", dims[:i+1], uint64(maxData))
-		}
-		total = lo
+	}
+	if i := checkDims(dims, math.MaxInt); i >= 0 {
+		return nil, datasets.Errorf(s.name, int64(4+4*i), -1, datasets.ErrHeader,
+			"IDX dimensions %v declare more than %d bytes", dims, dataLimit(math.MaxInt))
 	}
 	return dims, nil
+}
+
+// dataLimit is the most data a header may declare where an int's largest
+// value is maxInt: maxData, or less where an int is 32 bits.
+func dataLimit(maxInt uint64) uint64 { return min(maxData, maxInt) }
+
+// checkDims returns the index of the first of dims (a count, then the
+// shape of one record) that makes the data larger than dataLimit(maxInt),
+// or -1 if none does. One record's size is checked on its own too, so a
+// count of 0 cannot hide impossible dimensions; so the count, the record
+// size and the data size all fit an int, and the callers may convert and
+// multiply them. maxInt is a parameter so that the 32-bit limit can be
+// tested anywhere.
+func checkDims(dims []uint32, maxInt uint64) int {
+	limit := dataLimit(maxInt)
+	if len(dims) == 0 {
+		return -1
+	}
+	count, record := uint64(dims[0]), uint64(1)
+	if count > limit {
+		return 0
+	}
+	for i, d := range dims[1:] {
+		hi, lo := bits.Mul64(record, uint64(d))
+		if hi != 0 || lo > limit {
+			return i + 1
+		}
+		record = lo
+		if hi, lo := bits.Mul64(count, record); hi != 0 || lo > limit {
+			return i + 1
+		}
+	}
+	return -1
 }
 
 // readAll reads count records of recordSize bytes and checks that nothing

@@ -7,10 +7,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
+	"os/signal"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/example"
@@ -18,8 +19,32 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1], os.Stdout); err != nil {
-		log.Fatal(err)
+	// Ctrl-C cancels ctx, which ends the loop over the batches and every
+	// goroutine of the pipeline with it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := mainCode(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// mainCode runs the program with the arguments after the command's name
+// and returns its exit status: 2 for a usage error, 130 (as a shell
+// reports SIGINT) when ctx was cancelled.
+func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: mnist FILES\n\nFILES names TFRecord files of MNIST Examples (features image_floats and\nimage_class), a pattern such as 'data/train-*.tfrecord' or one file.")
+		return 2
+	}
+	err := run(ctx, args[0], stdout)
+	switch {
+	case err == nil:
+		return 0
+	case ctx.Err() != nil && errors.Is(err, context.Cause(ctx)):
+		fmt.Fprintln(stderr, "mnist: interrupted")
+		return 130
+	default:
+		fmt.Fprintln(stderr, "mnist:", err)
+		return 1
 	}
 }
 

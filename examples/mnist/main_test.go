@@ -2,10 +2,15 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // The program reads all 1000 real MNIST Examples of the interop file, in
@@ -36,4 +41,56 @@ func TestRun(t *testing.T) {
 	if total != 1000 || batches != 32 {
 		t.Errorf("%d examples in %d batches, want 1000 in 32", total, batches)
 	}
+}
+
+// Without an argument the program prints its usage rather than
+// panicking; a cancelled run says it was interrupted; an error is printed.
+func TestMainCode(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no argument", context.Background(), nil, 2, "usage: mnist FILES"},
+		{"two arguments", context.Background(), []string{"a", "b"}, 2, "usage: mnist FILES"},
+		{"no such files", context.Background(), []string{filepath.Join(t.TempDir(), "none-*.tfrecord")}, 1, "mnist: "},
+		{"interrupted", cancelled, []string{writeRecords(t)}, 130, "mnist: interrupted"},
+		{"read", context.Background(), []string{writeRecords(t)}, 0, ""},
+	}
+	for _, tt := range tests {
+		var stdout, stderr strings.Builder
+		if code := mainCode(tt.ctx, tt.args, &stdout, &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.stderr) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tt.name, code, stderr.String(), tt.code, tt.stderr)
+		}
+	}
+}
+
+// writeRecords writes a TFRecord file of a few Examples as the program
+// reads them and returns its name.
+func writeRecords(t *testing.T) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "mnist.tfrecord")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tfrecord.NewWriter(f)
+	b := example.New()
+	for i := range 40 {
+		rec := b.Reset().Floats("image_floats", make([]float32, 784)).Int64("image_class", int64(i%10)).AppendMarshal(nil)
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

@@ -38,7 +38,9 @@ fixed-length copy.
 --data DIR trains and tests on real data instead, recognised from the names
 of the files in DIR:
   MNIST IDX        train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz],
-                   t10k-* (or *test*) for the test split
+                   t10k-* (or *test*) for the test split; of a file there
+                   both unpacked and gzipped, the unpacked one; labels 0-9
+                   (EMNIST's emnist-* files: up to 61)
   CIFAR-10 binary  data_batch_*.bin and test_batch.bin (in DIR or in its
                    cifar-10-batches-bin folder)
   TFRecord         *.tfrecord, *.tfrecords, *.tfrec (any compression) of

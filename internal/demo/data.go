@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/sluiceml/sluice/datasets/cifar10"
@@ -43,12 +44,13 @@ const holdOutEvery = 6
 // label byte and a 28×28 grayscale image.
 var digitsLayout = cifar10.Layout{LabelBytes: 1, Height: digits.Side, Width: digits.Side, Depth: 1, Classes: 10}
 
-// Generate renders train+test digit images with datasets/digits.
-func Generate(train, test int, seed uint64) (*Data, error) {
+// Generate renders train+test digit images with datasets/digits. It
+// stops soon after ctx is done.
+func Generate(ctx context.Context, train, test int, seed uint64) (*Data, error) {
 	if train <= 0 || test <= 0 {
 		return nil, fmt.Errorf("demo: need at least one training and one test image, got %d and %d", train, test)
 	}
-	images, labels, err := digits.Generate(train+test, seed)
+	images, labels, err := digits.GenerateContext(ctx, train+test, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/mnist"
@@ -18,53 +19,59 @@ import (
 // convert_to_records.py writes for MNIST: height, width, depth, label and
 // image_raw (the pixels in height, width, channel order).
 
-// writeShards creates shards files named prefix-0000k-of-0000n followed by
-// ext and calls write for each with the range of images that shard holds,
-// in order.
-func writeShards(ctx context.Context, dir, prefix, ext string, shards int, s Split, write func(f *bufio.Writer, lo, hi int) error) ([]string, error) {
-	names := recordio.ShardNames(filepath.Join(dir, prefix), max(1, min(shards, s.Len())), ext)
-	n := s.Len()
-	files := make([]*storage.Pending, 0, len(names))
-	defer func() {
-		for _, f := range files {
-			f.Abort() // does nothing once committed
-		}
-	}()
-	for k, name := range names {
-		f, err := storage.CreatePending(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-		w := bufio.NewWriterSize(f, 1<<16)
-		err = write(w, k*n/len(names), (k+1)*n/len(names))
-		if err == nil {
-			err = w.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if err := storage.CommitAll(files); err != nil {
+// An outputSet holds the files of all the demo's outputs under their
+// temporary names until commit gives them their names together. Committed
+// one output at a time, a signal between two commits would leave some
+// outputs under their final names beside an earlier run's others, which a
+// reader could not tell from one complete set.
+type outputSet struct {
+	ctx   context.Context
+	files []*storage.Pending
+}
+
+// create starts the file name under a temporary name.
+func (o *outputSet) create(name string) (*storage.Pending, error) {
+	f, err := storage.CreatePending(o.ctx, name)
+	if err != nil {
 		return nil, err
 	}
-	return names, nil
+	o.files = append(o.files, f)
+	return f, nil
+}
+
+// commit gives every file its final name, or, if any failed to close or
+// the context has ended, removes them all (see storage.CommitAll).
+func (o *outputSet) commit() error { return storage.CommitAll(o.files) }
+
+// abort removes the temporaries; it leaves committed files alone.
+func (o *outputSet) abort() {
+	for _, f := range o.files {
+		f.Abort()
+	}
+}
+
+// shardNames returns the names of the shards of one output of s.
+func shardNames(dir, prefix, ext string, shards int, s Split) []string {
+	return recordio.ShardNames(filepath.Join(dir, prefix), max(1, min(shards, s.Len())), ext)
 }
 
 // writeTFRecordShards writes s as tf.train.Example records into shards
 // files named prefix-0000k-of-0000n.tfrecord[.gz], image i in file i mod
-// shards.
-func writeTFRecordShards(ctx context.Context, dir, prefix string, shards int, c tfrecord.Compression, l cifar10.Layout, s Split) ([]string, error) {
+// shards, under temporary names in o.
+func writeTFRecordShards(o *outputSet, dir, prefix string, shards int, c tfrecord.Compression, l cifar10.Layout, s Split) ([]string, error) {
 	ext := ".tfrecord"
 	if c == tfrecord.Gzip {
 		ext += ".gz"
 	}
-	w, err := recordio.NewShardedWriter(ctx, recordio.ShardNames(filepath.Join(dir, prefix), max(1, min(shards, s.Len())), ext), c)
-	if err != nil {
-		return nil, err
+	names := shardNames(dir, prefix, ext, shards, s)
+	files := make([]*storage.Pending, len(names))
+	writers := make([]*tfrecord.Writer, len(names))
+	for k, name := range names {
+		f, err := o.create(name)
+		if err != nil {
+			return nil, err
+		}
+		files[k], writers[k] = f, tfrecord.NewWriter(f, c)
 	}
 	ib := l.ImageBytes()
 	b := example.New()
@@ -77,32 +84,78 @@ func writeTFRecordShards(ctx context.Context, dir, prefix string, shards int, c 
 			Int64(mnist.FeatureLabel, int64(s.Labels[i])).
 			Bytes(mnist.FeatureImageRaw, s.Images[i*ib:(i+1)*ib]).
 			AppendMarshal(buf[:0])
-		if err := w.Write(buf); err != nil {
-			w.Abort()
-			return nil, err
+		k := i % len(writers)
+		if err := writers[k].Write(buf); err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", names[k], i, err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		return nil, err
+	for k, w := range writers {
+		err := w.Close()
+		if cerr := files[k].Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", names[k], err)
+		}
 	}
-	return w.Names(), nil
+	return names, nil
 }
 
 // writeFixedLength writes s as CIFAR-10-style fixed-length records (a label
 // byte, then the image in channel-major order) into shards files named
-// prefix-0000k-of-0000n.bin.
-func writeFixedLength(ctx context.Context, dir, prefix string, shards int, l cifar10.Layout, s Split) ([]string, error) {
+// prefix-0000k-of-0000n.bin, consecutive ranges of images, under temporary
+// names in o.
+func writeFixedLength(o *outputSet, dir, prefix string, shards int, l cifar10.Layout, s Split) ([]string, error) {
 	ib := l.ImageBytes()
-	return writeShards(ctx, dir, prefix, ".bin", shards, s, func(f *bufio.Writer, lo, hi int) error {
-		w, err := cifar10.NewWriter(f, l)
+	names := shardNames(dir, prefix, ".bin", shards, s)
+	n := s.Len()
+	for k, name := range names {
+		f, err := o.create(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for i := lo; i < hi; i++ {
-			if err := w.Write(s.Labels[i:i+1], s.Images[i*ib:(i+1)*ib]); err != nil {
-				return err
+		bw := bufio.NewWriterSize(f, 1<<16)
+		w, err := cifar10.NewWriter(bw, l)
+		for i := k * n / len(names); err == nil && i < (k+1)*n/len(names); i++ {
+			err = w.Write(s.Labels[i:i+1], s.Images[i*ib:(i+1)*ib])
+		}
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return names, nil
+}
+
+// demoPatterns match the files any run of the demo writes, whatever its
+// shard count.
+var demoPatterns = []string{
+	"train-[0-9]*-of-[0-9]*.tfrecord.gz",
+	"test-[0-9]*-of-[0-9]*.tfrecord",
+	"train-[0-9]*-of-[0-9]*.bin",
+	"test-[0-9]*-of-[0-9]*.bin",
+}
+
+// otherFiles returns the files in dir named as the demo names its files
+// that are not among written: those of an earlier run with another shard
+// count or other data. They are left alone, since names of this form are
+// also what converted data sets are often called, but reported, so that
+// nobody takes them for part of this run's output.
+func otherFiles(dir string, written []string) []string {
+	var other []string
+	for _, p := range demoPatterns {
+		names, _ := filepath.Glob(filepath.Join(dir, p))
+		for _, n := range names {
+			if !slices.Contains(written, n) {
+				other = append(other, n)
 			}
 		}
-		return nil
-	})
+	}
+	slices.Sort(other)
+	return other
 }

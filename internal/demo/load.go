@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluiceml/sluice/datasets"
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/decode"
@@ -46,6 +48,9 @@ type LoadOptions struct {
 //
 //   - MNIST IDX: *-images-idx3-ubyte and the matching *-labels-idx1-ubyte,
 //     plain or gzip (train-* is training data, t10k-* or *test* is test data);
+//     of a file there both plain and gzipped, as `gunzip -k` leaves it, the
+//     plain one is read; labels must be 0–9, or up to 61 in EMNIST's
+//     emnist-* files;
 //   - CIFAR-10 binary: data_batch_*.bin and test_batch.bin, in dir or in its
 //     cifar-10-batches-bin folder, as the archive unpacks;
 //   - TFRecord Examples: *.tfrecord, *.tfrecords, *.tfrec, compressed or not
@@ -53,9 +58,15 @@ type LoadOptions struct {
 //     image feature and an int64 label feature (see loadTFRecord).
 //
 // A source without test data gives every sixth image to the test split.
-// The first kind found, in this order, is used.
-func Load(dir string, o LoadOptions) (*Data, error) {
-	d, err := load(dir, o)
+// The first kind found, in this order, is used. Load stops soon after ctx
+// is done, returning context.Cause(ctx).
+func Load(ctx context.Context, dir string, o LoadOptions) (*Data, error) {
+	d, err := load(ctx, dir, o)
+	if ctx.Err() != nil {
+		// The error of a read cut short says more about the cut than
+		// about the data.
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,15 +76,15 @@ func Load(dir string, o LoadOptions) (*Data, error) {
 	return d, nil
 }
 
-func load(dir string, o LoadOptions) (*Data, error) {
+func load(ctx context.Context, dir string, o LoadOptions) (*Data, error) {
 	names, err := listFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	if d, err := loadMNIST(dir, names); d != nil || err != nil {
+	if d, err := loadMNIST(ctx, dir, names); d != nil || err != nil {
 		return d, err
 	}
-	if d, err := loadCIFAR(dir, names); d != nil || err != nil {
+	if d, err := loadCIFAR(ctx, dir, names); d != nil || err != nil {
 		return d, err
 	}
 	if sub := filepath.Join(dir, "cifar-10-batches-bin"); slices.Contains(names, "cifar-10-batches-bin/") {
@@ -81,11 +92,11 @@ func load(dir string, o LoadOptions) (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d, err := loadCIFAR(sub, subNames); d != nil || err != nil {
+		if d, err := loadCIFAR(ctx, sub, subNames); d != nil || err != nil {
 			return d, err
 		}
 	}
-	if d, err := loadTFRecord(dir, names, o); d != nil || err != nil {
+	if d, err := loadTFRecord(ctx, dir, names, o); d != nil || err != nil {
 		return d, err
 	}
 	return nil, fmt.Errorf("%s: no MNIST IDX files (*-images-idx3-ubyte[.gz]), CIFAR-10 binaries (data_batch_*.bin, test_batch.bin) or TFRecord files (*.tfrecord[.gz]) found", dir)
@@ -153,7 +164,7 @@ func (s *splits) classes() int {
 }
 
 // loadMNIST reads the IDX image files in names and their label files.
-func loadMNIST(dir string, names []string) (*Data, error) {
+func loadMNIST(ctx context.Context, dir string, names []string) (*Data, error) {
 	var s splits
 	rows, cols := 0, 0
 	var used []string
@@ -161,23 +172,34 @@ func loadMNIST(dir string, names []string) (*Data, error) {
 		if !strings.Contains(n, "idx3-ubyte") || strings.HasSuffix(n, "/") {
 			continue
 		}
-		labelName := strings.Replace(strings.Replace(n, "idx3", "idx1", 1), "images", "labels", 1)
-		if !slices.Contains(names, labelName) {
-			alt := strings.TrimSuffix(labelName, ".gz")
-			if alt == labelName {
-				alt += ".gz"
-			}
-			if !slices.Contains(names, alt) {
-				return nil, fmt.Errorf("%s: no label file %s for it", filepath.Join(dir, n), filepath.Join(dir, labelName))
-			}
-			labelName = alt
+		// `gunzip -k` leaves X beside X.gz: the same data, to be read once.
+		if plain, ok := strings.CutSuffix(n, ".gz"); ok && slices.Contains(names, plain) {
+			continue
 		}
-		images, err := mnist.ReadImagesFile(filepath.Join(dir, n))
+		labelName := strings.TrimSuffix(strings.Replace(strings.Replace(n, "idx3", "idx1", 1), "images", "labels", 1), ".gz")
+		if !slices.Contains(names, labelName) {
+			if !slices.Contains(names, labelName+".gz") {
+				return nil, fmt.Errorf("%s: no label file %s[.gz] for it", filepath.Join(dir, n), filepath.Join(dir, labelName))
+			}
+			labelName += ".gz"
+		}
+		var images *mnist.Images
+		err := readFile(ctx, filepath.Join(dir, n), func(r io.Reader) (err error) {
+			images, err = mnist.ReadImages(r)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
-		labels, err := mnist.ReadLabelsFile(filepath.Join(dir, labelName))
+		var labels []byte
+		err = readFile(ctx, filepath.Join(dir, labelName), func(r io.Reader) (err error) {
+			labels, err = mnist.ReadLabels(r)
+			return err
+		})
 		if err != nil {
+			return nil, err
+		}
+		if err := checkMNISTLabels(filepath.Join(dir, labelName), labels); err != nil {
 			return nil, err
 		}
 		if images.Count != len(labels) {
@@ -202,8 +224,34 @@ func loadMNIST(dir string, names []string) (*Data, error) {
 	return s.data(KindMNIST, describe(dir, used), l), nil
 }
 
+// The classes of the MNIST family: MNIST, Fashion-MNIST and KMNIST have
+// ten; EMNIST, whose files are named emnist-*, has up to 62 (ByClass).
+const (
+	mnistClasses  = 10
+	emnistClasses = 62
+)
+
+// checkMNISTLabels reports a label beyond its data set's classes. The
+// classes are otherwise counted from the largest label, so one corrupt
+// byte (255) would silently make a model of 256 classes.
+func checkMNISTLabels(path string, labels []byte) error {
+	classes := mnistClasses
+	if strings.HasPrefix(strings.ToLower(filepath.Base(path)), "emnist-") {
+		classes = emnistClasses
+	}
+	for i, l := range labels {
+		if int(l) >= classes {
+			const headerBytes = 8
+			return datasets.Errorf(path, headerBytes+int64(i), int64(i), datasets.ErrLabel,
+				"label %d, want 0 to %d (MNIST and Fashion-MNIST have %d classes; EMNIST, in emnist-* files, up to %d)",
+				l, classes-1, mnistClasses, emnistClasses)
+		}
+	}
+	return nil
+}
+
 // loadCIFAR reads CIFAR-10's data_batch_*.bin and test_batch.bin.
-func loadCIFAR(dir string, names []string) (*Data, error) {
+func loadCIFAR(ctx context.Context, dir string, names []string) (*Data, error) {
 	var s splits
 	var used []string
 	l := cifar10.CIFAR10
@@ -213,20 +261,17 @@ func loadCIFAR(dir string, names []string) (*Data, error) {
 		if !test && !(strings.HasPrefix(n, "data_batch_") && strings.HasSuffix(n, ".bin")) {
 			continue
 		}
-		path := filepath.Join(dir, n)
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		r, err := cifar10.NewReader(namedReader{bufio.NewReaderSize(f, 1<<16), path}, l)
-		if err == nil {
+		err := readFile(ctx, filepath.Join(dir, n), func(f io.Reader) error {
+			r, err := cifar10.NewReader(f, l)
+			if err != nil {
+				return err
+			}
 			for _, rec := range r.All() {
 				cifar10.ToHWC(hwc, rec.Image, l.Height, l.Width, l.Depth, 1)
 				s.add(test, byte(rec.Label()), hwc)
 			}
-			err = r.Err()
-		}
-		f.Close()
+			return r.Err()
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -238,14 +283,34 @@ func loadCIFAR(dir string, names []string) (*Data, error) {
 	return s.data(KindCIFAR10, describe(dir, used), l), nil
 }
 
-// namedReader gives a buffered file its name back, so the datasets
-// readers name the file in their errors.
-type namedReader struct {
-	io.Reader
+// readFile calls read with the file at path, buffered, named (so that the
+// datasets readers name it in their errors) and cut short with
+// context.Cause(ctx) once ctx is done: a file of tens of megabytes takes
+// long enough to read that an interrupted demo should not wait for it.
+func readFile(ctx context.Context, path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return read(ctxReader{ctx: ctx, r: bufio.NewReaderSize(f, 1<<16), name: path})
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
 	name string
 }
 
-func (r namedReader) Name() string { return r.name }
+func (r ctxReader) Read(p []byte) (int, error) {
+	if r.ctx.Err() != nil {
+		return 0, context.Cause(r.ctx)
+	}
+	return r.r.Read(p)
+}
+
+func (r ctxReader) Name() string { return r.name }
 
 // describe names the files a data set was read from.
 func describe(dir string, used []string) string {
@@ -298,7 +363,7 @@ type tfrecordLoader struct {
 // values, and int64 values outside 0–255, are scaled linearly from the data
 // set's smallest and largest value to 0–255: the pipelines carry 8-bit
 // pixels, as MNIST and CIFAR-10 do. The label must be one int64 from 0 to 255.
-func loadTFRecord(dir string, names []string, o LoadOptions) (*Data, error) {
+func loadTFRecord(ctx context.Context, dir string, names []string, o LoadOptions) (*Data, error) {
 	ld := &tfrecordLoader{image: o.ImageFeature, label: o.LabelFeature, imageSet: o.ImageFeature != ""}
 	if ld.image == "" {
 		ld.image = DefaultImageFeature
@@ -311,7 +376,7 @@ func loadTFRecord(dir string, names []string, o LoadOptions) (*Data, error) {
 		if !isTFRecordName(n) {
 			continue
 		}
-		if err := ld.readFile(filepath.Join(dir, n), isTestName(n)); err != nil {
+		if err := ld.readFile(ctx, filepath.Join(dir, n), isTestName(n)); err != nil {
 			return nil, err
 		}
 		used = append(used, n)
@@ -327,13 +392,13 @@ func loadTFRecord(dir string, names []string, o LoadOptions) (*Data, error) {
 	return ld.s.data(KindTFRecord, fmt.Sprintf("%s; image %q as %s", describe(dir, used), ld.image, ld.kind), ld.layout), nil
 }
 
-func (ld *tfrecordLoader) readFile(path string, test bool) error {
+func (ld *tfrecordLoader) readFile(ctx context.Context, path string, test bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(ctxReader{ctx: ctx, r: f, name: path}, 1<<16)
 	prefix, _ := br.Peek(16)
 	r := tfrecord.NewReader(br, tfrecord.DetectCompression(prefix), tfrecord.Name(path))
 	var ex pb.Example

@@ -2,19 +2,24 @@ package demo
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/datasets"
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/digits"
+	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/internal/demo/demotest"
 )
 
 func mustLoad(t *testing.T, dir string, o LoadOptions) *Data {
 	t.Helper()
-	d, err := Load(dir, o)
+	d, err := Load(context.Background(), dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +133,11 @@ func TestLoadTFRecordSplitsAndDefaults(t *testing.T) {
 	if d.HeldOut || d.Train.Len() != 40 || d.Test.Len() != 20 || !strings.Contains(d.Source, `image "image_raw"`) {
 		t.Fatalf("%d/%d held out %v, %q", d.Train.Len(), d.Test.Len(), d.HeldOut, d.Source)
 	}
-	_, err := Load(dir, LoadOptions{ImageFeature: "image"})
+	_, err := Load(context.Background(), dir, LoadOptions{ImageFeature: "image"})
 	if err == nil || !strings.Contains(err.Error(), `no image feature "image" (features: depth, height, image_raw, label, width); name it with --image-feature`) {
 		t.Fatalf("named feature missing: %v", err)
 	}
-	_, err = Load(dir, LoadOptions{LabelFeature: "digit"})
+	_, err = Load(context.Background(), dir, LoadOptions{LabelFeature: "digit"})
 	if err == nil || !strings.Contains(err.Error(), `no label feature "digit"`) {
 		t.Fatalf("label missing: %v", err)
 	}
@@ -141,12 +146,12 @@ func TestLoadTFRecordSplitsAndDefaults(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
-	_, err := Load(dir, LoadOptions{})
+	_, err := Load(context.Background(), dir, LoadOptions{})
 	if err == nil || !strings.HasPrefix(err.Error(), dir+": no MNIST IDX files") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("unrecognised: %v", err)
 	}
 	missing := filepath.Join(dir, "missing")
-	if _, err := Load(missing, LoadOptions{}); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := Load(context.Background(), missing, LoadOptions{}); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing dir: %v", err)
 	}
 
@@ -154,7 +159,7 @@ func TestLoadErrors(t *testing.T) {
 	mn := t.TempDir()
 	demotest.WriteMNIST(mn, 20, 0, false, 1)
 	os.Remove(filepath.Join(mn, "train-labels-idx1-ubyte"))
-	if _, err := Load(mn, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "no label file") {
+	if _, err := Load(context.Background(), mn, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "no label file") {
 		t.Errorf("no labels: %v", err)
 	}
 
@@ -164,7 +169,7 @@ func TestLoadErrors(t *testing.T) {
 	name := filepath.Join(cf, "data_batch_1.bin")
 	b, _ := os.ReadFile(name)
 	os.WriteFile(name, b[:len(b)-7], 0o644)
-	if _, err := Load(cf, LoadOptions{}); err == nil || !strings.Contains(err.Error(), name) {
+	if _, err := Load(context.Background(), cf, LoadOptions{}); err == nil || !strings.Contains(err.Error(), name) {
 		t.Errorf("truncated CIFAR: %v", err)
 	}
 }
@@ -180,12 +185,120 @@ func TestShapeOf(t *testing.T) {
 
 // Generate splits one stream of digits into training and test images.
 func TestGenerate(t *testing.T) {
-	d, err := Generate(30, 10, 9)
+	d, err := Generate(context.Background(), 30, 10, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
 	images, _, _ := digits.Generate(40, 9)
 	if d.Train.Len() != 30 || d.Test.Len() != 10 || !bytes.Equal(d.Test.Images, images[30*784:]) || d.check() != nil {
 		t.Fatal("split")
+	}
+}
+
+// A folder holding MNIST both gzipped and unpacked, as `gunzip -k` leaves
+// it, is read once, from the unpacked files; a gzipped label file serves
+// an unpacked image file.
+func TestLoadMNISTPlainAndGzip(t *testing.T) {
+	dir := t.TempDir()
+	if err := demotest.WriteMNIST(dir, 60, 10, false, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := demotest.WriteMNIST(dir, 60, 10, true, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Only the gzipped test labels are left.
+	if err := os.Remove(filepath.Join(dir, "t10k-labels-idx1-ubyte")); err != nil {
+		t.Fatal(err)
+	}
+	d := mustLoad(t, dir, LoadOptions{})
+	if d.Train.Len() != 60 || d.Test.Len() != 10 {
+		t.Errorf("train %d test %d images, want 60 and 10", d.Train.Len(), d.Test.Len())
+	}
+	for _, want := range []string{"train-images-idx3-ubyte,", "t10k-images-idx3-ubyte,", "t10k-labels-idx1-ubyte.gz"} {
+		if !strings.Contains(d.Source, want) {
+			t.Errorf("source %q lacks %q", d.Source, want)
+		}
+	}
+	if strings.Contains(d.Source, "images-idx3-ubyte.gz") {
+		t.Errorf("source %q: a gzipped image file was read too", d.Source)
+	}
+}
+
+// Load stops when its context is done, with the context's cause rather
+// than an error about the data it was reading, in every format.
+func TestLoadCancelled(t *testing.T) {
+	dir := t.TempDir()
+	write := []func(string) error{
+		func(d string) error { return demotest.WriteMNIST(d, 60, 10, true, 1) },
+		func(d string) error { return demotest.WriteCIFAR10(d, 30, 10, 2, 1) },
+		func(d string) error {
+			return demotest.WriteTFRecord(d, "train", 30, 2, demotest.Raw, "image", "label", 1)
+		},
+	}
+	stop := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	for i, w := range write {
+		d := filepath.Join(dir, string(rune('a'+i)))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := w(d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(ctx, d, LoadOptions{}); !errors.Is(err, stop) {
+			t.Errorf("source %d: error %v, want %v", i, err, stop)
+		}
+		if _, err := Load(context.Background(), d, LoadOptions{}); err != nil {
+			t.Errorf("source %d: %v", i, err)
+		}
+	}
+}
+
+// An IDX label beyond the data set's classes is an error naming the file,
+// the offset and the label's index, not a silent extra class; EMNIST's
+// files may have up to 62 classes.
+func TestLoadMNISTLabelRange(t *testing.T) {
+	tests := []struct {
+		prefix string
+		label  byte
+		ok     bool
+	}{
+		{"train", 9, true},
+		{"train", 10, false},
+		{"train", 255, false},
+		{"emnist-byclass-train", 61, true},
+		{"emnist-byclass-train", 62, false},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		labels := []byte{1, 2, 3, tt.label, 4, 5}
+		var img, lab bytes.Buffer
+		if err := mnist.WriteImages(&img, &mnist.Images{Count: len(labels), Rows: 2, Cols: 2, Pixels: make([]byte, 4*len(labels))}); err != nil {
+			t.Fatal(err)
+		}
+		if err := mnist.WriteLabels(&lab, labels); err != nil {
+			t.Fatal(err)
+		}
+		labelFile := filepath.Join(dir, tt.prefix+"-labels-idx1-ubyte")
+		if err := os.WriteFile(filepath.Join(dir, tt.prefix+"-images-idx3-ubyte"), img.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(labelFile, lab.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := Load(context.Background(), dir, LoadOptions{})
+		if tt.ok {
+			if err != nil {
+				t.Errorf("%s, label %d: %v", tt.prefix, tt.label, err)
+			} else if d.Layout.Classes != int(tt.label)+1 {
+				t.Errorf("%s, label %d: %d classes", tt.prefix, tt.label, d.Layout.Classes)
+			}
+			continue
+		}
+		var de *dataerr.Error
+		if !errors.Is(err, datasets.ErrLabel) || !errors.As(err, &de) || de.File != labelFile || de.Offset != 11 || de.Record != 3 {
+			t.Errorf("%s, label %d: error %v, want ErrLabel at %s offset 11 record 3", tt.prefix, tt.label, err, labelFile)
+		}
 	}
 }

@@ -115,7 +115,8 @@ func trainResumable(ctx context.Context, cfg Config, dir string, res *Result, nT
 	}
 	res.TrainTime = time.Since(start)
 	res.TrainExamples = int(seen.Load())
-	res.ExamplesPerSec = float64(res.TrainExamples-resumed*cfg.BatchSize) / res.TrainTime.Seconds()
+	res.ResumedExamples = resumed * cfg.BatchSize
+	res.ExamplesPerSec = float64(res.TrainExamples-res.ResumedExamples) / res.TrainTime.Seconds()
 	res.FinalTrainLoss = lastLoss.Load().(float32)
 	return resumed, nil
 }

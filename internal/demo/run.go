@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -85,21 +86,27 @@ type Result struct {
 	HeldOut        bool // the test images were held out of the training data
 	TrainFiles     []string
 	TestFiles      []string
-	TrainExamples  int
+	TrainExamples  int // in all, with those before a resume
 	TestExamples   int
 	Accuracy       float64
-	TrainTime      time.Duration
-	ExamplesPerSec float64
+	TrainTime      time.Duration        // of this run
+	ExamplesPerSec float64              // of this run
 	Queues         []input.QueueMetrics // of the training pipeline
 	EvalQueues     []input.QueueMetrics // of the evaluation pipeline
 	PrepareTime    time.Duration        // generating or reading, and writing, the data
 	FinalTrainLoss float32
+
+	// Written is every file the run wrote to Dir. OtherFiles are the files
+	// in Dir named as the demo names its files that it did not write: an
+	// earlier run's with another --shards or with --data, left alone.
+	Written, OtherFiles []string
 
 	// With Config.CheckpointDir: the SHA-256 of the final weights, the
 	// step the run resumed at (0: it did not), and, if it resumed, the
 	// digest of an uninterrupted run's weights, which must be the same.
 	Digest, UninterruptedDigest string
 	ResumedAt                   int
+	ResumedExamples             int // trained on before the resume, of TrainExamples
 }
 
 // Run prepares the data (generating it, or reading cfg.DataDir), writes it
@@ -118,7 +125,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var err error
 	if cfg.DataDir != "" {
 		fmt.Fprintf(out, "reading %s...\n", cfg.DataDir)
-		if data, err = Load(cfg.DataDir, cfg.Load); err != nil {
+		if data, err = Load(ctx, cfg.DataDir, cfg.Load); err != nil {
 			return nil, err
 		}
 		ib := data.Layout.ImageBytes()
@@ -131,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			data.Train.Len(), data.Test.Len(), data.Layout.Height, data.Layout.Width, data.Layout.Depth, data.Layout.Classes, held)
 	} else {
 		fmt.Fprintf(out, "generating %d training and %d test images of digits (fonts, affine distortions, noise)...\n", cfg.Train, cfg.Test)
-		if data, err = Generate(cfg.Train, cfg.Test, cfg.Seed); err != nil {
+		if data, err = Generate(ctx, cfg.Train, cfg.Test, cfg.Seed); err != nil {
 			return nil, err
 		}
 	}
@@ -211,23 +218,39 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // training pipeline and the test split as fixed-length records for the
 // evaluation pipeline. Generated data is also written the other way round
 // (plain TFRecord test shards, fixed-length training records), so that
-// both splits exist in both formats.
+// both splits exist in both formats. All of them appear together or not at
+// all: a failure or a cancelled ctx before the last file is complete
+// leaves dir as it was.
 func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
+	o := &outputSet{ctx: ctx}
+	defer o.abort()
 	var err error
-	if res.TrainFiles, err = writeTFRecordShards(ctx, res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
+	if res.TrainFiles, err = writeTFRecordShards(o, res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
 		return err
 	}
-	if res.TestFiles, err = writeFixedLength(ctx, res.Dir, "test", cfg.Shards, d.Layout, d.Test); err != nil {
+	if res.TestFiles, err = writeFixedLength(o, res.Dir, "test", cfg.Shards, d.Layout, d.Test); err != nil {
 		return err
 	}
-	if cfg.DataDir != "" {
-		return nil
+	written := slices.Concat(res.TrainFiles, res.TestFiles)
+	if cfg.DataDir == "" {
+		names, err := writeTFRecordShards(o, res.Dir, "test", cfg.Shards, tfrecord.None, d.Layout, d.Test)
+		if err != nil {
+			return err
+		}
+		written = append(written, names...)
+		if names, err = writeFixedLength(o, res.Dir, "train", cfg.Shards, d.Layout, d.Train); err != nil {
+			return err
+		}
+		written = append(written, names...)
 	}
-	if _, err = writeTFRecordShards(ctx, res.Dir, "test", cfg.Shards, tfrecord.None, d.Layout, d.Test); err != nil {
+	if err := o.commit(); err != nil {
 		return err
 	}
-	_, err = writeFixedLength(ctx, res.Dir, "train", cfg.Shards, d.Layout, d.Train)
-	return err
+	res.Written = written
+	if !res.Removed {
+		res.OtherFiles = otherFiles(res.Dir, written)
+	}
+	return nil
 }
 
 // train runs the seed guide's input_pipeline: MatchFilenamesOnce →
@@ -425,7 +448,9 @@ const (
 // startProgress reports training progress until the returned func is
 // called: on a terminal, a bar and a live line rewritten five times a
 // second; otherwise plain lines (see logSteps). Each shows examples/s,
-// the loss and how full each queue is.
+// the loss and how full each queue is. seen may start above 0, counting
+// the examples a resumed run trained on before; they count towards the
+// progress but not the rate, which is this run's.
 func startProgress(out io.Writer, cfg Config, p *input.Pipeline, total int, seen *atomic.Int64, loss *atomic.Value) func() {
 	if cfg.Quiet {
 		return func() {}
@@ -438,7 +463,7 @@ func startProgress(out io.Writer, cfg Config, p *input.Pipeline, total int, seen
 	}
 	go func() {
 		defer close(finished)
-		start := time.Now()
+		start, base := time.Now(), seen.Load()
 		lastLine, nextStep := start, 1
 		t := time.NewTicker(tick)
 		defer t.Stop()
@@ -462,7 +487,7 @@ func startProgress(out io.Writer, cfg Config, p *input.Pipeline, total int, seen
 				}
 				lastLine = now
 			}
-			line := progressLine(p, n, total, float64(n)/now.Sub(start).Seconds(), loss.Load().(float32))
+			line := progressLine(p, n, total, float64(n-base)/now.Sub(start).Seconds(), loss.Load().(float32))
 			if cfg.Live {
 				const width = 20
 				filled := width * int(n) / max(total, 1)
@@ -499,8 +524,13 @@ func progressLine(p *input.Pipeline, n int64, total int, rate float64, loss floa
 // Summary writes the run's results for a person.
 func (r *Result) Summary(w io.Writer) {
 	fmt.Fprintf(w, "\ntest accuracy     %.2f%% on %d images (fixed-length records, second pipeline)\n", 100*r.Accuracy, r.TestExamples)
-	fmt.Fprintf(w, "training          %d examples in %.1fs: %.0f examples/s, final loss %.3f\n",
-		r.TrainExamples, r.TrainTime.Seconds(), r.ExamplesPerSec, r.FinalTrainLoss)
+	if r.ResumedExamples > 0 {
+		fmt.Fprintf(w, "training          %d examples, %d before the resume and %d in %.1fs: %.0f examples/s, final loss %.3f\n",
+			r.TrainExamples, r.ResumedExamples, r.TrainExamples-r.ResumedExamples, r.TrainTime.Seconds(), r.ExamplesPerSec, r.FinalTrainLoss)
+	} else {
+		fmt.Fprintf(w, "training          %d examples in %.1fs: %.0f examples/s, final loss %.3f\n",
+			r.TrainExamples, r.TrainTime.Seconds(), r.ExamplesPerSec, r.FinalTrainLoss)
+	}
 	for _, q := range []struct {
 		what string
 		m    []input.QueueMetrics
@@ -520,16 +550,38 @@ func (r *Result) Summary(w io.Writer) {
 	case r.Digest != "":
 		fmt.Fprintf(w, "weights           sha256 %s (deterministic: a run killed and resumed ends with the same)\n", r.Digest[:16])
 	}
-	files := "train-*.tfrecord.gz, test-*.tfrecord, *.bin"
 	if r.Source != "" {
 		fmt.Fprintf(w, "data              %s: %s\n", r.Kind, r.Source)
-		files = "train-*.tfrecord.gz, test-*.bin"
 	}
 	if r.Removed {
 		fmt.Fprintf(w, "files             removed at exit (--dir DIR keeps them)\n")
 		return
 	}
-	fmt.Fprintf(w, "files             %s (%s)\n", r.Dir, files)
+	fmt.Fprintf(w, "files             %s (%s)\n", r.Dir, strings.Join(filePatterns(r.Written), ", "))
+	if len(r.OtherFiles) > 0 {
+		fmt.Fprintf(w, "note              %s also holds %d files named like these that this run did not write (%s), left as they were\n",
+			r.Dir, len(r.OtherFiles), strings.Join(filePatterns(r.OtherFiles), ", "))
+	}
+}
+
+// filePatterns describes shard files by one pattern per output, naming
+// the shard count so that the pattern matches no other run's shards:
+// train-0000k-of-00008.bin becomes train-*-of-00008.bin.
+func filePatterns(names []string) []string {
+	var pats []string
+	for _, n := range names {
+		b := filepath.Base(n)
+		p := b
+		if i := strings.Index(b, "-of-"); i > 0 {
+			if j := strings.LastIndexByte(b[:i], '-'); j >= 0 {
+				p = b[:j+1] + "*" + b[i:]
+			}
+		}
+		if !slices.Contains(pats, p) {
+			pats = append(pats, p)
+		}
+	}
+	return pats
 }
 
 // sameDir reports whether a and b name the same folder: the same path,

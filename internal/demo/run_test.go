@@ -3,9 +3,11 @@ package demo
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func smallConfig(dir string) Config {
@@ -76,6 +78,23 @@ func TestRunCancelled(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, smallConfig(t.TempDir())); err == nil {
 		t.Fatal("cancelled run: no error")
+	}
+}
+
+// A context cancelled while the digits are generated ends the run soon,
+// not once they all are.
+func TestRunCancelledWhileGenerating(t *testing.T) {
+	stop := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(30*time.Millisecond, func() { cancel(stop) })
+	cfg := smallConfig(t.TempDir())
+	cfg.Train = 200_000 // seconds of work
+	start := time.Now()
+	if _, err := Run(ctx, cfg); !errors.Is(err, stop) {
+		t.Fatalf("error %v, want %v", err, stop)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Run returned %v after the start, 30ms after which it was cancelled", d)
 	}
 }
 

@@ -161,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // writeData renders the images and writes them to the bucket, an id
 // feature numbering the examples. It returns the ids of each file.
 func writeData(ctx context.Context, cfg Config, res *Result) (map[string][]int64, error) {
-	images, labels, err := digits.Generate(cfg.Images, cfg.Seed)
+	images, labels, err := digits.GenerateContext(ctx, cfg.Images, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
