@@ -95,7 +95,8 @@ func GenerateContext(ctx context.Context, n int, seed uint64) (images, labels []
 func (g *Generator) draw(dst []byte, gl *glyph) {
 	r := g.rng
 	// Every product that is added to something is converted, float64(x*y),
-	// so that it cannot be fused: see fpmath.go.
+	// which the Go specification says rounds it, so that the compiler
+	// cannot fuse the two into one multiply-add (see the package doc).
 	uniform := func(lo, hi float64) float64 { return lo + float64((hi-lo)*r.Float64()) }
 	angle := uniform(-maxRotation, maxRotation)
 	scale := uniform(minScale, maxScale) * targetHeight / gl.height
@@ -115,7 +116,7 @@ func (g *Generator) draw(dst []byte, gl *glyph) {
 
 	// The forward map takes glyph coordinates (relative to the centre of
 	// mass) to the image: p' = R·Sh·S·p + t. Sampling needs its inverse.
-	sin, cos := sincos(angle)
+	cos, sin := math.Cos(angle), math.Sin(angle)
 	// M = R·Sh·S with Sh = [[1, shear], [0, 1]], S = diag(sx, sy).
 	m00, m01 := cos*sx, (float64(cos*shear)-sin)*sy
 	m10, m11 := sin*sx, (float64(sin*shear)+cos)*sy
@@ -138,7 +139,7 @@ func (g *Generator) draw(dst []byte, gl *glyph) {
 				a += float32((sample(other, gx, gy) - a) * mix)
 			}
 			if noise != 0 {
-				a += float32(float32(normal(r)) * noise)
+				a += float32(float32(r.NormFloat64()) * noise)
 			}
 			dst[y*Side+x] = byte(float32(min(max(a, 0), 1)*255) + 0.5)
 		}

@@ -95,7 +95,7 @@ func rasterise(face font.Face, r rune, erode bool) glyph {
 				minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
 			}
 			mass += a
-			sx += float64(a * (float64(x) + 0.5)) // not fused: see fpmath.go
+			sx += float64(a * (float64(x) + 0.5)) // not fused: see generate.go's draw
 			sy += float64(a * (float64(y) + 0.5))
 		}
 	}
@@ -151,7 +151,7 @@ func sample(img []float32, x, y float64) float32 {
 		}
 		return img[y*canvas+x]
 	}
-	// Not fused: see fpmath.go.
+	// Not fused: see generate.go's draw.
 	top := at(x0, y0) + float32((at(x0+1, y0)-at(x0, y0))*fx)
 	bot := at(x0, y0+1) + float32((at(x0+1, y0+1)-at(x0, y0+1))*fx)
 	return top + float32((bot-top)*fy)
