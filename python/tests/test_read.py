@@ -700,3 +700,23 @@ def test_next_iteration_reuses_the_server(tmp_path):
     pid = it.server_pid
     ds.close()
     assert not alive(pid) and not shm_files(pid)
+
+
+def test_compression_is_spelt_alike_everywhere(tmp_path):
+    # NONE, GZIP, ZLIB, ZSTD in any case; "auto" where the reader detects.
+    import gzip as gz
+    path = tmp_path / "f.bin.gz"
+    path.write_bytes(gz.compress(bytes(range(8)) * 3))
+    for comp in ("GZIP", "gzip", "Gzip"):
+        (b,) = sluice.fixed_length(str(path), 8, [sluice.Field("x", 0, 8, "uint8")], 3, compression=comp, copy=True)
+        assert b["x"].tolist() == [list(range(8))] * 3
+    with pytest.raises(sluice.InvalidArgumentError, match=r"fixed_length: compression='auto': fixed_length cannot detect"):
+        sluice.fixed_length(str(path), 8, [sluice.Field("x", 0, 8, "uint8")], 3, compression="auto")
+    with pytest.raises(sluice.InvalidArgumentError, match=r"fixed_length: compression='lz4': want NONE, GZIP, ZLIB or ZSTD \(in any case\)$"):
+        sluice.fixed_length(str(path), 8, [sluice.Field("x", 0, 8, "uint8")], 3, compression="lz4")
+    for f in (sluice.examples, sluice.records):
+        args = ({"x": sluice.FixedLen([])},) if f is sluice.examples else ()
+        for comp in ("auto", "AUTO", "gzip", "none", "ZSTD", None, ""):
+            f(str(path), *args, 3, compression=comp)  # accepted (each file's is detected)
+        with pytest.raises(sluice.InvalidArgumentError, match=rf"{f.__name__}: compression='lz4': want NONE, GZIP, ZLIB or ZSTD \(in any case\), or auto"):
+            f(str(path), *args, 3, compression="lz4")

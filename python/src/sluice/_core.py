@@ -12,7 +12,7 @@ import struct
 import subprocess
 import sys
 import weakref
-from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, NoReturn, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -238,6 +238,39 @@ def _feature(name, f):
     else:
         f["default"] = _jsonable(f["default"])
     return f
+
+
+#: The compressions every function spells alike: NONE, GZIP, ZLIB or ZSTD,
+#: in any case (None or "" for the default). "auto" (the readers' default)
+#: is each file's, detected from its first bytes: examples, records and
+#: sequence_examples detect it anyway; the writer takes it from the name.
+_COMPRESSIONS = ("NONE", "GZIP", "ZLIB", "ZSTD")
+
+
+def _compression(value: Any, what: str, auto: bool = True) -> Optional[str]:
+    """compression as the server spells it, upper case, or None for the
+    default and "auto"; what names the function for the error. auto=False
+    refuses "auto" (fixed_length, whose records are any bytes, cannot
+    detect a compression)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        u = value.upper()
+        if u in _COMPRESSIONS:
+            return u
+        if u == "AUTO":
+            if auto:
+                return None
+            raise InvalidArgumentError(f"{what}: compression={value!r}: {what} cannot detect a compression "
+                                       "(its records are any bytes): give NONE, GZIP, ZLIB or ZSTD")
+    return _bad_compression(value, what, auto)
+
+
+def _bad_compression(value: Any, what: str, auto: bool) -> NoReturn:
+    also = ", or auto (the default: each file's, detected)" if auto and what != "writer" else ""
+    if what == "writer":
+        also = ", or None or auto (the name's: .gz GZIP, .zlib or .zz ZLIB, .zst ZSTD, else NONE)"
+    raise InvalidArgumentError(f"{what}: compression={value!r}: want NONE, GZIP, ZLIB or ZSTD (in any case){also}")
 
 
 def _files(files):
@@ -1173,8 +1206,7 @@ def examples(
     option but global_shuffle and skip_corrupt applies, deterministic and
     state_dict() included.
     """
-    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
-        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    _compression(compression, "examples")  # detected per file: checked, not needed
     if format not in ("tfrecord", "parquet"):
         raise InvalidArgumentError(f"format={format!r}: want tfrecord or parquet")
     if not isinstance(spec, dict) or not spec:
@@ -1202,8 +1234,7 @@ def records(
     What sluice.writer writes (bytes as they are) reads back here. The
     options are those of examples.
     """
-    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
-        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    _compression(compression, "records")  # detected per file: checked, not needed
     r = _common("records", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
                 drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     if skip_corrupt:
@@ -1234,8 +1265,7 @@ def sequence_examples(
     dense_shape [rows, most steps, most values in a step], as TensorFlow
     gives it. The other options are those of examples.
     """
-    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
-        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    _compression(compression, "sequence_examples")  # detected per file: checked, not needed
     context = {} if context is None else context
     sequence = {} if sequence is None else sequence
     if not isinstance(context, dict) or not isinstance(sequence, dict) or not (context or sequence):
@@ -1322,8 +1352,9 @@ def fixed_length(
         r["header_bytes"] = int(header_bytes)
     if footer_bytes:
         r["footer_bytes"] = int(footer_bytes)
-    if compression:
-        r["compression"] = compression
+    comp = _compression(compression, "fixed_length", auto=False)
+    if comp is not None:
+        r["compression"] = comp
     return Dataset(r, copy)
 
 
