@@ -942,8 +942,10 @@ class Dataset:
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Makes the next iteration start where state (from state_dict) was
         taken: it delivers exactly the batches that iteration would have
-        delivered next. The data set must have the options, and its files
-        the sizes, they had then."""
+        delivered next. The data set must have the options (readers
+        included: with deterministic=True they shape the order, and the
+        default is 4 whatever the CPUs), and its files the sizes, they had
+        then; a state that does not fit is an InvalidArgumentError."""
         if not isinstance(state, dict) or "sluice" not in state:
             raise InvalidArgumentError("load_state_dict takes what state_dict returned")
         if not (self._request.get("deterministic") or self._request.get("global_shuffle")):
@@ -1102,6 +1104,15 @@ def _batch_bytes(request):
     return None
 
 
+def _int(name: str, v: Any) -> int:
+    """v, an int option, as an int: a float (1.7 epochs), a bool (shuffle=True,
+    a buffer of one) or a str is refused, never truncated or taken as a
+    number."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise InvalidArgumentError(f"{name}={v!r}: want an int")
+    return int(v)
+
+
 def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
             drop_remainder, prefetch, deterministic=False, global_shuffle=False, queue_url=None,
             queue_name=None, queue_epoch=0):
@@ -1111,24 +1122,29 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
     if epochs is None:
         r["forever"] = True
     else:
-        r["epochs"] = int(epochs)
+        r["epochs"] = _int("epochs", epochs)
         if r["epochs"] < 1:
             raise InvalidArgumentError(f"epochs={epochs}: want at least 1, or None for no end")
-    if shuffle:
+    if _int("shuffle", shuffle):
         r["shuffle"] = int(shuffle)
     if shuffle_files:
         r["shuffle_files"] = True
-    if readers:
+    if readers is not None and _int("readers", readers):
         r["readers"] = int(readers)
     if seed is not None:
-        r["seed"] = int(seed) & (1 << 64) - 1
+        r["seed"] = _int("seed", seed) & (1 << 64) - 1
     if shard is not None:
-        r["shard"] = [int(shard[0]), int(shard[1])]
+        r["shard"] = [_int("shard[0]", shard[0]), _int("shard[1]", shard[1])]
     if drop_remainder:
         r["drop_remainder"] = True
     if prefetch is not None:
-        if int(prefetch) < 1:
-            raise InvalidArgumentError(f"prefetch {prefetch}: want at least 1 (a batch on its way beside the one read)")
+        # A slot a batch on its way, and one for the batch read: at most
+        # 64 slots, or MaxCheckpointBefore (16) when a state goes back
+        # over them.
+        most = 15 if deterministic or global_shuffle else 63
+        if not 1 <= _int("prefetch", prefetch) <= most:
+            raise InvalidArgumentError(f"prefetch {prefetch}: want at least 1 (a batch on its way beside the one read) "
+                                       "and at most 63 (15 with deterministic or global_shuffle)")
         r["slots"] = int(prefetch) + 1
     if deterministic:
         r["deterministic"] = True
@@ -1142,7 +1158,7 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
         r["queue_url"] = str(queue_url)
         r["queue_name"] = str(queue_name)
         if queue_epoch:
-            r["queue_epoch"] = int(queue_epoch)
+            r["queue_epoch"] = _int("queue_epoch", queue_epoch)
     elif queue_name or queue_epoch:
         raise InvalidArgumentError("queue_name and queue_epoch go with queue_url")
     return r
@@ -1169,14 +1185,15 @@ def examples(
     epochs=None repeats without end; shuffle is the size of the records'
     shuffle buffer (0: records in file order), which also shuffles the
     files of each epoch; shuffle_files shuffles only the files; readers is
-    how many files are read in parallel (one per CPU by default); seed
-    makes the shuffles repeatable; shard=(index, count) reads every
+    how many files are read in parallel (one per CPU by default; 4 with
+    deterministic=True, where readers is part of what fixes the order);
+    seed seeds the shuffles; shard=(index, count) reads every
     count-th file from the index-th (with global_shuffle, every count-th
     record of each epoch's order); drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches may be on
     their way to the trainer beside the one it reads (8, or 16 for a
     batch of fixed-size features under 32 KB unless deterministic or
-    global_shuffle; at most 15 for those),
+    global_shuffle; from 1 to 63, at most 15 for those),
     each in a slot of shared memory of its own; the client asks for
     prefetch/2 batches at a time (at most 8), which the server's readers
     decode ahead.
@@ -1184,7 +1201,9 @@ def examples(
     deterministic=True reads in an order fixed by the seed and the
     options alone, the same on every run, and lets the iteration's
     state_dict() be saved and given to load_state_dict() to resume exactly
-    there, in this process or another. global_shuffle=True shuffles every
+    there, in this process or another; the data set that loads it must
+    have the same options (files, batch_size, shuffle, seed, readers,
+    shard, ...), which the state is checked against. global_shuffle=True shuffles every
     record of every (uncompressed) file each epoch instead of through a
     buffer, and resumes the same way.
 
@@ -1296,14 +1315,22 @@ def csv(
 
     columns is a list of sluice.Column(name, dtype, default, required) or
     (name, dtype) / (name, dtype, default) tuples, in the order of the
-    fields; dtypes are float32, float64, int32, int64 and bytes. A file
-    that begins with a GZIP or ZSTD header is decompressed. The other
-    options are those of examples.
+    fields; dtypes are float32, float64, int32, int64 and bytes. delim is
+    the field delimiter, one character of one byte (TensorFlow's
+    field_delim: "" is refused, not read as a comma). A file that begins
+    with a GZIP or ZSTD header is decompressed. The other options are
+    those of examples.
     """
+    if not isinstance(delim, str) or len(delim.encode("utf-8")) != 1:
+        # TensorFlow's decode_csv refuses it too: "" is no delimiter,
+        # not the default comma.
+        raise InvalidArgumentError(f"delim={delim!r}: want one character of one byte (field_delim's rule)")
     cols = []
-    for c in columns:
+    for i, c in enumerate(columns):
         if isinstance(c, dict):
             c = dict(c)
+            if "dtype" not in c:
+                raise InvalidArgumentError(f"column {c.get('name', i)!r} has no dtype")
             c["dtype"] = _dtype_name(c["dtype"])
         else:
             c = Column(*c)
@@ -1316,7 +1343,7 @@ def csv(
                 queue_epoch=queue_epoch)
     r["columns"] = cols
     if header_lines:
-        r["header_lines"] = int(header_lines)
+        r["header_lines"] = _int("header_lines", header_lines)
     if delim != ",":
         r["delim"] = delim
     return Dataset(r, copy)
@@ -1346,12 +1373,12 @@ def fixed_length(
         fs.append(f)
     r = _common("fixed", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
                 drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
-    r["record_bytes"] = int(record_bytes)
+    r["record_bytes"] = _int("record_bytes", record_bytes)
     r["fields"] = fs
     if header_bytes:
-        r["header_bytes"] = int(header_bytes)
+        r["header_bytes"] = _int("header_bytes", header_bytes)
     if footer_bytes:
-        r["footer_bytes"] = int(footer_bytes)
+        r["footer_bytes"] = _int("footer_bytes", footer_bytes)
     comp = _compression(compression, "fixed_length", auto=False)
     if comp is not None:
         r["compression"] = comp
