@@ -11,6 +11,7 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 import weakref
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, NoReturn, Optional, Sequence, Tuple, Union
 
@@ -596,6 +597,8 @@ class _Session:
         return SluiceError(f"malformed reply from sluice-serve (pid {self.server_pid}): {why}")
 
     def _died(self):
+        if self._proc is None:
+            return SluiceError(f"the sluice iterator was closed while it waited for sluice-serve (pid {self.server_pid})")
         try:
             code = self._proc.wait(timeout=2)
             self._sweep()
@@ -766,6 +769,17 @@ class _Session:
         if p.returncode != 0:
             self._sweep()
 
+    def terminate(self):
+        """Stops the server (SIGTERM) from another thread than the one
+        talking to it, which then reads the end of its output and closes
+        the session: nothing here touches the pipes."""
+        p = self._proc
+        if p is not None:
+            try:
+                p.terminate()
+            except OSError:
+                pass
+
     def _sweep(self):
         # A server that did not exit by itself (killed) may leave slot
         # files it made and this process had not mapped yet: remove them,
@@ -806,8 +820,23 @@ def _copied(v):
     return tuple(_copied(x) for x in v)
 
 
+#: The error for an iterator that two threads use at once.
+_ONE_THREAD = ("a sluice iterator is for one thread at a time, and another thread is in its next() or state_dict(): "
+               "iterate the Dataset in each thread (for b in ds), each iteration with a server of its own")
+
+
 class _Iterator(Iterator[Batch]):
-    """An iteration of a Dataset: batches in order from one server."""
+    """An iteration of a Dataset: batches in order from one server.
+
+    It is for one thread at a time: a thread that calls next() (or
+    state_dict()) while another thread is in one raises SluiceError at
+    once, rather than the two taking each other's replies. Threads that
+    each iterate the Dataset (for b in ds) have iterations and servers of
+    their own. close() (or the Dataset's) from another thread stops a
+    next() that waits, which raises SluiceError; a loop ended by close()
+    raises SluiceError at its next next(), never StopIteration, which
+    would look like a whole epoch.
+    """
 
     def __init__(self, dataset: Dataset, session: _Session, copy: bool, resumable: bool) -> None:
         self._ds = weakref.ref(dataset)
@@ -817,11 +846,36 @@ class _Iterator(Iterator[Batch]):
         self._final = None  # the state at the end
         self._skipped = 0  # the count of skipped records, once the session is gone
         self.server_pid = session.server_pid
+        # Held by the thread in next() or state_dict(), never waited for:
+        # a second thread is refused (_ONE_THREAD).
+        self._busy = threading.Lock()
+        # Closed before its end (close(), the Dataset's close()).
+        self._closed = False
 
     def __iter__(self) -> _Iterator:
         return self
 
     def __next__(self) -> Batch:
+        if not self._busy.acquire(blocking=False):
+            raise SluiceError(_ONE_THREAD)
+        try:
+            return self._next()
+        finally:
+            self._busy.release()
+
+    def _closed_error(self) -> SluiceError:
+        return SluiceError("the sluice iteration was closed (it.close() or the Dataset's close()) before its end: "
+                           "its batches were not all read")
+
+    def _next(self) -> Batch:
+        if self._closed:
+            s, self._s = self._s, None
+            if s is not None:
+                # Closed from another thread while this one was in
+                # next(): the server was stopped; end the session here.
+                self._skipped = s.skipped
+                s.close(wait=1)
+            raise self._closed_error()
         if self._s is None:
             raise StopIteration
         try:
@@ -835,7 +889,10 @@ class _Iterator(Iterator[Batch]):
             s, self._s = self._s, None
             if s is not None:
                 self._skipped = s.skipped
-                s.close(wait=1 if isinstance(e, KeyboardInterrupt) else 5)
+                s.close(wait=1 if isinstance(e, KeyboardInterrupt) or self._closed else 5)
+            if self._closed and not isinstance(e, KeyboardInterrupt):
+                # The server stopped by close() from another thread.
+                raise self._closed_error() from None
             raise
         if b is None:
             if self._resumable:
@@ -862,6 +919,14 @@ class _Iterator(Iterator[Batch]):
         global_shuffle)."""
         if not self._resumable:
             raise InvalidArgumentError("state_dict needs a data set read with deterministic=True or global_shuffle=True")
+        if not self._busy.acquire(blocking=False):
+            raise SluiceError(_ONE_THREAD)
+        try:
+            return self._state_dict()
+        finally:
+            self._busy.release()
+
+    def _state_dict(self) -> Dict[str, Any]:
         if self._s is None:
             if self._final is None:
                 raise SluiceError("the iteration was closed before its end: its position is unknown")
@@ -884,11 +949,26 @@ class _Iterator(Iterator[Batch]):
             s.close()
 
     def close(self) -> None:
-        """Ends the iteration and its server."""
-        s, self._s = self._s, None
-        if s is not None:
-            self._skipped = s.skipped
-            s.close()
+        """Ends the iteration and its server. A loop over it that goes on
+        raises SluiceError (not StopIteration: its epoch did not end); a
+        next() another thread is waiting in raises it at once."""
+        if not self._busy.acquire(blocking=False):
+            # Another thread is in next(): its server is stopped by a
+            # signal, no descriptor closed under that thread's read,
+            # which then ends, and that thread ends the session.
+            s = self._s
+            if s is not None:
+                self._closed = True
+                s.terminate()
+            return
+        try:
+            s, self._s = self._s, None
+            if s is not None:
+                self._closed = True
+                self._skipped = s.skipped
+                s.close()
+        finally:
+            self._busy.release()
 
     def __enter__(self) -> _Iterator:
         return self
@@ -911,6 +991,12 @@ class Dataset:
     batch kept after its iteration ends keeps its values); with copy=True
     they are arrays of their own. Bytes features are object arrays of
     bytes, always copies.
+
+    An iteration (iter(ds)) is for one thread at a time: a second thread
+    in its next() raises SluiceError. Threads that each iterate the data
+    set have iterations, and servers, of their own. close() ends the
+    iterations running, and a loop over one of them raises SluiceError at
+    its next batch, rather than end as a whole epoch would.
     """
 
     def __init__(self, request: Dict[str, Any], copy: bool = False) -> None:
