@@ -382,8 +382,13 @@ func (s *source) csv(o *Open, common []sluice.Option) error {
 	if o.HeaderLines != 0 {
 		opts = append(opts, sluice.SkipHeaderLines(o.HeaderLines))
 	}
-	if o.Delim != "" {
-		opts = append(opts, sluice.FieldDelim(o.Delim))
+	if o.Delim != nil {
+		// An empty or longer delimiter is refused, as TensorFlow's
+		// decode_csv refuses it, not read as the default comma.
+		if len(*o.Delim) != 1 {
+			return fmt.Errorf("open: csv: delim %q: %w (want one byte, as TensorFlow's field_delim)", *o.Delim, sluice.ErrInvalid)
+		}
+		opts = append(opts, sluice.FieldDelim(*o.Delim))
 	}
 	if o.GlobalShuffle {
 		return fmt.Errorf("open: csv: global_shuffle needs records that can be read in any order, which text lines are not: %w", sluice.ErrInvalid)
@@ -447,7 +452,7 @@ func (s *source) fixed(o *Open, common []sluice.Option) error {
 	if o.Compression != "" {
 		c, err := tfrecord.ParseCompression(o.Compression)
 		if err != nil {
-			return fmt.Errorf("open: %w: %w", sluice.ErrInvalid, err)
+			return fmt.Errorf("open: fixed-length records: compression %q: %w (want NONE, GZIP, ZLIB or ZSTD)", o.Compression, sluice.ErrInvalid)
 		}
 		opts = append(opts, sluice.Compression(c))
 	}

@@ -60,6 +60,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/sluiceml/sluice"
 )
 
 // MaxMessage is the largest message either side accepts. Requests are
@@ -163,23 +165,23 @@ type Open struct {
 	Kind  string   `json:"kind"`  // examples, sequence_examples, csv or fixed
 	Files []string `json:"files"` // names or glob patterns
 
-	Spec    map[string]FeatureSpec `json:"spec,omitempty"`    // examples
-	Columns []ColumnSpec           `json:"columns,omitempty"` // csv
-	Fields  []FieldSpec            `json:"fields,omitempty"`  // fixed
+	Spec    FeatureSpecs `json:"spec,omitempty"`    // examples
+	Columns []ColumnSpec `json:"columns,omitempty"` // csv
+	Fields  []FieldSpec  `json:"fields,omitempty"`  // fixed
 
 	// A SequenceExample's context features (fixed, varlen) and feature
 	// lists (sequence, varlen): sequence_examples.
-	Context  map[string]FeatureSpec `json:"context,omitempty"`
-	Sequence map[string]FeatureSpec `json:"sequence,omitempty"`
+	Context  FeatureSpecs `json:"context,omitempty"`
+	Sequence FeatureSpecs `json:"sequence,omitempty"`
 
-	HeaderLines int    `json:"header_lines,omitempty"` // csv
-	Delim       string `json:"delim,omitempty"`        // csv
-	RecordBytes int    `json:"record_bytes,omitempty"` // fixed
-	HeaderBytes int    `json:"header_bytes,omitempty"` // fixed
-	FooterBytes int    `json:"footer_bytes,omitempty"` // fixed
-	Compression string `json:"compression,omitempty"`  // fixed; examples detect it
-	SkipCorrupt bool   `json:"skip_corrupt,omitempty"` // examples, sequence_examples
-	Format      string `json:"format,omitempty"`       // examples: tfrecord (default) or parquet
+	HeaderLines int     `json:"header_lines,omitempty"` // csv
+	Delim       *string `json:"delim,omitempty"`        // csv: one byte; nil: a comma
+	RecordBytes int     `json:"record_bytes,omitempty"` // fixed
+	HeaderBytes int     `json:"header_bytes,omitempty"` // fixed
+	FooterBytes int     `json:"footer_bytes,omitempty"` // fixed
+	Compression string  `json:"compression,omitempty"`  // fixed; examples detect it
+	SkipCorrupt bool    `json:"skip_corrupt,omitempty"` // examples, sequence_examples
+	Format      string  `json:"format,omitempty"`       // examples: tfrecord (default) or parquet
 
 	BatchSize     int     `json:"batch_size"`
 	DropRemainder bool    `json:"drop_remainder,omitempty"`
@@ -242,6 +244,10 @@ type FeatureSpec struct {
 	// JPEG (0: the default, 100).
 	MaxScans int `json:"max_scans,omitempty"`
 }
+
+// FeatureSpecs are the features of a spec by name, decoded strictly (see
+// its UnmarshalJSON).
+type FeatureSpecs map[string]FeatureSpec
 
 // A ColumnSpec is one CSV column. Without Default and not Required, an
 // empty field is the type's zero.
@@ -325,10 +331,64 @@ func DecodeRequest(msg []byte) (*Request, error) {
 	default:
 		return nil, fmt.Errorf("%w: unknown op %q", ErrProtocol, op.Op)
 	}
+	if errors.Is(err, sluice.ErrInvalid) {
+		// A spec the user gave (a dict feature or column with a
+		// misspelt key): an argument, not the client's protocol.
+		return nil, fmt.Errorf("%s: %w", op.Op, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrProtocol, op.Op, err)
 	}
 	return req, nil
+}
+
+// strictSpec decodes one spec of an open (a feature, column or field the
+// user may have written as a dict) strictly, its errors wrapping
+// sluice.ErrInvalid and naming it: what and its name.
+func strictSpec(data []byte, v any, what, name string) error {
+	if err := strictUnmarshal(data, v); err != nil {
+		if name == "" {
+			var n struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(data, &n) == nil {
+				name = n.Name
+			}
+		}
+		return fmt.Errorf("%s %q: %v: %w", what, name, err, sluice.ErrInvalid)
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes a spec's features strictly, each error naming
+// its feature.
+func (m *FeatureSpecs) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("features: %v: %w", err, sluice.ErrInvalid)
+	}
+	*m = make(FeatureSpecs, len(raw))
+	for name, r := range raw {
+		var f FeatureSpec
+		if err := strictSpec(r, &f, "feature", name); err != nil {
+			return err
+		}
+		(*m)[name] = f
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes a CSV column strictly: a misspelt key
+// ("requird") is the user's error, naming the column.
+func (c *ColumnSpec) UnmarshalJSON(data []byte) error {
+	type plain ColumnSpec // without this method
+	return strictSpec(data, (*plain)(c), "column", "")
+}
+
+// UnmarshalJSON decodes a fixed-length record's field strictly.
+func (f *FieldSpec) UnmarshalJSON(data []byte) error {
+	type plain FieldSpec
+	return strictSpec(data, (*plain)(f), "field", "")
 }
 
 // decodeNext decodes the request of every batch as the Python client

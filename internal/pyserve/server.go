@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/internal/batchhook"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -875,9 +876,13 @@ func errorInfo(err error) *ErrorInfo {
 		e.Message += damageHint(err, de.File)
 	case errors.Is(err, sluice.ErrNoFiles):
 		e.Kind = "nofiles"
-	case errors.Is(err, sluice.ErrInvalid), errors.Is(err, sluice.ErrCheckpoint):
+	case errors.Is(err, sluice.ErrInvalid), errors.Is(err, sluice.ErrCheckpoint), errors.Is(err, example.ErrInvalidSpec):
 		// A state that does not fit the data set is the client's
-		// argument (load_state_dict), as an option out of range is.
+		// argument (load_state_dict), as an option out of range is, and
+		// a spec that cannot be read by (FixedLen([-1]), a default of
+		// another shape) the user's feature. The specs' misspelt keys
+		// and the CSV delimiter come wrapping sluice.ErrInvalid
+		// (FeatureSpec.UnmarshalJSON, source.csv).
 		e.Kind = "invalid"
 	case errors.Is(err, ErrProtocol):
 		e.Kind = "protocol"

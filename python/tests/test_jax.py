@@ -114,3 +114,59 @@ def test_real_jax(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(__file__), env.get("PYTHONPATH")]))
     out = subprocess.run([sys.executable, "-c", REAL, str(tmp_path)], capture_output=True, text=True, env=env)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_device_none_is_jax_default_device(monkeypatch):
+    """With device=None the copy follows JAX's default device (where
+    device_put puts the arrays), not jax.devices()[0]: a GPU first with a
+    CPU default would have aliased shared memory the next batch
+    overwrites."""
+    import sluice.jax
+
+    jax = fake_jax("gpu")
+    monkeypatch.setitem(sys.modules, "jax", jax)
+    batch = {"x": np.arange(4.0)[::1]}
+    view = batch["x"].view()
+    for default, copied in [(None, False), (types.SimpleNamespace(platform="cpu"), True), ("cpu", True),
+                            (types.SimpleNamespace(platform="gpu"), False)]:
+        jax.config = types.SimpleNamespace(jax_default_device=default)
+        out = sluice.jax.device_put({"x": view})
+        assert (out["x"].host is not view) == copied, default
+        assert (out["x"].host.base is None) == copied, default
+
+
+def test_a_sharding_goes_to_batch_first_arrays_only(monkeypatch):
+    """A Sharding of the batch dimension fits a feature's arrays and a
+    pair's, not a SparseValue's [nnz, rank] indices: those go replicated
+    on a NamedSharding's mesh (another Sharding's, to the default
+    device)."""
+    import sluice.jax
+
+    jax = fake_jax("gpu")
+    monkeypatch.setitem(sys.modules, "jax", jax)
+
+    class NamedSharding:
+        def __init__(self, mesh, spec):
+            self.mesh, self.spec = mesh, spec
+            self.device_set = [types.SimpleNamespace(platform="gpu")]
+
+    jax.sharding = types.SimpleNamespace(NamedSharding=NamedSharding, PartitionSpec=lambda *a: ("P",) + a)
+    mesh = object()
+    batched = NamedSharding(mesh, ("P", "batch"))
+    sv = sluice.SparseValue(np.zeros((5, 2), np.int64), np.ones(5, np.float32), np.array([4, 3], np.int64))
+    batch = {"x": np.zeros((4, 3), np.float32), "v": (np.zeros((4, 2), np.int64), np.array([1, 2, 0, 2])), "s": sv,
+             "b": np.array([b"a"] * 4, dtype=object)}
+    out = sluice.jax.device_put(batch, batched)
+    assert out["x"].device is batched
+    assert out["v"][0].device is batched and out["v"][1].device is batched
+    assert isinstance(out["s"], sluice.SparseValue)
+    for a in out["s"]:
+        assert isinstance(a.device, NamedSharding) and a.device.mesh is mesh and a.device.spec == ("P",)
+    assert out["b"] is batch["b"]
+
+    other = types.SimpleNamespace(device_set=[types.SimpleNamespace(platform="gpu")])  # no mesh
+    out = sluice.jax.device_put(batch, other)
+    assert out["x"].device is other and all(a.device is None for a in out["s"])
+    dev = types.SimpleNamespace(platform="gpu")
+    out = sluice.jax.device_put(batch, dev)  # a Device: everything there
+    assert out["x"].device is dev and all(a.device is dev for a in out["s"])

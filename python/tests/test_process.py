@@ -222,6 +222,20 @@ def test_torch_dataloader(tmp_path):
         assert sorted(labels) == sorted(truth), f"num_workers={workers}"
 
 
+def test_torch_dataloader_pairs(tmp_path):
+    """As sluice.torch documents: the DataLoader's default_convert makes a
+    VarLen pair a list; collate_fn=lambda b: b keeps the tuple."""
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, _ = make_examples(tmp_path, files=1, per_file=8)
+    ds = sluice.torch.IterableDataset(sluice.examples(pat, SPEC, batch_size=8))
+    (b,) = torch.utils.data.DataLoader(ds, batch_size=None)
+    assert isinstance(b["tokens"], list) and len(b["tokens"]) == 2
+    (b,) = torch.utils.data.DataLoader(ds, batch_size=None, collate_fn=lambda b: b)
+    assert isinstance(b["tokens"], tuple) and len(b["tokens"]) == 2
+
+
 @pytest.mark.parametrize("persistent", [False, True])
 def test_torch_dataloader_epochs(tmp_path, persistent):
     """The trainer's loop over the loader, epoch after epoch, with worker

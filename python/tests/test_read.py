@@ -700,3 +700,70 @@ def test_next_iteration_reuses_the_server(tmp_path):
     pid = it.server_pid
     ds.close()
     assert not alive(pid) and not shm_files(pid)
+
+
+def test_compression_is_spelt_alike_everywhere(tmp_path):
+    # NONE, GZIP, ZLIB, ZSTD in any case; "auto" where the reader detects.
+    import gzip as gz
+    path = tmp_path / "f.bin.gz"
+    path.write_bytes(gz.compress(bytes(range(8)) * 3))
+    for comp in ("GZIP", "gzip", "Gzip"):
+        (b,) = sluice.fixed_length(str(path), 8, [sluice.Field("x", 0, 8, "uint8")], 3, compression=comp, copy=True)
+        assert b["x"].tolist() == [list(range(8))] * 3
+    with pytest.raises(sluice.InvalidArgumentError, match=r"fixed_length: compression='auto': fixed_length cannot detect"):
+        sluice.fixed_length(str(path), 8, [sluice.Field("x", 0, 8, "uint8")], 3, compression="auto")
+    with pytest.raises(sluice.InvalidArgumentError, match=r"fixed_length: compression='lz4': want NONE, GZIP, ZLIB or ZSTD \(in any case\)$"):
+        sluice.fixed_length(str(path), 8, [sluice.Field("x", 0, 8, "uint8")], 3, compression="lz4")
+    for f in (sluice.examples, sluice.records):
+        args = ({"x": sluice.FixedLen([])},) if f is sluice.examples else ()
+        for comp in ("auto", "AUTO", "gzip", "none", "ZSTD", None, ""):
+            f(str(path), *args, 3, compression=comp)  # accepted (each file's is detected)
+        with pytest.raises(sluice.InvalidArgumentError, match=rf"{f.__name__}: compression='lz4': want NONE, GZIP, ZLIB or ZSTD \(in any case\), or auto"):
+            f(str(path), *args, 3, compression="lz4")
+
+
+def test_bad_specs_and_options_are_value_errors(tmp_path):
+    # Each once a plain SluiceError (a RuntimeError), which `except
+    # ValueError` missed (audit 18, bug 5), or read as another value.
+    pat, _ = make_examples(tmp_path, files=1, per_file=3)
+    (tmp_path / "a.csv").write_text("1,2\n3,4\n")
+    a_csv = str(tmp_path / "a.csv")
+    cases = {
+        "a negative shape": (lambda: sluice.examples(pat, {"x": sluice.FixedLen([-1], "float32")}, 2), "invalid feature spec"),
+        "a default of another shape": (lambda: sluice.examples(pat, {"x": sluice.FixedLen([2], "int64", default=[1, 2, 3])}, 2),
+                                       "invalid feature spec"),
+        "a negative sparse size": (lambda: sluice.examples(pat, {"s": sluice.SparseFeature("v", "x", "float32", [-3])}, 2),
+                                   "invalid feature spec"),
+        "a misspelt feature key": (lambda: sluice.examples(pat, {"id": {"dtype": "int64", "shpae": [3]}}, 2),
+                                   'feature "id": json: unknown field "shpae"'),
+        "a misspelt column key": (lambda: sluice.csv(a_csv, [{"name": "a", "dtype": "int64", "requird": True}], 2),
+                                  'column "a": json: unknown field "requird"'),
+        "a column without dtype": (lambda: sluice.csv(a_csv, [{"name": "a"}], 2), "column 'a' has no dtype"),
+        "a delim of two": (lambda: sluice.csv(a_csv, [("a", "int64"), ("b", "int64")], 2, delim=";;"), "delim=';;'"),
+        # Not read as the default comma (bug 6): TensorFlow refuses it.
+        "an empty delim": (lambda: sluice.csv(a_csv, [("a", "int64"), ("b", "int64")], 2, delim=""), "delim=''"),
+        "a delim of two bytes": (lambda: sluice.csv(a_csv, [("a", "int64"), ("b", "int64")], 2, delim="é"), "delim='é'"),
+    }
+    for name, (f, match) in cases.items():
+        with pytest.raises(sluice.InvalidArgumentError, match=match):
+            for _ in f():
+                pass
+
+
+@pytest.mark.parametrize("option,value", [
+    ("epochs", 1.7), ("epochs", True), ("shuffle", 2.5), ("shuffle", True), ("readers", 1.5), ("readers", "2"),
+    ("seed", 4.2), ("prefetch", 2.5), ("shard", (0.5, 2)),
+])
+def test_int_options_are_not_truncated(tmp_path, option, value):
+    pat, _ = make_examples(tmp_path, files=1, per_file=3)
+    with pytest.raises(sluice.InvalidArgumentError, match=rf"^{option}(\[0\])?=.*: want an int$"):
+        sluice.examples(pat, SPEC, 2, **{option: value})
+
+
+def test_prefetch_bound_is_named_as_prefetch(tmp_path):
+    pat, _ = make_examples(tmp_path, files=1, per_file=3)
+    for prefetch, det in ((64, False), (100, False), (16, True)):
+        with pytest.raises(sluice.InvalidArgumentError, match=rf"prefetch {prefetch}: .*at most 63 \(15 with deterministic"):
+            sluice.examples(pat, SPEC, 2, prefetch=prefetch, deterministic=det)
+    list(sluice.examples(pat, SPEC, 2, prefetch=63))
+    list(sluice.examples(pat, SPEC, 2, prefetch=15, deterministic=True))

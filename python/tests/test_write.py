@@ -238,3 +238,71 @@ def test_bad_options(tmp_path):
     with pytest.raises(sluice.SluiceError, match="no such file"):
         sluice.writer(tmp_path / "no" / "such" / "dir" / "x")
     assert os.listdir(tmp_path) == []
+
+
+def test_a_compressed_name_is_the_name_written(tmp_path):
+    # writer("data.tfrecord.gz") once wrote, and replaced, data.tfrecord:
+    # here the file being read.
+    with sluice.writer(tmp_path / "data.tfrecord") as w:
+        for i in range(10):
+            w.write({"id": i})
+    before = (tmp_path / "data.tfrecord").read_bytes()
+    with sluice.writer(tmp_path / "data.tfrecord.gz") as w:
+        for i in range(0, 10, 2):
+            w.write({"id": i})
+    assert w.files == [str(tmp_path / "data.tfrecord.gz")]
+    assert (tmp_path / "data.tfrecord").read_bytes() == before
+    assert (tmp_path / "data.tfrecord.gz").read_bytes()[:2] == b"\x1f\x8b"  # GZIP, as the name says
+    got = sluice.examples(w.files, {"id": sluice.FixedLen([], "int64")}, 10, copy=True)
+    assert [b["id"].tolist() for b in got] == [[0, 2, 4, 6, 8]]
+
+
+@pytest.mark.parametrize("name,shards,compression,files,magic", [
+    ("d.tfrecord.gz", 1, None, ["d.tfrecord.gz"], b"\x1f\x8b"),
+    ("d.tfrecord.gz", 1, "gzip", ["d.tfrecord.gz"], b"\x1f\x8b"),
+    ("d.tfrecord.zst", 2, None, ["d-00000-of-00002.tfrecord.zst", "d-00001-of-00002.tfrecord.zst"], b"\x28\xb5\x2f\xfd"),
+    ("d.tfrecord.zlib", 1, "auto", ["d.tfrecord.zlib"], b"\x78"),
+    ("d.zz", 1, None, ["d.zz"], b"\x78"),
+    ("d.gz", 2, None, ["d-00000-of-00002.gz", "d-00001-of-00002.gz"], b"\x1f\x8b"),
+    ("d.tfrecord", 1, "GZIP", ["d.tfrecord.gz"], b"\x1f\x8b"),
+    ("d", 1, "Zstd", ["d.tfrecord.zst"], b"\x28\xb5\x2f\xfd"),
+    ("d", 2, None, ["d-00000-of-00002.tfrecord", "d-00001-of-00002.tfrecord"], None),
+])
+def test_names_and_their_compression(tmp_path, name, shards, compression, files, magic):
+    with sluice.writer(tmp_path / name, shards=shards, compression=compression) as w:
+        for i in range(4):
+            w.write({"id": i})
+    assert w.files == [str(tmp_path / f) for f in files]
+    assert sorted(os.listdir(tmp_path)) == sorted(files)
+    for f in w.files:
+        data = open(f, "rb").read()
+        if magic is not None:
+            assert data.startswith(magic)
+    got = sorted(int(i) for b in sluice.examples(w.files, {"id": sluice.FixedLen([], "int64")}, 4) for i in b["id"])
+    assert got == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("name,compression", [
+    ("d.tfrecord.gz", "NONE"), ("d.tfrecord.gz", "ZSTD"), ("d.zst", "gzip"), ("d.tfrecord.zlib", "none"),
+])
+def test_a_name_contradicting_compression_is_refused(tmp_path, name, compression):
+    with pytest.raises(sluice.InvalidArgumentError, match=rf"compression='{compression}', but the name .* ends in"):
+        sluice.writer(tmp_path / name, compression=compression)
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_error_names_the_record(tmp_path):
+    with sluice.writer(tmp_path / "w") as w:
+        for i in range(4999):
+            w.write({"id": i, "weight": 0.5})
+        with pytest.raises(TypeError, match=r"^record 4999: feature 'weight': a NoneType is not bytes"):
+            w.write({"id": 4999, "weight": None})
+        with pytest.raises(sluice.InvalidArgumentError, match=r"^record 4999: feature 'id': a value beyond int64"):
+            w.write({"id": 2**64})
+        w.write({"id": 4999, "weight": 1.0})  # the writer goes on
+    assert w.count == 5000
+    with sluice.writer(tmp_path / "s", shards=3) as w:
+        for i in range(7):
+            w.write({"id": i})
+        with pytest.raises(TypeError, match=r"^record 7 \(record 2 of s-00001-of-00003.tfrecord\): feature 'x'"):
+            w.write({"x": object()})

@@ -11,8 +11,9 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 import weakref
-from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, NoReturn, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -238,6 +239,39 @@ def _feature(name, f):
     else:
         f["default"] = _jsonable(f["default"])
     return f
+
+
+#: The compressions every function spells alike: NONE, GZIP, ZLIB or ZSTD,
+#: in any case (None or "" for the default). "auto" (the readers' default)
+#: is each file's, detected from its first bytes: examples, records and
+#: sequence_examples detect it anyway; the writer takes it from the name.
+_COMPRESSIONS = ("NONE", "GZIP", "ZLIB", "ZSTD")
+
+
+def _compression(value: Any, what: str, auto: bool = True) -> Optional[str]:
+    """compression as the server spells it, upper case, or None for the
+    default and "auto"; what names the function for the error. auto=False
+    refuses "auto" (fixed_length, whose records are any bytes, cannot
+    detect a compression)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        u = value.upper()
+        if u in _COMPRESSIONS:
+            return u
+        if u == "AUTO":
+            if auto:
+                return None
+            raise InvalidArgumentError(f"{what}: compression={value!r}: {what} cannot detect a compression "
+                                       "(its records are any bytes): give NONE, GZIP, ZLIB or ZSTD")
+    return _bad_compression(value, what, auto)
+
+
+def _bad_compression(value: Any, what: str, auto: bool) -> NoReturn:
+    also = ", or auto (the default: each file's, detected)" if auto and what != "writer" else ""
+    if what == "writer":
+        also = ", or None or auto (the name's: .gz GZIP, .zlib or .zz ZLIB, .zst ZSTD, else NONE)"
+    raise InvalidArgumentError(f"{what}: compression={value!r}: want NONE, GZIP, ZLIB or ZSTD (in any case){also}")
 
 
 def _files(files):
@@ -563,6 +597,8 @@ class _Session:
         return SluiceError(f"malformed reply from sluice-serve (pid {self.server_pid}): {why}")
 
     def _died(self):
+        if self._proc is None:
+            return SluiceError(f"the sluice iterator was closed while it waited for sluice-serve (pid {self.server_pid})")
         try:
             code = self._proc.wait(timeout=2)
             self._sweep()
@@ -733,6 +769,17 @@ class _Session:
         if p.returncode != 0:
             self._sweep()
 
+    def terminate(self):
+        """Stops the server (SIGTERM) from another thread than the one
+        talking to it, which then reads the end of its output and closes
+        the session: nothing here touches the pipes."""
+        p = self._proc
+        if p is not None:
+            try:
+                p.terminate()
+            except OSError:
+                pass
+
     def _sweep(self):
         # A server that did not exit by itself (killed) may leave slot
         # files it made and this process had not mapped yet: remove them,
@@ -773,8 +820,23 @@ def _copied(v):
     return tuple(_copied(x) for x in v)
 
 
+#: The error for an iterator that two threads use at once.
+_ONE_THREAD = ("a sluice iterator is for one thread at a time, and another thread is in its next() or state_dict(): "
+               "iterate the Dataset in each thread (for b in ds), each iteration with a server of its own")
+
+
 class _Iterator(Iterator[Batch]):
-    """An iteration of a Dataset: batches in order from one server."""
+    """An iteration of a Dataset: batches in order from one server.
+
+    It is for one thread at a time: a thread that calls next() (or
+    state_dict()) while another thread is in one raises SluiceError at
+    once, rather than the two taking each other's replies. Threads that
+    each iterate the Dataset (for b in ds) have iterations and servers of
+    their own. close() (or the Dataset's) from another thread stops a
+    next() that waits, which raises SluiceError; a loop ended by close()
+    raises SluiceError at its next next(), never StopIteration, which
+    would look like a whole epoch.
+    """
 
     def __init__(self, dataset: Dataset, session: _Session, copy: bool, resumable: bool) -> None:
         self._ds = weakref.ref(dataset)
@@ -784,11 +846,36 @@ class _Iterator(Iterator[Batch]):
         self._final = None  # the state at the end
         self._skipped = 0  # the count of skipped records, once the session is gone
         self.server_pid = session.server_pid
+        # Held by the thread in next() or state_dict(), never waited for:
+        # a second thread is refused (_ONE_THREAD).
+        self._busy = threading.Lock()
+        # Closed before its end (close(), the Dataset's close()).
+        self._closed = False
 
     def __iter__(self) -> _Iterator:
         return self
 
     def __next__(self) -> Batch:
+        if not self._busy.acquire(blocking=False):
+            raise SluiceError(_ONE_THREAD)
+        try:
+            return self._next()
+        finally:
+            self._busy.release()
+
+    def _closed_error(self) -> SluiceError:
+        return SluiceError("the sluice iteration was closed (it.close() or the Dataset's close()) before its end: "
+                           "its batches were not all read")
+
+    def _next(self) -> Batch:
+        if self._closed:
+            s, self._s = self._s, None
+            if s is not None:
+                # Closed from another thread while this one was in
+                # next(): the server was stopped; end the session here.
+                self._skipped = s.skipped
+                s.close(wait=1)
+            raise self._closed_error()
         if self._s is None:
             raise StopIteration
         try:
@@ -802,7 +889,10 @@ class _Iterator(Iterator[Batch]):
             s, self._s = self._s, None
             if s is not None:
                 self._skipped = s.skipped
-                s.close(wait=1 if isinstance(e, KeyboardInterrupt) else 5)
+                s.close(wait=1 if isinstance(e, KeyboardInterrupt) or self._closed else 5)
+            if self._closed and not isinstance(e, KeyboardInterrupt):
+                # The server stopped by close() from another thread.
+                raise self._closed_error() from None
             raise
         if b is None:
             if self._resumable:
@@ -829,6 +919,14 @@ class _Iterator(Iterator[Batch]):
         global_shuffle)."""
         if not self._resumable:
             raise InvalidArgumentError("state_dict needs a data set read with deterministic=True or global_shuffle=True")
+        if not self._busy.acquire(blocking=False):
+            raise SluiceError(_ONE_THREAD)
+        try:
+            return self._state_dict()
+        finally:
+            self._busy.release()
+
+    def _state_dict(self) -> Dict[str, Any]:
         if self._s is None:
             if self._final is None:
                 raise SluiceError("the iteration was closed before its end: its position is unknown")
@@ -851,11 +949,26 @@ class _Iterator(Iterator[Batch]):
             s.close()
 
     def close(self) -> None:
-        """Ends the iteration and its server."""
-        s, self._s = self._s, None
-        if s is not None:
-            self._skipped = s.skipped
-            s.close()
+        """Ends the iteration and its server. A loop over it that goes on
+        raises SluiceError (not StopIteration: its epoch did not end); a
+        next() another thread is waiting in raises it at once."""
+        if not self._busy.acquire(blocking=False):
+            # Another thread is in next(): its server is stopped by a
+            # signal, no descriptor closed under that thread's read,
+            # which then ends, and that thread ends the session.
+            s = self._s
+            if s is not None:
+                self._closed = True
+                s.terminate()
+            return
+        try:
+            s, self._s = self._s, None
+            if s is not None:
+                self._closed = True
+                self._skipped = s.skipped
+                s.close()
+        finally:
+            self._busy.release()
 
     def __enter__(self) -> _Iterator:
         return self
@@ -878,6 +991,12 @@ class Dataset:
     batch kept after its iteration ends keeps its values); with copy=True
     they are arrays of their own. Bytes features are object arrays of
     bytes, always copies.
+
+    An iteration (iter(ds)) is for one thread at a time: a second thread
+    in its next() raises SluiceError. Threads that each iterate the data
+    set have iterations, and servers, of their own. close() ends the
+    iterations running, and a loop over one of them raises SluiceError at
+    its next batch, rather than end as a whole epoch would.
     """
 
     def __init__(self, request: Dict[str, Any], copy: bool = False) -> None:
@@ -909,8 +1028,10 @@ class Dataset:
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Makes the next iteration start where state (from state_dict) was
         taken: it delivers exactly the batches that iteration would have
-        delivered next. The data set must have the options, and its files
-        the sizes, they had then."""
+        delivered next. The data set must have the options (readers
+        included: with deterministic=True they shape the order, and the
+        default is 4 whatever the CPUs), and its files the sizes, they had
+        then; a state that does not fit is an InvalidArgumentError."""
         if not isinstance(state, dict) or "sluice" not in state:
             raise InvalidArgumentError("load_state_dict takes what state_dict returned")
         if not (self._request.get("deterministic") or self._request.get("global_shuffle")):
@@ -1069,6 +1190,15 @@ def _batch_bytes(request):
     return None
 
 
+def _int(name: str, v: Any) -> int:
+    """v, an int option, as an int: a float (1.7 epochs), a bool (shuffle=True,
+    a buffer of one) or a str is refused, never truncated or taken as a
+    number."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise InvalidArgumentError(f"{name}={v!r}: want an int")
+    return int(v)
+
+
 def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
             drop_remainder, prefetch, deterministic=False, global_shuffle=False, queue_url=None,
             queue_name=None, queue_epoch=0):
@@ -1078,24 +1208,29 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
     if epochs is None:
         r["forever"] = True
     else:
-        r["epochs"] = int(epochs)
+        r["epochs"] = _int("epochs", epochs)
         if r["epochs"] < 1:
             raise InvalidArgumentError(f"epochs={epochs}: want at least 1, or None for no end")
-    if shuffle:
+    if _int("shuffle", shuffle):
         r["shuffle"] = int(shuffle)
     if shuffle_files:
         r["shuffle_files"] = True
-    if readers:
+    if readers is not None and _int("readers", readers):
         r["readers"] = int(readers)
     if seed is not None:
-        r["seed"] = int(seed) & (1 << 64) - 1
+        r["seed"] = _int("seed", seed) & (1 << 64) - 1
     if shard is not None:
-        r["shard"] = [int(shard[0]), int(shard[1])]
+        r["shard"] = [_int("shard[0]", shard[0]), _int("shard[1]", shard[1])]
     if drop_remainder:
         r["drop_remainder"] = True
     if prefetch is not None:
-        if int(prefetch) < 1:
-            raise InvalidArgumentError(f"prefetch {prefetch}: want at least 1 (a batch on its way beside the one read)")
+        # A slot a batch on its way, and one for the batch read: at most
+        # 64 slots, or MaxCheckpointBefore (16) when a state goes back
+        # over them.
+        most = 15 if deterministic or global_shuffle else 63
+        if not 1 <= _int("prefetch", prefetch) <= most:
+            raise InvalidArgumentError(f"prefetch {prefetch}: want at least 1 (a batch on its way beside the one read) "
+                                       "and at most 63 (15 with deterministic or global_shuffle)")
         r["slots"] = int(prefetch) + 1
     if deterministic:
         r["deterministic"] = True
@@ -1109,7 +1244,7 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
         r["queue_url"] = str(queue_url)
         r["queue_name"] = str(queue_name)
         if queue_epoch:
-            r["queue_epoch"] = int(queue_epoch)
+            r["queue_epoch"] = _int("queue_epoch", queue_epoch)
     elif queue_name or queue_epoch:
         raise InvalidArgumentError("queue_name and queue_epoch go with queue_url")
     return r
@@ -1136,14 +1271,15 @@ def examples(
     epochs=None repeats without end; shuffle is the size of the records'
     shuffle buffer (0: records in file order), which also shuffles the
     files of each epoch; shuffle_files shuffles only the files; readers is
-    how many files are read in parallel (one per CPU by default); seed
-    makes the shuffles repeatable; shard=(index, count) reads every
+    how many files are read in parallel (one per CPU by default; 4 with
+    deterministic=True, where readers is part of what fixes the order);
+    seed seeds the shuffles; shard=(index, count) reads every
     count-th file from the index-th (with global_shuffle, every count-th
     record of each epoch's order); drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches may be on
     their way to the trainer beside the one it reads (8, or 16 for a
     batch of fixed-size features under 32 KB unless deterministic or
-    global_shuffle; at most 15 for those),
+    global_shuffle; from 1 to 63, at most 15 for those),
     each in a slot of shared memory of its own; the client asks for
     prefetch/2 batches at a time (at most 8), which the server's readers
     decode ahead.
@@ -1151,7 +1287,9 @@ def examples(
     deterministic=True reads in an order fixed by the seed and the
     options alone, the same on every run, and lets the iteration's
     state_dict() be saved and given to load_state_dict() to resume exactly
-    there, in this process or another. global_shuffle=True shuffles every
+    there, in this process or another; the data set that loads it must
+    have the same options (files, batch_size, shuffle, seed, readers,
+    shard, ...), which the state is checked against. global_shuffle=True shuffles every
     record of every (uncompressed) file each epoch instead of through a
     buffer, and resumes the same way.
 
@@ -1173,8 +1311,7 @@ def examples(
     option but global_shuffle and skip_corrupt applies, deterministic and
     state_dict() included.
     """
-    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
-        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    _compression(compression, "examples")  # detected per file: checked, not needed
     if format not in ("tfrecord", "parquet"):
         raise InvalidArgumentError(f"format={format!r}: want tfrecord or parquet")
     if not isinstance(spec, dict) or not spec:
@@ -1202,8 +1339,7 @@ def records(
     What sluice.writer writes (bytes as they are) reads back here. The
     options are those of examples.
     """
-    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
-        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    _compression(compression, "records")  # detected per file: checked, not needed
     r = _common("records", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
                 drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
     if skip_corrupt:
@@ -1234,8 +1370,7 @@ def sequence_examples(
     dense_shape [rows, most steps, most values in a step], as TensorFlow
     gives it. The other options are those of examples.
     """
-    if compression not in (None, "auto", "", "NONE", "GZIP", "ZLIB", "ZSTD"):
-        raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD, NONE or auto")
+    _compression(compression, "sequence_examples")  # detected per file: checked, not needed
     context = {} if context is None else context
     sequence = {} if sequence is None else sequence
     if not isinstance(context, dict) or not isinstance(sequence, dict) or not (context or sequence):
@@ -1266,14 +1401,22 @@ def csv(
 
     columns is a list of sluice.Column(name, dtype, default, required) or
     (name, dtype) / (name, dtype, default) tuples, in the order of the
-    fields; dtypes are float32, float64, int32, int64 and bytes. A file
-    that begins with a GZIP or ZSTD header is decompressed. The other
-    options are those of examples.
+    fields; dtypes are float32, float64, int32, int64 and bytes. delim is
+    the field delimiter, one character of one byte (TensorFlow's
+    field_delim: "" is refused, not read as a comma). A file that begins
+    with a GZIP or ZSTD header is decompressed. The other options are
+    those of examples.
     """
+    if not isinstance(delim, str) or len(delim.encode("utf-8")) != 1:
+        # TensorFlow's decode_csv refuses it too: "" is no delimiter,
+        # not the default comma.
+        raise InvalidArgumentError(f"delim={delim!r}: want one character of one byte (field_delim's rule)")
     cols = []
-    for c in columns:
+    for i, c in enumerate(columns):
         if isinstance(c, dict):
             c = dict(c)
+            if "dtype" not in c:
+                raise InvalidArgumentError(f"column {c.get('name', i)!r} has no dtype")
             c["dtype"] = _dtype_name(c["dtype"])
         else:
             c = Column(*c)
@@ -1286,7 +1429,7 @@ def csv(
                 queue_epoch=queue_epoch)
     r["columns"] = cols
     if header_lines:
-        r["header_lines"] = int(header_lines)
+        r["header_lines"] = _int("header_lines", header_lines)
     if delim != ",":
         r["delim"] = delim
     return Dataset(r, copy)
@@ -1316,14 +1459,15 @@ def fixed_length(
         fs.append(f)
     r = _common("fixed", files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
                 drop_remainder, prefetch, deterministic, global_shuffle, queue_url, queue_name, queue_epoch)
-    r["record_bytes"] = int(record_bytes)
+    r["record_bytes"] = _int("record_bytes", record_bytes)
     r["fields"] = fs
     if header_bytes:
-        r["header_bytes"] = int(header_bytes)
+        r["header_bytes"] = _int("header_bytes", header_bytes)
     if footer_bytes:
-        r["footer_bytes"] = int(footer_bytes)
-    if compression:
-        r["compression"] = compression
+        r["footer_bytes"] = _int("footer_bytes", footer_bytes)
+    comp = _compression(compression, "fixed_length", auto=False)
+    if comp is not None:
+        r["compression"] = comp
     return Dataset(r, copy)
 
 

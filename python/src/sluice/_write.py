@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, List, Mapping, Optional, Union
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from ._core import InvalidArgumentError, SluiceError, _frame, _Session
+from ._core import InvalidArgumentError, SluiceError, _compression, _frame, _Session
 
 # ---------------------------------------------------------------------------
 # tf.train.Example, in protocol buffer wire format
@@ -164,16 +164,40 @@ _MAX_PART = (16 << 20) - 1  # a message holds at most 16 MiB, its kind byte incl
 _MAX_RECORD = 1 << 31  # the readers' default bound (tfrecord.DefaultMaxRecordSize)
 
 
-def _output_names(path: Union[str, "os.PathLike[str]"], shards: int, compression: str) -> List[str]:
-    prefix = os.fspath(path)
-    for ext in _EXTENSIONS.values():
-        if prefix.endswith(ext):
-            prefix = prefix[: -len(ext)]
+#: The compressions a name's ending implies: the writer takes the one the
+#: name says when compression is not given, and refuses another.
+_IMPLIED = ((".gz", "GZIP"), (".zlib", "ZLIB"), (".zz", "ZLIB"), (".zst", "ZSTD"))
+
+
+def _output_names(path: Union[str, "os.PathLike[str]"], shards: int,
+                  compression: Optional[str], given: Any = None) -> Tuple[List[str], str]:
+    """The files a writer to path writes, and their compression (compression
+    already checked and upper-cased, or None: from the name, else NONE).
+
+    A name that ends in a compression's extension (.gz, .zlib, .zz, .zst,
+    after .tfrecord or not) is written as it is, that compression's: never
+    another file, such as the .tfrecord beside it that is being read. A
+    compression that contradicts it is an error (naming it as given, the
+    user's spelling). Any other name gets
+    .tfrecord (unless it ends in it) and the compression's extension."""
+    name = os.fspath(path)
+    for ext, implied in _IMPLIED:
+        if name.endswith(ext) and len(name) > len(ext):
+            if compression not in (None, implied):
+                raise InvalidArgumentError(
+                    f"compression={given!r}, but the name {name!r} ends in {ext}, {implied}'s extension: "
+                    f"give compression={implied!r} (or leave it out), or another name")
+            stem = name[: -len(ext)]
+            if stem.endswith(".tfrecord"):
+                stem, ext = stem[: -len(".tfrecord")], ".tfrecord" + ext
             break
-    ext = _EXTENSIONS[compression]
+    else:
+        implied = compression or "NONE"
+        stem = name[: -len(".tfrecord")] if name.endswith(".tfrecord") else name
+        ext = _EXTENSIONS[implied]
     if shards == 1:
-        return [prefix + ext]
-    return [f"{prefix}-{i:05d}-of-{shards:05d}{ext}" for i in range(shards)]
+        return [stem + ext], implied
+    return [f"{stem}-{i:05d}-of-{shards:05d}{ext}" for i in range(shards)], implied
 
 
 class Writer:
@@ -190,12 +214,10 @@ class Writer:
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], *, shards: int = 1,
                  compression: Optional[str] = None) -> None:
-        comp = (compression or "NONE").upper()
-        if comp not in _EXTENSIONS:
-            raise InvalidArgumentError(f"compression={compression!r}: want GZIP, ZLIB, ZSTD or None")
         if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
             raise InvalidArgumentError(f"shards={shards!r}: want an int of at least 1")
-        self.files: List[str] = _output_names(path, shards, comp)
+        self.files: List[str]
+        self.files, comp = _output_names(path, shards, _compression(compression, "writer"), compression)
         self.count = 0
         self._buf = bytearray(b"\0")
         self._s: Optional[_Session] = None
@@ -214,17 +236,28 @@ class Writer:
         """Writes a record: a dict of features, encoded as a
         tf.train.Example (see sluice.encode_example), or bytes as they are
         (a SequenceExample from sluice.encode_sequence_example, say).
-        Records are dealt to the files in turn."""
+        Records are dealt to the files in turn. A record that cannot be
+        encoded raises TypeError or InvalidArgumentError naming it (its
+        index among the records written, from 0) and its feature, and is
+        not written; the writer goes on."""
         if self._s is None:
             raise SluiceError("the writer is closed")
-        rec = record if isinstance(record, (bytes, bytearray, memoryview)) else encode_example(record)
+        if isinstance(record, (bytes, bytearray, memoryview)):
+            rec = record
+        else:
+            try:
+                rec = encode_example(record)
+            except (TypeError, ValueError) as e:
+                # Which record, among thousands: its index in the
+                # writer's stream (records deal to the shards in turn).
+                raise type(e)(f"{self._which()}: {e}") from None
         if isinstance(rec, memoryview):
             # Its bytes, not its items (a memoryview of uint32s has a
             # quarter as many items).
             rec = rec.cast("B")
         n = len(rec)
         if n > _MAX_RECORD:
-            raise InvalidArgumentError(f"a record of {n} bytes: sluice.writer takes records of at most {_MAX_RECORD}")
+            raise InvalidArgumentError(f"{self._which()}: {n} bytes: sluice.writer takes records of at most {_MAX_RECORD}")
         if n + 4 > _MAX_PART:
             self._write_parts(memoryview(rec).cast("B"))
             return
@@ -233,6 +266,14 @@ class Writer:
         self._buf += _LEN.pack(n)
         self._buf += rec
         self.count += 1
+
+    def _which(self) -> str:
+        """The record being written, for an error: its index in the
+        writer's stream (0 the first), and its shard's file if sharded."""
+        n = self.count
+        if len(self.files) == 1:
+            return f"record {n}"
+        return f"record {n} (record {n // len(self.files)} of {os.path.basename(self.files[n % len(self.files)])})"
 
     def _write_parts(self, rec: memoryview) -> None:
         """Sends a record too large for a message in parts: messages of
@@ -305,10 +346,15 @@ def writer(path: Union[str, "os.PathLike[str]"], *, shards: int = 1, compression
                 w.write({"image": image, "label": label})   # NumPy arrays, numbers, bytes, str
         # data/train-00000-of-00004.tfrecord.gz ... appear here, complete
 
-    path is the file (with shards=1; .tfrecord and the compression's
-    extension are added unless it ends with them) or the prefix of
-    TensorFlow's shard names, prefix-00000-of-00004.tfrecord.gz;
-    compression is None, GZIP, ZLIB or ZSTD (which TensorFlow cannot
-    read). Records go to the shards in turn. See Writer.
+    path is the file (with shards=1) or the prefix of TensorFlow's shard
+    names, prefix-00000-of-00004.tfrecord.gz. A name that ends in a
+    compression's extension (.gz, .zlib or .zz, .zst; after .tfrecord or
+    not) is written as given, in that compression, which compression may
+    leave out but not contradict (an InvalidArgumentError): the writer never
+    writes a name other than the one given, such as the .tfrecord beside a
+    .tfrecord.gz. Any other name gets .tfrecord (unless it ends in it) and
+    the compression's extension. compression is NONE, GZIP, ZLIB or ZSTD
+    (which TensorFlow cannot read), in any case, or None or "auto": the
+    name's, else NONE. Records go to the shards in turn. See Writer.
     """
     return Writer(path, shards=shards, compression=compression)

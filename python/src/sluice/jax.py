@@ -35,9 +35,22 @@ def _jax():
     return jax
 
 
+def _default_platform(jax):
+    """The platform of JAX's default device, where device_put(x) puts x:
+    jax.default_device / the jax_default_device option when set (a Device
+    or a platform's name), else the first of jax.devices()."""
+    try:
+        d = jax.config.jax_default_device
+    except AttributeError:
+        d = None
+    if d is None:
+        return jax.devices()[0].platform
+    return d.lower() if isinstance(d, str) else d.platform
+
+
 def _platform(jax, device):
     if device is None:
-        return jax.devices()[0].platform
+        return _default_platform(jax)
     if hasattr(device, "platform"):
         return device.platform
     # A sharding: its devices are of one platform.
@@ -51,21 +64,45 @@ def device_put(batch: _core.Batch, device: Any = None, copy: Optional[bool] = No
     pair, of arrays; bytes features (object arrays) stay NumPy arrays, as
     JAX has no strings. copy=True copies each array on the host first,
     which a batch that the next one overwrites needs on the CPU, where jax
-    may keep using the host memory; None copies for CPU devices only."""
+    may keep using the host memory; None copies for CPU devices only.
+
+    A Sharding (of the batch dimension, typically) is given to the arrays
+    whose first dimension is the batch: every feature's, a pair's values
+    and lengths included. A SparseValue's indices [nnz, rank], values
+    [nnz] and dense_shape [rank] are not batch-first, and nnz need not
+    divide among the devices: a NamedSharding's arrays go replicated on
+    its mesh, another Sharding's to JAX's default device. A last batch
+    smaller than batch_size may not divide among the devices either:
+    read with drop_remainder=True for a sharded batch dimension."""
     jax = _jax()
     if copy is None:
         copy = _platform(jax, device) == "cpu"
     return _put(jax, batch, device, copy)[0]
 
 
+def _unbatched(jax, device):
+    """Where the arrays whose first dimension is not the batch (a
+    SparseValue's) go: device itself unless it is a Sharding."""
+    if device is None or hasattr(device, "platform"):
+        return device
+    mesh = getattr(device, "mesh", None)
+    if mesh is not None:
+        return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+    return None
+
+
 def _put(jax, batch, device, copy):
-    host = {}
+    host, sparse = {}, {}
     for name, x in batch.items():
         parts = x if isinstance(x, tuple) else (x,)
+        into = sparse if isinstance(x, _core.SparseValue) else host
         for i, a in enumerate(parts):
             if isinstance(a, np.ndarray) and a.dtype != object:
-                host[(name, i)] = np.array(a) if copy else a
+                into[(name, i)] = np.array(a) if copy else a
     put = jax.device_put(host, device)
+    if sparse:
+        put = dict(put)
+        put.update(jax.device_put(sparse, _unbatched(jax, device)))
     out = {}
     for name, x in batch.items():
         if isinstance(x, tuple):

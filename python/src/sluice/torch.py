@@ -48,6 +48,12 @@ class IterableDataset(torch.utils.data.IterableDataset):
     """A sluice.Dataset for torch.utils.data.DataLoader(batch_size=None).
 
     Batches come as dicts of tensors (bytes features as lists of bytes).
+    A VarLen or FixedLenSequence feature is a tuple (values, lengths)
+    here, but the DataLoader's default_convert (its collate_fn with
+    batch_size=None) turns every plain tuple into a list: through a
+    DataLoader it arrives as [values, lengths] (a SparseValue, a named
+    tuple, stays one). Unpacking, values, lengths = batch["tokens"],
+    works alike; collate_fn=lambda b: b keeps the tuples.
     With num_workers=0 the tensors share the batch's shared memory and
     are valid until the next batch, as NumPy batches are; in worker
     processes they are copies, which the DataLoader hands on to the
