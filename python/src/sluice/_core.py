@@ -1273,7 +1273,10 @@ def examples(
     files of each epoch; shuffle_files shuffles only the files; readers is
     how many files are read in parallel (one per CPU by default; 4 with
     deterministic=True, where readers is part of what fixes the order);
-    seed seeds the shuffles; shard=(index, count) reads every
+    seed seeds the shuffles, which makes the files' order repeatable (a
+    shuffle buffer's order also depends on timing, as shuffle_batch's
+    does: deterministic=True gives the same batches on every run);
+    shard=(index, count) reads every
     count-th file from the index-th (with global_shuffle, every count-th
     record of each epoch's order); drop_remainder drops a last batch
     smaller than batch_size; prefetch is how many batches may be on
