@@ -1,8 +1,12 @@
-// Command mnist reads MNIST Examples from TFRecord files into shuffled
-// batches of 32 and prints each batch's size, first label and mean pixel:
-// a complete program with package sluice, as a newcomer would write it.
+// Command mnist reads MNIST-like Examples from TFRecord files into
+// shuffled batches of 32 and prints each batch's size, first label and
+// mean pixel: a complete program with package sluice, as a newcomer would
+// write it. Its Examples are those TensorFlow's convert_to_records.py
+// writes, and `sluice demo --dir` and `sluice convert --from mnist` too:
+// image_raw, the 28×28 pixels as bytes, and an int64 label.
 //
-//	go run ./examples/mnist ../shared/interop/mnist-1000.tfrecord
+//	go run ./cmd/sluice demo --dir data
+//	go run ./examples/mnist 'data/train-*.tfrecord.gz'
 package main
 
 import (
@@ -32,7 +36,7 @@ func main() {
 // reports SIGINT) when ctx was cancelled.
 func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: mnist FILES\n\nFILES names TFRecord files of MNIST Examples (features image_floats and\nimage_class), a pattern such as 'data/train-*.tfrecord' or one file.")
+		fmt.Fprintln(stderr, "usage: mnist FILES\n\nFILES names TFRecord files of MNIST Examples (features image_raw, 784\npixel bytes, and label), a pattern such as 'data/train-*.tfrecord.gz' or\none file: `sluice demo --dir data` writes such files.")
 		return 2
 	}
 	err := run(ctx, args[0], stdout)
@@ -50,19 +54,22 @@ func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 func run(ctx context.Context, files string, w io.Writer) error {
 	spec := example.Spec{
-		"image_floats": example.FixedLen(tensor.Float32, 784),
-		"image_class":  example.FixedLen(tensor.Int64),
+		"image_raw": example.FixedLen(tensor.String), // 28×28 uint8 pixels
+		"label":     example.FixedLen(tensor.Int64),
 	}
 	ds := sluice.Examples(files, spec, sluice.Shuffle(1000), sluice.Seed(1))
 	for b, err := range ds.Batches(ctx, 32) {
 		if err != nil {
 			return err
 		}
-		var sum float32
-		for _, v := range b.Float32("image_floats") {
-			sum += v
+		sum, n := 0, 0
+		for _, img := range b.Bytes("image_raw") {
+			for _, p := range img {
+				sum += int(p)
+			}
+			n += len(img)
 		}
-		fmt.Fprintln(w, b.Len(), b.Int64("image_class")[0], sum/float32(b.Len()*784))
+		fmt.Fprintf(w, "%d %d %.1f\n", b.Len(), b.Int64("label")[0], float64(sum)/float64(max(n, 1)))
 	}
 	return nil
 }
