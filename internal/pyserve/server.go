@@ -443,6 +443,7 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 		return *s.last, false, nil
 	case res.err != nil:
 		s.last = &Reply{Error: errorInfo(res.err)}
+		s.last.Error.Message += s.src.rawHint(res.err)
 		return *s.last, false, nil
 	}
 	s.held = append(s.held, res)
@@ -557,6 +558,21 @@ func (s *server) produce() result {
 		}
 	}
 	return result{batch: info, token: k}
+}
+
+// rawHint explains a type mismatch of a feature read as numbers from
+// bytes: the spec says int32 (say), the record holds an int64 list, and
+// the parser's message, TensorFlow's, says it expected a string.
+func (src *source) rawHint(err error) string {
+	var pe *example.ParseError
+	if !errors.As(err, &pe) || !errors.Is(pe, example.ErrDTypeMismatch) {
+		return ""
+	}
+	r, ok := src.raw[pe.Feature]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (dtype %s reads a bytes feature holding the values' little-endian bytes, as tf.io.decode_raw does; a feature stored as an int64 or float list reads with dtype int64 or float32)", dtypeName(r.dtype))
 }
 
 // checkRaw checks, as a batch is decoded, that each record's value of a
