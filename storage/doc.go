@@ -9,7 +9,11 @@
 // [TempMarker]) and renamed into place only when complete, so no reader
 // ever sees a short file under the final name; a killed writer's
 // temporaries are found by [Leftovers]. File systems that can rename
-// implement [RenameFS].
+// implement [RenameFS]. A rename that happened is never reported as one
+// that did not: when the local directory cannot be synced after it, the
+// file is under its final name and the error wraps [ErrNotDurable] (the
+// name might not survive a crash of the machine), and [CommitAll] renames
+// the other parts too, so a data set is all new or all old.
 //
 // Only local files are built in. Errors name the path.
 package storage

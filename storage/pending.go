@@ -46,6 +46,14 @@ func splitBase(name string) (dir, base string) {
 // is complete under the new name, and still there under the old.
 var ErrOldNameLeft = errors.New("the file is under its new name, but the old name could not be removed")
 
+// ErrNotDurable is wrapped by the error of a [RenameFS]'s Rename that gave
+// the file its new name but could not make the new name durable (the
+// local file system's directory could not be synced, for example because
+// the directory cannot be opened for reading): the file is under its new
+// name now, and a crash of the machine soon after might lose the rename.
+// Whatever follows must treat the file as renamed.
+var ErrNotDurable = errors.New("the directory could not be synced, so the new name may not survive a crash")
+
 // A RenameFS is an FS that can give a complete file a new name within the
 // same file system, replacing any file of that name, and remove files.
 // [CreatePending] needs one. Rename of local files is atomic; an object
@@ -76,7 +84,8 @@ type Pending struct {
 	w          io.WriteCloser
 	closed     bool
 	closeErr   error
-	done       bool // committed or aborted
+	done       bool  // committed or aborted
+	doneErr    error // the result of the Commit or Abort that set done, for later Commits
 }
 
 // CreatePending creates a temporary file beside name for writing. ctx
@@ -142,14 +151,19 @@ func (p *Pending) Close() error {
 // Commit closes the file, if Close has not been called, and gives it its
 // final name, replacing any file of that name. If either fails, the
 // temporary is removed and the error returned; except that a file given
-// its final name whose temporary could not be removed is committed, and
-// the error wraps [ErrOldNameLeft]. Commit after Commit or Abort does
-// nothing.
+// its final name is committed even if the rename's error says more went
+// wrong: its temporary could not be removed ([ErrOldNameLeft]) or the new
+// name could not be made durable ([ErrNotDurable]), and the error wraps
+// that sentinel. Calling Commit again returns the first call's result;
+// Commit after Abort returns an error saying the file was not written.
 func (p *Pending) Commit() error { return p.commit(p.ctx) }
+
+// errAborted is what Commit after Abort reports.
+var errAborted = errors.New("aborted")
 
 func (p *Pending) commit(ctx context.Context) error {
 	if p.done {
-		return nil
+		return p.doneErr
 	}
 	err := p.Close()
 	if err == nil {
@@ -157,14 +171,21 @@ func (p *Pending) commit(ctx context.Context) error {
 	}
 	if err == nil {
 		err = p.fs.Rename(ctx, p.temp, p.name)
-		if errors.Is(err, ErrOldNameLeft) {
+		switch {
+		case errors.Is(err, ErrOldNameLeft):
 			p.done = true
-			return fmt.Errorf("storage: %s written, but its temporary %s is left: %w", p.name, p.temp, err)
+			p.doneErr = fmt.Errorf("storage: %s written, but its temporary %s is left: %w", p.name, p.temp, err)
+			return p.doneErr
+		case errors.Is(err, ErrNotDurable):
+			p.done = true
+			p.doneErr = fmt.Errorf("storage: %s written: %w", p.name, err)
+			return p.doneErr
 		}
 	}
 	if err != nil {
 		p.Abort()
-		return fmt.Errorf("storage: %s not written: %w", p.name, err)
+		p.doneErr = fmt.Errorf("storage: %s not written: %w", p.name, err)
+		return p.doneErr
 	}
 	p.done = true
 	return nil
@@ -177,9 +198,10 @@ func (p *Pending) commit(ctx context.Context) error {
 // signal in the middle of them would leave some parts under their final
 // names, beside other parts of an older output, as if complete. A rename
 // that fails aborts the files not yet renamed, and the error names them;
-// those renamed stay. A file committed with its temporary left (see
-// [Pending.Commit]) does not stop the others; the error wraps
-// [ErrOldNameLeft] and names each such file.
+// those renamed stay. A file committed with more to report (see
+// [Pending.Commit]) was renamed all the same, so it does not stop the
+// others: the error wraps [ErrOldNameLeft] or [ErrNotDurable] and names
+// each such file, and every file is under its final name.
 func CommitAll(files []*Pending) error {
 	var err error
 	for _, f := range files {
@@ -199,7 +221,7 @@ func CommitAll(files []*Pending) error {
 	var left []error // files committed with their temporaries left
 	for i, f := range files {
 		err := f.commit(context.WithoutCancel(f.ctx))
-		if errors.Is(err, ErrOldNameLeft) {
+		if errors.Is(err, ErrOldNameLeft) || errors.Is(err, ErrNotDurable) {
 			left = append(left, err)
 			continue
 		}
@@ -217,7 +239,7 @@ func CommitAll(files []*Pending) error {
 
 // Abort closes the file and removes the temporary, leaving nothing under
 // either name; a file already under the final name is untouched. Abort
-// after Commit does nothing. The removal goes ahead even when the
+// after Commit or Abort does nothing. The removal goes ahead even when the
 // Pending's context has ended, since that is when a cancelled writer
 // cleans up.
 func (p *Pending) Abort() error {
@@ -225,6 +247,7 @@ func (p *Pending) Abort() error {
 		return nil
 	}
 	p.done = true
+	p.doneErr = fmt.Errorf("storage: %s not written: %w", p.name, errAborted)
 	p.Close()
 	if err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp); err != nil {
 		return fmt.Errorf("storage: removing %s: %w", p.temp, err)
