@@ -142,3 +142,39 @@ func (f *localFile) Close() error {
 	}
 	return nil
 }
+
+// EntryName returns a name that two names of one directory entry have in
+// common, so that a writer of several files can tell when two of its
+// names would replace each other. A local name (a path or a file:// URL)
+// becomes an absolute path whose directory has its symbolic links
+// resolved, as far as it exists: "a", "./a", "file:///cwd/a" and
+// "link/a", with link a link to ".", are one entry. The last element is
+// not resolved, since renaming onto a link replaces the link. Any other
+// URL is returned as it is.
+func EntryName(name string) string {
+	switch Scheme(name) {
+	case "", "file":
+	default:
+		return name
+	}
+	p, _ := localPath(name)
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	dir, base := filepath.Split(abs)
+	// Resolve the longest part of the directory that exists; the rest
+	// has no links yet.
+	rest := ""
+	for d := filepath.Clean(dir); ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest, base)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = parent
+	}
+}

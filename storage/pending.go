@@ -85,7 +85,7 @@ type Pending struct {
 	closed     bool
 	closeErr   error
 	done       bool  // committed or aborted
-	doneErr    error // the result of the Commit or Abort that set done, for later Commits
+	doneErr    error // the failed Commit's error, which later Commits return
 }
 
 // CreatePending creates a temporary file beside name for writing. ctx
@@ -154,12 +154,9 @@ func (p *Pending) Close() error {
 // its final name is committed even if the rename's error says more went
 // wrong: its temporary could not be removed ([ErrOldNameLeft]) or the new
 // name could not be made durable ([ErrNotDurable]), and the error wraps
-// that sentinel. Calling Commit again returns the first call's result;
-// Commit after Abort returns an error saying the file was not written.
+// that sentinel. Calling Commit again returns the first call's result, so
+// a failed Commit stays failed; Commit after Abort does nothing.
 func (p *Pending) Commit() error { return p.commit(p.ctx) }
-
-// errAborted is what Commit after Abort reports.
-var errAborted = errors.New("aborted")
 
 func (p *Pending) commit(ctx context.Context) error {
 	if p.done {
@@ -247,7 +244,6 @@ func (p *Pending) Abort() error {
 		return nil
 	}
 	p.done = true
-	p.doneErr = fmt.Errorf("storage: %s not written: %w", p.name, errAborted)
 	p.Close()
 	if err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp); err != nil {
 		return fmt.Errorf("storage: removing %s: %w", p.temp, err)

@@ -28,17 +28,18 @@ func checkOutputs(inputs, outputs []string) error {
 	return nil
 }
 
-// sameFile reports whether names a and b are the same file: for local
-// files, the same absolute path or the same file through a link; for
-// object stores, the same name.
+// sameFile reports whether names a and b are the same file: one
+// directory entry however named (storage.EntryName: a path, its file://
+// URL, a path through a link to its folder), or for local files the same
+// file through a link of its own or a hard link.
 func sameFile(a, b string) bool {
+	if storage.EntryName(a) == storage.EntryName(b) {
+		return true
+	}
 	pa, oka := localName(a)
 	pb, okb := localName(b)
 	if !oka || !okb {
-		return a == b
-	}
-	if pa == pb {
-		return true
+		return false
 	}
 	sa, err := os.Stat(pa)
 	if err != nil {
