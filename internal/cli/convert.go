@@ -91,7 +91,12 @@ beside their own (.NAME.sluice-tmp-…) and renamed only when every one is
 complete, so a failed or interrupted convert leaves no output and no
 temporaries, and existing files of the same names are untouched until
 then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
-verify reports them, and the next convert to the same --out removes them.
+verify reports them, and the next convert to the same --out removes them
+(those of its output names, with any shard count, compression or format;
+not those of another --out that merely begins alike). A temporary whose
+writer is still running is left, and convert says so: a writer holds its
+temporaries locked (flock) until it is done, and one of an earlier sluice,
+which holds no lock, is removed only once it has gone an hour unmodified.
 
 --to parquet writes the Examples as Parquet files instead (OUT.parquet,
 or OUT-00000-of-0000N.parquet with --shards N), a row a record, a column a

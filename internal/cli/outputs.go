@@ -62,15 +62,23 @@ func localName(name string) (string, bool) {
 	return p, err == nil
 }
 
+// outputExts are the endings of every file convert writes, whatever the
+// format and compression: the leftovers of an earlier convert to the
+// same --out are those of files named with one of them.
+var outputExts = []string{".tfrecord", ".tfrecord.gz", ".tfrecord.zlib", ".tfrecord.zst", ".parquet"}
+
 // removeLeftovers removes the temporaries that earlier, killed runs left
 // beside the outputs (see storage.TempMarker), saying so on w: they are
 // incomplete by construction, and this run writes those names anew. Those
 // of an earlier run to the same --out stem with another shard count,
-// compression or format go too: no command would ever finish them. A
+// compression or format go too: no command would ever finish them; those
+// of another output whose name merely begins like this one's do not. A
+// temporary whose writer may still be running (another convert to the
+// same --out) is left, and w says so (storage.RemoveLeftover tells). A
 // leftover that is one of the inputs (named to salvage its records) is
 // kept.
 func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs []string, w io.Writer) error {
-	all, err := storage.LeftoversOf(ctx, stem)
+	all, err := storage.LeftoversOf(ctx, stem, outputExts...)
 	if err != nil {
 		return err
 	}
@@ -86,10 +94,15 @@ func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs 
 		if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
 			continue
 		}
-		if err := storage.Remove(ctx, l); err != nil {
+		removed, err := storage.RemoveLeftover(ctx, l)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
+		if removed {
+			fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
+		} else if exists(ctx, l) {
+			fmt.Fprintf(w, "left %s: another run may still be writing it\n", l)
+		}
 	}
 	return nil
 }
