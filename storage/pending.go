@@ -58,6 +58,38 @@ func tempPrefix(name string) string {
 	return dir + "." + base + TempMarker
 }
 
+// MaxNameLen is the longest last element of a local name, in bytes, that
+// most file systems allow (NAME_MAX on Linux).
+const MaxNameLen = 255
+
+// tempExtra is how many bytes a temporary name adds to its final name's
+// last element: the dot, TempMarker, LockedTag and the random suffix.
+const tempExtra = 1 + len(TempMarker) + len(LockedTag) + 12
+
+// ErrNameTooLong is wrapped by the error of [CheckName] and
+// [CreatePending] for a local name whose temporary name would be longer
+// than a file name can be.
+var ErrNameTooLong = errors.New("file name too long")
+
+// CheckName reports whether [CreatePending] can write name as far as its
+// length goes: a local name's last element, with what its temporary name
+// adds, must fit in MaxNameLen bytes. A name that fits no file system is
+// better refused before the work that would fill the file; other checks
+// come when the file is created.
+func CheckName(name string) error {
+	switch Scheme(name) {
+	case "", "file":
+	default:
+		return nil // object names have no short limit per element
+	}
+	_, base := splitBase(name)
+	if len(base)+tempExtra > MaxNameLen {
+		return fmt.Errorf("storage: %s: %w: its last element has %d bytes, and its temporary name (.NAME%s…) needs %d more than the %d a file name can have; choose a name of at most %d bytes",
+			name, ErrNameTooLong, len(base), TempMarker, len(base)+tempExtra-MaxNameLen, MaxNameLen, MaxNameLen-tempExtra)
+	}
+	return nil
+}
+
 // splitBase splits name after its last separator.
 func splitBase(name string) (dir, base string) {
 	i := strings.LastIndexAny(name, `/\`) + 1
@@ -116,10 +148,14 @@ type Pending struct {
 // CreatePending creates a temporary file beside name for writing. ctx
 // governs the writes, the final rename and the removal on Abort. The FS
 // serving name must be a [RenameFS]; if it is not, the error wraps
-// [errors.ErrUnsupported].
+// [errors.ErrUnsupported]. A local name too long to have a temporary
+// beside it is refused with [ErrNameTooLong] (see [CheckName]).
 func CreatePending(ctx context.Context, name string) (*Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", name, err)
+	}
+	if err := CheckName(name); err != nil {
+		return nil, err
 	}
 	fsys, err := lookup(name)
 	if err != nil {
