@@ -7,13 +7,33 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/sluiceml/sluice/storage"
 )
 
+// checkOut refuses an --out that names a folder ("dir/", or a folder that
+// exists): convert would write a hidden dir/.tfrecord, or files beside the
+// folder rather than in it.
+func checkOut(out string) error {
+	if out == "" {
+		return fmt.Errorf("--out is empty: it is the outputs' path prefix, such as data/train")
+	}
+	folder := strings.HasSuffix(out, "/") || os.IsPathSeparator(out[len(out)-1])
+	if p, ok := localName(out); ok && !folder {
+		fi, err := os.Stat(p)
+		folder = err == nil && fi.IsDir()
+	}
+	if folder {
+		return fmt.Errorf("--out %s is a folder: --out is the outputs' path prefix, such as %s (nothing was written)", out, strings.TrimRight(out, "/"+string(filepath.Separator))+"/data")
+	}
+	return nil
+}
+
 // checkOutputs refuses a conversion that would write over one of its
-// inputs. Checking comes before anything is created, so a refused command
-// changes nothing.
+// inputs, onto a folder, or to a name too long for its temporary name
+// (storage.CheckName). Checking comes before anything is created or read,
+// so a refused command changes nothing and costs nothing.
 func checkOutputs(inputs, outputs []string) error {
 	for _, out := range outputs {
 		for _, in := range inputs {
@@ -23,6 +43,15 @@ func checkOutputs(inputs, outputs []string) error {
 				}
 				return fmt.Errorf("output %s is the input %s: choose another --out (nothing was written)", out, in)
 			}
+		}
+		if p, ok := localName(out); ok {
+			// Lstat: a link to a folder is replaced, as any link is.
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+				return fmt.Errorf("output %s is a folder: choose another --out (nothing was written)", out)
+			}
+		}
+		if err := storage.CheckName(out); err != nil {
+			return fmt.Errorf("%w (nothing was written)", err)
 		}
 	}
 	return nil
