@@ -19,16 +19,20 @@ func checkOut(out string) error {
 	if out == "" {
 		return fmt.Errorf("--out is empty: it is the outputs' path prefix, such as data/train")
 	}
-	folder := strings.HasSuffix(out, "/") || os.IsPathSeparator(out[len(out)-1])
+	folder := isSeparator(rune(out[len(out)-1]))
 	if p, ok := localName(out); ok && !folder {
 		fi, err := os.Stat(p)
 		folder = err == nil && fi.IsDir()
 	}
 	if folder {
-		return fmt.Errorf("--out %s is a folder: --out is the outputs' path prefix, such as %s (nothing was written)", out, strings.TrimRight(out, "/"+string(filepath.Separator))+"/data")
+		return fmt.Errorf("--out %s is a folder: --out is the outputs' path prefix, such as %s (nothing was written)", out, strings.TrimRightFunc(out, isSeparator)+"/data")
 	}
 	return nil
 }
+
+// isSeparator reports whether r separates the elements of a name: a
+// slash, in a URL as in a path, or the system's separator.
+func isSeparator(r rune) bool { return r == '/' || r == filepath.Separator }
 
 // checkOutputs refuses a conversion that would write over one of its
 // inputs, onto a folder, or to a name too long for its temporary name
