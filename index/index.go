@@ -8,7 +8,11 @@
 // file as NAME.idx (Save's beside argument; Load looks there first). It
 // records the file's size and modification time, and Load refuses an
 // index whose file no longer matches them (ErrStale): an index is never
-// used for a file it was not built from.
+// used for a file it was not built from. Load reads a stored index only
+// if it is a regular file no longer than an index of its file can be
+// (which the file's size bounds); anything else standing under its name
+// (a named pipe, a device, a huge file) is reported as no index, which
+// LoadOrBuild builds anew, rather than read.
 //
 // Only uncompressed files can be indexed: a compressed stream has no
 // offsets a reader can go to (ErrCompressed).
@@ -49,7 +53,13 @@ type Index struct {
 	// ends[i] is the offset just past record i; record i starts at
 	// ends[i-1] (0 for the first).
 	ends []int64
+
+	stored string // where Load read the index from
 }
+
+// Stored returns where [Load] found the index: [Beside] the file, or its
+// place in the cache. It is "" for an index Build made.
+func (x *Index) Stored() string { return x.stored }
 
 // Len returns the number of records.
 func (x *Index) Len() int { return len(x.ends) }

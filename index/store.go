@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -197,10 +198,28 @@ func Load(ctx context.Context, name string) (*Index, error) {
 	}
 	var why []error
 	var stale error
+	// The file's size bounds its index's, and is needed only when an
+	// index is there to read.
+	var dataErr error
+	limit := func() (int64, error) {
+		f, err := storage.Open(ctx, name)
+		if err != nil {
+			dataErr = err
+			return 0, err
+		}
+		defer f.Close()
+		return maxStored(f.Size()), nil
+	}
 	for i, path := range paths {
-		data, err := readAll(ctx, path)
+		data, err := readIndex(ctx, path, limit)
+		if dataErr != nil {
+			return nil, dataErr
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		if err != nil {
 			why = append(why, err)
@@ -219,6 +238,7 @@ func Load(ctx context.Context, name string) (*Index, error) {
 			continue
 		}
 		x.Name = name
+		x.stored = path
 		if err := x.Check(ctx); errors.Is(err, ErrStale) {
 			// A stale index beside the file must not hide a current one
 			// in the cache, which LoadOrBuild made the last time.
@@ -253,15 +273,59 @@ func LoadOrBuild(ctx context.Context, name string, opts ...BuildOption) (*Index,
 	return x, nil
 }
 
-// readAll reads a whole file, local or in an object store.
-func readAll(ctx context.Context, name string) ([]byte, error) {
-	if storage.Scheme(name) == "" {
-		return os.ReadFile(name)
+// maxName bounds the name stored in an index: a path or a URL, far
+// shorter than this.
+const maxName = 1 << 16
+
+// maxStored returns the most bytes a stored index of a file of size bytes
+// can take: the header, the name, the file's attributes and the record
+// count, then a varint for each record's length. A record takes at least
+// overhead (16) bytes of the file, and the varint of a length l >= 16
+// takes at most l/16 bytes, so the lengths take at most size/16 bytes.
+// A file of unknown size (a stream) has no index worth reading.
+func maxStored(size int64) int64 {
+	const fixed int64 = int64(len(magic)) + binary.MaxVarintLen64 + maxName + 4*binary.MaxVarintLen64 + 4
+	return fixed + max(size, 0)/overhead
+}
+
+// readIndex reads the stored index path of the file name, refusing what
+// cannot be one rather than reading it: anything but a regular file (a
+// named pipe would block the open, a device such as /dev/zero never
+// ends) and a file longer than an index of name can be. The open goes
+// through storage, so that it ends with ctx. limit returns the most bytes
+// an index of the file can take (see maxStored).
+func readIndex(ctx context.Context, path string, limit func() (int64, error)) ([]byte, error) {
+	if storage.Scheme(path) == "" {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("index: %s is not a regular file (%v), so not an index", path, st.Mode().Type())
+		}
 	}
-	f, err := storage.Open(ctx, name)
+	f, err := storage.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	if f.Size() < 0 {
+		return nil, fmt.Errorf("index: %s is a stream (a pipe or device), so not an index", path)
+	}
+	n, err := limit()
+	if err != nil {
+		return nil, err
+	}
+	if f.Size() > n {
+		return nil, fmt.Errorf("index: %s has %d bytes, more than an index of its file can (%d)", path, f.Size(), n)
+	}
+	// The size is the one at the open; the file may have grown since.
+	b, err := io.ReadAll(io.LimitReader(f, n+1))
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: %w", path, err)
+	}
+	if int64(len(b)) > n {
+		return nil, fmt.Errorf("index: %s has more than the %d bytes an index of its file can", path, n)
+	}
+	return b, nil
 }

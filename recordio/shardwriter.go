@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/storage"
@@ -36,7 +35,8 @@ func ShardNames(prefix string, n int, suffix string) []string {
 // has finished every file without error are they given their names, so a
 // data set under its final names is always complete. A failed Write, a
 // failed Close or [ShardedWriter.Abort] removes the temporaries and leaves
-// any files already under the final names as they were. A process killed
+// any files already under the final names as they were; after a failed
+// Write or Close, Write and Close return its error. A process killed
 // while writing leaves temporaries named by [storage.TempMarker], which
 // [storage.Leftovers] finds.
 //
@@ -47,6 +47,9 @@ type ShardedWriter struct {
 	writers []*tfrecord.Writer
 	n       int64
 	err     error // the first failed Write's: the data set can no longer be whole
+
+	closed   bool
+	closeErr error // the first Close's result, which later calls return
 }
 
 // NewShardedWriter creates temporary files for the named files (see
@@ -54,16 +57,18 @@ type ShardedWriter struct {
 // tfrecord.Writer made with opts (a tfrecord.Compression,
 // tfrecord.CompressionLevel). ctx governs the writes and the final
 // renames. If a file cannot be created, the temporaries already created
-// are removed and the error names the file. A file named twice is an
-// error: each name's temporary would be renamed to it in turn, and the
-// last would replace the records of the others.
+// are removed and the error names the file. A file named twice, even
+// differently (a path and its file:// URL, a path through a symbolic link
+// to its directory; see [storage.EntryName]), is an error wrapping
+// queue.ErrInvalidArgument: each name's temporary would be renamed to it
+// in turn, and the last would replace the records of the others.
 func NewShardedWriter(ctx context.Context, names []string, opts ...tfrecord.Option) (*ShardedWriter, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("recordio: sharded writer with no files: %w", queue.ErrInvalidArgument)
 	}
 	seen := make(map[string]int, len(names))
 	for i, name := range names {
-		key := sameFile(name)
+		key := storage.EntryName(name)
 		if j, ok := seen[key]; ok {
 			return nil, fmt.Errorf("recordio: sharded writer: %q and %q are the same file (outputs %d and %d): %w", names[j], name, j, i, queue.ErrInvalidArgument)
 		}
@@ -82,34 +87,27 @@ func NewShardedWriter(ctx context.Context, names []string, opts ...tfrecord.Opti
 	return w, nil
 }
 
-// sameFile returns what two names of one file have in common: a local
-// path made absolute and clean ("a" and "./a" are one file), an object
-// URL as it is.
-func sameFile(name string) string {
-	if storage.Scheme(name) != "" {
-		return name
-	}
-	if abs, err := filepath.Abs(name); err == nil {
-		return abs
-	}
-	return filepath.Clean(name)
-}
-
 // Write writes rec as the next record, into file Count() mod len(Names()).
 // An error names the file and the record's number in the whole stream;
-// after it the data set cannot be completed, and Close removes the
-// temporaries and returns the same error. After Close or Abort, Write
-// returns an error wrapping fs.ErrClosed.
+// after it the data set cannot be completed, so Write removes the
+// temporaries at once, and every later Write and Close returns the same
+// error. After Close or Abort, Write returns an error wrapping
+// fs.ErrClosed.
 func (w *ShardedWriter) Write(rec []byte) error {
-	if len(w.writers) == 0 {
-		return fmt.Errorf("recordio: write to a closed sharded writer: %w", fs.ErrClosed)
-	}
 	if w.err != nil {
 		return w.err
+	}
+	if len(w.writers) == 0 {
+		return fmt.Errorf("recordio: write to a closed sharded writer: %w", fs.ErrClosed)
 	}
 	i := int(w.n % int64(len(w.writers)))
 	if err := w.writers[i].Write(rec); err != nil {
 		w.err = fmt.Errorf("%s: record %d: %w", w.names[i], w.n, err)
+		// The caller may well return on the error without a Close: the
+		// temporaries, and their descriptors, would outlive it.
+		if aerr := w.Abort(); aerr != nil {
+			w.err = errors.Join(w.err, aerr)
+		}
 		return w.err
 	}
 	w.n++
@@ -126,20 +124,31 @@ func (w *ShardedWriter) Names() []string { return w.names }
 // Close completes the data set: it finishes every file's compressed
 // stream, flushes and closes the temporaries, and only if all of that
 // succeeded gives every file its final name, replacing files of the same
-// names. Otherwise, or if a Write failed, it removes the temporaries and
-// returns the error, naming each file that failed. Only after Close
-// returns nil are the files there; a rename that fails midway (a full
-// object store, say) leaves the files renamed so far, and says which
-// were not. Close after Close or Abort does nothing.
+// names. Otherwise it removes the temporaries and returns the error,
+// naming each file that failed; after a failed Write it returns that
+// Write's error. Only after Close returns nil are the files there; a
+// rename that fails midway (a full object store, say) leaves the files
+// renamed so far, and says which were not. Calling Close again returns the
+// first call's result, so a failed Close stays failed; Close after Abort
+// does nothing.
 func (w *ShardedWriter) Close() error {
-	if len(w.files) == 0 {
-		return nil
+	if w.closed {
+		return w.closeErr
 	}
-	errs := []error{w.err}
+	w.closed = true
+	w.closeErr = w.close()
+	return w.closeErr
+}
+
+func (w *ShardedWriter) close() error {
+	if w.err != nil {
+		return w.err // Write removed the temporaries
+	}
+	if len(w.files) == 0 {
+		return nil // aborted
+	}
+	var errs []error
 	for i, f := range w.files {
-		if w.err != nil {
-			break
-		}
 		err := w.writers[i].Close()
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -152,16 +161,15 @@ func (w *ShardedWriter) Close() error {
 		w.Abort()
 		return err
 	}
-	if err := storage.CommitAll(w.files); err != nil {
-		errs = append(errs, err)
-	}
+	err := storage.CommitAll(w.files)
 	w.files, w.writers = nil, nil
-	return errors.Join(errs...)
+	return err
 }
 
 // Abort abandons the data set: it removes the temporaries, leaving any
-// files under the final names as they were. Abort after Close does
-// nothing. The error reports temporaries that could not be removed.
+// files under the final names as they were. Abort after Close, or after a
+// failed Write, does nothing. The error reports temporaries that could
+// not be removed.
 func (w *ShardedWriter) Abort() error {
 	var errs []error
 	for _, f := range w.files {

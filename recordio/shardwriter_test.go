@@ -102,7 +102,24 @@ func TestShardedWriterErrors(t *testing.T) {
 	if err := w.Write([]byte("x")); !errors.Is(err, tfrecord.ErrUnknownCompression) || !strings.Contains(err.Error(), "c.tfrecord: record 0") {
 		t.Errorf("Write with a bad compression: %v, want ErrUnknownCompression naming c.tfrecord and record 0", err)
 	}
-	w.Close()
+	// The failed Write doomed the data set: everything after says so.
+	if err := w.Close(); !errors.Is(err, tfrecord.ErrUnknownCompression) {
+		t.Errorf("Close after a failed Write: %v, want its error", err)
+	}
+	if err := w.Write([]byte("x")); !errors.Is(err, tfrecord.ErrUnknownCompression) {
+		t.Errorf("Write after a failed Write: %v, want its error", err)
+	}
+	if err := w.Close(); !errors.Is(err, tfrecord.ErrUnknownCompression) {
+		t.Errorf("second Close: %v, want the first's error", err)
+	}
+
+	w, err = NewShardedWriter(bg, []string{filepath.Join(dir, "d.tfrecord")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Write([]byte("x")); !errors.Is(err, fs.ErrClosed) {
 		t.Errorf("Write after Close: %v, want fs.ErrClosed", err)
 	}
@@ -117,10 +134,20 @@ func TestShardedWriterErrors(t *testing.T) {
 func TestShardedWriterSameFileTwice(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.tfrecord")
+	// A link to the folder, made outside it so that the folder stays
+	// empty.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
 	for _, names := range [][]string{
 		{a, a},
 		{a, filepath.Join(dir, ".", "a.tfrecord")},
 		{filepath.Join(dir, "b"), filepath.Join(dir, "x", "..", "a.tfrecord"), a},
+		{a, "file://" + a},
+		{"file://" + a, "FILE://" + a},
+		{a, filepath.Join(link, "a.tfrecord")},
+		{filepath.Join(link, "new", "..", "a.tfrecord"), a},
 	} {
 		w, err := NewShardedWriter(t.Context(), names)
 		if err == nil {

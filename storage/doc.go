@@ -8,8 +8,14 @@
 // is written under a temporary name beside its final one (see
 // [TempMarker]) and renamed into place only when complete, so no reader
 // ever sees a short file under the final name; a killed writer's
-// temporaries are found by [Leftovers]. File systems that can rename
-// implement [RenameFS].
+// temporaries are found by [Leftovers] and removed by [RemoveLeftover],
+// which leaves those of writes still running (a local writer holds its
+// temporary locked). File systems that can rename
+// implement [RenameFS]. A rename that happened is never reported as one
+// that did not: when the local directory cannot be synced after it, the
+// file is under its final name and the error wraps [ErrNotDurable] (the
+// name might not survive a crash of the machine), and [CommitAll] renames
+// the other parts too, so a data set is all new or all old.
 //
 // Only local files are built in. Errors name the path.
 package storage

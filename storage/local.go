@@ -63,13 +63,20 @@ func (Local) Create(_ context.Context, name string) (io.WriteCloser, error) {
 // Rename renames a local file, replacing any file of the new name, and
 // then flushes the directory so that the new name survives a crash. Both
 // names must be in the same file system (Pending puts them side by side).
+// If the rename succeeded but the flush failed (the directory cannot be
+// opened for reading, or its fsync fails), the file is under its new name
+// and the error wraps [ErrNotDurable]: a caller must not take it for a
+// failed rename and, say, remove the old name's file, which is gone.
 func (Local) Rename(_ context.Context, oldname, newname string) error {
 	o, _ := localPath(oldname)
 	n, _ := localPath(newname)
 	if err := os.Rename(o, n); err != nil {
 		return fmt.Errorf("storage: %w", err)
 	}
-	return syncDir(filepath.Dir(n))
+	if err := syncDir(filepath.Dir(n)); err != nil {
+		return fmt.Errorf("storage: %s renamed to %s, but %w: %w", oldname, newname, ErrNotDurable, err)
+	}
+	return nil
 }
 
 // Remove removes a local file.
@@ -83,8 +90,11 @@ func (Local) Remove(_ context.Context, name string) error {
 
 // syncDir flushes a directory's entries to stable storage. File systems
 // that cannot sync a directory say so with EINVAL, which is not an error
-// here: there is nothing more to do on them.
-func syncDir(dir string) error {
+// here: there is nothing more to do on them. It is a variable so that
+// tests can make it fail as a directory without read permission does.
+var syncDir = syncLocalDir
+
+func syncLocalDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("storage: %w", err)
@@ -131,4 +141,40 @@ func (f *localFile) Close() error {
 		return fmt.Errorf("storage: %w", err)
 	}
 	return nil
+}
+
+// EntryName returns a name that two names of one directory entry have in
+// common, so that a writer of several files can tell when two of its
+// names would replace each other. A local name (a path or a file:// URL)
+// becomes an absolute path whose directory has its symbolic links
+// resolved, as far as it exists: "a", "./a", "file:///cwd/a" and
+// "link/a", with link a link to ".", are one entry. The last element is
+// not resolved, since renaming onto a link replaces the link. Any other
+// URL is returned as it is.
+func EntryName(name string) string {
+	switch Scheme(name) {
+	case "", "file":
+	default:
+		return name
+	}
+	p, _ := localPath(name)
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	dir, base := filepath.Split(abs)
+	// Resolve the longest part of the directory that exists; the rest
+	// has no links yet.
+	rest := ""
+	for d := filepath.Clean(dir); ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest, base)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = parent
+	}
 }

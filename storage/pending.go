@@ -7,19 +7,43 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // TempMarker is what the temporary name of a [Pending] file carries
 // between its final name, made hidden by a leading dot, and a random
-// suffix: ".data.tfrecord.sluice-tmp-3f9a…" beside "data.tfrecord". The
+// suffix: ".data.tfrecord.sluice-tmp-L3f9a…" beside "data.tfrecord". The
 // dot keeps temporaries out of patterns such as "data-*" that find the
 // finished files. A name of that form that has outlived its writer is
 // the leftover of a write that never finished (the process was killed);
-// [IsTemp] recognises one and [Leftovers] finds those of a final name.
+// [IsTemp] recognises one, [Leftovers] finds those of a final name and
+// [RemoveLeftover] removes one once its writer is gone.
+//
+// A local temporary whose suffix starts with [LockedTag] is locked by its
+// writer (flock(2), on Unix) for as long as the writer holds it open, so
+// that another process can tell a running write's temporary from a dead
+// one's. Other temporaries (those of earlier versions, of object stores,
+// of systems without flock) tell nothing but their age.
 const TempMarker = ".sluice-tmp-"
+
+// LockedTag starts the random suffix, after [TempMarker], of a temporary
+// its writer holds locked while it lives.
+const LockedTag = "L"
+
+// AbandonedAfter is how long a temporary that carries no lock (see
+// [TempMarker]) must have gone unmodified before [RemoveLeftover] takes it
+// for abandoned: a write of such a file could be running in another
+// process, and a running writer changes its file often. An hour leaves
+// room for a writer that reads all its input before it writes (a
+// shuffle).
+const AbandonedAfter = time.Hour
 
 // IsTemp reports whether name is the temporary name of a [Pending] file.
 func IsTemp(name string) bool {
@@ -34,6 +58,38 @@ func tempPrefix(name string) string {
 	return dir + "." + base + TempMarker
 }
 
+// MaxNameLen is the longest last element of a local name, in bytes, that
+// most file systems allow (NAME_MAX on Linux).
+const MaxNameLen = 255
+
+// tempExtra is how many bytes a temporary name adds to its final name's
+// last element: the dot, TempMarker, LockedTag and the random suffix.
+const tempExtra = 1 + len(TempMarker) + len(LockedTag) + 12
+
+// ErrNameTooLong is wrapped by the error of [CheckName] and
+// [CreatePending] for a local name whose temporary name would be longer
+// than a file name can be.
+var ErrNameTooLong = errors.New("file name too long")
+
+// CheckName reports whether [CreatePending] can write name as far as its
+// length goes: a local name's last element, with what its temporary name
+// adds, must fit in MaxNameLen bytes. A name that fits no file system is
+// better refused before the work that would fill the file; other checks
+// come when the file is created.
+func CheckName(name string) error {
+	switch Scheme(name) {
+	case "", "file":
+	default:
+		return nil // object names have no short limit per element
+	}
+	_, base := splitBase(name)
+	if len(base)+tempExtra > MaxNameLen {
+		return fmt.Errorf("storage: %s: %w: its last element has %d bytes, and its temporary name (.NAME%s…) needs %d more than the %d a file name can have; choose a name of at most %d bytes",
+			name, ErrNameTooLong, len(base), TempMarker, len(base)+tempExtra-MaxNameLen, MaxNameLen, MaxNameLen-tempExtra)
+	}
+	return nil
+}
+
 // splitBase splits name after its last separator.
 func splitBase(name string) (dir, base string) {
 	i := strings.LastIndexAny(name, `/\`) + 1
@@ -45,6 +101,14 @@ func splitBase(name string) (dir, base string) {
 // store copies and then deletes, and the delete may be refused): the file
 // is complete under the new name, and still there under the old.
 var ErrOldNameLeft = errors.New("the file is under its new name, but the old name could not be removed")
+
+// ErrNotDurable is wrapped by the error of a [RenameFS]'s Rename that gave
+// the file its new name but could not make the new name durable (the
+// local file system's directory could not be synced, for example because
+// the directory cannot be opened for reading): the file is under its new
+// name now, and a crash of the machine soon after might lose the rename.
+// Whatever follows must treat the file as renamed.
+var ErrNotDurable = errors.New("the directory could not be synced, so the new name may not survive a crash")
 
 // A RenameFS is an FS that can give a complete file a new name within the
 // same file system, replacing any file of that name, and remove files.
@@ -74,18 +138,24 @@ type Pending struct {
 	fs         RenameFS
 	name, temp string
 	w          io.WriteCloser
+	holder     io.Closer // holds the temporary's lock until Commit or Abort, if it has one
 	closed     bool
 	closeErr   error
-	done       bool // committed or aborted
+	done       bool  // committed or aborted
+	doneErr    error // the failed Commit's error, which later Commits return
 }
 
 // CreatePending creates a temporary file beside name for writing. ctx
 // governs the writes, the final rename and the removal on Abort. The FS
 // serving name must be a [RenameFS]; if it is not, the error wraps
-// [errors.ErrUnsupported].
+// [errors.ErrUnsupported]. A local name too long to have a temporary
+// beside it is refused with [ErrNameTooLong] (see [CheckName]).
 func CreatePending(ctx context.Context, name string) (*Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", name, err)
+	}
+	if err := CheckName(name); err != nil {
+		return nil, err
 	}
 	fsys, err := lookup(name)
 	if err != nil {
@@ -95,14 +165,68 @@ func CreatePending(ctx context.Context, name string) (*Pending, error) {
 	if !ok {
 		return nil, fmt.Errorf("storage: create %s: its file system cannot rename, so the file could not appear whole: %w", name, errors.ErrUnsupported)
 	}
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	temp := tempPrefix(name) + hex.EncodeToString(suffix[:])
+	if _, ok := rfs.(Local); ok && canLock {
+		return createLocked(ctx, name)
+	}
+	temp := tempPrefix(name) + randomSuffix()
 	w, err := rfs.Create(ctx, temp)
 	if err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", name, err)
 	}
 	return &Pending{ctx: ctx, fs: rfs, name: name, temp: temp, w: w}, nil
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// createLocked creates a local temporary for name that it holds locked
+// (see [LockedTag]) through a second descriptor, which Pending keeps open
+// until Commit or Abort, after the writer's is closed.
+func createLocked(ctx context.Context, name string) (*Pending, error) {
+	for {
+		temp := tempPrefix(name) + LockedTag + randomSuffix()
+		p, _ := localPath(temp)
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return nil, fmt.Errorf("storage: create %s: %w", name, err)
+		}
+		h, err := os.Open(p)
+		if err != nil {
+			f.Close()
+			os.Remove(p)
+			return nil, fmt.Errorf("storage: create %s: %w", name, err)
+		}
+		if lock(h) != nil {
+			// A file system without locks: the temporary will be judged
+			// by its age, as one of an earlier version.
+			h.Close()
+			return &Pending{ctx: ctx, fs: Local{}, name: name, temp: temp, w: f}, nil
+		}
+		// Between the create and the lock, a RemoveLeftover could take
+		// the unlocked file for a dead writer's and remove it; then the
+		// name is gone, and another is needed.
+		if ok, err := linked(h); err != nil || !ok {
+			h.Close()
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("storage: create %s: %w", name, err)
+			}
+			continue
+		}
+		return &Pending{ctx: ctx, fs: Local{}, name: name, temp: temp, w: f, holder: h}, nil
+	}
+}
+
+// unlock lets the temporary's lock go, once it has its final name or is
+// removed.
+func (p *Pending) unlock() {
+	if p.holder != nil {
+		p.holder.Close()
+		p.holder = nil
+	}
 }
 
 // Name returns the file's final name.
@@ -142,14 +266,16 @@ func (p *Pending) Close() error {
 // Commit closes the file, if Close has not been called, and gives it its
 // final name, replacing any file of that name. If either fails, the
 // temporary is removed and the error returned; except that a file given
-// its final name whose temporary could not be removed is committed, and
-// the error wraps [ErrOldNameLeft]. Commit after Commit or Abort does
-// nothing.
+// its final name is committed even if the rename's error says more went
+// wrong: its temporary could not be removed ([ErrOldNameLeft]) or the new
+// name could not be made durable ([ErrNotDurable]), and the error wraps
+// that sentinel. Calling Commit again returns the first call's result, so
+// a failed Commit stays failed; Commit after Abort does nothing.
 func (p *Pending) Commit() error { return p.commit(p.ctx) }
 
 func (p *Pending) commit(ctx context.Context) error {
 	if p.done {
-		return nil
+		return p.doneErr
 	}
 	err := p.Close()
 	if err == nil {
@@ -157,14 +283,24 @@ func (p *Pending) commit(ctx context.Context) error {
 	}
 	if err == nil {
 		err = p.fs.Rename(ctx, p.temp, p.name)
-		if errors.Is(err, ErrOldNameLeft) {
+		if err == nil || errors.Is(err, ErrOldNameLeft) || errors.Is(err, ErrNotDurable) {
+			p.unlock()
+		}
+		switch {
+		case errors.Is(err, ErrOldNameLeft):
 			p.done = true
-			return fmt.Errorf("storage: %s written, but its temporary %s is left: %w", p.name, p.temp, err)
+			p.doneErr = fmt.Errorf("storage: %s written, but its temporary %s is left: %w", p.name, p.temp, err)
+			return p.doneErr
+		case errors.Is(err, ErrNotDurable):
+			p.done = true
+			p.doneErr = fmt.Errorf("storage: %s written: %w", p.name, err)
+			return p.doneErr
 		}
 	}
 	if err != nil {
 		p.Abort()
-		return fmt.Errorf("storage: %s not written: %w", p.name, err)
+		p.doneErr = fmt.Errorf("storage: %s not written: %w", p.name, err)
+		return p.doneErr
 	}
 	p.done = true
 	return nil
@@ -177,9 +313,10 @@ func (p *Pending) commit(ctx context.Context) error {
 // signal in the middle of them would leave some parts under their final
 // names, beside other parts of an older output, as if complete. A rename
 // that fails aborts the files not yet renamed, and the error names them;
-// those renamed stay. A file committed with its temporary left (see
-// [Pending.Commit]) does not stop the others; the error wraps
-// [ErrOldNameLeft] and names each such file.
+// those renamed stay. A file committed with more to report (see
+// [Pending.Commit]) was renamed all the same, so it does not stop the
+// others: the error wraps [ErrOldNameLeft] or [ErrNotDurable] and names
+// each such file, and every file is under its final name.
 func CommitAll(files []*Pending) error {
 	var err error
 	for _, f := range files {
@@ -199,7 +336,7 @@ func CommitAll(files []*Pending) error {
 	var left []error // files committed with their temporaries left
 	for i, f := range files {
 		err := f.commit(context.WithoutCancel(f.ctx))
-		if errors.Is(err, ErrOldNameLeft) {
+		if errors.Is(err, ErrOldNameLeft) || errors.Is(err, ErrNotDurable) {
 			left = append(left, err)
 			continue
 		}
@@ -217,7 +354,7 @@ func CommitAll(files []*Pending) error {
 
 // Abort closes the file and removes the temporary, leaving nothing under
 // either name; a file already under the final name is untouched. Abort
-// after Commit does nothing. The removal goes ahead even when the
+// after Commit or Abort does nothing. The removal goes ahead even when the
 // Pending's context has ended, since that is when a cancelled writer
 // cleans up.
 func (p *Pending) Abort() error {
@@ -226,6 +363,7 @@ func (p *Pending) Abort() error {
 	}
 	p.done = true
 	p.Close()
+	defer p.unlock()
 	if err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp); err != nil {
 		return fmt.Errorf("storage: removing %s: %w", p.temp, err)
 	}
@@ -238,12 +376,15 @@ func Leftovers(ctx context.Context, name string) ([]string, error) {
 	return Glob(ctx, escapeMeta(tempPrefix(name))+"*")
 }
 
-// LeftoversOf returns the temporaries left by writers of any file whose
-// name is stem followed by "." or "-" (stem.tfrecord, stem.parquet,
-// stem-00000-of-00004.tfrecord.gz): the leftovers of every output a
-// command writing to stem made, whatever its shard count, compression or
-// format, sorted.
-func LeftoversOf(ctx context.Context, stem string) ([]string, error) {
+// LeftoversOf returns the temporaries left by writers of the files a
+// command writing to stem makes, whatever its shard count or format:
+// stem followed by one of exts (".tfrecord", ".parquet"), or by a shard
+// number in [ShardNames]' form (-00000-of-00004) and one of exts, sorted.
+// Nothing else matches: another output whose name begins with stem
+// ("data-val.tfrecord" for "data", or "data.v2.tfrecord") is another
+// command's. The temporaries may be those of writes still running; see
+// [RemoveLeftover].
+func LeftoversOf(ctx context.Context, stem string, exts ...string) ([]string, error) {
 	dir, base := splitBase(stem)
 	names, err := Glob(ctx, escapeMeta(dir+"."+base)+"*"+TempMarker+"*")
 	if err != nil {
@@ -251,9 +392,108 @@ func LeftoversOf(ctx context.Context, stem string) ([]string, error) {
 	}
 	return slices.DeleteFunc(names, func(name string) bool {
 		_, b := splitBase(name)
-		final := b[1:strings.LastIndex(b, TempMarker)]
-		return !strings.HasPrefix(final, base+".") && !strings.HasPrefix(final, base+"-")
+		rest, ok := strings.CutPrefix(b[1:strings.LastIndex(b, TempMarker)], base)
+		if !ok {
+			return true
+		}
+		if m := shardNumber.FindString(rest); m != "" {
+			rest = rest[len(m):]
+		}
+		return !slices.Contains(exts, rest)
 	}), nil
+}
+
+// shardNumber matches the shard number of a ShardNames name, as it
+// follows the prefix.
+var shardNumber = regexp.MustCompile(`^-[0-9]{5,}-of-[0-9]{5,}`)
+
+// RemoveLeftover removes the temporary name (see [IsTemp]) if the write
+// that made it is over, and reports whether it did. A local temporary
+// its writer locks (see [LockedTag]) is removed only if no process holds
+// the lock, and the removal happens under the lock, so a writer cannot
+// take it up meanwhile; any other temporary only once it has gone
+// unmodified for [AbandonedAfter]. A temporary of a write still running,
+// or possibly running, is left, and RemoveLeftover returns false and no
+// error; so it does for a name already gone.
+func RemoveLeftover(ctx context.Context, name string) (bool, error) {
+	if !IsTemp(name) {
+		return false, fmt.Errorf("storage: %s is not the temporary of a write", name)
+	}
+	fsys, err := lookup(name)
+	if err != nil {
+		return false, err
+	}
+	rfs, ok := fsys.(RenameFS)
+	if !ok {
+		return false, fmt.Errorf("storage: remove %s: %w", name, errors.ErrUnsupported)
+	}
+	if _, ok := fsys.(Local); ok {
+		return removeLocalLeftover(name)
+	}
+	f, err := fsys.Open(ctx, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var mod time.Time
+	if m, ok := f.(interface{ ModTime() time.Time }); ok {
+		mod = m.ModTime()
+	}
+	f.Close()
+	if mod.IsZero() || time.Since(mod) < AbandonedAfter {
+		return false, nil
+	}
+	if err := rfs.Remove(ctx, name); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func removeLocalLeftover(name string) (bool, error) {
+	p, _ := localPath(name)
+	st, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("storage: %w", err)
+	}
+	_, base := splitBase(p)
+	if canLock && st.Mode().IsRegular() && strings.HasPrefix(base[strings.LastIndex(base, TempMarker)+len(TempMarker):], LockedTag) {
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("storage: %w", err)
+		}
+		defer f.Close()
+		held, err := tryLock(f)
+		if held {
+			return false, nil // its writer is running
+		}
+		if err == nil {
+			// Locked: the file is abandoned if it is still the one
+			// under the name.
+			if fst, err := f.Stat(); err != nil || !os.SameFile(st, fst) {
+				return false, nil
+			}
+			if err := os.Remove(p); err != nil {
+				return false, fmt.Errorf("storage: %w", err)
+			}
+			return true, nil
+		}
+		// No locks on this file system: judge by age, as below.
+	}
+	if time.Since(st.ModTime()) < AbandonedAfter {
+		return false, nil
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("storage: %w", err)
+	}
+	return true, nil
 }
 
 // LeftoversMatching returns the temporaries left by writers of files

@@ -84,14 +84,24 @@ tell; a line longer than --max-record-size is an error.
 
 Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
 --shards N (records dealt round-robin); .gz, .zlib or .zst is appended for
-compressed output. Output that would write over an input is refused.
+compressed output; one TFRecord extension --out ends in is replaced (the
+longest: --out x.tfrecord.gz without --compression writes x.tfrecord). Output that would write
+over an input is refused, as is an --out that is a folder ("dir/": give a
+prefix such as dir/data), an output name a folder holds, and an output
+name longer than 229 bytes (its temporary name, below, adds 26 to it, and
+a file name has at most 255), all before anything is read.
 
 The output is all or nothing: files are written under temporary names
 beside their own (.NAME.sluice-tmp-…) and renamed only when every one is
 complete, so a failed or interrupted convert leaves no output and no
 temporaries, and existing files of the same names are untouched until
 then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
-verify reports them, and the next convert to the same --out removes them.
+verify reports them, and the next convert to the same --out removes them
+(those of its output names, with any shard count, compression or format;
+not those of another --out that merely begins alike). A temporary whose
+writer is still running is left, and convert says so: a writer holds its
+temporaries locked (flock) until it is done, and one of an earlier sluice,
+which holds no lock, is removed only once it has gone an hour unmodified.
 
 --to parquet writes the Examples as Parquet files instead (OUT.parquet,
 or OUT-00000-of-0000N.parquet with --shards N), a row a record, a column a
@@ -234,6 +244,9 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		// when the training job fails to open the result.
 		fmt.Fprintln(cmd.ErrOrStderr(), "sluice: warning: TensorFlow cannot read ZSTD TFRecord files; write GZIP or ZLIB for data TensorFlow will read")
 	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
 	names, err := expand(ctx, args)
 	if err != nil {
 		return err
@@ -354,11 +367,20 @@ func outputNames(prefix string, n int, c tfrecord.Compression) []string {
 	return recordio.ShardNames(prefix, n, outputExt[c])
 }
 
-// outputStem returns --out without a TFRecord extension: the outputs'
-// names are it followed by one, or by -0000k-of-0000n and one.
+// stemExts are the TFRecord extensions outputStem removes, longest first,
+// so that ".tfrecord.gz" goes whole, not as ".tfrecord" after ".gz"
+// (which is none of them).
+var stemExts = []string{".tfrecord.zlib", ".tfrecord.zst", ".tfrecord.gz", ".tfrecord"}
+
+// outputStem returns --out without one TFRecord extension, the longest
+// it ends in: the outputs' names are it followed by one, or by
+// -0000k-of-0000n and one. Exactly one goes, whatever the order of a map,
+// so that "x.tfrecord.gz.tfrecord" is always the stem "x.tfrecord.gz".
 func outputStem(out string) string {
-	for _, ext := range outputExt {
-		out = strings.TrimSuffix(out, ext)
+	for _, ext := range stemExts {
+		if s, ok := strings.CutSuffix(out, ext); ok {
+			return s
+		}
 	}
 	return out
 }

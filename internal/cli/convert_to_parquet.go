@@ -37,6 +37,9 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	if !ok {
 		return fmt.Errorf("--compression: --to parquet writes NONE, SNAPPY, GZIP or ZSTD, not %q", o.compression)
 	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
 	names, err := expand(ctx, args)
 	if err != nil {
 		return err

@@ -28,8 +28,12 @@ CRCs, and stores the offset of every record: in sluice's cache folder
 sluice.GlobalShuffle() then goes straight to any record; it would build a
 missing index itself, on its first run. An index records the file's size and
 modification time and is rebuilt when either changes. index prints each
-file's record count and where its index is. A file whose index is current is
-not read again. A record longer than --max-record-size is an error, as in the
+file's record count and where its index is, or "index current". A file whose
+index is current is not read again; with --beside, that means a current
+FILE.idx: a stale or damaged one is rebuilt (or the current index in the
+cache written there), and its path printed. Whatever stands as FILE.idx that
+cannot be an index (a named pipe, a device, a file larger than an index of
+FILE can be) is not read, and is replaced with --beside. A record longer than --max-record-size is an error, as in the
 commands that read records; standard input and other streams cannot be
 indexed, since an index is read back later, at offsets into the same file.`,
 		Example: "  sluice index 'data/train-*.tfrecord'\n  sluice index --beside data/train-00000-of-00008.tfrecord",
@@ -55,10 +59,16 @@ indexed, since an index is read back later, at offsets into the same file.`,
 				where   string
 			}
 			return forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (indexed, error) {
-				if x, err := index.Load(ctx, name); err == nil && (!beside || exists(ctx, index.Beside(name))) {
+				x, err := index.Load(ctx, name)
+				if err == nil && (!beside || x.Stored() == index.Beside(name)) {
 					return indexed{x.Len(), "index current"}, nil
 				}
-				x, err := index.Build(ctx, name, maxRecord)
+				// With --beside, a current index in the cache is copied
+				// beside the file, not built again; a stale or damaged
+				// FILE.idx is replaced.
+				if err != nil {
+					x, err = index.Build(ctx, name, maxRecord)
+				}
 				if errors.Is(err, tfrecord.ErrTooLarge) {
 					return indexed{}, fmt.Errorf("%w; --max-record-size raises the limit", err)
 				}

@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sluiceml/sluice/index"
@@ -104,5 +106,58 @@ func TestIndexMatchedByPattern(t *testing.T) {
 	}
 	if x := []byte("sluice-index 1\n"); !index.IsIndex(x) || index.IsIndex(x[:14]) {
 		t.Error("IsIndex")
+	}
+}
+
+// index --beside writes FILE.idx when the one there is stale or damaged,
+// even if the cache holds a current index, and prints its path: it never
+// calls a FILE.idx it was asked to write current when it is not.
+func TestIndexBesideRebuildsStale(t *testing.T) {
+	for _, damage := range []string{"stale", "damaged", "fifo"} {
+		t.Run(damage, func(t *testing.T) {
+			t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+			dir := t.TempDir()
+			f := writeRecords(t, dir, "f.tfrecord", tfrecord.None, []byte("one"), []byte("two"))
+			idx := index.Beside(f)
+			if code, _, errOut := run(t, "index", "--beside", f); code != 0 {
+				t.Fatalf("--beside: exit %d: %s", code, errOut)
+			}
+			switch damage {
+			case "stale":
+				more := writeRecords(t, t.TempDir(), "g.tfrecord", tfrecord.None, []byte("three"), []byte("four"))
+				b, _ := os.ReadFile(more)
+				fh, _ := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+				fh.Write(b)
+				fh.Close()
+			case "damaged":
+				b, _ := os.ReadFile(idx)
+				b[len(b)-1] ^= 0xff
+				os.WriteFile(idx, b, 0o644)
+			case "fifo":
+				os.Remove(idx)
+				if err := syscall.Mkfifo(idx, 0o644); err != nil {
+					t.Skip(err)
+				}
+			}
+			want := 2
+			if damage == "stale" {
+				want = 4
+			}
+			// A current index in the cache must not stand for FILE.idx.
+			if code, _, errOut := run(t, "index", f); code != 0 {
+				t.Fatalf("index: exit %d: %s", code, errOut)
+			}
+			code, out, errOut := run(t, "index", "--beside", f)
+			if code != 0 || out != fmt.Sprintf("%d\t%s\t%s\n", want, f, idx) {
+				t.Errorf("--beside over a %s FILE.idx: exit %d, %q %q; want %d records and the path %s", damage, code, out, errOut, want, idx)
+			}
+			x, err := index.Load(t.Context(), f)
+			if err != nil || x.Len() != want || x.Stored() != idx {
+				t.Errorf("after --beside: %v from %q, %v; want %d records from %s", x, x.Stored(), err, want, idx)
+			}
+			if _, out, _ := run(t, "index", "--beside", f); !strings.Contains(out, "index current") {
+				t.Errorf("--beside again: %q, want index current", out)
+			}
+		})
 	}
 }

@@ -7,13 +7,37 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/sluiceml/sluice/storage"
 )
 
+// checkOut refuses an --out that names a folder ("dir/", or a folder that
+// exists): convert would write a hidden dir/.tfrecord, or files beside the
+// folder rather than in it.
+func checkOut(out string) error {
+	if out == "" {
+		return fmt.Errorf("--out is empty: it is the outputs' path prefix, such as data/train")
+	}
+	folder := isSeparator(rune(out[len(out)-1]))
+	if p, ok := localName(out); ok && !folder {
+		fi, err := os.Stat(p)
+		folder = err == nil && fi.IsDir()
+	}
+	if folder {
+		return fmt.Errorf("--out %s is a folder: --out is the outputs' path prefix, such as %s (nothing was written)", out, strings.TrimRightFunc(out, isSeparator)+"/data")
+	}
+	return nil
+}
+
+// isSeparator reports whether r separates the elements of a name: a
+// slash, in a URL as in a path, or the system's separator.
+func isSeparator(r rune) bool { return r == '/' || r == filepath.Separator }
+
 // checkOutputs refuses a conversion that would write over one of its
-// inputs. Checking comes before anything is created, so a refused command
-// changes nothing.
+// inputs, onto a folder, or to a name too long for its temporary name
+// (storage.CheckName). Checking comes before anything is created or read,
+// so a refused command changes nothing and costs nothing.
 func checkOutputs(inputs, outputs []string) error {
 	for _, out := range outputs {
 		for _, in := range inputs {
@@ -24,21 +48,31 @@ func checkOutputs(inputs, outputs []string) error {
 				return fmt.Errorf("output %s is the input %s: choose another --out (nothing was written)", out, in)
 			}
 		}
+		if p, ok := localName(out); ok {
+			// Lstat: a link to a folder is replaced, as any link is.
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+				return fmt.Errorf("output %s is a folder: choose another --out (nothing was written)", out)
+			}
+		}
+		if err := storage.CheckName(out); err != nil {
+			return fmt.Errorf("%w (nothing was written)", err)
+		}
 	}
 	return nil
 }
 
-// sameFile reports whether names a and b are the same file: for local
-// files, the same absolute path or the same file through a link; for
-// object stores, the same name.
+// sameFile reports whether names a and b are the same file: one
+// directory entry however named (storage.EntryName: a path, its file://
+// URL, a path through a link to its folder), or for local files the same
+// file through a link of its own or a hard link.
 func sameFile(a, b string) bool {
+	if storage.EntryName(a) == storage.EntryName(b) {
+		return true
+	}
 	pa, oka := localName(a)
 	pb, okb := localName(b)
 	if !oka || !okb {
-		return a == b
-	}
-	if pa == pb {
-		return true
+		return false
 	}
 	sa, err := os.Stat(pa)
 	if err != nil {
@@ -61,15 +95,23 @@ func localName(name string) (string, bool) {
 	return p, err == nil
 }
 
+// outputExts are the endings of every file convert writes, whatever the
+// format and compression: the leftovers of an earlier convert to the
+// same --out are those of files named with one of them.
+var outputExts = []string{".tfrecord", ".tfrecord.gz", ".tfrecord.zlib", ".tfrecord.zst", ".parquet"}
+
 // removeLeftovers removes the temporaries that earlier, killed runs left
 // beside the outputs (see storage.TempMarker), saying so on w: they are
 // incomplete by construction, and this run writes those names anew. Those
 // of an earlier run to the same --out stem with another shard count,
-// compression or format go too: no command would ever finish them. A
+// compression or format go too: no command would ever finish them; those
+// of another output whose name merely begins like this one's do not. A
+// temporary whose writer may still be running (another convert to the
+// same --out) is left, and w says so (storage.RemoveLeftover tells). A
 // leftover that is one of the inputs (named to salvage its records) is
 // kept.
 func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs []string, w io.Writer) error {
-	all, err := storage.LeftoversOf(ctx, stem)
+	all, err := storage.LeftoversOf(ctx, stem, outputExts...)
 	if err != nil {
 		return err
 	}
@@ -85,10 +127,15 @@ func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs 
 		if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
 			continue
 		}
-		if err := storage.Remove(ctx, l); err != nil {
+		removed, err := storage.RemoveLeftover(ctx, l)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
+		if removed {
+			fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
+		} else if exists(ctx, l) {
+			fmt.Fprintf(w, "left %s: another run may still be writing it\n", l)
+		}
 	}
 	return nil
 }

@@ -211,7 +211,7 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 	}
 	finals, _ := filepath.Glob(out + "-*")
 	// A killed writer of the same names: temporaries never committed.
-	leftover := filepath.Join(dir, "."+filepath.Base(finals[0])+storage.TempMarker+"dead01")
+	leftover := filepath.Join(dir, "."+filepath.Base(finals[0])+storage.TempMarker+storage.LockedTag+"dead01")
 	writeExamples(t, dir, filepath.Base(leftover), 1, tfrecord.None)
 
 	code, stdout, _ := run(t, "verify", finals[0])
@@ -231,8 +231,12 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 
 	// A killed run to the same --out with other shards and compression,
 	// and one to another output whose name begins alike.
+	// The first is an earlier version's, which carries no lock: only its
+	// age tells that its writer is gone.
 	otherShards := filepath.Join(dir, ".out-00000-of-00003.tfrecord.gz"+storage.TempMarker+"dead02")
 	writeExamples(t, dir, filepath.Base(otherShards), 1, tfrecord.None)
+	aged := time.Now().Add(-2 * storage.AbandonedAfter)
+	os.Chtimes(otherShards, aged, aged)
 	otherOut := filepath.Join(dir, ".outer-00000-of-00002.tfrecord"+storage.TempMarker+"dead03")
 	writeExamples(t, dir, filepath.Base(otherOut), 1, tfrecord.None)
 
@@ -504,5 +508,54 @@ func TestConvertFromStdinInterrupted(t *testing.T) {
 				t.Errorf("files left %q", got)
 			}
 		})
+	}
+}
+
+// convert removes no temporary a running write holds, even one of its
+// own --out (two converts to one output), nor any of another output whose
+// name begins like its own, dead or alive.
+func TestConvertLeavesLiveTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	in := writeExamples(t, dir, "in.tfrecord", 4, tfrecord.None)
+	data := filepath.Join(dir, "data")
+	ctx := t.Context()
+	var live []*storage.Pending
+	for _, final := range []string{"data.tfrecord", "data-00000-of-00002.tfrecord.gz", "data-val.tfrecord", "data.v2.tfrecord"} {
+		p, err := storage.CreatePending(ctx, filepath.Join(dir, final))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Abort()
+		p.Write([]byte("partial"))
+		live = append(live, p)
+	}
+	deadOther := filepath.Join(dir, ".data-val-00000-of-00002.tfrecord"+storage.TempMarker+storage.LockedTag+"dead01")
+	writeExamples(t, dir, filepath.Base(deadOther), 1, tfrecord.None)
+	youngOld := filepath.Join(dir, ".data-00001-of-00002.tfrecord.gz"+storage.TempMarker+"dead02")
+	writeExamples(t, dir, filepath.Base(youngOld), 1, tfrecord.None)
+
+	code, _, errOut := run(t, "convert", in, "--out", data)
+	if code != 0 || strings.Contains(errOut, "removed") {
+		t.Fatalf("convert beside running writes: exit %d, %q", code, errOut)
+	}
+	for _, name := range []string{live[0].TempName(), live[1].TempName(), youngOld} {
+		if !strings.Contains(errOut, "left "+name+": another run may still be writing it") {
+			t.Errorf("stderr does not say %s is left: %q", name, errOut)
+		}
+	}
+	for _, name := range []string{live[2].TempName(), live[3].TempName(), deadOther} {
+		if strings.Contains(errOut, name) {
+			t.Errorf("stderr mentions another output's temporary %s: %q", name, errOut)
+		}
+	}
+	for _, name := range []string{live[0].TempName(), live[1].TempName(), live[2].TempName(), live[3].TempName(), deadOther, youngOld} {
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, p := range live {
+		if err := p.Commit(); err != nil {
+			t.Errorf("the running write of %s: %v", p.Name(), err)
+		}
 	}
 }

@@ -1,0 +1,47 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluiceml/sluice/storage"
+)
+
+// A local name whose temporary name would be longer than a file name can
+// be is refused before anything is created, with a message that says
+// how long a name can be; the longest that fits is written.
+func TestCheckName(t *testing.T) {
+	dir := t.TempDir()
+	fits := filepath.Join(dir, strings.Repeat("a", 229))
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{
+		{fits, true},
+		{fits + "b", false},
+		{"file://" + fits + "b", false},
+		{"s3://bucket/" + strings.Repeat("a", 300), true},
+	} {
+		err := storage.CheckName(tt.name)
+		if tt.ok != (err == nil) || !tt.ok && (!errors.Is(err, storage.ErrNameTooLong) || !strings.Contains(err.Error(), "at most 229 bytes")) {
+			t.Errorf("CheckName(%d bytes) = %v, want ok %v", len(tt.name), err, tt.ok)
+		}
+	}
+	if _, err := storage.CreatePending(context.Background(), fits+"b"); !errors.Is(err, storage.ErrNameTooLong) {
+		t.Errorf("CreatePending of a name too long: %v, want ErrNameTooLong", err)
+	}
+	p, err := storage.CreatePending(context.Background(), fits)
+	if err != nil {
+		t.Fatalf("CreatePending of the longest name that fits: %v", err)
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fits); err != nil {
+		t.Error(err)
+	}
+}
