@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sluiceml/sluice/storage"
@@ -43,5 +44,27 @@ func TestCheckName(t *testing.T) {
 	}
 	if _, err := os.Stat(fits); err != nil {
 		t.Error(err)
+	}
+}
+
+// A folder at a local name is refused when the file is created, before
+// anything is written, rather than at the rename after all of it: in a
+// CommitAll the files before it would have taken their names by then.
+func TestCreatePendingOverFolder(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "out.tfrecord")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{folder, "file://" + folder} {
+		if p, err := storage.CreatePending(context.Background(), name); !errors.Is(err, syscall.EISDIR) {
+			if p != nil {
+				p.Abort()
+			}
+			t.Errorf("CreatePending(%s) over a folder: %v, want EISDIR", name, err)
+		}
+	}
+	if left, err := os.ReadDir(dir); err != nil || len(left) != 1 {
+		t.Errorf("the folder holds %v (%v), want only out.tfrecord", left, err)
 	}
 }

@@ -149,7 +149,9 @@ type Pending struct {
 // governs the writes, the final rename and the removal on Abort. The FS
 // serving name must be a [RenameFS]; if it is not, the error wraps
 // [errors.ErrUnsupported]. A local name too long to have a temporary
-// beside it is refused with [ErrNameTooLong] (see [CheckName]).
+// beside it is refused with [ErrNameTooLong] (see [CheckName]), and one
+// a folder holds with an error wrapping syscall.EISDIR, before anything is
+// written.
 func CreatePending(ctx context.Context, name string) (*Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", name, err)
@@ -165,8 +167,17 @@ func CreatePending(ctx context.Context, name string) (*Pending, error) {
 	if !ok {
 		return nil, fmt.Errorf("storage: create %s: its file system cannot rename, so the file could not appear whole: %w", name, errors.ErrUnsupported)
 	}
-	if _, ok := rfs.(Local); ok && canLock {
-		return createLocked(ctx, name)
+	if _, ok := rfs.(Local); ok {
+		// A folder of that name would refuse the rename only at the
+		// commit, after all the writing, and, among the files of a
+		// CommitAll, after the ones before it took their names.
+		p, _ := localPath(name)
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("storage: create %s: a folder has that name: %w", name, syscall.EISDIR)
+		}
+		if canLock {
+			return createLocked(ctx, name)
+		}
 	}
 	temp := tempPrefix(name) + randomSuffix()
 	w, err := rfs.Create(ctx, temp)
