@@ -30,7 +30,7 @@ func catCmd(defaultLimit int, limitShorthand string) *cobra.Command {
 		Long: `cat prints every record of the given TFRecord files (names or globs) as one
 JSON object per line:
 
-  {"features":{"label":{"int64":[7]},"image":{"float":[0.5,1]}}}   an Example
+  {"features":{"image":{"float":[0.5,1]},"label":{"int64":[7]}}}   an Example
   {"context":{...},"feature_lists":{"tokens":[{"bytes":["hi"]}]}}  a SequenceExample
   {"raw":"AAECAw=="}                                               anything else
 
@@ -50,7 +50,7 @@ a string. --keys adds TensorFlow's record key "file:offset" (the offset in
 the uncompressed stream, as TFRecordReader forms it).
 
 --flat shows each feature as its list of values alone and an Example as
-its features, {"label":[7],"image":[0.5,1.0]}, the shape DuckDB's
+its features, {"image":[0.5,1.0],"label":[7]}, the shape DuckDB's
 read_json, pandas' read_json(lines=True) and jq read most easily, and
 convert --from jsonl reads back: int64s are always numbers (exact in
 every reader that keeps integers as integers) and floats always have a

@@ -48,7 +48,7 @@ var (
 
 // A recordRenderer turns records into JSON lines:
 //
-//	{"key":"f:0","features":{"label":{"int64":[7]},"image":{"float":[0.5]}}}
+//	{"key":"f:0","features":{"image":{"float":[0.5]},"label":{"int64":[7]}}}
 //	{"key":"f:9","context":{...},"feature_lists":{"tokens":[{"bytes":["aGk="]},...]}}
 //	{"key":"f:99","raw":"base64 of the record"}
 //
