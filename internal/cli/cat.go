@@ -89,6 +89,9 @@ func newHeadCmd() *cobra.Command {
 }
 
 func runCat(cmd *cobra.Command, patterns []string, o catOptions, t *tally) error {
+	if err := checkLimit(cmd); err != nil {
+		return err
+	}
 	format, err := parseFormat(o.format)
 	if err != nil {
 		return err

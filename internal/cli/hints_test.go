@@ -311,3 +311,34 @@ func TestWrongCompression(t *testing.T) {
 		t.Errorf("count --compression GZIP junk: exit %d, %q", code, errOut)
 	}
 }
+
+// A negative --limit other than -1 is refused: head -n -5 means "all but
+// the last 5" to GNU head, and read everything here.
+func TestNegativeLimit(t *testing.T) {
+	file := writeExamples(t, t.TempDir(), "e.tfrecord", 3, tfrecord.None)
+	for _, tc := range []struct {
+		args []string
+		want string // in the error; "" for success
+	}{
+		{[]string{"head", "-n", "-5", file}, "-n (--limit) must be a count of records, or -1 for all, not -5"},
+		{[]string{"head", "--limit", "-2", file}, "-n (--limit) must be"},
+		{[]string{"cat", "--limit", "-5", file}, "--limit must be a count of records, or -1 for all, not -5"},
+		{[]string{"schema", "--limit", "-5", file}, "--limit must be"},
+		{[]string{"stats", "--limit", "-5", file}, "--limit must be"},
+		{[]string{"head", "-n", "-1", file}, ""},
+		{[]string{"cat", "--limit", "0", file}, ""},
+		{[]string{"schema", "--limit", "-1", file}, ""},
+		{[]string{"stats", "--limit", "-1", file}, ""},
+	} {
+		code, _, errOut := run(t, tc.args...)
+		if tc.want == "" {
+			if code != 0 {
+				t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
+			}
+			continue
+		}
+		if code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want an error with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
