@@ -241,9 +241,10 @@ func recordOptions(ctx context.Context) recordio.Option {
 // reads.
 const compressionUsage = "input compression: auto (detect from the file), NONE, ZLIB, GZIP or ZSTD"
 
-// parseCompression reads a --compression value. "auto" (or empty) asks for
-// detection; names are TensorFlow's, in any case.
-func parseCompression(s string) (c tfrecord.Compression, auto bool, err error) {
+// parseCompression reads the value s of a flag that names the compression
+// of files to read. "auto" (or empty) asks for detection; names are
+// TensorFlow's, in any case.
+func parseCompression(s, flag string) (c tfrecord.Compression, auto bool, err error) {
 	u := strings.ToUpper(s)
 	if u == "" || u == "AUTO" {
 		return tfrecord.None, true, nil
@@ -252,7 +253,7 @@ func parseCompression(s string) (c tfrecord.Compression, auto bool, err error) {
 	if err != nil {
 		// Not tfrecord's words, which name TensorFlow's "" for NONE:
 		// the flag's own spellings.
-		return c, false, fmt.Errorf("--compression must be auto, NONE, ZLIB, GZIP or ZSTD, not %q", s)
+		return c, false, fmt.Errorf("%s must be auto, NONE, ZLIB, GZIP or ZSTD, not %q", flag, s)
 	}
 	return c, false, nil
 }
@@ -360,7 +361,7 @@ type recordFiles struct {
 // newRecordFiles reads with the compression of the --compression value
 // flag and the reader options opts.
 func newRecordFiles(flag string, t *tally, opts ...tfrecord.Option) (*recordFiles, error) {
-	c, auto, err := parseCompression(flag)
+	c, auto, err := parseCompression(flag, "--compression")
 	if err != nil {
 		return nil, err
 	}
