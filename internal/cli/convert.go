@@ -132,7 +132,9 @@ record whose CRCs check, skips the corrupt ones as verify finds them (after
 a bad length it scans for the next valid record header), and keeps the
 records before a truncated end or a broken compressed stream. Each skipped
 stretch is reported on stderr with its file and offset, and the last line
-counts them; the exit code is 0. A file that cannot be read, or a record
+counts them; the exit code is 0. If nothing but damage was found (no good
+record at all, as in a file that is not TFRecord), nothing is written and
+the exit code is 1. A file that cannot be read, or a record
 over --max-record-size, still stops the convert.
 
 --shuffle writes the records in a uniformly random order, the same for
@@ -284,6 +286,12 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		return err
 	}
 	err = convertAll(cmd, conv, names, o, total, t, out.Write)
+	if err == nil && out.Count() == 0 && o.salvage.skippedAny() {
+		// Nothing salvaged is no salvage: an empty file and exit 0 would
+		// pass for a repaired data set, when the input is most likely not
+		// TFRecord at all (stderr says what it looks like).
+		err = fmt.Errorf("--skip-corrupt found no good record to copy (skipped %s): nothing was written", o.salvage.skippedText())
+	}
 	if err != nil {
 		out.Abort() // nothing appears under the output names
 		return err

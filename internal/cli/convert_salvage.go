@@ -61,10 +61,18 @@ func isDamage(err error) bool {
 	return errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge)
 }
 
+// skippedAny reports whether anything was skipped.
+func (s *salvage) skippedAny() bool { return s != nil && s.bad > 0 }
+
+// skippedText says what was skipped, as the summary does.
+func (s *salvage) skippedText() string {
+	return fmt.Sprintf("%s in %s", plural(s.bad, "bad record"), plural(s.files, "file"))
+}
+
 // summary is what convert adds to its last line.
 func (s *salvage) summary() string {
 	if s == nil || s.bad == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; skipped %s in %s", plural(s.bad, "bad record"), plural(s.files, "file"))
+	return "; skipped " + s.skippedText()
 }

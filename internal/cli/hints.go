@@ -87,7 +87,8 @@ func withHint(err error) error {
 	case strings.Contains(s, "get credentials:") && strings.Contains(s, "S3"):
 		return fmt.Errorf("%w (no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", err)
 	case isDamage(err) && !strings.Contains(s, "starts like"):
-		// Damage, not a compressed file read as NONE (whose hint says so).
+		// Damage, not a compressed file read as NONE or another format
+		// (whose hints say so).
 		file := "FILE"
 		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.File != "" && !strings.ContainsAny(de.File, " '\"") {
 			file = de.File
