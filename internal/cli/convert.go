@@ -132,7 +132,8 @@ record whose CRCs check, skips the corrupt ones as verify finds them (after
 a bad length it scans for the next valid record header), and keeps the
 records before a truncated end or a broken compressed stream. Each skipped
 stretch is reported on stderr with its file and offset, and the last line
-counts them; the exit code is 0. If nothing but damage was found (no good
+counts them (in a compressed file as damaged stretches and bytes, as verify
+does); the exit code is 0. If nothing but damage was found (no good
 record at all, as in a file that is not TFRecord), nothing is written and
 the exit code is 1. A file that cannot be read, or a record
 over --max-record-size, still stops the convert.

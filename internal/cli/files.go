@@ -408,9 +408,10 @@ type recordFiles struct {
 	f    storage.File
 	stop func() bool // ends the current file's tie to the context (streams)
 	name string
-	hint string // what the file looks like, when it is another format than TFRecord
-	flag string // the command's name for --compression, in hints (default --compression)
-	n    int    // records since the last context check
+	c    tfrecord.Compression // the current file's
+	hint string               // what the file looks like, when it is another format than TFRecord
+	flag string               // the command's name for --compression, in hints (default --compression)
+	n    int                  // records since the last context check
 
 	opened int // files opened so far: what a summary that stops early read
 }
@@ -483,6 +484,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		return err
 	}
 	rf.hint = otherFormat(prefix, name)
+	rf.c = c
 	opts = append(append(opts, c), rf.opts...)
 	if rf.tee != nil {
 		src = io.TeeReader(src, rf.tee)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -372,7 +373,8 @@ func splitNonBlank(text string, header bool) [][]byte {
 // FuzzSkipCorrupt: convert --skip-corrupt of any file writes exactly the
 // records a skipping reader of it yields, in order, and succeeds unless
 // the reader stopped at something other than damage (a record over the
-// size limit); never a panic, never a partial output.
+// size limit) or yields no record but damage; never a panic, never a
+// partial output.
 func FuzzSkipCorrupt(f *testing.F) {
 	good := func(c tfrecord.Compression, n int) []byte {
 		var b bytes.Buffer
@@ -411,12 +413,20 @@ func FuzzSkipCorrupt(f *testing.F) {
 			}
 			want = append(want, bytes.Clone(rec))
 		}
+		damaged := r.Stats().Skipped > 0 || end != io.EOF
 		r.Close()
 		out := filepath.Join(dir, "out")
 		code, _, errOut := run(t, "convert", "--skip-corrupt", in, "--out", out)
-		if errors.Is(end, tfrecord.ErrTooLarge) {
-			if code != 1 || !strings.Contains(errOut, "--max-record-size") {
-				t.Fatalf("a record over the limit: exit %d, %q", code, errOut)
+		var why string
+		switch {
+		case errors.Is(end, tfrecord.ErrTooLarge):
+			why = "--max-record-size"
+		case len(want) == 0 && damaged:
+			why = "--skip-corrupt found no good record to copy"
+		}
+		if why != "" {
+			if code != 1 || !strings.Contains(errOut, why) {
+				t.Fatalf("exit %d, %q; want exit 1 and %q (the reader ended with %v)", code, errOut, why, end)
 			}
 			if _, err := os.Stat(out + ".tfrecord"); err == nil {
 				t.Fatal("a failed convert left its output")
