@@ -47,14 +47,20 @@ func newConvertCmd() *cobra.Command {
                    are their text), unless --columns gives it (name:int64|
                    float|string). The strings "NaN", "Infinity" and
                    "-Infinity" are floats, and {"b64":"..."} is bytes (its
-                   base64 decoded), as cat --flat writes them. null
+                   base64 decoded), as cat --flat writes them; in a line
+                   with "$bytes":"base64" (cat --flat --bytes base64) the
+                   strings are base64, and "$bytes":"text" is refused. null
                    leaves the feature out; other nested objects and arrays
                    are refused (flatten them, with jq).
   --from json      the JSON lines cat prints, one record a line, back into
                    records: {"features":...} an Example, {"context":...,
                    "feature_lists":...} a SequenceExample, {"raw":...} the
                    record's bytes; a "key" is ignored. Bytes values are read
-                   as cat's --bytes wrote them (--bytes auto or base64), so
+                   as cat's --bytes wrote them: text or {"b64":...} (auto),
+                   or base64 strings in a line that says "bytes":"base64"
+                   (cat --bytes base64 marks its lines so) or with --bytes
+                   base64; a line that says "bytes":"text" is refused, cat
+                   --bytes text being lossy. So
                    sluice cat | jq ... | sluice convert --from json - edits
                    or filters TFRecord data. The records parse as the ones
                    cat read; their bytes can differ (features in name order),
@@ -173,7 +179,7 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
-	f.StringVar(&o.bytes, "bytes", "auto", "--from json: bytes values as cat wrote them, auto (text, or {\"b64\":...}) or base64")
+	f.StringVar(&o.bytes, "bytes", "auto", "--from json: bytes values of lines that do not say (\"bytes\":...), auto (text, or {\"b64\":...}) or base64")
 	f.BoolVar(&o.shuffle, "shuffle", false, "write the records in a random order (see --seed, --shuffle-memory)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --shuffle: the random seed; the same seed gives the same order")
 	f.Int64Var(&o.shuffleMiB, "shuffle-memory", 1024, "with --shuffle: MiB of records held in memory at once")

@@ -163,8 +163,8 @@ func TestCatBytesAndInt64Modes(t *testing.T) {
 		want string
 	}{
 		{nil, `{"features":{"b":{"bytes":["ann",{"b64":"/wA="},{"b64":"AQI="},"tab\there"]},"i":{"int64":[9007199254740992,"9007199254740993","-9007199254740993",-9007199254740992]}}}`},
-		{[]string{"--bytes", "base64", "--int64", "number"}, `{"features":{"b":{"bytes":["YW5u","/wA=","AQI=","dGFiCWhlcmU="]},"i":{"int64":[9007199254740992,9007199254740993,-9007199254740993,-9007199254740992]}}}`},
-		{[]string{"--bytes", "text", "--int64", "string"}, `{"features":{"b":{"bytes":["ann","\ufffd\u0000","\u0001\u0002","tab\there"]},"i":{"int64":["9007199254740992","9007199254740993","-9007199254740993","-9007199254740992"]}}}`},
+		{[]string{"--bytes", "base64", "--int64", "number"}, `{"bytes":"base64","features":{"b":{"bytes":["YW5u","/wA=","AQI=","dGFiCWhlcmU="]},"i":{"int64":[9007199254740992,9007199254740993,-9007199254740993,-9007199254740992]}}}`},
+		{[]string{"--bytes", "text", "--int64", "string"}, `{"bytes":"text","features":{"b":{"bytes":["ann","\ufffd\u0000","\u0001\u0002","tab\there"]},"i":{"int64":["9007199254740992","9007199254740993","-9007199254740993","-9007199254740992"]}}}`},
 	} {
 		code, out, errOut := run(t, append(append([]string{"cat"}, tc.args...), p)...)
 		if code != 0 || out != tc.want+"\n" {
