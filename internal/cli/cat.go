@@ -30,7 +30,7 @@ func catCmd(defaultLimit int, limitShorthand string) *cobra.Command {
 		Long: `cat prints every record of the given TFRecord files (names or globs) as one
 JSON object per line:
 
-  {"features":{"label":{"int64":[7]},"image":{"float":[0.5,1]}}}   an Example
+  {"features":{"image":{"float":[0.5,1]},"label":{"int64":[7]}}}   an Example
   {"context":{...},"feature_lists":{"tokens":[{"bytes":["hi"]}]}}  a SequenceExample
   {"raw":"AAECAw=="}                                               anything else
 
@@ -43,21 +43,25 @@ A bytes value that is valid UTF-8 with no control characters (but tab and
 line ends) is shown as a JSON string of its text; any other is shown as an object holding its base64, {"b64":"/wA="}, so that no
 text can be taken for base64. --bytes text shows every value as text (bytes
 that are not UTF-8 become U+FFFD), --bytes base64 every value as a base64
-string, as protobuf's JSON mapping does. An int64 beyond ±2^53 (9007199254740992),
+string, as protobuf's JSON mapping does; with either, each object says so,
+"bytes":"text" or "bytes":"base64" ("$bytes" with --flat, where a feature's
+value is always an array), so that convert reads base64 back to the bytes
+it stands for and refuses text, which is lossy, rather than write other
+bytes. An int64 beyond ±2^53 (9007199254740992),
 which jq and JavaScript would round, is a JSON string of its exact digits;
 --int64 number prints every int64 as a number, --int64 string every one as
 a string. --keys adds TensorFlow's record key "file:offset" (the offset in
 the uncompressed stream, as TFRecordReader forms it).
 
 --flat shows each feature as its list of values alone and an Example as
-its features, {"label":[7],"image":[0.5,1.0]}, the shape DuckDB's
+its features, {"image":[0.5,1.0],"label":[7]}, the shape DuckDB's
 read_json, pandas' read_json(lines=True) and jq read most easily, and
 convert --from jsonl reads back: int64s are always numbers (exact in
 every reader that keeps integers as integers) and floats always have a
 point or an exponent. A bytes value whose text is NaN, Infinity or
 -Infinity, the strings a float takes for them, is {"b64":...} as bytes
 that are not text are, and jsonl reads both back as bytes (with --bytes
-auto, the default). A SequenceExample keeps its two members, each
+auto, the default, or base64; --bytes text is refused). A SequenceExample keeps its two members, each
 list of steps an array of arrays; --keys goes without --flat, since a
 feature may be named key.`,
 		Example: "  sluice cat --limit 3 'data/train-*.tfrecord.gz'\n" +
@@ -89,6 +93,9 @@ func newHeadCmd() *cobra.Command {
 }
 
 func runCat(cmd *cobra.Command, patterns []string, o catOptions, t *tally) error {
+	if err := checkLimit(cmd); err != nil {
+		return err
+	}
 	format, err := parseFormat(o.format)
 	if err != nil {
 		return err

@@ -346,3 +346,21 @@ func TestCatFlatRoundTrip(t *testing.T) {
 		t.Errorf("round trip changed the records:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The objects cat's help shows are what cat prints for them, feature
+// names sorted.
+func TestCatHelpExamples(t *testing.T) {
+	dir := t.TempDir()
+	rec := example.New().Int64("label", 7).Float("image", 0.5, 1).Marshal()
+	file := writeRecords(t, dir, "e.tfrecord", tfrecord.None, rec)
+	help := newCatCmd().Long
+	for _, args := range [][]string{{"cat", file}, {"cat", "--flat", file}} {
+		code, out, errOut := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if line := strings.TrimSpace(out); !strings.Contains(help, line) {
+			t.Errorf("%v prints %s, which cat's help does not show", args, line)
+		}
+	}
+}

@@ -68,8 +68,9 @@ File arguments are names or glob patterns; compression (GZIP, ZLIB, ZSTD) is
 detected from each file unless --compression names it. A pattern leaves out
 the temporaries of interrupted writes (.NAME.sluice-tmp-...) unless its last
 part starts with a dot.`,
+		// The files sluice demo --dir data writes.
 		Example: "  sluice count 'data/train-*.tfrecord.gz'\n" +
-			"  sluice cat --limit 2 --keys data/train-00000-of-00004.tfrecord.gz",
+			"  sluice cat --limit 2 --keys data/train-00000-of-00008.tfrecord.gz",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

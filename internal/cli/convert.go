@@ -47,14 +47,20 @@ func newConvertCmd() *cobra.Command {
                    are their text), unless --columns gives it (name:int64|
                    float|string). The strings "NaN", "Infinity" and
                    "-Infinity" are floats, and {"b64":"..."} is bytes (its
-                   base64 decoded), as cat --flat writes them. null
+                   base64 decoded), as cat --flat writes them; in a line
+                   with "$bytes":"base64" (cat --flat --bytes base64) the
+                   strings are base64, and "$bytes":"text" is refused. null
                    leaves the feature out; other nested objects and arrays
                    are refused (flatten them, with jq).
   --from json      the JSON lines cat prints, one record a line, back into
                    records: {"features":...} an Example, {"context":...,
                    "feature_lists":...} a SequenceExample, {"raw":...} the
                    record's bytes; a "key" is ignored. Bytes values are read
-                   as cat's --bytes wrote them (--bytes auto or base64), so
+                   as cat's --bytes wrote them: text or {"b64":...} (auto),
+                   or base64 strings in a line that says "bytes":"base64"
+                   (cat --bytes base64 marks its lines so) or with --bytes
+                   base64; a line that says "bytes":"text" is refused, cat
+                   --bytes text being lossy. So
                    sluice cat | jq ... | sluice convert --from json - edits
                    or filters TFRecord data. The records parse as the ones
                    cat read; their bytes can differ (features in name order),
@@ -83,9 +89,13 @@ CSV and JSON lines (jsonl and json) may be GZIP or ZSTD compressed, which their 
 tell; a line longer than --max-record-size is an error.
 
 Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
---shards N (records dealt round-robin); .gz, .zlib or .zst is appended for
-compressed output; one TFRecord extension --out ends in is replaced (the
-longest: --out x.tfrecord.gz without --compression writes x.tfrecord). Output that would write
+--shards N (records dealt round-robin), .gz, .zlib or .zst appended for
+--compression GZIP, ZLIB or ZSTD (a .tfrecord --out ends in is replaced).
+An --out that ends in a compression's extension (.gz, .zlib or .zz, .zst,
+after .tfrecord or not) is written under that name in that compression:
+--out x.tfrecord.gz writes x.tfrecord.gz, GZIP (with --shards 2,
+x-00000-of-00002.tfrecord.gz and x-00001-of-00002.tfrecord.gz), and a
+--compression that contradicts the extension is an error. Output that would write
 over an input is refused, as is an --out that is a folder ("dir/": give a
 prefix such as dir/data), an output name a folder holds, and an output
 name longer than 229 bytes (its temporary name, below, adds 26 to it, and
@@ -128,7 +138,10 @@ record whose CRCs check, skips the corrupt ones as verify finds them (after
 a bad length it scans for the next valid record header), and keeps the
 records before a truncated end or a broken compressed stream. Each skipped
 stretch is reported on stderr with its file and offset, and the last line
-counts them; the exit code is 0. A file that cannot be read, or a record
+counts them (in a compressed file as damaged stretches and bytes, as verify
+does); the exit code is 0. If nothing but damage was found (no good
+record at all, as in a file that is not TFRecord), nothing is written and
+the exit code is 1. A file that cannot be read, or a record
 over --max-record-size, still stops the convert.
 
 --shuffle writes the records in a uniformly random order, the same for
@@ -159,14 +172,14 @@ records take), then each file is shuffled in memory and written out. Progress is
 	f.StringVar(&o.from, "from", "tfrecord", "input format: csv, jsonl, json, parquet, mnist, cifar10 or tfrecord")
 	f.StringVar(&o.to, "to", "tfrecord", "output format: tfrecord or parquet (Examples only; see above)")
 	f.StringVar(&o.out, "out", "", "output path prefix (required)")
-	f.StringVar(&o.compression, "compression", "NONE", "output compression: NONE, ZLIB, GZIP or ZSTD (smaller and faster, but TensorFlow cannot read ZSTD TFRecord files); with --to parquet, the pages': SNAPPY (the default), GZIP, ZSTD or NONE")
+	f.StringVar(&o.compression, "compression", "", "output compression: NONE, ZLIB, GZIP or ZSTD (default: the one --out's extension names, else NONE; ZSTD is smaller and faster, but TensorFlow cannot read ZSTD TFRecord files); with --to parquet, the pages': SNAPPY (the default), GZIP, ZSTD or NONE")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
 	f.IntVar(&o.shards, "shards", 1, "number of output files")
 	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members; with --from parquet, or with --to parquet from other input, the columns to keep (name,...)")
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
 	f.StringVar(&o.labels, "labels", "", "--from mnist: the IDX label file")
-	f.StringVar(&o.bytes, "bytes", "auto", "--from json: bytes values as cat wrote them, auto (text, or {\"b64\":...}) or base64")
+	f.StringVar(&o.bytes, "bytes", "auto", "--from json: bytes values of lines that do not say (\"bytes\":...), auto (text, or {\"b64\":...}) or base64")
 	f.BoolVar(&o.shuffle, "shuffle", false, "write the records in a random order (see --seed, --shuffle-memory)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --shuffle: the random seed; the same seed gives the same order")
 	f.Int64Var(&o.shuffleMiB, "shuffle-memory", 1024, "with --shuffle: MiB of records held in memory at once")
@@ -235,7 +248,23 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	default:
 		return fmt.Errorf("--to must be tfrecord or parquet, not %q", o.to)
 	}
-	c, _, err := parseCompression(o.compression)
+	c, given := tfrecord.None, cmd.Flags().Changed("compression")
+	if given {
+		var err error
+		if c, err = parseOutputCompression(o.compression); err != nil {
+			return err
+		}
+	}
+	if o.from == "tfrecord" {
+		// Checked before the output is begun, and in the flag's own name.
+		if _, _, err := parseCompression(o.inCompression, "--input-compression"); err != nil {
+			return err
+		}
+	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
+	outputs, c, err := outputNames(o.out, o.shards, c, given)
 	if err != nil {
 		return err
 	}
@@ -243,9 +272,6 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		// sluice's own extension: warn before the hours of work, not
 		// when the training job fails to open the result.
 		fmt.Fprintln(cmd.ErrOrStderr(), "sluice: warning: TensorFlow cannot read ZSTD TFRecord files; write GZIP or ZLIB for data TensorFlow will read")
-	}
-	if err := checkOut(o.out); err != nil {
-		return err
 	}
 	names, err := expand(ctx, args)
 	if err != nil {
@@ -255,7 +281,6 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if o.labels != "" {
 		inputs = append(inputs[:len(inputs):len(inputs)], o.labels)
 	}
-	outputs := outputNames(o.out, o.shards, c)
 	if err := checkOutputs(inputs, outputs); err != nil {
 		return err
 	}
@@ -268,6 +293,12 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		return err
 	}
 	err = convertAll(cmd, conv, names, o, total, t, out.Write)
+	if err == nil && out.Count() == 0 && o.salvage.skippedAny() {
+		// Nothing salvaged is no salvage: an empty file and exit 0 would
+		// pass for a repaired data set, when the input is most likely not
+		// TFRecord at all (stderr says what it looks like).
+		err = fmt.Errorf("--skip-corrupt found no good record to copy (skipped %s): nothing was written", o.salvage.skippedText())
+	}
 	if err != nil {
 		out.Abort() // nothing appears under the output names
 		return err
@@ -356,31 +387,78 @@ var outputExt = map[tfrecord.Compression]string{
 	tfrecord.Zstd: ".tfrecord.zst",
 }
 
-// outputNames are the names of the n files convert writes:
-// TensorFlow's "prefix-00000-of-00004" convention, or prefix alone for one
-// file, with the compression's extension (replacing one prefix ends in).
-func outputNames(prefix string, n int, c tfrecord.Compression) []string {
-	prefix = outputStem(prefix)
-	if n == 1 {
-		return []string{prefix + outputExt[c]}
+// parseOutputCompression reads convert's --compression. There is no
+// auto: the inputs, as many as they are, need not share one compression,
+// and taking auto for NONE wrote uncompressed files to a user who asked
+// for none of that.
+func parseOutputCompression(s string) (tfrecord.Compression, error) {
+	if strings.EqualFold(s, "auto") {
+		return 0, fmt.Errorf("--compression auto is for reading: convert writes NONE, ZLIB, GZIP or ZSTD (without --compression, the one --out's extension says, .gz, .zlib, .zz or .zst, else NONE)")
 	}
-	return recordio.ShardNames(prefix, n, outputExt[c])
+	c, err := tfrecord.ParseCompression(strings.ToUpper(s))
+	if err != nil || s == "" {
+		return 0, fmt.Errorf("--compression must be NONE, ZLIB, GZIP or ZSTD, not %q", s)
+	}
+	return c, nil
 }
 
-// stemExts are the TFRecord extensions outputStem removes, longest first,
-// so that ".tfrecord.gz" goes whole, not as ".tfrecord" after ".gz"
-// (which is none of them).
-var stemExts = []string{".tfrecord.zlib", ".tfrecord.zst", ".tfrecord.gz", ".tfrecord"}
+// impliedExts are the compression extensions an --out may end in, after
+// .tfrecord or not, as the Python writer takes them: such a name is
+// written as it is, in that compression, never as another file (the
+// .tfrecord beside it, say, which may be the data being converted).
+var impliedExts = []struct {
+	ext string
+	c   tfrecord.Compression
+}{
+	{".gz", tfrecord.Gzip}, {".zlib", tfrecord.Zlib}, {".zz", tfrecord.Zlib}, {".zst", tfrecord.Zstd},
+}
 
-// outputStem returns --out without one TFRecord extension, the longest
-// it ends in: the outputs' names are it followed by one, or by
-// -0000k-of-0000n and one. Exactly one goes, whatever the order of a map,
-// so that "x.tfrecord.gz.tfrecord" is always the stem "x.tfrecord.gz".
-func outputStem(out string) string {
-	for _, ext := range stemExts {
-		if s, ok := strings.CutSuffix(out, ext); ok {
-			return s
+// outputLayout splits --out into the stem the output names begin with and
+// the extension they end in, when out ends in a compression's extension
+// (ext, and the compression it implies, c); otherwise ext is "" and the
+// stem is out without a .tfrecord extension.
+func outputLayout(out string) (stem, ext string, c tfrecord.Compression, implied bool) {
+	for _, ie := range impliedExts {
+		s, ok := strings.CutSuffix(out, ie.ext)
+		if !ok || s == "" {
+			continue
 		}
+		ext = ie.ext
+		if t, ok := strings.CutSuffix(s, ".tfrecord"); ok {
+			s, ext = t, ".tfrecord"+ext
+		}
+		return s, ext, ie.c, true
 	}
-	return out
+	return strings.TrimSuffix(out, ".tfrecord"), "", tfrecord.None, false
+}
+
+// outputNames returns the names of the n files convert writes to out and
+// their compression: TensorFlow's "stem-00000-of-00004" convention, or
+// the stem alone for one file, and an extension. An out that ends in a
+// compression's extension keeps it, and that compression, which c, if
+// given (--compression), must not contradict; any other out gets c's
+// extension, replacing a .tfrecord it ends in.
+func outputNames(out string, n int, c tfrecord.Compression, given bool) ([]string, tfrecord.Compression, error) {
+	stem, ext, implied, ok := outputLayout(out)
+	if ok {
+		if given && c != implied {
+			return nil, 0, fmt.Errorf("--compression %v, but --out %s ends in %s, %v's extension: leave --compression out (or give %v), or give another --out",
+				c, out, ext[strings.LastIndex(ext, "."):], implied, implied)
+		}
+		c = implied
+	} else {
+		ext = outputExt[c]
+	}
+	if n == 1 {
+		return []string{stem + ext}, c, nil
+	}
+	return recordio.ShardNames(stem, n, ext), c, nil
+}
+
+// outputStem returns the stem of --out's output names (see outputLayout):
+// the leftovers of earlier runs to the same --out, with any shard count or
+// compression, are those of names it begins.
+func outputStem(out string) string {
+	stem, _, _, _ := outputLayout(out)
+	return stem
 }

@@ -18,7 +18,7 @@ import (
 // lists, or a record's raw bytes. The key cat adds with --keys is
 // accepted and ignored. A feature holds at most one list.
 const (
-	lineMembers    = "key, features, context, feature_lists, raw"
+	lineMembers    = "key, bytes, features, context, feature_lists, raw"
 	featureMembers = "int64, float, bytes"
 )
 
@@ -32,6 +32,7 @@ const (
 // A jsonParser turns cat's JSON lines back into records.
 type jsonParser struct {
 	bytes bytesMode // how bytes values are written (cat's --bytes)
+	mode  bytesMode // how the current line's are: bytes, or its "bytes" member's
 	max   int64     // the largest record (--max-record-size); 0: no limit
 	kind  int       // of the last line parsed
 	s     jsonScanner
@@ -45,8 +46,26 @@ func newJSONParser(mode bytesMode) *jsonParser {
 	return &jsonParser{bytes: mode, mo: proto.MarshalOptions{Deterministic: true}}
 }
 
+// errReparse asks parse to read a line again, whose "bytes" member came
+// after bytes values it read in another mode.
+var errReparse = errors.New("read the line again")
+
+// errLossyLine is the error for a line of cat --bytes text.
+var errLossyLine = errors.New(`the line says "bytes":"text": cat --bytes text is lossy (bytes that are not UTF-8 became U+FFFD) and cannot be read back; print the records with cat --bytes auto (the default) or --bytes base64`)
+
 // parse returns the record line describes, valid until the next call.
 func (p *jsonParser) parse(line []byte) ([]byte, error) {
+	p.mode = p.bytes
+	rec, err := p.parseLine(line, false)
+	if errors.Is(err, errReparse) {
+		rec, err = p.parseLine(line, true)
+	}
+	return rec, err
+}
+
+// parseLine reads line in p.mode, which a "bytes" member changes;
+// again says the mode is already the line's.
+func (p *jsonParser) parseLine(line []byte, again bool) ([]byte, error) {
 	s := &p.s
 	s.reset(line)
 	p.kind = 0
@@ -72,6 +91,27 @@ func (p *jsonParser) parse(line []byte) ([]byte, error) {
 		switch name {
 		case "key":
 			_, err = p.str("key")
+		case "bytes":
+			// cat's --bytes, when not auto: what the line's bytes
+			// values are, whatever convert's --bytes says.
+			var mode []byte
+			if mode, err = p.str("bytes"); err != nil {
+				return err
+			}
+			switch string(mode) {
+			case "text":
+				return errLossyLine
+			case "base64", "auto":
+				m, _ := parseBytesMode(string(mode))
+				read := seen["features"] || seen["context"] || seen["feature_lists"]
+				if m != p.mode && !again && read {
+					p.mode = m
+					return errReparse
+				}
+				p.mode = m
+			default:
+				return fmt.Errorf(`"bytes" must be "base64" or "auto", not %q`, mode)
+			}
 		case "features":
 			feats, err = p.features("features")
 		case "context":
@@ -339,10 +379,13 @@ func (p *jsonParser) bytesValue() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.bytes == bytesBase64 {
+		if p.mode == bytesBase64 {
 			b, err := base64.StdEncoding.AppendDecode(nil, text)
 			if err != nil {
-				return nil, fmt.Errorf("--bytes base64: %w", err)
+				if p.bytes == bytesBase64 {
+					return nil, fmt.Errorf("--bytes base64: %w", err)
+				}
+				return nil, fmt.Errorf(`"bytes":"base64": %w`, err)
 			}
 			return b, nil
 		}

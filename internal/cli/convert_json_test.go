@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,7 +112,7 @@ func TestConvertJSONErrors(t *testing.T) {
 		{"two-lists", `{"features":{"a":{"float":[1],"int64":[2]}}}`, nil, `more than one of int64, float and bytes`},
 		{"list-type", `{"features":{"a":{"int64":"1"}}}`, nil, `:3: feature "a": int64: want an array, not a string`},
 		{"features-type", `{"features":[]}`, nil, `:3: features: want a JSON object, not an array`},
-		{"case", `{"Features":{}}`, nil, `:3: unknown member "Features" (want key, features, context, feature_lists, raw; plain JSON objects, each member a feature, are --from jsonl)`},
+		{"case", `{"Features":{}}`, nil, `:3: unknown member "Features" (want key, bytes, features, context, feature_lists, raw; plain JSON objects, each member a feature, are --from jsonl)`},
 		{"null", `null`, nil, `:3: want a JSON object, not null`},
 		{"member", `{"feature":{}}`, nil, `:3: unknown member "feature"`},
 		{"feature-member", `{"features":{"a":{"ints":[1]}}}`, nil, `unknown member "ints"`},
@@ -340,4 +342,81 @@ func compressed(t *testing.T, c tfrecord.Compression, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// cat marks the lines of a --bytes other than auto, and convert reads
+// them by the mark, whatever its own --bytes: base64 back to the bytes
+// it stands for, text (lossy) refused. Never other bytes, silently.
+func TestConvertCatBytesModes(t *testing.T) {
+	dir := t.TempDir()
+	infinity, _ := base64.StdEncoding.DecodeString("Infinity") // whose base64 is a float's word
+	ex := example.New().
+		Bytes("b", []byte("ann"), []byte{0xff, 0, 0xfe}, []byte("\x01tab\there"), infinity, []byte("NaN")).
+		Int64("i", 7, 1<<60).
+		Float("x", 0.5, float32(math.Inf(1))).
+		Marshal()
+	empty := example.New().Marshal()
+	seq := example.NewSequence().Context("id", example.Int64List(3)).List("tokens", example.StringList("hi", "\xff")).Marshal()
+	in := writeRecords(t, dir, "in.tfrecord", tfrecord.None, ex, empty, seq)
+	flatIn := writeRecords(t, dir, "flat.tfrecord", tfrecord.None, ex, empty)
+	_, want, _ := run(t, "cat", in)
+	_, wantFlat, _ := run(t, "cat", flatIn)
+	lossy := "lossy (bytes that are not UTF-8 became U+FFFD) and cannot be read back"
+	for i, tc := range []struct {
+		cat     []string // cat's flags
+		edit    func(string) string
+		from    string
+		convert []string // convert's flags
+		err     string   // in convert's error; "" for the records back
+	}{
+		{cat: nil, from: "json"},
+		{cat: []string{"--bytes", "base64"}, from: "json"},
+		{cat: []string{"--bytes", "base64"}, from: "json", convert: []string{"--bytes", "base64"}},
+		{cat: []string{"--bytes", "base64", "--keys"}, from: "json"},
+		// The mark after the values it is for, as a JSON tool may put it.
+		{cat: []string{"--bytes", "base64"}, from: "json", edit: func(s string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(s, `{"bytes":"base64",`, `{`), "}}\n", `},"bytes":"base64"}`+"\n")
+		}},
+		{cat: []string{"--bytes", "text"}, from: "json", err: "cat --bytes text is " + lossy},
+		{cat: []string{"--bytes", "text"}, from: "json", convert: []string{"--bytes", "base64"}, err: "cat --bytes text is " + lossy},
+		{cat: []string{"--flat"}, from: "jsonl"},
+		{cat: []string{"--flat", "--bytes", "base64"}, from: "jsonl"},
+		{cat: []string{"--flat", "--bytes", "text"}, from: "jsonl", err: "cat --flat --bytes text is " + lossy},
+	} {
+		src, back := in, want
+		if tc.from == "jsonl" {
+			src, back = flatIn, wantFlat
+		}
+		code, lines, errOut := run(t, append(append([]string{"cat"}, tc.cat...), src)...)
+		if code != 0 {
+			t.Fatalf("cat %v: exit %d: %s", tc.cat, code, errOut)
+		}
+		if tc.edit != nil {
+			lines = tc.edit(lines)
+		}
+		// The default output stays as it was, unmarked.
+		if marked := strings.Contains(lines, `bytes":"`); marked != slices.Contains(tc.cat, "--bytes") {
+			t.Errorf("cat %v: marked %v: %s", tc.cat, marked, lines)
+		}
+		file := filepath.Join(dir, fmt.Sprintf("lines%d", i))
+		if err := os.WriteFile(file, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
+		args := append([]string{"convert", "--from", tc.from, file, "--out", out}, tc.convert...)
+		code, _, errOut = run(t, args...)
+		if tc.err != "" {
+			if code == 0 || !strings.Contains(errOut, tc.err) {
+				t.Errorf("cat %v | convert %v: exit %d, %q; want an error with %q", tc.cat, args[1:3], code, errOut, tc.err)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("cat %v | convert %v: exit %d: %s", tc.cat, args[1:3], code, errOut)
+			continue
+		}
+		if _, got, _ := run(t, "cat", out+".tfrecord"); got != back {
+			t.Errorf("cat %v | convert %v gives\n%s\nnot\n%s", tc.cat, args[1:3], got, back)
+		}
+	}
 }

@@ -44,6 +44,7 @@ type jsonlValue struct {
 	// and from which it slices text once the whole line is read (later
 	// strings may move the arena).
 	off, n int
+	b64    bool // a {"b64":...} value, decoded already
 }
 
 // A jsonlMember is one member of a line that becomes a feature: its
@@ -353,6 +354,7 @@ func (c *jsonlConverter) parse(line []byte) error {
 	if s.ws() != '{' {
 		return fmt.Errorf("want a JSON object, not %s", s.kind())
 	}
+	base64s := false // the line's strings are base64 (cat --flat --bytes base64)
 	err := s.objectBytes(func(b []byte) error {
 		name := c.intern(b) // before the value's strings reuse b
 		if c.seen[name] {
@@ -362,6 +364,22 @@ func (c *jsonlConverter) parse(line []byte) error {
 		null, err := s.null()
 		if err != nil || null {
 			return err
+		}
+		if name == flatBytesName && s.ws() == '"' {
+			// cat --flat's marker of its --bytes, which a feature,
+			// always an array, cannot be mistaken for.
+			mode, err := s.str()
+			if err != nil {
+				return err
+			}
+			switch string(mode) {
+			case "base64":
+				base64s = true
+				return nil
+			case "text":
+				return errors.New(`the line says "$bytes":"text": cat --flat --bytes text is lossy (bytes that are not UTF-8 became U+FFFD) and cannot be read back; print the records with cat --flat (--bytes auto) or --flat --bytes base64`)
+			}
+			return fmt.Errorf(`%q must be "base64", not %q`, flatBytesName, mode)
 		}
 		lo := len(c.values)
 		if s.ws() == '[' {
@@ -375,12 +393,43 @@ func (c *jsonlConverter) parse(line []byte) error {
 	if err != nil {
 		return err
 	}
+	if base64s {
+		if err := c.decodeBase64s(); err != nil {
+			return err
+		}
+	}
 	for i, v := range c.values {
 		if v.kind == jsonlString {
 			c.values[i].text = c.arena[v.off : v.off+v.n : v.off+v.n]
 		}
 	}
 	return s.end()
+}
+
+// flatBytesName is the name of cat --flat's --bytes marker
+// (flatBytesMarker, unquoted).
+const flatBytesName = "$bytes"
+
+// decodeBase64s decodes the line's JSON strings, which cat --flat
+// --bytes base64 wrote as base64; its {"b64":...} values are decoded
+// already, and its floats' words are no strings.
+func (c *jsonlConverter) decodeBase64s() error {
+	for _, m := range c.members {
+		for i := m.lo; i < m.hi; i++ {
+			v := &c.values[i]
+			if v.kind != jsonlString || v.b64 {
+				continue
+			}
+			start := len(c.arena)
+			var err error
+			c.arena, err = base64.StdEncoding.AppendDecode(c.arena, c.arena[v.off:v.off+v.n])
+			if err != nil {
+				return fmt.Errorf("member %q: %s: the line says %q:\"base64\": %w", m.name, quoteValue(jsonlValue{kind: jsonlString, text: c.arena[v.off : v.off+v.n]}), flatBytesName, err)
+			}
+			v.off, v.n = start, len(c.arena)-start
+		}
+	}
+	return nil
 }
 
 // intern returns name as a string, the same one for the same name.
@@ -464,7 +513,7 @@ func (c *jsonlConverter) scalar(name string) error {
 		if err != nil {
 			return err
 		}
-		v = jsonlValue{kind: jsonlString, off: start, n: len(c.arena) - start}
+		v = jsonlValue{kind: jsonlString, off: start, n: len(c.arena) - start, b64: true}
 	case ch == 'n':
 		// A member's own null was taken by parse: this one is in an array.
 		if _, err := s.null(); err != nil {

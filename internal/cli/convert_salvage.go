@@ -14,7 +14,7 @@ import (
 // damage and writes nothing.
 type salvage struct {
 	w     io.Writer // where each problem is reported as it is found
-	bad   int       // records skipped, a truncated or broken end counting one
+	bad   damage    // what was skipped, a truncated or broken end counting one
 	files int       // files with anything skipped
 }
 
@@ -40,13 +40,13 @@ func (s *salvage) copyRecords(ctx context.Context, names []string, rf *recordFil
 				return err
 			}
 			fmt.Fprintf(s.w, "sluice: skipped: %v (the rest of the file)\n", err)
-			v.Bad++
+			v.lostEnd()
 		}
 		if v.Hint != "" {
 			fmt.Fprintf(s.w, "sluice: %s: %s\n", name, v.Hint)
 		}
 		if v.Bad > 0 {
-			s.bad += v.Bad
+			s.bad.add(v)
 			s.files++
 		}
 	}
@@ -61,10 +61,18 @@ func isDamage(err error) bool {
 	return errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge)
 }
 
+// skippedAny reports whether anything was skipped.
+func (s *salvage) skippedAny() bool { return s != nil && s.bad.any() }
+
+// skippedText says what was skipped, as the summary does.
+func (s *salvage) skippedText() string {
+	return fmt.Sprintf("%v in %s", s.bad, plural(s.files, "file"))
+}
+
 // summary is what convert adds to its last line.
 func (s *salvage) summary() string {
-	if s == nil || s.bad == 0 {
+	if !s.skippedAny() {
 		return ""
 	}
-	return fmt.Sprintf("; skipped %s in %s", plural(s.bad, "bad record"), plural(s.files, "file"))
+	return "; skipped " + s.skippedText()
 }

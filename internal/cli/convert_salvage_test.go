@@ -220,3 +220,29 @@ func TestConvertSkipCorruptShuffled(t *testing.T) {
 		t.Error("--shuffle kept the input's order")
 	}
 }
+
+// --skip-corrupt that finds no good record writes nothing and fails: an
+// empty file and exit 0 would pass for a salvaged data set.
+func TestSkipCorruptNothingGood(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "data.csv")
+	if err := os.WriteFile(in, []byte("a,b\n1,2\n3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, errOut := run(t, "convert", "--skip-corrupt", in, "--out", out)
+	if want := "--skip-corrupt found no good record to copy (skipped 1 bad record in 1 file): nothing was written"; code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, %q %q; want exit 1 and %q", code, stdout, errOut, want)
+	}
+	if !strings.Contains(errOut, "starts like text") {
+		t.Errorf("stderr %q does not say the input looks like text", errOut)
+	}
+	if _, err := os.Stat(out + ".tfrecord"); !os.IsNotExist(err) {
+		t.Errorf("output written: %v", err)
+	}
+	// An empty input has nothing to salvage, and nothing wrong.
+	empty := writeRecords(t, dir, "empty.tfrecord", tfrecord.None)
+	if code, _, errOut := run(t, "convert", "--skip-corrupt", empty, "--out", filepath.Join(dir, "e")); code != 0 {
+		t.Errorf("empty input: exit %d, %q", code, errOut)
+	}
+}

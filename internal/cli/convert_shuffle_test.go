@@ -135,7 +135,11 @@ func TestConvertShuffle(t *testing.T) {
 			t.Errorf("output %q", stdout)
 		}
 		var all []string
-		for _, name := range outputNames(filepath.Join(dir, out), 3, tfrecord.None) {
+		names, _, err := outputNames(filepath.Join(dir, out), 3, tfrecord.None, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
 			all = append(all, readFileStrings(t, name)...)
 		}
 		return all

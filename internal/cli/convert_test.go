@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,7 +215,7 @@ func TestConvertFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--from", "avro"}, `--from must be csv, jsonl, json, parquet, mnist, cifar10 or tfrecord, not "avro"`},
-		{[]string{"--compression", "snappy"}, `--compression must be auto, NONE, ZLIB, GZIP or ZSTD, not "snappy"`},
+		{[]string{"--compression", "snappy"}, `--compression must be NONE, ZLIB, GZIP or ZSTD, not "snappy"`},
 		{nil, `required flag(s) "out" not set`},
 	} {
 		args := append([]string{"convert", in}, tc.args...)
@@ -224,5 +225,82 @@ func TestConvertFlags(t *testing.T) {
 		if code, _, errOut := run(t, args...); code == 0 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: %q", tc.args, errOut)
 		}
+	}
+}
+
+// An --out that ends in a compression's extension is written under that
+// name in that compression, as the Python writer does; --compression may
+// not contradict it, and auto, which reads, is no output compression.
+func TestConvertOutputCompression(t *testing.T) {
+	for _, tc := range []struct {
+		out   string
+		args  []string
+		files []string             // written, relative to the folder
+		c     tfrecord.Compression // theirs
+		err   string               // in the error, if any
+	}{
+		{out: "x.tfrecord.gz", files: []string{"x.tfrecord.gz"}, c: tfrecord.Gzip},
+		{out: "x.gz", files: []string{"x.gz"}, c: tfrecord.Gzip},
+		{out: "x.zz", files: []string{"x.zz"}, c: tfrecord.Zlib},
+		{out: "x.tfrecord.zlib", files: []string{"x.tfrecord.zlib"}, c: tfrecord.Zlib},
+		{out: "x.tfrecord.zst", files: []string{"x.tfrecord.zst"}, c: tfrecord.Zstd},
+		{out: "x.tfrecord.gz", args: []string{"--compression", "gzip"}, files: []string{"x.tfrecord.gz"}, c: tfrecord.Gzip},
+		{out: "x.tfrecord.gz", args: []string{"--shards", "2"}, files: []string{"x-00000-of-00002.tfrecord.gz", "x-00001-of-00002.tfrecord.gz"}, c: tfrecord.Gzip},
+		// Names without such an extension keep the stem rule.
+		{out: "x.tfrecord", args: []string{"--compression", "GZIP"}, files: []string{"x.tfrecord.gz"}, c: tfrecord.Gzip},
+		{out: "x", args: []string{"--compression", "ZLIB"}, files: []string{"x.tfrecord.zlib"}, c: tfrecord.Zlib},
+		{out: "x", files: []string{"x.tfrecord"}, c: tfrecord.None},
+		{out: "x.tfrecord.gz", args: []string{"--compression", "NONE"}, err: "--compression NONE, but --out"},
+		{out: "x.zst", args: []string{"--compression", "ZLIB"}, err: "ends in .zst, ZSTD's extension"},
+		{out: "x", args: []string{"--compression", "auto"}, err: "--compression auto is for reading"},
+		{out: "x", args: []string{"--compression", "LZ4"}, err: `--compression must be NONE, ZLIB, GZIP or ZSTD, not "LZ4"`},
+		{out: "x", args: []string{"--input-compression", "LZ4"}, err: `--input-compression must be auto, NONE, ZLIB, GZIP or ZSTD, not "LZ4"`},
+	} {
+		dir := t.TempDir()
+		in := writeExamples(t, dir, "in.data", 3, tfrecord.None)
+		args := append([]string{"convert", in, "--out", filepath.Join(dir, tc.out)}, tc.args...)
+		code, _, errOut := run(t, args...)
+		if tc.err != "" {
+			if code == 0 || !strings.Contains(errOut, tc.err) {
+				t.Errorf("%v: exit %d, %q; want an error with %q", args[3:], code, errOut, tc.err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("%v: wrote %d files", args[3:], len(ents)-1)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", args[3:], code, errOut)
+			continue
+		}
+		ents, _ := os.ReadDir(dir)
+		var got []string
+		for _, e := range ents {
+			if e.Name() != "in.data" {
+				got = append(got, e.Name())
+			}
+		}
+		if !slices.Equal(got, tc.files) {
+			t.Errorf("%v: wrote %v, want %v", args[3:], got, tc.files)
+			continue
+		}
+		for _, f := range got {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := tfrecord.DetectCompression(b); c != tc.c {
+				t.Errorf("%v: %s is %v, want %v", args[3:], f, c, tc.c)
+			}
+		}
+	}
+}
+
+// A reading command's --compression error lists auto, which it takes.
+func TestReadCompressionError(t *testing.T) {
+	file := writeExamples(t, t.TempDir(), "e.tfrecord", 1, tfrecord.None)
+	code, _, errOut := run(t, "count", "--compression", "LZ4", file)
+	if want := `--compression must be auto, NONE, ZLIB, GZIP or ZSTD, not "LZ4"`; code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, %q; want %q", code, errOut, want)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -156,5 +157,26 @@ func TestDemoSubcommandHook(t *testing.T) {
 	code, out, _ := run(t, "demo", "--help")
 	if code != 0 || !strings.Contains(out, "fake") || !strings.Contains(out, "Examples:\n  sluice demo") {
 		t.Errorf("demo --help does not list the subcommand: %q", out)
+	}
+}
+
+// The root's examples name the files sluice demo --dir writes, so that
+// they run as they are after the demo.
+func TestRootExampleNamesDemoFiles(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := run(t, "demo", "--quiet", "--dir", dir, "--epochs", "1", "--train", "64", "--test", "16"); code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, errOut)
+	}
+	root := newRootCmd(io.Discard, io.Discard)
+	for _, line := range strings.Split(root.Example, "\n") {
+		for _, arg := range strings.Fields(line) {
+			if !strings.HasPrefix(strings.Trim(arg, "'"), "data/") {
+				continue
+			}
+			pattern := filepath.Join(dir, strings.TrimPrefix(strings.Trim(arg, "'"), "data/"))
+			if m, _ := filepath.Glob(pattern); len(m) == 0 {
+				t.Errorf("root example %q: demo --dir wrote no file %s", line, arg)
+			}
+		}
 	}
 }

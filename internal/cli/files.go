@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -241,9 +242,10 @@ func recordOptions(ctx context.Context) recordio.Option {
 // reads.
 const compressionUsage = "input compression: auto (detect from the file), NONE, ZLIB, GZIP or ZSTD"
 
-// parseCompression reads a --compression value. "auto" (or empty) asks for
-// detection; names are TensorFlow's, in any case.
-func parseCompression(s string) (c tfrecord.Compression, auto bool, err error) {
+// parseCompression reads the value s of a flag that names the compression
+// of files to read. "auto" (or empty) asks for detection; names are
+// TensorFlow's, in any case.
+func parseCompression(s, flag string) (c tfrecord.Compression, auto bool, err error) {
 	u := strings.ToUpper(s)
 	if u == "" || u == "AUTO" {
 		return tfrecord.None, true, nil
@@ -252,7 +254,7 @@ func parseCompression(s string) (c tfrecord.Compression, auto bool, err error) {
 	if err != nil {
 		// Not tfrecord's words, which name TensorFlow's "" for NONE:
 		// the flag's own spellings.
-		return c, false, fmt.Errorf("--compression must be auto, NONE, ZLIB, GZIP or ZSTD, not %q", s)
+		return c, false, fmt.Errorf("%s must be auto, NONE, ZLIB, GZIP or ZSTD, not %q", flag, s)
 	}
 	return c, false, nil
 }
@@ -318,9 +320,10 @@ func startsLike(prefix []byte, c tfrecord.Compression) bool {
 }
 
 // otherFormat names the format of a file that starts like one sluice
-// converts rather than reads as TFRecord, and the command that converts
-// it, or like a sluice index; "" for other files. A Parquet file read as TFRecord fails at offset
-// 0 with a length CRC error, which would otherwise send the user to
+// converts rather than reads as TFRecord (Parquet, CSV, JSON lines), and
+// the command that converts it, or like a sluice index; "" for other
+// files. Such a file read as TFRecord fails at offset 0 with a length CRC
+// error or a truncated record, which would otherwise send the user to
 // verify and salvage it.
 func otherFormat(prefix []byte, name string) string {
 	if bytes.HasPrefix(prefix, []byte("PAR1")) {
@@ -334,7 +337,62 @@ func otherFormat(prefix []byte, name string) string {
 		// pattern such as 'data/*' finds it too.
 		return "the file starts like a sluice index (sluice index --beside writes FILE.idx beside FILE), not TFRecord: leave it out, with a pattern such as 'data/*.tfrecord'"
 	}
+	if looksLikeText(prefix) {
+		if isStdin(name) || strings.ContainsAny(name, " '\"") {
+			name = "FILE"
+		}
+		text := bytes.TrimLeft(bytes.TrimPrefix(prefix, utf8BOM), " \t\r\n")
+		for _, m := range []string{`{"features":`, `{"context":`, `{"feature_lists":`, `{"raw":`, `{"key":`} {
+			if bytes.HasPrefix(text, []byte(m)) {
+				return fmt.Sprintf("the file starts like sluice cat's JSON lines, not TFRecord: sluice convert --from json %s --out NEW writes their records", name)
+			}
+		}
+		if bytes.HasPrefix(text, []byte("{")) {
+			return fmt.Sprintf("the file starts like text, JSON lines, not TFRecord: sluice convert --from jsonl %s --out NEW writes its objects as TFRecord Examples", name)
+		}
+		return fmt.Sprintf("the file starts like text, CSV or JSON lines, not TFRecord: sluice convert --from csv %s --out NEW (or --from jsonl) writes its lines as TFRecord Examples", name)
+	}
 	return ""
+}
+
+// formatHint returns otherFormat's hint for the file name, for a reader
+// that does not go through recordFiles; "" if it cannot be read.
+func formatHint(ctx context.Context, name string) string {
+	f, err := storage.Open(ctx, name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var head [16]byte
+	n, err := f.ReadAt(head[:], 0)
+	if err != nil && err != io.EOF {
+		return ""
+	}
+	return otherFormat(head[:n], name)
+}
+
+// looksLikeText reports whether prefix, a file's first bytes, is text:
+// UTF-8 (its last character perhaps cut short) with no control
+// characters but tab and line ends. A TFRecord file never starts so: its
+// first 8 bytes are a record's length, little-endian, whose last is 0
+// for any record under 2^56 bytes; so text is no damaged TFRecord file
+// but another format, most often CSV or JSON lines given without --from.
+func looksLikeText(prefix []byte) bool {
+	if len(prefix) == 0 {
+		return false
+	}
+	if n := len(prefix); n > utf8.UTFMax {
+		// A character the prefix cuts short is no sign of binary data.
+		for i := n - 1; i >= n-utf8.UTFMax+1; i-- {
+			if utf8.RuneStart(prefix[i]) {
+				if !utf8.FullRune(prefix[i:]) {
+					prefix = prefix[:i]
+				}
+				break
+			}
+		}
+	}
+	return isText(prefix)
 }
 
 // recordFiles reads the records of one file after another through a
@@ -350,9 +408,10 @@ type recordFiles struct {
 	f    storage.File
 	stop func() bool // ends the current file's tie to the context (streams)
 	name string
-	hint string // what the file looks like, when it is another format than TFRecord
-	flag string // the command's name for --compression, in hints (default --compression)
-	n    int    // records since the last context check
+	c    tfrecord.Compression // the current file's
+	hint string               // what the file looks like, when it is another format than TFRecord
+	flag string               // the command's name for --compression, in hints (default --compression)
+	n    int                  // records since the last context check
 
 	opened int // files opened so far: what a summary that stops early read
 }
@@ -360,7 +419,7 @@ type recordFiles struct {
 // newRecordFiles reads with the compression of the --compression value
 // flag and the reader options opts.
 func newRecordFiles(flag string, t *tally, opts ...tfrecord.Option) (*recordFiles, error) {
-	c, auto, err := parseCompression(flag)
+	c, auto, err := parseCompression(flag, "--compression")
 	if err != nil {
 		return nil, err
 	}
@@ -425,6 +484,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		return err
 	}
 	rf.hint = otherFormat(prefix, name)
+	rf.c = c
 	opts = append(append(opts, c), rf.opts...)
 	if rf.tee != nil {
 		src = io.TeeReader(src, rf.tee)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -273,6 +274,9 @@ func FuzzConvertJSON(f *testing.F) {
 		// Found by the fuzzer: names matched without regard to case, and
 		// lists without a context taken back with an empty one.
 		`{"feAture_lists":{}}`, `{"feature_lists":{}}`, "{\"features\":{}}\x00",
+		// cat's marks of --bytes, before and after the values.
+		`{"bytes":"base64","features":{"a":{"bytes":["AA=="]}}}`, `{"features":{"a":{"bytes":["AA=="]}},"bytes":"base64"}`,
+		`{"bytes":"text","features":{}}`, `{"bytes":"auto","context":{"b":{"bytes":["x"]}}}`, `{"bytes":7}`,
 	} {
 		f.Add([]byte(line), false)
 	}
@@ -372,7 +376,8 @@ func splitNonBlank(text string, header bool) [][]byte {
 // FuzzSkipCorrupt: convert --skip-corrupt of any file writes exactly the
 // records a skipping reader of it yields, in order, and succeeds unless
 // the reader stopped at something other than damage (a record over the
-// size limit); never a panic, never a partial output.
+// size limit) or yields no record but damage; never a panic, never a
+// partial output.
 func FuzzSkipCorrupt(f *testing.F) {
 	good := func(c tfrecord.Compression, n int) []byte {
 		var b bytes.Buffer
@@ -411,12 +416,20 @@ func FuzzSkipCorrupt(f *testing.F) {
 			}
 			want = append(want, bytes.Clone(rec))
 		}
+		damaged := r.Stats().Skipped > 0 || end != io.EOF
 		r.Close()
 		out := filepath.Join(dir, "out")
 		code, _, errOut := run(t, "convert", "--skip-corrupt", in, "--out", out)
-		if errors.Is(end, tfrecord.ErrTooLarge) {
-			if code != 1 || !strings.Contains(errOut, "--max-record-size") {
-				t.Fatalf("a record over the limit: exit %d, %q", code, errOut)
+		var why string
+		switch {
+		case errors.Is(end, tfrecord.ErrTooLarge):
+			why = "--max-record-size"
+		case len(want) == 0 && damaged:
+			why = "--skip-corrupt found no good record to copy"
+		}
+		if why != "" {
+			if code != 1 || !strings.Contains(errOut, why) {
+				t.Fatalf("exit %d, %q; want exit 1 and %q (the reader ended with %v)", code, errOut, why, end)
 			}
 			if _, err := os.Stat(out + ".tfrecord"); err == nil {
 				t.Fatal("a failed convert left its output")
@@ -451,6 +464,8 @@ func FuzzConvertJSONL(f *testing.F) {
 		`{"a": {"b": 1}}`, `{"a": [[1]]}`, `{"a": 1, "a": 2}`, `{"a": 1e39}`, `[1]`, `{"a": -0, "b": 1E+2}`,
 		`{"a": "\ud800"}`, "{\"a\": 1}\x00", `{"a": tru}`,
 		`{"b": {"b64": "/wA="}, "c": [{"b64": "TmFO"}, "x"], "d": ["NaN", 1]}`, `{"b": {"b64": "!"}}`, `{"b": {}}`,
+		`{"$bytes":"base64","b":["/wA=",{"b64":"TmFO"}],"x":["NaN",1.5],"i":[7]}`, `{"b":"YQ==","$bytes":"base64"}`,
+		`{"$bytes":"text","b":["a"]}`, `{"$bytes":["x"],"$bytes2":"base64"}`, `{"$bytes":"base64","b":"!"}`, `{"$bytes":null}`,
 	} {
 		f.Add([]byte(line))
 	}
@@ -528,6 +543,18 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
 		return nil, false
 	}
+	// cat --flat --bytes base64's marker, a string where a feature is
+	// an array or a scalar: the line's strings are base64.
+	base64s := false
+	var members map[string]json.RawMessage
+	if json.Unmarshal(line, &members) == nil && bytes.HasPrefix(members[flatBytesName], []byte(`"`)) {
+		var mode string
+		json.Unmarshal(members[flatBytesName], &mode)
+		if mode != "base64" {
+			return nil, false
+		}
+		base64s = true
+	}
 	want := map[string]jsonlWant{}
 	seen := map[string]bool{}
 	for d.More() {
@@ -539,6 +566,9 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 		seen[name] = true
 		var values []any
 		tok, _ = d.Token()
+		if _, marker := tok.(string); marker && name == flatBytesName {
+			continue
+		}
 		switch tok := tok.(type) {
 		case nil:
 			continue
@@ -572,6 +602,18 @@ func jsonlOracle(line []byte) (map[string]jsonlWant, bool) {
 			d.Token() // ]
 		default:
 			values = []any{tok}
+		}
+		for i, v := range values {
+			if text, ok := v.(string); ok && base64s {
+				if _, word := nonFiniteValue[text]; word {
+					continue
+				}
+				b, err := base64.StdEncoding.DecodeString(text)
+				if err != nil {
+					return nil, false
+				}
+				values[i] = b
+			}
 		}
 		var w jsonlWant
 		kind := jsonlNone

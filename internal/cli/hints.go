@@ -28,6 +28,28 @@ func atLeast(cmd *cobra.Command, min int, flags ...string) error {
 	return nil
 }
 
+// checkLimit checks cmd's --limit: -1 reads everything, and any other
+// negative number, such as head -n -5 (GNU head's "all but the last 5"),
+// would read everything too, silently, rather than what was meant.
+func checkLimit(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("limit")
+	if f == nil {
+		return nil
+	}
+	n, err := cmd.Flags().GetInt("limit")
+	if err != nil {
+		return err
+	}
+	if n < -1 {
+		name := "--limit"
+		if f.Shorthand != "" {
+			name = "-" + f.Shorthand + " (--limit)"
+		}
+		return fmt.Errorf("%s must be a count of records, or -1 for all, not %d", name, n)
+	}
+	return nil
+}
+
 // errIsDirectory is returned for a name that is a local directory: the
 // commands read files, and "is a directory" reported as a corrupt record
 // or an open error leaves the user to guess what to type instead.
@@ -65,7 +87,8 @@ func withHint(err error) error {
 	case strings.Contains(s, "get credentials:") && strings.Contains(s, "S3"):
 		return fmt.Errorf("%w (no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", err)
 	case isDamage(err) && !strings.Contains(s, "starts like"):
-		// Damage, not a compressed file read as NONE (whose hint says so).
+		// Damage, not a compressed file read as NONE or another format
+		// (whose hints say so).
 		file := "FILE"
 		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.File != "" && !strings.ContainsAny(de.File, " '\"") {
 			file = de.File

@@ -163,8 +163,8 @@ func TestCatBytesAndInt64Modes(t *testing.T) {
 		want string
 	}{
 		{nil, `{"features":{"b":{"bytes":["ann",{"b64":"/wA="},{"b64":"AQI="},"tab\there"]},"i":{"int64":[9007199254740992,"9007199254740993","-9007199254740993",-9007199254740992]}}}`},
-		{[]string{"--bytes", "base64", "--int64", "number"}, `{"features":{"b":{"bytes":["YW5u","/wA=","AQI=","dGFiCWhlcmU="]},"i":{"int64":[9007199254740992,9007199254740993,-9007199254740993,-9007199254740992]}}}`},
-		{[]string{"--bytes", "text", "--int64", "string"}, `{"features":{"b":{"bytes":["ann","\ufffd\u0000","\u0001\u0002","tab\there"]},"i":{"int64":["9007199254740992","9007199254740993","-9007199254740993","-9007199254740992"]}}}`},
+		{[]string{"--bytes", "base64", "--int64", "number"}, `{"bytes":"base64","features":{"b":{"bytes":["YW5u","/wA=","AQI=","dGFiCWhlcmU="]},"i":{"int64":[9007199254740992,9007199254740993,-9007199254740993,-9007199254740992]}}}`},
+		{[]string{"--bytes", "text", "--int64", "string"}, `{"bytes":"text","features":{"b":{"bytes":["ann","\ufffd\u0000","\u0001\u0002","tab\there"]},"i":{"int64":["9007199254740992","9007199254740993","-9007199254740993","-9007199254740992"]}}}`},
 	} {
 		code, out, errOut := run(t, append(append([]string{"cat"}, tc.args...), p)...)
 		if code != 0 || out != tc.want+"\n" {
@@ -304,10 +304,101 @@ func TestWrongCompression(t *testing.T) {
 		t.Errorf("verify --json: exit %d, %v, %s", code, err, out)
 	}
 	// A file like none of them (damage, another format) is read, and the
-	// reader says what it finds: the hint would be a guess.
+	// reader says what it finds: a compression would be a guess.
 	junk := filepath.Join(dir, "junk.tfrecord")
-	os.WriteFile(junk, []byte("not compressed, nor records"), 0o644)
+	os.WriteFile(junk, []byte("\x00\x01not compressed, nor records"), 0o644)
 	if code, _, errOut := run(t, "count", "--compression", "GZIP", junk); code != 1 || strings.Contains(errOut, "starts like") {
 		t.Errorf("count --compression GZIP junk: exit %d, %q", code, errOut)
+	}
+	// Text is named as text, not as another compression.
+	os.WriteFile(junk, []byte("not compressed, nor records"), 0o644)
+	if code, _, errOut := run(t, "count", "--compression", "GZIP", junk); code != 1 || !strings.Contains(errOut, "starts like text") || strings.Contains(errOut, "try --compression") {
+		t.Errorf("count --compression GZIP text: exit %d, %q", code, errOut)
+	}
+}
+
+// A negative --limit other than -1 is refused: head -n -5 means "all but
+// the last 5" to GNU head, and read everything here.
+func TestNegativeLimit(t *testing.T) {
+	file := writeExamples(t, t.TempDir(), "e.tfrecord", 3, tfrecord.None)
+	for _, tc := range []struct {
+		args []string
+		want string // in the error; "" for success
+	}{
+		{[]string{"head", "-n", "-5", file}, "-n (--limit) must be a count of records, or -1 for all, not -5"},
+		{[]string{"head", "--limit", "-2", file}, "-n (--limit) must be"},
+		{[]string{"cat", "--limit", "-5", file}, "--limit must be a count of records, or -1 for all, not -5"},
+		{[]string{"schema", "--limit", "-5", file}, "--limit must be"},
+		{[]string{"stats", "--limit", "-5", file}, "--limit must be"},
+		{[]string{"head", "-n", "-1", file}, ""},
+		{[]string{"cat", "--limit", "0", file}, ""},
+		{[]string{"schema", "--limit", "-1", file}, ""},
+		{[]string{"stats", "--limit", "-1", file}, ""},
+	} {
+		code, _, errOut := run(t, tc.args...)
+		if tc.want == "" {
+			if code != 0 {
+				t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
+			}
+			continue
+		}
+		if code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want an error with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// A text file given where TFRecord is read is named as text, with the
+// convert that reads it, not as damage to salvage.
+func TestTextInputHint(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	files := []struct{ path, want string }{
+		{file("a.csv", "id,name,score\n1,ann,0.5\n2,bob,1.5\n"), "starts like text, CSV or JSON lines, not TFRecord: sluice convert --from csv"},
+		{file("b.jsonl", "{\"id\": 1, \"name\": \"ann\"}\n"), "starts like text, JSON lines, not TFRecord: sluice convert --from jsonl"},
+		{file("c.json", "{\"features\":{\"label\":{\"int64\":[7]}}}\n"), "starts like sluice cat's JSON lines, not TFRecord: sluice convert --from json"},
+		{file("d.txt", "héllo wörld, ünïcödé\n"), "starts like text"},
+		{file("e.txt", "7\n"), "starts like text"}, // shorter than a record's header
+	}
+	for _, f := range files {
+		for _, cmd := range []string{"count", "cat", "head", "schema", "stats", "index", "verify"} {
+			code, out, errOut := run(t, cmd, f.path)
+			if got := out + errOut; code == 0 || !strings.Contains(got, f.want) || strings.Contains(got, "--skip-corrupt") {
+				t.Errorf("%s %s: exit %d, %q; want an error with %q and no salvage advice", cmd, filepath.Base(f.path), code, got, f.want)
+			}
+		}
+	}
+}
+
+func TestLooksLikeText(t *testing.T) {
+	tfr := writeExamples(t, t.TempDir(), "e.tfrecord", 1, tfrecord.None)
+	b, err := os.ReadFile(tfr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		prefix string
+		want   bool
+	}{
+		{"a,b,c\n1,2,3\n4,5,6\n", true},
+		{"\ufeffa,b\r\n1,2\r\n", true},
+		{"naïve,x\ncafé,2\n\xc3", true}, // a character cut short at the end
+		{"\t{\"a\": [1, 2]}", true},
+		{"ab\xff\xfecdefgh", false}, // not UTF-8
+		{"abc\x00defgh", false},
+		{"PAR1", true}, // otherFormat checks Parquet first
+		{string(b[:16]), false},
+		{"\x1f\x8b\x08\x00\x00\x00\x00\x00", false}, // GZIP
+		{"", false},
+	} {
+		if got := looksLikeText([]byte(tc.prefix)); got != tc.want {
+			t.Errorf("looksLikeText(%q) = %v, want %v", tc.prefix, got, tc.want)
+		}
 	}
 }

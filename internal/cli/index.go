@@ -73,6 +73,9 @@ indexed, since an index is read back later, at offsets into the same file.`,
 					return indexed{}, fmt.Errorf("%w; --max-record-size raises the limit", err)
 				}
 				if err != nil {
+					if hint := formatHint(ctx, name); hint != "" && isDamage(err) {
+						err = fmt.Errorf("%w (%s)", err, hint)
+					}
 					return indexed{}, err
 				}
 				path, err := x.Save(ctx, beside)

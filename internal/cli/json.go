@@ -48,7 +48,7 @@ var (
 
 // A recordRenderer turns records into JSON lines:
 //
-//	{"key":"f:0","features":{"label":{"int64":[7]},"image":{"float":[0.5]}}}
+//	{"key":"f:0","features":{"image":{"float":[0.5]},"label":{"int64":[7]}}}
 //	{"key":"f:9","context":{...},"feature_lists":{"tokens":[{"bytes":["aGk="]},...]}}
 //	{"key":"f:99","raw":"base64 of the record"}
 //
@@ -70,14 +70,15 @@ type recordRenderer struct {
 	// JSON tools (DuckDB, pandas, jq) and convert --from jsonl read. Its
 	// int64s are always numbers, and its floats always have a point or
 	// an exponent, so that their kinds can be told from the values.
-	flat  bool
-	sc    example.Scanner // reads an Example, most records
-	vals  featureValues   // the Scanner's values of a feature
-	order []int           // the Scanner's features in name order
-	ex    pb.Example      // what the Scanner does not read
-	seq   pb.SequenceExample
-	buf   []byte
-	names []string // scratch for sorting feature names
+	flat   bool
+	sc     example.Scanner // reads an Example, most records
+	vals   featureValues   // the Scanner's values of a feature
+	order  []int           // the Scanner's features in name order
+	ex     pb.Example      // what the Scanner does not read
+	seq    pb.SequenceExample
+	buf    []byte
+	marker []byte   // scratch for the flat objects' --bytes marker
+	names  []string // scratch for sorting feature names
 	// messagesOnly decodes every record into messages: FuzzRender's
 	// reference for the Scanner's reading.
 	messagesOnly bool
@@ -125,8 +126,16 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 		}
 	}
 	if r.flat && example {
-		// The features are the object.
+		// The features are the object, after the marker of a --bytes
+		// other than auto.
 		b := r.appendExample(r.buf[:0], scanned, feats)
+		if m := r.appendBytesMarker(r.marker[:0], flatBytesMarker+":"); len(m) > 0 {
+			if len(b) == 2 { // {}: no member follows
+				m = m[:len(m)-1]
+			}
+			b = slices.Insert(b, 1, m...)
+			r.marker = m
+		}
 		r.buf = append(b, '\n')
 		return r.buf, nil
 	}
@@ -135,6 +144,9 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 		b = append(b, `"key":`...)
 		b = appendString(b, key)
 		b = append(b, ',')
+	}
+	if !raw {
+		b = r.appendBytesMarker(b, `"bytes":`)
 	}
 	switch {
 	case raw:
@@ -365,6 +377,27 @@ func parseBytesMode(s string) (bytesMode, error) {
 	return 0, fmt.Errorf("--bytes must be auto, text or base64, not %q", s)
 }
 
+// flatBytesMarker is the member of cat --flat's objects that says how
+// their bytes are written, when not as --bytes auto writes them. A
+// feature's value is always an array there, so a string value tells the
+// marker from a feature that has the name.
+const flatBytesMarker = `"` + flatBytesName + `"`
+
+// appendBytesMarker appends member and the --bytes mode, "base64" or
+// "text", followed by a comma, when the mode is not auto: the lines then
+// say how their bytes were written, so that convert reads base64 back
+// as the bytes it stands for, and refuses text, which is lossy (bytes
+// that are not UTF-8 became U+FFFD), rather than writing other bytes.
+func (r *recordRenderer) appendBytesMarker(b []byte, member string) []byte {
+	switch r.bytes {
+	case bytesBase64:
+		return append(append(b, member...), `"base64",`...)
+	case bytesText:
+		return append(append(b, member...), `"text",`...)
+	}
+	return b
+}
+
 // appendBytes appends v as --bytes asks. In auto mode the base64 form is
 // an object, so that no text, whatever it holds, can be mistaken for it.
 // Flat, a list does not say its kind, and the text NaN, Infinity or
@@ -374,7 +407,9 @@ func (r *recordRenderer) appendBytes(b, v []byte) []byte {
 	switch {
 	case r.bytes == bytesText, r.bytes == bytesAuto && isText(v) && !(r.flat && isFloatWord(v)):
 		return appendString(b, v)
-	case r.bytes == bytesBase64:
+	case r.bytes == bytesBase64 && !(r.flat && len(v) == 6 && isFloatWord([]byte(base64.StdEncoding.EncodeToString(v)))):
+		// Flat, the base64 of 6 bytes may be "Infinity", a float's
+		// word: such bytes take the {"b64":...} form, as in auto.
 		b = append(b, '"')
 		b = base64.StdEncoding.AppendEncode(b, v)
 		return append(b, '"')

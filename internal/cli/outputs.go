@@ -98,7 +98,8 @@ func localName(name string) (string, bool) {
 // outputExts are the endings of every file convert writes, whatever the
 // format and compression: the leftovers of an earlier convert to the
 // same --out are those of files named with one of them.
-var outputExts = []string{".tfrecord", ".tfrecord.gz", ".tfrecord.zlib", ".tfrecord.zst", ".parquet"}
+var outputExts = []string{".tfrecord", ".tfrecord.gz", ".tfrecord.zlib", ".tfrecord.zz", ".tfrecord.zst",
+	".gz", ".zlib", ".zz", ".zst", ".parquet"}
 
 // removeLeftovers removes the temporaries that earlier, killed runs left
 // beside the outputs (see storage.TempMarker), saying so on w: they are

@@ -69,7 +69,10 @@ func TestOutputStem(t *testing.T) {
 		"x.tfrecord.zst":         "x",
 		"x.tfrecord.gz.tfrecord": "x.tfrecord.gz",
 		"x.tfrecord.tfrecord.gz": "x.tfrecord",
-		"x.gz":                   "x.gz",
+		"x.gz":                   "x",
+		"x.tfrecord.zz":          "x",
+		"x.zst.tfrecord":         "x.zst",
+		".gz":                    ".gz",
 		"x.parquet":              "x.parquet",
 	} {
 		for range 20 {

@@ -61,6 +61,9 @@ inferred as convert infers it, and the spec that reads the converted files.
 			"  sluice schema --from parquet --limit 10000 'part-*.parquet'",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withTally(func(cmd *cobra.Command, args []string, t *tally) error {
+			if err := checkLimit(cmd); err != nil {
+				return err
+			}
 			format, err := output.get()
 			if err != nil {
 				return err

@@ -55,6 +55,9 @@ output (quantiles and means are floats).`,
 			if err != nil {
 				return err
 			}
+			if err := checkLimit(cmd); err != nil {
+				return err
+			}
 			if topN < 0 {
 				return fmt.Errorf("--top must be 0 or more, not %d", topN)
 			}

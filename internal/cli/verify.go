@@ -18,12 +18,15 @@ import (
 
 // A corruptError is verify's result when something was wrong; its message
 // is the summary.
-type corruptError struct{ bad, files, leftovers, unchecked int }
+type corruptError struct {
+	bad                         damage
+	files, leftovers, unchecked int
+}
 
 func (e *corruptError) Error() string {
 	var parts []string
-	if e.bad > 0 || e.leftovers == 0 && e.unchecked == 0 {
-		parts = append(parts, fmt.Sprintf("%s in %s", plural(e.bad, "bad record"), plural(e.files, "file")))
+	if e.bad.any() || e.leftovers == 0 && e.unchecked == 0 {
+		parts = append(parts, fmt.Sprintf("%v in %s", e.bad, plural(e.files, "file")))
 	}
 	if e.unchecked > 0 {
 		parts = append(parts, plural(e.unchecked, "file")+" not checked, not being compressed as --compression says")
@@ -34,7 +37,62 @@ func (e *corruptError) Error() string {
 	return strings.Join(parts, "; ")
 }
 
+// A damage counts what was skipped in words that claim no more than is
+// known. In an uncompressed file a bad record is one record's frame,
+// or the stretch a bad length made the reader scan over. In a compressed
+// stream, damage garbles everything after it: the reader may take
+// megabytes of garbage, thousands of records' worth, for a "record" or
+// two, and the stream's end is lost with its size unknown; so what a
+// compressed file lost is counted as damaged stretches and the bytes of
+// the uncompressed stream they spanned.
+type damage struct {
+	records   int   // bad records of uncompressed files
+	stretches int   // damaged stretches of compressed streams
+	lost      int64 // bytes of the uncompressed streams skipped with them
+	ends      int   // compressed streams broken before their end
+}
+
+// add counts v's damage.
+func (d *damage) add(v *fileVerdict) {
+	if !v.compressed {
+		d.records += v.Bad
+		return
+	}
+	d.stretches += v.stretches
+	d.lost += v.lost
+	if v.brokenEnd {
+		d.ends++
+	}
+}
+
+func (d damage) any() bool { return d.records > 0 || d.stretches > 0 }
+
+func (d damage) String() string {
+	if d.stretches == 0 {
+		return plural(d.records, "bad record")
+	}
+	var parts []string
+	if d.records > 0 {
+		parts = append(parts, plural(d.records, "bad record"))
+	}
+	var lost []string
+	if d.lost > 0 {
+		lost = append(lost, plural(int(d.lost), "byte")+" of the uncompressed stream lost")
+	}
+	switch {
+	case d.ends == 1:
+		lost = append(lost, "all after a broken end")
+	case d.ends > 1:
+		lost = append(lost, "all after "+plural(d.ends, "broken end"))
+	}
+	s := plural(d.stretches, "damaged stretch") + " of compressed data (" + strings.Join(lost, ", and ") + ")"
+	return strings.Join(append(parts, s), ", ")
+}
+
 func plural(n int, what string) string {
+	if strings.HasSuffix(what, "ch") && n != 1 {
+		return fmt.Sprintf("%d %ses", n, what)
+	}
 	if n == 1 {
 		return "1 " + what
 	}
@@ -55,7 +113,11 @@ each. It prints one line per corrupt record with its file and byte offset
 (in the uncompressed stream, as in TensorFlow's record keys), goes on with the
 next record where the framing allows — after a bad length it scans for the
 next valid record header — and ends with a summary line. A truncated file or
-a broken compressed stream ends that file's check. The exit code is non-zero
+a broken compressed stream ends that file's check. In a compressed file,
+damage garbles what follows it, and the reader may take megabytes of
+garbage for a record or two: there the text output counts damaged
+stretches of compressed data and the bytes of the uncompressed stream they
+span (a broken end loses all after it), not records. The exit code is non-zero
 if anything was wrong. --parallel files are checked at once; the output keeps
 the files' order. On a terminal, a progress bar on stderr shows the bytes
 read of the files' total; piped or redirected, stderr stays quiet.
@@ -122,6 +184,7 @@ no bad records; the exit code is non-zero.`,
 			}
 			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}, Unchecked: []string{}}
 			badFiles := 0
+			var bad damage
 			err = forEachFile(ctx, names, parallel, func(ctx context.Context, name string) (*fileVerdict, error) {
 				if storage.IsTemp(name) {
 					return &fileVerdict{Name: name, temp: true}, nil
@@ -154,6 +217,7 @@ no bad records; the exit code is non-zero.`,
 				report.Incomplete = append(report.Incomplete, v.leftovers...)
 				report.Records += v.Records
 				report.Bad += v.Bad
+				bad.add(v)
 				if v.Unchecked {
 					report.Unchecked = append(report.Unchecked, name)
 				}
@@ -184,7 +248,7 @@ no bad records; the exit code is non-zero.`,
 					return err
 				}
 			} else {
-				fmt.Fprintf(w, "%s in %s: %s", plural(int(report.Records), "good record"), plural(len(report.Files), "file"), plural(report.Bad, "bad record"))
+				fmt.Fprintf(w, "%s in %s: %s", plural(int(report.Records), "good record"), plural(len(report.Files), "file"), bad)
 				if n := len(report.Unchecked); n > 0 {
 					fmt.Fprintf(w, ", %s not checked", plural(n, "file"))
 				}
@@ -194,7 +258,7 @@ no bad records; the exit code is non-zero.`,
 				fmt.Fprintln(w)
 			}
 			if report.Bad > 0 || leftovers > 0 || len(report.Unchecked) > 0 {
-				return &corruptError{report.Bad, badFiles, leftovers, len(report.Unchecked)}
+				return &corruptError{bad, badFiles, leftovers, len(report.Unchecked)}
 			}
 			return nil
 		}),
@@ -258,6 +322,12 @@ type fileVerdict struct {
 
 	temp      bool     // the file is itself a leftover of an interrupted write
 	leftovers []string // leftovers beside the file that were not named
+
+	// Of a compressed file, what damage cost (see damage).
+	compressed bool
+	stretches  int
+	lost       int64
+	brokenEnd  bool
 }
 
 // A verifyProblem is one bad stretch of a file: corrupt records skipped,
@@ -396,7 +466,16 @@ func (v *fileVerdict) failed(err error) {
 		p.Offset = &de.Offset
 	}
 	v.Problems = append(v.Problems, p)
+	v.lostEnd()
+}
+
+// lostEnd counts the damage that ended the reading of v's file.
+func (v *fileVerdict) lostEnd() {
 	v.Bad++
+	if v.compressed {
+		v.stretches++
+		v.brokenEnd = true
+	}
 }
 
 // scanRecords reads the records of the file rf has open, which must read
@@ -407,6 +486,7 @@ func (v *fileVerdict) failed(err error) {
 // ctx), which it leaves to the caller to report.
 func scanRecords(ctx context.Context, rf *recordFiles, v *fileVerdict, each func(rec []byte) error) error {
 	name := rf.name
+	v.compressed = rf.c != tfrecord.None
 	for {
 		// The reader skips corrupt records and only counts them, so a
 		// skip is seen as a jump in the count: the damage starts where
@@ -419,10 +499,17 @@ func scanRecords(ctx context.Context, rf *recordFiles, v *fileVerdict, each func
 				end = rf.r.Offset()
 			}
 			p := verifyProblem{Offset: &start, End: &end, Records: k}
-			if k == 1 {
+			switch {
+			case v.compressed:
+				// Records there are the reader's reading of garbage.
+				p.Error = "damaged stretch of compressed data"
+				p.line = fmt.Sprintf("%s: damaged stretch of compressed data at offsets %d to %d of the uncompressed stream (%d bytes skipped)", name, start, end, end-start)
+				v.stretches++
+				v.lost += end - start
+			case k == 1:
 				p.Error = "corrupt record"
 				p.line = fmt.Sprintf("%s: corrupt record at offset %d (%d bytes skipped)", name, start, end-start)
-			} else {
+			default:
 				p.Error = fmt.Sprintf("%d corrupt records", k)
 				p.line = fmt.Sprintf("%s: %d corrupt records at offsets %d to %d", name, k, start, end)
 			}

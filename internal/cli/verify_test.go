@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,6 +110,37 @@ func TestVerifyParquet(t *testing.T) {
 		for _, w := range tc.want {
 			if !strings.Contains(out, w) {
 				t.Errorf("%v: output %q lacks %q", tc.files, out, w)
+			}
+		}
+	}
+}
+
+// Damage in a compressed stream garbles what follows it, so verify and
+// convert --skip-corrupt count damaged stretches and the bytes they span,
+// not "bad records": the reader's count of records in garbage says
+// nothing of how many were lost.
+func TestCompressedDamageCounts(t *testing.T) {
+	dir := t.TempDir()
+	recs := make([][]byte, 3000)
+	for i := range recs {
+		recs[i] = example.New().Int64("label", int64(i)).Bytes("pad", bytes.Repeat([]byte{byte(i), byte(i >> 8), 7}, 100)).Marshal()
+	}
+	for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zlib} {
+		name := "d.tfrecord" + outputExt[c][len(".tfrecord"):]
+		path := writeRecords(t, dir, name, c, recs...)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/3] ^= 0x10
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, out, errOut := run(t, "verify", path)
+		_, cout, cerr := run(t, "convert", "--skip-corrupt", path, "--out", filepath.Join(dir, "out"))
+		for _, got := range []string{out + errOut, cout + cerr} {
+			if !strings.Contains(got, "damaged stretch") || !strings.Contains(got, "of compressed data (") || strings.Contains(got, "bad record") {
+				t.Errorf("%v: %q; want damaged stretches of compressed data, no bad records", c, got)
 			}
 		}
 	}
