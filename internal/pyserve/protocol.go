@@ -272,8 +272,10 @@ type FieldSpec struct {
 // DecodeRequest parses one message body as a Request, strictly: unknown
 // fields, and fields of another op, are errors, so that a misspelt option
 // ({"op":"next","cout":4}, {"op":"state","befor":2}) fails instead of
-// being ignored. The request of every batch, spelt as the Python client
-// spells it, takes a path of its own without encoding/json (decodeNext).
+// being ignored. Its errors wrap ErrProtocol, or sluice.ErrInvalid for a
+// spec's feature, column or field the user gave with a misspelt key. The
+// request of every batch, spelt as the Python client spells it, takes a
+// path of its own without encoding/json (decodeNext).
 func DecodeRequest(msg []byte) (*Request, error) {
 	if req := new(Request); decodeNext(msg, req) {
 		return req, nil

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sluiceml/sluice"
 )
 
 func frame(body string) []byte {
@@ -136,8 +138,8 @@ func FuzzDecodeRequest(f *testing.F) {
 			}
 			req, err := DecodeRequest(msg)
 			if err != nil {
-				if !errors.Is(err, ErrProtocol) {
-					t.Fatalf("DecodeRequest(%q): %v does not wrap ErrProtocol", msg, err)
+				if !errors.Is(err, ErrProtocol) && !errors.Is(err, sluice.ErrInvalid) {
+					t.Fatalf("DecodeRequest(%q): %v wraps neither ErrProtocol nor sluice.ErrInvalid", msg, err)
 				}
 				continue
 			}
