@@ -471,8 +471,7 @@ func removeLocalLeftover(name string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("storage: %w", err)
 	}
-	_, base := splitBase(p)
-	if canLock && st.Mode().IsRegular() && strings.HasPrefix(base[strings.LastIndex(base, TempMarker)+len(TempMarker):], LockedTag) {
+	if canLock && st.Mode().IsRegular() && lockedTemp(p) {
 		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
@@ -505,6 +504,51 @@ func removeLocalLeftover(name string) (bool, error) {
 		return false, fmt.Errorf("storage: %w", err)
 	}
 	return true, nil
+}
+
+// Writing reports whether a process is writing the temporary name (see
+// [IsTemp]) now: whether the writer of a local temporary that its writer
+// locks (see [LockedTag]) holds the lock. Of any other temporary, an
+// object store's or one of a system without locks, nothing tells, and
+// Writing reports false ([RemoveLeftover] judges those by their age); so
+// it does for a name already gone. The answer may change at once: a
+// writer may finish, or die, the next moment.
+func Writing(ctx context.Context, name string) (bool, error) {
+	if !IsTemp(name) {
+		return false, fmt.Errorf("storage: %s is not the temporary of a write", name)
+	}
+	fsys, err := lookup(name)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := fsys.(Local); !ok || !canLock {
+		return false, nil
+	}
+	p, _ := localPath(name)
+	if !lockedTemp(p) {
+		return false, nil
+	}
+	// Non-blocking: a FIFO under such a name must not make this wait
+	// for a writer of its own.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("storage: %w", err)
+	}
+	defer f.Close() // and with it the lock, if tryLock took it
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false, nil
+	}
+	held, _ := tryLock(f)
+	return held, nil
+}
+
+// lockedTemp reports whether the temporary name is one its writer locks.
+func lockedTemp(name string) bool {
+	_, base := splitBase(name)
+	return strings.HasPrefix(base[strings.LastIndex(base, TempMarker)+len(TempMarker):], LockedTag)
 }
 
 // LeftoversMatching returns the temporaries left by writers of files

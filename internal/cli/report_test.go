@@ -110,6 +110,7 @@ func TestVerifyJSON(t *testing.T) {
 		Records:    4,
 		Bad:        3,
 		Incomplete: []string{leftover},
+		Writing:    []string{},
 		Unchecked:  []string{},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -129,12 +129,16 @@ value decoded; its rows count as records, and the first error, naming the
 row, column and page offset, ends the file's check. Columns sluice does not
 read (maps, lists of lists) are named as not checked.
 
-A file named .NAME.sluice-tmp-… is the leftover of a write that never
-finished (sluice convert, or a Go program's recordio.ShardedWriter, killed
-mid-write): verify reports each one it is given, finds beside a file it
-checks, or would have found under its final name (the last shard of a
-killed write, which never appeared), and exits non-zero. Remove them, or run the writer again (convert
-removes those of its own outputs).
+A file named .NAME.sluice-tmp-… is the temporary of a write (sluice
+convert, or a Go program's recordio.ShardedWriter) that has not finished.
+Verify reports each one it is given, finds beside a file it checks, or
+would have found under its final name (the last shard of a write that
+never appeared). One a running process writes (a local file its writer
+holds locked) is reported as being written, and is no failure. Any other
+is the leftover of a write killed mid-write, and verify exits non-zero:
+remove it, or run the writer again (convert removes those of its own
+outputs). Of an object store's temporaries nothing tells whether their
+writer runs; all are reported as leftovers.
 
 --json (or --output json) prints one JSON document instead, once every file
 is checked; the exit code is the same:
@@ -142,11 +146,13 @@ is checked; the exit code is the same:
   {"files": [{"name": "a.tfrecord", "records": 3, "bad_records": 1,
               "problems": [{"offset": 49, "end": 98, "records": 1,
                             "error": "corrupt record"}]}, ...],
-   "records": 14, "bad_records": 1, "incomplete": [], "unchecked": []}
+   "records": 14, "bad_records": 1, "incomplete": [], "writing": [],
+   "unchecked": []}
 
 "records" counts good records. A problem is a stretch of skipped records
 (offset to end) or the error that ended a file's check (its offset when
-known); "incomplete" lists the leftovers of interrupted writes.
+known); "incomplete" lists the leftovers of interrupted writes, "writing"
+the temporaries of writes still running.
 
 A file that --compression names the wrong compression of (its first bytes
 are another's, or uncompressed TFRecord data's) is not read: it is listed
@@ -182,12 +188,13 @@ no bad records; the exit code is non-zero.`,
 			for _, n := range names {
 				given[n] = true
 			}
-			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}, Unchecked: []string{}}
+			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}, Writing: []string{}, Unchecked: []string{}}
 			badFiles := 0
 			var bad damage
 			err = forEachFile(ctx, names, parallel, func(ctx context.Context, name string) (*fileVerdict, error) {
 				if storage.IsTemp(name) {
-					return &fileVerdict{Name: name, temp: true}, nil
+					writing, err := storage.Writing(ctx, name)
+					return &fileVerdict{Name: name, temp: true, writing: writing}, err
 				}
 				rf := rf.clone()
 				defer rf.close()
@@ -196,12 +203,24 @@ no bad records; the exit code is non-zero.`,
 					return v, err
 				}
 				left, err := storage.Leftovers(ctx, name)
+				if err != nil {
+					return v, err
+				}
 				for _, l := range left {
-					if !given[l] {
+					if given[l] {
+						continue
+					}
+					writing, err := storage.Writing(ctx, l)
+					if err != nil {
+						return v, err
+					}
+					if writing {
+						v.writes = append(v.writes, l)
+					} else {
 						v.leftovers = append(v.leftovers, l)
 					}
 				}
-				return v, err
+				return v, nil
 			}, func(name string, v *fileVerdict) error {
 				if format == "text" {
 					v.writeText(w)
@@ -210,11 +229,16 @@ no bad records; the exit code is non-zero.`,
 					}
 				}
 				if v.temp {
-					report.Incomplete = append(report.Incomplete, name)
+					if v.writing {
+						report.Writing = append(report.Writing, name)
+					} else {
+						report.Incomplete = append(report.Incomplete, name)
+					}
 					return nil
 				}
 				report.Files = append(report.Files, v)
 				report.Incomplete = append(report.Incomplete, v.leftovers...)
+				report.Writing = append(report.Writing, v.writes...)
 				report.Records += v.Records
 				report.Bad += v.Bad
 				bad.add(v)
@@ -232,7 +256,7 @@ no bad records; the exit code is non-zero.`,
 			}
 			// Leftovers of outputs that never appeared at all (a killed
 			// writer's last shard) sit beside no file that was checked.
-			others, err := unreportedLeftovers(ctx, args, given, report.Incomplete)
+			others, writes, err := unreportedLeftovers(ctx, args, given, report.Incomplete, report.Writing)
 			if err != nil {
 				return err
 			}
@@ -240,8 +264,12 @@ no bad records; the exit code is non-zero.`,
 				for _, l := range others {
 					fmt.Fprintf(w, "%s: %s\n", l, leftoverNote)
 				}
+				for _, l := range writes {
+					fmt.Fprintf(w, "%s: %s\n", l, writingNote)
+				}
 			}
 			report.Incomplete = append(report.Incomplete, others...)
+			report.Writing = append(report.Writing, writes...)
 			leftovers := len(report.Incomplete)
 			if format == "json" {
 				if err := writeJSON(w, report); err != nil {
@@ -254,6 +282,9 @@ no bad records; the exit code is non-zero.`,
 				}
 				if leftovers > 0 {
 					fmt.Fprintf(w, ", %s left by interrupted writes", plural(leftovers, "incomplete file"))
+				}
+				if n := len(report.Writing); n > 0 {
+					fmt.Fprintf(w, ", %s being written", plural(n, "file"))
 				}
 				fmt.Fprintln(w)
 			}
@@ -269,34 +300,50 @@ no bad records; the exit code is non-zero.`,
 	return cmd
 }
 
-// unreportedLeftovers returns the leftovers of interrupted writes of
-// files the patterns match that are neither given nor reported.
-func unreportedLeftovers(ctx context.Context, patterns []string, given map[string]bool, reported []string) ([]string, error) {
-	seen := make(map[string]bool, len(reported))
+// unreportedLeftovers returns the temporaries of files the patterns
+// match that are neither given nor reported: the leftovers of
+// interrupted writes, and apart those of writes still running.
+func unreportedLeftovers(ctx context.Context, patterns []string, given map[string]bool, reported ...[]string) (left, writes []string, err error) {
+	seen := make(map[string]bool)
 	for _, r := range reported {
-		seen[r] = true
+		for _, name := range r {
+			seen[name] = true
+		}
 	}
-	var others []string
 	for _, p := range patterns {
 		if isStdin(p) {
 			continue
 		}
-		left, err := storage.LeftoversMatching(ctx, p)
+		temps, err := storage.LeftoversMatching(ctx, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		for _, l := range left {
-			if !given[l] && !seen[l] {
-				seen[l] = true
-				others = append(others, l)
+		for _, l := range temps {
+			if given[l] || seen[l] {
+				continue
+			}
+			seen[l] = true
+			writing, err := storage.Writing(ctx, l)
+			if err != nil {
+				return nil, nil, err
+			}
+			if writing {
+				writes = append(writes, l)
+			} else {
+				left = append(left, l)
 			}
 		}
 	}
-	return others, nil
+	return left, writes, nil
 }
 
-// leftoverNote is what verify says of a temporary file (storage.IsTemp).
+// leftoverNote is what verify says of a temporary file (storage.IsTemp)
+// no running process writes, as far as it can tell.
 const leftoverNote = "incomplete: left by a write that never finished (remove it, or run the writer again)"
+
+// writingNote is what verify says of a temporary file a running process
+// writes (storage.Writing): not a failure, and not checked.
+const writingNote = "being written: a running process holds it (not checked)"
 
 // A verifyReport is verify's --json output.
 type verifyReport struct {
@@ -304,6 +351,7 @@ type verifyReport struct {
 	Records    int64          `json:"records"` // good ones, in all the files
 	Bad        int            `json:"bad_records"`
 	Incomplete []string       `json:"incomplete"` // leftovers of interrupted writes
+	Writing    []string       `json:"writing"`    // temporaries of writes still running
 	Unchecked  []string       `json:"unchecked"`  // files not compressed as --compression says
 }
 
@@ -320,8 +368,10 @@ type fileVerdict struct {
 	// which is not read: its one problem says what it looks like.
 	Unchecked bool `json:"unchecked,omitempty"`
 
-	temp      bool     // the file is itself a leftover of an interrupted write
+	temp      bool     // the file is itself the temporary of a write
+	writing   bool     // of a temporary: a running process writes it
 	leftovers []string // leftovers beside the file that were not named
+	writes    []string // temporaries beside it of writes still running
 
 	// Of a compressed file, what damage cost (see damage).
 	compressed bool
@@ -345,7 +395,11 @@ type verifyProblem struct {
 // writeText writes v's lines of verify's text output.
 func (v *fileVerdict) writeText(w io.Writer) {
 	if v.temp {
-		fmt.Fprintf(w, "%s: %s\n", v.Name, leftoverNote)
+		note := leftoverNote
+		if v.writing {
+			note = writingNote
+		}
+		fmt.Fprintf(w, "%s: %s\n", v.Name, note)
 		return
 	}
 	for _, p := range v.Problems {
@@ -356,6 +410,9 @@ func (v *fileVerdict) writeText(w io.Writer) {
 	}
 	for _, l := range v.leftovers {
 		fmt.Fprintf(w, "%s: %s\n", l, leftoverNote)
+	}
+	for _, l := range v.writes {
+		fmt.Fprintf(w, "%s: %s\n", l, writingNote)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -259,6 +260,52 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 	os.Remove(otherOut)
 	if code, stdout, _ := run(t, "verify", out+"-*"); code != 0 {
 		t.Errorf("verify after the rerun: exit %d, %q", code, stdout)
+	}
+}
+
+// The temporary of a write still running is no leftover: verify names it
+// as being written, whether given, found beside a file it checks or by a
+// pattern, and does not fail for it; once the writer dies, the same file
+// is a leftover.
+func TestVerifyWriteRunning(t *testing.T) {
+	dir := t.TempDir()
+	done := writeExamples(t, dir, "data-0.tfrecord", 2, tfrecord.None)
+	ctx := context.Background()
+	beside, err := storage.CreatePending(ctx, done) // a rewrite under way
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer beside.Abort()
+	never, err := storage.CreatePending(ctx, filepath.Join(dir, "data-1.tfrecord")) // not yet under its name
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer never.Abort()
+
+	for _, args := range [][]string{{done}, {filepath.Join(dir, "data-*")}, {beside.TempName()}} {
+		code, stdout, errOut := run(t, append([]string{"verify"}, args...)...)
+		if code != 0 || strings.Contains(stdout, "incomplete") ||
+			!strings.Contains(stdout, beside.TempName()+": being written") || !strings.Contains(stdout, "being written") {
+			t.Errorf("verify %q while a write runs: exit %d, %q %q", args, code, stdout, errOut)
+		}
+	}
+	code, stdout, _ := run(t, "verify", "--json", filepath.Join(dir, "data-*"))
+	var report struct {
+		Incomplete, Writing []string
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); code != 0 || err != nil || len(report.Incomplete) != 0 ||
+		!slices.Equal(report.Writing, []string{beside.TempName(), never.TempName()}) {
+		t.Errorf("verify --json while writes run: exit %d, %v, %q", code, err, stdout)
+	}
+
+	// The writer dies: its file stays, unlocked.
+	temp := beside.TempName()
+	os.Link(temp, temp+"x")
+	beside.Abort()
+	os.Rename(temp+"x", temp)
+	code, stdout, _ = run(t, "verify", done)
+	if code == 0 || !strings.Contains(stdout, temp+": incomplete") {
+		t.Errorf("verify after the writer died: exit %d, %q", code, stdout)
 	}
 }
 

@@ -1,0 +1,70 @@
+//go:build unix
+
+package storage_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/sluiceml/sluice/storage"
+)
+
+// Writing tells a running writer's temporary from a dead one's by its
+// lock, and tells nothing of a temporary that carries none.
+func TestWriting(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	live, err := storage.CreatePending(ctx, filepath.Join(dir, "live"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	closed, err := storage.CreatePending(ctx, filepath.Join(dir, "closed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closed.Abort()
+	closed.Close()
+	file := func(name string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte("x"), 0o644)
+		return p
+	}
+	fifo := filepath.Join(dir, ".fifo"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		writing bool
+	}{
+		{live.TempName(), true},
+		{closed.TempName(), true}, // closed, not yet committed: still its writer's
+		{file(".dead" + storage.TempMarker + storage.LockedTag + "0123456789ab"), false},
+		{file(".young" + storage.TempMarker + "0123456789ab"), false}, // no lock: nothing tells
+		{filepath.Join(dir, ".gone"+storage.TempMarker+storage.LockedTag+"0123456789ab"), false},
+		{fifo, false},
+	} {
+		writing, err := storage.Writing(ctx, tt.name)
+		if err != nil || writing != tt.writing {
+			t.Errorf("Writing(%s) = %v, %v; want %v", filepath.Base(tt.name), writing, err, tt.writing)
+		}
+	}
+	// Asking took no lock from the writers: they commit, and their
+	// temporaries are then gone.
+	for _, p := range []*storage.Pending{live, closed} {
+		name := p.TempName()
+		if err := p.Commit(); err != nil {
+			t.Errorf("Commit after Writing: %v", err)
+		}
+		if writing, err := storage.Writing(ctx, name); writing || err != nil {
+			t.Errorf("Writing after Commit = %v, %v", writing, err)
+		}
+	}
+	if _, err := storage.Writing(ctx, filepath.Join(dir, "live")); err == nil {
+		t.Error("Writing of a name that is no temporary: no error")
+	}
+}
