@@ -309,3 +309,79 @@ def test_spawned_workers(tmp_path):
         w.join(timeout=10)
     assert sorted(got[0] + got[1]) == sorted(truth)
     it.close()
+
+
+def _fake_torch(monkeypatch):
+    """A stand-in for the parts of torch that sluice.torch uses, so that
+    its worker logic is tested where torch is not installed (CI: torch's
+    PyPI wheels bring CUDA). get_worker_info answers what torch's own
+    answers in a DataLoader worker: the module's `info`."""
+    import types
+
+    torch = types.ModuleType("torch")
+    utils = types.ModuleType("torch.utils")
+    data = types.ModuleType("torch.utils.data")
+
+    class IterableDataset:
+        pass
+
+    data.IterableDataset = IterableDataset
+    data.info = None
+    data.get_worker_info = lambda: data.info
+    torch.from_numpy = lambda a: types.SimpleNamespace(numpy=a)
+    torch.utils, utils.data = utils, data
+    for name, mod in [("torch", torch), ("torch.utils", utils), ("torch.utils.data", data)]:
+        monkeypatch.setitem(sys.modules, name, mod)
+    # sluice.torch is imported anew against the stand-in, and whatever
+    # sys.modules held before (the real one, or nothing) comes back after.
+    # (The package's attribute too: import binds it only when it imports.)
+    monkeypatch.setitem(sys.modules, "sluice.torch", None)
+    del sys.modules["sluice.torch"]
+    monkeypatch.setattr(sluice, "torch", None, raising=False)
+    return data
+
+
+def _torch_worker(ds, i, n, q):
+    import types
+    import sluice.torch
+
+    sys.modules["torch.utils.data"].info = types.SimpleNamespace(id=i, num_workers=n)
+    labels, owned = [], True
+    for b in sluice.torch.IterableDataset(ds):
+        a = b["label"].numpy
+        # A worker's batches go to the trainer after the worker has moved
+        # on: they must be copies, not views of the slot.
+        owned = owned and a.flags.owndata and b["image"].numpy.flags.owndata
+        labels += a.tolist()
+    q.put((labels, owned))
+
+
+def test_torch_workers_without_torch(tmp_path, monkeypatch):
+    """sluice.torch in DataLoader workers (forks of a trainer that already
+    iterates): worker i of n reads shard i, the workers together read
+    every record once, and their batches are copies; in the trainer
+    itself (no worker info) they view the slots, as NumPy batches do."""
+    data = _fake_torch(monkeypatch)
+    import sluice.torch
+
+    pat, truth = make_examples(tmp_path, files=4, per_file=25)
+    ds = sluice.examples(pat, SPEC, batch_size=8)
+    parent = iter(sluice.torch.IterableDataset(ds))
+    first = next(parent)
+    assert not first["image"].numpy.flags.owndata, "the trainer's own batches are views"
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    workers = [ctx.Process(target=_torch_worker, args=(ds, i, 3, q)) for i in range(3)]
+    for w in workers:
+        w.start()
+    got = [q.get(timeout=30) for _ in workers]
+    for w in workers:
+        w.join(timeout=10)
+        assert w.exitcode == 0
+    labels = [label for g, _ in got for label in g]
+    assert sorted(labels) == sorted(truth)
+    assert all(g for g, _ in got), "every worker has a shard of the four files"
+    assert all(owned for _, owned in got)
+    assert data.info is None
+    rest = sum(len(b["label"].numpy) for b in parent)
+    assert rest == 100 - 8
