@@ -368,14 +368,28 @@ func CommitAll(files []*Pending) error {
 // after Commit or Abort does nothing. The removal goes ahead even when the
 // Pending's context has ended, since that is when a cancelled writer
 // cleans up.
+//
+// A file not yet closed is abandoned, not finished: a local one is not
+// flushed to disk first, and a file whose FS can abandon a write (one
+// with an Abort method, as an object store's upload has) is not
+// uploaded, so that an interrupted command does not wait for what it
+// throws away.
 func (p *Pending) Abort() error {
 	if p.done {
 		return nil
 	}
 	p.done = true
-	p.Close()
+	if !p.closed {
+		p.closed = true
+		if a, ok := p.w.(interface{ Abort() error }); ok {
+			a.Abort()
+		} else {
+			p.w.Close()
+		}
+	}
 	defer p.unlock()
-	if err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp); err != nil {
+	err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("storage: removing %s: %w", p.temp, err)
 	}
 	return nil

@@ -84,6 +84,9 @@
 // 16 MiB in one request) with UploadConcurrency parts at once; the object
 // appears, whole, when Close returns nil. A failed or cancelled S3
 // upload aborts its multipart upload, so its parts are not left stored.
+// A writer that storage.Pending's Abort ends (a convert interrupted, a
+// shard of a failed write) is abandoned the same way: what it buffered is
+// not sent, and no object is made only to be deleted.
 //
 // Rename (which storage.CreatePending's commit uses) copies inside the
 // store and deletes the old object. On S3 the copy is one CopyObject

@@ -67,7 +67,7 @@ func (fsys *FS) Remove(ctx context.Context, name string) error {
 		return 0, err
 	})
 	if err != nil {
-		return fmt.Errorf("blobfs: remove %s: %w", name, err)
+		return fmt.Errorf("blobfs: remove %s: %w", name, notExist(err))
 	}
 	return nil
 }

@@ -3,10 +3,13 @@ package blobfs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"path"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/storage/blobfs"
@@ -139,5 +142,56 @@ func TestRenameDeleteRefused(t *testing.T) {
 	}
 	if left, _ := storage.Leftovers(ctx, name); len(left) != 1 {
 		t.Errorf("Leftovers = %q, want the temporary", left)
+	}
+}
+
+// An aborted Pending object is abandoned, not uploaded and then deleted:
+// a small one sends nothing, and a multipart upload under way is aborted
+// rather than completed, so that an interrupted command does not wait to
+// upload what it throws away.
+func TestPendingAbortUploadsNothing(t *testing.T) {
+	s := newS3(t)
+	blobfs.Register(s.fs(t, blobfs.PartSize(5*mib), blobfs.UploadConcurrency(2)), "s3")
+	t.Cleanup(func() { storage.Unregister("s3") })
+	ctx := context.Background()
+	for _, size := range []int{10, 20 * mib} {
+		name := fmt.Sprintf("s3://%s/abort/%d.tfrecord", testBucket, size)
+		p, err := storage.CreatePending(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := "/" + testBucket + "/abort/" + path.Base(p.TempName())
+		data := randomBytes(size, 5)
+		for len(data) > 0 {
+			n := min(len(data), mib)
+			if _, err := p.Write(data[:n]); err != nil {
+				t.Fatal(err)
+			}
+			data = data[n:]
+		}
+		for deadline := time.Now().Add(10 * time.Second); size > 5*mib && len(s.requests("POST "+key+"?uploads")) == 0; {
+			if time.Now().After(deadline) {
+				t.Fatalf("no multipart upload started:\n%s", strings.Join(s.requests(""), "\n"))
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if err := p.Abort(); err != nil {
+			t.Errorf("Abort of %d bytes: %v", size, err)
+		}
+		for _, r := range s.requests("") {
+			// The parts a multipart upload sent before the abort
+			// (PUT ?partNumber) are gone with its abort.
+			if strings.HasPrefix(r, "PUT "+key+" ") || strings.HasPrefix(r, "POST "+key+"?uploadId") {
+				t.Errorf("Abort of %d bytes made the object: %s", size, r)
+			}
+		}
+		if size > 5*mib {
+			if n := len(s.requests("DELETE " + key + "?uploadId")); n != 1 {
+				t.Errorf("%d aborts of the multipart upload of %d bytes:\n%s", n, size, strings.Join(s.requests(""), "\n"))
+			}
+		}
+		if left, err := storage.Leftovers(ctx, name); err != nil || len(left) != 0 {
+			t.Errorf("after Abort of %d bytes, Leftovers = %q, %v", size, left, err)
+		}
 	}
 }

@@ -13,8 +13,9 @@ import (
 // writer uploads one object; gocloud's writer buffers a part at a time
 // and switches to a multipart upload when the object outgrows one part.
 type writer struct {
-	w    *blob.Writer
-	name string
+	w      *blob.Writer
+	name   string
+	cancel context.CancelFunc // the upload's context's, which Abort ends
 }
 
 // abortTimeout bounds the abort of a failed multipart upload, which runs
@@ -22,6 +23,7 @@ type writer struct {
 const abortTimeout = 30 * time.Second
 
 func newWriter(ctx context.Context, cfg *config, b *blob.Bucket, name, key string) (*writer, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	w, err := b.NewWriter(ctx, key, &blob.WriterOptions{
 		BufferSize:     cfg.partSize,
 		MaxConcurrency: cfg.uploadStreams,
@@ -33,9 +35,10 @@ func newWriter(ctx context.Context, cfg *config, b *blob.Bucket, name, key strin
 		},
 	})
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("blobfs: create %s: %w", name, err)
 	}
-	return &writer{w: w, name: name}, nil
+	return &writer{w: w, name: name, cancel: cancel}, nil
 }
 
 func (w *writer) Write(p []byte) (int, error) {
@@ -48,9 +51,20 @@ func (w *writer) Write(p []byte) (int, error) {
 
 // Close completes the upload; the object exists only if it returns nil.
 func (w *writer) Close() error {
+	defer w.cancel()
 	if err := w.w.Close(); err != nil {
 		return fmt.Errorf("blobfs: close %s: %w", w.name, err)
 	}
+	return nil
+}
+
+// Abort abandons the upload: no object is made (or replaced), what is
+// buffered is not sent, and a multipart upload under way is aborted
+// (abortOnItsOwn), its parts not left stored. gocloud's writer aborts
+// when its context ends before Close. storage.Pending's Abort calls it.
+func (w *writer) Abort() error {
+	w.cancel()
+	w.w.Close() // the cancellation's error: the abort is what was asked
 	return nil
 }
 
