@@ -23,9 +23,9 @@
 //	        held by the client, which can so ask for the batch after the
 //	        one it is about to read, and find it waiting in the pipe
 //	        (the server frees every batch sent before the last keep).
-//	        A batch reply, when the count has grown since the last, and
-//	        the end carry "skipped":N, the corrupt records skipped so far
-//	        (skip_corrupt)
+//	        A batch reply, when the count has grown since the last, the
+//	        end and a data error carry "skipped":N, the corrupt records
+//	        skipped so far (skip_corrupt)
 //	state   {"op":"state"} → {"state":...}: a deterministic data set's
 //	        position after the batches sent ({"op":"state","before":2}:
 //	        before the last two, which the client has not handed out)
@@ -456,7 +456,8 @@ type Reply struct {
 	End      bool       `json:"end,omitempty"`   // to next: no more batches
 	// Skipped is the count of corrupt records the iteration's readers
 	// have skipped so far (skip_corrupt; sluice.Iterator.Skipped), on a
-	// batch when it differs from the last batch's and on the end.
+	// batch when it differs from the last batch's, on the end and on an
+	// error of the iteration.
 	Skipped int64  `json:"skipped,omitempty"`
 	OK      bool   `json:"ok,omitempty"`    // to mapped, close and write
 	Wrote   *int64 `json:"wrote,omitempty"` // to commit: the records written

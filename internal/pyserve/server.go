@@ -442,7 +442,9 @@ func (s *server) next(ctx context.Context, req *Request, i int) (r Reply, stop b
 		s.last = &Reply{End: true, Skipped: s.skipped()}
 		return *s.last, false, nil
 	case res.err != nil:
-		s.last = &Reply{Error: errorInfo(res.err)}
+		// The count goes with the error too: the records skipped before
+		// it are no less lost for the iteration's having failed.
+		s.last = &Reply{Error: errorInfo(res.err), Skipped: s.skipped()}
 		s.last.Error.Message += s.src.rawHint(res.err)
 		return *s.last, false, nil
 	}

@@ -238,6 +238,25 @@ def test_skipped_counts(tmp_path):
     assert sum(len(b["label"]) for b in clean) == 40 and clean.skipped == 0
 
 
+def test_skipped_counted_at_an_error(tmp_path):
+    # A skipped record, then a truncated end, which skip_corrupt does not
+    # skip: the iteration raises, and the count of what it skipped before
+    # survives the error, as Go's Iterator.Skipped keeps it.
+    recs = [tfrecords.example({"label": ("int64", [i])}) for i in range(20)]
+    path = str(tmp_path / "a.tfrecord")
+    offsets = tfrecords.write(path, recs)
+    data = bytearray(open(path, "rb").read())
+    data[offsets[3] + 12 + 2] ^= 0xFF
+    open(path, "wb").write(bytes(data[:offsets[19] + 7]))
+    spec = {"label": sluice.FixedLen([], "int64")}
+    for kw in ({"readers": 1}, {"deterministic": True}):
+        ds = sluice.examples(path, spec, batch_size=64, skip_corrupt=True, **kw)
+        it = iter(ds)
+        with pytest.raises(sluice.DataError, match="truncated"):
+            next(it)
+        assert it.skipped == ds.skipped == 1, kw
+
+
 def test_images(tmp_path):
     # PNGs of several sizes, decoded by the Go side and cropped or padded
     # around their centers to 4 x 5, as tf.image.resize_with_crop_or_pad.
