@@ -10,8 +10,11 @@ import "sync/atomic"
 // The readers run ahead of the batches delivered, so the count may take
 // in records that would have been in batches not yet delivered; after
 // Next has returned io.EOF it is the whole iteration's. A file read again
-// in a later epoch counts its corrupt records again. It may be called at
-// any time, from any goroutine.
+// in a later epoch counts its corrupt records again. An iteration resumed
+// from a checkpoint counts from the checkpoint's position: corrupt
+// records before it are the saving run's, whatever the file's
+// compression (a compressed file is read from its start to reach the
+// position). It may be called at any time, from any goroutine.
 func (it *Iterator) Skipped() int64 { return it.eng.skipped() }
 
 // A skipCount counts the corrupt records an iteration's readers skip.

@@ -86,3 +86,38 @@ func TestIteratorSkippedNone(t *testing.T) {
 		}
 	}
 }
+
+// A resumed iteration counts the corrupt records after the checkpoint's
+// position only, whatever the compression: a compressed file is read from
+// its start to reach the position, and the corrupt record it passes on
+// the way was the saving run's.
+func TestIteratorSkippedResumed(t *testing.T) {
+	for _, c := range []tfrecord.Compression{tfrecord.None, tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		t.Run(fmt.Sprint(c), func(t *testing.T) {
+			// Record 2 of the first file is corrupt, before the
+			// checkpoint; record 5 of the second, after it.
+			pattern := writeNamed(t, t.TempDir(), []int{300, 300}, map[int]int{0: 2, 1: 5}, false, c)
+			ds := Records(pattern, Deterministic(), Readers(1), SkipCorrupt())
+			ck := checkpointAt(t, t.Context(), ds, 7, 1, 0, nil)
+			it, err := ds.Iterator(t.Context(), 7, Resume(ck))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer it.Close()
+			n := 0
+			for {
+				b, err := it.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n += b.Len()
+			}
+			if n != 600-2-7 || it.Skipped() != 1 {
+				t.Errorf("resumed run: %d records, Skipped() = %d; want %d and 1", n, it.Skipped(), 600-2-7)
+			}
+		})
+	}
+}

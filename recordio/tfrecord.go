@@ -53,7 +53,10 @@ type tfRecordFormat struct {
 	opts    []tfrecord.Option
 	work    string
 	key     []byte
-	skipped int64 // in files already closed
+	// skipped counts the corrupt records of files already closed, less
+	// those Seek passed on its way (the run that saved the position
+	// counted them).
+	skipped int64
 	// held is a record Seek read that Read returns next: the one at the
 	// offset sought, when the read that reached it skipped a corrupt
 	// record before it (SkipCorrupt) and so went no further.
@@ -205,6 +208,7 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 			// A corrupt record skipped on the way: this one, the
 			// one sought, has been read already.
 			f.held, f.hasHeld = rec, true
+			f.skipped -= f.rd.Stats().Skipped
 			return nil
 		}
 	}
@@ -212,6 +216,9 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 		f.close()
 		return fmt.Errorf("%w: %s has no record at offset %d", ErrState, work, off)
 	}
+	// Records skipped before the position are not this read's: an
+	// uncompressed file, opened at the offset, never sees them.
+	f.skipped -= f.rd.Stats().Skipped
 	return nil
 }
 
