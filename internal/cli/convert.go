@@ -108,10 +108,13 @@ temporaries, and existing files of the same names are untouched until
 then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
 verify reports them, and the next convert to the same --out removes them
 (those of its output names, with any shard count, compression or format;
-not those of another --out that merely begins alike). A temporary whose
-writer is still running is left, and convert says so: a writer holds its
-temporaries locked (flock) until it is done, and one of an earlier sluice,
-which holds no lock, is removed only once it has gone an hour unmodified.
+not those of another --out that merely begins alike). A writer holds its
+temporaries locked (flock) until it is done: one a running process holds
+means another convert is writing the same --out, and this one refuses to
+run, writing nothing (the two would replace each other's files, each
+saying it succeeded). One of an earlier sluice, or of an object store,
+which holds no lock, is left, and convert says so, until it has gone an
+hour unmodified; then it is removed.
 
 --to parquet writes the Examples as Parquet files instead (OUT.parquet,
 or OUT-00000-of-0000N.parquet with --shards N), a row a record, a column a

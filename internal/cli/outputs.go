@@ -107,10 +107,13 @@ var outputExts = []string{".tfrecord", ".tfrecord.gz", ".tfrecord.zlib", ".tfrec
 // of an earlier run to the same --out stem with another shard count,
 // compression or format go too: no command would ever finish them; those
 // of another output whose name merely begins like this one's do not. A
-// temporary whose writer may still be running (another convert to the
-// same --out) is left, and w says so (storage.RemoveLeftover tells). A
-// leftover that is one of the inputs (named to salvage its records) is
-// kept.
+// temporary a running writer holds (another convert to the same --out)
+// is an error: the two runs' renames would replace each other's files,
+// each run reporting success, and a sharded output could end up with
+// shards of both. One whose writer may still be running, as far as can
+// be told (an object store's, unmodified for less than
+// storage.AbandonedAfter), is left, and w says so. A leftover that is one
+// of the inputs (named to salvage its records) is kept.
 func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs []string, w io.Writer) error {
 	all, err := storage.LeftoversOf(ctx, stem, outputExts...)
 	if err != nil {
@@ -127,6 +130,13 @@ func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs 
 	for _, l := range slices.Compact(all) {
 		if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
 			continue
+		}
+		writing, err := storage.Writing(ctx, l)
+		if err != nil {
+			return err
+		}
+		if writing {
+			return fmt.Errorf("another run is writing %s (a running process holds %s): let it finish, or stop it, before writing there", strings.TrimPrefix(stem, "file://"), l)
 		}
 		removed, err := storage.RemoveLeftover(ctx, l)
 		if err != nil {

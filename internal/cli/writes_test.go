@@ -558,9 +558,11 @@ func TestConvertFromStdinInterrupted(t *testing.T) {
 	}
 }
 
-// convert removes no temporary a running write holds, even one of its
-// own --out (two converts to one output), nor any of another output whose
-// name begins like its own, dead or alive.
+// convert removes no temporary a running write holds. One of its own
+// --out (a second convert to one output) makes it refuse, writing
+// nothing: the two runs' renames would replace each other's files, both
+// reporting success. Those of another output whose name begins like its
+// own, dead or alive, it leaves alone.
 func TestConvertLeavesLiveTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	in := writeExamples(t, dir, "in.tfrecord", 4, tfrecord.None)
@@ -581,26 +583,34 @@ func TestConvertLeavesLiveTemporaries(t *testing.T) {
 	youngOld := filepath.Join(dir, ".data-00001-of-00002.tfrecord.gz"+storage.TempMarker+"dead02")
 	writeExamples(t, dir, filepath.Base(youngOld), 1, tfrecord.None)
 
-	code, _, errOut := run(t, "convert", in, "--out", data)
-	if code != 0 || strings.Contains(errOut, "removed") {
-		t.Fatalf("convert beside running writes: exit %d, %q", code, errOut)
-	}
-	for _, name := range []string{live[0].TempName(), live[1].TempName(), youngOld} {
-		if !strings.Contains(errOut, "left "+name+": another run may still be writing it") {
-			t.Errorf("stderr does not say %s is left: %q", name, errOut)
+	for _, own := range []*storage.Pending{live[1], live[0]} { // in the order convert finds them
+		code, _, errOut := run(t, "convert", in, "--out", data)
+		if code == 0 || !strings.Contains(errOut, "another run is writing "+data) || !strings.Contains(errOut, own.TempName()) {
+			t.Errorf("convert beside a running write of its own output: exit %d, %q", code, errOut)
 		}
+		if _, err := os.Stat(filepath.Join(dir, "data.tfrecord")); err == nil {
+			t.Error("the refused convert wrote its output")
+		}
+		if err := own.Commit(); err != nil {
+			t.Errorf("the running write of %s: %v", own.Name(), err)
+		}
+		os.Remove(own.Name())
+	}
+	code, _, errOut := run(t, "convert", in, "--out", data)
+	if code != 0 || strings.Contains(errOut, "removed") || !strings.Contains(errOut, "left "+youngOld+": another run may still be writing it") {
+		t.Fatalf("convert beside other outputs' running writes: exit %d, %q", code, errOut)
 	}
 	for _, name := range []string{live[2].TempName(), live[3].TempName(), deadOther} {
 		if strings.Contains(errOut, name) {
 			t.Errorf("stderr mentions another output's temporary %s: %q", name, errOut)
 		}
 	}
-	for _, name := range []string{live[0].TempName(), live[1].TempName(), live[2].TempName(), live[3].TempName(), deadOther, youngOld} {
+	for _, name := range []string{live[2].TempName(), live[3].TempName(), deadOther, youngOld} {
 		if _, err := os.Stat(name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	for _, p := range live {
+	for _, p := range live[2:] {
 		if err := p.Commit(); err != nil {
 			t.Errorf("the running write of %s: %v", p.Name(), err)
 		}
