@@ -105,7 +105,10 @@ The output is all or nothing: files are written under temporary names
 beside their own (.NAME.sluice-tmp-…) and renamed only when every one is
 complete, so a failed or interrupted convert leaves no output and no
 temporaries, and existing files of the same names are untouched until
-then. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
+then. One failure comes after the renames: a folder that cannot be
+flushed to disk after them (one that can be written but not read) has
+the whole output, and the error says its names might not survive a crash
+of the machine. A killed convert (SIGKILL, a crash) leaves its temporaries behind:
 verify reports them, and the next convert to the same --out removes them
 (those of its output names, with any shard count, compression or format;
 not those of another --out that merely begins alike). A writer holds its

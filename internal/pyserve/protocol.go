@@ -37,8 +37,11 @@
 //	        the rest records, each 4 bytes of length (little-endian) and
 //	        its bytes, which get no reply; then
 //	commit  {"op":"commit"} → {"wrote":N}: the files under their names,
-//	        or {"error":{...}} and none. The end of the input, an error
-//	        or another write leaves none either (see write.go)
+//	        or {"error":{...}} and none, except an error of kind
+//	        "not_durable" (storage.ErrNotDurable): the files are under
+//	        their names, but the folder could not be flushed to disk. The
+//	        end of the input, an error or another write leaves none
+//	        (see write.go)
 //
 // A batch's arrays are written into one of a few slot files; the reply
 // names the slot, and the file when it is new to the client, and where
@@ -515,7 +518,10 @@ type ArrayInfo struct {
 // ErrorInfo is an error of the Go side. Kind is "data" for bad data (the
 // place is then in File, Offset, Line, Record and Key, from the
 // *dataerr.Error), "invalid" for options out of range, "nofiles" when a
-// pattern matches nothing, "protocol" for a malformed request and "other".
+// pattern matches nothing, "protocol" for a malformed request,
+// "not_durable" for a write whose files are under their names but whose
+// folder could not be flushed to disk (storage.ErrNotDurable), and
+// "other".
 type ErrorInfo struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/storage"
 )
 
 func labelSpec() map[string]any {
@@ -155,6 +157,26 @@ func TestServeHugeErrorCut(t *testing.T) {
 	info := errorInfo(&dataerr.Error{File: big, Key: big, Offset: 7, Record: -1, Err: errors.New(big)})
 	if _, err := appendMessage(nil, Reply{Error: info}); err != nil || info.Offset != 7 {
 		t.Errorf("an error reply of three huge texts: %v (offset %d)", err, info.Offset)
+	}
+}
+
+// Each error a client tells apart has its kind; in particular the one
+// error of a commit after which the files are under their names.
+func TestErrorInfoKinds(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		kind string
+	}{
+		{&dataerr.Error{File: "a.tfrecord", Offset: 7, Record: -1, Err: errors.New("corrupt record")}, "data"},
+		{fmt.Errorf("open: %w", sluice.ErrNoFiles), "nofiles"},
+		{fmt.Errorf("open: %w", sluice.ErrInvalid), "invalid"},
+		{fmt.Errorf("%w: bad op", ErrProtocol), "protocol"},
+		{fmt.Errorf("storage: a.tfrecord written: %w", storage.ErrNotDurable), "not_durable"},
+		{errors.New("disk full"), "other"},
+	} {
+		if got := errorInfo(tt.err).Kind; got != tt.kind {
+			t.Errorf("errorInfo(%v).Kind = %q, want %q", tt.err, got, tt.kind)
+		}
 	}
 }
 

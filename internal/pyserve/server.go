@@ -16,6 +16,7 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/internal/batchhook"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -904,6 +905,9 @@ func errorInfo(err error) *ErrorInfo {
 		e.Kind = "invalid"
 	case errors.Is(err, ErrProtocol):
 		e.Kind = "protocol"
+	case errors.Is(err, storage.ErrNotDurable):
+		// The one error of a commit after which the files are there.
+		e.Kind = "not_durable"
 	}
 	return e
 }

@@ -123,7 +123,7 @@ func (wr *writing) takePart(kind byte, body []byte) error {
 }
 
 // commit answers a "commit": the files under their names, or an error
-// and none.
+// and none (but for storage.ErrNotDurable, after which they are there).
 func (s *server) commit() error {
 	wr := s.writing
 	s.writing = nil

@@ -306,3 +306,14 @@ def test_an_error_names_the_record(tmp_path):
             w.write({"id": i})
         with pytest.raises(TypeError, match=r"^record 7 \(record 2 of s-00001-of-00003.tfrecord\): feature 'x'"):
             w.write({"x": object()})
+
+
+def test_not_durable_is_told_apart():
+    # The one error of a commit after which the files are under their
+    # names (the folder could not be flushed to disk) has a class of its
+    # own, so that a caller can tell it from a write that left nothing.
+    from sluice._core import _error
+
+    e = _error({"kind": "not_durable", "message": "storage: a.tfrecord written: the directory could not be synced"})
+    assert isinstance(e, sluice.NotDurableError) and isinstance(e, sluice.SluiceError)
+    assert not isinstance(_error({"kind": "other", "message": "disk full"}), sluice.NotDurableError)

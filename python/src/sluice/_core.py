@@ -65,6 +65,13 @@ class NoFilesError(SluiceError, FileNotFoundError):
     """A file pattern matches no file."""
 
 
+class NotDurableError(SluiceError):
+    """A write's files are complete under their names, but the folder could
+    not be flushed to disk after the renames (one that can be written but
+    not read, or whose fsync failed): a crash of the machine might lose
+    the names. Unlike any other error of a write, the files are there."""
+
+
 def _error(e):
     if not isinstance(e, dict) or not isinstance(e.get("message", ""), str):
         raise _Malformed(f"an error that is not an object with a message: {e!r:.200}")
@@ -76,6 +83,8 @@ def _error(e):
         return InvalidArgumentError(msg)
     if kind == "nofiles":
         return NoFilesError(msg)
+    if kind == "not_durable":
+        return NotDurableError(msg)
     return SluiceError(msg)
 
 

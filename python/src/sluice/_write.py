@@ -296,8 +296,10 @@ class Writer:
 
     def close(self) -> int:
         """Gives the files their names and returns the records written; on
-        an error, raises it and leaves no file. Closing again does
-        nothing."""
+        an error, raises it and leaves no file, except NotDurableError,
+        raised when the files are under their names but the folder could
+        not be flushed to disk (a crash might lose the names). Closing
+        again does nothing."""
         s = self._s
         if s is None:
             return self.count
