@@ -363,12 +363,39 @@ func formatHint(ctx context.Context, name string) string {
 		return ""
 	}
 	defer f.Close()
-	var head [16]byte
-	n, err := f.ReadAt(head[:], 0)
+	head := make([]byte, headSize)
+	n, err := f.ReadAt(head, 0)
 	if err != nil && err != io.EOF {
 		return ""
 	}
-	return otherFormat(head[:n], name)
+	return otherFormat(plainHead(head[:n], tfrecord.DetectCompression(head[:n])), name)
+}
+
+// headSize is how much of a file's start is read for otherFormat: the
+// compression's header and enough of its stream to decompress a few
+// bytes.
+const headSize = 4096
+
+// plainHead returns the first bytes of what prefix, a file's first bytes,
+// holds once decompressed as c says: as much of the start as prefix
+// decompresses to, up to 16 bytes; prefix itself when c is None or
+// prefix does not decompress (text read with --compression GZIP is still
+// text). A gzipped CSV file is text inside.
+func plainHead(prefix []byte, c tfrecord.Compression) []byte {
+	if c == tfrecord.None {
+		return prefix
+	}
+	d, err := tfrecord.NewDecompressor(c, bytes.NewReader(prefix))
+	if err != nil {
+		return prefix
+	}
+	defer d.Close()
+	var head [16]byte
+	n, _ := io.ReadFull(d, head[:])
+	if n == 0 {
+		return prefix
+	}
+	return head[:n]
 }
 
 // looksLikeText reports whether prefix, a file's first bytes, is text:
@@ -456,8 +483,10 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 			// for ever, and must end when the command is interrupted.
 			src, rf.stop = untilDone(ctx, f)
 		} else {
-			var head [16]byte
-			n, err := f.ReadAt(head[:], 0)
+			// Enough to decompress the start of a compressed file, whose
+			// text (a gzipped CSV) the hint names too.
+			head := make([]byte, headSize)
+			n, err := f.ReadAt(head, 0)
 			if err != nil && err != io.EOF {
 				rf.close()
 				return fmt.Errorf("%s: %w", name, err)
@@ -474,6 +503,9 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 			rf.close()
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		// And whatever else the same reads brought, without waiting for
+		// more.
+		p, _ = br.Peek(min(br.Buffered(), headSize))
 		prefix, src = p, br
 	}
 	c := rf.comp
@@ -483,7 +515,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		rf.close()
 		return err
 	}
-	rf.hint = otherFormat(prefix, name)
+	rf.hint = otherFormat(plainHead(prefix, c), name)
 	rf.c = c
 	opts = append(append(opts, c), rf.opts...)
 	if rf.tee != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -366,8 +367,23 @@ func TestTextInputHint(t *testing.T) {
 		{file("d.txt", "héllo wörld, ünïcödé\n"), "starts like text"},
 		{file("e.txt", "7\n"), "starts like text"}, // shorter than a record's header
 	}
+	// Compressed text is text too, once decompressed (convert --from csv
+	// reads a .csv.gz as it is).
+	for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		var buf bytes.Buffer
+		w, err := tfrecord.NewCompressor(c, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, "id,name,score\n1,ann,0.5\n2,bob,1.5\n")
+		w.Close()
+		files = append(files, struct{ path, want string }{file("f.csv."+c.String(), buf.String()), "starts like text, CSV or JSON lines, not TFRecord: sluice convert --from csv"})
+	}
 	for _, f := range files {
 		for _, cmd := range []string{"count", "cat", "head", "schema", "stats", "index", "verify"} {
+			if cmd == "index" && strings.Contains(filepath.Base(f.path), ".csv.") {
+				continue // a compressed file is refused as such
+			}
 			code, out, errOut := run(t, cmd, f.path)
 			if got := out + errOut; code == 0 || !strings.Contains(got, f.want) || strings.Contains(got, "--skip-corrupt") {
 				t.Errorf("%s %s: exit %d, %q; want an error with %q and no salvage advice", cmd, filepath.Base(f.path), code, got, f.want)
