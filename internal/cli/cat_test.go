@@ -320,6 +320,28 @@ func TestCatFlat(t *testing.T) {
 	}
 }
 
+// A feature named as --flat's mark of the byte encoding is refused when
+// the mark is written (the object would hold the name twice), and shown
+// as it is when no mark is.
+func TestCatFlatMarkerClash(t *testing.T) {
+	for _, first := range []bool{true, false} {
+		e := example.New()
+		if first {
+			e = e.Bytes(flatBytesName, []byte("x")).Int64("label", 7)
+		} else {
+			e = e.Int64("label", 7).Bytes(flatBytesName, []byte("x"))
+		}
+		p := writeRecords(t, t.TempDir(), "clash.tfrecord", tfrecord.None, e.Marshal())
+		code, out, errOut := run(t, "cat", "--flat", "--bytes", "base64", p)
+		if code == 0 || !strings.Contains(errOut, "a feature is named "+flatBytesMarker) {
+			t.Errorf("cat --flat --bytes base64 of a feature named %s: exit %d, %q %q", flatBytesName, code, out, errOut)
+		}
+		if code, out, errOut := run(t, "cat", "--flat", p); code != 0 || strings.Count(out, flatBytesMarker) != 1 {
+			t.Errorf("cat --flat of a feature named %s: exit %d, %q %q", flatBytesName, code, out, errOut)
+		}
+	}
+}
+
 // cat --flat's lines convert back (--from jsonl) into the same Examples,
 // when every feature keeps one kind and bytes are text.
 func TestCatFlatRoundTrip(t *testing.T) {

@@ -133,6 +133,13 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 			if len(b) == 2 { // {}: no member follows
 				m = m[:len(m)-1]
 			}
+			// A feature of the marker's name would make the object hold
+			// the name twice, which convert refuses and other readers
+			// take one of, silently. (Within a JSON string a quote is
+			// escaped, so the member's text cannot occur in a value.)
+			if bytes.Contains(b, []byte("{"+flatBytesMarker+":")) || bytes.Contains(b, []byte(","+flatBytesMarker+":")) {
+				return nil, fmt.Errorf("a feature is named %s, which --flat's mark of the byte encoding is named too: leave out --flat, or --bytes", flatBytesMarker)
+			}
 			b = slices.Insert(b, 1, m...)
 			r.marker = m
 		}
