@@ -476,6 +476,11 @@ func RemoveLeftover(ctx context.Context, name string) (bool, error) {
 	return true, nil
 }
 
+// testHookLeftoverOpened, if set, is called by RemoveLeftover between
+// opening a locked temporary and trying its lock, where a writer may
+// finish meanwhile.
+var testHookLeftoverOpened func(path string)
+
 func removeLocalLeftover(name string) (bool, error) {
 	p, _ := localPath(name)
 	st, err := os.Lstat(p)
@@ -494,6 +499,9 @@ func removeLocalLeftover(name string) (bool, error) {
 			return false, fmt.Errorf("storage: %w", err)
 		}
 		defer f.Close()
+		if testHookLeftoverOpened != nil {
+			testHookLeftoverOpened(p)
+		}
 		held, err := tryLock(f)
 		if held {
 			return false, nil // its writer is running
@@ -504,7 +512,13 @@ func removeLocalLeftover(name string) (bool, error) {
 			if fst, err := f.Stat(); err != nil || !os.SameFile(st, fst) {
 				return false, nil
 			}
+			// The name can be gone all the same: a writer that held the
+			// lock when f was opened may have renamed the file to its
+			// final name since, and let the lock go.
 			if err := os.Remove(p); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return false, nil
+				}
 				return false, fmt.Errorf("storage: %w", err)
 			}
 			return true, nil
