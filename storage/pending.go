@@ -193,6 +193,11 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
+// testHookCreated, if set, is called by CreatePending between creating a
+// local temporary and locking it, where a RemoveLeftover may take it for
+// a dead writer's.
+var testHookCreated func(path string)
+
 // createLocked creates a local temporary for name that it holds locked
 // (see [LockedTag]) through a second descriptor, which Pending keeps open
 // until Commit or Abort, after the writer's is closed.
@@ -204,7 +209,15 @@ func createLocked(ctx context.Context, name string) (*Pending, error) {
 		if err != nil {
 			return nil, fmt.Errorf("storage: create %s: %w", name, err)
 		}
+		if testHookCreated != nil {
+			testHookCreated(p)
+		}
 		h, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Removed meanwhile (see below, after the lock).
+			f.Close()
+			continue
+		}
 		if err != nil {
 			f.Close()
 			os.Remove(p)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -36,5 +37,40 @@ func TestRemoveLeftoverRacesCommit(t *testing.T) {
 	}
 	if b, err := os.ReadFile(name); string(b) != "data" {
 		t.Errorf("the committed file reads %q, %v; want data", b, err)
+	}
+}
+
+// A RemoveLeftover between the creation of a temporary and its lock sees
+// an unlocked temporary, a dead writer's, and removes it: the writer
+// takes another name and goes on.
+func TestCreatePendingRacesRemoveLeftover(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "out")
+	var removed []string
+	hook(t, &testHookCreated, func(temp string) {
+		if len(removed) == 2 {
+			return
+		}
+		ok, err := RemoveLeftover(t.Context(), temp)
+		if !ok || err != nil {
+			t.Errorf("RemoveLeftover of an unlocked temporary = %v, %v; want true, nil", ok, err)
+		}
+		removed = append(removed, temp)
+	})
+	p, err := CreatePending(t.Context(), name)
+	if err != nil {
+		t.Fatalf("CreatePending after its temporaries were removed: %v", err)
+	}
+	if len(removed) != 2 || slices.Contains(removed, p.TempName()) {
+		t.Errorf("removed %q, and the writer's temporary is %s", removed, p.TempName())
+	}
+	io.WriteString(p, "data")
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(name); string(b) != "data" {
+		t.Errorf("the committed file reads %q, %v; want data", b, err)
+	}
+	if left, _ := Leftovers(t.Context(), name); len(left) != 0 {
+		t.Errorf("leftovers %q", left)
 	}
 }
