@@ -74,3 +74,46 @@ func TestCreatePendingRacesRemoveLeftover(t *testing.T) {
 		t.Errorf("leftovers %q", left)
 	}
 }
+
+// Writers that create, write and commit beside a remover of leftovers,
+// as a convert beside another convert to the same output: every writer
+// commits, and the remover removes none of theirs and meets no error.
+func TestPendingBesideRemover(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "out")
+	stop := make(chan struct{})
+	var removerErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			left, _ := Leftovers(t.Context(), name)
+			for _, l := range left {
+				if _, err := RemoveLeftover(t.Context(), l); err != nil && removerErr == nil {
+					removerErr = err
+				}
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-done
+		if removerErr != nil {
+			t.Errorf("RemoveLeftover: %v", removerErr)
+		}
+	}()
+	for i := range 300 {
+		p, err := CreatePending(t.Context(), name)
+		if err != nil {
+			t.Fatalf("CreatePending %d: %v", i, err)
+		}
+		io.WriteString(p, "data")
+		if err := p.Commit(); err != nil {
+			t.Fatalf("Commit %d: %v", i, err)
+		}
+	}
+}
