@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -159,5 +160,35 @@ func TestShardedWriterSameFileTwice(t *testing.T) {
 		if left, _ := os.ReadDir(dir); len(left) != 0 {
 			t.Errorf("files after a refused writer: %v", left)
 		}
+	}
+}
+
+// A ".." after a link leads where the system takes it, to the parent of
+// the link's target: that name and the target's parent's own are one
+// file, refused as such.
+func TestShardedWriterSameFileThroughLinkDotDot(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip(`Windows takes out a ".." before it follows links`)
+	}
+	root := t.TempDir()
+	other := filepath.Join(root, "other")
+	if err := os.MkdirAll(filepath.Join(other, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(filepath.Join(other, "sub"), link); err != nil {
+		t.Fatal(err)
+	}
+	// Spelt out: filepath.Join would clean the ".." away.
+	names := []string{link + "/../a.tfrecord", filepath.Join(other, "a.tfrecord")}
+	w, err := NewShardedWriter(t.Context(), names)
+	if err == nil {
+		w.Abort()
+	}
+	if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "same file") {
+		t.Errorf("NewShardedWriter(%q): %v, want an invalid-argument error", names, err)
+	}
+	if left, _ := os.ReadDir(other); len(left) != 1 {
+		t.Errorf("files after a refused writer: %v", left)
 	}
 }

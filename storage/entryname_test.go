@@ -3,6 +3,7 @@ package storage_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/sluiceml/sluice/storage"
@@ -32,6 +33,40 @@ func TestEntryName(t *testing.T) {
 		{f, filepath.Join(dir, "d", "lf"), false},                                         // renaming onto a link replaces it
 		{"s3://b/k", "s3://b/k", true},
 		{"s3://b/k", "s3://b/./k", false},
+	} {
+		if got := storage.EntryName(tt.a) == storage.EntryName(tt.b); got != tt.same {
+			t.Errorf("EntryName(%s) == EntryName(%s) is %v, want %v (%s, %s)", tt.a, tt.b, got, tt.same, storage.EntryName(tt.a), storage.EntryName(tt.b))
+		}
+	}
+}
+
+// A ".." after a link to a folder leads to the parent of the link's
+// target, not back to the folder that holds the link: so the system
+// takes it, and so EntryName must, or two names of one entry would pass
+// for two entries.
+func TestEntryNameDotDotAfterLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip(`Windows takes out a ".." before it follows links`)
+	}
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(dir, "other", "sub"), 0o755)
+	os.Mkdir(filepath.Join(dir, "work"), 0o755)
+	if err := os.Symlink(filepath.Join(dir, "other", "sub"), filepath.Join(dir, "work", "link")); err != nil {
+		t.Fatal(err)
+	}
+	// Spelt out: filepath.Join would clean the ".." away.
+	through := dir + "/work/link/../a"
+	t.Chdir(filepath.Join(dir, "work"))
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{through, filepath.Join(dir, "other", "a"), true},
+		{through, filepath.Join(dir, "work", "a"), false},
+		{"link/../a", filepath.Join(dir, "other", "a"), true},
+		{"file://" + through, filepath.Join(dir, "other", "a"), true},
+		{dir + "/work/link/../new/x", filepath.Join(dir, "other", "new", "x"), true}, // a folder not made yet
+		{dir + "/work/link/../sub/../a", filepath.Join(dir, "other", "a"), true},
 	} {
 		if got := storage.EntryName(tt.a) == storage.EntryName(tt.b); got != tt.same {
 			t.Errorf("EntryName(%s) == EntryName(%s) is %v, want %v (%s, %s)", tt.a, tt.b, got, tt.same, storage.EntryName(tt.a), storage.EntryName(tt.b))

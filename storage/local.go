@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -148,7 +150,9 @@ func (f *localFile) Close() error {
 // names would replace each other. A local name (a path or a file:// URL)
 // becomes an absolute path whose directory has its symbolic links
 // resolved, as far as it exists: "a", "./a", "file:///cwd/a" and
-// "link/a", with link a link to ".", are one entry. The last element is
+// "link/a", with link a link to ".", are one entry. A ".." is taken
+// where the system takes it: on Unix after the link before it, so that
+// "link/../a", with link a link to "x/y", is "x/a". The last element is
 // not resolved, since renaming onto a link replaces the link. Any other
 // URL is returned as it is.
 func EntryName(name string) string {
@@ -158,23 +162,43 @@ func EntryName(name string) string {
 		return name
 	}
 	p, _ := localPath(name)
-	abs, err := filepath.Abs(p)
+	abs, err := absLinked(p)
 	if err != nil {
 		return filepath.Clean(p)
 	}
-	dir, base := filepath.Split(abs)
-	// Resolve the longest part of the directory that exists; the rest
-	// has no links yet.
-	rest := ""
-	for d := filepath.Clean(dir); ; {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			return filepath.Join(r, rest, base)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(d), rest)
-		d = parent
+	vol := filepath.VolumeName(abs)
+	elems := strings.FieldsFunc(abs[len(vol):], func(r rune) bool { return r == '/' || r == filepath.Separator })
+	base := ""
+	if n := len(elems); n > 0 && elems[n-1] != "." && elems[n-1] != ".." {
+		base, elems = elems[n-1], elems[:n-1]
 	}
+	// Resolve the longest part of the directory that exists; the rest
+	// has no links yet. The parts are joined, not cleaned: cleaning
+	// would take "link/.." for ".".
+	root := vol + string(filepath.Separator)
+	for k := len(elems); k >= 0; k-- {
+		if r, err := filepath.EvalSymlinks(root + strings.Join(elems[:k], string(filepath.Separator))); err == nil {
+			return filepath.Join(r, filepath.Join(elems[k:]...), base)
+		}
+	}
+	return filepath.Clean(abs)
+}
+
+// absLinked returns p as an absolute path, with its ".." elements left
+// for the links before them to be resolved first, where the system
+// resolves them so.
+func absLinked(p string) (string, error) {
+	switch {
+	case runtime.GOOS == "windows":
+		// Windows takes ".." out of a path before it follows links,
+		// as Abs does.
+		return filepath.Abs(p)
+	case filepath.IsAbs(p):
+		return p, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return wd + string(filepath.Separator) + p, nil
 }

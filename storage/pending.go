@@ -138,7 +138,7 @@ type Pending struct {
 	fs         RenameFS
 	name, temp string
 	w          io.WriteCloser
-	holder     io.Closer // holds the temporary's lock until Commit or Abort, if it has one
+	locked     *os.File // w, when it holds the temporary's lock: open until Commit or Abort
 	closed     bool
 	closeErr   error
 	done       bool  // committed or aborted
@@ -193,9 +193,17 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// createLocked creates a local temporary for name that it holds locked
-// (see [LockedTag]) through a second descriptor, which Pending keeps open
-// until Commit or Abort, after the writer's is closed.
+// testHookCreated, if set, is called by CreatePending between creating a
+// local temporary and locking it, where a RemoveLeftover may take it for
+// a dead writer's.
+var testHookCreated func(path string)
+
+// createLocked creates a local temporary for name and locks it (see
+// [LockedTag]) through the writer's own descriptor, which Pending keeps
+// open until Commit or Abort. It opens no other: a second descriptor
+// for the lock would double the descriptors a write of many shards needs,
+// and where flock is emulated with POSIX locks (NFS), closing any
+// descriptor of a file drops the process's locks on it.
 func createLocked(ctx context.Context, name string) (*Pending, error) {
 	for {
 		temp := tempPrefix(name) + LockedTag + randomSuffix()
@@ -204,39 +212,36 @@ func createLocked(ctx context.Context, name string) (*Pending, error) {
 		if err != nil {
 			return nil, fmt.Errorf("storage: create %s: %w", name, err)
 		}
-		h, err := os.Open(p)
-		if err != nil {
-			f.Close()
-			os.Remove(p)
-			return nil, fmt.Errorf("storage: create %s: %w", name, err)
+		if testHookCreated != nil {
+			testHookCreated(p)
 		}
-		if lock(h) != nil {
+		if lock(f) != nil {
 			// A file system without locks: the temporary will be judged
 			// by its age, as one of an earlier version.
-			h.Close()
 			return &Pending{ctx: ctx, fs: Local{}, name: name, temp: temp, w: f}, nil
 		}
 		// Between the create and the lock, a RemoveLeftover could take
 		// the unlocked file for a dead writer's and remove it; then the
 		// name is gone, and another is needed.
-		if ok, err := linked(h); err != nil || !ok {
-			h.Close()
+		if ok, err := linked(f); err != nil || !ok {
 			f.Close()
 			if err != nil {
 				return nil, fmt.Errorf("storage: create %s: %w", name, err)
 			}
 			continue
 		}
-		return &Pending{ctx: ctx, fs: Local{}, name: name, temp: temp, w: f, holder: h}, nil
+		return &Pending{ctx: ctx, fs: Local{}, name: name, temp: temp, w: f, locked: f}, nil
 	}
 }
 
-// unlock lets the temporary's lock go, once it has its final name or is
-// removed.
+// unlock closes the descriptor that holds the temporary's lock, once the
+// temporary has its final name or is removed. An error of that close is
+// not one of the write's: Close has synced the file, and a sync reports
+// what failed to reach the disk.
 func (p *Pending) unlock() {
-	if p.holder != nil {
-		p.holder.Close()
-		p.holder = nil
+	if p.locked != nil {
+		p.locked.Close()
+		p.locked = nil
 	}
 }
 
@@ -256,8 +261,11 @@ func (p *Pending) Write(b []byte) (int, error) {
 
 // Close finishes the temporary file: it flushes the data to stable
 // storage where the file system can (fsync of a local file) and closes
-// it, leaving it under its temporary name. Calling Close again returns
-// the first call's result.
+// it, leaving it under its temporary name; no more can be written. A
+// local file whose descriptor holds the temporary's lock (see
+// [LockedTag]) keeps it open until Commit or Abort, so that the lock
+// lasts as long as the temporary name. Calling Close again returns the
+// first call's result.
 func (p *Pending) Close() error {
 	if p.closed {
 		return p.closeErr
@@ -267,6 +275,9 @@ func (p *Pending) Close() error {
 		if err := s.Sync(); err != nil {
 			p.closeErr = fmt.Errorf("storage: sync %s: %w", p.temp, err)
 		}
+	}
+	if p.locked != nil {
+		return p.closeErr // closed by unlock
 	}
 	if err := p.w.Close(); err != nil && p.closeErr == nil {
 		p.closeErr = err
@@ -383,11 +394,11 @@ func (p *Pending) Abort() error {
 		p.closed = true
 		if a, ok := p.w.(interface{ Abort() error }); ok {
 			a.Abort()
-		} else {
+		} else if p.locked == nil {
 			p.w.Close()
 		}
 	}
-	defer p.unlock()
+	defer p.unlock() // after the removal, which the lock covers
 	err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("storage: removing %s: %w", p.temp, err)
@@ -476,6 +487,11 @@ func RemoveLeftover(ctx context.Context, name string) (bool, error) {
 	return true, nil
 }
 
+// testHookLeftoverOpened, if set, is called by RemoveLeftover between
+// opening a locked temporary and trying its lock, where a writer may
+// finish meanwhile.
+var testHookLeftoverOpened func(path string)
+
 func removeLocalLeftover(name string) (bool, error) {
 	p, _ := localPath(name)
 	st, err := os.Lstat(p)
@@ -494,6 +510,9 @@ func removeLocalLeftover(name string) (bool, error) {
 			return false, fmt.Errorf("storage: %w", err)
 		}
 		defer f.Close()
+		if testHookLeftoverOpened != nil {
+			testHookLeftoverOpened(p)
+		}
 		held, err := tryLock(f)
 		if held {
 			return false, nil // its writer is running
@@ -504,7 +523,13 @@ func removeLocalLeftover(name string) (bool, error) {
 			if fst, err := f.Stat(); err != nil || !os.SameFile(st, fst) {
 				return false, nil
 			}
+			// The name can be gone all the same: a writer that held the
+			// lock when f was opened may have renamed the file to its
+			// final name since, and let the lock go.
 			if err := os.Remove(p); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return false, nil
+				}
 				return false, fmt.Errorf("storage: %w", err)
 			}
 			return true, nil
