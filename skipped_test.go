@@ -33,17 +33,7 @@ func TestIteratorSkipped(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				records := 0
-				for {
-					b, err := it.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					records += b.Len()
-				}
+				records := countRecords(t, it)
 				it.Close()
 				skipped := int64(len(damaged) * c.epochs)
 				if got := it.Skipped(); got != skipped {
@@ -104,20 +94,25 @@ func TestIteratorSkippedResumed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer it.Close()
-			n := 0
-			for {
-				b, err := it.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				n += b.Len()
-			}
-			if n != 600-2-7 || it.Skipped() != 1 {
+			if n := countRecords(t, it); n != 600-2-7 || it.Skipped() != 1 {
 				t.Errorf("resumed run: %d records, Skipped() = %d; want %d and 1", n, it.Skipped(), 600-2-7)
 			}
 		})
+	}
+}
+
+// countRecords reads it to its end and returns the records it delivered.
+func countRecords(t *testing.T, it *Iterator) int {
+	t.Helper()
+	n := 0
+	for {
+		b, err := it.Next()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += b.Len()
 	}
 }

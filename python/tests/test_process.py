@@ -161,6 +161,21 @@ def _read_shard(ds, index, count, q):
     q.put(labels)
 
 
+def _forked(target, ds, n):
+    """Runs target(ds, i, n, queue) in n forks of this process, worker i
+    of n, and returns what each put on the queue (in the order they did)."""
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    workers = [ctx.Process(target=target, args=(ds, i, n, q)) for i in range(n)]
+    for w in workers:
+        w.start()
+    got = [q.get(timeout=30) for _ in workers]
+    for w in workers:
+        w.join(timeout=10)
+        assert w.exitcode == 0
+    return got
+
+
 def test_fork_workers_share_out_the_files(tmp_path):
     """Forked workers, each with a server of its own reading its shard,
     read every record exactly once, even when the parent is iterating the
@@ -169,15 +184,7 @@ def test_fork_workers_share_out_the_files(tmp_path):
     ds = sluice.examples(pat, SPEC, batch_size=8)
     parent = iter(ds)
     next(parent)  # the parent has a server of its own at the fork
-    ctx = multiprocessing.get_context("fork")
-    q = ctx.Queue()
-    workers = [ctx.Process(target=_read_shard, args=(ds, i, 2, q)) for i in range(2)]
-    for w in workers:
-        w.start()
-    got = [q.get(timeout=30) for _ in workers]
-    for w in workers:
-        w.join(timeout=10)
-        assert w.exitcode == 0
+    got = _forked(_read_shard, ds, 2)
     assert sorted(got[0] + got[1]) == sorted(truth)
     assert set(got[0]).isdisjoint(got[1]) and got[0] and got[1]
     # The parent's iteration is untouched by its children.
@@ -369,15 +376,7 @@ def test_torch_workers_without_torch(tmp_path, monkeypatch):
     parent = iter(sluice.torch.IterableDataset(ds))
     first = next(parent)
     assert not first["image"].numpy.flags.owndata, "the trainer's own batches are views"
-    ctx = multiprocessing.get_context("fork")
-    q = ctx.Queue()
-    workers = [ctx.Process(target=_torch_worker, args=(ds, i, 3, q)) for i in range(3)]
-    for w in workers:
-        w.start()
-    got = [q.get(timeout=30) for _ in workers]
-    for w in workers:
-        w.join(timeout=10)
-        assert w.exitcode == 0
+    got = _forked(_torch_worker, ds, 3)
     labels = [label for g, _ in got for label in g]
     assert sorted(labels) == sorted(truth)
     assert all(g for g, _ in got), "every worker has a shard of the four files"
