@@ -121,14 +121,28 @@ func (w *ShardedWriter) Count() int64 { return w.n }
 // modify the slice.
 func (w *ShardedWriter) Names() []string { return w.names }
 
+// Temporaries returns the temporary names the files are written under
+// until Close (see storage.Pending.TempName), in shard order: a caller
+// that looks for other writers of the same names among the temporaries
+// beside them tells its own apart.
+func (w *ShardedWriter) Temporaries() []string {
+	temps := make([]string, len(w.files))
+	for i, f := range w.files {
+		temps[i] = f.TempName()
+	}
+	return temps
+}
+
 // Close completes the data set: it finishes every file's compressed
 // stream, flushes and closes the temporaries, and only if all of that
 // succeeded gives every file its final name, replacing files of the same
 // names. Otherwise it removes the temporaries and returns the error,
 // naming each file that failed; after a failed Write it returns that
-// Write's error. Only after Close returns nil are the files there; a
-// rename that fails midway (a full object store, say) leaves the files
-// renamed so far, and says which were not. Calling Close again returns the
+// Write's error. Only after Close returns nil are the files there, or
+// after an error wrapping storage.ErrNotDurable or storage.ErrOldNameLeft
+// (every file renamed, with more to say: see storage.CommitAll); a rename
+// that fails midway (a full object store, say) leaves the files renamed
+// so far, and says which were not. Calling Close again returns the
 // first call's result, so a failed Close stays failed; Close after Abort
 // does nothing.
 func (w *ShardedWriter) Close() error {

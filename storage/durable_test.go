@@ -149,3 +149,28 @@ func TestCommitSticky(t *testing.T) {
 		t.Errorf("%s exists", name)
 	}
 }
+
+// A CommitAll whose later rename fails after earlier files were renamed
+// but not made durable names those, but does not wrap ErrNotDurable:
+// callers read that sentinel as "every file is there", and one is not.
+func TestCommitAllPartlyWritten(t *testing.T) {
+	failSync(t)
+	dir := t.TempDir()
+	var files []*Pending
+	for _, n := range []string{"a", "b", "c"} {
+		p, err := CreatePending(t.Context(), filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(p, "data")
+		files = append(files, p)
+	}
+	os.MkdirAll(filepath.Join(dir, "b", "sub"), 0o755) // b's rename fails: a folder with something in it holds the name
+	err := CommitAll(files)
+	if err == nil || errors.Is(err, ErrNotDurable) || !strings.Contains(err.Error(), filepath.Join(dir, "a")+" written") {
+		t.Errorf("CommitAll with b not written: %v; want an error naming a, not wrapping ErrNotDurable", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c")); err == nil {
+		t.Error("c was written after b failed")
+	}
+}

@@ -14,4 +14,7 @@ const canLock = false
 
 func lock(*os.File) error                     { return errors.ErrUnsupported }
 func tryLock(*os.File) (held bool, err error) { return false, errors.ErrUnsupported }
-func linked(*os.File) (bool, error)           { return true, nil }
+func tryLockShared(*os.File) (held bool, err error) {
+	return false, errors.ErrUnsupported
+}
+func linked(*os.File) (bool, error) { return true, nil }

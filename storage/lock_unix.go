@@ -39,6 +39,22 @@ func tryLock(f *os.File) (held bool, err error) {
 	return false, err
 }
 
+// tryLockShared takes a shared advisory lock on f if no one holds an
+// exclusive one: held reports that someone does. Shared locks do not
+// exclude each other. An error means the file system has no such locks.
+func tryLockShared(f *os.File) (held bool, err error) {
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
+}
+
 // linked reports whether the file f is open on still has a name.
 func linked(f *os.File) (bool, error) {
 	var st unix.Stat_t

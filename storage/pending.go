@@ -337,8 +337,9 @@ func (p *Pending) commit(ctx context.Context) error {
 // that fails aborts the files not yet renamed, and the error names them;
 // those renamed stay. A file committed with more to report (see
 // [Pending.Commit]) was renamed all the same, so it does not stop the
-// others: the error wraps [ErrOldNameLeft] or [ErrNotDurable] and names
-// each such file, and every file is under its final name.
+// others: the error names each such file, and wraps [ErrOldNameLeft] or
+// [ErrNotDurable] only when every file is under its final name, so that
+// a caller who tests for them may take the output for written.
 func CommitAll(files []*Pending) error {
 	var err error
 	for _, f := range files {
@@ -363,7 +364,12 @@ func CommitAll(files []*Pending) error {
 			continue
 		}
 		if err != nil {
-			errs := append(left, err)
+			// Said, but not wrapped: the output is not all there.
+			var errs []error
+			for _, l := range left {
+				errs = append(errs, errors.New(l.Error()))
+			}
+			errs = append(errs, err)
 			for _, g := range files[i+1:] {
 				g.Abort()
 				errs = append(errs, fmt.Errorf("storage: %s not written", g.name))
@@ -547,10 +553,10 @@ func removeLocalLeftover(name string) (bool, error) {
 
 // Writing reports whether a process is writing the temporary name (see
 // [IsTemp]) now: whether the writer of a local temporary that its writer
-// locks (see [LockedTag]) holds the lock. Of any other temporary, an
-// object store's or one of a system without locks, nothing tells, and
-// Writing reports false ([RemoveLeftover] judges those by their age); so
-// it does for a name already gone. The answer may change at once: a
+// locks (see [LockedTag]) holds the lock. Of any other temporary (an
+// object store's, one of a system without locks, one this process cannot
+// open) nothing tells, and Writing reports false ([RemoveLeftover] judges
+// those by their age); so it does for a name already gone. The answer may change at once: a
 // writer may finish, or die, the next moment.
 func Writing(ctx context.Context, name string) (bool, error) {
 	if !IsTemp(name) {
@@ -568,19 +574,20 @@ func Writing(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	// Non-blocking: a FIFO under such a name must not make this wait
-	// for a writer of its own.
+	// for a writer of its own. One that cannot be opened (another
+	// user's, unreadable) tells nothing either.
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	if err != nil {
 		return false, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("storage: %w", err)
-	}
-	defer f.Close() // and with it the lock, if tryLock took it
+	defer f.Close() // and with it the lock, if tryLockShared took it
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return false, nil
 	}
-	held, _ := tryLock(f)
+	// A shared lock, which a writer's exclusive one refuses: two such
+	// questions at once (two verifies, a verify beside a convert) do not
+	// take each other for a writer, as two exclusive ones would.
+	held, _ := tryLockShared(f)
 	return held, nil
 }
 

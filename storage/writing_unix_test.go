@@ -6,6 +6,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -33,6 +35,10 @@ func TestWriting(t *testing.T) {
 		os.WriteFile(p, []byte("x"), 0o644)
 		return p
 	}
+	loop := filepath.Join(dir, ".loop"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
 	fifo := filepath.Join(dir, ".fifo"+storage.TempMarker+storage.LockedTag+"0123456789ab")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
@@ -47,6 +53,7 @@ func TestWriting(t *testing.T) {
 		{file(".young" + storage.TempMarker + "0123456789ab"), false}, // no lock: nothing tells
 		{filepath.Join(dir, ".gone"+storage.TempMarker+storage.LockedTag+"0123456789ab"), false},
 		{fifo, false},
+		{loop, false}, // cannot be opened (as another user's unreadable one): nothing tells
 	} {
 		writing, err := storage.Writing(ctx, tt.name)
 		if err != nil || writing != tt.writing {
@@ -66,5 +73,27 @@ func TestWriting(t *testing.T) {
 	}
 	if _, err := storage.Writing(ctx, filepath.Join(dir, "live")); err == nil {
 		t.Error("Writing of a name that is no temporary: no error")
+	}
+}
+
+// Two questions at once about a dead writer's temporary (two verifies, a
+// verify beside a convert) do not take each other for its writer.
+func TestWritingConcurrent(t *testing.T) {
+	dead := filepath.Join(t.TempDir(), ".data.tfrecord"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+	os.WriteFile(dead, []byte("x"), 0o644)
+	var wg sync.WaitGroup
+	var writing atomic.Int64
+	for range 4 {
+		wg.Go(func() {
+			for range 2000 {
+				if w, _ := storage.Writing(t.Context(), dead); w {
+					writing.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := writing.Load(); n > 0 {
+		t.Errorf("a dead writer's temporary was reported being written %d times in 8000", n)
 	}
 }

@@ -115,7 +115,10 @@ not those of another --out that merely begins alike). A writer holds its
 temporaries locked (flock) until it is done: one a running process holds
 means another convert is writing the same --out, and this one refuses to
 run, writing nothing (the two would replace each other's files, each
-saying it succeeded). One of an earlier sluice, or of an object store,
+saying it succeeded). It looks again once its own temporaries exist, so
+of two converts whose writes overlap at least one refuses (both may, when
+they start together); one that starts writing after the other has
+finished replaces its output, as a later run would. One of an earlier sluice, or of an object store,
 which holds no lock, is left, and convert says so, until it has gone an
 hour unmodified; then it is removed.
 
@@ -296,6 +299,10 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	}
 	out, err := recordio.NewShardedWriter(ctx, outputs, c)
 	if err != nil {
+		return err
+	}
+	if err := refuseOtherWriters(ctx, outputStem(o.out), outputs, out.Temporaries()); err != nil {
+		out.Abort()
 		return err
 	}
 	err = convertAll(cmd, conv, names, o, total, t, out.Write)

@@ -119,6 +119,14 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	if err != nil {
 		return err
 	}
+	own := make([]string, len(out.files))
+	for i, f := range out.files {
+		own[i] = f.TempName()
+	}
+	if err := refuseOtherWriters(ctx, strings.TrimSuffix(o.out, ".parquet"), outputs, own); err != nil {
+		out.abort()
+		return err
+	}
 	err = convertAll(cmd, conv, names, o, total, t, out.write)
 	if err == nil && out.rows != firstRecords {
 		err = fmt.Errorf("the input gave %d records to the first reading and %d to the second: it changed meanwhile (nothing was written)", firstRecords, out.rows)

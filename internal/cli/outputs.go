@@ -114,29 +114,20 @@ var outputExts = []string{".tfrecord", ".tfrecord.gz", ".tfrecord.zlib", ".tfrec
 // be told (an object store's, unmodified for less than
 // storage.AbandonedAfter), is left, and w says so. A leftover that is one
 // of the inputs (named to salvage its records) is kept.
+//
+// Two runs started together may both find nothing here and go on: each
+// calls refuseOtherWriters too, once its own temporaries exist.
 func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs []string, w io.Writer) error {
-	all, err := storage.LeftoversOf(ctx, stem, outputExts...)
+	all, err := outputTemporaries(ctx, stem, outputs)
 	if err != nil {
 		return err
 	}
-	for _, out := range outputs {
-		left, err := storage.Leftovers(ctx, out)
-		if err != nil {
-			return err
-		}
-		all = append(all, left...)
-	}
-	slices.Sort(all)
-	for _, l := range slices.Compact(all) {
+	for _, l := range all {
 		if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
 			continue
 		}
-		writing, err := storage.Writing(ctx, l)
-		if err != nil {
+		if err := refuseWriter(ctx, stem, l); err != nil {
 			return err
-		}
-		if writing {
-			return fmt.Errorf("another run is writing %s (a running process holds %s): let it finish, or stop it, before writing there", strings.TrimPrefix(stem, "file://"), l)
 		}
 		removed, err := storage.RemoveLeftover(ctx, l)
 		if err != nil {
@@ -147,6 +138,58 @@ func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs 
 		} else if exists(ctx, l) {
 			fmt.Fprintf(w, "left %s: another run may still be writing it\n", l)
 		}
+	}
+	return nil
+}
+
+// refuseOtherWriters returns the error of removeLeftovers for a running
+// writer of the outputs other than this run, whose temporaries are own.
+// Called once they exist, it closes the gap removeLeftovers leaves: of
+// two runs started together, each then finds the other's temporaries,
+// and both refuse rather than both succeed.
+func refuseOtherWriters(ctx context.Context, stem string, outputs, own []string) error {
+	all, err := outputTemporaries(ctx, stem, outputs)
+	if err != nil {
+		return err
+	}
+	for _, l := range all {
+		if !slices.Contains(own, l) {
+			if err := refuseWriter(ctx, stem, l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// outputTemporaries returns the temporaries of writes of the outputs, and
+// of writes to the same stem with another shard count, compression or
+// format, sorted.
+func outputTemporaries(ctx context.Context, stem string, outputs []string) ([]string, error) {
+	all, err := storage.LeftoversOf(ctx, stem, outputExts...)
+	if err != nil {
+		return nil, err
+	}
+	for _, out := range outputs {
+		left, err := storage.Leftovers(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, left...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all), nil
+}
+
+// refuseWriter returns an error if a running process writes the
+// temporary: another run writing the outputs of stem.
+func refuseWriter(ctx context.Context, stem, temp string) error {
+	writing, err := storage.Writing(ctx, temp)
+	if err != nil {
+		return err
+	}
+	if writing {
+		return fmt.Errorf("another run is writing %s (a running process holds %s): let it finish, or stop it, before writing there", strings.TrimPrefix(stem, "file://"), temp)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sluiceml/sluice/internal/demo/demotest"
 	"github.com/sluiceml/sluice/internal/interrupt"
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -306,6 +307,38 @@ func TestVerifyWriteRunning(t *testing.T) {
 	code, stdout, _ = run(t, "verify", done)
 	if code == 0 || !strings.Contains(stdout, temp+": incomplete") {
 		t.Errorf("verify after the writer died: exit %d, %q", code, stdout)
+	}
+}
+
+// Two converts to one --out started together may both find no other
+// writer before either has created its temporaries; each looks again once
+// its own exist (refuseOtherWriters), telling its own apart, so at least
+// one refuses rather than both succeeding.
+func TestRefuseOtherWriters(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	stem := filepath.Join(dir, "out")
+	outputs := []string{stem + "-00000-of-00002.tfrecord", stem + "-00001-of-00002.tfrecord"}
+	mine, err := recordio.NewShardedWriter(ctx, outputs, tfrecord.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Abort()
+	if temps := mine.Temporaries(); len(temps) != 2 || !storage.IsTemp(temps[0]) || !strings.Contains(temps[1], "out-00001-of-00002") {
+		t.Fatalf("Temporaries() = %q", temps)
+	}
+	if err := refuseOtherWriters(ctx, stem, outputs, mine.Temporaries()); err != nil {
+		t.Errorf("its own temporaries alone: %v", err)
+	}
+	// The other run, with another shard count, created its own meanwhile.
+	other, err := storage.CreatePending(ctx, stem+".tfrecord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Abort()
+	err = refuseOtherWriters(ctx, stem, outputs, mine.Temporaries())
+	if err == nil || !strings.Contains(err.Error(), "another run is writing "+stem) || !strings.Contains(err.Error(), other.TempName()) {
+		t.Errorf("beside another run's temporary: %v", err)
 	}
 }
 
