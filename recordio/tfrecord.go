@@ -48,11 +48,11 @@ type tfRecordFormat struct {
 	omitKey bool // the Read in progress is a Reader.ReadValue
 	options []tfrecord.Option
 
-	file    *unitFile
-	rd      *tfrecord.Reader
-	opts    []tfrecord.Option
-	work    string
-	key     []byte
+	file *unitFile
+	rd   *tfrecord.Reader
+	opts []tfrecord.Option
+	work string
+	key  []byte
 	// skipped counts the corrupt records of files already closed, less
 	// those Seek passed on its way (the run that saved the position
 	// counted them).
