@@ -368,7 +368,23 @@ func formatHint(ctx context.Context, name string) string {
 	if err != nil && err != io.EOF {
 		return ""
 	}
-	return otherFormat(plainHead(head[:n], tfrecord.DetectCompression(head[:n])), name)
+	return formatOf(head[:n], tfrecord.DetectCompression(head[:n]), name)
+}
+
+// formatOf returns otherFormat's hint for a file whose first bytes are
+// prefix, read as compressed by c: the hint for what the start
+// decompresses to, or else for the start itself (text whose first bytes
+// happen to look like a zlib header decompresses to garbage, or not at
+// all). Only the first 16 bytes of either are looked at: a byte that is
+// not text further on (a Latin-1 letter in a CSV) does not make a text
+// file binary.
+func formatOf(prefix []byte, c tfrecord.Compression, name string) string {
+	if c != tfrecord.None {
+		if hint := otherFormat(plainHead(prefix, c), name); hint != "" {
+			return hint
+		}
+	}
+	return otherFormat(prefix[:min(len(prefix), 16)], name)
 }
 
 // headSize is how much of a file's start is read for otherFormat: the
@@ -378,23 +394,16 @@ const headSize = 4096
 
 // plainHead returns the first bytes of what prefix, a file's first bytes,
 // holds once decompressed as c says: as much of the start as prefix
-// decompresses to, up to 16 bytes; prefix itself when c is None or
-// prefix does not decompress (text read with --compression GZIP is still
-// text). A gzipped CSV file is text inside.
+// decompresses to, up to 16 bytes, or nothing if it does not. A gzipped
+// CSV file is text inside.
 func plainHead(prefix []byte, c tfrecord.Compression) []byte {
-	if c == tfrecord.None {
-		return prefix
-	}
 	d, err := tfrecord.NewDecompressor(c, bytes.NewReader(prefix))
 	if err != nil {
-		return prefix
+		return nil
 	}
 	defer d.Close()
 	var head [16]byte
 	n, _ := io.ReadFull(d, head[:])
-	if n == 0 {
-		return prefix
-	}
 	return head[:n]
 }
 
@@ -515,7 +524,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		rf.close()
 		return err
 	}
-	rf.hint = otherFormat(plainHead(prefix, c), name)
+	rf.hint = formatOf(prefix, c, name)
 	rf.c = c
 	opts = append(append(opts, c), rf.opts...)
 	if rf.tee != nil {

@@ -73,7 +73,9 @@ indexed, since an index is read back later, at offsets into the same file.`,
 					return indexed{}, fmt.Errorf("%w; --max-record-size raises the limit", err)
 				}
 				if err != nil {
-					if hint := formatHint(ctx, name); hint != "" && isDamage(err) {
+					// A compressed file's hint names text inside it, or text
+					// whose first bytes only look like a compression's.
+					if hint := formatHint(ctx, name); hint != "" && (isDamage(err) || errors.Is(err, index.ErrCompressed)) {
 						err = fmt.Errorf("%w (%s)", err, hint)
 					}
 					return indexed{}, err
