@@ -105,13 +105,29 @@ def status_kb(pid, key):
     return 0
 
 
+# The high-water mark (VmHWM) of every process of the tree seen so far, by
+# pid, read after every pass and at the end of a run: a worker or server
+# that exits takes its figure out of /proc with it.
+_hwm = {}
+
+
+def sample_hwm():
+    """Reads the VmHWM of this process and each live descendant into _hwm."""
+    for p in [os.getpid()] + tree():
+        _hwm[p] = max(_hwm.get(p, 0), status_kb(p, "VmHWM"))
+
+
 def memory_kb():
-    """(peak RSS of the largest process, PSS of the whole tree now): the
-    largest process's own high-water mark, and the proportional set size
-    summed over the tree, which counts a page shared by N processes 1/N in
-    each, so copy-on-write pages of forked workers are not counted N times."""
+    """(peak RSS of the tree, PSS of the whole tree now). The peak is the sum
+    of each process's own high-water mark, the trainer's and its children's
+    (sluice-serve, DataLoader or Grain workers): the peak of trainer +
+    pipeline, counting a page the processes share once in each, so never
+    below their combined peak. PSS is summed over the tree at the end of the
+    run, counting a page shared by N processes 1/N in each, so copy-on-write
+    pages of forked workers are not counted N times."""
+    sample_hwm()
     pids = [os.getpid()] + tree()
-    peak = max(status_kb(p, "VmHWM") for p in pids)
+    peak = sum(_hwm.values())
     pss = 0
     for p in pids:
         try:
@@ -125,6 +141,20 @@ def memory_kb():
     return peak, pss
 
 
+# The bytes of framing around each record in a kind's files: a TFRecord's
+# length and two CRCs, a CSV line's newline; fixed-length records have none.
+FRAMING = {"csv": 1, "cifar": 0}
+
+
+def record_bytes(a, examples, epochs=1):
+    """The bytes of the records of a pass that read a's files epochs times and
+    delivered examples records: the files' size less each record's framing.
+    MB/s is of the records' bytes for every system (tf.data and the TF queues
+    count them as they read them), for a system that does not see them."""
+    size = sum(os.path.getsize(f) for f in a.files)
+    return epochs * size - FRAMING.get(a.kind, 16) * examples
+
+
 def measure(a, prepare):
     """Times one run as every system in bench/ is timed: prepare() builds
     the pipeline (untimed) and returns a function that runs one whole pass,
@@ -134,6 +164,7 @@ def measure(a, prepare):
     timed passes, their wall-clock seconds, the check of one pass and the
     number of passes."""
     prepare()()
+    sample_hwm()
     examples = nbytes = check = passes = 0
     seconds = cpu = 0.0
     while passes == 0 or seconds < a.min_time:
@@ -142,6 +173,7 @@ def measure(a, prepare):
         e, b, c = run()
         seconds += time.perf_counter() - t0
         cpu += time.process_time() - c0 + children_cpu() - k0
+        sample_hwm()
         examples, nbytes, check, passes = examples + e, nbytes + b, c, passes + 1
     return examples, nbytes, cpu, seconds, check, passes
 

@@ -19,6 +19,7 @@ import numpy as np
 from tfrecord import example_pb2, reader
 
 import grain
+from absl import flags
 from array_record.python import array_record_module
 from grain.sources import ArrayRecordDataSource
 
@@ -66,6 +67,10 @@ def parser(kind):
 
 def main():
     a = common.args("Grain over ArrayRecord", lambda p: p.add_argument("--workers", type=int, default=0))
+    # Grain's options are absl flags, read by its worker processes; a
+    # program not started by absl.app marks them parsed (their defaults),
+    # or mp_prefetch's workers fail with UnparsedFlagAccessError.
+    flags.FLAGS.mark_as_parsed()
     if a.kind not in ("mnist", "small10", "seed"):
         raise SystemExit(f"grainloader: {a.workload} is not an Example workload")
     names = convert(a)
@@ -96,7 +101,9 @@ def main():
                 labels = b[check_name]
                 examples += len(labels)
                 check += int(labels.sum())
-            return examples, 0, check
+            # The records' bytes, as every system counts them: the
+            # ArrayRecord files hold the TFRecord files' records.
+            return examples, common.record_bytes(a, examples, 2 if a.kind == "seed" else 1), check
         return run
 
     for run in range(1, a.runs + 1):

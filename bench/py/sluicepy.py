@@ -70,7 +70,6 @@ def main():
         os.environ["GOMAXPROCS"] = str(a.server_procs)
     ds, check_name = dataset(a)
     epochs = 2 if a.kind == "seed" else 1
-    nbytes = sum(os.path.getsize(f) for f in a.files) * epochs
 
     def prepare():
         def run():
@@ -79,7 +78,7 @@ def main():
                 labels = b[check_name]
                 examples += len(labels)
                 check += int(labels.sum(dtype=np.int64))
-            return examples, nbytes, check
+            return examples, common.record_bytes(a, examples, epochs), check
         return run
 
     name = "sluice-py-copy" if a.copy else "sluice-py"

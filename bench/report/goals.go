@@ -153,7 +153,7 @@ func (g goal) format(v float64) string {
 // out.
 func writeGoals(w io.Writer, find finder) {
 	fmt.Fprintf(w, "\n## Against the issues' goals\n\n")
-	fmt.Fprintf(w, "From the medians above. The goals that need an old binary beside the new one, or allocation counts, are measured with `go test -bench` and reported in the issue notes.\n\n")
+	fmt.Fprintf(w, "From the medians above; the one peer in them, tf.data, has one configuration. The goals that need an old binary beside the new one, or allocation counts, are measured with `go test -bench` and reported in the issue notes.\n\n")
 	fmt.Fprintf(w, "| issue | figure | goal | measured | status |\n|---|---|---:|---:|---|\n")
 	for _, g := range goals {
 		v, ok := g.value(find)

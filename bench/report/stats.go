@@ -38,7 +38,7 @@ type summary struct {
 	Median, Min, Max float64 // examples/s
 	MBps             float64 // median MB/s
 	CPUNs            float64 // median CPU time per example, in ns; 0 if not measured
-	MaxRSSKB         int64   // peak RSS of the largest process
+	MaxRSSKB         int64   // peak RSS: the sum of the run's processes' high-water marks, largest run
 	PSSKB            int64   // proportional set size of the process tree, largest run
 	Check            int64
 	ChecksAgree      bool // every run gave the same check

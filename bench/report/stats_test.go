@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMedian(t *testing.T) {
 	tests := []struct {
@@ -62,6 +65,32 @@ func TestRatio(t *testing.T) {
 	} {
 		if got := ratio(tt.r); got != tt.want {
 			t.Errorf("ratio(%v) = %q, want %q", tt.r, got, tt.want)
+		}
+	}
+}
+
+// The summary compares sluice with each peer's faster configuration on
+// each workload, and names it.
+func TestSummaryFastest(t *testing.T) {
+	ss := summarize([]result{
+		{System: "sluice", Workload: "mnist", Examples: 1000, Seconds: 1, Cores: 2},
+		{System: "torch-w0", Workload: "mnist", Examples: 50, Seconds: 1},
+		{System: "torch-w2", Workload: "mnist", Examples: 40, Seconds: 1},
+		{System: "sluice", Workload: "seed", Examples: 1000, Seconds: 1, Cores: 2},
+		{System: "torch-w0", Workload: "seed", Examples: 40, Seconds: 1},
+		{System: "torch-w2", Workload: "seed", Examples: 50, Seconds: 1},
+		{System: "tf-queue", Workload: "seed", Examples: 10, Seconds: 1},
+		{System: "tf-queue-batched", Workload: "seed", Examples: 100, Seconds: 1},
+	})
+	var b strings.Builder
+	write(&b, meta{}, "machine", ss)
+	got := b.String()
+	for _, want := range []string{
+		"| mnist | 1 k; — | — | — | — | 50 (0.050×, sluice 20× faster); —; 0 workers | — |",
+		"| seed | 1 k; — | — | 100 (0.100×, sluice 10× faster); —; batched | — | 50 (0.050×, sluice 20× faster); —; 2 workers | — |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
 	}
 }

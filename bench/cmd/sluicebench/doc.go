@@ -11,7 +11,10 @@
 //	sluicebench -list
 //
 // The generated files are deterministic (a fixed seed), so every system and
-// every run reads the same bytes. Workloads 1 to 5 run the library packages
+// every run reads the same bytes. -mode api and api-reuse read every
+// workload through the sluice package as a user writes it (sluice.Records,
+// Examples, CSV, FixedLengthRecords and their Batches). -mode lib, the
+// hand-tuned library path: workloads 1 to 5 run the library packages
 // directly (tfrecord, example, decode) in one goroutine per GOMAXPROCS, each
 // taking whole files, as tf.data's parallel map does; the seed pipeline
 // (workload 6) runs the input package's queues and runners exactly as the

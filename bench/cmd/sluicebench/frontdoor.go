@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,11 +10,11 @@ import (
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tensor"
-	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // The front-door workloads read the data as a user of the sluice package
-// writes it: one data set, one range loop over batches of 128. With keep
+// writes it: one data set, one range loop over batches of 128 (framing:
+// sluice.Records, batches of 1024 records). With keep
 // set (the headline rows), every batch has memory of its own, as every
 // peer's batch has; without it the pipeline writes each batch into the
 // last one's memory (sluice's default, the "reusing buffers" row).
@@ -31,15 +30,17 @@ func pattern(files []string) string {
 }
 
 // drain runs ds to its end in batches of batchSize, adding each batch's
-// examples and the sum of the int64 (or int32, or uint8) feature check.
-func drain(ctx context.Context, ds *sluice.Dataset, keep bool, check string, t *tally, use func(b *sluice.Batch)) error {
+// examples and the sum of the int64 (or int32, or uint8) feature check. It
+// returns the examples of the pass.
+func drain(ctx context.Context, ds *sluice.Dataset, keep bool, check string, t *tally, use func(b *sluice.Batch)) (int64, error) {
 	var opts []sluice.BatchOption
 	if keep {
 		opts = append(opts, sluice.KeepBatches())
 	}
+	var n int64
 	for b, err := range ds.Batches(ctx, batchSize, opts...) {
 		if err != nil {
-			return err
+			return n, err
 		}
 		var sum int64
 		switch v := b.Dense(check); v.DType() {
@@ -56,28 +57,41 @@ func drain(ctx context.Context, ds *sluice.Dataset, keep bool, check string, t *
 				sum += int64(x)
 			}
 		default:
-			return fmt.Errorf("check feature %q is %v", check, v.DType())
+			return n, fmt.Errorf("check feature %q is %v", check, v.DType())
 		}
 		if use != nil {
 			use(b)
 		}
+		n += int64(b.Len())
 		t.examples.Add(int64(b.Len()))
 		t.check.Add(sum)
 	}
-	return nil
+	return n, nil
 }
 
-// addFileBytes counts the bytes of the files read once: the data sets'
-// records are the files less their framing, and MB/s for decoded workloads
-// is of the input read.
-func addFileBytes(files []string, passes int, t *tally) error {
+// The bytes of framing around each record in the workloads' files: a
+// TFRecord's length, its CRC and its data's CRC; a CSV line's newline.
+// Fixed-length records have none.
+const (
+	tfrecordFraming = 16
+	csvFraming      = 1
+)
+
+// addRecordBytes counts the bytes of the records of a pass that read
+// the files epochs times and delivered examples records: the files' size
+// less each record's framing. The MB/s of every system is of the records'
+// bytes (the library path, tf.data and the TF queues count them as they
+// read them), not of the files with their framing.
+func addRecordBytes(files []string, epochs int, framing, examples int64, t *tally) error {
+	var size int64
 	for _, f := range files {
 		fi, err := os.Stat(f)
 		if err != nil {
 			return err
 		}
-		t.bytes.Add(int64(passes) * fi.Size())
+		size += fi.Size()
 	}
+	t.bytes.Add(int64(epochs)*size - framing*examples)
 	return nil
 }
 
@@ -95,10 +109,11 @@ func apiExamples(spec example.Spec, check string, epochs int, shuffle bool) func
 			opts = append(opts, sluice.Shuffle(10000), sluice.Seed(42), sluice.Readers(2))
 		}
 		ds := sluice.Examples(pattern(files), spec, opts...)
-		if err := drain(ctx, ds, keep, check, t, nil); err != nil {
+		n, err := drain(ctx, ds, keep, check, t, nil)
+		if err != nil {
 			return err
 		}
-		return addFileBytes(files, epochs, t)
+		return addRecordBytes(files, epochs, tfrecordFraming, n, t)
 	}
 }
 
@@ -108,10 +123,11 @@ func apiCSV(ctx context.Context, files []string, keep bool, t *tally) error {
 		sluice.Col("c", decode.Float32Column(0)), sluice.Col("d", decode.Float32Column(0)),
 		sluice.Col("label", decode.Int32Column(0)),
 	}
-	if err := drain(ctx, sluice.CSV(pattern(files), cols), keep, "label", t, nil); err != nil {
+	n, err := drain(ctx, sluice.CSV(pattern(files), cols), keep, "label", t, nil)
+	if err != nil {
 		return err
 	}
-	return addFileBytes(files, 1, t)
+	return addRecordBytes(files, 1, csvFraming, n, t)
 }
 
 // apiCIFAR reads CIFAR-10 records with the image's planes reordered into
@@ -121,63 +137,36 @@ func apiCIFAR(ctx context.Context, files []string, keep bool, t *tally) error {
 		{Name: "label", Offset: 0, Size: 1, DType: tensor.Uint8, Shape: []int{}},
 		{Name: "image", Offset: 1, Size: 3072, DType: tensor.Uint8, Shape: []int{3, 32, 32}, Transpose: []int{1, 2, 0}},
 	}
-	if err := drain(ctx, sluice.FixedLengthRecords(pattern(files), cifarRecord, fields), keep, "label", t, nil); err != nil {
+	n, err := drain(ctx, sluice.FixedLengthRecords(pattern(files), cifarRecord, fields), keep, "label", t, nil)
+	if err != nil {
 		return err
 	}
-	return addFileBytes(files, 1, t)
+	return addRecordBytes(files, 1, 0, n, t)
 }
 
-// framingBatches is framing as the peers' batches of records are made:
-// each record of a batch of 1024 copied into memory of its own (keep), as a
-// Python bytes object or a string tensor's element is, or into one arena
-// reused batch after batch.
-func framingBatches(ctx context.Context, files []string, keep bool, t *tally) error {
+// apiRecords is framing as a user of the sluice package writes it:
+// sluice.Records over the files' glob, batches of 1024 records, each
+// batch's records in memory of its own with keep (as a Python bytes object
+// or a string tensor's element is), or written into the last batch's
+// memory without it. Both CRCs of every record are checked; the check is
+// the records' byte count.
+func apiRecords(ctx context.Context, files []string, keep bool, t *tally) error {
 	const framingBatch = 1024
-	return parallelFiles(ctx, files, func() func(string) error {
-		var r *tfrecord.Reader
-		var arena []byte
-		recs := make([][]byte, 0, framingBatch)
-		return func(name string) error {
-			f, err := os.Open(name)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			r = readerOn(r, f, name)
-			flush := func() {
-				var n int64
-				for _, rec := range recs {
-					n += int64(len(rec))
-				}
-				t.examples.Add(int64(len(recs)))
-				t.bytes.Add(n)
-				t.check.Add(n)
-				recs, arena = recs[:0], arena[:0]
-			}
-			for rec, err := range r.All() {
-				if err != nil {
-					return err
-				}
-				if keep {
-					recs = append(recs, bytes.Clone(rec))
-				} else {
-					if len(arena)+len(rec) > cap(arena) {
-						// Records already in the batch keep the old arena
-						// alive until the batch is flushed.
-						arena = make([]byte, 0, max(2*cap(arena), len(arena)+len(rec), 64<<10))
-					}
-					start := len(arena)
-					arena = append(arena, rec...)
-					recs = append(recs, arena[start:len(arena):len(arena)])
-				}
-				if len(recs) == framingBatch {
-					flush()
-				}
-			}
-			if len(recs) > 0 {
-				flush()
-			}
-			return nil
+	var opts []sluice.BatchOption
+	if keep {
+		opts = append(opts, sluice.KeepBatches())
+	}
+	for b, err := range sluice.Records(pattern(files)).Batches(ctx, framingBatch, opts...) {
+		if err != nil {
+			return err
 		}
-	})
+		var n int64
+		for _, rec := range b.Bytes(sluice.RecordFeature) {
+			n += int64(len(rec))
+		}
+		t.examples.Add(int64(b.Len()))
+		t.bytes.Add(n)
+		t.check.Add(n)
+	}
+	return nil
 }

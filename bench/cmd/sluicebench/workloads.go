@@ -47,13 +47,13 @@ type workload struct {
 }
 
 var workloads = []workload{
-	{"framing-100B", "framing-100B", runFraming, framingBatches},
-	{"framing-1KB", "framing-1KB", runFraming, framingBatches},
-	{"framing-10KB", "framing-10KB", runFraming, framingBatches},
-	{"framing-100KB", "framing-100KB", runFraming, framingBatches},
-	{"files-1", "files-1", runFraming, framingBatches},
-	{"files-4", "framing-1KB", runFraming, framingBatches},
-	{"files-16", "files-16", runFraming, framingBatches},
+	{"framing-100B", "framing-100B", runFraming, apiRecords},
+	{"framing-1KB", "framing-1KB", runFraming, apiRecords},
+	{"framing-10KB", "framing-10KB", runFraming, apiRecords},
+	{"framing-100KB", "framing-100KB", runFraming, apiRecords},
+	{"files-1", "files-1", runFraming, apiRecords},
+	{"files-4", "framing-1KB", runFraming, apiRecords},
+	{"files-16", "files-16", runFraming, apiRecords},
 	{"mnist", "mnist", runMNIST, apiExamples(mnistSpec, "label", 1, false)},
 	{"small10", "small10", runSmall10, apiExamples(smallSpec(), "f5", 1, false)},
 	{"csv", "csv", runCSV, apiCSV},

@@ -58,6 +58,11 @@ func TestWorkloads(t *testing.T) {
 				t.Errorf("%s through the sluice package (keep %v): %d examples, check %d; library path: %d, %d",
 					w.name, keep, api.examples.Load(), api.check.Load(), got.examples.Load(), got.check.Load())
 			}
+			// MB/s counts the same bytes, the records', in every row.
+			if api.bytes.Load() != got.bytes.Load() {
+				t.Errorf("%s through the sluice package (keep %v): %d bytes; library path: %d",
+					w.name, keep, api.bytes.Load(), got.bytes.Load())
+			}
 		}
 	}
 	if checks["seed"] != 2*checks["mnist"] {
