@@ -3,7 +3,7 @@
 # pipeline, tf.data and PyTorch's DataLoader on the same generated files, in
 # one session; writes BENCHMARKS.md. See bench/README.md.
 #
-#   bash bench/run.sh            # full run: 5 rounds (about 25 minutes on 2 cores), writes BENCHMARKS.md
+#   bash bench/run.sh            # full run: 5 rounds (about 50 minutes on 2 cores; --runs 3, about 30), writes BENCHMARKS.md
 #   bash bench/run.sh --quick    # a tenth of the data, 3 rounds (about 10 minutes), writes build/bench-results-quick/BENCHMARKS.md
 #
 # The systems are interleaved: each round runs every system once on each
