@@ -506,15 +506,14 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 	}
 	if prefix == nil {
 		// A stream cannot be read at an offset: peek at its first bytes.
+		// The first 16 bytes, and whatever else the same reads brought,
+		// without waiting for more.
 		br := bufio.NewReaderSize(src, 64<<10)
-		p, err := br.Peek(16)
-		if err != nil && err != io.EOF {
+		if _, err := br.Peek(16); err != nil && err != io.EOF {
 			rf.close()
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		// And whatever else the same reads brought, without waiting for
-		// more.
-		p, _ = br.Peek(min(br.Buffered(), headSize))
+		p, _ := br.Peek(min(br.Buffered(), headSize))
 		prefix, src = p, br
 	}
 	c := rf.comp
