@@ -737,3 +737,31 @@ func FuzzStats(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFormatOf: any first bytes of a file, read as any compression, give
+// a hint or none, never a panic; a file whose first bytes are text is
+// named as something ("starts like ..."), whatever compression its first
+// bytes seem to have.
+func FuzzFormatOf(f *testing.F) {
+	for _, c := range []tfrecord.Compression{tfrecord.Gzip, tfrecord.Zlib, tfrecord.Zstd} {
+		var b bytes.Buffer
+		w, err := tfrecord.NewCompressor(c, &b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		w.Write([]byte("id,name\n1,ann\n"))
+		w.Close()
+		f.Add(b.Bytes(), uint8(c))
+	}
+	f.Add([]byte("id,name\n1,ann\n"), uint8(tfrecord.None))
+	f.Add([]byte("x^2,y\n1,2\n"), uint8(tfrecord.Zlib))
+	f.Add([]byte("name,city\n1,Montr\xe9al\n"), uint8(tfrecord.None))
+	f.Add([]byte("PAR1\x15\x04"), uint8(tfrecord.None))
+	f.Fuzz(func(t *testing.T, prefix []byte, c uint8) {
+		comp := tfrecord.Compression(c % uint8(tfrecord.Zstd+1))
+		hint := formatOf(prefix, comp, "f")
+		if looksLikeText(prefix[:min(len(prefix), 16)]) && !strings.Contains(hint, "starts like") {
+			t.Fatalf("text %q read as %v: hint %q", prefix, comp, hint)
+		}
+	})
+}
