@@ -556,8 +556,8 @@ func removeLocalLeftover(name string) (bool, error) {
 // locks (see [LockedTag]) holds the lock. Of any other temporary (an
 // object store's, one of a system without locks, one this process cannot
 // open) nothing tells, and Writing reports false ([RemoveLeftover] judges
-// those by their age); so it does for a name already gone. The answer may change at once: a
-// writer may finish, or die, the next moment.
+// those by their age); so it does for a name already gone. The answer
+// may change at once: a writer may finish, or die, the next moment.
 func Writing(ctx context.Context, name string) (bool, error) {
 	if !IsTemp(name) {
 		return false, fmt.Errorf("storage: %s is not the temporary of a write", name)
