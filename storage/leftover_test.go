@@ -44,19 +44,7 @@ func TestRemoveLeftover(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-2 * storage.AbandonedAfter)
 
-	live, err := storage.CreatePending(ctx, filepath.Join(dir, "live"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Abort()
-	// A live writer that has closed its file and not yet committed
-	// holds the lock all the same.
-	closed, err := storage.CreatePending(ctx, filepath.Join(dir, "closed"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closed.Abort()
-	closed.Close()
+	live, closed := runningWriters(t, dir)
 	os.Chtimes(closed.TempName(), old, old)
 
 	file := func(name string, mod time.Time) string {
@@ -119,4 +107,23 @@ func TestRemoveLeftoverByAge(t *testing.T) {
 	if removed, err := storage.RemoveLeftover(ctx, "hook://"+aged); !removed || err != nil {
 		t.Errorf("an aged temporary: removed %v, %v", removed, err)
 	}
+}
+
+// runningWriters starts two writes in dir, aborted when the test ends: one
+// writing, and one that has closed its file and not yet committed, which
+// holds its temporary's lock all the same.
+func runningWriters(t *testing.T, dir string) (live, closed *storage.Pending) {
+	t.Helper()
+	live, err := storage.CreatePending(t.Context(), filepath.Join(dir, "live"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { live.Abort() })
+	closed, err = storage.CreatePending(t.Context(), filepath.Join(dir, "closed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closed.Abort() })
+	closed.Close()
+	return live, closed
 }

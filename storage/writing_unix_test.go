@@ -19,17 +19,7 @@ import (
 func TestWriting(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	live, err := storage.CreatePending(ctx, filepath.Join(dir, "live"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Abort()
-	closed, err := storage.CreatePending(ctx, filepath.Join(dir, "closed"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closed.Abort()
-	closed.Close()
+	live, closed := runningWriters(t, dir)
 	file := func(name string) string {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte("x"), 0o644)
