@@ -174,7 +174,11 @@ no bad records; the exit code is non-zero.`,
 				return err
 			}
 			ctx := cmd.Context()
-			names, err := expand(ctx, args)
+			checked, err := withoutOnlyLeftovers(ctx, args)
+			if err != nil {
+				return err
+			}
+			names, err := expand(ctx, checked)
 			if err != nil {
 				return err
 			}
@@ -335,6 +339,34 @@ func unreportedLeftovers(ctx context.Context, patterns []string, given map[strin
 		}
 	}
 	return left, writes, nil
+}
+
+// withoutOnlyLeftovers returns patterns less those that name no file but
+// match the leftovers of interrupted writes: the files of a first write
+// killed before any was under its name. Such a pattern is not an error
+// ("matches nothing") to verify, which reports the leftovers it matches
+// (unreportedLeftovers); a pattern that matches neither stays, for expand
+// to refuse.
+func withoutOnlyLeftovers(ctx context.Context, patterns []string) ([]string, error) {
+	var kept []string
+	for _, p := range patterns {
+		if isStdin(p) || exists(ctx, p) {
+			kept = append(kept, p)
+			continue
+		}
+		if m, err := storage.Glob(ctx, p); err != nil || len(m) > 0 {
+			kept = append(kept, p) // expand reports the error
+			continue
+		}
+		left, err := storage.LeftoversMatching(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if len(left) == 0 {
+			kept = append(kept, p)
+		}
+	}
+	return kept, nil
 }
 
 // leftoverNote is what verify says of a temporary file (storage.IsTemp)

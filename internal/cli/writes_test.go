@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -261,6 +262,56 @@ func TestLeftoversOfKilledWrite(t *testing.T) {
 	os.Remove(otherOut)
 	if code, stdout, _ := run(t, "verify", out+"-*"); code != 0 {
 		t.Errorf("verify after the rerun: exit %d, %q", code, stdout)
+	}
+}
+
+// A first write killed before any output was under its name leaves only
+// temporaries: verify of the outputs' names or of a pattern for them
+// reports those leftovers and fails, rather than saying the names match
+// nothing and hiding them. A name with neither file nor leftover is still
+// refused.
+func TestVerifyOnlyLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o")
+	var left []string
+	for i := range 2 {
+		final := fmt.Sprintf("%s-%05d-of-00002.tfrecord", out, i)
+		l := filepath.Join(dir, "."+filepath.Base(final)+storage.TempMarker+storage.LockedTag+"dead0"+strconv.Itoa(i))
+		writeExamples(t, dir, filepath.Base(l), 1, tfrecord.None)
+		left = append(left, l)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string // the leftovers reported
+	}{
+		{[]string{out + "-00000-of-00002.tfrecord"}, left[:1]},
+		{[]string{out + "-*.tfrecord"}, left},
+		{[]string{out + "-00001-of-00002.tfrecord", out + "-*"}, []string{left[1], left[0]}},
+		{[]string{"--json", out + "-*"}, left},
+	} {
+		code, stdout, errOut := run(t, append([]string{"verify"}, tc.args...)...)
+		if code != 1 {
+			t.Errorf("verify %q: exit %d, want 1 (%q)", tc.args, code, errOut)
+		}
+		if tc.args[0] == "--json" {
+			var report struct{ Incomplete []string }
+			if err := json.Unmarshal([]byte(stdout), &report); err != nil || !slices.Equal(report.Incomplete, tc.want) {
+				t.Errorf("verify %q: %v, %q", tc.args, err, stdout)
+			}
+			continue
+		}
+		for _, l := range tc.want {
+			if !strings.Contains(stdout, l+": incomplete") {
+				t.Errorf("verify %q does not report %s: %q", tc.args, l, stdout)
+			}
+		}
+		if want := plural(len(tc.want), "incomplete file") + " left by interrupted writes"; !strings.Contains(stdout, "0 good records in 0 files") || !strings.Contains(stdout, want) {
+			t.Errorf("verify %q: %q, want the summary to say %q", tc.args, stdout, want)
+		}
+	}
+	code, _, errOut := run(t, "verify", filepath.Join(dir, "p-*"))
+	if code != 1 || !strings.Contains(errOut, "matches nothing") {
+		t.Errorf("verify of a pattern matching nothing at all: exit %d, %q", code, errOut)
 	}
 }
 
