@@ -72,7 +72,8 @@ func (q *Queue) enqueue(ctx context.Context, units [][]byte) error {
 	// documentation on the race this leaves.
 	// An enqueue under way when a CloseNow comes is a pending one:
 	// it fails with ErrCancelled, whichever of its checks sees the Close
-	// first (cancelledOrClosed looks at the cancel before the flag).
+	// first (cancelledOrClosed looks at the cancel before the flag and
+	// again after it).
 	if err := q.cancelledOrClosed(ctx, "Enqueue"); err != nil {
 		return err
 	}
@@ -189,6 +190,11 @@ func (q *Queue) waitRoom(ctx context.Context, want int) (int, error) {
 
 // cancelledOrClosed reports why a blocked call must end: its context, a
 // CloseNow on this handle, or the closed flag.
+//
+// testHookFlagRead, when set, runs before the flag is read: tests put a
+// CloseNow there, into the window between the two checks.
+var testHookFlagRead func(*Queue)
+
 func (q *Queue) cancelledOrClosed(ctx context.Context, op string) error {
 	select {
 	case <-q.cancel:
@@ -198,6 +204,9 @@ func (q *Queue) cancelledOrClosed(ctx context.Context, op string) error {
 	if ctx.Err() != nil {
 		return cancelledError(op, ctx.Err())
 	}
+	if testHookFlagRead != nil {
+		testHookFlagRead(q)
+	}
 	closed, err := q.isClosed(ctx, op)
 	switch {
 	case err != nil:
@@ -206,6 +215,14 @@ func (q *Queue) cancelledOrClosed(ctx context.Context, op string) error {
 		q.mu.Lock()
 		q.credit = 0
 		q.mu.Unlock()
+		// A CloseNow of this handle that came while the flag was read
+		// (it closes q.cancel before it writes the flag) cancels this
+		// call: the flag read may be its own.
+		select {
+		case <-q.cancel:
+			return cancelledError(op, queue.ErrCancelled)
+		default:
+		}
 		return q.closedError()
 	}
 	return nil

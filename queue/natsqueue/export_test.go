@@ -24,3 +24,10 @@ func (q *Queue) Closing() bool {
 	defer q.mu.Unlock()
 	return q.closing
 }
+
+// SetFlagReadHook makes f run whenever an enqueue is about to read the
+// closed flag, and returns a function removing it.
+func SetFlagReadHook(f func(*Queue)) (restore func()) {
+	testHookFlagRead = f
+	return func() { testHookFlagRead = nil }
+}

@@ -358,6 +358,30 @@ func blockedDequeues(t *testing.T, url, name string) func() bool {
 	}
 }
 
+// A CloseNow that comes while a blocked enqueue reads the closed flag,
+// after it looked for a cancel, still cancels it: the flag it reads set
+// is the CloseNow's own. It failed with ErrClosed once, under load.
+func TestCloseNowWhileFlagRead(t *testing.T) {
+	_, mk := setup(t)
+	q := mk("cancelread", natsqueue.Capacity(1))
+	if err := q.EnqueueStrings(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	defer natsqueue.SetFlagReadHook(func(h *natsqueue.Queue) {
+		if h == q {
+			once.Do(func() {
+				if err := q.CloseNow(bg); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	})()
+	if err := q.EnqueueStrings(bg, "b"); !errors.Is(err, queue.ErrCancelled) {
+		t.Fatalf("enqueue cancelled while it read the flag = %v, want ErrCancelled", err)
+	}
+}
+
 // CloseNow fails this handle's blocked enqueues at once, where Close waits
 // for them; CloseNow also cancels a Close waiting behind enqueues.
 func TestCancelClose(t *testing.T) {
