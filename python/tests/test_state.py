@@ -63,7 +63,10 @@ def test_runs_agree_and_resume(tmp_path, mode):
         state = json.loads(json.dumps(state))
         with make() as ds:
             ds.load_state_dict(state)
-            assert labels(ds) == want[cut:], f"resumed at {cut}"
+            # A state taken after the iteration's end makes the next a
+            # whole one, as it would have been (torchdata's convention).
+            resumed = want if cut == len(want) else want[cut:]
+            assert labels(ds) == resumed, f"resumed at {cut}"
             # Only the next iteration resumes.
             assert labels(ds) == want
 
@@ -94,6 +97,63 @@ def test_loaded_state_goes_with_the_data_set(tmp_path):
             ds.shard(0, 2)
         assert labels(ds) == want[4:]
         assert ds.shard(0, 2) is not None  # started from: nothing pending
+
+
+def test_state_after_the_end_starts_a_whole_iteration(tmp_path):
+    """A loop that saves after each epoch and, resumed, goes on with the
+    next epoch reads that epoch whole, not the nothing left of the saved
+    one; the state round-trips through the data set until used."""
+    pat, _ = make_examples(tmp_path)
+    make = lambda: sluice.examples(pat, SPEC, batch_size=8, shuffle=10, seed=3, deterministic=True)
+    with make() as ds:
+        want = labels(ds)
+        state = json.loads(json.dumps(ds.state_dict()))
+    assert state.get("end") is True
+    with make() as ds:
+        ds.load_state_dict(state)
+        assert ds.state_dict() == state
+        assert labels(ds) == want
+        assert ds.state_dict() == state  # at the end again
+    # A state taken before the end is no end's, though it may lie there.
+    with make() as ds:
+        it = iter(ds)
+        for _ in want:
+            next(it)
+        mid = it.state_dict()
+        it.close()
+    assert "end" not in mid
+    with make() as ds:
+        ds.load_state_dict(mid)
+        assert labels(ds) == []
+
+
+def test_failed_start_keeps_the_loaded_state(tmp_path):
+    """An iteration whose start fails (its files gone for a while) does
+    not use up the loaded state: the next iteration resumes from it,
+    rather than silently reading from the first record."""
+    pat, _ = make_examples(tmp_path)
+    make = lambda: sluice.examples(pat, SPEC, batch_size=8, shuffle=10, seed=4, deterministic=True)
+    with make() as ds:
+        want = labels(ds)
+        it = iter(ds)
+        for _ in range(3):
+            next(it)
+        state = it.state_dict()
+        it.close()
+    away = tmp_path / "away"
+    away.mkdir()
+    files = sorted(f for f in os.listdir(tmp_path) if f.endswith(".tfrecord"))
+    with make() as ds:
+        ds.load_state_dict(state)
+        for f in files:
+            os.rename(tmp_path / f, away / f)
+        with pytest.raises(sluice.SluiceError):
+            next(iter(ds))
+        assert ds.state_dict() == state
+        for f in files:
+            os.rename(away / f, tmp_path / f)
+        assert labels(ds) == want[3:]
+        assert labels(ds) == want  # used up: the next starts anew
 
 
 def test_state_needs_determinism(tmp_path):

@@ -834,6 +834,12 @@ _ONE_THREAD = ("a sluice iterator is for one thread at a time, and another threa
                "iterate the Dataset in each thread (for b in ds), each iteration with a server of its own")
 
 
+def _state(position, end):
+    """A state_dict: the server's position, and whether it was taken at
+    the end of its iteration (load_state_dict then starts a whole one)."""
+    return {"sluice": position, "end": True} if end else {"sluice": position}
+
+
 class _Iterator(Iterator[Batch]):
     """An iteration of a Dataset: batches in order from one server.
 
@@ -853,6 +859,7 @@ class _Iterator(Iterator[Batch]):
         self._s: Optional[_Session] = session
         self._resumable = resumable
         self._final = None  # the state at the end
+        self._loaded = None  # the data set's loaded state it started from, until its first reply
         self._skipped = 0  # the count of skipped records, once the session is gone
         self.server_pid = session.server_pid
         # Held by the thread in next() or state_dict(), never waited for:
@@ -903,12 +910,22 @@ class _Iterator(Iterator[Batch]):
                 # The server stopped by close() from another thread.
                 raise self._closed_error() from None
             raise
+        if self._loaded is not None:
+            self._started()
         if b is None:
             if self._resumable:
                 self._final = self._s.state()
             self._finish()
             raise StopIteration
         return b
+
+    def _started(self):
+        # The first reply came: the data set's loaded state (if still the
+        # one this iteration started from) is used up.
+        ds = self._ds()
+        if ds is not None and ds._resume is self._loaded:
+            ds._resume, ds._resume_end = None, False
+        self._loaded = None
 
     @property
     def skipped(self) -> int:
@@ -939,7 +956,7 @@ class _Iterator(Iterator[Batch]):
         if self._s is None:
             if self._final is None:
                 raise SluiceError("the iteration was closed before its end: its position is unknown")
-            return {"sluice": self._final}
+            return _state(self._final, True)
         return {"sluice": self._s.state()}
 
     def _finish(self):
@@ -1014,6 +1031,7 @@ class Dataset:
         self._live: weakref.WeakSet[_Iterator] = weakref.WeakSet()
         self._idle = None  # the server of the last iteration that ended
         self._resume = None  # a state for the next iteration to start from
+        self._resume_end = False  # that state was taken at its iteration's end
         self._last: Optional[_Iterator] = None  # the last iteration, for state_dict
 
     @property
@@ -1027,8 +1045,8 @@ class Dataset:
         it has returned (see the iterator's state_dict): torch's and
         torchdata's convention, for saving beside a model."""
         if self._resume is not None:
-            # Loaded, and not yet started from.
-            return {"sluice": self._resume}
+            # Loaded, and not yet started from (or its start failed).
+            return _state(self._resume, self._resume_end)
         it = self._last
         if it is None:
             raise SluiceError("state_dict before any iteration")
@@ -1040,12 +1058,23 @@ class Dataset:
         delivered next. The data set must have the options (readers
         included: with deterministic=True they shape the order, and the
         default is 4 whatever the CPUs), and its files the sizes, they had
-        then; a state that does not fit is an InvalidArgumentError."""
+        then; a state that does not fit is an InvalidArgumentError.
+
+        A state taken once its iteration had ended (after the loop) makes
+        the next iteration a whole one, as the data set's next iteration
+        would have been, the convention of torchdata's StatefulDataLoader:
+        a training loop that saves after each epoch's loop and, resumed,
+        goes on with the next epoch reads that epoch whole rather than
+        the nothing left of the saved one. The state stays loaded until
+        an iteration has delivered its first batch (or its end): an
+        iteration whose start fails (its files missing, say) leaves it
+        for the next."""
         if not isinstance(state, dict) or "sluice" not in state:
             raise InvalidArgumentError("load_state_dict takes what state_dict returned")
         if not (self._request.get("deterministic") or self._request.get("global_shuffle")):
             raise InvalidArgumentError("load_state_dict needs a data set read with deterministic=True or global_shuffle=True")
         self._resume = state["sluice"]
+        self._resume_end = bool(state.get("end"))
 
     def _abandoned(self):
         """The server of the last iteration if it was left before its end
@@ -1069,7 +1098,7 @@ class Dataset:
         if s is None:
             s = _take_spare() or _Session()
         request = self._request
-        if self._resume is not None:
+        if self._resume is not None and not self._resume_end:
             request = dict(request, resume=self._resume)
         resumable = bool(request.get("deterministic") or request.get("global_shuffle"))
         # Keeping a batch while the next is read takes a third slot;
@@ -1093,8 +1122,11 @@ class Dataset:
         except BaseException:
             s.close()
             raise
-        self._resume = None
+        # The loaded state stays until the iteration has delivered its
+        # first reply: the server finds that the files are missing, or
+        # that the state does not fit them, only then (_Iterator._started).
         it = _Iterator(self, s, self._copy, resumable)
+        it._loaded = self._resume
         self._live.add(it)
         self._last = it
         return it
@@ -1103,11 +1135,12 @@ class Dataset:
         # Pickled (for spawned workers, say) as its description and a
         # state loaded for its next iteration: running iterations stay
         # with the process that started them.
-        return {"request": self._request, "copy": self._copy, "resume": self._resume}
+        return {"request": self._request, "copy": self._copy, "resume": self._resume, "resume_end": self._resume_end}
 
     def __setstate__(self, state):
         self.__init__(state["request"], state["copy"])
         self._resume = state.get("resume")
+        self._resume_end = state.get("resume_end", False)
 
     def shard(self, index: int, count: int) -> Dataset:
         """The part of the files that worker index of count reads: files
@@ -1133,7 +1166,7 @@ class Dataset:
         """The same data set, its batches' arrays copies (or views); a state
         loaded for its next iteration (load_state_dict) is the copy's too."""
         ds = Dataset(self._request, copy)
-        ds._resume = self._resume
+        ds._resume, ds._resume_end = self._resume, self._resume_end
         return ds
 
     def close(self) -> None:

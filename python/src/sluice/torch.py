@@ -14,6 +14,13 @@ With persistent_workers=True a worker's server serves its next epoch too
 servers. A worker is a fork of the trainer, and the Go runtime
 does not survive fork: that is why the Go side is a process started in
 each worker rather than a library loaded in the trainer.
+
+Resuming exactly (a deterministic data set's state_dict and
+load_state_dict, saved beside the model) works with num_workers=0, where
+the data set's position is the trainer's. With worker processes each
+reads a shard of its own, ahead of the trainer by the DataLoader's
+prefetch, and no one position covers them: a data set with a loaded
+state is refused there (ds.shard raises InvalidArgumentError).
 """
 
 from __future__ import annotations
