@@ -371,13 +371,18 @@ func CommitAll(files []*Pending) error {
 		_, ok := f.fs.(Local)
 		return !ok
 	})
-	var left []error // files committed with their temporaries left
+	var left []error       // files committed with their temporaries left
+	var renamed []*Pending // local files renamed here, their directories not yet flushed
 	for i, f := range files {
 		var err error
 		if local {
+			done := f.done
 			err = f.commitWith(context.WithoutCancel(f.ctx), func(_ context.Context, oldname, newname string) error {
 				return Local{}.renameUnsynced(oldname, newname)
 			})
+			if err == nil && !done {
+				renamed = append(renamed, f)
+			}
 		} else {
 			err = f.commit(context.WithoutCancel(f.ctx))
 		}
@@ -389,9 +394,7 @@ func CommitAll(files []*Pending) error {
 			for _, g := range files[i+1:] {
 				g.Abort()
 			}
-			if local {
-				left = append(left, syncCommitted(files[:i])...)
-			}
+			left = append(left, syncCommitted(renamed)...)
 			// Said, but not wrapped: the output is not all there.
 			var errs []error
 			for _, l := range left {
@@ -404,9 +407,7 @@ func CommitAll(files []*Pending) error {
 			return errors.Join(errs...)
 		}
 	}
-	if local {
-		left = append(left, syncCommitted(files)...)
-	}
+	left = append(left, syncCommitted(renamed)...)
 	return errors.Join(left...)
 }
 
