@@ -153,7 +153,8 @@ func cached(name string) (string, error) {
 }
 
 // Save stores the index, beside its file or in the cache, all or nothing,
-// and returns where.
+// and returns where. It removes the temporaries that earlier saves of the
+// same index left when they were killed.
 func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 	path := Beside(x.Name)
 	if !beside {
@@ -173,6 +174,12 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A run killed while saving left its temporary beside path, and no
+	// one else removes it: each killed run would add one. A running
+	// saver's is kept: it writes what this one does. A removal that
+	// fails leaves the leftover for the next run, and is no reason not to
+	// save.
+	storage.RemoveDeadLeftovers(ctx, path)
 	w, err := storage.CreatePending(ctx, path)
 	if err != nil {
 		return "", err

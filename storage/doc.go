@@ -10,12 +10,17 @@
 // ever sees a short file under the final name; a killed writer's
 // temporaries are found by [Leftovers] and removed by [RemoveLeftover],
 // which leaves those of writes still running (a local writer holds its
-// temporary locked). File systems that can rename
+// temporary locked), and a writer about to write clears those of its
+// files with [RemoveLeftovers], which refuses beside a running writer.
+// File systems that can rename
 // implement [RenameFS]. A rename that happened is never reported as one
 // that did not: when the local directory cannot be synced after it, the
 // file is under its final name and the error wraps [ErrNotDurable] (the
 // name might not survive a crash of the machine), and [CommitAll] renames
-// the other parts too, so a data set is all new or all old.
+// the other parts too, so that an error or a signal leaves a data set all
+// new or all old. Only a kill or crash within the renames themselves,
+// which [CommitAll] makes one right after another, can leave it mixed,
+// and then the parts not renamed are left under their temporary names.
 //
 // Only local files are built in. Errors name the path.
 package storage

@@ -69,16 +69,49 @@ func (Local) Create(_ context.Context, name string) (io.WriteCloser, error) {
 // opened for reading, or its fsync fails), the file is under its new name
 // and the error wraps [ErrNotDurable]: a caller must not take it for a
 // failed rename and, say, remove the old name's file, which is gone.
-func (Local) Rename(_ context.Context, oldname, newname string) error {
+func (l Local) Rename(_ context.Context, oldname, newname string) error {
+	if err := l.renameUnsynced(oldname, newname); err != nil {
+		return err
+	}
+	return l.syncRenamed([][2]string{{oldname, newname}})[0]
+}
+
+// renameUnsynced is Rename without the flush of the directory, which
+// syncRenamed does after. CommitAll renames the files of an output with
+// it one right after another, a few microseconds each, and flushes each
+// directory once after the last, so that a kill can fall between two of
+// the renames only in that short span and not in the N directory flushes
+// between them that Rename would make.
+func (Local) renameUnsynced(oldname, newname string) error {
 	o, _ := localPath(oldname)
 	n, _ := localPath(newname)
 	if err := os.Rename(o, n); err != nil {
 		return fmt.Errorf("storage: %w", err)
 	}
-	if err := syncDir(filepath.Dir(n)); err != nil {
-		return fmt.Errorf("storage: %s renamed to %s, but %w: %w", oldname, newname, ErrNotDurable, err)
-	}
 	return nil
+}
+
+// syncRenamed flushes the directories of the new names of renames
+// (pairs of old and new name) that renameUnsynced made, each directory
+// once, in the order the renames first name it. It returns an error per
+// rename, nil for one now durable and, for one whose directory could not
+// be flushed, Rename's error wrapping [ErrNotDurable].
+func (Local) syncRenamed(renames [][2]string) []error {
+	errs := make([]error, len(renames))
+	synced := map[string]error{}
+	for i, r := range renames {
+		n, _ := localPath(r[1])
+		dir := filepath.Dir(n)
+		err, ok := synced[dir]
+		if !ok {
+			err = syncDir(dir)
+			synced[dir] = err
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("storage: %s renamed to %s, but %w: %w", r[0], r[1], ErrNotDurable, err)
+		}
+	}
+	return errs
 }
 
 // Remove removes a local file.

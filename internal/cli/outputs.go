@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -102,7 +103,7 @@ var outputExts = []string{".tfrecord", ".tfrecord.gz", ".tfrecord.zlib", ".tfrec
 	".gz", ".zlib", ".zz", ".zst", ".parquet"}
 
 // removeLeftovers removes the temporaries that earlier, killed runs left
-// beside the outputs (see storage.TempMarker), saying so on w: they are
+// beside the outputs (storage.RemoveLeftovers), saying so on w: they are
 // incomplete by construction, and this run writes those names anew. Those
 // of an earlier run to the same --out stem with another shard count,
 // compression or format go too: no command would ever finish them; those
@@ -122,24 +123,17 @@ func removeLeftovers(ctx context.Context, inputs []string, stem string, outputs 
 	if err != nil {
 		return err
 	}
-	for _, l := range all {
-		if slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) }) {
-			continue
-		}
-		if err := refuseWriter(ctx, stem, l); err != nil {
-			return err
-		}
-		removed, err := storage.RemoveLeftover(ctx, l)
-		if err != nil {
-			return err
-		}
-		if removed {
-			fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
-		} else if exists(ctx, l) {
-			fmt.Fprintf(w, "left %s: another run may still be writing it\n", l)
-		}
+	all = slices.DeleteFunc(all, func(l string) bool {
+		return slices.ContainsFunc(inputs, func(in string) bool { return sameFile(in, l) })
+	})
+	removed, left, err := storage.RemoveLeftovers(ctx, all)
+	for _, l := range removed {
+		fmt.Fprintf(w, "removed %s, left by an interrupted run\n", l)
 	}
-	return nil
+	for _, l := range left {
+		fmt.Fprintf(w, "left %s: another run may still be writing it\n", l)
+	}
+	return writerError(stem, err)
 }
 
 // refuseOtherWriters returns the error of removeLeftovers for a running
@@ -152,14 +146,7 @@ func refuseOtherWriters(ctx context.Context, stem string, outputs, own []string)
 	if err != nil {
 		return err
 	}
-	for _, l := range all {
-		if !slices.Contains(own, l) {
-			if err := refuseWriter(ctx, stem, l); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return writerError(stem, storage.RefuseWriters(ctx, all, own))
 }
 
 // outputTemporaries returns the temporaries of writes of the outputs, and
@@ -181,15 +168,12 @@ func outputTemporaries(ctx context.Context, stem string, outputs []string) ([]st
 	return slices.Compact(all), nil
 }
 
-// refuseWriter returns an error if a running process writes the
-// temporary: another run writing the outputs of stem.
-func refuseWriter(ctx context.Context, stem, temp string) error {
-	writing, err := storage.Writing(ctx, temp)
-	if err != nil {
-		return err
+// writerError says err, when a running process writes a temporary of
+// the outputs of stem, as that: another run writing there.
+func writerError(stem string, err error) error {
+	var running *storage.WriterRunningError
+	if errors.As(err, &running) {
+		return fmt.Errorf("another run is writing %s (a running process holds %s): let it finish, or stop it, before writing there", strings.TrimPrefix(stem, "file://"), running.Temp)
 	}
-	if writing {
-		return fmt.Errorf("another run is writing %s (a running process holds %s): let it finish, or stop it, before writing there", strings.TrimPrefix(stem, "file://"), temp)
-	}
-	return nil
+	return err
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -48,6 +49,65 @@ func (o *outputSet) abort() {
 	for _, f := range o.files {
 		f.Abort()
 	}
+}
+
+// demoLeftovers returns the temporaries beside the files any run of the
+// demo writes in dir, whatever its shard count (demoPatterns): those of
+// this run's outputs, or left by earlier runs that were killed; sorted.
+func demoLeftovers(ctx context.Context, dir string) ([]string, error) {
+	var all []string
+	for _, out := range []struct {
+		prefix string
+		exts   []string
+	}{{"train", []string{".tfrecord.gz", ".bin"}}, {"test", []string{".tfrecord", ".bin"}}} {
+		left, err := storage.LeftoversOf(ctx, filepath.Join(dir, out.prefix), out.exts...)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, left...)
+	}
+	slices.Sort(all)
+	return all, nil
+}
+
+// removeLeftovers removes the temporaries that killed runs of the demo
+// left in dir and returns them: they are incomplete by construction, and
+// verify would report them for good. Those a running process writes (a
+// demo writing to the same --dir) make it refuse instead, leaving dir as
+// it was, as convert does: the two runs' commits would replace each
+// other's files, and the outputs could come from both.
+func removeLeftovers(ctx context.Context, dir string) ([]string, error) {
+	left, err := demoLeftovers(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	removed, _, err := storage.RemoveLeftovers(ctx, left)
+	return removed, writerError(dir, err)
+}
+
+// refuseOtherWriters returns the error of removeLeftovers for a running
+// writer of the demo's files other than o's. Called once o's temporaries
+// exist, it makes at least one of two runs started together refuse.
+func (o *outputSet) refuseOtherWriters(dir string) error {
+	left, err := demoLeftovers(o.ctx, dir)
+	if err != nil {
+		return err
+	}
+	own := make([]string, len(o.files))
+	for i, f := range o.files {
+		own[i] = f.TempName()
+	}
+	return writerError(dir, storage.RefuseWriters(o.ctx, left, own))
+}
+
+// writerError says err, when a running process writes a temporary of the
+// demo's files in dir, as that.
+func writerError(dir string, err error) error {
+	var running *storage.WriterRunningError
+	if errors.As(err, &running) {
+		return fmt.Errorf("demo: another run is writing the data in %s (a running process holds %s): let it finish, or stop it, or choose another --dir", dir, running.Temp)
+	}
+	return err
 }
 
 // shardNames returns the names of the shards of one output of s.

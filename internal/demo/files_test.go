@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluiceml/sluice/storage"
 )
 
 // finalNames returns the files in dir that are not hidden temporaries.
@@ -116,5 +119,60 @@ func TestOtherFilesReported(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// A run removes the temporaries that killed runs left beside the files
+// any run writes, whatever their shard count, and no other's; beside a
+// running writer of one of them it refuses and leaves the folder as it
+// was.
+func TestWriteDataRemovesLeftovers(t *testing.T) {
+	d, err := Generate(context.Background(), 300, 300, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	temp := func(final string) string {
+		return filepath.Join(dir, "."+final+storage.TempMarker+storage.LockedTag+"0123456789ab")
+	}
+	dead := []string{temp("train-00000-of-00002.tfrecord.gz"), temp("test-00003-of-00004.bin"), temp("test-00000-of-00004.tfrecord")}
+	other := temp("train.tfrecord")
+	for _, p := range append(dead, other) {
+		os.WriteFile(p, []byte("partial"), 0o644)
+	}
+	running, err := storage.CreatePending(t.Context(), filepath.Join(dir, "test-00001-of-00002.tfrecord"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Abort()
+	before, _ := os.ReadDir(dir)
+
+	cfg := smallConfig(dir)
+	cfg.Shards = 2
+	err = writeData(t.Context(), cfg, &Result{Dir: dir}, d)
+	if err == nil || !strings.Contains(err.Error(), "another run is writing") || !strings.Contains(err.Error(), running.TempName()) {
+		t.Errorf("writeData beside a running writer: %v, want an error naming its temporary", err)
+	}
+	if after, _ := os.ReadDir(dir); len(after) != len(before) {
+		t.Errorf("the refused run changed the folder: %d entries, were %d", len(after), len(before))
+	}
+
+	running.Abort()
+	res := &Result{Dir: dir}
+	if err := writeData(t.Context(), cfg, res, d); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(dead)
+	if !slices.Equal(res.RemovedLeftovers, dead) {
+		t.Errorf("removed %q, want %q", res.RemovedLeftovers, dead)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if p := filepath.Join(dir, e.Name()); storage.IsTemp(p) && p != other {
+			t.Errorf("temporary %s left", e.Name())
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another output's temporary: %v", err)
 	}
 }

@@ -100,6 +100,9 @@ type Result struct {
 	// in Dir named as the demo names its files that it did not write: an
 	// earlier run's with another --shards or with --data, left alone.
 	Written, OtherFiles []string
+	// RemovedLeftovers are the temporaries that killed runs had left
+	// beside the files, removed before writing.
+	RemovedLeftovers []string
 
 	// With Config.CheckpointDir: the SHA-256 of the final weights, the
 	// step the run resumed at (0: it did not), and, if it resumed, the
@@ -220,11 +223,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // (plain TFRecord test shards, fixed-length training records), so that
 // both splits exist in both formats. All of them appear together or not at
 // all: a failure or a cancelled ctx before the last file is complete
-// leaves dir as it was.
+// leaves dir as it was, but for the temporaries that killed runs had left
+// there, which go first (removeLeftovers). A run beside another writing
+// the same files refuses.
 func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
 	o := &outputSet{ctx: ctx}
 	defer o.abort()
 	var err error
+	if res.RemovedLeftovers, err = removeLeftovers(ctx, res.Dir); err != nil {
+		return err
+	}
 	if res.TrainFiles, err = writeTFRecordShards(o, res.Dir, "train", cfg.Shards, tfrecord.Gzip, d.Layout, d.Train); err != nil {
 		return err
 	}
@@ -242,6 +250,9 @@ func writeData(ctx context.Context, cfg Config, res *Result, d *Data) error {
 			return err
 		}
 		written = append(written, names...)
+	}
+	if err := o.refuseOtherWriters(res.Dir); err != nil {
+		return err
 	}
 	if err := o.commit(); err != nil {
 		return err
@@ -558,6 +569,9 @@ func (r *Result) Summary(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "files             %s (%s)\n", r.Dir, strings.Join(filePatterns(r.Written), ", "))
+	if len(r.RemovedLeftovers) > 0 {
+		fmt.Fprintf(w, "note              removed %d temporaries that interrupted runs had left in %s\n", len(r.RemovedLeftovers), r.Dir)
+	}
 	if len(r.OtherFiles) > 0 {
 		fmt.Fprintf(w, "note              %s also holds %d files named like these that this run did not write (%s), left as they were\n",
 			r.Dir, len(r.OtherFiles), strings.Join(filePatterns(r.OtherFiles), ", "))

@@ -3,10 +3,13 @@ package pyserve
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -36,7 +39,8 @@ type writing struct {
 }
 
 // startWrite answers a "write": it ends any writing before without
-// giving its files their names.
+// giving its files their names, and removes the temporaries dead writers
+// of the files left, or refuses beside a running one (removeLeftovers).
 func (s *server) startWrite(ctx context.Context, req *Write) error {
 	s.abortWrite()
 	if len(req.Out) == 0 {
@@ -50,8 +54,47 @@ func (s *server) startWrite(ctx context.Context, req *Write) error {
 	if err != nil {
 		return s.reply(Reply{Error: errorInfo(err)})
 	}
+	if err := removeLeftovers(ctx, req.Out, w.Temporaries()); err != nil {
+		w.Abort()
+		return s.reply(Reply{Error: errorInfo(err)})
+	}
 	s.writing = &writing{w: w}
 	return s.reply(Reply{OK: true})
+}
+
+// removeLeftovers removes the temporaries that earlier writes of out
+// left when they were killed (sluice-serve's death by SIGKILL or the OOM
+// killer leaves them), as convert removes those of its outputs: they are
+// incomplete by construction, this write writes the names anew, and
+// verify would report them for good. A temporary a running process
+// writes, other than this write's own (own), is an error instead: the
+// two writes' commits would replace each other's files, each reporting
+// success. Looking once this write's temporaries exist, of two writes
+// started together at least one finds the other and refuses.
+func removeLeftovers(ctx context.Context, out, own []string) error {
+	var temps []string
+	of := map[string]string{} // the final name of each temporary
+	for _, name := range out {
+		left, err := storage.Leftovers(ctx, name)
+		if err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+		for _, t := range left {
+			if !slices.Contains(own, t) {
+				temps = append(temps, t)
+				of[t] = name
+			}
+		}
+	}
+	_, _, err := storage.RemoveLeftovers(ctx, temps)
+	var running *storage.WriterRunningError
+	switch {
+	case errors.As(err, &running):
+		return fmt.Errorf("write: another writer is writing %s (a running process holds %s): let it finish, or stop it, before writing there (nothing was written)", of[running.Temp], running.Temp)
+	case err != nil:
+		return fmt.Errorf("write: removing what an interrupted write of the files left: %w", err)
+	}
+	return nil
 }
 
 // writeMessage writes the records of a records message, or takes a part

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -291,4 +292,48 @@ func FuzzWriteRecords(f *testing.F) {
 			t.Fatalf("records %q, want %q", got, want)
 		}
 	})
+}
+
+// A write removes the temporaries that killed writes of its files left
+// (those of other names stay), so that verify does not report them after
+// the rerun it advises; beside a running writer of one of its files it
+// refuses and leaves everything as it was.
+func TestServeWriteRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	out := []string{filepath.Join(dir, "a.tfrecord"), filepath.Join(dir, "b.tfrecord")}
+	dead := []string{
+		filepath.Join(dir, ".a.tfrecord"+storage.TempMarker+storage.LockedTag+"0123456789ab"), // its writer killed
+		filepath.Join(dir, ".b.tfrecord"+storage.TempMarker+storage.LockedTag+"0123456789ab"),
+	}
+	other := filepath.Join(dir, ".c.tfrecord"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+	for _, p := range append(dead, other) {
+		os.WriteFile(p, []byte("partial"), 0o644)
+	}
+	running, err := storage.CreatePending(t.Context(), out[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Abort()
+	before := ls(t, dir)
+
+	c := startServer(t)
+	r := c.call(map[string]any{"op": "write", "out": out, "compression": "NONE"})
+	if r.OK || r.Error == nil || !strings.Contains(r.Error.Message, "another writer is writing "+out[1]) || !strings.Contains(r.Error.Message, running.TempName()) {
+		t.Fatalf("write beside a running writer of %s: %+v, %+v; want an error naming it", out[1], r, r.Error)
+	}
+	if got := ls(t, dir); !slices.Equal(got, before) {
+		t.Errorf("the refused write changed the folder: %q, want %q", got, before)
+	}
+
+	running.Abort()
+	if r := c.call(map[string]any{"op": "write", "out": out, "compression": "NONE"}); !r.OK {
+		t.Fatalf("write: %+v", r.Error)
+	}
+	c.sendRaw(recordsMsg("one", "two"))
+	if r := c.call(map[string]string{"op": "commit"}); r.Error != nil || r.Wrote == nil || *r.Wrote != 2 {
+		t.Fatalf("commit: %+v %+v", r, r.Error)
+	}
+	if got, want := ls(t, dir), []string{filepath.Base(other), "a.tfrecord", "b.tfrecord"}; !slices.Equal(got, want) {
+		t.Errorf("after the write: %q, want %q", got, want)
+	}
 }

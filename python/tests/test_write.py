@@ -197,6 +197,41 @@ def test_sigkill_of_the_writer(tmp_path):
     assert not alive(server) and os.listdir(tmp_path) == [], os.listdir(tmp_path)
 
 
+def test_rerun_after_the_server_was_killed_leaves_no_temporary(tmp_path):
+    # sluice-serve killed mid-write (SIGKILL, the OOM killer) leaves its
+    # temporaries; the rerun that verify advises removes them.
+    w = sluice.writer(tmp_path / "data", shards=2)
+    for i in range(1000):
+        w.write({"x": i})
+    w._flush()
+    deadline = time.monotonic() + 5
+    while len(os.listdir(tmp_path)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(w._s.server_pid, signal.SIGKILL)
+    with pytest.raises(sluice.SluiceError):
+        w.close()
+    left = sorted(os.listdir(tmp_path))
+    assert len(left) == 2 and all(".sluice-tmp-" in n for n in left), left
+    with sluice.writer(tmp_path / "data", shards=2) as w:
+        for i in range(10):
+            w.write({"x": i})
+    assert sorted(os.listdir(tmp_path)) == ["data-00000-of-00002.tfrecord", "data-00001-of-00002.tfrecord"]
+    assert len(records(str(tmp_path / "data-00000-of-00002.tfrecord"))) == 5
+
+
+def test_refused_beside_a_running_writer(tmp_path):
+    p = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "data")], stdout=subprocess.PIPE, text=True)
+    try:
+        p.stdout.readline()
+        running = sorted(os.listdir(tmp_path))
+        with pytest.raises(sluice.SluiceError, match="another writer is writing .*data-00000-of-00002.tfrecord.gz"):
+            sluice.writer(tmp_path / "data", shards=2, compression="GZIP")
+        assert sorted(os.listdir(tmp_path)) == running  # the running writer's alone
+    finally:
+        p.kill()
+        p.wait()
+
+
 @pytest.mark.parametrize("value,error,match", [
     ({"x": object()}, TypeError, "feature 'x': a object is not bytes"),
     ({"x": np.array([1 + 2j])}, TypeError, "feature 'x': NumPy dtype complex128"),

@@ -209,7 +209,11 @@ class Writer:
     are written under temporary names beside them, which abort(), an
     exception in the with block, the Writer's collection or the
     process's death (even by SIGKILL) remove: a file under its name is
-    always whole. files holds the names.
+    always whole. Temporaries that a writer of the same files left when it
+    was killed with its server (sluice-serve, by SIGKILL or the OOM
+    killer) are removed when the next one starts; while another process
+    is writing the same files, the Writer refuses to start (SluiceError).
+    files holds the names.
     """
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], *, shards: int = 1,
