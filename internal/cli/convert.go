@@ -120,7 +120,11 @@ of two converts whose writes overlap at least one refuses (both may, when
 they start together); one that starts writing after the other has
 finished replaces its output, as a later run would. One of an earlier sluice, or of an object store,
 which holds no lock, is left, and convert says so, until it has gone an
-hour unmodified; then it is removed.
+hour unmodified; then it is removed. The renames themselves take a
+millisecond or two for many shards: a kill inside them leaves the files
+renamed so far new and the rest as they were, beside temporaries that
+hold their new content, which verify reports; rerunning the convert
+replaces them all.
 
 --to parquet writes the Examples as Parquet files instead (OUT.parquet,
 or OUT-00000-of-0000N.parquet with --shards N), a row a record, a column a

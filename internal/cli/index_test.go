@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice/index"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -157,6 +160,41 @@ func TestIndexBesideRebuildsStale(t *testing.T) {
 			}
 			if _, out, _ := run(t, "index", "--beside", f); !strings.Contains(out, "index current") {
 				t.Errorf("--beside again: %q, want index current", out)
+			}
+		})
+	}
+}
+
+// An index that is current is not saved again, but what killed saves of
+// it left goes all the same: each killed run would otherwise add a
+// temporary that no run removes.
+func TestIndexCurrentRemovesLeftovers(t *testing.T) {
+	for _, beside := range []bool{false, true} {
+		t.Run(fmt.Sprintf("beside=%v", beside), func(t *testing.T) {
+			t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+			f := writeRecords(t, t.TempDir(), "f.tfrecord", tfrecord.None, []byte("one"))
+			args := []string{"index", f}
+			if beside {
+				args = []string{"index", "--beside", f}
+			}
+			if code, _, errOut := run(t, args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			x, err := index.Load(t.Context(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, base := filepath.Split(x.Stored())
+			dead := filepath.Join(dir, "."+base+storage.TempMarker+storage.LockedTag+"dead01")
+			if err := os.WriteFile(dead, []byte("half"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := run(t, args...)
+			if code != 0 || !strings.Contains(out, "index current") {
+				t.Fatalf("rerun: exit %d: %q %q", code, out, errOut)
+			}
+			if _, err := os.Stat(dead); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the dead save's temporary %s is still there (%v)", dead, err)
 			}
 		})
 	}
