@@ -127,3 +127,14 @@ func runningWriters(t *testing.T, dir string) (live, closed *storage.Pending) {
 	closed.Close()
 	return live, closed
 }
+
+// plant writes a small file name in dir, standing for a temporary that
+// some writer left, and returns its path.
+func plant(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

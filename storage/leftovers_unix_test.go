@@ -21,11 +21,7 @@ func TestRemoveLeftovers(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
 	live, closed := runningWriters(t, dir)
-	file := func(name string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte("x"), 0o644)
-		return p
-	}
+	file := func(name string) string { return plant(t, dir, name) }
 	dead := file(".out" + storage.TempMarker + storage.LockedTag + "0123456789ab")
 	young := file(".out" + storage.TempMarker + "0123456789ab")
 	gone := filepath.Join(dir, ".out"+storage.TempMarker+storage.LockedTag+"ba9876543210")

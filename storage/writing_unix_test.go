@@ -20,11 +20,7 @@ func TestWriting(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	live, closed := runningWriters(t, dir)
-	file := func(name string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte("x"), 0o644)
-		return p
-	}
+	file := func(name string) string { return plant(t, dir, name) }
 	loop := filepath.Join(dir, ".loop"+storage.TempMarker+storage.LockedTag+"0123456789ab")
 	if err := os.Symlink(loop, loop); err != nil {
 		t.Fatal(err)
