@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -528,6 +529,137 @@ func TestCheckpointAfterError(t *testing.T) {
 					t.Errorf("back %d: resumed run: %s", back, d)
 				}
 			}
+		})
+	}
+}
+
+// countedFS serves counted://PATH from the local disk, as a network file
+// system does: it counts the files opened, an Open fails once its
+// context has ended, and opening a file whose name has "slow" in it
+// waits for gate (if not nil) or the end of the context.
+type countedFS struct {
+	opens atomic.Int64
+	gate  chan struct{}
+}
+
+func (c *countedFS) Open(ctx context.Context, name string) (storage.File, error) {
+	c.opens.Add(1)
+	path := strings.TrimPrefix(name, "counted://")
+	if c.gate != nil && strings.Contains(path, "slow") {
+		select {
+		case <-c.gate:
+		case <-ctx.Done():
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := storage.Local{}.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return gatedFile{File: f, name: name, gate: closedGate, ctx: ctx}, nil
+}
+
+var closedGate = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (c *countedFS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (c *countedFS) Glob(ctx context.Context, pattern string) ([]string, error) {
+	names, err := storage.Local{}.Glob(ctx, strings.TrimPrefix(pattern, "counted://"))
+	for i := range names {
+		names[i] = "counted://" + names[i]
+	}
+	return names, err
+}
+
+// TestCheckpointAfterCancel is a program's shutdown as Go programs do it:
+// signal.NotifyContext cancels the iteration's context, and the program
+// saves its position between two steps. The checkpoint after 3 batches
+// resumes there, and opens no file: the run learnt the files' sizes as it
+// started (a deterministic run in the background, waited for here), as
+// the checkpoint of a resumed run and of a global shuffle know them. A
+// size the run has not learnt (its file's open still waits) is learnt by
+// the checkpoint, not with the ended context. Before, every checkpoint
+// opened every file with the iteration's context, and failed with
+// "context canceled".
+func TestCheckpointAfterCancel(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	// A reader's first block, 128 records, is of the first file.
+	writeNamed(t, dir, []int{200, 50}, nil, false)
+	if err := os.Rename(filepath.Join(dir, "part-001.tfrecord"), filepath.Join(dir, "part-001-slow.tfrecord")); err != nil {
+		t.Fatal(err)
+	}
+	fs := &countedFS{}
+	storage.Register("counted", fs)
+	defer storage.Unregister("counted")
+	pattern := "counted://" + filepath.Join(dir, "part-*")
+	det := Records(pattern, Deterministic(), Shuffle(10), Seed(1))
+	global := Records(pattern, GlobalShuffle(), Seed(1))
+	for _, c := range []struct {
+		name   string
+		ds     *Dataset
+		resume bool // from a checkpoint after 1 batch
+		gated  bool // the slow file's open waits until after the checkpoint
+	}{
+		{name: "deterministic", ds: det},
+		{name: "deterministic resumed", ds: det, resume: true},
+		{name: "deterministic, a size not learnt", ds: Records(pattern, Deterministic(), Readers(1)), gated: true},
+		{name: "global", ds: global},
+		{name: "global resumed", ds: global, resume: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs.gate = nil
+			it, err := c.ds.Iterator(t.Context(), 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := drain(t, it)
+			var opts []BatchOption
+			from := 0
+			if c.resume {
+				opts, from = append(opts, Resume(checkpointAt(t, t.Context(), c.ds, 5, 1, 0, nil))), 1
+			}
+			if c.gated {
+				fs.gate = make(chan struct{})
+			}
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				it, err := c.ds.Iterator(ctx, 5, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer it.Close()
+				for range 3 {
+					if _, err := it.Next(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !c.gated {
+					synctest.Wait()
+				}
+				cancel()
+				if c.gated {
+					close(fs.gate)
+				}
+				opens := fs.opens.Load()
+				ck, err := it.Checkpoint()
+				if err != nil {
+					t.Fatalf("Checkpoint after 3 batches and the cancel: %v", err)
+				}
+				if n := fs.opens.Load() - opens; n > 0 && !c.gated {
+					t.Errorf("Checkpoint opened %d files", n)
+				} else if n == 0 && c.gated {
+					t.Error("Checkpoint opened no file, though the run could not learn a size")
+				}
+				it.Close()
+				if d := sameTail(resumed(t, t.Context(), c.ds, 5, ck), want, from+3); d != "" {
+					t.Errorf("resumed run: %s", d)
+				}
+			})
 		})
 	}
 }

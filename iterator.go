@@ -145,6 +145,13 @@ func (it *Iterator) Next() (*Batch, error) {
 // resume, so a job that failed on a corrupt record can be resumed with
 // SkipCorrupt, and one stopped by its context (or Close) can save its
 // position on the way out.
+//
+// Checkpoint takes no context, as it waits for no read: the run learns the
+// sizes of its files, which a checkpoint saves so that a restore can tell
+// a file changed, as it starts. A size it has not learnt yet (a
+// checkpoint early in a run over many files of an object store, or of a
+// file it cannot open) is read then, for at most 30 seconds, whether or
+// not the iteration's context has ended.
 func (it *Iterator) Checkpoint() ([]byte, error) {
 	return it.eng.checkpoint(it.ctx, it.delivered, 0)
 }
