@@ -56,6 +56,11 @@ func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
 // built of a sound file. A checkpoint records each file's count of records, on
 // which the whole order depends, and Resume refuses it if a file's count
 // has changed.
+//
+// Files that hold no record give no batch: the iteration ends at once
+// with io.EOF, as in the other engines, but with Forever, which is
+// refused with ErrInvalid when reading starts (the records are counted
+// first). So is a Shard that gets no record of files that hold some.
 func GlobalShuffle() RandomAccessOption {
 	return randomAccessOption(func(s *settings) { s.globalShuffle = true })
 }
@@ -259,8 +264,17 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w", d.kind, shard, count, ErrInvalid)
 		}
 	}
-	seq := &globalSeq{ra: ra, seed: s.seed, shard: shard, count: count, perEpoch: (ra.total - shard + count - 1) / count}
-	if seq.perEpoch <= 0 {
+	seq := &globalSeq{ra: ra, seed: s.seed, shard: shard, count: count, perEpoch: max(0, (ra.total-shard+count-1)/count)}
+	switch {
+	case ra.total == 0 && s.forever:
+		// The other engines' error, which they meet once every file has
+		// been read through.
+		return nil, newEmptyFiles(d.kind, files).err()
+	case ra.total == 0:
+		// Epochs of no record: the run ends at once, as the other
+		// engines' do. (No position is drawn: at would divide by 0.)
+	case seq.perEpoch == 0:
+		// Only a shard asked for can be empty.
 		return nil, fmt.Errorf("sluice: %s: %d records for shard %d of %d: %w", d.kind, ra.total, shard, count, ErrInvalid)
 	}
 	seq.total = seq.perEpoch * int64(max(s.epochs, 1))
