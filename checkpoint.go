@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/storage"
@@ -162,7 +163,7 @@ func (r *detRun) checkpoint(ctx context.Context, delivered int64, back int) ([]b
 	if err != nil {
 		return nil, err
 	}
-	if ck.Sizes, err = fileSizes(ctx, r.id.Files); err != nil {
+	if ck.Sizes, err = r.sizes.forCheckpoint(ctx); err != nil {
 		return nil, err
 	}
 	return json.Marshal(ck)
@@ -216,28 +217,106 @@ func (r *detRun) state(delivered int64, back int) (*checkpoint, error) {
 
 // newCheckpoint returns the checkpoint of a run whose position is the
 // number of batches delivered.
-func newCheckpoint(ctx context.Context, id identity, delivered int64) ([]byte, error) {
+func newCheckpoint(ctx context.Context, id identity, sz *fileSizes, delivered int64) ([]byte, error) {
 	ck := checkpoint{Format: checkpointFormat, Version: checkpointVersion, Identity: id, Delivered: delivered}
 	var err error
-	if ck.Sizes, err = fileSizes(ctx, id.Files); err != nil {
+	if ck.Sizes, err = sz.forCheckpoint(ctx); err != nil {
 		return nil, err
 	}
 	return json.Marshal(ck)
 }
 
-// fileSizes returns the sizes of files, to tell on restore whether they
-// changed.
-func fileSizes(ctx context.Context, files []string) ([]int64, error) {
-	sizes := make([]int64, len(files))
-	for i, name := range files {
-		f, err := storage.Open(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		sizes[i] = f.Size()
-		f.Close()
+// checkpointIOTimeout bounds the I/O a checkpoint does for the sizes of
+// files its run has not learnt yet.
+const checkpointIOTimeout = 30 * time.Second
+
+// fileSizes are the sizes of a run's files, which a checkpoint saves so
+// that a restore can tell that a file changed. The run learns them as it
+// starts, so that a checkpoint, taken between steps, does no I/O, and
+// works after the iteration's context has ended (a program saving its
+// position as it shuts down): a global shuffle from the indexes and
+// files it opens to count the records, a resumed run from the check of
+// its checkpoint, a deterministic run in a goroutine of its own (learn)
+// while it reads.
+type fileSizes struct {
+	files []string
+
+	mu    sync.Mutex
+	sizes []int64 // -1: not known yet
+}
+
+func newFileSizes(files []string) *fileSizes {
+	z := &fileSizes{files: files, sizes: make([]int64, len(files))}
+	for i := range z.sizes {
+		z.sizes[i] = -1
 	}
-	return sizes, nil
+	return z
+}
+
+// set notes that file i has size bytes.
+func (z *fileSizes) set(i int, size int64) {
+	z.mu.Lock()
+	z.sizes[i] = size
+	z.mu.Unlock()
+}
+
+// known returns the size of file i, if known.
+func (z *fileSizes) known(i int) (int64, bool) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.sizes[i], z.sizes[i] >= 0
+}
+
+// stat opens file i to learn its size.
+func (z *fileSizes) stat(ctx context.Context, i int) (int64, error) {
+	f, err := storage.Open(ctx, z.files[i])
+	if err != nil {
+		return 0, err
+	}
+	size := f.Size()
+	f.Close()
+	z.set(i, size)
+	return size, nil
+}
+
+// all returns every file's size, opening with ctx those not known yet.
+func (z *fileSizes) all(ctx context.Context) ([]int64, error) {
+	out := make([]int64, len(z.files))
+	for i := range z.files {
+		size, ok := z.known(i)
+		if !ok {
+			var err error
+			if size, err = z.stat(ctx, i); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = size
+	}
+	return out, nil
+}
+
+// forCheckpoint returns every file's size for a checkpoint. Those the run
+// has not learnt yet (early in a run, or when its reading has not
+// reached a file it cannot open) are learnt now, under a deadline of
+// their own and whatever became of ctx, the iteration's.
+func (z *fileSizes) forCheckpoint(ctx context.Context) ([]int64, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkpointIOTimeout)
+	defer cancel()
+	return z.all(ctx)
+}
+
+// learn learns the sizes not known yet, one file after the other, until
+// ctx ends. A file it cannot open is left to the reader that comes to it,
+// whose error comes where the files hold it.
+func (z *fileSizes) learn(ctx context.Context) {
+	for i := range z.files {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, ok := z.known(i); !ok {
+			z.stat(ctx, i)
+		}
+	}
 }
 
 // parseCheckpoint decodes a checkpoint.
@@ -253,8 +332,9 @@ func parseCheckpoint(b []byte) (*checkpoint, error) {
 }
 
 // check reports the first difference between the checkpoint's identity
-// and now's, the data set restoring it.
-func (ck *checkpoint) check(ctx context.Context, now identity) error {
+// and now's, the data set restoring it, whose files' sizes are sz's (it
+// learns those it does not know yet with ctx).
+func (ck *checkpoint) check(ctx context.Context, now identity, sz *fileSizes) error {
 	was := ck.Identity
 	differ := func(what string, a, b any) error {
 		return fmt.Errorf("%w: it was saved with %s %v, this data set has %v", ErrCheckpoint, what, a, b)
@@ -301,7 +381,7 @@ func (ck *checkpoint) check(ctx context.Context, now identity) error {
 	case len(ck.Readers) != now.Readers:
 		return fmt.Errorf("%w: %d reader positions for %d readers", ErrCheckpoint, len(ck.Readers), now.Readers)
 	}
-	sizes, err := fileSizes(ctx, now.Files)
+	sizes, err := sz.all(ctx)
 	if err != nil {
 		return err
 	}

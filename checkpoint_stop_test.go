@@ -11,11 +11,14 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -81,23 +84,7 @@ type recordRun struct {
 
 func drain(t *testing.T, it *Iterator) recordRun {
 	t.Helper()
-	defer it.Close()
-	var r recordRun
-	for {
-		b, err := it.Next()
-		if err == io.EOF {
-			return r
-		}
-		if err != nil {
-			r.err = err
-			return r
-		}
-		var names []string
-		for _, rec := range b.Bytes(RecordFeature) {
-			names = append(names, string(rec))
-		}
-		r.batches = append(r.batches, strings.Join(names, "|"))
-	}
+	return batchNames(it)
 }
 
 // sameTail reports how got, a run resumed from a checkpoint after from
@@ -428,5 +415,251 @@ func TestCheckpointBeforeAfterResume(t *testing.T) {
 	}
 	if d := sameTail(resumed(t, t.Context(), ds, 4, ck), want, 5); d != "" {
 		t.Errorf("resumed twice: %s", d)
+	}
+}
+
+// writeBadExample writes one uncompressed TFRecord file of n Examples
+// labelled 0 to n-1 but for record bad, which is no Example: the file
+// reads soundly and that record's batch fails to decode.
+func writeBadExample(t *testing.T, dir string, n, bad int) string {
+	t.Helper()
+	var raw bytes.Buffer
+	w := tfrecord.NewWriter(&raw, tfrecord.None)
+	for j := range n {
+		rec := example.New().Int64("label", int64(j)).Marshal()
+		if j == bad {
+			rec = []byte("not an Example")
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "bad-000.tfrecord")
+	if err := os.WriteFile(name, raw.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// batchNames runs it to its end and returns its batches, each its
+// records' names or its labels, and the error that ended it (nil at
+// io.EOF).
+func batchNames(it *Iterator) recordRun {
+	defer it.Close()
+	var r recordRun
+	for {
+		b, err := it.Next()
+		if err == io.EOF {
+			return r
+		}
+		if err != nil {
+			r.err = err
+			return r
+		}
+		if slices.Contains(b.Names(), RecordFeature) {
+			var names []string
+			for _, rec := range b.Bytes(RecordFeature) {
+				names = append(names, string(rec))
+			}
+			r.batches = append(r.batches, strings.Join(names, "|"))
+		} else {
+			r.batches = append(r.batches, fmt.Sprint(b.Dense("label").Data()))
+		}
+	}
+}
+
+// TestCheckpointAfterError reads each data set until Next fails, then
+// takes CheckpointBefore(k), as the Python server does for a client that
+// has read ahead: the position k batches before the error is known, and
+// the run resumed there gives those k batches and the same error. Before,
+// both Checkpoint and CheckpointBefore returned the error, so a client's
+// read-ahead reaching a corrupt record made its state unsavable batches
+// before its trainer met it, and a failed job could not save where it
+// was to be mended with SkipCorrupt.
+func TestCheckpointAfterError(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	corrupt := writeNamed(t, dir, []int{100, 30}, map[int]int{0: 50}, false)
+	bad := writeBadExample(t, dir, 100, 57)
+	spec := example.Spec{"label": example.FixedLen(tensor.Int64)}
+	for _, c := range []struct {
+		name string
+		ds   *Dataset
+	}{
+		// The reader's error, which the planner returns after the
+		// records before it.
+		{"corrupt record", Records(corrupt, Deterministic(), Readers(1))},
+		{"corrupt record, shuffled", Records(corrupt, Deterministic(), Readers(2), Shuffle(20), Seed(4))},
+		// A batch made and failing to decode: it stays undelivered.
+		{"bad example", Examples(bad, spec, Deterministic(), Readers(1))},
+		{"bad example, shuffled", Examples(bad, spec, Deterministic(), Shuffle(30), Seed(4))},
+		{"bad example, global", Examples(bad, spec, GlobalShuffle(), Seed(4))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			it, err := c.ds.Iterator(t.Context(), 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := batchNames(it)
+			if want.err == nil {
+				t.Fatal("the whole run ends without an error")
+			}
+			n := len(want.batches)
+			for _, back := range []int{0, 1, 5, min(n, MaxCheckpointBefore)} {
+				it, err := c.ds.Iterator(t.Context(), 5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := batchNames(it); got.err == nil || len(got.batches) != n {
+					t.Fatalf("a second run: %d batches, %v", len(got.batches), got.err)
+				}
+				ck, err := it.CheckpointBefore(back)
+				if err != nil {
+					t.Fatalf("CheckpointBefore(%d) after %d batches and the error: %v", back, n, err)
+				}
+				if back == 0 {
+					if ck2, err := it.Checkpoint(); err != nil || !bytes.Equal(ck, ck2) {
+						t.Errorf("Checkpoint after the error: %v, and not CheckpointBefore(0)'s", err)
+					}
+				}
+				if d := sameTail(resumed(t, t.Context(), c.ds, 5, ck), want, n-back); d != "" {
+					t.Errorf("back %d: resumed run: %s", back, d)
+				}
+			}
+		})
+	}
+}
+
+// countedFS serves counted://PATH from the local disk, as a network file
+// system does: it counts the files opened, an Open fails once its
+// context has ended, and opening a file whose name has "slow" in it
+// waits for gate (if not nil) or the end of the context.
+type countedFS struct {
+	opens atomic.Int64
+	gate  chan struct{}
+}
+
+func (c *countedFS) Open(ctx context.Context, name string) (storage.File, error) {
+	c.opens.Add(1)
+	path := strings.TrimPrefix(name, "counted://")
+	if c.gate != nil && strings.Contains(path, "slow") {
+		select {
+		case <-c.gate:
+		case <-ctx.Done():
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := storage.Local{}.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return gatedFile{File: f, name: name, gate: closedGate, ctx: ctx}, nil
+}
+
+var closedGate = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (c *countedFS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (c *countedFS) Glob(ctx context.Context, pattern string) ([]string, error) {
+	names, err := storage.Local{}.Glob(ctx, strings.TrimPrefix(pattern, "counted://"))
+	for i := range names {
+		names[i] = "counted://" + names[i]
+	}
+	return names, err
+}
+
+// TestCheckpointAfterCancel is a program's shutdown as Go programs do it:
+// signal.NotifyContext cancels the iteration's context, and the program
+// saves its position between two steps. The checkpoint after 3 batches
+// resumes there, and opens no file: the run learnt the files' sizes as it
+// started (a deterministic run in the background, waited for here), as
+// the checkpoint of a resumed run and of a global shuffle know them. A
+// size the run has not learnt (its file's open still waits) is learnt by
+// the checkpoint, not with the ended context. Before, every checkpoint
+// opened every file with the iteration's context, and failed with
+// "context canceled".
+func TestCheckpointAfterCancel(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	// A reader's first block, 128 records, is of the first file.
+	writeNamed(t, dir, []int{200, 50}, nil, false)
+	if err := os.Rename(filepath.Join(dir, "part-001.tfrecord"), filepath.Join(dir, "part-001-slow.tfrecord")); err != nil {
+		t.Fatal(err)
+	}
+	fs := &countedFS{}
+	storage.Register("counted", fs)
+	defer storage.Unregister("counted")
+	pattern := "counted://" + filepath.Join(dir, "part-*")
+	det := Records(pattern, Deterministic(), Shuffle(10), Seed(1))
+	global := Records(pattern, GlobalShuffle(), Seed(1))
+	for _, c := range []struct {
+		name   string
+		ds     *Dataset
+		resume bool // from a checkpoint after 1 batch
+		gated  bool // the slow file's open waits until after the checkpoint
+	}{
+		{name: "deterministic", ds: det},
+		{name: "deterministic resumed", ds: det, resume: true},
+		{name: "deterministic, a size not learnt", ds: Records(pattern, Deterministic(), Readers(1)), gated: true},
+		{name: "global", ds: global},
+		{name: "global resumed", ds: global, resume: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs.gate = nil
+			it, err := c.ds.Iterator(t.Context(), 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := drain(t, it)
+			var opts []BatchOption
+			from := 0
+			if c.resume {
+				opts, from = append(opts, Resume(checkpointAt(t, t.Context(), c.ds, 5, 1, 0, nil))), 1
+			}
+			if c.gated {
+				fs.gate = make(chan struct{})
+			}
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				it, err := c.ds.Iterator(ctx, 5, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer it.Close()
+				for range 3 {
+					if _, err := it.Next(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !c.gated {
+					synctest.Wait()
+				}
+				cancel()
+				if c.gated {
+					close(fs.gate)
+				}
+				opens := fs.opens.Load()
+				ck, err := it.Checkpoint()
+				if err != nil {
+					t.Fatalf("Checkpoint after 3 batches and the cancel: %v", err)
+				}
+				if n := fs.opens.Load() - opens; n > 0 && !c.gated {
+					t.Errorf("Checkpoint opened %d files", n)
+				} else if n == 0 && c.gated {
+					t.Error("Checkpoint opened no file, though the run could not learn a size")
+				}
+				it.Close()
+				if d := sameTail(resumed(t, t.Context(), c.ds, 5, ck), want, from+3); d != "" {
+					t.Errorf("resumed run: %s", d)
+				}
+			})
+		})
 	}
 }

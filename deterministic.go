@@ -521,9 +521,10 @@ func (p *planner) emit(recs []rec) {
 // A detRun is one deterministic iteration: readers, planner, decoders.
 type detRun struct {
 	ordered
-	id  identity
-	p   *planner
-	seq *fileSeq
+	id    identity
+	sizes *fileSizes // of id.Files
+	p     *planner
+	seq   *fileSeq
 }
 
 // startDeterministic starts a deterministic iteration of d in batches of
@@ -565,10 +566,10 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 		}
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &detRun{p: p, seq: seq, ordered: ordered{order: make(chan *job, readers+1), cancel: cancel,
+	r := &detRun{p: p, seq: seq, sizes: newFileSizes(files), ordered: ordered{order: make(chan *job, readers+1), cancel: cancel,
 		free: make(chan *job, 2*readers+2)}}
 	if ck != nil {
-		if err := ck.check(ctx, id); err != nil {
+		if err := ck.check(ctx, id, r.sizes); err != nil {
 			cancel(nil)
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
@@ -637,6 +638,9 @@ func (d *Dataset) startDeterministic(ctx context.Context, n int, bs batchSetting
 			}
 		})
 	}
+	// The sizes a checkpoint saves, learnt now rather than by each
+	// checkpoint (a resumed run knows them already).
+	r.wg.Go(func() { r.sizes.learn(rctx) })
 	r.wg.Go(func() {
 		defer close(r.order)
 		defer close(jobs)

@@ -56,6 +56,11 @@ func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
 // built of a sound file. A checkpoint records each file's count of records, on
 // which the whole order depends, and Resume refuses it if a file's count
 // has changed.
+//
+// Files that hold no record give no batch: the iteration ends at once
+// with io.EOF, as in the other engines, but with Forever, which is
+// refused with ErrInvalid when reading starts (the records are counted
+// first). So is a Shard that gets no record of files that hold some.
 func GlobalShuffle() RandomAccessOption {
 	return randomAccessOption(func(s *settings) { s.globalShuffle = true })
 }
@@ -71,6 +76,7 @@ const coalesceGap = 64 << 10
 // A randomAccess locates the records of a source's files.
 type randomAccess struct {
 	files  []string
+	sizes  []int64 // bytes per file
 	counts []int64 // records per file
 	first  []int64 // index of each file's first record among all
 	total  int64
@@ -83,7 +89,7 @@ type randomAccess struct {
 // locate returns where the records of files are, with their indexes
 // loaded or built for TFRecord files.
 func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, error) {
-	ra := &randomAccess{files: files, counts: make([]int64, len(files))}
+	ra := &randomAccess{files: files, sizes: make([]int64, len(files)), counts: make([]int64, len(files))}
 	switch d.kind {
 	case "Examples", "SequenceExamples", "Records":
 		idx := make([]*index.Index, len(files))
@@ -107,7 +113,8 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 			if err != nil {
 				return nil, err
 			}
-			ra.counts[i] = int64(idx[i].Len())
+			// A loaded index is checked against its file's size.
+			ra.counts[i], ra.sizes[i] = int64(idx[i].Len()), idx[i].Size
 		}
 		ra.span = func(f int, i int64) (int64, int64) { return idx[f].Record(int(i)) }
 		ra.framed = true
@@ -123,6 +130,7 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 			}
 			size := f.Size()
 			f.Close()
+			ra.sizes[i] = size
 			ra.counts[i] = max(0, (size-int64(hb)-int64(fb))/int64(rb))
 		}
 		ra.span = func(_ int, i int64) (int64, int64) {
@@ -201,8 +209,9 @@ func (f *feistel) encrypt(x uint64) uint64 {
 // holds the records at positions k·n to (k+1)·n of the run's sequence.
 type globalRun struct {
 	ordered
-	id  identity
-	seq *globalSeq
+	id    identity
+	sizes *fileSizes // of id.Files, all known
+	seq   *globalSeq
 }
 
 // A globalSeq is a worker's sequence of records: in each epoch, its
@@ -255,8 +264,17 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w", d.kind, shard, count, ErrInvalid)
 		}
 	}
-	seq := &globalSeq{ra: ra, seed: s.seed, shard: shard, count: count, perEpoch: (ra.total - shard + count - 1) / count}
-	if seq.perEpoch <= 0 {
+	seq := &globalSeq{ra: ra, seed: s.seed, shard: shard, count: count, perEpoch: max(0, (ra.total-shard+count-1)/count)}
+	switch {
+	case ra.total == 0 && s.forever:
+		// The other engines' error, which they meet once every file has
+		// been read through.
+		return nil, newEmptyFiles(d.kind, files).err()
+	case ra.total == 0:
+		// Epochs of no record: the run ends at once, as the other
+		// engines' do. (No position is drawn: at would divide by 0.)
+	case seq.perEpoch == 0:
+		// Only a shard asked for can be empty.
 		return nil, fmt.Errorf("sluice: %s: %d records for shard %d of %d: %w", d.kind, ra.total, shard, count, ErrInvalid)
 	}
 	seq.total = seq.perEpoch * int64(max(s.epochs, 1))
@@ -277,9 +295,13 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 			batches++
 		}
 	}
+	sizes := newFileSizes(files)
+	for i, size := range ra.sizes {
+		sizes.set(i, size)
+	}
 	var from int64
 	if ck != nil {
-		if err := ck.check(ctx, id); err != nil {
+		if err := ck.check(ctx, id, sizes); err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
 		from = ck.Delivered
@@ -291,7 +313,7 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 		}
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &globalRun{id: id, seq: seq, ordered: ordered{order: make(chan *job, readers+1), cancel: cancel}}
+	r := &globalRun{id: id, sizes: sizes, seq: seq, ordered: ordered{order: make(chan *job, readers+1), cancel: cancel}}
 	jobs := make(chan *gjob, readers)
 	for range readers {
 		dec := pl.decodeOrNew(d)
@@ -480,5 +502,5 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 
 // checkpoint returns the run's position: the batches delivered.
 func (r *globalRun) checkpoint(ctx context.Context, delivered int64, back int) ([]byte, error) {
-	return newCheckpoint(ctx, r.id, delivered-int64(back))
+	return newCheckpoint(ctx, r.id, r.sizes, delivered-int64(back))
 }

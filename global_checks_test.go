@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +123,60 @@ func TestGlobalShuffleRefusedOptions(t *testing.T) {
 			}
 			t.Errorf("%s: %v; want ErrInvalid", tc.name, err)
 		}
+	}
+}
+
+// A global shuffle over files that hold no record ends at once with
+// io.EOF and no batch for a finite number of epochs, as the deterministic
+// engine does; Forever is refused with ErrInvalid as in every engine,
+// naming no shard unless one was asked for and holds no record. Before,
+// it failed at its start with "0 records for shard 0 of 1", a shard the
+// user never set.
+func TestGlobalShuffleNoRecords(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	empty := writeNamed(t, t.TempDir(), []int{0, 0}, nil, false)
+	three := writeNamed(t, t.TempDir(), []int{3}, nil, false)
+	for _, c := range []struct {
+		name    string
+		ds      *Dataset
+		message string // of the error wrapping ErrInvalid; "": io.EOF at once
+	}{
+		{"one epoch", Records(empty, GlobalShuffle()), ""},
+		{"the deterministic engine", Records(empty, Deterministic()), ""},
+		{"three epochs", Records(empty, GlobalShuffle(), Epochs(3)), ""},
+		{"a shard", Records(empty, GlobalShuffle(), Shard(1, 2)), ""},
+		{"Forever", Records(empty, GlobalShuffle(), Forever()), "Forever over 2 files that hold no records"},
+		{"Forever, a shard", Records(empty, GlobalShuffle(), Forever(), Shard(1, 2)), "Forever over 2 files that hold no records"},
+		{"a shard of no record", Records(three, GlobalShuffle(), Shard(5, 8)), "3 records for shard 5 of 8"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			it, err := c.ds.Iterator(t.Context(), 4)
+			if err == nil {
+				var b *Batch
+				b, err = it.Next()
+				if b != nil {
+					t.Fatalf("a batch of %d", b.Len())
+				}
+				if err == io.EOF {
+					// A position like any other.
+					ck, err := it.Checkpoint()
+					if err != nil {
+						t.Fatalf("Checkpoint at the end: %v", err)
+					}
+					if got := resumed(t, t.Context(), c.ds, 4, ck); len(got.batches) > 0 || got.err != nil {
+						t.Errorf("resumed at the end: %d batches, %v", len(got.batches), got.err)
+					}
+				}
+				it.Close()
+			}
+			switch {
+			case c.message == "" && err != io.EOF:
+				t.Errorf("%v, want io.EOF", err)
+			case c.message != "" && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.message)):
+				t.Errorf("%v, want ErrInvalid: %s", err, c.message)
+			case c.message != "" && !strings.Contains(c.message, "shard") && strings.Contains(err.Error(), "shard"):
+				t.Errorf("%v: names a shard", err)
+			}
+		})
 	}
 }

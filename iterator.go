@@ -85,7 +85,10 @@ type engine interface {
 	// stop ends every goroutine.
 	stop()
 	// checkpoint returns the position after delivered batches, less the
-	// last back of them, which are to be delivered again.
+	// last back of them, which are to be delivered again; after next
+	// failed or stop too: neither moves the position (a failing batch is
+	// not delivered), and an engine that cannot tell where it is must
+	// refuse.
 	checkpoint(ctx context.Context, delivered int64, back int) ([]byte, error)
 	// skipped returns the corrupt records skipped so far (SkipCorrupt).
 	skipped() int64
@@ -135,10 +138,21 @@ func (it *Iterator) Next() (*Batch, error) {
 // so its size grows with the records held in memory (the shuffle buffer,
 // batches being decoded), a few bytes each, and not with their size. The
 // data set must be Deterministic.
+//
+// After Next has returned an error, Checkpoint is still the position
+// after the batches Next returned before it, which the error does not
+// move: the records of the failing batch and after it are read again on
+// resume, so a job that failed on a corrupt record can be resumed with
+// SkipCorrupt, and one stopped by its context (or Close) can save its
+// position on the way out.
+//
+// Checkpoint takes no context, as it waits for no read: the run learns the
+// sizes of its files, which a checkpoint saves so that a restore can tell
+// a file changed, as it starts. A size it has not learnt yet (a
+// checkpoint early in a run over many files of an object store, or of a
+// file it cannot open) is read then, for at most 30 seconds, whether or
+// not the iteration's context has ended.
 func (it *Iterator) Checkpoint() ([]byte, error) {
-	if it.err != nil && it.err != io.EOF {
-		return nil, it.err
-	}
 	return it.eng.checkpoint(it.ctx, it.delivered, 0)
 }
 
@@ -150,13 +164,13 @@ const MaxCheckpointBefore = 16
 // is for a caller that hands batches on ahead of their use (a server
 // that prefetches them for another process, say) and checkpoints where
 // the user is, not where it is; n is at most MaxCheckpointBefore and the
-// batches returned since the iteration started or resumed.
+// batches returned since the iteration started or resumed. As
+// Checkpoint, it works after Next has returned an error: such a caller
+// meets the error ahead of its user, whose position, before it, is
+// known.
 func (it *Iterator) CheckpointBefore(n int) ([]byte, error) {
 	if n < 0 || n > MaxCheckpointBefore || int64(n) > it.delivered {
 		return nil, fmt.Errorf("sluice: CheckpointBefore(%d) after %d batches: %w (want 0 to %d)", n, it.delivered, ErrInvalid, min(int64(MaxCheckpointBefore), it.delivered))
-	}
-	if it.err != nil && it.err != io.EOF {
-		return nil, it.err
 	}
 	return it.eng.checkpoint(it.ctx, it.delivered, n)
 }

@@ -182,9 +182,11 @@ type server struct {
 	// itself: a goroutine between the readers' queue and the reply would
 	// park and wake once more a batch, and on two busy cores each of
 	// those is a thread's sleep and wake-up. Every batch taken has been
-	// sent, so a state is the iterator's.
-	it    *sluice.Iterator
-	itErr error
+	// sent but one whose copy into a slot failed (unsent): a state is the
+	// iterator's, that many batches back.
+	it     *sluice.Iterator
+	itErr  error
+	unsent int
 
 	writing *writing // a "write" in progress
 }
@@ -277,7 +279,7 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		var err error
 		switch {
 		case s.it != nil:
-			st, err = s.it.CheckpointBefore(req.Before)
+			st, err = s.it.CheckpointBefore(req.Before + s.unsent)
 		case s.itErr != nil:
 			// The open was answered, but its iteration could not start
 			// (a state that does not fit, a pattern that matches
@@ -496,6 +498,7 @@ func (s *server) start(ctx context.Context, src *source, readers int) (newSlots 
 	alloc := newSlotAlloc(s.ring, s.dfree, src.slots)
 	s.held = s.held[:0]
 	s.skippedSent = 0
+	s.unsent = 0
 	// The iterator is made here, so that a state asked for at once
 	// finds it; its error, if any, is the first batch's.
 	opts := slices.Concat(src.opts, []sluice.BatchOption{batchhook.Option(alloc).(sluice.BatchOption)})
@@ -555,6 +558,9 @@ func (s *server) produce() result {
 	info, ok := s.lent(b)
 	if !ok {
 		if info, err = s.fill(k, b); err != nil {
+			// Taken from the iterator, never sent: the client's
+			// position is before it.
+			s.unsent = 1
 			s.free <- k
 			s.end()
 			return result{err: err}

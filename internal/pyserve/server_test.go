@@ -1468,3 +1468,69 @@ func TestDamageHint(t *testing.T) {
 		}
 	}
 }
+
+// A client reads ahead of its trainer, so the server meets a corrupt
+// record batches before the trainer does, and the client then asks for
+// the state before the batches it holds: the server gives it, and the
+// run resumed there gives those batches and the error again. Before, the
+// state request returned the record's error (a trainer that saved its
+// state each step failed that many steps early, and the positions just
+// before the bad record, from which a run resumes with skip_corrupt, were
+// lost).
+func TestServeStateAfterError(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 1, 60)
+	good, err := os.ReadFile(filepath.Join(dir, "train-0.tfrecord"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(good)
+	bad[recordOffset(t, good, 40)+12+5] ^= 0xff
+	corrupt := filepath.Join(dir, "corrupt.tfrecord")
+	if err := os.WriteFile(corrupt, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{corrupt}, "batch_size": 5,
+		"readers": 1, "deterministic": true, "spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	c := startServer(t)
+	// all reads to the end: the batches' labels and the error.
+	all := func() (out [][]int64, msg string) {
+		for {
+			b, r := c.next()
+			if b == nil {
+				if r.Error == nil {
+					t.Fatal("the run ends without the corrupt record's error")
+				}
+				return out, r.Error.Message
+			}
+			out = append(out, slices.Clone(int64s(b["label"].raw, len(b["label"].raw)/8)))
+		}
+	}
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	want, wantErr := all()
+	if len(want) != 8 {
+		t.Fatalf("%d batches before the corrupt record, want 8", len(want))
+	}
+	for _, before := range []int{0, 1, 3} {
+		if r := c.call(open); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		all()
+		// The trainer was handed len(want)-before batches.
+		st := c.call(map[string]any{"op": "state", "before": before})
+		if st.Error != nil || len(st.State) == 0 {
+			t.Fatalf("state before %d after the error: %+v", before, st.Error)
+		}
+		resume := maps.Clone(open)
+		resume["resume"] = st.State
+		if r := c.call(resume); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		got, gotErr := all()
+		if fmt.Sprint(got) != fmt.Sprint(want[len(want)-before:]) || gotErr != wantErr {
+			t.Errorf("before %d: resumed with %v then %q, want %v then %q", before, got, gotErr, want[len(want)-before:], wantErr)
+		}
+	}
+}
