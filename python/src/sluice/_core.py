@@ -942,7 +942,13 @@ class _Iterator(Iterator[Batch]):
         (no records, only their places in the files) that
         Dataset.load_state_dict takes, in this process or another, to
         resume exactly here. The data set must be deterministic (or
-        global_shuffle)."""
+        global_shuffle).
+
+        An iteration that an error or Ctrl-C ended inside next() has no
+        position any more (its server is gone), and this raises
+        SluiceError: a trainer that saves on a signal (SIGTERM at a
+        preemption, SIGINT) sets a flag in its handler and saves between
+        batches, where the position is known."""
         if not self._resumable:
             raise InvalidArgumentError("state_dict needs a data set read with deterministic=True or global_shuffle=True")
         if not self._busy.acquire(blocking=False):
