@@ -230,3 +230,35 @@ def test_corrupt_record_after_good_batches(tmp_path, mode):
     assert labels == list(range(12))
     assert e.value.file == path
     ds.close()
+
+
+def test_state_after_a_corrupt_record(tmp_path):
+    """The state after a corrupt record's error is the position after the
+    batches returned before it, also while the server's read-ahead has
+    met the record and the trainer has not; the same data set with
+    skip_corrupt=True resumes there and reads on past the record."""
+    recs = [tfrecords.example({"label": ("int64", [i])}) for i in range(100)]
+    path = str(tmp_path / "x.tfrecord")
+    offsets = tfrecords.write(path, recs)
+    data = bytearray(open(path, "rb").read())
+    data[offsets[50] + 14] ^= 1  # record 50: the batch of 50 to 54
+    open(path, "wb").write(data)
+    spec = {"label": sluice.FixedLen([], "int64")}
+    make = lambda skip: sluice.examples(path, spec, batch_size=5, readers=1, deterministic=True, skip_corrupt=skip)
+    got, states = [], []
+    with make(False) as ds:
+        with pytest.raises(sluice.DataError):
+            for b in ds:
+                got += b["label"].tolist()
+                states.append(ds.state_dict())
+        assert got == list(range(50))
+        at_error = ds.state_dict()
+    for i, st in enumerate(states):
+        with make(True) as ds:
+            ds.load_state_dict(st)
+            rest = sum(labels(ds), [])
+            assert rest == [x for x in range(5 * (i + 1), 100) if x != 50], f"resumed after batch {i + 1}"
+    assert at_error == states[-1]
+    with make(True) as ds:
+        ds.load_state_dict(json.loads(json.dumps(at_error)))
+        assert sum(labels(ds), []) == list(range(51, 100))

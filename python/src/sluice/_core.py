@@ -433,6 +433,8 @@ class _Session:
         # The corrupt records the iteration skipped so far (skip_corrupt),
         # as the last reply that carried the count said.
         self.skipped = 0
+        # Whether the iteration ended in an error reply, read whole.
+        self.failed_reply = False
         # Whether the data set reads a shared filename queue (not kept
         # as the spare server).
         self.queue = False
@@ -483,6 +485,7 @@ class _Session:
         self.features = reply["features"]
         self._shm_dir = reply.get("shm_dir")
         self.skipped = 0
+        self.failed_reply = False
 
     def _viewed_slots(self):
         """The slots whose memory arrays handed out before still view (a
@@ -654,6 +657,9 @@ class _Session:
             # Not on a cached reply: one with the count is not cached.
             self.skipped = reply["skipped"]
         if "error" in reply:
+            # Read whole: the link is still in step, and the server can
+            # say where the iteration stood (_Iterator._next).
+            self.failed_reply = True
             raise self._reply_error(reply)
         if reply.get("end"):
             return None
@@ -834,6 +840,15 @@ _ONE_THREAD = ("a sluice iterator is for one thread at a time, and another threa
                "iterate the Dataset in each thread (for b in ds), each iteration with a server of its own")
 
 
+def _position(s):
+    """The session's position after the batches handed out, or None if
+    the server cannot say (its reply an error too, or the link gone)."""
+    try:
+        return s.state()
+    except Exception:
+        return None
+
+
 def _state(position, end):
     """A state_dict: the server's position, and whether it was taken at
     the end of its iteration (load_state_dict then starts a whole one)."""
@@ -859,6 +874,7 @@ class _Iterator(Iterator[Batch]):
         self._s: Optional[_Session] = session
         self._resumable = resumable
         self._final = None  # the state at the end
+        self._failed_at = None  # the state after the batches before an error
         self._loaded = None  # the data set's loaded state it started from, until its first reply
         self._skipped = 0  # the count of skipped records, once the session is gone
         self.server_pid = session.server_pid
@@ -905,6 +921,11 @@ class _Iterator(Iterator[Batch]):
             s, self._s = self._s, None
             if s is not None:
                 self._skipped = s.skipped
+                if self._resumable and s.failed_reply and not self._closed:
+                    # An error of the data (a corrupt record, say): the
+                    # position after the batches before it is known, and
+                    # a data set with skip_corrupt=True resumes there.
+                    self._failed_at = _position(s)
                 s.close(wait=1 if isinstance(e, KeyboardInterrupt) or self._closed else 5)
             if self._closed and not isinstance(e, KeyboardInterrupt):
                 # The server stopped by close() from another thread.
@@ -944,8 +965,11 @@ class _Iterator(Iterator[Batch]):
         resume exactly here. The data set must be deterministic (or
         global_shuffle).
 
-        An iteration that an error or Ctrl-C ended inside next() has no
-        position any more (its server is gone), and this raises
+        After an error of the data (a corrupt record, say) it is the
+        position after the batches returned before the error, from which
+        the same data set with skip_corrupt=True reads on past the record.
+        An iteration that Ctrl-C (or a failure of the link to its server)
+        ended inside next() has no position any more, and this raises
         SluiceError: a trainer that saves on a signal (SIGTERM at a
         preemption, SIGINT) sets a flag in its handler and saves between
         batches, where the position is known."""
@@ -960,6 +984,8 @@ class _Iterator(Iterator[Batch]):
 
     def _state_dict(self) -> Dict[str, Any]:
         if self._s is None:
+            if self._failed_at is not None:
+                return _state(self._failed_at, False)
             if self._final is None:
                 raise SluiceError("the iteration was closed before its end: its position is unknown")
             return _state(self._final, True)
