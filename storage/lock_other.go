@@ -12,7 +12,6 @@ import (
 // are judged by their age alone.
 const canLock = false
 
-func lock(*os.File) error                     { return errors.ErrUnsupported }
 func tryLock(*os.File) (held bool, err error) { return false, errors.ErrUnsupported }
 func tryLockShared(*os.File) (held bool, err error) {
 	return false, errors.ErrUnsupported

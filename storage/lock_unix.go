@@ -13,16 +13,6 @@ import (
 // that tell a running writer's temporaries from a dead one's.
 const canLock = true
 
-// lock takes an exclusive advisory lock on f, waiting for it.
-func lock(f *os.File) error {
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
-			return err
-		}
-	}
-}
-
 // tryLock takes an exclusive advisory lock on f if no one holds one:
 // held reports that someone does. An error means the file system has no
 // such locks.

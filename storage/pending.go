@@ -215,7 +215,12 @@ func createLocked(ctx context.Context, name string) (*Pending, error) {
 		if testHookCreated != nil {
 			testHookCreated(p)
 		}
-		if lock(f) != nil {
+		if err := lockWaiting(ctx, f); err != nil {
+			if ctx.Err() != nil {
+				f.Close()
+				os.Remove(p)
+				return nil, fmt.Errorf("storage: create %s: %w", name, err)
+			}
 			// A file system without locks: the temporary will be judged
 			// by its age, as one of an earlier version.
 			return &Pending{ctx: ctx, fs: Local{}, name: name, temp: temp, w: f}, nil
@@ -231,6 +236,28 @@ func createLocked(ctx context.Context, name string) (*Pending, error) {
 			continue
 		}
 		return &Pending{ctx: ctx, fs: Local{}, name: name, temp: temp, w: f, locked: f}, nil
+	}
+}
+
+// lockWaiting takes the exclusive lock on f, a temporary this process
+// has just created, waiting while another holds it: a remover judging
+// whether it is a dead writer's, or a verify asking whether it is being
+// written, each for a moment. It waits in steps rather than in a
+// blocking flock, which no context could end, and returns ctx's cause
+// once ctx ends. Any other error means the file system has no locks.
+func lockWaiting(ctx context.Context, f *os.File) error {
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		held, err := tryLock(f)
+		if err != nil || !held {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
 	}
 }
 

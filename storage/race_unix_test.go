@@ -3,11 +3,17 @@
 package storage
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // hook sets a test hook until the test ends.
@@ -116,4 +122,64 @@ func TestPendingBesideRemover(t *testing.T) {
 			t.Fatalf("Commit %d: %v", i, err)
 		}
 	}
+}
+
+// A writer whose fresh temporary someone else holds locked (a remover or
+// a verify looking at it) waits for the lock, and gives up when its
+// context ends, leaving nothing: a blocking flock could not be ended.
+func TestCreatePendingWaitsForTheLock(t *testing.T) {
+	for _, release := range []bool{true, false} {
+		t.Run(fmt.Sprintf("released=%v", release), func(t *testing.T) {
+			name := filepath.Join(t.TempDir(), "out")
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var other *os.File
+			hook(t, &testHookCreated, func(temp string) {
+				f, err := os.Open(temp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+					t.Fatal(err)
+				}
+				other = f
+				time.AfterFunc(20*time.Millisecond, func() {
+					if release {
+						f.Close()
+					} else {
+						cancel()
+					}
+				})
+			})
+			p, err := CreatePending(ctx, name)
+			if !release {
+				defer other.Close()
+				if !errors.Is(err, context.Canceled) || p != nil {
+					t.Fatalf("CreatePending while another holds its temporary, cancelled = %v, %v; want context.Canceled", p, err)
+				}
+				if left, _ := Leftovers(t.Context(), name); len(left) != 0 {
+					t.Errorf("a cancelled create left %q", left)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreatePending after the other let go of its temporary: %v", err)
+			}
+			defer p.Abort()
+			if held, err := tryLockOther(p.TempName()); err != nil || !held {
+				t.Errorf("the writer's temporary is not locked: held %v, %v", held, err)
+			}
+		})
+	}
+}
+
+// tryLockOther reports whether someone holds the lock of the file name,
+// through a descriptor of its own.
+func tryLockOther(name string) (bool, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return tryLock(f)
 }
