@@ -82,7 +82,9 @@ func FixedLenSequence(dtype tensor.DType, shape ...int) FeatureSpec {
 // WithDefault returns f with a default value: for FixedLen, the value of a
 // missing feature, either a scalar (repeated to fill the shape) or a
 // tensor with as many elements as the shape; for FixedLenSequence, the
-// scalar used to pad a batch.
+// scalar used to pad a batch. A FixedLen default of no elements (the
+// shape has none, as [0]) is no default, as in TensorFlow: the feature is
+// still required.
 func (f FeatureSpec) WithDefault(v tensor.Tensor) FeatureSpec {
 	f.def = v
 	return f
@@ -234,7 +236,11 @@ func compile(spec Spec, where specContext) (*plan, error) {
 				if err != nil {
 					return nil, fmt.Errorf("example: feature %q: %w: %v", name, ErrInvalidSpec, err)
 				}
-				c.defRow = row
+				// TensorFlow's kernel takes a default of no elements for
+				// no default: such a feature is required.
+				if row.NumElements() > 0 {
+					c.defRow = row
+				}
 			}
 			c.slot = slot(name)
 		case KindVarLen:

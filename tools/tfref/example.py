@@ -252,6 +252,17 @@ case("fixedlenseq_example_single", "single", [q1], {"q": seq("float32", [2], all
 case("fixedlenseq_example_stride", "batch", [ex(q=[1.0, 2.0, 3.0])], {"q": seq("float32", [2], allow_missing=True)})
 case("fixedlenseq_requires_allow_missing", "batch", [q1], {"q": seq("float32", [2])})
 
+# A default of no elements is no default (TensorFlow's kernel: NumElements() == 0).
+nox = ex(other=[1])
+case("default_empty_shape0_missing", "batch", [nox], {"x": fixed("float32", [0], default=[])})
+case("default_empty_shape0_missing_single", "single", [nox], {"x": fixed("float32", [0], default=[])})
+case("default_empty_shape0_missing_int64", "batch", [example(entry(b"x", feature(3, b""))), nox],
+     {"x": fixed("int64", [0], default=[])})
+case("default_empty_shape0_missing_string", "batch", [nox], {"x": fixed("string", [0], default=[])})
+case("default_empty_shape2x0_missing", "batch", [nox], {"x": fixed("float32", [2, 0], default=[])})
+case("default_empty_shape0_present", "batch", [example(entry(b"x", feature(2, b"")))],
+     {"x": fixed("float32", [0], default=[])})
+
 # Wire variants.
 fv = feature(2, packed_floats([1.0, 2.0]))
 iv = feature(3, packed_ints([7]))
@@ -348,6 +359,8 @@ case("seq_empty_record", "seq_single", [b""], context={"c": fixed("int64", [], d
 case("seq_garbage", "seq_single", [b"\x12\x05ab"], context={}, lists={"l": varlen("float32")})
 case("seq_duplicate_list_last_wins", "seq_single",
      [sex({}, {"tok": [[1, 1]]}) + sex({}, {"tok": [[2, 3], [4, 5]]})], context={}, lists={"tok": seq("int64", [2])})
+case("seq_context_empty_default", "seq_single", [se1], context={"x": fixed("float32", [0], default=[])}, lists={})
+case("seq_context_empty_default_batch", "seq_batch", [se1, se2], context={"x": fixed("int64", [0], default=[])}, lists={})
 
 CASES = [c for c in CASES if c]
 
@@ -355,7 +368,10 @@ CASES = [c for c in CASES if c]
 
 out = {"cases": CASES}
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-mnist = os.path.join(root, "..", "shared", "interop", "mnist-1000.tfrecord")
+# ../shared beside the checkout; TFREF_SHARED names it for a checkout
+# elsewhere (a git worktree), so the MNIST record is not silently dropped.
+shared = os.environ.get("TFREF_SHARED", os.path.join(root, "..", "shared"))
+mnist = os.path.join(shared, "interop", "mnist-1000.tfrecord")
 if os.path.exists(mnist):
     recs = [r.numpy() for r in tf.data.TFRecordDataset(mnist)]
     parsed = tf.io.parse_example(tf.constant(recs), {
