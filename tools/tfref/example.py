@@ -243,6 +243,27 @@ case("sparse_single", "single", [s3], {"sp": sparse(["r", "c"], "v", "float32", 
 case("sparse_out_of_bounds_kept", "batch", [ex(ix=[30, -1], v=[1.0, 2.0])], {"sp": sparse("ix", "v", "float32", [5])})
 case("sparse_missing", "batch", [a], {"sp": sparse("ix", "v", "float32", [4])})
 
+# Specs TensorFlow refuses when it builds the parse config, and the
+# overlaps it allows.
+case("spec_sparse_value_is_dense", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "v": fixed("float32", [3])})
+case("spec_sparse_index_is_dense", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "ix": fixed("int64", [3])})
+case("spec_sparse_value_is_fixedlenseq", "batch", [s1],
+     {"sp": sparse("ix", "v", "float32", [4]), "v": seq("float32", allow_missing=True)})
+case("spec_sparse_keys_both_dense", "single", [s1],
+     {"sp": sparse("ix", "v", "float32", [4]), "ix": fixed("int64", [3]), "v": fixed("float32", [3])})
+case("spec_sparse_index_is_value_string", "batch", [a], {"sp": sparse("b", "b", "string", [4])})
+case("spec_sparse_index_is_value_single", "single", [a], {"sp": sparse("b", "b", "string", [4])})
+case("spec_sparse_value_varlen_dtype", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "v": varlen("int64")})
+case("spec_sparse_index_varlen_float", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "ix": varlen("float32")})
+case("spec_two_sparse_value_dtype", "batch", [s1],
+     {"sp": sparse("ix", "v", "float32", [4]), "sq": sparse("jx", "v", "string", [4])})
+case("spec_sparse_value_varlen_same_dtype", "batch", [s1, s2],
+     {"sp": sparse("ix", "v", "float32", [4]), "v": varlen("float32"), "ix": varlen("int64")})
+case("spec_two_sparse_share_keys", "batch", [s1, s2],
+     {"sp": sparse("ix", "v", "float32", [4]), "sq": sparse("ix", "v", "float32", [8], already_sorted=True)})
+case("spec_sparse_index_is_value_int64", "batch", [ex(b=[3, 1]), ex(b=[2])], {"sp": sparse("b", "b", "int64", [4])})
+case("spec_sparse_2d_same_index_twice", "batch", [s1], {"sp": sparse(["ix", "ix"], "v", "float32", [4, 4])})
+
 q1 = ex(q=[1.0, 2.0, 3.0, 4.0])
 q2 = ex(q=[5.0, 6.0])
 case("fixedlenseq_example", "batch", [q1, q2, a],
@@ -360,6 +381,10 @@ case("seq_garbage", "seq_single", [b"\x12\x05ab"], context={}, lists={"l": varle
 case("seq_duplicate_list_last_wins", "seq_single",
      [sex({}, {"tok": [[1, 1]]}) + sex({}, {"tok": [[2, 3], [4, 5]]})], context={}, lists={"tok": seq("int64", [2])})
 case("seq_context_empty_default", "seq_single", [se1], context={"x": fixed("float32", [0], default=[])}, lists={})
+case("seq_same_key_context_and_list", "seq_single", [sex({"k": [1.5]}, {"k": [[1], [2, 3]]})],
+     context={"k": varlen("float32")}, lists={"k": varlen("int64")})
+case("seq_same_key_context_and_list_dense", "seq_batch", [sex({"k": [1.5]}, {"k": [[1], [2]]})],
+     context={"k": fixed("float32")}, lists={"k": seq("int64")})
 case("seq_context_empty_default_batch", "seq_batch", [se1, se2], context={"x": fixed("int64", [0], default=[])}, lists={})
 
 CASES = [c for c in CASES if c]
