@@ -62,7 +62,12 @@ func VarLen(dtype tensor.DType) FeatureSpec {
 // valueKey and whose indices come from the int64 features indexKeys, one
 // per dimension (tf.io.SparseFeature); size is the dense shape. Entries are
 // sorted by index within each record unless alreadySorted is true.
-// Indices are not checked against size, as in TensorFlow.
+// Indices are not checked against size, as in TensorFlow. Each record must
+// hold as many values as indices in each index key, or the parse fails
+// (ErrValueCount, naming the record), where TensorFlow checks only a
+// batch's totals (CONFORMANCE.md). A spec that also reads an index or
+// value key as a dense feature, or as a sparse one of another dtype, is
+// refused, as in TensorFlow.
 func SparseFeature(indexKeys []string, valueKey string, dtype tensor.DType, size []int, alreadySorted bool) FeatureSpec {
 	return FeatureSpec{kind: KindSparse, dtype: dtype, indexKeys: slices.Clone(indexKeys),
 		valueKey: valueKey, size: slices.Clone(size), sorted: alreadySorted}

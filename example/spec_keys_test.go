@@ -31,3 +31,16 @@ func TestSpecKeyConflictNamesFeatures(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseCountMismatchNamesRecord covers CONFORMANCE.md's deliberate
+// difference: a record whose SparseFeature index and value counts differ
+// fails its batch, naming it, where TensorFlow misplaces the value.
+func TestSparseCountMismatchNamesRecord(t *testing.T) {
+	spec := Spec{"sp": SparseFeature([]string{"ix"}, "v", tensor.Float32, []int{4}, false)}
+	recs := [][]byte{New().Floats("v", []float32{1}).Marshal(), New().Int64s("ix", []int64{3}).Marshal()}
+	_, err := Parse(recs, spec, []string{"rec0", "rec1"})
+	const want = "Name: rec0, Key: sp, Index: 0.  Number of elements in indices (0) and values (1) do not match"
+	if !errors.Is(err, ErrValueCount) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want ErrValueCount with %q", err, want)
+	}
+}
