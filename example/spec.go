@@ -62,7 +62,12 @@ func VarLen(dtype tensor.DType) FeatureSpec {
 // valueKey and whose indices come from the int64 features indexKeys, one
 // per dimension (tf.io.SparseFeature); size is the dense shape. Entries are
 // sorted by index within each record unless alreadySorted is true.
-// Indices are not checked against size, as in TensorFlow.
+// Indices are not checked against size, as in TensorFlow. Each record must
+// hold as many values as indices in each index key, or the parse fails
+// (ErrValueCount, naming the record), where TensorFlow checks only a
+// batch's totals (CONFORMANCE.md). A spec that also reads an index or
+// value key as a dense feature, or as a sparse one of another dtype, is
+// refused, as in TensorFlow.
 func SparseFeature(indexKeys []string, valueKey string, dtype tensor.DType, size []int, alreadySorted bool) FeatureSpec {
 	return FeatureSpec{kind: KindSparse, dtype: dtype, indexKeys: slices.Clone(indexKeys),
 		valueKey: valueKey, size: slices.Clone(size), sorted: alreadySorted}
@@ -82,7 +87,9 @@ func FixedLenSequence(dtype tensor.DType, shape ...int) FeatureSpec {
 // WithDefault returns f with a default value: for FixedLen, the value of a
 // missing feature, either a scalar (repeated to fill the shape) or a
 // tensor with as many elements as the shape; for FixedLenSequence, the
-// scalar used to pad a batch.
+// scalar used to pad a batch. A FixedLen default of no elements (the
+// shape has none, as [0]) is no default, as in TensorFlow: the feature is
+// still required.
 func (f FeatureSpec) WithDefault(v tensor.Tensor) FeatureSpec {
 	f.def = v
 	return f
@@ -205,6 +212,7 @@ func compile(spec Spec, where specContext) (*plan, error) {
 		p.slotNames = append(p.slotNames, name)
 		return len(p.slotNames) - 1
 	}
+	keys := newKeyUse()
 	for _, name := range names {
 		f := spec[name]
 		c := compiled{name: name, FeatureSpec: f, list: listKindOf(f.dtype)}
@@ -234,10 +242,18 @@ func compile(spec Spec, where specContext) (*plan, error) {
 				if err != nil {
 					return nil, fmt.Errorf("example: feature %q: %w: %v", name, ErrInvalidSpec, err)
 				}
-				c.defRow = row
+				// TensorFlow's kernel takes a default of no elements for
+				// no default: such a feature is required.
+				if row.NumElements() > 0 {
+					c.defRow = row
+				}
 			}
+			keys.dense(name, name)
 			c.slot = slot(name)
 		case KindVarLen:
+			if err := keys.sparse(name, name, f.dtype); err != nil {
+				return nil, err
+			}
 			c.slot = slot(name)
 		case KindSparse:
 			if where != inExample {
@@ -250,6 +266,16 @@ func compile(spec Spec, where specContext) (*plan, error) {
 			// it must be one a tensor can have.
 			if _, err := tensor.Shape(f.size).CheckedNumElements(); err != nil {
 				return nil, fmt.Errorf("example: feature %q: %w: size: %w", name, ErrInvalidSpec, err)
+			}
+			// Index keys first, as TensorFlow adds them, so that a
+			// conflict is told in its order.
+			for _, k := range f.indexKeys {
+				if err := keys.sparse(k, name, tensor.Int64); err != nil {
+					return nil, err
+				}
+			}
+			if err := keys.sparse(f.valueKey, name, f.dtype); err != nil {
+				return nil, err
 			}
 			c.slot = slot(f.valueKey)
 			for _, k := range f.indexKeys {
@@ -269,13 +295,73 @@ func compile(spec Spec, where specContext) (*plan, error) {
 					return nil, fmt.Errorf("example: feature %q: %w: padding default must be a %v scalar", name, ErrInvalidSpec, f.dtype)
 				}
 			}
+			keys.dense(name, name)
 			c.slot = slot(name)
 		default:
 			return nil, fmt.Errorf("example: feature %q: %w: zero FeatureSpec", name, ErrInvalidSpec)
 		}
 		p.feats = append(p.feats, c)
 	}
+	if err := keys.check(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// keyUse records how a spec reads each record feature, to refuse the specs
+// TensorFlow refuses when it builds its parse config: a key read both as
+// dense (FixedLen, FixedLenSequence) and as sparse (VarLen, a
+// SparseFeature's index or value key), and a key read as sparse with two
+// dtypes. A key read as sparse twice with one dtype is allowed, as there.
+// In a SequenceExample the context and the feature lists are separate
+// namespaces (TensorFlow reads the same key in both) and neither has a
+// SparseFeature, so only an Example's spec can conflict.
+type keyUse struct {
+	denseBy  map[string]string // key → the feature reading it as dense
+	sparseBy map[string]sparseUse
+}
+
+type sparseUse struct {
+	feature string
+	dtype   tensor.DType
+}
+
+func newKeyUse() *keyUse {
+	return &keyUse{denseBy: map[string]string{}, sparseBy: map[string]sparseUse{}}
+}
+
+func (u *keyUse) dense(key, feature string) { u.denseBy[key] = feature }
+
+func (u *keyUse) sparse(key, feature string, dtype tensor.DType) error {
+	prev, ok := u.sparseBy[key]
+	if !ok {
+		u.sparseBy[key] = sparseUse{feature, dtype}
+		return nil
+	}
+	if prev.dtype != dtype {
+		return fmt.Errorf("example: feature %q: %w: Conflicting type %v vs %v for feature %q (read as %v by feature %q and as %v by feature %q)",
+			feature, ErrInvalidSpec, prev.dtype, dtype, key, prev.dtype, prev.feature, dtype, feature)
+	}
+	return nil
+}
+
+// check refuses keys read both as dense and as sparse, naming all of them.
+func (u *keyUse) check() error {
+	var both []string
+	for k := range u.denseBy {
+		if _, ok := u.sparseBy[k]; ok {
+			both = append(both, k)
+		}
+	}
+	if len(both) == 0 {
+		return nil
+	}
+	slices.Sort(both)
+	detail := fmt.Sprintf("Dense and sparse keys must not intersect; intersection: %q", both)
+	for _, k := range both {
+		detail += fmt.Sprintf("; %q is dense in feature %q and sparse in feature %q", k, u.denseBy[k], u.sparseBy[k].feature)
+	}
+	return fmt.Errorf("example: %w: %s", ErrInvalidSpec, detail)
 }
 
 // expandDefault returns a FixedLen default as a tensor of the feature's

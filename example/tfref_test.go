@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -259,6 +261,12 @@ func checkError(t *testing.T, c refCase, err error, reference bool) {
 	if err == nil {
 		t.Fatalf("no error; TensorFlow: %q", c.Error)
 	}
+	if want, ok := specErrorText(t, c.Error); ok {
+		if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q, want ErrInvalidSpec with %q (TensorFlow: %q)", err, want, c.Error)
+		}
+		return
+	}
 	for _, m := range malformedTF {
 		if strings.HasPrefix(c.Error, m) || strings.Contains(c.Error, "Can't parse serialized Example") {
 			if !errors.Is(err, ErrMalformed) {
@@ -284,6 +292,32 @@ func checkError(t *testing.T, c refCase, err error, reference bool) {
 	if !errors.As(err, &pe) {
 		t.Fatalf("error %T is not a *ParseError", err)
 	}
+}
+
+var (
+	tfIntersection = regexp.MustCompile(`^Dense and sparse keys must not intersect; .*intersection: \{(.*)\}$`)
+	tfConflict     = regexp.MustCompile(`^Conflicting type <dtype: '(\w+)'> vs <dtype: '(\w+)'> for feature (.*)\.$`)
+)
+
+// specErrorText returns, for TensorFlow's ValueError refusing a spec whose
+// keys conflict, the text sluice's ErrInvalidSpec must hold: TensorFlow's
+// words with Go's quoting of the keys and dtypes it names.
+func specErrorText(t testing.TB, tfErr string) (string, bool) {
+	if m := tfIntersection.FindStringSubmatch(tfErr); m != nil {
+		var keys []string
+		for _, k := range strings.Split(m[1], ", ") {
+			keys = append(keys, strings.Trim(k, "'"))
+		}
+		slices.Sort(keys) // a Python set's order
+		return fmt.Sprintf("Dense and sparse keys must not intersect; intersection: %q", keys), true
+	}
+	if m := tfConflict.FindStringSubmatch(tfErr); m != nil {
+		return fmt.Sprintf("Conflicting type %s vs %s for feature %q", m[1], m[2], m[3]), true
+	}
+	if strings.HasPrefix(tfErr, "Dense and sparse keys") || strings.HasPrefix(tfErr, "Conflicting type") {
+		t.Fatalf("TensorFlow's spec error %q not understood", tfErr)
+	}
+	return "", false
 }
 
 // runCase parses c with the fast path (reference false) or the message path.
@@ -325,7 +359,8 @@ func runCase(t *testing.T, c refCase, reference bool) (ctx, lists *Parsed, err e
 // TestTensorFlowReference covers DECODERS.md "tf.train.Example and
 // SequenceExample": FixedLen (shapes, defaults, missing → error), VarLen,
 // SparseFeature (sorting, unchecked bounds), FixedLenSequence in Examples
-// and feature lists, dtype mismatches, value counts, packed and unpacked
+// and feature lists, defaults of no elements, specs whose keys are read as
+// dense and sparse or with two dtypes, dtype mismatches, value counts, packed and unpacked
 // lists, map entries in any order, unknown fields, last-wins duplicates,
 // the empty record, and malformed input — against TensorFlow's results.
 func TestTensorFlowReference(t *testing.T) {

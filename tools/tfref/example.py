@@ -242,6 +242,31 @@ case("sparse_2d", "batch", [s3, ex(r=[0], c=[0], v=[9.0])], {"sp": sparse(["r", 
 case("sparse_single", "single", [s3], {"sp": sparse(["r", "c"], "v", "float32", [2, 6])})
 case("sparse_out_of_bounds_kept", "batch", [ex(ix=[30, -1], v=[1.0, 2.0])], {"sp": sparse("ix", "v", "float32", [5])})
 case("sparse_missing", "batch", [a], {"sp": sparse("ix", "v", "float32", [4])})
+case("sparse_count_mismatch_equal_totals", "batch", [ex(v=[1.0]), ex(ix=[3])], {"sp": sparse("ix", "v", "float32", [4])},
+     note="deviation: TensorFlow checks only the batch's totals and puts rec0's value in rec1's row; sluice refuses the batch, naming rec0")
+case("sparse_count_mismatch", "batch", [ex(ix=[1, 2], v=[1.0])], {"sp": sparse("ix", "v", "float32", [4])},
+     note="deviation: TensorFlow fails on the batch's shapes; sluice names the record and the counts")
+
+# Specs TensorFlow refuses when it builds the parse config, and the
+# overlaps it allows.
+case("spec_sparse_value_is_dense", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "v": fixed("float32", [3])})
+case("spec_sparse_index_is_dense", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "ix": fixed("int64", [3])})
+case("spec_sparse_value_is_fixedlenseq", "batch", [s1],
+     {"sp": sparse("ix", "v", "float32", [4]), "v": seq("float32", allow_missing=True)})
+case("spec_sparse_keys_both_dense", "single", [s1],
+     {"sp": sparse("ix", "v", "float32", [4]), "ix": fixed("int64", [3]), "v": fixed("float32", [3])})
+case("spec_sparse_index_is_value_string", "batch", [a], {"sp": sparse("b", "b", "string", [4])})
+case("spec_sparse_index_is_value_single", "single", [a], {"sp": sparse("b", "b", "string", [4])})
+case("spec_sparse_value_varlen_dtype", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "v": varlen("int64")})
+case("spec_sparse_index_varlen_float", "batch", [s1], {"sp": sparse("ix", "v", "float32", [4]), "ix": varlen("float32")})
+case("spec_two_sparse_value_dtype", "batch", [s1],
+     {"sp": sparse("ix", "v", "float32", [4]), "sq": sparse("jx", "v", "string", [4])})
+case("spec_sparse_value_varlen_same_dtype", "batch", [s1, s2],
+     {"sp": sparse("ix", "v", "float32", [4]), "v": varlen("float32"), "ix": varlen("int64")})
+case("spec_two_sparse_share_keys", "batch", [s1, s2],
+     {"sp": sparse("ix", "v", "float32", [4]), "sq": sparse("ix", "v", "float32", [8], already_sorted=True)})
+case("spec_sparse_index_is_value_int64", "batch", [ex(b=[3, 1]), ex(b=[2])], {"sp": sparse("b", "b", "int64", [4])})
+case("spec_sparse_2d_same_index_twice", "batch", [s1], {"sp": sparse(["ix", "ix"], "v", "float32", [4, 4])})
 
 q1 = ex(q=[1.0, 2.0, 3.0, 4.0])
 q2 = ex(q=[5.0, 6.0])
@@ -251,6 +276,17 @@ case("fixedlenseq_example_scalar", "batch", [ex(q=[1, 2, 3]), ex(q=[4])], {"q": 
 case("fixedlenseq_example_single", "single", [q1], {"q": seq("float32", [2], allow_missing=True)})
 case("fixedlenseq_example_stride", "batch", [ex(q=[1.0, 2.0, 3.0])], {"q": seq("float32", [2], allow_missing=True)})
 case("fixedlenseq_requires_allow_missing", "batch", [q1], {"q": seq("float32", [2])})
+
+# A default of no elements is no default (TensorFlow's kernel: NumElements() == 0).
+nox = ex(other=[1])
+case("default_empty_shape0_missing", "batch", [nox], {"x": fixed("float32", [0], default=[])})
+case("default_empty_shape0_missing_single", "single", [nox], {"x": fixed("float32", [0], default=[])})
+case("default_empty_shape0_missing_int64", "batch", [example(entry(b"x", feature(3, b""))), nox],
+     {"x": fixed("int64", [0], default=[])})
+case("default_empty_shape0_missing_string", "batch", [nox], {"x": fixed("string", [0], default=[])})
+case("default_empty_shape2x0_missing", "batch", [nox], {"x": fixed("float32", [2, 0], default=[])})
+case("default_empty_shape0_present", "batch", [example(entry(b"x", feature(2, b"")))],
+     {"x": fixed("float32", [0], default=[])})
 
 # Wire variants.
 fv = feature(2, packed_floats([1.0, 2.0]))
@@ -276,6 +312,15 @@ case("unknown_field_in_map_entry", "batch", [example(entry(b"f", fv, extra=tag(7
      note="deviation: TensorFlow's fast parser rejects unknown fields in a map entry; protobuf (and sluice) skip them")
 case("unknown_field_in_features", "batch", [ld(1, entry(b"f", fv) + entry(b"i", iv) + tag(5, 0) + varint(3))], wspec,
      note="deviation: TensorFlow's fast parser rejects unknown fields in Features; protobuf (and sluice) skip them")
+unk = tag(9, 0) + varint(5)
+case("unknown_field_before_feature_values", "batch", [example(entry(b"i", unk + iv))], {"i": fixed("int64")},
+     note="deviation: TensorFlow's fast parser rejects an unknown field before a Feature's list; protobuf (and sluice) skip it")
+case("unknown_field_before_int64_list_values", "batch", [example(entry(b"i", feature(3, unk + packed_ints([7]))))],
+     {"i": fixed("int64")},
+     note="deviation: TensorFlow's fast parser rejects an unknown field before a list's values; protobuf (and sluice) skip it")
+case("unknown_field_in_bytes_list", "batch", [example(entry(b"s", feature(1, bytes_vals([b"ab"]) + unk)))],
+     {"s": fixed("string")},
+     note="deviation: TensorFlow's fast parser rejects an unknown field anywhere in a BytesList; protobuf (and sluice) skip it")
 case("negative_int64", "batch", [ex(i=[-1]), ex(i=[-(2**63)])], {"i": fixed("int64")})
 case("feature_oneof_last_wins", "batch", [example(entry(b"i", feature(2, packed_floats([1.0])) + iv))], {"i": fixed("int64")},
      note="deviation: TensorFlow's fast parser keeps the first oneof case; protobuf (and sluice) keep the last")
@@ -348,6 +393,25 @@ case("seq_empty_record", "seq_single", [b""], context={"c": fixed("int64", [], d
 case("seq_garbage", "seq_single", [b"\x12\x05ab"], context={}, lists={"l": varlen("float32")})
 case("seq_duplicate_list_last_wins", "seq_single",
      [sex({}, {"tok": [[1, 1]]}) + sex({}, {"tok": [[2, 3], [4, 5]]})], context={}, lists={"tok": seq("int64", [2])})
+# SequenceExample wire variants TensorFlow's sequence parser rejects.
+def seq_wire(ctx_entries=b"", list_entries=b""):
+    return ld(1, ctx_entries) + ld(2, list_entries)
+case("seq_value_before_key", "seq_single", [seq_wire(ctx_entries=entry(b"c", iv, value_first=True))],
+     context={"c": fixed("int64")}, lists={},
+     note="deviation: TensorFlow's sequence parser rejects a map entry with its value first; protobuf (and sluice) read it")
+case("seq_unknown_field_in_feature_list", "seq_single", [seq_wire(list_entries=entry(b"l", ld(1, iv) + unk))],
+     context={}, lists={"l": seq("int64")},
+     note="deviation: TensorFlow's sequence parser rejects unknown fields in a FeatureList; protobuf (and sluice) skip them")
+case("seq_mixed_packed_unpacked_list", "seq_single",
+     [seq_wire(list_entries=entry(b"l", ld(1, feature(3, packed_ints([7]) + unpacked_ints([8])))))],
+     context={}, lists={"l": seq("int64", [2])},
+     note="deviation: TensorFlow's sequence parser rejects a feature list's int64 list mixing packed and unpacked values; protobuf (and sluice) read all")
+case("seq_context_empty_default", "seq_single", [se1], context={"x": fixed("float32", [0], default=[])}, lists={})
+case("seq_same_key_context_and_list", "seq_single", [sex({"k": [1.5]}, {"k": [[1], [2, 3]]})],
+     context={"k": varlen("float32")}, lists={"k": varlen("int64")})
+case("seq_same_key_context_and_list_dense", "seq_batch", [sex({"k": [1.5]}, {"k": [[1], [2]]})],
+     context={"k": fixed("float32")}, lists={"k": seq("int64")})
+case("seq_context_empty_default_batch", "seq_batch", [se1, se2], context={"x": fixed("int64", [0], default=[])}, lists={})
 
 CASES = [c for c in CASES if c]
 
@@ -355,7 +419,10 @@ CASES = [c for c in CASES if c]
 
 out = {"cases": CASES}
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-mnist = os.path.join(root, "..", "shared", "interop", "mnist-1000.tfrecord")
+# ../shared beside the checkout; TFREF_SHARED names it for a checkout
+# elsewhere (a git worktree), so the MNIST record is not silently dropped.
+shared = os.environ.get("TFREF_SHARED", os.path.join(root, "..", "shared"))
+mnist = os.path.join(shared, "interop", "mnist-1000.tfrecord")
 if os.path.exists(mnist):
     recs = [r.numpy() for r in tf.data.TFRecordDataset(mnist)]
     parsed = tf.io.parse_example(tf.constant(recs), {
