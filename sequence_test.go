@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -318,6 +319,18 @@ func TestSequenceExamplesTensorFlowReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			ds := SequenceExamples(name, specOf(t, c.Context), specOf(t, c.Lists), Readers(1))
+			if k := sharedKey(c.Context, c.Lists); k != "" {
+				// TensorFlow reads one key as a context feature and a
+				// feature list; a batch has one feature of a name, so the
+				// front door refuses the spec.
+				for _, err := range ds.Batches(t.Context(), len(c.Inputs)) {
+					if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), strconv.Quote(k)) {
+						t.Fatalf("%q both a context feature and a feature list: %v, want ErrInvalid naming it", k, err)
+					}
+					return
+				}
+				t.Fatal("no batch and no error")
+			}
 			var got *Batch
 			for b, err := range ds.Batches(t.Context(), len(c.Inputs)) {
 				if c.Error != "" {
@@ -376,6 +389,25 @@ func TestSequenceExamplesTensorFlowReference(t *testing.T) {
 	}
 }
 
+// convertAll converts JSON numbers to T.
+func convertAll[T float32 | int64](vs []float64) []T {
+	out := make([]T, len(vs))
+	for i, v := range vs {
+		out[i] = T(v)
+	}
+	return out
+}
+
+// sharedKey returns a name both specs hold, or "".
+func sharedKey(a, b map[string]refSpec) string {
+	for k := range a {
+		if _, ok := b[k]; ok {
+			return k
+		}
+	}
+	return ""
+}
+
 type refSpec struct {
 	Kind         string
 	DType        string
@@ -414,15 +446,24 @@ func specOf(t *testing.T, specs map[string]refSpec) example.Spec {
 			t.Fatalf("feature %q: kind %q", name, s.Kind)
 		}
 		if len(s.Default) > 0 && string(s.Default) != "null" {
-			var v float64
-			if err := json.Unmarshal(s.Default, &v); err != nil {
-				t.Fatalf("feature %q: default %s", name, s.Default)
+			// A number, or a list of them (a default of the whole shape,
+			// which may have no elements).
+			var vs []float64
+			dims := []int{}
+			if err := json.Unmarshal(s.Default, &vs); err == nil {
+				dims = []int{len(vs)}
+			} else {
+				var v float64
+				if err := json.Unmarshal(s.Default, &v); err != nil {
+					t.Fatalf("feature %q: default %s", name, s.Default)
+				}
+				vs = []float64{v}
 			}
 			switch dt {
 			case tensor.Float32:
-				f = f.WithDefault(tensor.Scalar(float32(v)))
+				f = f.WithDefault(tensor.New(convertAll[float32](vs), dims...))
 			case tensor.Int64:
-				f = f.WithDefault(tensor.Scalar(int64(v)))
+				f = f.WithDefault(tensor.New(convertAll[int64](vs), dims...))
 			default:
 				t.Fatalf("feature %q: a default of %v", name, dt)
 			}
