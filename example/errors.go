@@ -22,7 +22,8 @@ var (
 	// its spec's shape.
 	ErrValueCount = errors.New("wrong number of values")
 	// ErrInvalidSpec reports a Spec that cannot be used: an unsupported
-	// dtype, a bad shape or default, an inconsistent SparseFeature.
+	// dtype, a bad shape or default, an inconsistent SparseFeature, a key
+	// read as both dense and sparse, or as sparse with two dtypes.
 	ErrInvalidSpec = errors.New("invalid feature spec")
 )
 

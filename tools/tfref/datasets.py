@@ -2,7 +2,7 @@
 
 Run by hand (never by CI), from the repository root:
 
-    /work/venv-tf/bin/python tools/tfref/datasets.py
+    python tools/tfref/datasets.py
 
 It builds small CIFAR-style and IDX files from fixed formulas (the Go tests
 build the same bytes), reads them with TensorFlow 1.x's queue-based

@@ -2,7 +2,7 @@
 
 Run by hand (never by CI) from the repository root:
 
-    /work/venv-tf/bin/python tools/tfref/example.py
+    python tools/tfref/example.py
 
 It builds serialized Examples and SequenceExamples — with TensorFlow's own
 protos and by hand for wire variants TensorFlow's serializer never writes

@@ -4,7 +4,7 @@ benchmarks, for comparison with `go test -bench`.
 Run by hand (never by CI) from the repository root, on an otherwise idle
 machine, in the same session as the Go benchmarks:
 
-    /work/venv-tf/bin/python tools/tfref/example_bench.py
+    python tools/tfref/example_bench.py
     go test ./example -run '^$' -bench 'ParseMNIST|ParseSmall' -benchtime=1s -count=1
 
 Data: batches of 128 MNIST-like Examples (784 floats + an int64 label) and

@@ -3,7 +3,7 @@ writer (sluice.encode_example).
 
 Run by hand (never by CI) from the repository root:
 
-    /work/venv-tf/bin/python tools/tfref/pywrite.py
+    python tools/tfref/pywrite.py
 
 For each case of python/tests/example_cases.py it builds the Example (or
 SequenceExample) with

@@ -3,7 +3,7 @@
 Run by hand (never by CI) from the repository root, with Go on the PATH and
 TensorFlow 2.x in the Python environment:
 
-    /work/venv-tf/bin/python tools/tfref/roundtrip.py
+    python tools/tfref/roundtrip.py
 
 It asks the Go tests to write their files into a temporary directory, then
 reads them with TensorFlow:

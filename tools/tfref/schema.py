@@ -3,7 +3,7 @@
 Run by hand (never by CI) from the repository root, with Go on the PATH and
 TensorFlow 2.x in the Python environment:
 
-    /work/venv-tf/bin/python tools/tfref/schema.py
+    python tools/tfref/schema.py
 
 It writes, with TensorFlow's own TFRecordWriter and tf.train protos, a GZIP
 file of Examples and a file of SequenceExamples whose features cover every
