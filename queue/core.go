@@ -30,7 +30,8 @@ type store interface {
 // blocked attempts served in arrival order, close and cancellation. It is
 // TensorFlow's QueueBase: each blocked call is an attempt at the end of
 // the enqueue or the dequeue list, and after every change the heads of
-// both lists are run until neither can progress. Only the head of a list
+// both lists are run until neither can progress (each list's heads for as
+// long as they complete, then the other's, as QueueBase does). Only the head of a list
 // runs, which is what makes blocked calls complete in arrival order and
 // lets a blocked EnqueueMany or DequeueMany make partial progress.
 type core struct {
@@ -664,30 +665,39 @@ func (q *core) giveBack(a *attempt) {
 }
 
 // flush runs the heads of both attempt lists until neither progresses.
+// Each side runs its heads for as long as they complete, and turns to the
+// other only at a head that merely progresses or cannot: TensorFlow's
+// QueueBase does, and it decides which elements blocked calls get. With
+// a blocked DequeueMany(2) and a blocked Dequeue before an EnqueueMany of
+// priorities 5, 6, 7, 1 into a Priority queue of capacity 3, both
+// dequeues complete from 5, 6, 7 before the 1 goes in, and the Dequeue
+// gets the 7, not the 1 (TestFlushOrder).
 func (q *core) flush() {
 	for {
 		progress := false
-		if len(q.enq) > 0 {
+		for len(q.enq) > 0 {
 			a := q.enq[0]
 			moved := q.runEnqueue(a)
-			finished := a.finished
-			if finished {
-				q.enq = popAttempt(q.enq)
-				a.wake()
+			if !a.finished {
+				progress = progress || moved
+				break
 			}
-			progress = progress || moved || finished
+			q.enq = popAttempt(q.enq)
+			a.wake()
+			progress = true
 		}
-		if len(q.deq) > 0 {
+		for len(q.deq) > 0 {
 			a := q.deq[0]
 			moved := q.runDequeue(a)
-			finished := a.finished
-			if finished {
-				q.deq = popAttempt(q.deq)
-				if !a.assemble {
-					a.wake()
-				}
+			if !a.finished {
+				progress = progress || moved
+				break
 			}
-			progress = progress || moved || finished
+			q.deq = popAttempt(q.deq)
+			if !a.assemble {
+				a.wake()
+			}
+			progress = true
 		}
 		if !progress {
 			return

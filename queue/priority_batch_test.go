@@ -343,3 +343,40 @@ func TestPRI02BatchLargerThanCapacity(t *testing.T) {
 		}
 	})
 }
+
+// TestFlushOrder: each attempt list runs its heads for as long as they
+// complete before the other list's head runs, as TensorFlow's QueueBase
+// does. A blocked DequeueMany(2) and a blocked Dequeue, then an
+// EnqueueMany of priorities 5, 6, 7, 1 into a Priority queue of capacity
+// 3: TensorFlow 2.21 gives the DequeueMany [5 6] and the Dequeue 7, and
+// leaves the 1 queued (found by a differential run against it). Serving
+// the two lists' heads one step each in turn put the 1 in before the
+// Dequeue ran, which took it.
+func TestFlushOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := mustPriority(t, 3)
+		many := goDequeue(bg, q, 2, false)
+		synctest.Wait()
+		one := make(chan batchResult, 1)
+		go func() {
+			e, err := q.Dequeue(bg)
+			one <- batchResult{e, err}
+		}()
+		synctest.Wait()
+		prioElems{[]int64{5, 6, 7, 1}, []int32{50, 60, 70, 10}}.enqueue(t, q)
+		a, b := <-many, <-one
+		if a.err != nil || b.err != nil {
+			t.Fatal(a.err, b.err)
+		}
+		if p := a.b[0].Int64s(); !slices.Equal(p, []int64{5, 6}) {
+			t.Errorf("DequeueMany(2) took priorities %v, TensorFlow [5 6]", p)
+		}
+		if p := b.b[0].Int64s(); !slices.Equal(p, []int64{7}) {
+			t.Errorf("Dequeue took priority %v, TensorFlow 7", p)
+		}
+		left, err := q.Dequeue(bg)
+		if err != nil || left[0].Int64s()[0] != 1 || q.Size() != 0 {
+			t.Errorf("left %v (%v), size %d; TensorFlow leaves the 1", left, err, q.Size())
+		}
+	})
+}
