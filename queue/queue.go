@@ -20,11 +20,12 @@ type Element []tensor.Tensor
 //
 // Blocking methods take a context: when it is cancelled or its deadline
 // passes, the call returns an error that wraps ctx.Err() and the queue is
-// left as if the call had never been made (TensorFlow's session close and
-// op timeouts), with one exception: the rows a cancelled EnqueueMany had
-// already inserted stay queued, as in TensorFlow, and the error does not
-// say how many there were, so that retrying the whole batch may queue
-// some rows twice.
+// left as if the call had never been made (where TensorFlow has session
+// close and op timeouts; a DequeueMany's elements already taken go back,
+// which TensorFlow loses), with one exception: the rows a cancelled
+// EnqueueMany had already inserted stay queued, as in TensorFlow, and the
+// error does not say how many there were, so that retrying the whole
+// batch may queue some rows twice.
 //
 // How full a queue is belongs to Sizer, which not every Queue can be.
 type Queue interface {
