@@ -1085,11 +1085,9 @@ func (q *core) CloseNow(ctx context.Context) error {
 	defer q.unlock()
 	q.closed = true
 	for _, a := range q.enq {
-		op := "Enqueue"
-		if a.kind == closeOp {
-			op = "Close" // a close queued behind enqueues is cancelled too
-		}
-		a.finish(nil, cancelledError(op, ErrCancelled))
+		// A Close queued behind enqueues is cancelled too, and
+		// with TensorFlow's words for every attempt of the enqueue list.
+		a.finish(nil, cancelledError("Enqueue", ErrCancelled))
 		a.wake()
 	}
 	q.enq = nil

@@ -151,7 +151,9 @@ func TestDequeueCountFromQueue(t *testing.T) {
 }
 
 // a non-cancel Close queued behind blocked enqueues is cancelled by
-// a CloseNow, along with the enqueues.
+// a CloseNow, along with the enqueues, and in TensorFlow 2.21's words for
+// them: "Enqueue operation was cancelled" (an attempt of the enqueue
+// list).
 func TestCancelCloseCancelsQueuedClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := mustFIFO(t, 1)
@@ -169,7 +171,7 @@ func TestCancelCloseCancelsQueuedClose(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []chan error{enq, closed} {
-			if err := <-c; !errors.Is(err, ErrCancelled) || !strings.Contains(err.Error(), "operation was cancelled") {
+			if err := <-c; !errors.Is(err, ErrCancelled) || !strings.HasPrefix(err.Error(), "Enqueue operation was cancelled") {
 				t.Fatalf("err = %v", err)
 			}
 		}

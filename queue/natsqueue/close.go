@@ -70,11 +70,11 @@ func (q *Queue) Close(ctx context.Context) error {
 			// the select saw first.
 			select {
 			case <-q.cancel:
-				return cancelledError("Close", queue.ErrCancelled)
+				return cancelledError("Enqueue", queue.ErrCancelled) // Q-43, in queue.FIFO's words
 			default:
 			}
 		case <-q.cancel:
-			return cancelledError("Close", queue.ErrCancelled)
+			return cancelledError("Enqueue", queue.ErrCancelled) // Q-43, in queue.FIFO's words
 		case <-ctx.Done():
 			q.mu.Lock()
 			q.closing = false
