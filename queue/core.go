@@ -796,7 +796,7 @@ func (q *core) runShort(a *attempt) bool {
 	case a.upTo && len(q.enq) > 0:
 		return false // wait for the pending enqueues
 	}
-	a.finish(nil, q.eofError(missing, before))
+	a.finish(nil, q.eofError(missing, before, a.single))
 	return false
 }
 

@@ -9,14 +9,25 @@ import (
 
 // closedError is an enqueue into a closed queue.
 func (q *core) closedError() error {
-	return fmt.Errorf("%s '%s' is closed.: %w", q.kind, q.name, ErrClosed)
+	return fmt.Errorf("%s '%s' is closed.: %w", q.closedKind(true), q.name, ErrClosed)
 }
 
 // eofError is TensorFlow's OutOfRange for a dequeue that a closed queue
-// cannot serve.
-func (q *core) eofError(requested, size int) error {
+// cannot serve; single tells a Dequeue from a DequeueMany or DequeueUpTo.
+func (q *core) eofError(requested, size int, single bool) error {
 	return fmt.Errorf("%s '%s' is closed and has insufficient elements (requested %d, current size %d): %w",
-		q.kind, q.name, requested, size, io.EOF)
+		q.closedKind(single), q.name, requested, size, io.EOF)
+}
+
+// closedKind is the kind a closed-queue message names. TensorFlow's
+// PaddingFIFOQueue is a FIFOQueue that pads batches: its enqueues and
+// single dequeues are the FIFOQueue's, and say "FIFOQueue"; only its own
+// DequeueMany and DequeueUpTo (inherited is false) say "PaddingFIFOQueue".
+func (q *core) closedKind(inherited bool) string {
+	if q.kind == "PaddingFIFOQueue" && inherited {
+		return "FIFOQueue"
+	}
+	return q.kind
 }
 
 func cancelledError(op string, cause error) error {

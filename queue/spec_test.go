@@ -235,7 +235,9 @@ func TestHighRankRoundTrip(t *testing.T) {
 }
 
 // PAD-07: the padding queue has the FIFO's order, close and cancel rules,
-// and its own name in messages.
+// and TensorFlow 2.21's messages: the FIFOQueue's for enqueues and single
+// dequeues, which it inherits, its own name in those of its DequeueMany
+// and DequeueUpTo.
 func TestPaddingFIFOBehavesAsFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q, _ := NewPaddingFIFO(2, i32, []tensor.Shape{{tensor.Unknown}}, Name("pq"))
@@ -256,7 +258,7 @@ func TestPaddingFIFOBehavesAsFIFO(t *testing.T) {
 		if err := errors.Join(<-enq, <-closed); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Enqueue(bg, vec(4)); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "PaddingFIFOQueue 'pq' is closed.") {
+		if err := q.Enqueue(bg, vec(4)); !errors.Is(err, ErrClosed) || !strings.HasPrefix(err.Error(), "FIFOQueue 'pq' is closed.") {
 			t.Fatalf("enqueue after close: %v", err)
 		}
 		b, err := q.DequeueUpTo(bg, 5)
@@ -264,8 +266,12 @@ func TestPaddingFIFOBehavesAsFIFO(t *testing.T) {
 			t.Fatalf("padded remainder %v, %v", b, err)
 		}
 		_, err = q.DequeueMany(bg, 1)
-		if !isEOF(err) || !strings.Contains(err.Error(), "PaddingFIFOQueue 'pq' is closed and has insufficient elements (requested 1, current size 0)") {
+		if !isEOF(err) || !strings.HasPrefix(err.Error(), "PaddingFIFOQueue 'pq' is closed and has insufficient elements (requested 1, current size 0)") {
 			t.Fatalf("end of input: %v", err)
+		}
+		_, err = q.Dequeue(bg)
+		if !isEOF(err) || !strings.HasPrefix(err.Error(), "FIFOQueue 'pq' is closed and has insufficient elements (requested 1, current size 0)") {
+			t.Fatalf("end of input, one element: %v", err)
 		}
 	})
 }
