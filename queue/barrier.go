@@ -411,8 +411,10 @@ func (b *Barrier) undo(c int) {
 //
 // Incomplete keys count toward the total, since after Close (but not
 // CloseNow) they may still complete. Blocked takes are served in the order
-// they arrived. When ctx ends first, TakeMany returns an error wrapping
-// ctx.Err() and takes nothing.
+// they arrived; a take of a closed barrier that cannot serve it fails as it
+// arrives, and a take of 0 elements returns an empty batch at once, even
+// while others wait, as in TensorFlow. When ctx ends first, TakeMany
+// returns an error wrapping ctx.Err() and takes nothing.
 func (b *Barrier) TakeMany(ctx context.Context, n int) (BarrierBatch, error) {
 	return b.takeMany(ctx, n, false, false, BarrierBatch{})
 }
@@ -444,12 +446,15 @@ func (b *Barrier) takeMany(ctx context.Context, n int, upTo, into bool, dst Barr
 		return BarrierBatch{}, barrierInvalidf("Barrier '%s': requested %d elements", b.name, n)
 	}
 	b.mu.Lock()
-	if len(b.takers) == 0 {
-		// The common case: nobody is ahead, so decide without queueing.
-		t := barrierTake{n: n, upTo: upTo, into: into, dst: dst}
-		if b.decide(&t) {
+	// Nobody ahead (the common case), or a take decided as it arrives,
+	// whatever waits before it, as TensorFlow decides it: one a closed
+	// barrier can no longer serve, and one of nothing. (A value here, so
+	// that a take served at once allocates nothing.)
+	now := barrierTake{n: n, upTo: upTo, into: into, dst: dst}
+	if len(b.takers) == 0 || b.decidedOnArrival(&now) {
+		if b.decide(&now) {
 			b.mu.Unlock()
-			return t.res, t.err
+			return now.res, now.err
 		}
 	}
 	t := &barrierTake{n: n, upTo: upTo, into: into, dst: dst, done: make(chan struct{})}
@@ -504,24 +509,43 @@ func (b *Barrier) mayBeReady() int {
 	return len(groups)
 }
 
+// deliverable returns how many elements t takes, or, on a closed barrier
+// that can no longer serve it, the error it fails with. b.mu is held.
+func (b *Barrier) deliverable(t *barrierTake) (int, error) {
+	deliver := t.n
+	if !b.closed {
+		return deliver, nil
+	}
+	// TensorFlow's TryTakeMany: a small batch counts only ready
+	// elements; a full one may wait for incomplete keys to complete.
+	avail := len(b.ready)
+	if t.upTo {
+		deliver = min(t.n, avail)
+	} else {
+		avail = b.mayBeReady()
+	}
+	if avail < max(deliver, 1) {
+		return 0, fmt.Errorf("Barrier '%s' is closed and has insufficient elements (requested %d, total size %d): %w",
+			b.name, deliver, avail, io.EOF)
+	}
+	return deliver, nil
+}
+
+// decidedOnArrival reports whether t is decided without waiting for the
+// takes before it: TensorFlow checks a closed barrier as a take arrives,
+// and its ready queue serves a take of nothing at once. b.mu is held.
+func (b *Barrier) decidedOnArrival(t *barrierTake) bool {
+	deliver, err := b.deliverable(t)
+	return err != nil || deliver == 0
+}
+
 // decide completes t if it can be decided now and reports whether it was.
 // b.mu is held.
 func (b *Barrier) decide(t *barrierTake) bool {
-	deliver := t.n
-	if b.closed {
-		// TensorFlow's TryTakeMany: a small batch counts only ready
-		// elements; a full one may wait for incomplete keys to complete.
-		avail := len(b.ready)
-		if t.upTo {
-			deliver = min(t.n, avail)
-		} else {
-			avail = b.mayBeReady()
-		}
-		if avail < max(deliver, 1) {
-			t.err = fmt.Errorf("Barrier '%s' is closed and has insufficient elements (requested %d, total size %d): %w",
-				b.name, deliver, avail, io.EOF)
-			return true
-		}
+	deliver, err := b.deliverable(t)
+	if err != nil {
+		t.err = err
+		return true
 	}
 	if len(b.ready) < deliver {
 		return false

@@ -674,3 +674,68 @@ func TestBarrierGroupsAfterClose(t *testing.T) {
 		})
 	}
 }
+
+// A take that TensorFlow 2.21 decides as it arrives is decided at once
+// here too, whatever take waits before it: on a closed barrier one it can
+// no longer serve fails with end of input, and a take of nothing returns
+// an empty batch. They used to wait behind the take ahead, for good if
+// that one waited for a key that never completes (found by a
+// differential run against TensorFlow).
+func TestBarrierTakeDecidedOnArrival(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		closed  bool
+		n       int
+		upTo    bool
+		wantErr string // the end-of-input message, or "" for an empty batch
+	}{
+		{"closed, more than may be ready", true, 5, false, "Barrier 'B' is closed and has insufficient elements (requested 5, total size 1)"},
+		{"closed, small batch of none ready", true, 5, true, "Barrier 'B' is closed and has insufficient elements (requested 0, total size 0)"},
+		{"open, none", false, 0, false, ""},
+		{"open, small batch of none", false, 0, true, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := barrierNew(t)
+				barrierInsert(t, b, 0, []string{"a"}, 1) // incomplete
+				if tt.closed {
+					if err := b.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				ahead, cancel := context.WithCancel(bg)
+				defer cancel()
+				go b.TakeMany(ahead, 1) // waits for "a" to complete
+				synctest.Wait()
+				type result struct {
+					bb  BarrierBatch
+					err error
+				}
+				got := make(chan result, 1)
+				go func() {
+					take := b.TakeMany
+					if tt.upTo {
+						take = b.TakeUpTo
+					}
+					bb, err := take(bg, tt.n)
+					got <- result{bb, err}
+				}()
+				synctest.Wait()
+				var r result
+				select {
+				case r = <-got:
+				default:
+					t.Fatal("the take waits behind the one ahead; TensorFlow decides it at once")
+				}
+				if tt.wantErr != "" {
+					if !errors.Is(r.err, io.EOF) || !strings.HasPrefix(r.err.Error(), tt.wantErr) {
+						t.Errorf("err = %v, want end of input %q", r.err, tt.wantErr)
+					}
+				} else if r.err != nil || r.bb.Len() != 0 {
+					t.Errorf("got %d elements, %v; want an empty batch", r.bb.Len(), r.err)
+				}
+				cancel()
+			})
+		})
+	}
+}
