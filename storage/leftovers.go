@@ -37,18 +37,7 @@ func RemoveLeftovers(ctx context.Context, temps []string) (removed, left []strin
 	if err := RefuseWriters(ctx, temps, nil); err != nil {
 		return nil, nil, err
 	}
-	for _, t := range temps {
-		ok, err := RemoveLeftover(ctx, t)
-		if err != nil {
-			return removed, left, err
-		}
-		if ok {
-			removed = append(removed, t)
-		} else if exists(ctx, t) {
-			left = append(left, t)
-		}
-	}
-	return removed, left, nil
+	return removeDead(ctx, temps)
 }
 
 // RefuseWriters returns a [*WriterRunningError] for the first of temps,
@@ -83,17 +72,26 @@ func RemoveDeadLeftovers(ctx context.Context, name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var removed []string
+	removed, _, err := removeDead(ctx, temps)
+	return removed, err
+}
+
+// removeDead removes each of temps whose writer is gone
+// ([RemoveLeftover]) and returns those it removed and those it left
+// (their writer may still be running); a name already gone is neither.
+func removeDead(ctx context.Context, temps []string) (removed, left []string, err error) {
 	for _, t := range temps {
 		ok, err := RemoveLeftover(ctx, t)
 		if err != nil {
-			return removed, err
+			return removed, left, err
 		}
 		if ok {
 			removed = append(removed, t)
+		} else if exists(ctx, t) {
+			left = append(left, t)
 		}
 	}
-	return removed, nil
+	return removed, left, nil
 }
 
 // exists reports whether name is there: a local name's directory entry,
