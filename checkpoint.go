@@ -267,14 +267,13 @@ func (z *fileSizes) known(i int) (int64, bool) {
 	return z.sizes[i], z.sizes[i] >= 0
 }
 
-// stat opens file i to learn its size.
+// stat learns the size of file i (storage.Size: a named pipe's reader
+// would take its data).
 func (z *fileSizes) stat(ctx context.Context, i int) (int64, error) {
-	f, err := storage.Open(ctx, z.files[i])
+	size, err := storage.Size(ctx, z.files[i])
 	if err != nil {
 		return 0, err
 	}
-	size := f.Size()
-	f.Close()
 	z.set(i, size)
 	return size, nil
 }
@@ -306,7 +305,7 @@ func (z *fileSizes) forCheckpoint(ctx context.Context) ([]int64, error) {
 }
 
 // learn learns the sizes not known yet, one file after the other, until
-// ctx ends. A file it cannot open is left to the reader that comes to it,
+// ctx ends. A file whose size it cannot learn is left to the reader that comes to it,
 // whose error comes where the files hold it.
 func (z *fileSizes) learn(ctx context.Context) {
 	for i := range z.files {

@@ -170,27 +170,26 @@ func (f *textLineFormat) open(ctx context.Context, work string) error {
 		return err
 	}
 	c := f.compression
+	var text io.Reader = file
 	if f.detect {
-		stop := file.watch(ctx)
-		n, err := file.ReadAt(f.prefix[:], 0)
-		stop()
-		if err != nil && err != io.EOF {
+		n, src, err := file.peek(ctx, f.prefix[:])
+		if err != nil {
 			file.Close()
 			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("reading the first bytes to detect the compression: %w", err)}
 		}
 		if d := tfrecord.DetectCompression(f.prefix[:n]); d == tfrecord.Gzip || d == tfrecord.Zstd {
 			c = d
 		}
+		text = src
 	}
-	var text io.Reader = file
 	f.dec = nil
 	if c != tfrecord.None && file.Size() != 0 {
 		// An empty file is an empty stream, as TensorFlow's
 		// ZlibInputStream reads it.
 		if f.raw == nil {
-			f.raw = bufio.NewReaderSize(file, 64<<10)
+			f.raw = bufio.NewReaderSize(text, 64<<10)
 		} else {
-			f.raw.Reset(file)
+			f.raw.Reset(text)
 		}
 		stop := file.watch(ctx) // a GZIP header is read here
 		dec, err := tfrecord.NewDecompressor(c, f.raw)

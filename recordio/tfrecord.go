@@ -74,14 +74,12 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 	c := f.compression
 	if f.detect {
 		var prefix [12]byte
-		stop := file.watch(ctx)
-		n, err := file.ReadAt(prefix[:], 0)
-		stop()
-		if err != nil && err != io.EOF {
+		n, s, err := file.peek(ctx, prefix[:])
+		if err != nil {
 			file.Close()
 			return fmt.Errorf("%s: reading the first bytes to detect the compression: %w", work, err)
 		}
-		c = tfrecord.DetectCompression(prefix[:n])
+		c, src = tfrecord.DetectCompression(prefix[:n]), s
 	}
 	f.opts = append(append(f.opts[:0], c, tfrecord.Name(work)), f.options...)
 	if offset > 0 && c == tfrecord.None {

@@ -1,8 +1,11 @@
 package recordio
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/sluiceml/sluice/storage"
 )
@@ -66,6 +69,29 @@ func (u *unitFile) watch(ctx context.Context) (stop func() bool) {
 }
 
 func noStop() bool { return true }
+
+// peek reads the file's first bytes into buf (fewer in a shorter file) to
+// tell its compression, and returns what to read the file from: the file
+// itself, read again from its start, or, for a stream (a named pipe),
+// which cannot be read at an offset and gives its bytes once, a buffered
+// reader that still holds them.
+func (u *unitFile) peek(ctx context.Context, buf []byte) (n int, src io.Reader, err error) {
+	stop := u.watch(ctx)
+	defer stop()
+	if u.Size() >= 0 {
+		n, err = u.ReadAt(buf, 0)
+		if err == io.EOF {
+			err = nil
+		}
+		return n, u, err
+	}
+	br := bufio.NewReaderSize(u, len(buf))
+	p, err := br.Peek(len(buf))
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return copy(buf, p), br, err
+}
 
 // Close closes the file and ends its context.
 func (u *unitFile) Close() error {

@@ -126,6 +126,40 @@ func Open(ctx context.Context, name string) (File, error) {
 	return fs.Open(ctx, name)
 }
 
+// A SizeFS is an FS that can tell a file's size without opening it for
+// reading.
+type SizeFS interface {
+	FS
+	// Size returns the named file's length, as an opened File's Size
+	// would: -1 for a stream.
+	Size(ctx context.Context, name string) (int64, error)
+}
+
+// Size returns the named file's length, as Open's File would report it
+// (-1 for a stream whose length is not known), opening it only when its
+// FS cannot tell otherwise. A local named pipe is not opened: its reader
+// would take the data of a writer that came meanwhile, and the pipe
+// drops what it holds when its last reader closes it.
+func Size(ctx context.Context, name string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("storage: size of %s: %w", name, err)
+	}
+	fs, err := lookup(name)
+	if err != nil {
+		return 0, err
+	}
+	if s, ok := fs.(SizeFS); ok {
+		return s.Size(ctx, name)
+	}
+	f, err := fs.Open(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	size := f.Size()
+	f.Close()
+	return size, nil
+}
+
 // Create creates (or truncates) the named file for writing. The file is
 // complete only after Close returns nil.
 func Create(ctx context.Context, name string) (io.WriteCloser, error) {

@@ -13,7 +13,10 @@ import (
 	"time"
 )
 
-var _ RenameFS = Local{}
+var (
+	_ RenameFS = Local{}
+	_ SizeFS   = Local{}
+)
 
 // Local is the FS of the local disk. It serves plain paths and file://
 // URLs ("file:///data/x" is the path "/data/x"); Glob answers in the form
@@ -50,6 +53,23 @@ func (Local) Open(ctx context.Context, name string) (File, error) {
 		size = -1 // a pipe's or device's Size is not its length
 	}
 	return &localFile{File: f, name: name, size: size, modTime: st.ModTime()}, nil
+}
+
+// Size returns a local file's length from its metadata, -1 for a named
+// pipe or a device, which it does not open.
+func (Local) Size(_ context.Context, name string) (int64, error) {
+	p, _ := localPath(name)
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0, fmt.Errorf("storage: %w", err)
+	}
+	switch {
+	case st.IsDir():
+		return 0, fmt.Errorf("storage: size of %s: is a directory", name)
+	case !st.Mode().IsRegular():
+		return -1, nil
+	}
+	return st.Size(), nil
 }
 
 // Create creates or truncates a local file. Parent directories must exist.
