@@ -134,7 +134,9 @@ convert, or a Go program's recordio.ShardedWriter) that has not finished.
 Verify reports each one it is given, finds beside a file it checks, or
 would have found under its final name (the last shard of a write that
 never appeared). One a running process writes (a local file its writer
-holds locked) is reported as being written, and is no failure. Any other
+holds locked) is reported as being written, and is no failure; but a name
+with nothing under it but such a temporary is no file yet, and matches
+nothing. Any other
 is the leftover of a write killed mid-write, and verify exits non-zero:
 remove it, or run the writer again (convert removes those of its own
 outputs). Of an object store's temporaries nothing tells whether their
@@ -346,7 +348,9 @@ func unreportedLeftovers(ctx context.Context, patterns []string, given map[strin
 // killed before any was under its name. Such a pattern is not an error
 // ("matches nothing") to verify, which reports the leftovers it matches
 // (unreportedLeftovers); a pattern that matches neither stays, for expand
-// to refuse.
+// to refuse, and so does one that matches only the temporaries of writes
+// still running: its files do not exist yet, which a script's `verify
+// out && train out` must not take for success.
 func withoutOnlyLeftovers(ctx context.Context, patterns []string) ([]string, error) {
 	var kept []string
 	for _, p := range patterns {
@@ -362,7 +366,18 @@ func withoutOnlyLeftovers(ctx context.Context, patterns []string) ([]string, err
 		if err != nil {
 			return nil, err
 		}
-		if len(left) == 0 {
+		dead := false
+		for _, l := range left {
+			writing, err := storage.Writing(ctx, l)
+			if err != nil {
+				return nil, err
+			}
+			if !writing {
+				dead = true
+				break
+			}
+		}
+		if !dead {
 			kept = append(kept, p)
 		}
 	}

@@ -317,8 +317,9 @@ func TestVerifyOnlyLeftovers(t *testing.T) {
 
 // The temporary of a write still running is no leftover: verify names it
 // as being written, whether given, found beside a file it checks or by a
-// pattern, and does not fail for it; once the writer dies, the same file
-// is a leftover.
+// pattern, and does not fail for it, but a name with nothing under it
+// but such a temporary is no file yet; once the writer dies, the same
+// file is a leftover.
 func TestVerifyWriteRunning(t *testing.T) {
 	dir := t.TempDir()
 	done := writeExamples(t, dir, "data-0.tfrecord", 2, tfrecord.None)
@@ -348,6 +349,13 @@ func TestVerifyWriteRunning(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &report); code != 0 || err != nil || len(report.Incomplete) != 0 ||
 		!slices.Equal(report.Writing, []string{beside.TempName(), never.TempName()}) {
 		t.Errorf("verify --json while writes run: exit %d, %v, %q", code, err, stdout)
+	}
+	// A name whose first write still runs names no file yet: `verify out
+	// && train out` must not go on.
+	for _, args := range [][]string{{filepath.Join(dir, "data-1.tfrecord")}, {"--json", filepath.Join(dir, "data-1*")}} {
+		if code, stdout, errOut := run(t, append([]string{"verify"}, args...)...); code != 1 || !strings.Contains(errOut, "matches nothing") {
+			t.Errorf("verify %q of a name whose first write runs: exit %d, %q %q", args, code, stdout, errOut)
+		}
 	}
 
 	// The writer dies: its file stays, unlocked.
