@@ -166,6 +166,13 @@ func (r *Reader) Next() ([]byte, error) {
 			}
 			continue
 		}
+		if re := damage(err); re != nil {
+			// Read past a record whose data CRC failed: the position
+			// is the record's, so that one saved now resumes at it and
+			// fails again, as TensorFlow's reader, which advances its
+			// offset only past a good record, does.
+			r.off = re.start
+		}
 		r.err = err
 		return nil, err
 	}
@@ -215,7 +222,9 @@ func (r *Reader) All() iter.Seq2[[]byte, error] {
 func (r *Reader) Offset() int64 { return r.last }
 
 // NextOffset returns the offset at which the next record will be read,
-// which is where a saved position resumes.
+// which is where a saved position resumes. After Next failed on a
+// damaged record, it is that record's offset: a position saved then
+// resumes at the record, and fails there again.
 func (r *Reader) NextOffset() int64 { return r.off }
 
 // Stats returns the counts of records read and skipped so far.
