@@ -51,7 +51,10 @@ func TestRuntimeErrors(t *testing.T) {
 	}{
 		{"ResampleAtRateStage negative", func(p *input.Pipeline) func(context.Context) (input.Batch, error) {
 			return ResampleAtRateStage(p, rate(-2), 100).Next
-		}, "resample_at_rate: example 2: rate -2 is not a finite, non-negative number"},
+		}, "resample_at_rate: example 2: rate -2 is not a number from 0 to MaxRate (1048576)"},
+		{"ResampleAtRateStage above MaxRate", func(p *input.Pipeline) func(context.Context) (input.Batch, error) {
+			return ResampleAtRateStage(p, rate(1e19), 100).Next
+		}, "example 2: rate 1e+19 is not a number from 0 to MaxRate"},
 		{"ResampleAtRateStage NaN", func(p *input.Pipeline) func(context.Context) (input.Batch, error) {
 			return ResampleAtRateStage(p, rate(math.NaN()), 100).Next
 		}, "example 2: rate NaN"},
@@ -119,7 +122,7 @@ func TestBuildErrors(t *testing.T) {
 		{"RejectionSample nil function", func(p *input.Pipeline) { RejectionSample(p, values(1), nil, 1) }, "rejection_sample: no acceptance function"},
 		{"ResampleAtRateStage batch 0", func(p *input.Pipeline) { ResampleAtRateStage(p, rates, 0) }, "resample_at_rate: batch size 0 must be positive"},
 		{"ResampleAtRateStage nil step", func(p *input.Pipeline) { ResampleAtRateStage(p, nil, 1) }, "resample_at_rate: no step"},
-		{"WeightedResample overall rate", func(p *input.Pipeline) { WeightedResample(p, rates, -1, 1) }, "overall rate -1 is not a finite, non-negative number"},
+		{"WeightedResample overall rate", func(p *input.Pipeline) { WeightedResample(p, rates, -1, 1) }, "overall rate -1 is not a number from 0 to MaxRate (1048576)"},
 		{"WeightedResample mean decay", func(p *input.Pipeline) { WeightedResample(p, rates, 1, 1, MeanDecay(1)) }, "mean decay 1 is not in [0, 1)"},
 		{"WeightedResample nil step", func(p *input.Pipeline) { WeightedResample(p, nil, 1, 1) }, "weighted_resample: no step"},
 	} {

@@ -1,7 +1,6 @@
 package sample
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"github.com/sluiceml/sluice/tensor"
@@ -12,14 +11,15 @@ import (
 // index list, returned too, so rows stay aligned across inputs (RE-01);
 // copies of a row are adjacent, rows in input order (RE-04). Each input's
 // dimension 0 must have len(rates) rows; all-zero rates give inputs of 0
-// rows (RE-02). A negative, infinite or NaN rate is an error naming it.
+// rows (RE-02). A rate that is not a number from 0 to MaxRate is an
+// error naming it.
 func ResampleAtRate(rng *rand.Rand, rates []float64, inputs ...tensor.Tensor) (out []tensor.Tensor, indices []int, err error) {
 	if err := checkRows("resample_at_rate", len(rates), inputs); err != nil {
 		return nil, nil, err
 	}
 	for i, r := range rates {
-		if !(r >= 0) || math.IsInf(r, 1) {
-			return nil, nil, invalidf("sample: resample_at_rate: rate %v of row %d is not a finite, non-negative number", r, i)
+		if !isRate(r) {
+			return nil, nil, invalidf("sample: resample_at_rate: rate %v of row %d is not a number from 0 to MaxRate (%d)", r, i, MaxRate)
 		}
 	}
 	for i, r := range rates {
@@ -91,8 +91,8 @@ const DefaultMeanDecay = 0.999
 // NewWeightedResampler returns a resampler with the given overall rate and
 // running-mean decay (DefaultMeanDecay is TensorFlow's), drawing from rng.
 func NewWeightedResampler(overallRate, meanDecay float64, rng *rand.Rand) (*WeightedResampler, error) {
-	if !(overallRate >= 0) || math.IsInf(overallRate, 1) {
-		return nil, invalidf("sample: weighted_resample: overall rate %v is not a finite, non-negative number", overallRate)
+	if !isRate(overallRate) {
+		return nil, invalidf("sample: weighted_resample: overall rate %v is not a number from 0 to MaxRate (%d)", overallRate, MaxRate)
 	}
 	if !(meanDecay >= 0 && meanDecay < 1) {
 		return nil, invalidf("sample: weighted_resample: mean decay %v is not in [0, 1)", meanDecay)
@@ -110,27 +110,34 @@ func (w *WeightedResampler) Mean() float64 {
 }
 
 // Rates folds the batch's weights into the running mean and returns each
-// row's rate.
+// row's rate. A weight that is negative, infinite or NaN, or whose rate
+// would be above MaxRate (a weight that far above the running mean), is
+// an error naming it, and leaves the running mean as it was.
 func (w *WeightedResampler) Rates(weights []float64) ([]float64, error) {
 	if len(weights) == 0 {
 		return nil, nil
 	}
 	sum := 0.0
 	for i, x := range weights {
-		if !(x >= 0) || math.IsInf(x, 1) {
+		if !isWeight(x) {
 			return nil, invalidf("sample: weighted_resample: weight %v of row %d is not a finite, non-negative number", x, i)
 		}
 		sum += x
 	}
-	w.biased = w.decay*w.biased + (1-w.decay)*sum/float64(len(weights))
-	w.power *= w.decay
-	mu := w.Mean()
+	next := *w
+	next.biased = w.decay*w.biased + (1-w.decay)*sum/float64(len(weights))
+	next.power *= w.decay
+	mu := next.Mean()
 	rates := make([]float64, len(weights))
 	for i, x := range weights {
 		if mu > 0 {
 			rates[i] = x * w.overallRate / mu
 		}
+		if !isRate(rates[i]) {
+			return nil, invalidf("sample: weighted_resample: weight %v of row %d gives rate %v (the mean weight is %v), above MaxRate (%d)", x, i, rates[i], mu, MaxRate)
+		}
 	}
+	*w = next
 	return rates, nil
 }
 

@@ -14,8 +14,9 @@ import (
 
 // ResampleAtRateStage delivers batches of batchSize in which each example
 // step returns appears Poisson(rate) times, its copies adjacent: the
-// pipeline form of ResampleAtRate. A negative, infinite or NaN rate is an
-// error naming it and the example's position, which stops the pipeline.
+// pipeline form of ResampleAtRate. A rate that is not a number from 0 to
+// MaxRate is an error naming it and the example's position, which stops
+// the pipeline.
 func ResampleAtRateStage(p *input.Pipeline, step RateStep, batchSize int, opts ...Option) *input.Batches {
 	c := newConfig(opts)
 	if err := checkStage("resample_at_rate", step == nil, batchSize); err != nil {
@@ -32,7 +33,7 @@ func ResampleAtRateStage(p *input.Pipeline, step RateStep, batchSize int, opts .
 			}
 			n := seen.Add(1) - 1
 			if !isRate(r) {
-				return nil, invalidf("sample: resample_at_rate: example %d: rate %v is not a finite, non-negative number", n, r)
+				return nil, invalidf("sample: resample_at_rate: example %d: rate %v is not a number from 0 to MaxRate (%d)", n, r, MaxRate)
 			}
 			if k := rng.poisson(r); k > 0 {
 				return repeat(e, k)
@@ -90,8 +91,11 @@ func WeightedResample(p *input.Pipeline, step RateStep, overallRate float64, bat
 			seen++
 			rates, err := w.Rates([]float64{weight})
 			mu.Unlock()
-			if err != nil {
+			switch {
+			case !isWeight(weight):
 				return nil, invalidf("sample: weighted_resample: example %d: weight %v is not a finite, non-negative number", n, weight)
+			case err != nil:
+				return nil, invalidf("sample: weighted_resample: example %d: weight %v is so far above the running mean weight that its rate is above MaxRate (%d)", n, weight, MaxRate)
 			}
 			if k := rng.poisson(rates[0]); k > 0 {
 				return repeat(withComponent(tensor.Scalar(rates[0]), e), k)

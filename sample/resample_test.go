@@ -57,6 +57,10 @@ func TestResampleAtRateErrors(t *testing.T) {
 		{"negative", []float64{1, -0.5}, []tensor.Tensor{tensor.New([]int64{1, 2})}, "rate -0.5 of row 1"},
 		{"nan", []float64{math.NaN()}, []tensor.Tensor{tensor.New([]int64{1})}, "rate NaN of row 0"},
 		{"inf", []float64{math.Inf(1)}, []tensor.Tensor{tensor.New([]int64{1})}, "rate +Inf of row 0"},
+		// Copies are made in memory: 2e9 of them ran the process out of
+		// it, and 1e19 overflowed the count drawn to none (audit 32).
+		{"above MaxRate", []float64{1, 2e9}, []tensor.Tensor{tensor.New([]int64{1, 2})}, "rate 2e+09 of row 1 is not a number from 0 to MaxRate (1048576)"},
+		{"overflowing", []float64{1e19, 1}, []tensor.Tensor{tensor.New([]int64{1, 2})}, "rate 1e+19 of row 0"},
 		{"rows", []float64{1, 1}, []tensor.Tensor{tensor.New([]int64{1, 2, 3})}, "input 0 has 3 rows, but there are 2 rates"},
 		{"scalar", []float64{1}, []tensor.Tensor{tensor.Scalar[int64](1)}, "input 0 is a scalar"},
 	} {
@@ -64,6 +68,30 @@ func TestResampleAtRateErrors(t *testing.T) {
 		if !errors.Is(err, queue.ErrInvalidArgument) || !contains(err, tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// A weight whose rate would be above MaxRate is refused, naming it, and
+// leaves the running mean as it was; so is an overall rate above it.
+func TestWeightedResamplerMaxRate(t *testing.T) {
+	w, err := NewWeightedResampler(1e6, 0.5, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first batch's mean is its own, about 5e8: rates about 2e-3
+	// and 2e6.
+	if _, err := w.Rates([]float64{1, 1e9}); !errors.Is(err, queue.ErrInvalidArgument) || !contains(err, "weight 1e+09 of row 1 gives rate 1.99") {
+		t.Errorf("Rates: %v, want weight 1e+09 refused", err)
+	}
+	if m := w.Mean(); m != 0 {
+		t.Errorf("Mean after a refused batch = %v, want 0, as before it", m)
+	}
+	// Still the first batch: its mean, 1, is exact.
+	if r, err := w.Rates([]float64{1, 1}); err != nil || !slices.Equal(r, []float64{1e6, 1e6}) || w.Mean() != 1 {
+		t.Errorf("Rates = %v, %v; Mean = %v", r, err, w.Mean())
+	}
+	if _, err := NewWeightedResampler(MaxRate+1, 0.5, nil); !errors.Is(err, queue.ErrInvalidArgument) || !contains(err, "overall rate 1.048577e+06") {
+		t.Errorf("overall rate above MaxRate: %v", err)
 	}
 }
 

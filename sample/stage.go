@@ -160,5 +160,14 @@ func withComponent(c tensor.Tensor, e queue.Element) queue.Element {
 	return append(queue.Element{c}, e...)
 }
 
-// isRate reports whether r can be a rate or weight.
-func isRate(r float64) bool { return r >= 0 && !math.IsInf(r, 1) }
+// MaxRate is the largest resampling rate: the copies of a row are made in
+// memory, so a rate beyond it, a mistaken or hostile value, would ask for
+// more than a machine holds (and a rate near 2^63 overflowed the count
+// drawn to none at all).
+const MaxRate = 1 << 20
+
+// isRate reports whether r can be a rate.
+func isRate(r float64) bool { return r >= 0 && r <= MaxRate }
+
+// isWeight reports whether r can be a weight.
+func isWeight(r float64) bool { return r >= 0 && !math.IsInf(r, 1) }
