@@ -308,10 +308,12 @@ func (s *StateSaver) insert(ctx context.Context, e *example, initial []tensor.Te
 		err = s.barrier.InsertMany(1+i, e.keys[:1], initial[i])
 	}
 	if err != nil {
-		// Only a CloseNow gets here (a plain one waits for this
-		// call): the example's keys are gone, so are its data and token.
-		// The example is not reused: nothing is accepted after a
-		// CloseNow.
+		// A CloseNow gets here (a plain one waits for this call), and
+		// so does the key of an example still in the barrier (the
+		// barrier's insert is all or nothing): the example's keys are
+		// gone, so are its data and token. The example is not reused:
+		// after a CloseNow nothing is accepted, and a duplicate's
+		// memory goes to the collector.
 		s.mu.Lock()
 		s.slots[e.slot] = nil
 		s.mu.Unlock()
