@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -334,8 +335,8 @@ func TestImageSizeLimitBeforeAllocation(t *testing.T) {
 	jpeg.Encode(&jb, small, nil)
 	jpegHuge := jb.Bytes()
 	sof := bytes.Index(jpegHuge, []byte{0xff, 0xc0})
-	binary.BigEndian.PutUint16(jpegHuge[sof+5:], 0xffff) // height, width
-	binary.BigEndian.PutUint16(jpegHuge[sof+7:], 0xffff)
+	binary.BigEndian.PutUint16(jpegHuge[sof+5:], 65500) // height, width: libjpeg's largest
+	binary.BigEndian.PutUint16(jpegHuge[sof+7:], 65500)
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -403,5 +404,39 @@ func TestGIFOffsetFrame(t *testing.T) {
 	r, gr, bl, _ := g.At(b.Min.X+2, b.Min.Y+1).RGBA()
 	if px := got.Uint8s()[(1*3+2)*3:][:3]; px[0] != uint8(r>>8) || px[1] != uint8(gr>>8) || px[2] != uint8(bl>>8) {
 		t.Fatalf("pixel %v, want %d %d %d", px, r>>8, gr>>8, bl>>8)
+	}
+}
+
+// A PNG chunk whose type is not four ASCII letters is refused, as libpng
+// refuses it ("invalid chunk type"; TensorFlow: "Invalid PNG. Failed to
+// initialize decoder."), where Go's decoder passes over it; an unknown
+// ancillary chunk of letters is passed over by both (audit 37).
+func TestPNGChunkType(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 2, 2))
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	withChunk := func(typ string) []byte {
+		data := b.Bytes()
+		iend := len(data) - 12
+		c := binary.BigEndian.AppendUint32(nil, 1)
+		c = append(c, typ...)
+		c = append(c, 'x')
+		c = binary.BigEndian.AppendUint32(c, crc32.ChecksumIEEE(c[4:]))
+		return append(append(slices.Clip(data[:iend]), c...), data[iend:]...)
+	}
+	d, err := NewImage(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		typ string
+		ok  bool
+	}{{"abCd", true}, {"sR#B", false}, {"sRG\xc2", false}, {"s RB", false}} {
+		_, err := d.Decode(withChunk(tc.typ), "k")
+		if tc.ok != (err == nil) || err != nil && !strings.Contains(err.Error(), "invalid chunk type") {
+			t.Errorf("chunk %q: %v", tc.typ, err)
+		}
 	}
 }

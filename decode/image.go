@@ -270,7 +270,9 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	var info pngInfo
 	switch f {
 	case "png":
-		b, info = scanPNG(b)
+		if b, info = scanPNG(b); info.err != nil {
+			return fail(info.err)
+		}
 	case "gif":
 		b = gifFirstFrame(b)
 	}
@@ -335,6 +337,21 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 		gg = newGrayGamma(info.gamma, info.depth, info.sigBits)
 	}
 	return toHWC(img, channels, gg), nil
+}
+
+// jpegMaxDimension is libjpeg's JPEG_MAX_DIMENSION: it refuses an image
+// wider or higher (TensorFlow: "Invalid JPEG data or crop window"), which
+// the format itself, with 16-bit sizes, does not.
+const jpegMaxDimension = 65500
+
+// checkJPEGDimensions refuses a JPEG that libjpeg refuses for its size.
+// sluice's decoder reads every frame header image/jpeg can decode
+// (SOF0-2), also of the JPEGs it then hands on, so one check serves both.
+func checkJPEGDimensions(width, height int) error {
+	if width > jpegMaxDimension || height > jpegMaxDimension {
+		return fmt.Errorf("jpeg: %d×%d pixels: wider or higher than libjpeg's largest, %d", width, height, jpegMaxDimension)
+	}
+	return nil
 }
 
 // jpegDecoders are the decoders of sequential JPEGs, whose memory each

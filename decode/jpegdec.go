@@ -470,6 +470,9 @@ func (d *jpegDecoder) parseSOF(seg []byte, maxBytes int64) error {
 		// not support either.
 		return fmt.Errorf("jpeg: SOF: empty image, %d×%d", d.width, d.height)
 	}
+	if err := checkJPEGDimensions(d.width, d.height); err != nil {
+		return err
+	}
 	switch nComp {
 	case 1, 3:
 	case 0:

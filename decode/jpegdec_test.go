@@ -627,7 +627,8 @@ func TestJPEGDecoderBadInput(t *testing.T) {
 		{"Huffman table undefined", editJPEG(base, jpegDHT, func([]byte) []byte { return nil }), nil},
 		{"SOF width 0", sof(func(p []byte) { p[3], p[4] = 0, 0 }), nil},
 		{"SOF height 0", sof(func(p []byte) { p[1], p[2] = 0, 0 }), nil},
-		{"SOF 65535×65535", sof(func(p []byte) { p[1], p[2], p[3], p[4] = 0xff, 0xff, 0xff, 0xff }), ErrImageTooLarge},
+		{"SOF 65500×65500", sof(func(p []byte) { p[1], p[2], p[3], p[4] = 0xff, 0xdc, 0xff, 0xdc }), ErrImageTooLarge},
+		{"SOF 65535×8", sof(func(p []byte) { p[1], p[2], p[3], p[4] = 0, 8, 0xff, 0xff }), nil},
 		{"SOF sampling 0×1", sof(func(p []byte) { p[7] = 0x01 }), nil},
 		{"SOF sampling 5×1", sof(func(p []byte) { p[7] = 0x51 }), nil},
 		{"SOF repeated component", sof(func(p []byte) { p[9] = p[6] }), nil},
@@ -1038,4 +1039,27 @@ func TestJPEGDecoderCleanAfterBadHuffmanCode(t *testing.T) {
 		t.Fatalf("only %d corruptions gave a bad Huffman code", failed)
 	}
 	t.Logf("%d corruptions gave a bad Huffman code", failed)
+}
+
+// A JPEG wider or higher than 65500 pixels is refused, as libjpeg
+// (JPEG_MAX_DIMENSION) and so TensorFlow refuse it (audit 37); 65500
+// decodes.
+func TestJPEGMaxDimension(t *testing.T) {
+	d, err := NewImage(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		spec jpegSpec
+		ok   bool
+	}{
+		{jpegSpec{w: 65500, h: 8, gray: true}, true},
+		{jpegSpec{w: 65501, h: 8, gray: true}, false},
+		{jpegSpec{w: 8, h: 65535}, false},
+	} {
+		_, err := d.Decode(encodeTestJPEG(tc.spec), "k")
+		if tc.ok != (err == nil) || err != nil && !strings.Contains(err.Error(), "largest, 65500") {
+			t.Errorf("%v: %v", tc.spec, err)
+		}
+	}
 }

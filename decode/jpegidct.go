@@ -172,9 +172,10 @@ func fillBlock(dst []byte, stride int, v byte) {
 
 // sample8 level-shifts an IDCT output by +128 and clamps it to a sample.
 // libjpeg clamps through a table indexed modulo 1024, which differs from
-// clamping only for outputs beyond ±512 that valid data cannot produce;
-// libjpeg-turbo's SIMD code, which TensorFlow runs on x86 and ARM,
-// saturates as this does.
+// clamping only for outputs beyond ±512 that valid data cannot produce.
+// libjpeg-turbo's SIMD code, which TensorFlow runs on x86 and ARM, works
+// in 16-bit lanes, which wrap where coefficients that no valid file holds
+// overflow them; this saturates instead (CONFORMANCE.md).
 func sample8(v int32) byte {
 	return byte(min(max(v+128, 0), 255))
 }

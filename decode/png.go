@@ -3,6 +3,7 @@ package decode
 import (
 	"compress/zlib"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"image/png"
 	"io"
@@ -26,6 +27,9 @@ type pngInfo struct {
 	// without a valid sBIT chunk. It sets libpng's 16-bit gamma tables'
 	// precision.
 	sigBits byte
+	// err is a chunk libpng refuses that Go's decoder would pass over:
+	// one whose type is not four ASCII letters.
+	err error
 }
 
 // scanPNG reads b's chunks as libpng does and returns the stream Go's
@@ -60,6 +64,10 @@ func scanPNG(b []byte) ([]byte, pngInfo) {
 		}
 		end := pos + 12 + int(n)
 		typ := string(b[pos+4 : pos+8])
+		if !pngChunkType(typ) {
+			info.err = fmt.Errorf("png: chunk type %q at offset %d is not four letters (libpng: \"invalid chunk type\")", typ, pos+4)
+			break
+		}
 		data := b[pos+8 : end-4]
 		ancillary := typ[0]&0x20 != 0
 		if ancillary && crc32.ChecksumIEEE(b[pos+4:end-4]) != binary.BigEndian.Uint32(b[end-4:]) {
@@ -603,4 +611,15 @@ func (w *idatWriter) flush() {
 	binary.BigEndian.PutUint32(w.b[w.start:], uint32(len(w.b)-w.start-8))
 	w.b = binary.BigEndian.AppendUint32(w.b, crc32.ChecksumIEEE(w.b[w.start+4:]))
 	w.start = -1
+}
+
+// pngChunkType reports whether typ is a chunk type libpng reads: four
+// ASCII letters.
+func pngChunkType(typ string) bool {
+	for i := range len(typ) {
+		if c := typ[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
