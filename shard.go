@@ -20,7 +20,7 @@ func (d *Dataset) shardFiles(files []string) ([]string, error) {
 		return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w (want 0 <= index < count)", d.kind, index, count, ErrInvalid)
 	}
 	if index >= len(files) {
-		return nil, fmt.Errorf("sluice: %s: Shard(%d, %d) of %d files is empty: %w (shard the records of each file instead, with GlobalShuffle)", d.kind, index, count, len(files), ErrInvalid)
+		return nil, fmt.Errorf("sluice: %s: Shard(%d, %d) of %d files is empty: %w (fewer files than workers: use at most as many workers as files, or a global shuffle, which shards the records of each file)", d.kind, index, count, len(files), ErrInvalid)
 	}
 	sorted := slices.Sorted(slices.Values(files))
 	want := make(map[string]int)

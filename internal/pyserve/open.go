@@ -2,8 +2,10 @@ package pyserve
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -520,7 +522,9 @@ func dtypeName(dt tensor.DType) string {
 }
 
 // parseDefault reads a default value: a number or string, or a list of
-// them, as a vector of dt.
+// them, as a vector of dt. JSON has no NaN or infinities, nor bytes that
+// are not UTF-8: a float's is a string ("nan", "inf", "-inf"), and a
+// bytes value's an object {"base64": "..."}.
 func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -536,11 +540,21 @@ func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
 	case tensor.String:
 		out := make([][]byte, len(list))
 		for i, x := range list {
-			s, ok := x.(string)
-			if !ok {
+			switch x := x.(type) {
+			case string:
+				out[i] = []byte(x)
+			case map[string]any:
+				b64, ok := x["base64"].(string)
+				var err error
+				if ok && len(x) == 1 {
+					out[i], err = base64.StdEncoding.DecodeString(b64)
+				}
+				if !ok || len(x) != 1 || err != nil {
+					return tensor.Tensor{}, fmt.Errorf("%v is not a string or {\"base64\": ...}: %w", x, sluice.ErrInvalid)
+				}
+			default:
 				return tensor.Tensor{}, fmt.Errorf("%v is not a string: %w", x, sluice.ErrInvalid)
 			}
-			out[i] = []byte(s)
 		}
 		return tensor.New(out, len(out)), nil
 	case tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64:
@@ -550,6 +564,12 @@ func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
 	nums := make([]json.Number, len(list))
 	for i, x := range list {
 		n, ok := x.(json.Number)
+		if s, isString := x.(string); isString && (dt == tensor.Float32 || dt == tensor.Float64) {
+			// NaN or an infinity, which strconv spells as Python does.
+			if f, err := strconv.ParseFloat(s, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				n, ok = json.Number(s), true
+			}
+		}
 		if !ok {
 			return tensor.Tensor{}, fmt.Errorf("%v is not a number: %w", x, sluice.ErrInvalid)
 		}

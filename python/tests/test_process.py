@@ -229,6 +229,21 @@ def test_torch_dataloader(tmp_path):
         assert sorted(labels) == sorted(truth), f"num_workers={workers}"
 
 
+def test_torch_more_workers_than_files(tmp_path):
+    """A worker whose share of the files is empty fails naming the
+    DataLoader worker and the share it reads, which the trainer did not
+    ask for by name (audit 35)."""
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, _ = make_examples(tmp_path, files=1, per_file=8)
+    loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(sluice.examples(pat, SPEC, batch_size=8)),
+                                         batch_size=None, num_workers=2)
+    with pytest.raises(sluice.InvalidArgumentError, match=r"DataLoader worker 1 of 2, which reads ds\.shard\(1, 2\): "
+                                                          r".*of 1 files is empty.*at most as many workers as files"):
+        list(loader)
+
+
 def test_torch_dataloader_pairs(tmp_path):
     """As sluice.torch documents: the DataLoader's default_convert makes a
     VarLen pair a list; collate_fn=lambda b: b keeps the tuple."""

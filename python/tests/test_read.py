@@ -786,3 +786,42 @@ def test_prefetch_bound_is_named_as_prefetch(tmp_path):
             sluice.examples(pat, SPEC, 2, prefetch=prefetch, deterministic=det)
     list(sluice.examples(pat, SPEC, 2, prefetch=63))
     list(sluice.examples(pat, SPEC, 2, prefetch=15, deterministic=True))
+
+
+def test_defaults_json_cannot_hold(tmp_path):
+    """Defaults JSON has no spelling for, as TensorFlow takes them: NaN and
+    the infinities for floats, and bytes that are not UTF-8. They made
+    the open a protocol error, or a bare UnicodeDecodeError (audit 35)."""
+    pat, _ = make_examples(tmp_path, files=1, per_file=3)
+    spec = {"label": sluice.FixedLen([], "int64"),
+            "nan": sluice.FixedLen([], "float32", default=float("nan")),
+            "infs": sluice.FixedLen([3], "float32", default=[np.inf, -np.inf, 1.5]),
+            "raw": sluice.FixedLen([], bytes, default=b"\xff\x00"),
+            "np": sluice.FixedLen([], "float32", default=np.float32("-inf"))}
+    (b,) = list(sluice.examples(pat, spec, batch_size=3))
+    assert np.isnan(b["nan"]).all() and b["nan"].dtype == np.float32
+    assert b["infs"].tolist() == [[np.inf, -np.inf, 1.5]] * 3
+    assert b["raw"].tolist() == [b"\xff\x00"] * 3
+    assert b["np"].tolist() == [-np.inf] * 3
+    a_csv = tmp_path / "a.csv"
+    a_csv.write_text("1,,\n2,3,x\n")
+    (b,) = list(sluice.csv(str(a_csv), [("i", "int64"), ("x", "float32", float("nan")), ("s", bytes, b"\xfe")],
+                           batch_size=2))
+    assert np.isnan(b["x"][0]) and b["x"][1] == 3 and b["s"].tolist() == [b"\xfe", b"x"]
+
+
+def test_file_name_not_utf8(tmp_path):
+    """A name Python holds with surrogate escapes cannot reach the server,
+    whose requests are UTF-8 JSON: refused, saying so, where the server
+    opened another name (audit 35); a pattern matching the file reads it."""
+    name = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"n\xffame.tfrecord"))
+    try:
+        tfrecords.write(name, [tfrecords.example({"label": ("int64", [7])})])
+    except OSError as e:  # a file system that takes only UTF-8 names
+        pytest.skip(str(e))
+    with pytest.raises(sluice.InvalidArgumentError, match="is not UTF-8"):
+        sluice.examples(name, {"label": sluice.FixedLen([], "int64")}, 1)
+    with pytest.raises(sluice.InvalidArgumentError, match="want a str"):
+        sluice.examples(os.fsencode(name), {"label": sluice.FixedLen([], "int64")}, 1)
+    (b,) = list(sluice.examples(str(tmp_path / "n*"), {"label": sluice.FixedLen([], "int64")}, 1))
+    assert b["label"].tolist() == [7]

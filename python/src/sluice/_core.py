@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import collections
 import glob
 import json
@@ -220,16 +221,24 @@ def Field(name: str, offset: int, size: int, dtype: DTypeLike, shape: Optional[S
 
 
 def _jsonable(v):
+    """A default value as the server reads it: JSON has no NaN or
+    infinities, which go as the strings "nan", "inf" and "-inf", nor bytes
+    that are not UTF-8, which go as {"base64": ...}."""
     if v is None:
         return None
     if isinstance(v, np.ndarray):
         return _jsonable(v.tolist())
     if isinstance(v, (list, tuple)):
         return [_jsonable(x) for x in v]
-    if isinstance(v, bytes):
-        return v.decode("utf-8")
     if isinstance(v, np.generic):
-        return v.item()
+        v = v.item()
+    if isinstance(v, bytes):
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(v).decode("ascii")}
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)  # nan, inf, -inf
     return v
 
 
@@ -284,11 +293,21 @@ def _bad_compression(value: Any, what: str, auto: bool) -> NoReturn:
 
 
 def _files(files):
-    if isinstance(files, (str, os.PathLike)):
-        return [os.fspath(files)]
+    if isinstance(files, (str, bytes, os.PathLike)):
+        files = [files]
     out = [os.fspath(f) for f in files]
     if not out:
         raise InvalidArgumentError("no files given")
+    for f in out:
+        if not isinstance(f, str):
+            raise InvalidArgumentError(f"file name {f!r}: want a str or os.PathLike of one")
+        try:
+            f.encode("utf-8")
+        except UnicodeEncodeError:
+            # Its bytes, held by Python as surrogate escapes, cannot reach
+            # sluice-serve, whose requests are UTF-8 JSON.
+            raise InvalidArgumentError(f"file name {f!r} is not UTF-8, which sluice-serve needs: rename the file, "
+                                       "or name it by a pattern that matches it (sluice-serve lists its folder)") from None
     return out
 
 

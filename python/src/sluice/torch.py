@@ -85,6 +85,18 @@ class IterableDataset(torch.utils.data.IterableDataset):
             ds = ds.copies()
         it = iter(ds)
         try:
+            try:
+                batch = next(it)
+            except StopIteration:
+                return
+            except _core.InvalidArgumentError as e:
+                if info is None:
+                    raise
+                # The worker's share of the files, which it did not ask
+                # for by name.
+                raise _core.InvalidArgumentError(f"DataLoader worker {info.id} of {info.num_workers}, which reads "
+                                                 f"ds.shard({info.id}, {info.num_workers}): {e}") from None
+            yield _tensors(batch)
             for batch in it:
                 yield _tensors(batch)
         finally:
