@@ -474,3 +474,35 @@ func hostileSeeds(t testing.TB) [][]byte {
 		testLongListFile(t, 1<<21),
 	}
 }
+
+// A GZIP page is checked as it is inflated: its member's CRC-32 and size,
+// which only the read past the page's bytes reaches, fail the page. They
+// were read and their error dropped, so a flipped bit in the compressed
+// data came out as another value (audit 34); a file without page CRCs
+// (pyarrow's default) has no other check.
+func TestGzipPageChecksum(t *testing.T) {
+	el := schemaElement{Name: "x", HasType: true, Type: typeInt64, HasRepetition: true, Repetition: repRequired}
+	var body []byte
+	for i := range 100 {
+		body = binary.LittleEndian.AppendUint64(body, uint64(i))
+	}
+	for _, tc := range []struct {
+		name  string
+		field int // of the member's trailer: 0 the CRC-32, 4 the size
+	}{{"CRC-32", 0}, {"size", 4}} {
+		file := testFile(t, testSchema(el), 100, codecGzip, []testPage{testDataPage(100, encPlain, body)})
+		if rows, err, _ := testReadAll(file); err != nil || rows != 100 {
+			t.Fatalf("the file whole: %d rows, %v", rows, err)
+		}
+		// The member ends the column chunk, just before the footer: its
+		// trailer is the CRC-32, then the size (100·8 = 800).
+		at := bytes.LastIndex(file, binary.LittleEndian.AppendUint32(nil, 800)) - 4
+		if at < 0 {
+			t.Fatal("no gzip trailer")
+		}
+		file[at+tc.field] ^= 0x01
+		if rows, err, _ := testReadAll(file); !errors.Is(err, gzip.ErrChecksum) {
+			t.Errorf("a GZIP page whose %s is wrong: %d rows, %v; want gzip.ErrChecksum", tc.name, rows, err)
+		}
+	}
+}

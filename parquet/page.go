@@ -239,15 +239,20 @@ func (pr *pageReader) inflate(dst, src []byte) (int, error) {
 	return 0, fmt.Errorf("%v compression is %w", pr.codec, ErrUnsupported)
 }
 
-// readExactly fills dst from r and checks that r ends there.
+// readExactly fills dst from r and checks that r ends there: the read
+// past dst is where a gzip stream's checksum (CRC-32 and size) is
+// checked, and its error is the page's.
 func readExactly(r io.Reader, dst []byte) (int, error) {
 	n, err := io.ReadFull(r, dst)
 	if err != nil {
 		return n, noEOF(err)
 	}
 	var one [1]byte
-	if m, _ := r.Read(one[:]); m > 0 {
+	switch m, err := io.ReadFull(r, one[:]); {
+	case m > 0:
 		return n, errPageSize
+	case err != io.EOF:
+		return n, err
 	}
 	return n, nil
 }
