@@ -383,6 +383,13 @@ func (c *columnReader) readDictionary(p page) error {
 	if min := c.minPlainSize(); n < 0 || min == 0 && n > 8*len(c.dictBuf) || min > 0 && n > len(c.dictBuf)/min {
 		return fmt.Errorf("dictionary: PLAIN: %d values in %d bytes", n, len(c.dictBuf))
 	}
+	// Decoded, a value takes more than its bytes: a bit becomes a bool
+	// and an int64, a short byte array two slices. The page limit bounds
+	// that memory as it bounds a row's, or a dictionary of a few KB would
+	// take GBs.
+	if limit := c.pages.limits.maxPage; n > limit/c.dictValueSize() {
+		return fmt.Errorf("dictionary: %d values take %d bytes decoded, over the %d-byte page limit (MaxPageSize)", n, n*c.dictValueSize(), limit)
+	}
 	c.vr = valueReader{enc: encPlain, data: c.dictBuf, deltas: c.vr.deltas}
 	if err := c.decodePhysical(n); err != nil {
 		return fmt.Errorf("dictionary: %w", err)
@@ -454,6 +461,30 @@ func (c *columnReader) badInDict(k int32) bool {
 const maxDictBad = 64
 
 func (v *values) reset() { v.i, v.f, v.b = v.i[:0], v.f[:0], v.b[:0] }
+
+// dictValueSize is the memory a dictionary value takes decoded: its
+// physical value (a bytes value's slice; its bytes are the page's) and its
+// Example value.
+func (c *columnReader) dictValueSize() int {
+	size := 24 // a slice
+	switch c.col.physical {
+	case typeBoolean:
+		size = 1
+	case typeInt32, typeFloat:
+		size = 4
+	case typeInt64, typeDouble:
+		size = 8
+	case typeInt96:
+		size = 12
+	}
+	switch c.col.Kind {
+	case Int64:
+		return size + 8
+	case Float:
+		return size + 4
+	}
+	return size + 24
+}
 
 // minPlainSize is the fewest bytes a PLAIN value of the column takes,
 // which bounds the values a page can claim before anything is allocated.

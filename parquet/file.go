@@ -41,9 +41,11 @@ type Option func(*File)
 
 // MaxPageSize sets the largest page, decompressed, that the file's
 // readers accept, and the most memory a row's values may take in them
-// (8 bytes an int64, 4 a float, a bytes value its length and 24): a page
-// of a few bytes may hold a list of millions of values. A larger page or
-// row is an error.
+// (8 bytes an int64, 4 a float, a bytes value its length and 24), or a
+// dictionary's values decoded: a page of a few bytes may hold a list of
+// millions of values, and a dictionary page's bits or short byte arrays
+// take tens of times their bytes. A larger page, row or dictionary is an
+// error.
 func MaxPageSize(n int) Option { return func(f *File) { f.maxPage = n } }
 
 // Open reads the footer of the Parquet file r, of size bytes; name is
