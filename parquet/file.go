@@ -123,12 +123,25 @@ func (f *File) checkRowGroups(footer int64) error {
 			if cc.FilePath != "" {
 				return fmt.Errorf("column %q of row group %d is in another file (%q): column chunks in other files are %w", col.Name, g, cc.FilePath, ErrUnsupported)
 			}
+			if cc.Encrypted {
+				// Under a footer in the clear, a column of its own key:
+				// the others can be read.
+				if col.Err == nil {
+					col.Err = fmt.Errorf("column %q is encrypted: encrypted columns are %w", col.Name, ErrUnsupported)
+				}
+				continue
+			}
 			if !cc.HasMeta {
 				return fmt.Errorf("column %q of row group %d has no metadata", col.Name, g)
 			}
 			m := &cc.Meta
 			if m.Type != col.physical {
 				return fmt.Errorf("column %q of row group %d is %v, the schema says %v", col.Name, g, m.Type, col.physical)
+			}
+			if !supportedCodec(m.Codec) && col.Err == nil {
+				// Said now, as of a map column, rather than when a row
+				// of the row group is read.
+				col.Err = fmt.Errorf("column %q of row group %d: %v compression is %w", col.Name, g, m.Codec, ErrUnsupported)
 			}
 			start, end := chunkBounds(m)
 			if rg.NumRows == 0 {

@@ -682,6 +682,9 @@ func TestTestdataFooters(t *testing.T) {
 					t.Errorf("row group %d: %d columns, %d leaves in the schema", i, len(g.Columns), leaves)
 				}
 				for j, c := range g.Columns {
+					if c.Encrypted {
+						continue // its page headers are ciphertext
+					}
 					checkChunkPages(t, data, &c, fmt.Sprintf("row group %d column %d", i, j))
 				}
 			}

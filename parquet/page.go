@@ -239,6 +239,15 @@ func (pr *pageReader) inflate(dst, src []byte) (int, error) {
 	return 0, fmt.Errorf("%v compression is %w", pr.codec, ErrUnsupported)
 }
 
+// supportedCodec reports whether pages compressed with c can be read.
+func supportedCodec(c codec) bool {
+	switch c {
+	case codecUncompressed, codecSnappy, codecGzip, codecZstd:
+		return true
+	}
+	return false
+}
+
 // readExactly fills dst from r and checks that r ends there: the read
 // past dst is where a gzip stream's checksum (CRC-32 and size) is
 // checked, and its error is the page's.

@@ -221,6 +221,39 @@ func TestUnsupportedColumnLeftOut(t *testing.T) {
 	}
 }
 
+// A column whose pages are in a compression sluice lacks (LZ4), or
+// encrypted under a footer in the clear, is refused as a column when the
+// file opens, as a map column is, and the other column reads; both were
+// found out only when a row was read, and the encrypted one as a garbled
+// page header (audit 34).
+func TestColumnRefusedAtOpen(t *testing.T) {
+	for _, tc := range []struct{ file, why string }{
+		{"lz4_column", `column "b" of row group 0: LZ4_RAW compression is not supported`},
+		{"encrypted_column", `column "b" is encrypted: encrypted columns are not supported`},
+	} {
+		f, err := openTestFile(t, tc.file)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		cols := f.Columns()
+		if len(cols) != 2 || cols[0].Err != nil || !errors.Is(cols[1].Err, ErrUnsupported) || cols[1].Err.Error() != tc.why {
+			t.Errorf("%s: columns %+v", tc.file, cols)
+			continue
+		}
+		rows, err := f.Rows([]string{"a"})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if rows.Err() != nil || n != 10 {
+			t.Errorf("%s: column a: %d rows, %v", tc.file, n, rows.Err())
+		}
+	}
+}
+
 // A flipped byte in a page of a file with page checksums is a CRC error
 // naming the file, the row and the page's offset.
 func TestPageCRC(t *testing.T) {

@@ -240,5 +240,35 @@ def main(out):
     write(out, "crc", t.select(["i64", "word"]), compression="NONE", write_page_checksum=True, **small)
 
 
+def column_refusals(out):
+    """Files of a column sluice cannot read beside one it can: pages in
+    LZ4, and a column of its own key under a footer in the clear (Parquet
+    modular encryption). Each is refused as a column, before any row is
+    read, and the other column reads."""
+    import pyarrow.parquet.encryption as pe
+
+    t = pa.table({"a": list(range(10)), "b": [float(i) for i in range(10)]})
+    write(out, "lz4_column", t, compression={"a": "SNAPPY", "b": "LZ4"}, expect={"error": "LZ4"})
+
+    class Kms(pe.KmsClient):  # keys in the clear: a test's
+        def __init__(self, config):
+            pe.KmsClient.__init__(self)
+
+        def wrap_key(self, key, master):
+            return base64.b64encode(key)
+
+        def unwrap_key(self, wrapped, master):
+            return base64.b64decode(wrapped)
+
+    config = pe.EncryptionConfiguration(footer_key="k1", column_keys={"k2": ["b"]}, plaintext_footer=True,
+                                        double_wrapping=False)
+    props = pe.CryptoFactory(Kms).file_encryption_properties(pe.KmsConnectionConfig(), config)
+    path = os.path.join(out, "encrypted_column.parquet")
+    with pq.ParquetWriter(path, t.schema, encryption_properties=props) as w:
+        w.write_table(t)
+    record(out, "encrypted_column", {"error": "encrypted"})
+
+
 if __name__ == "__main__":
     main(sys.argv[1])
+    column_refusals(sys.argv[1])
