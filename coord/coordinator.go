@@ -133,7 +133,9 @@ func (c *Coordinator) Context() context.Context {
 	return c.ctx
 }
 
-// Err returns the error recorded by RequestStop, or nil.
+// Err returns the error recorded by RequestStop, or nil; after Join, the
+// first error a goroutine of Go or a QueueRunner returned too late to be
+// recorded, if none was.
 func (c *Coordinator) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -160,25 +162,29 @@ func (c *Coordinator) WaitForStop(ctx context.Context) bool {
 }
 
 // StopOnError runs f and reports its error, if any, with RequestStop
-// (TensorFlow's stop_on_exception). The error is not returned: like
-// TensorFlow's, StopOnError swallows it once the coordinator has it. A
-// panic in f is recovered and reported as an error too.
-func (c *Coordinator) StopOnError(f func() error) {
+// (TensorFlow's stop_on_exception). Like TensorFlow's, StopOnError
+// swallows the error once the coordinator has it, and returns nil; after
+// Join, when it is too late to be recorded, it returns it (TensorFlow
+// re-raises it). A panic in f is recovered and reported as an error too.
+func (c *Coordinator) StopOnError(f func() error) (late error) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.RequestStop(fmt.Errorf("coord: panic: %v", r))
+			late = c.RequestStop(fmt.Errorf("coord: panic: %v", r))
 		}
 	}()
 	if err := f(); err != nil {
-		c.RequestStop(err)
+		return c.RequestStop(err)
 	}
+	return nil
 }
 
 // Go runs f in a new goroutine registered with the coordinator under name,
 // so that Join waits for it and names it if it outlives the grace period.
 // f receives ctx merged with the coordinator's stop: it is cancelled when
 // either is. If f returns an error, the coordinator stops with it; an
-// error that only reports ctx's cancellation stops it cleanly.
+// error that only reports ctx's cancellation stops it cleanly. An error
+// returned after Join, too late for it, is kept for Err (TensorFlow hands
+// it to the thread's excepthook).
 func (c *Coordinator) Go(ctx context.Context, name string, f func(ctx context.Context) error) {
 	m := c.register(name)
 	stopCtx := c.Context()
@@ -198,9 +204,22 @@ func (c *Coordinator) Go(ctx context.Context, name string, f func(ctx context.Co
 			c.RequestStop(nil)
 		}
 		if err != nil {
-			c.RequestStop(err)
+			c.keepLate(c.RequestStop(err))
 		}
 	}()
+}
+
+// keepLate keeps for Err an error reported after Join, if no error is
+// recorded.
+func (c *Coordinator) keepLate(err error) {
+	if err == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
 }
 
 func (c *Coordinator) register(name string) *member {
@@ -236,17 +255,21 @@ func mergeContexts(a, b context.Context) (context.Context, context.CancelFunc) {
 // finished within gracePeriod. It returns the error recorded by
 // RequestStop, if any; otherwise, if goroutines were still running at the
 // end of the grace period, an error wrapping ErrStillRunning that names
-// them in TensorFlow's words. A zero or negative gracePeriod means
-// DefaultGracePeriod. After Join, a RequestStop with an error returns the
-// error to its caller (see RequestStop) until ClearStop.
+// them in TensorFlow's words. A zero gracePeriod means DefaultGracePeriod,
+// a negative one none (TensorFlow's stop_grace_period_secs=0). After Join,
+// a RequestStop with an error returns the error to its caller (see
+// RequestStop) until ClearStop.
 //
 // When ctx ends first, Join returns an error wrapping ctx.Err() and the
 // coordinator is not marked as joined: the goroutines run on, and Join may
 // be called again. Goroutines that have all finished are joined even if
 // ctx has ended.
 func (c *Coordinator) Join(ctx context.Context, gracePeriod time.Duration) error {
-	if gracePeriod <= 0 {
+	switch {
+	case gracePeriod == 0:
 		gracePeriod = DefaultGracePeriod
+	case gracePeriod < 0:
+		gracePeriod = 0
 	}
 	var grace <-chan time.Time
 	stop := c.Done()
@@ -298,12 +321,17 @@ func (c *Coordinator) runningNames() []string {
 }
 
 // ClearStop makes the coordinator reusable after a Join: it clears the
-// stop request, the recorded error and the joined state.
+// stop request, the recorded error and the joined state. Goroutines still
+// running go on: without a stop requested, their contexts are not
+// cancelled (TensorFlow's clear_stop only resets its flags).
 func (c *Coordinator) ClearStop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cancel()
-	c.reset()
+	if !c.stopped.Load() {
+		c.err, c.hasJoined = nil, false
+		return
+	}
+	c.reset() // the stop cancelled the context its goroutines have
 }
 
 // Loop runs f in a registered goroutine, back to back when interval is 0,

@@ -604,3 +604,102 @@ func TestGoContextAndPanic(t *testing.T) {
 		}
 	})
 }
+
+// ClearStop with no stop requested leaves running goroutines alone, as
+// TensorFlow's clear_stop (which only resets its flags) does: it
+// cancelled their contexts, and a goroutine returning its context's error
+// then stopped the fresh coordinator with it (audit 36).
+func TestClearStopLeavesRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New()
+		cancelled := make(chan struct{})
+		c.Go(t.Context(), "worker", func(ctx context.Context) error {
+			<-ctx.Done()
+			close(cancelled)
+			return ctx.Err()
+		})
+		synctest.Wait()
+		c.ClearStop()
+		synctest.Wait()
+		select {
+		case <-cancelled:
+			t.Fatal("ClearStop cancelled a running goroutine's context")
+		default:
+		}
+		if c.ShouldStop() || c.Err() != nil {
+			t.Fatalf("after ClearStop: ShouldStop %v, Err %v", c.ShouldStop(), c.Err())
+		}
+		c.RequestStop(nil)
+		if err := c.Join(t.Context(), time.Second); err != nil {
+			t.Fatalf("Join = %v", err)
+		}
+	})
+}
+
+// An error reported after Join, too late to be recorded, is not lost
+// (audit 36): StopOnError returns it (TensorFlow's stop_on_exception
+// re-raises it), a goroutine's is kept for Err, and a QueueRunner step's,
+// of a runner started after the Join, for the runner's Errs. (A step
+// failing after a stop is the stop's doing, and no error.)
+func TestErrorAfterJoin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New()
+		release := make(chan struct{})
+		c.Go(t.Context(), "straggler", func(context.Context) error {
+			<-release // deaf to the stop
+			return errors.New("disk full")
+		})
+		c.RequestStop(nil)
+		if err := c.Join(t.Context(), time.Second); !errors.Is(err, ErrStillRunning) {
+			t.Fatalf("Join = %v, want ErrStillRunning", err)
+		}
+		tooLate := errors.New("too late")
+		if err := c.StopOnError(func() error { return tooLate }); err != tooLate {
+			t.Errorf("StopOnError after Join = %v, want %v", err, tooLate)
+		}
+		close(release)
+		synctest.Wait()
+		if err := c.Err(); err == nil || err.Error() != "disk full" {
+			t.Errorf("Err after a straggler failed = %v, want disk full", err)
+		}
+
+		c = New()
+		if err := c.Join(t.Context(), time.Second); err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewQueueRunner(fifo(t, 1, "q"), []Step{func(context.Context) error { return errors.New("step failed") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Start(t.Context(), c)
+		synctest.Wait()
+		if errs := r.Errs(); len(errs) != 1 || errs[0].Error() != "step failed" {
+			t.Errorf("runner's Errs = %v", errs)
+		}
+	})
+}
+
+// A negative grace period is none: Join reports the goroutines still
+// running as soon as the stop is requested (TensorFlow's
+// stop_grace_period_secs=0); zero is DefaultGracePeriod.
+func TestJoinNoGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			grace, want time.Duration
+		}{{-1, 0}, {0, DefaultGracePeriod}} {
+			c := New()
+			release := make(chan struct{})
+			c.Go(t.Context(), "straggler", func(context.Context) error {
+				<-release
+				return nil
+			})
+			c.RequestStop(nil)
+			start := time.Now()
+			if err := c.Join(t.Context(), tc.grace); !errors.Is(err, ErrStillRunning) || time.Since(start) != tc.want {
+				t.Errorf("grace %v: Join = %v after %v, want ErrStillRunning after %v", tc.grace, err, time.Since(start), tc.want)
+			}
+			close(release)
+			synctest.Wait()
+		}
+	})
+}

@@ -198,8 +198,9 @@ func (r *QueueRunner) loop(ctx context.Context, c *Coordinator, name string, ste
 		// the coordinator has stopped by the time close_on_stop looks.
 		if !clean && err != nil {
 			if c != nil {
-				c.RequestStop(err)
-				err = nil
+				// Recorded by the coordinator, or, after its Join,
+				// returned as too late, and kept here (Errs).
+				err = c.RequestStop(err)
 			}
 		}
 		if c != nil && !clean && ctx.Err() != nil {
