@@ -62,6 +62,10 @@ type identity struct {
 	// size with another count of records would change every epoch's
 	// permutation. Checkpoints saved before it have none.
 	Records []int64 `json:"records,omitempty"`
+	// Order is the global shuffle's order (orderUniform); checkpoints
+	// saved before it have none, orderFeistel4, which their resumed runs
+	// keep.
+	Order int `json:"order,omitempty"`
 }
 
 // identity returns the identity of an iteration of d over files.

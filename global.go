@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -154,21 +155,73 @@ func (ra *randomAccess) where(g int64) (int, int64) {
 	return f, g - ra.first[f]
 }
 
+// A recordOrder is an epoch's order of the records: at(i), for i < n, is
+// the record at position i. It follows from the seed, the epoch and n
+// alone, so that the position in an epoch is all a checkpoint needs.
+type recordOrder interface {
+	at(i uint64) uint64
+}
+
+// The global shuffle's orders, which a checkpoint records (identity.Order)
+// so that a run resumed from it goes on in the order it began in.
+const (
+	// orderFeistel4 is a 4-round Feistel network for every n: sluice's
+	// order until 2026-11-27, which checkpoints saved before then hold
+	// (they have no order). Its orders are far from uniform for a small
+	// data set: of 5 records, the last came last 26 % of the time, not
+	// 20 % (audit 40); the rounds' functions, over halves of a few bits,
+	// are drawn from few, and a Feistel network's permutations of its
+	// domain are all even.
+	orderFeistel4 = 0
+	// orderUniform shuffles up to explicitMax records with Fisher-Yates
+	// (every order equally likely, 4 bytes a record for the epoch), and
+	// more with a 10-round Feistel network, whose halves are then at
+	// least 11 bits wide.
+	orderUniform = 1
+	globalOrder  = orderUniform // a new run's
+)
+
+// explicitMax is the most records whose order orderUniform draws whole:
+// 4 MiB of memory, a few milliseconds an epoch.
+const explicitMax = 1 << 20
+
+// newPermutation returns the order of n records in epoch of a run seeded
+// with seed.
+func newPermutation(order int, n, seed, epoch uint64) recordOrder {
+	if order == orderFeistel4 {
+		return newFeistel(n, seed, epoch, 4)
+	}
+	if n > explicitMax {
+		return newFeistel(n, seed, epoch, 10)
+	}
+	rng := rand.New(rand.NewPCG(mix64(seed^0x5eed_0f_5afe), mix64(epoch+0x9e3779b97f4a7c15)))
+	p := make(explicit, n)
+	for i := range p {
+		p[i] = uint32(i)
+	}
+	rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	return p
+}
+
+// An explicit permutation holds every position's record.
+type explicit []uint32
+
+func (p explicit) at(i uint64) uint64 { return uint64(p[i]) }
+
 // A feistel is a permutation of [0, n) drawn from a key: a balanced
 // Feistel network over the smallest even number of bits that holds n,
-// walked until it lands in [0, n) (cycle walking). Its state is its key:
-// the position in an epoch is all a checkpoint needs.
+// walked until it lands in [0, n) (cycle walking). Its state is its key.
 type feistel struct {
 	n    uint64
 	half uint
 	mask uint64
-	keys [4]uint64
+	keys []uint64
 }
 
-func newFeistel(n, seed, epoch uint64) *feistel {
+func newFeistel(n, seed, epoch uint64, rounds int) *feistel {
 	b := uint(bits.Len64(max(n, 2) - 1))
 	half := (b + 1) / 2
-	f := &feistel{n: n, half: half, mask: 1<<half - 1}
+	f := &feistel{n: n, half: half, mask: 1<<half - 1, keys: make([]uint64, rounds)}
 	k := mix64(seed ^ mix64(epoch+0x9e3779b97f4a7c15))
 	for i := range f.keys {
 		k = mix64(k + uint64(i) + 1)
@@ -219,23 +272,34 @@ type globalRun struct {
 type globalSeq struct {
 	ra           *randomAccess
 	seed         uint64
+	order        int   // orderFeistel4 or orderUniform
 	shard, count int64
 	perEpoch     int64 // records of the worker in an epoch
 	total        int64 // in all epochs; -1 without end
 
-	mu    sync.Mutex
-	epoch int64
-	perm  *feistel
+	mu sync.Mutex
+	// The permutations of the two epochs last asked for: readers near an
+	// epoch's end ask for both, in turn, and an explicit one takes
+	// milliseconds to draw.
+	epochs [2]int64
+	perms  [2]recordOrder
 }
 
 // at returns record t of the sequence, as an index among all records.
 func (s *globalSeq) at(t int64) int64 {
 	e, j := t/s.perEpoch, t%s.perEpoch
 	s.mu.Lock()
-	if s.perm == nil || s.epoch != e {
-		s.epoch, s.perm = e, newFeistel(uint64(s.ra.total), s.seed, uint64(e))
+	k := 0
+	switch {
+	case s.perms[0] != nil && s.epochs[0] == e:
+	case s.perms[1] != nil && s.epochs[1] == e:
+		k = 1
+	default:
+		// The older one goes.
+		s.epochs[1], s.perms[1] = s.epochs[0], s.perms[0]
+		s.epochs[0], s.perms[0] = e, newPermutation(s.order, uint64(s.ra.total), s.seed, uint64(e))
 	}
-	p := s.perm
+	p := s.perms[k]
 	s.mu.Unlock()
 	return int64(p.at(uint64(s.shard + j*s.count)))
 }
@@ -264,7 +328,14 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 			return nil, fmt.Errorf("sluice: %s: Shard(%d, %d): %w", d.kind, shard, count, ErrInvalid)
 		}
 	}
-	seq := &globalSeq{ra: ra, seed: s.seed, shard: shard, count: count, perEpoch: max(0, (ra.total-shard+count-1)/count)}
+	order := globalOrder
+	if ck != nil && ck.Identity.Global {
+		// A run resumed goes on in the order it began in.
+		if order = ck.Identity.Order; order != orderFeistel4 && order != orderUniform {
+			return nil, fmt.Errorf("sluice: %s: %w: global shuffle order %d, which this sluice does not know", d.kind, ErrCheckpoint, order)
+		}
+	}
+	seq := &globalSeq{ra: ra, seed: s.seed, order: order, shard: shard, count: count, perEpoch: max(0, (ra.total-shard+count-1)/count)}
 	switch {
 	case ra.total == 0 && s.forever:
 		// The other engines' error, which they meet once every file has
@@ -288,6 +359,7 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 	id := d.identity(files, n, 0, bs)
 	id.Global = true
 	id.Records = ra.counts
+	id.Order = order
 	batches := int64(-1)
 	if seq.total >= 0 {
 		batches = seq.total / int64(n)
