@@ -272,7 +272,7 @@ type globalRun struct {
 type globalSeq struct {
 	ra           *randomAccess
 	seed         uint64
-	order        int   // orderFeistel4 or orderUniform
+	order        int // orderFeistel4 or orderUniform
 	shard, count int64
 	perEpoch     int64 // records of the worker in an epoch
 	total        int64 // in all epochs; -1 without end
