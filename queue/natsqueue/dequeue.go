@@ -233,12 +233,9 @@ func (q *Queue) drained(ctx context.Context) (bool, error) {
 	if err != nil || !closed {
 		return false, err
 	}
-	q.mu.Lock()
-	mine := q.nheld
-	q.mu.Unlock()
 	var stored int
 	err = q.request(ctx, "Dequeue", "stream info", nil, func(ctx context.Context) (err error) {
-		if stored, err = q.stored(ctx); err != nil || stored <= mine || !q.mayDrop() {
+		if stored, err = q.stored(ctx); err != nil || stored <= q.heldCount() || !q.mayDrop() {
 			return err
 		}
 		swept, err := q.sweepDropped(ctx)
@@ -249,6 +246,19 @@ func (q *Queue) drained(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	// Units held here are in the stream until acknowledged; anything more
-	// is pending or held by another worker.
-	return stored <= mine, nil
+	// is pending or held by another worker. The units held here are
+	// counted after the stream's: once closed, the stream only shrinks,
+	// so a count taken before is at least the stream's now. Counted
+	// first, a unit another reader of this handle acknowledged in between
+	// left the stream but not the count of those held here, and the
+	// stream could seem to hold only them while another worker held a
+	// unit (audit 38).
+	return stored <= q.heldCount(), nil
+}
+
+// heldCount returns the units this handle holds.
+func (q *Queue) heldCount() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.nheld
 }
