@@ -365,6 +365,9 @@ func (ck *checkpoint) check(ctx context.Context, now identity, sz *fileSizes) er
 		return differ("the number of files", len(was.Files), len(now.Files))
 	case was.Batch != now.Batch:
 		return differ("batch size", was.Batch, now.Batch)
+	case was.Global != now.Global:
+		// Before Readers, which a global shuffle's identity leaves 0.
+		return differ("GlobalShuffle", was.Global, now.Global)
 	case was.Readers != now.Readers:
 		return differ("Readers", was.Readers, now.Readers)
 	case was.Shuffle != now.Shuffle:
@@ -379,8 +382,6 @@ func (ck *checkpoint) check(ctx context.Context, now identity, sz *fileSizes) er
 		return differ("Shard", was.Shard, now.Shard)
 	case was.DropRemainder != now.DropRemainder:
 		return differ("DropRemainder", was.DropRemainder, now.DropRemainder)
-	case was.Global != now.Global:
-		return differ("GlobalShuffle", was.Global, now.Global)
 	case len(ck.Readers) != now.Readers:
 		return fmt.Errorf("%w: %d reader positions for %d readers", ErrCheckpoint, len(ck.Readers), now.Readers)
 	}

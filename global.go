@@ -12,8 +12,10 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/queue"
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -131,6 +133,15 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 			}
 			size := f.Size()
 			f.Close()
+			switch {
+			case size < 0:
+				return nil, fmt.Errorf("GlobalShuffle: %s is a stream (a named pipe), whose records cannot be read in any order: %w", name, ErrInvalid)
+			case size < int64(hb):
+				// As the other engines, and TensorFlow, fail it rather
+				// than read it as empty.
+				return nil, &dataerr.Error{File: name, Offset: 0, Record: -1,
+					Err: fmt.Errorf("reached end of file in the %d-byte header: %w", hb, recordio.ErrShortHeader)}
+			}
 			ra.sizes[i] = size
 			ra.counts[i] = max(0, (size-int64(hb)-int64(fb))/int64(rb))
 		}

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -178,5 +181,52 @@ func TestGlobalShuffleNoRecords(t *testing.T) {
 				t.Errorf("%v: names a shard", err)
 			}
 		})
+	}
+}
+
+// A fixed-length file shorter than its header fails a global shuffle, as
+// it fails the other engines and TensorFlow ("reached end of file"); it
+// was read as a file of no records (audit 40).
+func TestGlobalFixedShortHeader(t *testing.T) {
+	dir := t.TempDir()
+	good, short := filepath.Join(dir, "a.bin"), filepath.Join(dir, "b.bin")
+	os.WriteFile(good, []byte("HDRabcdef"), 0o644)
+	os.WriteFile(short, []byte("HD"), 0o644)
+	fields := []Field{{Name: "x", Size: 2, DType: tensor.Uint8, Shape: []int{2}}}
+	for _, opts := range [][]RecordOption{{GlobalShuffle()}, {}, {Deterministic()}} {
+		ds := FixedLengthRecords(filepath.Join(dir, "*.bin"), 2, fields, append(opts, HeaderBytes(3))...)
+		err := first(ds.Batches(t.Context(), 2))
+		var de *dataerr.Error
+		if !errors.Is(err, recordio.ErrShortHeader) || !errors.As(err, &de) || de.File != short {
+			t.Errorf("%d options: %v, want ErrShortHeader naming %s", len(opts), err, short)
+		}
+	}
+}
+
+// A checkpoint of a global shuffle resumed by a deterministic run, or the
+// other way, is refused naming GlobalShuffle, not the Readers the two
+// engines record differently (audit 40).
+func TestResumeOtherEngine(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	writeExamples(t, dir, 2, 10, tfrecord.None)
+	pattern := filepath.Join(dir, "train-*")
+	global := Examples(pattern, testSpec, GlobalShuffle(), Seed(1))
+	det := Examples(pattern, testSpec, Deterministic(), Seed(1))
+	for _, tc := range []struct{ from, to *Dataset }{{global, det}, {det, global}} {
+		it, err := tc.from.Iterator(t.Context(), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it.Next()
+		ck, err := it.Checkpoint()
+		it.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = first(tc.to.Batches(t.Context(), 4, Resume(ck)))
+		if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "GlobalShuffle") {
+			t.Errorf("%v", err)
+		}
 	}
 }
