@@ -93,6 +93,9 @@ func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
 	r := csv.NewReader(bytes.NewReader(line))
 	r.Comma = rune(delim)
 	fields, err := r.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: header: the line is empty", where)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", where, err)
 	}
@@ -106,6 +109,30 @@ func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
 		cols[i].name = f
 	}
 	return cols, nil
+}
+
+// unnamedColumns returns the columns of a file without a header: as many
+// as its first line has fields, named c0, c1, ... That line is a record,
+// whose values may be empty or alike, as no header's names may.
+func unnamedColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
+	r := csv.NewReader(bytes.NewReader(line))
+	r.Comma = rune(delim)
+	fields, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	cols := make([]csvColumn, len(fields))
+	for i := range cols {
+		cols[i].name = "c" + strconv.Itoa(i)
+	}
+	return cols, nil
+}
+
+// blankLine reports a line that holds no record: an empty one (a CRLF
+// file's too). A line of spaces or tabs is a record: decode_csv reads a
+// tab-separated line of two empty fields, or one of spaces, as values.
+func blankLine(line []byte) bool {
+	return len(line) == 0 || len(line) == 1 && line[0] == '\r'
 }
 
 // inferType returns the narrowest type every non-empty value parses as:
@@ -206,8 +233,8 @@ func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *
 				return c.layout(line, name+":1")
 			}
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil // blank lines, such as a trailing one, hold no record
+		if blankLine(line) {
+			return nil // empty lines, such as a trailing one, hold no record
 		}
 		t.read(len(line))
 		c.add(line, lineNo)
@@ -344,12 +371,9 @@ func (c *csvConverter) pending() {
 func (c *csvConverter) setup() error {
 	where := fmt.Sprintf("%s:%d", c.source, c.lines[0])
 	if c.cols == nil {
-		cols, err := headerColumns(c.recs[0], c.delim, where)
+		cols, err := unnamedColumns(c.recs[0], c.delim, where)
 		if err != nil {
 			return err
-		}
-		for i := range cols {
-			cols[i].name = "c" + strconv.Itoa(i)
 		}
 		c.cols = cols
 	}

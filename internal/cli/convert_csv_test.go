@@ -104,6 +104,8 @@ func TestConvertCSVHeaderErrors(t *testing.T) {
 		{"delimiter newline", [][2]string{a}, []string{"--delimiter", "\n"}, []string{`--delimiter cannot be a newline or a double quote`}},
 		{"delimiter quote", [][2]string{a}, []string{"--delimiter", `"`}, []string{`--delimiter cannot be a newline or a double quote`}},
 		{"delimiter not ASCII", [][2]string{a}, []string{"--delimiter", "§"}, []string{`--delimiter must be one character`}},
+		// It said "header: EOF" (audit 39).
+		{"header line empty", [][2]string{{"h.csv", "\nx,y\n1,2\n"}}, nil, []string{"h.csv:1: header: the line is empty"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := convertCSVFiles(t, tc.files, append([]string{"--header"}, tc.args...)...)
@@ -234,5 +236,49 @@ func TestCSVDigitSeparatorsAreText(t *testing.T) {
 	code, out, errOut := convertCSVFiles(t, [][2]string{{"period.csv", "a,b\n2023_01,1\n2023_02,2\n"}}, "--header")
 	if code != 0 || !strings.Contains(out, `"a":{"bytes":["2023_01"]}`) {
 		t.Errorf("convert: exit %d, %s%s", code, out, errOut)
+	}
+}
+
+// A line of white space is a record, as decode_csv and sluice.CSV read it:
+// a tab-separated line of empty fields, a line of spaces in one column, a
+// no-break space; only an empty line holds none. They were dropped (audit
+// 39). A file without a header may begin with a record of empty or
+// repeated values, which only a header may not have: it was refused as a
+// header (audit 39).
+func TestConvertCSVRecordsLikeDecodeCSV(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		args       []string
+		want       string
+	}{
+		{"tab-separated empty fields", "x\ty\n1\t2\n\t\n3\t4\n", []string{"--header", "--delimiter", "\t"},
+			`{"features":{"x":{"int64":[1]},"y":{"int64":[2]}}}
+{"features":{"x":{"int64":[0]},"y":{"int64":[0]}}}
+{"features":{"x":{"int64":[3]},"y":{"int64":[4]}}}
+`},
+		{"spaces, one column", "s\na\n   \n\u00a0\n\nb\r\n\r\n", []string{"--header"},
+			`{"features":{"s":{"bytes":["a"]}}}
+{"features":{"s":{"bytes":["   "]}}}
+{"features":{"s":{"bytes":[" "]}}}
+{"features":{"s":{"bytes":["b"]}}}
+`},
+		{"no header, first record repeats", "0,0,1\n1,,3\n", nil,
+			`{"features":{"c0":{"int64":[0]},"c1":{"int64":[0]},"c2":{"int64":[1]}}}
+{"features":{"c0":{"int64":[1]},"c1":{"int64":[0]},"c2":{"int64":[3]}}}
+`},
+		{"no header, first record has an empty field", ",2\n3,4\n", nil,
+			`{"features":{"c0":{"int64":[0]},"c1":{"int64":[2]}}}
+{"features":{"c0":{"int64":[3]},"c1":{"int64":[4]}}}
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, got, errOut := convertCSVFiles(t, [][2]string{{"a.csv", tc.text}}, tc.args...)
+			if code != 0 {
+				t.Fatalf("convert: %s", errOut)
+			}
+			if got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }

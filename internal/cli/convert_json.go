@@ -443,8 +443,10 @@ func convertJSONFile(ctx context.Context, name string, p *jsonParser, prog *prog
 	}
 	defer r.Close()
 	return eachLine(ctx, name, r, func(lineNo int, line []byte) error {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil // blank lines, such as a trailing one, hold no record
+		if len(bytes.Trim(line, jsonSpace)) == 0 {
+			// Blank lines, such as a trailing one, hold no record; a
+			// line of another space (U+00A0) is not JSON, and fails.
+			return nil
 		}
 		t.read(len(line))
 		rec, err := p.parse(line)

@@ -141,7 +141,9 @@ func (c *jsonlConverter) read(ctx context.Context, names []string, tee io.Writer
 		}
 		c.opened++
 		err = eachLine(ctx, name, r, func(lineNo int, line []byte) error {
-			if len(bytes.TrimSpace(line)) == 0 {
+			if len(bytes.Trim(line, jsonSpace)) == 0 {
+				// JSON's white space only: a line of another space
+				// (U+00A0) is not JSON, and its error names it.
 				return nil
 			}
 			if limit >= 0 && lines >= limit {
@@ -539,3 +541,6 @@ func nestedError(name, what string) error {
 	}
 	return fmt.Errorf(`member %q holds %s: a feature is numbers, strings, booleans or bytes as {"b64":"..."}, or an array of them (%s)`, name, what, hint)
 }
+
+// jsonSpace is the white space JSON allows between values.
+const jsonSpace = " \t\r\n"

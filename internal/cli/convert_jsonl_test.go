@@ -123,6 +123,8 @@ func TestConvertJSONLErrors(t *testing.T) {
 		{"nested object", `{"a": {"b": 1}}`, "", `in.jsonl:1: member "a" holds an object: a feature is numbers, strings, booleans or bytes as {"b64":"..."}, or an array of them`},
 		{"nested array", `{"a": [1, [2]]}`, "", `in.jsonl:1: member "a" holds an array`},
 		{"not JSON", "{\"a\": 1}\n{\"a\": 1,}", "", "in.jsonl:2: not JSON"},
+		// Not white space to JSON: it was skipped as a blank line (audit 39).
+		{"a no-break space", "{\"a\": 1}\n\u00a0\n", "", `in.jsonl:2: want a JSON object, not '\u00a0', which starts no JSON value`},
 		{"two values", `{"a": 1} {}`, "", "in.jsonl:1: more than one JSON value on the line"},
 		{"member twice", `{"a": 1, "a": 2}`, "", `in.jsonl:1: member "a" twice`},
 		{"null in an array", `{"a": [1, null]}`, "", `in.jsonl:1: member "a" holds a null in an array: an Example's list has no nulls`},

@@ -77,7 +77,10 @@ func (s *jsonScanner) kind() string {
 	case s.i >= len(s.b):
 		return "the end of the line"
 	}
-	return fmt.Sprintf("%q, which starts no JSON value", rune(c))
+	// The character there, not its first byte: U+00A0 is "\u00a0", not
+	// 'Â'.
+	r, _ := utf8.DecodeRune(s.b[s.i:])
+	return fmt.Sprintf("%q, which starts no JSON value", r)
 }
 
 // null reads a null if one is next.

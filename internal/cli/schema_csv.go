@@ -21,7 +21,7 @@ import (
 type csvSchema struct {
 	files  int
 	lines  int64 // data lines read
-	blank  int64 // blank lines, which decode_csv rejects
+	blank  int64 // empty lines, which decode_csv rejects
 	header bool
 	delim  byte
 	cols   []csvColumnInfo
@@ -75,7 +75,7 @@ func (s *csvSchema) file(ctx context.Context, name string, r io.Reader, limit in
 				return s.setHeader(line, name+":1")
 			}
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if blankLine(line) {
 			s.blank++
 			return nil
 		}
@@ -122,12 +122,12 @@ func (s *csvSchema) flush() error {
 		if s.cols == nil {
 			// No header: as many columns as the first line has fields,
 			// named c0, c1, ...
-			cols, err := headerColumns(s.pending[0], s.delim, s.keys[0])
+			cols, err := unnamedColumns(s.pending[0], s.delim, s.keys[0])
 			if err != nil {
 				return err
 			}
-			for i := range cols {
-				s.cols = append(s.cols, csvColumnInfo{name: "c" + strconv.Itoa(i)})
+			for _, c := range cols {
+				s.cols = append(s.cols, csvColumnInfo{name: c.name})
 			}
 		}
 		strs := make([]decode.Column, len(s.cols))
@@ -198,9 +198,9 @@ func (s *csvSchema) summary() string {
 	msg := fmt.Sprintf("%d lines of CSV in %d %s, %d columns", s.lines, s.files, files, len(s.cols))
 	switch {
 	case s.blank == 1:
-		msg += "; 1 blank line, which decode_csv (and sluice.CSV) rejects"
+		msg += "; 1 empty line, which decode_csv (and sluice.CSV) rejects"
 	case s.blank > 1:
-		msg += fmt.Sprintf("; %d blank lines, which decode_csv (and sluice.CSV) rejects", s.blank)
+		msg += fmt.Sprintf("; %d empty lines, which decode_csv (and sluice.CSV) rejects", s.blank)
 	}
 	return msg
 }
