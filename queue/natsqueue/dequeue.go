@@ -48,6 +48,12 @@ func (q *Queue) dequeueBatch(ctx context.Context, n int, upTo bool) (queue.Eleme
 	if n == 0 {
 		return queue.Element{tensor.Zeros(tensor.String, tensor.Shape{0})}, nil
 	}
+	if n > q.cfg.capacity {
+		// The units taken count against the capacity until acknowledged:
+		// the producers would wait for room and the batch for units,
+		// for good (audit 38).
+		return nil, invalidf("Dequeue count %d is more than the queue's capacity, %d, which counts the units a batch has taken: it could never be taken whole", n, q.cfg.capacity)
+	}
 	// Each unit is held as it is taken, so that the heartbeat keeps it
 	// while the request waits for the rest: a batch that waits longer
 	// than AckWait would otherwise lose its first units to redelivery,

@@ -117,7 +117,13 @@
 // # Differences from the in-process queues
 //
 //   - Capacity counts delivered but unacknowledged units too: they are
-//     still in the stream.
+//     still in the stream. So a batch's units held while it waits for
+//     the rest count too: DequeueMany or DequeueUpTo of more than the
+//     capacity is refused (it could never be taken whole; TensorFlow's
+//     takes a batch's elements one at a time, freeing room), and batches
+//     of several workers that together exceed it wait for each other and
+//     for their producers until a context ends: keep the capacity above
+//     the batches taken at once.
 //   - A Queue is not a queue.Sizer: how many units it holds, and whether
 //     it is closed, are known only by asking the server, so State reports
 //     them, taking a context and returning an error when the server

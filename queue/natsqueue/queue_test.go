@@ -1,6 +1,7 @@
 package natsqueue_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -88,6 +89,16 @@ func TestInterface(t *testing.T) {
 	}
 	if e, err := q.DequeueMany(bg, 0); err != nil || e[0].Len() != 0 {
 		t.Errorf("DequeueMany(0) = %v, %v", e, err)
+	}
+	// The units a batch takes count against the capacity until
+	// acknowledged: more than it could never be taken whole, and the
+	// dequeue and its producers waited for good (audit 38).
+	n := q.Capacity() + 1
+	if _, err := q.DequeueMany(bg, n); !errors.Is(err, queue.ErrInvalidArgument) || !bytes.Contains([]byte(err.Error()), []byte("more than the queue's capacity")) {
+		t.Errorf("DequeueMany(capacity+1) = %v", err)
+	}
+	if _, err := q.DequeueUpTo(bg, n); !errors.Is(err, queue.ErrInvalidArgument) {
+		t.Errorf("DequeueUpTo(capacity+1) = %v", err)
 	}
 	if err := q.WorkDone(bg, "never dequeued"); !errors.Is(err, queue.ErrInvalidArgument) {
 		t.Errorf("WorkDone of an unknown unit = %v", err)
