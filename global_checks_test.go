@@ -214,17 +214,8 @@ func TestResumeOtherEngine(t *testing.T) {
 	global := Examples(pattern, testSpec, GlobalShuffle(), Seed(1))
 	det := Examples(pattern, testSpec, Deterministic(), Seed(1))
 	for _, tc := range []struct{ from, to *Dataset }{{global, det}, {det, global}} {
-		it, err := tc.from.Iterator(t.Context(), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		it.Next()
-		ck, err := it.Checkpoint()
-		it.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = first(tc.to.Batches(t.Context(), 4, Resume(ck)))
+		ck := checkpointAt(t, t.Context(), tc.from, 4, 1, 0, nil)
+		err := first(tc.to.Batches(t.Context(), 4, Resume(ck)))
 		if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "GlobalShuffle") {
 			t.Errorf("%v", err)
 		}

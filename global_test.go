@@ -246,18 +246,7 @@ func TestGlobalResumeOldOrder(t *testing.T) {
 	dir := t.TempDir()
 	writeExamples(t, dir, 3, 20, tfrecord.None)
 	ds := Examples(filepath.Join(dir, "train-*"), testSpec, GlobalShuffle(), Epochs(2), Seed(5))
-	it, err := ds.Iterator(t.Context(), 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := it.Next(); err != nil {
-		t.Fatal(err)
-	}
-	ck, err := it.Checkpoint()
-	it.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := checkpointAt(t, t.Context(), ds, 8, 1, 0, nil)
 	var m map[string]any
 	if err := json.Unmarshal(ck, &m); err != nil {
 		t.Fatal(err)
