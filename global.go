@@ -2,6 +2,7 @@ package sluice
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -87,6 +88,13 @@ type randomAccess struct {
 	span func(f int, i int64) (start, end int64)
 	// framed reports that a span holds a TFRecord to unframe.
 	framed bool
+	// check reports whether file f, opened to read records, still holds
+	// what the spans were found in: a file rewritten since would be read
+	// at another version's offsets.
+	check func(f int, file storage.File) error
+	// stored returns where file f's index was loaded from, "" if it was
+	// built by this run.
+	stored func(f int) string
 }
 
 // locate returns where the records of files are, with their indexes
@@ -121,6 +129,8 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 		}
 		ra.span = func(f int, i int64) (int64, int64) { return idx[f].Record(int(i)) }
 		ra.framed = true
+		ra.check = func(f int, file storage.File) error { return idx[f].CheckFile(file) }
+		ra.stored = func(f int) string { return idx[f].Stored() }
 	case "FixedLengthRecords":
 		rb, hb, fb := d.fixed.recordBytes, d.fixed.headerBytes, d.fixed.footerBytes
 		if d.fixed.compression != tfrecord.None {
@@ -148,6 +158,12 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 		ra.span = func(_ int, i int64) (int64, int64) {
 			start := int64(hb) + i*int64(rb)
 			return start, start + int64(rb)
+		}
+		ra.check = func(f int, file storage.File) error {
+			if file.Size() != ra.sizes[f] {
+				return fmt.Errorf("sluice: %s changed since the global shuffle began: %d bytes, %d then", files[f], file.Size(), ra.sizes[f])
+			}
+			return nil
 		}
 	default:
 		return nil, fmt.Errorf("GlobalShuffle needs records that can be read in any order, which %s does not have: %w", d.kind, ErrInvalid)
@@ -555,6 +571,10 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 		if f, err = storage.Open(ctx, w.ra.files[fi]); err != nil {
 			return err
 		}
+		if err := w.ra.check(fi, f); err != nil {
+			f.Close()
+			return err
+		}
 		w.files[fi] = f
 	}
 	start, end := ws[0].start, ws[len(ws)-1].end
@@ -571,16 +591,32 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 	for _, x := range ws {
 		rec := buf[x.start-start : x.end-start]
 		if w.ra.framed {
-			var err error
-			if rec, err = tfrecord.Unframe(rec, w.ra.files[fi], x.start); err != nil {
-				return err
+			data, err := tfrecord.Unframe(rec, w.ra.files[fi], x.start)
+			if err != nil {
+				return w.ra.blame(fi, rec, err)
 			}
+			rec = data
 		}
 		at := len(w.arena)
 		w.arena = append(w.arena, rec...)
 		placed[x.row] = [2]int{at, len(w.arena)}
 	}
 	return nil
+}
+
+// blame returns err, the error of the record span of file f, saying so
+// when the index is what is wrong: the span begins with a sound record
+// header (its length's CRC holds) whose record is not the span's length.
+// The file was read whole at the span, so the span is not a record's.
+func (ra *randomAccess) blame(f int, span []byte, err error) error {
+	if len(span) < 12 || tfrecord.MaskedCRC(span[:8]) != binary.LittleEndian.Uint32(span[8:12]) ||
+		binary.LittleEndian.Uint64(span)+16 == uint64(len(span)) {
+		return err
+	}
+	if stored := ra.stored(f); stored != "" {
+		return fmt.Errorf("%w; the index %s does not match the file (remove it, and it is built again)", err, stored)
+	}
+	return fmt.Errorf("%w; the file changed while it was read", err)
 }
 
 // checkpoint returns the run's position: the batches delivered.

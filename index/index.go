@@ -6,9 +6,12 @@
 // An index is stored in a cache folder (under os.UserCacheDir, or
 // SLUICE_INDEX_DIR), named by a hash of the file's name, or beside the
 // file as NAME.idx (Save's beside argument; Load looks there first). It
-// records the file's size and modification time, and Load refuses an
-// index whose file no longer matches them (ErrStale): an index is never
-// used for a file it was not built from. Load reads a stored index only
+// records the file's size, modification time and, for an object in a
+// store that reports one, its version (ETag or generation), and Load
+// refuses an index whose file no longer matches them (ErrStale): an index
+// is never used for a file it was not built from. (An object store's
+// modification time is to the second, so an object rewritten with the
+// same size in the same second differs only in its version.) Load reads a stored index only
 // if it is a regular file no longer than an index of its file can be
 // (which the file's size bounds); anything else standing under its name
 // (a named pipe, a device, a huge file) is reported as no index, which
@@ -49,6 +52,9 @@ type Index struct {
 	// is the zero time for a store that reports none.
 	Size    int64
 	ModTime time.Time
+	// Version is what identifies the object's content in a store that
+	// reports it (an ETag or a generation), "" for a local file.
+	Version string
 
 	// ends[i] is the offset just past record i; record i starts at
 	// ends[i-1] (0 for the first).
@@ -105,7 +111,7 @@ func Build(ctx context.Context, name string, opts ...BuildOption) (*Index, error
 	if f.Size() < 0 {
 		return nil, fmt.Errorf("index: %s is a stream (a pipe or device), whose records cannot be read at offsets", name)
 	}
-	x := &Index{Name: name, Size: f.Size(), ModTime: modTime(f)}
+	x := &Index{Name: name, Size: f.Size(), ModTime: modTime(f), Version: version(f)}
 	br := bufio.NewReaderSize(f, 256<<10)
 	head, err := br.Peek(min(16, int(f.Size())))
 	if err != nil && err != io.EOF {
@@ -129,6 +135,15 @@ func Build(ctx context.Context, name string, opts ...BuildOption) (*Index, error
 	return x, nil
 }
 
+// version returns f's version, if its store reports one: a storage.File
+// of an object store may say what identifies its content.
+func version(f storage.File) string {
+	if v, ok := f.(interface{ Version() string }); ok {
+		return v.Version()
+	}
+	return ""
+}
+
 // modTime returns f's modification time, if its store reports one.
 func modTime(f storage.File) time.Time {
 	if m, ok := f.(interface{ ModTime() time.Time }); ok {
@@ -137,23 +152,34 @@ func modTime(f storage.File) time.Time {
 	return time.Time{}
 }
 
-// Check reports whether the file still has the size and modification
-// time the index was built for, wrapping ErrStale if not.
+// Check reports whether the file still has the size, modification time
+// and version the index was built for, wrapping ErrStale if not.
 func (x *Index) Check(ctx context.Context) error {
 	f, err := storage.Open(ctx, x.Name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return x.check(f)
+	return x.CheckFile(f)
 }
 
-func (x *Index) check(f storage.File) error {
+// CheckFile is Check for a file already open: a reader that opens the
+// file after its index was loaded can make sure it reads the content the
+// index was built from.
+func (x *Index) CheckFile(f storage.File) error {
 	if f.Size() != x.Size {
 		return fmt.Errorf("%w: %s has %d bytes, %d when indexed", ErrStale, x.Name, f.Size(), x.Size)
 	}
 	if m := modTime(f); !m.Equal(x.ModTime) {
 		return fmt.Errorf("%w: %s was modified at %v, indexed at %v", ErrStale, x.Name, m.Format(time.RFC3339Nano), x.ModTime.Format(time.RFC3339Nano))
+	}
+	// An index saved before versions were recorded has none: for an
+	// object that reports one, it is rebuilt once.
+	if v := version(f); v != x.Version {
+		if x.Version == "" {
+			return fmt.Errorf("%w: %s is at %s, and its index records no version", ErrStale, x.Name, v)
+		}
+		return fmt.Errorf("%w: %s is at %s, indexed at %s", ErrStale, x.Name, v, x.Version)
 	}
 	return nil
 }

@@ -3,13 +3,17 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -184,6 +188,7 @@ func FuzzUnmarshal(f *testing.F) {
 	}
 	good, _ := x.MarshalBinary()
 	f.Add(good)
+	f.Add(marshalV1(x))
 	f.Add([]byte(magic))
 	f.Add(append([]byte(magic), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -205,6 +210,9 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("records end at %d, the file at %d", prev, x.Size)
 		}
 		again, _ := x.MarshalBinary()
+		if bytes.HasPrefix(data, []byte(magicV1)) {
+			again = marshalV1(&x)
+		}
 		if !bytes.Equal(again, data) {
 			t.Fatal("decoding and encoding changed the bytes")
 		}
@@ -288,5 +296,56 @@ func TestLoadStaleBesideCurrentCached(t *testing.T) {
 	y, err := Load(t.Context(), name)
 	if err != nil || y.Len() != 13 {
 		t.Fatalf("Load after LoadOrBuild cached a current index = %v", err)
+	}
+}
+
+// marshalV1 encodes x as version 1 of the format did, without a version:
+// the indexes saved before 2026-11-27.
+func marshalV1(x *Index) []byte {
+	b := []byte(magicV1)
+	b = protowire.AppendBytes(b, []byte(x.Name))
+	b = protowire.AppendVarint(b, uint64(x.Size))
+	if x.ModTime.IsZero() {
+		b = protowire.AppendVarint(b, 0)
+	} else {
+		b = protowire.AppendVarint(b, 1)
+		b = protowire.AppendVarint(b, uint64(x.ModTime.UnixNano()))
+	}
+	b = protowire.AppendVarint(b, uint64(len(x.ends)))
+	var prev int64
+	for _, end := range x.ends {
+		b = protowire.AppendVarint(b, uint64(end-prev))
+		prev = end
+	}
+	sum := crc32.ChecksumIEEE(b)
+	return binary.LittleEndian.AppendUint32(b, sum)
+}
+
+// An index saved in version 1 of the format, before versions were
+// recorded, still serves the local file it was built for: a local file
+// has no version.
+func TestLoadVersion1(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+	ctx := context.Background()
+	name, _ := writeFile(t, t.TempDir(), "f.tfrecord", 20, tfrecord.None)
+	x, err := Build(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Version != "" {
+		t.Fatalf("a local file's index has version %q", x.Version)
+	}
+	if err := os.WriteFile(Beside(name), marshalV1(x), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y, err := Load(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Len() != x.Len() || y.Stored() != Beside(name) {
+		t.Errorf("loaded %d records from %q, want %d from %q", y.Len(), y.Stored(), x.Len(), Beside(name))
+	}
+	if !IsIndex(marshalV1(x)) {
+		t.Error("IsIndex does not know a version 1 index")
 	}
 }

@@ -20,13 +20,19 @@ import (
 )
 
 // magic starts every stored index; the number is the format's version.
-const magic = "sluice-index 1\n"
+// Version 2 added the file's Version after its modification time;
+// version 1 indexes are read as indexes of no version.
+const (
+	magic   = "sluice-index 2\n"
+	magicV1 = "sluice-index 1\n"
+)
 
 // overhead is the least a TFRecord takes: its framing around no data.
 const overhead = 16
 
-// MarshalBinary encodes the index: its file's name, size and modification
-// time, and the length of every record, as varints, with a CRC at the end.
+// MarshalBinary encodes the index: its file's name, size, modification
+// time and version, and the length of every record, as varints, with a
+// CRC at the end.
 func (x *Index) MarshalBinary() ([]byte, error) {
 	b := []byte(magic)
 	b = protowire.AppendBytes(b, []byte(x.Name))
@@ -37,6 +43,7 @@ func (x *Index) MarshalBinary() ([]byte, error) {
 		b = protowire.AppendVarint(b, 1)
 		b = protowire.AppendVarint(b, uint64(x.ModTime.UnixNano()))
 	}
+	b = protowire.AppendBytes(b, []byte(x.Version))
 	b = protowire.AppendVarint(b, uint64(len(x.ends)))
 	var prev int64
 	for _, end := range x.ends {
@@ -53,9 +60,10 @@ func (x *Index) MarshalBinary() ([]byte, error) {
 // data's size warrants.
 func (x *Index) UnmarshalBinary(data []byte) error {
 	bad := func(what string) error { return fmt.Errorf("index: not a valid index: %s", what) }
-	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
+	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic && string(data[:len(magicV1)]) != magicV1 {
 		return bad("no header")
 	}
+	v1 := string(data[:len(magicV1)]) == magicV1
 	body, sum := data[:len(data)-4], data[len(data)-4:]
 	if crc32.ChecksumIEEE(body) != uint32(sum[0])|uint32(sum[1])<<8|uint32(sum[2])<<16|uint32(sum[3])<<24 {
 		return bad("checksum mismatch")
@@ -81,6 +89,13 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if hasTime == 1 {
 		nanos, ok3 = next()
 	}
+	var ver []byte
+	if !v1 {
+		if ver, n = protowire.ConsumeBytes(b); n < 0 || len(ver) > maxVersion {
+			return bad("version")
+		}
+		b = b[n:]
+	}
 	count, ok4 := next()
 	if !ok1 || !ok2 || !ok3 || !ok4 || hasTime > 1 || int64(size) < 0 {
 		return bad("file attributes")
@@ -102,7 +117,7 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if len(b) != 0 || end != int64(size) {
 		return bad("records do not end where the file does")
 	}
-	*x = Index{Name: string(name), Size: int64(size), ends: ends}
+	*x = Index{Name: string(name), Size: int64(size), Version: string(ver), ends: ends}
 	if hasTime == 1 {
 		x.ModTime = time.Unix(0, int64(nanos))
 	}
@@ -140,7 +155,9 @@ func Beside(name string) string { return name + ".idx" }
 // IsIndex reports whether prefix, the first bytes of a file (at least
 // 15), are those of a stored index: a program that meets one where it
 // expects records can say what it is.
-func IsIndex(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(magic)) }
+func IsIndex(prefix []byte) bool {
+	return bytes.HasPrefix(prefix, []byte(magic)) || bytes.HasPrefix(prefix, []byte(magicV1))
+}
 
 // cached returns the name of name's index in the cache.
 func cached(name string) (string, error) {
@@ -284,6 +301,10 @@ func LoadOrBuild(ctx context.Context, name string, opts ...BuildOption) (*Index,
 // shorter than this.
 const maxName = 1 << 16
 
+// maxVersion bounds the version stored in an index: an ETag or a
+// generation, far shorter than this.
+const maxVersion = 1 << 10
+
 // maxStored returns the most bytes a stored index of a file of size bytes
 // can take: the header, the name, the file's attributes and the record
 // count, then a varint for each record's length. A record takes at least
@@ -291,7 +312,7 @@ const maxName = 1 << 16
 // takes at most l/16 bytes, so the lengths take at most size/16 bytes.
 // A file of unknown size (a stream) has no index worth reading.
 func maxStored(size int64) int64 {
-	const fixed int64 = int64(len(magic)) + binary.MaxVarintLen64 + maxName + 4*binary.MaxVarintLen64 + 4
+	const fixed int64 = int64(len(magic)) + binary.MaxVarintLen64 + maxName + binary.MaxVarintLen64 + maxVersion + 4*binary.MaxVarintLen64 + 4
 	return fixed + max(size, 0)/overhead
 }
 

@@ -28,7 +28,8 @@ CRCs, and stores the offset of every record: in sluice's cache folder
 --beside next to the file as FILE.idx. A Go program reading the files with
 sluice.GlobalShuffle() then goes straight to any record; it would build a
 missing index itself, on its first run. An index records the file's size and
-modification time and is rebuilt when either changes. index prints each
+modification time, and an object's ETag or generation, and is rebuilt when
+any of them changes. index prints each
 file's record count and where its index is, or "index current". A file whose
 index is current is not read again; with --beside, that means a current
 FILE.idx: a stale or damaged one is rebuilt (or the current index in the

@@ -89,6 +89,12 @@ func (f *file) Size() int64  { return f.size }
 // its store reports it (the zero time if it does not).
 func (f *file) ModTime() time.Time { return f.ver.modTime }
 
+// Version returns what identifies the content the object held when it
+// was opened: its ETag (S3, Azure, the in-memory store) or generation
+// (GCS), which a rewrite changes even when it keeps the size and the
+// second of the modification time; "" if the store reports neither.
+func (f *file) Version() string { return f.ver.id() }
+
 // Read reads from the current offset. It returns at most the rest of the
 // current block, so it never waits for more than one fetch.
 func (f *file) Read(p []byte) (int, error) {

@@ -3,6 +3,7 @@ package blobfs
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -26,6 +27,18 @@ type version struct {
 	etag    string // S3, Azure
 	gen     int64  // Google Cloud Storage
 	modTime time.Time
+}
+
+// id returns the version's identity as a string: the generation, else
+// the ETag.
+func (v version) id() string {
+	if v.gen != 0 {
+		return "generation " + strconv.FormatInt(v.gen, 10)
+	}
+	if v.etag != "" {
+		return "ETag " + v.etag
+	}
+	return ""
 }
 
 func versionOf(a *blob.Attributes) version {

@@ -1,0 +1,141 @@
+package sluice
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/sluiceml/sluice/index"
+	"github.com/sluiceml/sluice/tfrecord"
+)
+
+// writeRecords writes recs as a TFRecord file.
+func writeTFRecords(t *testing.T, name string, recs ...[]byte) {
+	t.Helper()
+	var b bytes.Buffer
+	w := tfrecord.NewWriter(&b, tfrecord.None)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// forgedIndex returns an index of the local file name, in version 1 of
+// the format, whose records take the given lengths.
+func forgedIndex(t *testing.T, name string, lengths ...int64) []byte {
+	st, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := []byte("sluice-index 1\n")
+	b = protowire.AppendBytes(b, []byte(name))
+	b = protowire.AppendVarint(b, uint64(st.Size()))
+	b = protowire.AppendVarint(b, 1)
+	b = protowire.AppendVarint(b, uint64(st.ModTime().UnixNano()))
+	b = protowire.AppendVarint(b, uint64(len(lengths)))
+	for _, l := range lengths {
+		b = protowire.AppendVarint(b, uint64(l))
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// An index beside a sound file whose spans are not the file's records,
+// though its checksum holds and its spans end where the file does (one
+// forged, or left by a file rewritten with the same size and time): the
+// global shuffle's error names the index as what does not match, not the
+// data file as damaged (audit 43).
+func TestGlobalIndexNotMatchingFile(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	name := filepath.Join(t.TempDir(), "x.tfrecord")
+	// Records of 26, 36 and 46 framed bytes.
+	writeTFRecords(t, name, bytes.Repeat([]byte("a"), 10), bytes.Repeat([]byte("b"), 20), bytes.Repeat([]byte("c"), 30))
+	for _, spans := range [][]int64{{62, 46}, {26, 82}, {108}} {
+		t.Run(fmt.Sprint(spans), func(t *testing.T) {
+			if err := os.WriteFile(index.Beside(name), forgedIndex(t, name, spans...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(index.Beside(name))
+			var rerr error
+			for _, err := range Records(name, GlobalShuffle(), Seed(1)).Batches(t.Context(), 1) {
+				if err != nil {
+					rerr = err
+					break
+				}
+			}
+			if rerr == nil || !strings.Contains(rerr.Error(), "the index "+index.Beside(name)+" does not match the file") {
+				t.Errorf("reading at the spans %v of a forged index: %v; want an error naming the index", spans, rerr)
+			}
+		})
+	}
+}
+
+// A file rewritten after the global shuffle loaded its index, and before
+// a reader opened it, is not read at the old version's offsets: the
+// reader checks the file it opens against the index (audit 43).
+func TestGlobalFileChangedAfterIndexLoaded(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	big, small := filepath.Join(dir, "a.tfrecord"), filepath.Join(dir, "b.tfrecord")
+	var recs [][]byte
+	for i := range 5000 {
+		recs = append(recs, fmt.Appendf(nil, "a%04d", i))
+	}
+	writeTFRecords(t, big, recs...)
+	writeTFRecords(t, small, []byte("bbbbbbbbbb"), []byte("b"))
+	// A seed whose order reads b.tfrecord's records late in the epoch,
+	// well after the batches the readers take ahead of the first.
+	var seed uint64
+	for seed = 1; ; seed++ {
+		pos := 0
+		for b, err := range Records(filepath.Join(dir, "*.tfrecord"), GlobalShuffle(), Seed(seed), Readers(1)).Batches(t.Context(), 1) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Bytes(RecordFeature)[0][0] == 'b' {
+				break
+			}
+			pos++
+		}
+		if pos > 1000 {
+			break
+		}
+	}
+	it, err := Records(filepath.Join(dir, "*.tfrecord"), GlobalShuffle(), Seed(seed), Readers(1)).Iterator(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if _, err := it.Next(); err != nil {
+		t.Fatal(err)
+	}
+	// The same size, the records' boundaries moved, a later time.
+	writeTFRecords(t, small, []byte("b"), []byte("bbbbbbbbbb"))
+	later := time.Now().Add(time.Second)
+	os.Chtimes(small, later, later)
+	for {
+		b, err := it.Next()
+		if err != nil {
+			if !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), small) {
+				t.Fatalf("reading the rewritten file: %v; want ErrStale naming it", err)
+			}
+			return
+		}
+		if b.Bytes(RecordFeature)[0][0] == 'b' {
+			t.Fatalf("read %q from a file rewritten since its index was loaded", b.Bytes(RecordFeature)[0])
+		}
+	}
+}
