@@ -77,6 +77,11 @@
 // context given to Open governs all of the
 // file's requests; Close stops the fetches in flight.
 //
+// A Glob lists a page of keys a request, each retried and cancelled on a
+// stall as a read's requests are; a listing whose next page's token is
+// one it gave before, which would page forever, fails with
+// ErrListingLoops.
+//
 // # Writing
 //
 // Create returns a writer that uploads as it is written, in parts of
@@ -88,8 +93,14 @@
 // shard of a failed write) is abandoned the same way: what it buffered is
 // not sent, and no object is made only to be deleted.
 //
+// Every object a writer makes carries metadata of its own, sluice-write:
+// a random text, which a copy keeps.
+//
 // Rename (which storage.CreatePending's commit uses) copies inside the
-// store and deletes the old object. On S3 the copy is one CopyObject
+// store and deletes the old object. A copy whose every answer is lost
+// (the store made it, the connection dropped each reply) is recognised by
+// that text, and counts as made: a rename that happened is not reported
+// as one that did not. On S3 the copy is one CopyObject
 // request, which S3 refuses for objects over 5 GiB: write shards smaller
 // than that (TensorFlow's guides suggest 100–200 MB). A delete refused
 // after the copy is reported with storage.ErrOldNameLeft, the new object

@@ -2,14 +2,23 @@ package blobfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 )
+
+// listPage is how many keys Glob asks for a page: S3's most.
+const listPage = 1000
+
+// ErrListingLoops reports a listing whose next page's token is one the
+// store gave before: it would never end.
+var ErrListingLoops = errors.New("blobfs: the store's listing does not end")
 
 // Glob returns the objects whose keys match the pattern's key part with
 // path.Match semantics (so '*' does not cross '/'), sorted, named in the
@@ -37,17 +46,48 @@ func (fsys *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
 		prefix = prefix[:i]
 	}
 	var names []string
-	err = fsys.cfg.retry(ctx, func() (int, error) {
-		names = names[:0]
-		it := b.List(&blob.ListOptions{Prefix: prefix})
-		for {
-			obj, err := it.Next(ctx)
-			if err == io.EOF {
-				return 0, nil
-			}
-			if err != nil {
-				return 0, err
-			}
+	// A store (or a proxy) that answers a page's token with a token it
+	// gave before would page forever. gocloud's ListPage makes as many
+	// requests as it takes to fill a page, so on S3 each request's token
+	// is checked (sent, those of the pages fetched and of the attempt
+	// under way); on other stores, each page's.
+	seen, sent, trying := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	opts := &blob.ListOptions{Prefix: prefix, BeforeList: func(as func(any) bool) error {
+		var v2 *s3.ListObjectsV2Input
+		var v1 *s3.ListObjectsInput
+		var token string
+		switch {
+		case as(&v2):
+			token = aws.ToString(v2.ContinuationToken)
+		case as(&v1):
+			token = aws.ToString(v1.Marker)
+		}
+		if token == "" {
+			return nil
+		}
+		if sent[token] || trying[token] {
+			return fmt.Errorf("the listing repeats its page token %q: %w", token, ErrListingLoops)
+		}
+		trying[token] = true
+		return nil
+	}}
+	for token := blob.FirstPageToken; len(token) > 0; {
+		var objs []*blob.ListObject
+		var next []byte
+		// Each page is a request of its own, retried on its own and
+		// cancelled if it stalls, as a read's are.
+		err := fsys.cfg.retry(ctx, func() (int, error) {
+			clear(trying) // a retry sends the attempt's tokens again
+			w := fsys.cfg.watch(ctx)
+			defer w.stop()
+			var err error
+			objs, next, err = b.ListPage(w.ctx, token, listPage, opts)
+			return 0, w.err(err)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("blobfs: glob %s: %w", pattern, err)
+		}
+		for _, obj := range objs {
 			if obj.IsDir {
 				continue
 			}
@@ -55,9 +95,14 @@ func (fsys *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
 				names = append(names, loc.prefix+obj.Key)
 			}
 		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("blobfs: glob %s: %w", pattern, err)
+		for t := range trying {
+			sent[t] = true
+		}
+		if seen[string(next)] {
+			return nil, fmt.Errorf("blobfs: glob %s: the listing repeats its page token %q: %w", pattern, next, ErrListingLoops)
+		}
+		seen[string(next)] = true
+		token = next
 	}
 	slices.Sort(names)
 	return names, nil

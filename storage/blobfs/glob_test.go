@@ -3,10 +3,16 @@ package blobfs_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/sluiceml/sluice/storage/blobfs"
 )
@@ -74,4 +80,97 @@ func TestGlobMem(t *testing.T) {
 	fsys := blobfs.New()
 	defer fsys.Close()
 	testGlob(t, fsys, "mem://data/")
+}
+
+// listPages answers S3 listings (ListObjectsV2) of the bucket with pages
+// of its own: for each request's continuation token ("" for the first),
+// the page's keys and the next token ("" for the last page).
+func listPages(pages func(token string) (keys []string, next string)) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || !r.URL.Query().Has("list-type") {
+				h.ServeHTTP(w, r)
+				return
+			}
+			keys, next := pages(r.URL.Query().Get("continuation-token"))
+			var b strings.Builder
+			fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>%s</Name><KeyCount>%d</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>%v</IsTruncated>`,
+				testBucket, len(keys), next != "")
+			if next != "" {
+				fmt.Fprintf(&b, "<NextContinuationToken>%s</NextContinuationToken>", next)
+			}
+			for _, k := range keys {
+				fmt.Fprintf(&b, `<Contents><Key>%s</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified><ETag>"x"</ETag><Size>1</Size></Contents>`, k)
+			}
+			b.WriteString("</ListBucketResult>")
+			w.Header().Set("Content-Type", "application/xml")
+			io.WriteString(w, b.String())
+		})
+	}
+}
+
+// A listing of several pages is followed to its end; one whose next
+// page's token is one it gave before would page forever, and is an error
+// (audit 43: 8125 pages in 3 s, ending only at the caller's deadline).
+func TestGlobPages(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t)
+	s.setFaults(listPages(func(token string) ([]string, string) {
+		switch token {
+		case "":
+			return []string{"d/a", "d/b"}, "t1"
+		case "t1":
+			return []string{"d/c"}, "t2"
+		default:
+			return []string{"d/d", "e/x"}, ""
+		}
+	}))
+	got, err := fsys.Glob(t.Context(), "s3://bucket/d/*")
+	if want := []string{"s3://bucket/d/a", "s3://bucket/d/b", "s3://bucket/d/c", "s3://bucket/d/d"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("Glob over three pages = %q, %v; want %q", got, err, want)
+	}
+	for _, loop := range []func(string) string{
+		func(string) string { return "same" },
+		func(token string) string { return map[string]string{"": "t1", "t1": "t2", "t2": "t1"}[token] },
+	} {
+		var pages atomic.Int64
+		s.setFaults(listPages(func(token string) ([]string, string) {
+			pages.Add(1)
+			return []string{"d/a"}, loop(token)
+		}))
+		_, err := fsys.Glob(t.Context(), "s3://bucket/d/*")
+		if !errors.Is(err, blobfs.ErrListingLoops) || pages.Load() > 4 {
+			t.Errorf("Glob of a listing that loops, after %d pages: %v; want ErrListingLoops", pages.Load(), err)
+		}
+	}
+}
+
+// A listing request that stalls is cancelled after StallTimeout and
+// retried, as a read's is: a dead connection cannot hang Glob (audit 43:
+// it waited for the caller's context, forever without a deadline).
+func TestGlobStalledListing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newS3Pipe(t)
+		fsys := s.fs(t, blobfs.StallTimeout(time.Second), blobfs.Retries(2))
+		put(t, fsys, "s3://bucket/d/a", []byte("x"))
+		var stalls atomic.Int64
+		s.setFaults(func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Has("list-type") && stalls.Add(1) <= 2 {
+					<-r.Context().Done()
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		})
+		got, err := fsys.Glob(t.Context(), "s3://bucket/d/*")
+		if err != nil || !slices.Equal(got, []string{"s3://bucket/d/a"}) {
+			t.Errorf("Glob after two stalled listings: %q, %v", got, err)
+		}
+		stalls.Store(-100)
+		_, err = fsys.Glob(t.Context(), "s3://bucket/d/*")
+		if !errors.Is(err, blobfs.ErrStalled) {
+			t.Errorf("Glob whose listings all stall: %v; want ErrStalled", err)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
 	"github.com/sluiceml/sluice/storage"
@@ -37,7 +38,11 @@ func (fsys *FS) Rename(ctx context.Context, oldname, newname string) error {
 		return err
 	}
 	if err := fsys.cfg.retry(ctx, func() (int, error) { return 0, b.Copy(ctx, to.key, from.key, nil) }); err != nil {
-		return fmt.Errorf("blobfs: rename %s to %s: %w", oldname, newname, err)
+		// A copy the store made whose every answer was lost is a rename
+		// that happened, which must not be reported as one that did not.
+		if !copied(ctx, b, from.key, to.key) {
+			return fmt.Errorf("blobfs: rename %s to %s: %w", oldname, newname, err)
+		}
 	}
 	if err := fsys.Remove(ctx, oldname); err != nil {
 		// The copy is complete: newname is written, whatever happens to
@@ -45,6 +50,19 @@ func (fsys *FS) Rename(ctx context.Context, oldname, newname string) error {
 		return fmt.Errorf("blobfs: rename %s to %s: %w: %w", oldname, newname, storage.ErrOldNameLeft, err)
 	}
 	return nil
+}
+
+// copied reports whether the object dst is a copy of src: both were made
+// by this package's writer, which gives each object a random text of its
+// own (writeKey), and dst carries src's. An object made otherwise has
+// none, and a copy of it cannot be told from an older object: false.
+func copied(ctx context.Context, b *blob.Bucket, src, dst string) bool {
+	s, err := b.Attributes(ctx, src)
+	if err != nil || s.Metadata[writeKey] == "" {
+		return false
+	}
+	d, err := b.Attributes(ctx, dst)
+	return err == nil && d.Metadata[writeKey] == s.Metadata[writeKey] && d.Size == s.Size
 }
 
 // Remove deletes the object name.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path"
 	"strings"
 	"testing"
@@ -142,6 +143,84 @@ func TestRenameDeleteRefused(t *testing.T) {
 	}
 	if left, _ := storage.Leftovers(ctx, name); len(left) != 1 {
 		t.Errorf("Leftovers = %q, want the temporary", left)
+	}
+}
+
+// copyAnswerLost makes the store carry out every copy and answer it with
+// a server error, as a connection that drops each answer would.
+func copyAnswerLost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != "" {
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>lost</Message></Error>`)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// A copy the store made, whose every answer was lost, is a rename that
+// happened: Commit reports it done and the temporary is deleted, where
+// it reported the output "not written" though the final name held it,
+// and CommitAll left a data set of new and old parts behind that error
+// (audit 43). A copy that did not happen is still an error, and the old
+// object stays.
+func TestRenameCopyAnswerLost(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.Retries(1))
+	blobfs.Register(fsys, "s3")
+	t.Cleanup(func() { storage.Unregister("s3") })
+	ctx := context.Background()
+	name := "s3://" + testBucket + "/final"
+	put(t, fsys, name, []byte("old"))
+	p, err := storage.CreatePending(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(p, "new")
+	s.setFaults(copyAnswerLost)
+	err = p.Commit()
+	s.setFaults(nil)
+	if err != nil {
+		t.Errorf("Commit of a copy made whose answers were lost: %v", err)
+	}
+	f := open(t, fsys, name)
+	got, _ := io.ReadAll(f)
+	f.Close()
+	if string(got) != "new" {
+		t.Errorf("the final name holds %q, want new", got)
+	}
+	if left, _ := storage.Leftovers(ctx, name); len(left) != 0 {
+		t.Errorf("Leftovers = %q, want none", left)
+	}
+
+	// Copies refused outright: not written, the old object kept.
+	p, err = storage.CreatePending(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(p, "newer")
+	s.setFaults(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != "" {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	err = p.Commit()
+	s.setFaults(nil)
+	if err == nil || !strings.Contains(err.Error(), "not written") {
+		t.Errorf("Commit of a copy refused: %v; want not written", err)
+	}
+	f = open(t, fsys, name)
+	got, _ = io.ReadAll(f)
+	f.Close()
+	if string(got) != "new" {
+		t.Errorf("after a refused copy the final name holds %q, want new", got)
 	}
 }
 

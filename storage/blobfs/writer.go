@@ -2,6 +2,7 @@ package blobfs
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"time"
 
@@ -18,6 +19,12 @@ type writer struct {
 	cancel context.CancelFunc // the upload's context's, which Abort ends
 }
 
+// writeKey names the metadata that tells each object a writer made from
+// every other: a random text, which the store copies with the object, so
+// that a Rename whose copy's answer was lost can tell whether the copy
+// happened (copied).
+const writeKey = "sluice-write"
+
 // abortTimeout bounds the abort of a failed multipart upload, which runs
 // on a context of its own: the upload's may be what ended it.
 const abortTimeout = 30 * time.Second
@@ -29,6 +36,7 @@ func newWriter(ctx context.Context, cfg *config, b *blob.Bucket, name, key strin
 		MaxConcurrency: cfg.uploadStreams,
 		// Records are binary; sniffing the first bytes would only guess.
 		ContentType: "application/octet-stream",
+		Metadata:    map[string]string{writeKey: rand.Text()},
 		BeforeWrite: func(as func(any) bool) error {
 			abortOnItsOwn(as, b, cfg)
 			return nil
