@@ -137,7 +137,10 @@ func (b *Batch) feature(name string) (feature, int) {
 // padded: each record's values are followed by zeros (empty strings) up to
 // the longest record's, so a VarLen feature becomes [Len(), longest] (a
 // VarLen feature list [Len(), most steps, longest step]); see Lengths for
-// each record's own count.
+// each record's own count. A batch whose padded form the process could not
+// hold (queue.CheckPaddedSize) is not delivered: the data set's iteration
+// fails with an error wrapping queue.ErrResourceExhausted that names the
+// feature and the record with the most values.
 //
 // A SparseFeature's indices are checked against its size when its batch
 // is parsed, where TensorFlow's parse_example passes them through and only
@@ -286,6 +289,38 @@ func checkSparseBounds(name string, s tensor.Sparse, keys []string) error {
 		}
 	}
 	return nil
+}
+
+// checkDenseSize returns a *dataerr.Error naming feature name and the
+// record of the batch s with the most values when the padded form of s
+// (Dense) is more than the process can hold (queue.CheckPaddedSize):
+// [records, longest] for a VarLen feature, [records, most steps, longest
+// step] for a VarLen feature list, whose maxima can come from different
+// records, so that a record of 800 KB asked for 40 GB, which the Go
+// runtime cannot refuse but by ending the process (audit 42). keys, if
+// not nil, are the batch's record keys.
+func checkDenseSize(name string, s tensor.Sparse, keys []string) error {
+	err := queue.CheckPaddedSize(s.Values.DType(), s.DenseShape)
+	if err == nil {
+		return nil
+	}
+	rank := len(s.DenseShape)
+	idx := s.Indices.Int64s()
+	counts := map[int64]int{}
+	var most int64
+	for i := 0; i+rank <= len(idx); i += rank {
+		r := idx[i]
+		if counts[r]++; counts[r] > counts[most] || counts[r] == counts[most] && r < most {
+			most = r
+		}
+	}
+	key := ""
+	if keys != nil && most < int64(len(keys)) {
+		key = keys[most]
+	}
+	return &dataerr.Error{Offset: -1, Record: most, Key: key, Err: fmt.Errorf(
+		"feature %q: padding its batch to %v, as Batch.Dense would (record %d has %d values): %w",
+		name, s.DenseShape, most, counts[most], err)}
 }
 
 // formatIndex formats an index as TensorFlow's messages do: [0,7].

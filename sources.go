@@ -116,6 +116,9 @@ func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 						return nil, err
 					}
 				}
+				if err := checkDenseSize(f.name, s, keys); err != nil {
+					return nil, err
+				}
 				e = append(e, s.Indices, s.Values, shapeTensor(s.DenseShape))
 			}
 			return e, nil
@@ -268,6 +271,9 @@ func SequenceExamples(files string, context, featureLists example.Spec, opts ...
 				}
 				if f.sparse {
 					s, _ := out.Sparse(f.name)
+					if err := checkDenseSize(f.name, s, keys); err != nil {
+						return nil, err
+					}
 					e = append(e, s.Indices, s.Values, shapeTensor(s.DenseShape))
 				} else {
 					t, _ := out.Dense(f.name)

@@ -921,7 +921,7 @@ func (q *core) assemblePadded(out Element, c int, d tensor.DType, elems []slot) 
 			shape[k+1] = max(shape[k+1], n)
 		}
 	}
-	if err := checkPaddedSize(d, shape); err != nil {
+	if err := CheckPaddedSize(d, shape); err != nil {
 		return err
 	}
 	out[c] = q.padViewFor(c, out[c], d, shape)

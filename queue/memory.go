@@ -8,8 +8,10 @@ import (
 	"github.com/sluiceml/sluice/tensor"
 )
 
-// checkPaddedSize fails, with an error wrapping ErrResourceExhausted, for
-// a padded batch of type d and shape that the process cannot hold. The
+// CheckPaddedSize fails, with an error wrapping ErrResourceExhausted, for
+// a padded batch of type d and shape that the process cannot hold: a
+// PaddingFIFO's dequeue, and any other code that pads elements to the
+// largest among them, asks it before allocating. The
 // padded shape is the largest size of each dimension among the elements
 // (PAD-03), so elements with no values can ask for any amount of memory;
 // TensorFlow's allocator then fails the dequeue with ResourceExhausted, and
@@ -18,7 +20,7 @@ import (
 // machine's physical memory, or the Go memory limit (GOMEMLIMIT) if that
 // is lower: a batch above it could not be used even if the allocation
 // succeeded.
-func checkPaddedSize(d tensor.DType, shape tensor.Shape) error {
+func CheckPaddedSize(d tensor.DType, shape tensor.Shape) error {
 	// NumElements, not CheckedNumElements, and a copy of shape in the
 	// error: the caller builds shape on its stack, and an error holding
 	// it would move it to the heap for every batch.
