@@ -17,6 +17,11 @@ CASES = {
     # where C++'s and Go's, and sluice's, put the prefix first.
     "names": lambda: {"z": 1, "a": 2, "é": 3, "b": 4},
     "empty": lambda: {},
+    # An int beyond int64 among floats: a FloatList, as TensorFlow takes
+    # the list (it looped until RecursionError, audit 41).
+    "big-int-among-floats": lambda: {"a": [2**70, 1.5], "b": np.array([1.5, 2**64], dtype=object)},
+    # A long double rounds through a double, as TensorFlow's does.
+    "long-double": lambda: {"x": np.array([np.longdouble(1) + np.longdouble(2)**-24 + np.longdouble(2)**-60], np.longdouble)},
 }
 
 # SequenceExamples: (context, feature_lists), each list a sequence of steps.

@@ -162,6 +162,67 @@ def test_exception_leaves_nothing(tmp_path):
         w.write({"x": 2})
 
 
+@pytest.mark.parametrize("at", ["after", "during"])
+def test_interrupted_write_aborts(tmp_path, monkeypatch, at):
+    # A Ctrl-C in write() that the caller catches, and then close(): an
+    # interrupt just after a message of records went out (its records
+    # still buffered) made close() send them again, and one in the middle
+    # of a message left the server reading garbage or both sides waiting
+    # (audit 41). The writer aborts: close() raises, no file appears, and
+    # the files of the same name keep what they held.
+    old = tmp_path / "out.tfrecord"
+    old.write_bytes(b"an earlier data set")
+    real = sluice._core._Session._send
+    sent = {"records": 0}
+
+    def send(self, msg):
+        if isinstance(msg, bytes) and msg[4:5] == b"\0":  # a message of records
+            sent["records"] += 1
+            if sent["records"] == 2:
+                if at == "during":
+                    os.write(self._in, msg[:len(msg) // 2])
+                    raise KeyboardInterrupt
+                real(self, msg)
+                raise KeyboardInterrupt
+        real(self, msg)
+
+    monkeypatch.setattr(sluice._core._Session, "_send", send)
+    w = sluice.writer(tmp_path / "out")
+    written = 0
+    with pytest.raises(KeyboardInterrupt):
+        while True:
+            w.write(struct.pack("<Q", written) + bytes(100000))
+            written += 1
+    monkeypatch.undo()
+    with pytest.raises(sluice.SluiceError, match=f"aborted by KeyboardInterrupt while writing record {written}; no file"):
+        w.close()
+    with pytest.raises(sluice.SluiceError, match="aborted by KeyboardInterrupt"):
+        w.write(b"more")
+    assert os.listdir(tmp_path) == ["out.tfrecord"]
+    assert old.read_bytes() == b"an earlier data set"
+
+
+def test_odd_values_named_or_written(tmp_path):
+    # A str UTF-8 cannot encode (a lone surrogate) is an error naming the
+    # record and feature, where rebuilding its UnicodeEncodeError failed
+    # with "function takes exactly 5 arguments"; a feature list given as
+    # a dict is refused, not written as its keys; a strided memoryview is
+    # written as its bytes (audit 41).
+    with sluice.writer(tmp_path / "odd") as w:
+        with pytest.raises(sluice.InvalidArgumentError, match=r"record 0: feature 'name': .*UTF-8 cannot encode"):
+            w.write({"name": "a\udc80"})
+        with pytest.raises(sluice.InvalidArgumentError, match=r"record 0: feature name: .*UTF-8 cannot encode"):
+            w.write({"\udc80": 1})
+        w.write(memoryview(b"0123456789")[::2])
+    assert records(w.files[0]) == [b"02468"]
+    with pytest.raises(TypeError, match="feature list 'x': a sequence of steps, not a dict"):
+        sluice.encode_sequence_example(None, {"x": {"a": 1}})
+    with pytest.raises(TypeError, match="not a set"):
+        sluice.encode_sequence_example(None, {"x": {1, 2}})
+    with pytest.raises(sluice.InvalidArgumentError, match="feature 'x': a value beyond float64"):
+        sluice.encode_example({"x": [1.5, 10**400]})
+
+
 def test_replaces_only_at_close(tmp_path):
     old = tmp_path / "data.tfrecord"
     old.write_bytes(b"an earlier data set")

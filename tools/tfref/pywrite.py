@@ -36,9 +36,13 @@ def feature(v):
             return tf.train.Feature()
         if all(isinstance(x, (bytes, str)) for x in v):
             return tf.train.Feature(bytes_list=tf.train.BytesList(value=[x.encode() if isinstance(x, str) else x for x in v]))
+        if any(isinstance(x, float) for x in v):
+            return tf.train.Feature(float_list=tf.train.FloatList(value=v))
         v = np.asarray(v)
+    if v.dtype == object:
+        return feature(v.ravel().tolist())
     if v.dtype.kind == "f":
-        return tf.train.Feature(float_list=tf.train.FloatList(value=v.astype(np.float32).ravel().tolist()))
+        return tf.train.Feature(float_list=tf.train.FloatList(value=v.ravel()))
     if v.dtype.kind in "iub":
         return tf.train.Feature(int64_list=tf.train.Int64List(value=v.astype(np.int64).ravel().tolist()))
     return tf.train.Feature(bytes_list=tf.train.BytesList(

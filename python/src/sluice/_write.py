@@ -47,9 +47,18 @@ def _varints(values: np.ndarray) -> bytes:
     return out[cols[None, :] < lengths[:, None]].tobytes()
 
 
+def _utf8(v: str) -> bytes:
+    try:
+        return v.encode("utf-8")
+    except UnicodeEncodeError as e:
+        # A lone surrogate (from os.fsdecode of a file name, say).
+        raise InvalidArgumentError(f"{v[:100]!r} holds {e.object[e.start:e.end]!r} at {e.start}, "
+                                   "which UTF-8 cannot encode") from None
+
+
 def _bytes_of(v: Any) -> bytes:
     if isinstance(v, str):
-        return v.encode("utf-8")
+        return _utf8(v)
     if isinstance(v, (bytes, bytearray, memoryview)):
         return bytes(v)
     # bytes(3) is three zero bytes, not an error.
@@ -59,6 +68,15 @@ def _bytes_of(v: Any) -> bytes:
 def _feature(name: str, value: Any) -> bytes:
     """One Feature: a BytesList (field 1), FloatList (2) or Int64List (3),
     chosen by the value's type."""
+    try:
+        return _feature_of(name, value)
+    except InvalidArgumentError as e:
+        if str(e).startswith("feature "):
+            raise
+        raise InvalidArgumentError(f"feature {name!r}: {e}") from None
+
+
+def _feature_of(name: str, value: Any) -> bytes:
     if isinstance(value, (bytes, bytearray, memoryview, str)):
         return _field(1, _field(1, _bytes_of(value)))
     if isinstance(value, (bool, int, np.integer, np.bool_)):
@@ -83,12 +101,22 @@ def _feature(name: str, value: Any) -> bytes:
                 raise InvalidArgumentError(f"feature {name!r}: a value beyond int64")
             value = np.array([int(v) for v in value], np.int64)
         else:
-            value = np.asarray(value)
+            # Floats, as TensorFlow's FloatList takes the list: each value
+            # a Python float (a double), then float32. NumPy would make an
+            # object array of [2**70, 1.5].
+            try:
+                value = np.array([float(v) for v in value], np.float64)
+            except OverflowError:
+                raise InvalidArgumentError(f"feature {name!r}: a value beyond float64") from None
     if not isinstance(value, np.ndarray):
         raise TypeError(f"feature {name!r}: a {type(value).__name__} is not bytes, str, int, float, "
                         "a list of them or a NumPy array")
     kind = value.dtype.kind
     if kind == "f":
+        if value.dtype.itemsize > 8:
+            # A long double goes through a double, as TensorFlow takes it
+            # (rounding twice, as it does).
+            value = value.astype(np.float64)
         data = np.ascontiguousarray(value, "<f4").tobytes()
         return _field(2, _field(1, data) if data else b"")
     if kind in "iub":
@@ -112,11 +140,22 @@ def _feature(name: str, value: Any) -> bytes:
 def _entries(m: Mapping[str, Any], what: str, encode: Any) -> bytes:
     """A protobuf map's entries from str names to messages, in name order,
     each value's message encode(name, value)."""
+    keys = {}
     for name in m:
         # Before sorting, which would fail on a mix less clearly.
         if not isinstance(name, str):
             raise TypeError(f"{what} name {name!r} is not a str")
-    return b"".join(_field(1, _field(1, name.encode("utf-8")) + _field(2, encode(name, m[name]))) for name in sorted(m))
+        try:
+            keys[name] = _utf8(name)
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError(f"{what} name: {e}") from None
+    # Sorted as TensorFlow's C++ (and Go's protobuf, and sluice's Go
+    # writer) sort map keys for deterministic serialization, by their
+    # bytes, a key before the keys it begins. (Python protobuf's
+    # deterministic order puts "image/format" before "image", and "" last;
+    # its default order is a hash table's, which changes from run to run.)
+    order = sorted(m, key=lambda name: keys[name])
+    return b"".join(_field(1, _field(1, keys[name]) + _field(2, encode(name, m[name]))) for name in order)
 
 
 def _features(features: Mapping[str, Any], what: str) -> bytes:
@@ -128,7 +167,7 @@ def _features(features: Mapping[str, Any], what: str) -> bytes:
 
 def _steps(name: str, steps: Any) -> bytes:
     """A FeatureList's fields: a Feature a step."""
-    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
+    if isinstance(steps, (str, bytes, Mapping, set, frozenset)) or not hasattr(steps, "__iter__"):
         raise TypeError(f"feature list {name!r}: a sequence of steps, not a {type(steps).__name__}")
     return b"".join(_field(1, _feature(f"{name}[{i}]", step)) for i, step in enumerate(steps))
 
@@ -147,7 +186,8 @@ def encode_sequence_example(context: Optional[Mapping[str, Any]],
 
 
 def encode_example(features: Mapping[str, Any]) -> bytes:
-    """A tf.train.Example's bytes, its features in name order: each value
+    """A tf.train.Example's bytes, its features in name order (as
+    TensorFlow's C++ serializes them deterministically): each value
     bytes or str (a BytesList), int or bool (an Int64List), float (a
     FloatList), a list of one of those, or a NumPy array (flattened; float
     dtypes become float32, int and bool int64, bytes and str bytes)."""
@@ -213,7 +253,10 @@ class Writer:
     was killed with its server (sluice-serve, by SIGKILL or the OOM
     killer) are removed when the next one starts; while another process
     is writing the same files, the Writer refuses to start (SluiceError).
-    files holds the names.
+    An interruption inside write() (a KeyboardInterrupt the caller
+    catches) aborts the writer, since which records reached the server
+    is then unknown: close() raises SluiceError rather than commit files
+    short of records or holding some twice. files holds the names.
     """
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], *, shards: int = 1,
@@ -225,6 +268,7 @@ class Writer:
         self.count = 0
         self._buf = bytearray(b"\0")
         self._s: Optional[_Session] = None
+        self._broken = ""  # why the writer was aborted, when not by abort()
         s = _Session()
         try:
             reply = s._call({"op": "write", "out": self.files, "compression": comp})
@@ -245,7 +289,7 @@ class Writer:
         index among the records written, from 0) and its feature, and is
         not written; the writer goes on."""
         if self._s is None:
-            raise SluiceError("the writer is closed")
+            raise SluiceError(self._broken or "the writer is closed")
         if isinstance(record, (bytes, bytearray, memoryview)):
             rec = record
         else:
@@ -257,19 +301,34 @@ class Writer:
                 raise type(e)(f"{self._which()}: {e}") from None
         if isinstance(rec, memoryview):
             # Its bytes, not its items (a memoryview of uint32s has a
-            # quarter as many items).
-            rec = rec.cast("B")
+            # quarter as many items); a strided view's, copied.
+            rec = rec.cast("B") if rec.c_contiguous else rec.tobytes()
         n = len(rec)
         if n > _MAX_RECORD:
             raise InvalidArgumentError(f"{self._which()}: {n} bytes: sluice.writer takes records of at most {_MAX_RECORD}")
-        if n + 4 > _MAX_PART:
-            self._write_parts(memoryview(rec).cast("B"))
-            return
-        if len(self._buf) + 4 + n > _CHUNK:
-            self._flush()
-        self._buf += _LEN.pack(n)
-        self._buf += rec
-        self.count += 1
+        # From here on an exception — a KeyboardInterrupt above all, which
+        # a caller may catch and then close() — can leave a message half
+        # sent, or sent and still buffered: which records the server holds
+        # is unknown, so the writer aborts, and close() raises rather than
+        # commit files short of records or holding some twice.
+        try:
+            if n + 4 > _MAX_PART:
+                self._write_parts(memoryview(rec).cast("B"))
+                return
+            if len(self._buf) + 4 + n > _CHUNK:
+                self._flush()
+            self._buf += _LEN.pack(n)
+            self._buf += rec
+            self.count += 1
+        except BaseException as e:
+            self._break(e)
+            raise
+
+    def _break(self, e: BaseException) -> None:
+        """Aborts the writer after e cut a write short."""
+        self.abort()
+        self._broken = (f"the writer was aborted by {type(e).__name__} while writing {self._which()}; "
+                        "no file was written")
 
     def _which(self) -> str:
         """The record being written, for an error: its index in the
@@ -306,6 +365,8 @@ class Writer:
         again does nothing."""
         s = self._s
         if s is None:
+            if self._broken:
+                raise SluiceError(self._broken)
             return self.count
         try:
             self._flush()
