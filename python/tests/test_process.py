@@ -1,5 +1,6 @@
 """The server's life beside the trainer's: killed trainers, Ctrl-C, fork."""
 
+import glob
 import multiprocessing
 import os
 import signal
@@ -242,6 +243,58 @@ def test_torch_more_workers_than_files(tmp_path):
     with pytest.raises(sluice.InvalidArgumentError, match=r"DataLoader worker 1 of 2, which reads ds\.shard\(1, 2\): "
                                                           r".*of 1 files is empty.*at most as many workers as files"):
         list(loader)
+
+
+def test_torch_worker_data_error_keeps_its_location(tmp_path):
+    """A DataError in a DataLoader worker reaches the trainer with its
+    file and offset: the DataLoader rebuilds a worker's exception from
+    its class and text alone, which left them blank (audit 44)."""
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, _ = make_examples(tmp_path, files=2, per_file=20)
+    bad = sorted(glob.glob(pat))[1]
+    data = bytearray(open(bad, "rb").read())
+    data[0] ^= 0xFF  # the first record's length, which its CRC then fails
+    open(bad, "wb").write(bytes(data))
+    for workers in (0, 2):
+        loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(sluice.examples(pat, SPEC, batch_size=4)),
+                                             batch_size=None, num_workers=workers)
+        it, got = iter(loader), None
+        try:
+            for _ in it:
+                pass
+        except sluice.DataError as e:
+            got = (e.file, e.offset)
+        # The workers end now, not when the traceback holding the
+        # iterator goes: the next test's loader, forking its workers while
+        # this one's were torn down, lost one at its first import
+        # (KeyError in importlib's module lock, 1 run in 3).
+        if workers:
+            it._shutdown_workers()
+        del it
+        assert got == (bad, 0), f"num_workers={workers}: {got}"
+
+
+def test_torch_state_after_break(tmp_path):
+    """A loop over a DataLoader with num_workers=0 left with break leaves
+    the data set's position for ds.state_dict(), as a loop over the data
+    set does: the generator's close closed the iteration, whose state was
+    then unknown (audit 44)."""
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, _ = make_examples(tmp_path, files=2, per_file=20)
+    opts = dict(batch_size=4, deterministic=True, shuffle=10, seed=1)
+    full = [b["label"].tolist() for b in sluice.examples(pat, SPEC, **opts)]
+    ds = sluice.examples(pat, SPEC, **opts)
+    for i, _ in enumerate(torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None)):
+        if i == 2:
+            break
+    state = ds.state_dict()
+    again = sluice.examples(pat, SPEC, **opts)
+    again.load_state_dict(state)
+    assert full[:3] + [b["label"].tolist() for b in again] == full
 
 
 def test_torch_dataloader_pairs(tmp_path):

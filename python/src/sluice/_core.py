@@ -51,11 +51,41 @@ class DataError(SluiceError):
     def __init__(self, message: str, file: str = "", offset: int = -1, line: int = 0, record: int = -1,
                  key: str = "") -> None:
         super().__init__(message)
+        if (file, offset, line, record, key) == ("", -1, 0, -1, "") and isinstance(message, str):
+            # Rebuilt from its text alone, as a DataLoader rebuilds a
+            # worker's exception in the trainer (exc_type(message)): the
+            # worker wrote where into the text (sluice.torch).
+            file, offset, line, record, key = _located(message)
         self.file = file
         self.offset = offset
         self.line = line
         self.record = record
         self.key = key
+
+    def _with_location(self) -> "DataError":
+        """The error with its location in its text too, on a line of its
+        own, for a process that passes on only the text."""
+        where = json.dumps({"file": self.file, "offset": self.offset, "line": self.line,
+                            "record": self.record, "key": self.key})
+        return DataError(f"{self}\n{_LOCATION}{where}", self.file, self.offset, self.line, self.record, self.key)
+
+
+_LOCATION = "sluice.DataError location: "
+
+
+def _located(text: str) -> Tuple[str, int, int, int, str]:
+    """The location _with_location wrote into text (its last), or none."""
+    at = text.rfind(_LOCATION)
+    if at >= 0:
+        where = text[at + len(_LOCATION):].split("\n", 1)[0]
+        try:
+            w = json.loads(where)
+            loc = (w["file"], w["offset"], w["line"], w["record"], w["key"])
+            if all(isinstance(v, t) and not isinstance(v, bool) for v, t in zip(loc, (str, int, int, int, str))):
+                return loc
+        except (ValueError, KeyError, TypeError):
+            pass
+    return "", -1, 0, -1, ""
 
 
 class InvalidArgumentError(SluiceError, ValueError):

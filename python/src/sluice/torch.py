@@ -84,14 +84,20 @@ class IterableDataset(torch.utils.data.IterableDataset):
                 ds = ds.shard(info.id, info.num_workers)
             ds = ds.copies()
         it = iter(ds)
+        if info is None:
+            # In the trainer the iteration is the data set's own: a loop
+            # left with break leaves it for ds.state_dict(), as a loop
+            # over ds does. (Closing it here made the state "unknown",
+            # audit 44.)
+            for batch in it:
+                yield _tensors(batch)
+            return
         try:
             try:
                 batch = next(it)
             except StopIteration:
                 return
             except _core.InvalidArgumentError as e:
-                if info is None:
-                    raise
                 # The worker's share of the files, which it did not ask
                 # for by name.
                 raise _core.InvalidArgumentError(f"DataLoader worker {info.id} of {info.num_workers}, which reads "
@@ -99,6 +105,10 @@ class IterableDataset(torch.utils.data.IterableDataset):
             yield _tensors(batch)
             for batch in it:
                 yield _tensors(batch)
+        except _core.DataError as e:
+            # The DataLoader hands the trainer the error's class and text
+            # alone, and rebuilds it from them: the text carries where.
+            raise e._with_location() from None
         finally:
             it.close()
 
