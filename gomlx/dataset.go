@@ -59,6 +59,9 @@ import (
 // a name given twice, a batch size below 1.
 var ErrInvalid = errors.New("invalid argument")
 
+// ErrClosed is returned by Yield after Close.
+var ErrClosed = errors.New("sluice/gomlx: Yield after Close")
+
 // ErrDType is wrapped by the error of a feature whose type has no GoMLX
 // dtype (strings).
 var ErrDType = errors.New("no GoMLX dtype")
@@ -100,10 +103,11 @@ type Dataset struct {
 	name      string
 	batchOpts []sluice.BatchOption
 
-	mu   sync.Mutex
-	next func() (*sluice.Batch, error, bool) // the running loop, or nil
-	stop func()
-	err  error // io.EOF at the end of the epoch, or the loop's error
+	mu     sync.Mutex
+	next   func() (*sluice.Batch, error, bool) // the running loop, or nil
+	stop   func()
+	err    error // io.EOF at the end of the epoch, or the loop's error
+	closed bool
 }
 
 var _ train.Dataset = (*Dataset)(nil)
@@ -113,7 +117,7 @@ var _ train.Dataset = (*Dataset)(nil)
 // labels as its labels, in the order given. Labels may be empty (for
 // inference). The names are checked against src's features when the first
 // batch arrives. ctx bounds every loop: once it is done, Yield returns its
-// error.
+// error (wrapped).
 func New(ctx context.Context, src *sluice.Dataset, batchSize int, inputs, labels []string, opts ...Option) (*Dataset, error) {
 	if src == nil {
 		return nil, fmt.Errorf("sluice/gomlx: nil sluice.Dataset: %w", ErrInvalid)
@@ -148,18 +152,24 @@ func New(ctx context.Context, src *sluice.Dataset, batchSize int, inputs, labels
 func (d *Dataset) Name() string { return d.name }
 
 // Reset starts the data set again from its beginning: the next Yield
-// starts a new pass of the sluice data set. A pass still running is
-// stopped, and its goroutines have ended when Reset returns.
+// starts a new pass of the sluice data set (unless it is closed). A pass
+// still running is stopped, and its goroutines have ended when Reset
+// returns.
 func (d *Dataset) Reset() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.halt()
 }
 
-// Close stops the running pass, if any, as Reset does. It returns nil; it
-// exists so that a Dataset can be closed with defer as other resources are.
+// Close stops the running pass, if any, as Reset does, and ends the
+// Dataset: Yield then returns ErrClosed, rather than start a pass whose
+// goroutines no one would stop. It returns nil, and closing again does
+// nothing.
 func (d *Dataset) Close() error {
-	d.Reset()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.halt()
+	d.closed = true
 	return nil
 }
 
@@ -174,10 +184,21 @@ func (d *Dataset) halt() {
 // labels hold one tensor per feature named to New, of shape [batch] + the
 // feature's shape. At the end of the pass it returns io.EOF, and again on
 // every call until Reset. An error of the sluice loop (a corrupt record, a
-// missing file, the context's end) is returned, wrapped, in the same way.
+// missing file) is returned, wrapped, in the same way, and so is the
+// context's once it is done, even with batches made before it ended.
 func (d *Dataset) Yield() (spec any, inputs, labels []*tensors.Tensor, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closed {
+		return nil, nil, nil, ErrClosed
+	}
+	if d.err == nil && d.ctx.Err() != nil {
+		if d.next != nil {
+			d.end(d.wrap(context.Cause(d.ctx)))
+		} else {
+			d.err = d.wrap(context.Cause(d.ctx))
+		}
+	}
 	if d.err != nil {
 		return nil, nil, nil, d.err
 	}
@@ -190,7 +211,7 @@ func (d *Dataset) Yield() (spec any, inputs, labels []*tensors.Tensor, err error
 		return nil, nil, nil, io.EOF
 	}
 	if err != nil {
-		d.end(fmt.Errorf("sluice/gomlx: %s: %w", d.name, err))
+		d.end(d.wrap(err))
 		return nil, nil, nil, d.err
 	}
 	inputs, err = convert(b, d.spec.Inputs)
@@ -198,10 +219,19 @@ func (d *Dataset) Yield() (spec any, inputs, labels []*tensors.Tensor, err error
 		labels, err = convert(b, d.spec.Labels)
 	}
 	if err != nil {
-		d.end(fmt.Errorf("sluice/gomlx: %s: %w", d.name, err))
+		d.end(d.wrap(err))
 		return nil, nil, nil, d.err
 	}
 	return d.spec, inputs, labels, nil
+}
+
+// wrap names the package, and the data set if it was given a name, in
+// err.
+func (d *Dataset) wrap(err error) error {
+	if d.name == "sluice" {
+		return fmt.Errorf("sluice/gomlx: %w", err)
+	}
+	return fmt.Errorf("sluice/gomlx: %s: %w", d.name, err)
 }
 
 // end stops the pass and keeps err for the calls of Yield up to Reset.

@@ -11,7 +11,9 @@ epoch, none twice (a data set with a queue_url needs no shards: its
 workers, here and on other hosts, take the files from the shared queue).
 With persistent_workers=True a worker's server serves its next epoch too
 (the process's spare server); workers started anew each epoch start new
-servers. A worker is a fork of the trainer, and the Go runtime
+servers. Each worker batches its own shard, so drop_remainder drops up to
+batch_size - 1 records of each worker's, and the smaller final batches
+are each worker's. A worker is a fork of the trainer, and the Go runtime
 does not survive fork: that is why the Go side is a process started in
 each worker rather than a library loaded in the trainer.
 
