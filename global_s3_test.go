@@ -5,23 +5,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/s3blob"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/index"
-	"github.com/sluiceml/sluice/storage/blobfs"
+	"github.com/sluiceml/sluice/internal/s3test"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -33,28 +22,7 @@ import (
 //
 //	go test -run '^$' -bench GlobalShuffleS3 -benchmem .
 func BenchmarkGlobalShuffleS3(b *testing.B) {
-	backend := s3mem.New()
-	if err := backend.CreateBucket("bench"); err != nil {
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	defer srv.Close()
-	tr := &http.Transport{MaxIdleConnsPerHost: 64}
-	defer tr.CloseIdleConnections()
-	client := s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider("bench", "bench", ""),
-		HTTPClient:  &http.Client{Transport: tr},
-	})
-	fsys := blobfs.New(blobfs.Opener(func(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
-		u, err := url.Parse(bucketURL)
-		if err != nil {
-			return nil, err
-		}
-		return s3blob.OpenBucket(ctx, client, u.Host, nil)
-	}))
-	defer fsys.Close()
-	blobfs.Register(fsys, "s3")
+	fsys := s3test.Serve(b, "bench", nil)
 	b.Setenv("SLUICE_INDEX_DIR", b.TempDir())
 
 	const files, perFile = 2, 5000

@@ -4,22 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/s3blob"
 
 	"github.com/sluiceml/sluice/index"
+	"github.com/sluiceml/sluice/internal/s3test"
 	"github.com/sluiceml/sluice/storage/blobfs"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -29,29 +22,8 @@ import (
 // looks to a store whose modification times are to the second.
 func s3Store(t *testing.T) *blobfs.FS {
 	t.Helper()
-	backend := s3mem.New(s3mem.WithTimeSource(gofakes3.FixedTimeSource(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))))
-	if err := backend.CreateBucket("b"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	client := s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider("a", "b", ""),
-		HTTPClient:  &http.Client{Transport: tr},
-	})
-	fsys := blobfs.New(blobfs.Opener(func(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
-		u, err := url.Parse(bucketURL)
-		if err != nil {
-			return nil, err
-		}
-		return s3blob.OpenBucket(ctx, client, u.Host, nil)
-	}))
-	t.Cleanup(func() { fsys.Close() })
-	blobfs.Register(fsys, "s3")
-	return fsys
+	clock := s3mem.WithTimeSource(gofakes3.FixedTimeSource(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)))
+	return s3test.Serve(t, "b", []s3mem.Option{clock})
 }
 
 func putRecords(t *testing.T, fsys *blobfs.FS, name string, recs ...string) {
