@@ -141,9 +141,11 @@ to 1 MiB) when its first page takes fewer bytes so than PLAIN, as
 parquet-mr decides: labels and repeated text usually are, most float
 features are not; --parquet-dictionary=false writes every value PLAIN.
 pandas, Polars and DuckDB read the files, and convert --from
-parquet turns them back into the same Examples. SequenceExamples with
-feature lists, and a feature whose kind differs between records, are
-refused. --columns a,b keeps only those features (with --from csv or
+parquet turns them back into the same Examples, but for a feature no
+record gives a kind (an empty Feature), which holds no values of any type
+and has no column. SequenceExamples with feature lists, a feature whose
+kind differs between records, and a feature name that is empty or not
+UTF-8 are refused, naming the record (file:offset). --columns a,b keeps only those features (with --from csv or
 jsonl it still gives the input's columns and their types).
 
 --skip-corrupt (--from tfrecord) salvages damaged files: it copies every
@@ -393,7 +395,7 @@ func convertTFRecord(ctx context.Context, names []string, o convertOptions, prog
 	if o.salvage != nil {
 		return o.salvage.copyRecords(ctx, names, rf, write)
 	}
-	return eachRecord(ctx, names, rf, -1, func(_ string, _ int64, rec []byte) error { return write(rec) })
+	return eachRecord(ctx, names, rf, -1, func(name string, off int64, rec []byte) error { return located(name, off, write(rec)) })
 }
 
 // outputExt is the file name ending for each output compression.

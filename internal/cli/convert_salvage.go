@@ -31,7 +31,7 @@ func (s *salvage) copyRecords(ctx context.Context, names []string, rf *recordFil
 			return err
 		}
 		v := &fileVerdict{Name: name}
-		err := scanRecords(ctx, rf, v, write)
+		err := scanRecords(ctx, rf, v, func(rec []byte) error { return located(name, rf.r.Offset(), write(rec)) })
 		for _, p := range v.Problems {
 			fmt.Fprintf(s.w, "sluice: skipped: %s\n", p.line)
 		}

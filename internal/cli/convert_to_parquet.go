@@ -3,13 +3,17 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/parquet"
 	"github.com/sluiceml/sluice/recordio"
@@ -180,7 +184,24 @@ func (s *columnSchema) scan(rec []byte) error {
 	} else if err != nil {
 		what += " (" + err.Error() + ")"
 	}
-	return fmt.Errorf("record %d of the input %s (sluice cat --keys shows where it is); --to parquet writes Examples", s.records, what)
+	return recordProblem{fmt.Errorf("the record %s; --to parquet writes Examples", what)}
+}
+
+// A recordProblem is a record the output cannot hold. The converter that
+// read it knows where it is, and adds that (located).
+type recordProblem struct{ err error }
+
+func (p recordProblem) Error() string { return p.err.Error() }
+func (p recordProblem) Unwrap() error { return p.err }
+
+// located returns err, the error of the record at offset off of the file
+// name, with the record's key (name:offset, as cat --keys prints it) when
+// it is a problem of the record's own (recordProblem).
+func located(name string, off int64, err error) error {
+	if _, ok := errors.AsType[recordProblem](err); !ok {
+		return err
+	}
+	return &dataerr.Error{File: name, Offset: off, Record: -1, Key: name + ":" + strconv.FormatInt(off, 10), Err: err}
 }
 
 func (s *columnSchema) add(rec []byte) error {
@@ -195,8 +216,25 @@ func (s *columnSchema) add(rec []byte) error {
 		}
 		c := s.cols[string(name)]
 		if c == nil {
+			switch {
+			case len(name) == 0:
+				return recordProblem{errors.New("a feature with an empty name, which a Parquet column cannot have")}
+			case !utf8.Valid(name):
+				return recordProblem{fmt.Errorf("feature name %q is not UTF-8, which a Parquet column's name must be", name)}
+			}
 			c = &columnSeen{}
 			s.cols[string(name)] = c
+		}
+		c.list = c.list || s.sc.Count(i) != 1
+		k := slices.Index([]tensor.DType{tensor.String, tensor.Float32, tensor.Int64}, s.sc.Kind(i))
+		if k < 0 {
+			continue // no kind: no values, of no type
+		}
+		for other, seen := range c.kinds {
+			if seen && other != k {
+				return recordProblem{fmt.Errorf("feature %q is %s here and %s in an earlier record: a Parquet column has one type",
+					name, kindNames[k], kindNames[other])}
+			}
 		}
 		switch s.sc.Kind(i) {
 		case tensor.String:
@@ -215,31 +253,31 @@ func (s *columnSchema) add(rec []byte) error {
 		case tensor.Int64:
 			c.kinds[2] = true
 		}
-		c.list = c.list || s.sc.Count(i) != 1
 	}
 	return nil
 }
 
 // columns returns the columns, sorted by name.
 func (s *columnSchema) columns() ([]parquet.Column, error) {
-	if len(s.cols) == 0 {
-		return nil, fmt.Errorf("the %d records hold no features: a Parquet file needs a column", s.records)
-	}
 	cols := make([]parquet.Column, 0, len(s.cols))
 	for name, c := range s.cols {
-		col := parquet.Column{Name: name, List: c.list, Kind: parquet.Bytes}
-		var kinds []string
-		for i, seen := range c.kinds {
-			if seen {
-				kinds = append(kinds, kindNames[i])
-				col.Kind = [3]parquet.Kind{parquet.Bytes, parquet.Float, parquet.Int64}[i]
-			}
+		// A feature no record gives a kind holds no values and has no
+		// type: it has no column, and comes back from the table missing,
+		// which parses as it did (a list of any type would come back as
+		// an empty list of that type, which parses only as that type).
+		k := slices.Index(c.kinds[:], true)
+		if k < 0 {
+			continue
 		}
-		if len(kinds) > 1 {
-			return nil, fmt.Errorf("feature %q is %s in different records: a Parquet column has one type", name, strings.Join(kinds, " and "))
-		}
+		col := parquet.Column{Name: name, List: c.list, Kind: [3]parquet.Kind{parquet.Bytes, parquet.Float, parquet.Int64}[k]}
 		col.Text = c.kinds[0] && !c.binary
 		cols = append(cols, col)
+	}
+	if len(cols) == 0 {
+		if s.keep != nil {
+			return nil, fmt.Errorf("--columns: no record holds the features %q", slices.Sorted(maps.Keys(s.keep)))
+		}
+		return nil, fmt.Errorf("the %d records hold no features with values: a Parquet file needs a column", s.records)
 	}
 	slices.SortFunc(cols, func(a, b parquet.Column) int { return strings.Compare(a.Name, b.Name) })
 	return cols, nil
@@ -297,14 +335,14 @@ func (p *parquetShards) write(rec []byte) error {
 	w := p.writers[p.rows%int64(len(p.writers))]
 	for j := range sc.Len() {
 		i, ok := p.index[string(sc.Name(j))]
-		if !ok && p.s.keep != nil && !p.s.keep[string(sc.Name(j))] {
-			continue // a feature left out
+		if !ok && (p.s.keep != nil && !p.s.keep[string(sc.Name(j))] || sc.Kind(j) == tensor.Invalid) {
+			continue // a feature left out, or one no record gave a kind
 		}
 		if !ok {
-			return fmt.Errorf("record %d holds feature %q, which the first pass did not find: did the input change?", p.s.records, sc.Name(j))
+			return recordProblem{fmt.Errorf("record %d holds feature %q, which the first pass did not find: did the input change?", p.s.records, sc.Name(j))}
 		}
 		if k := sc.Kind(j); k != tensor.Invalid && k != columnDType[p.kinds[i]] {
-			return fmt.Errorf("record %d: feature %q is %v, its column %v: did the input change since the first pass?", p.s.records, sc.Name(j), k, p.kinds[i])
+			return recordProblem{fmt.Errorf("record %d: feature %q is %v, its column %v: did the input change since the first pass?", p.s.records, sc.Name(j), k, p.kinds[i])}
 		}
 		// A feature of no kind (an empty list) is set as an empty list of
 		// its column's kind: a list column, as the first pass saw.

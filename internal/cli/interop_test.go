@@ -140,7 +140,7 @@ func TestInteropParquetRoundTrip(t *testing.T) {
 		t.Errorf("the Examples differ after Parquet (%d and %d bytes of JSON)", len(got), len(want))
 	}
 	code, _, errOut := run(t, "convert", "--to", "parquet", filepath.Join(dir, "sequence-examples-3.tfrecord.gz"), "--out", filepath.Join(tmp, "s"))
-	if code == 0 || !strings.Contains(errOut, "record 0 of the input is a SequenceExample with feature lists") {
+	if code == 0 || !strings.Contains(errOut, "sequence-examples-3.tfrecord.gz:0: the record is a SequenceExample with feature lists") {
 		t.Errorf("SequenceExamples: exit %d, %q", code, errOut)
 	}
 }
