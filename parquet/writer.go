@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
@@ -190,6 +191,11 @@ func NewWriter(w io.Writer, cols []Column, opts WriterOptions) (*Writer, error) 
 	for i, c := range cols {
 		if c.Name == "" || seen[c.Name] {
 			return nil, fmt.Errorf("parquet: column %d: name %q is empty or not unique", i, c.Name)
+		}
+		if !utf8.ValidString(c.Name) {
+			// Thrift strings are UTF-8: pyarrow cannot open a file whose
+			// schema holds another name (audit 45).
+			return nil, fmt.Errorf("parquet: column %d: name %q is not UTF-8", i, c.Name)
 		}
 		seen[c.Name] = true
 		leaf := schemaElement{Name: c.Name, HasType: true, HasRepetition: true, Repetition: repOptional}

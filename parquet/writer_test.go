@@ -415,6 +415,7 @@ func TestNewWriterRefusesSchema(t *testing.T) {
 		{"no columns", nil, WriterOptions{}},
 		{"empty name", []Column{{Kind: Int64}}, WriterOptions{}},
 		{"same name", []Column{{Name: "a", Kind: Int64}, {Name: "a", Kind: Float}}, WriterOptions{}},
+		{"name not UTF-8", []Column{{Name: "\xff", Kind: Int64}}, WriterOptions{}}, // pyarrow could not open the file (audit 45)
 		{"no kind", []Column{{Name: "a"}}, WriterOptions{}},
 		{"codec", []Column{{Name: "a", Kind: Int64}}, WriterOptions{Compression: 9}},
 	} {
