@@ -420,7 +420,7 @@ func (d *Dataset) startGlobal(ctx context.Context, n int, bs batchSettings, pl *
 			cancel(nil)
 			return nil, fmt.Errorf("sluice: %s: no decoder", d.kind)
 		}
-		w := &globalReader{d: d, ra: ra, seq: seq, dec: dec, files: map[int]storage.File{}}
+		w := &globalReader{d: d, ra: ra, seq: seq, dec: dec, files: openFiles{m: map[int]*openFile{}}}
 		r.wg.Go(func() {
 			defer w.close()
 			for j := range jobs {
@@ -481,7 +481,7 @@ type globalReader struct {
 	ra    *randomAccess
 	seq   *globalSeq
 	dec   decoder
-	files map[int]storage.File
+	files openFiles
 	buf   []byte
 	arena []byte
 	wants []want
@@ -499,10 +499,69 @@ type want struct {
 	start, end int64
 }
 
-func (w *globalReader) close() {
-	for _, f := range w.files {
-		f.Close()
+func (w *globalReader) close() { w.files.closeAll() }
+
+// maxDescriptors bounds the files holding an operating system descriptor
+// (local files) that a reader keeps open. A reader reads from every file,
+// and kept them all open until the run ended: readers × files
+// descriptors, 2130 for 300 files, past a limit of 1024 (audit 46). An
+// object store's files hold none, and reopening one costs a request, so
+// they stay open.
+const maxDescriptors = 64
+
+// openFiles are the files a reader has open, by their index in the run's
+// files, the least recently used descriptor closed first.
+type openFiles struct {
+	m           map[int]*openFile
+	descriptors int
+	clock       uint64
+}
+
+type openFile struct {
+	f    storage.File
+	fd   bool // holds a descriptor
+	used uint64
+}
+
+// get returns file i, open, or nil.
+func (o *openFiles) get(i int) storage.File {
+	of := o.m[i]
+	if of == nil {
+		return nil
 	}
+	o.clock++
+	of.used = o.clock
+	return of.f
+}
+
+// add keeps f, file i, open, closing the least recently used descriptor
+// if it is one too many.
+func (o *openFiles) add(i int, f storage.File) {
+	_, fd := f.(interface{ Fd() uintptr })
+	if fd && o.descriptors >= maxDescriptors {
+		oldest := -1
+		for j, of := range o.m {
+			if of.fd && (oldest < 0 || of.used < o.m[oldest].used) {
+				oldest = j
+			}
+		}
+		o.m[oldest].f.Close()
+		delete(o.m, oldest)
+		o.descriptors--
+	}
+	if fd {
+		o.descriptors++
+	}
+	o.clock++
+	o.m[i] = &openFile{f: f, fd: fd, used: o.clock}
+}
+
+func (o *openFiles) closeAll() {
+	for _, of := range o.m {
+		of.f.Close()
+	}
+	clear(o.m)
+	o.descriptors = 0
 }
 
 // batch reads and decodes the records at positions first to first+n.
@@ -565,8 +624,8 @@ func (w *globalReader) key(x want) int64 {
 // one request, into the arena.
 func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) error {
 	fi := ws[0].file
-	f, ok := w.files[fi]
-	if !ok {
+	f := w.files.get(fi)
+	if f == nil {
 		var err error
 		if f, err = storage.Open(ctx, w.ra.files[fi]); err != nil {
 			return err
@@ -575,7 +634,7 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 			f.Close()
 			return err
 		}
-		w.files[fi] = f
+		w.files.add(fi, f)
 	}
 	start, end := ws[0].start, ws[len(ws)-1].end
 	if int64(cap(w.buf)) < end-start {

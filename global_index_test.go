@@ -139,3 +139,38 @@ func TestGlobalFileChangedAfterIndexLoaded(t *testing.T) {
 		}
 	}
 }
+
+// A reader keeps at most maxDescriptors local files open, the least
+// recently used closed first: each reader reads from every file, and kept
+// them all open until the run ended, readers × files descriptors (audit
+// 46: 2130 for 300 files, past a limit of 1024).
+func TestGlobalBoundsOpenFiles(t *testing.T) {
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to count descriptors by")
+	}
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	dir := t.TempDir()
+	const files, readers = 3 * maxDescriptors, 2
+	for i := range files {
+		writeTFRecords(t, filepath.Join(dir, fmt.Sprintf("f%03d.tfrecord", i)), fmt.Appendf(nil, "%d", i), fmt.Appendf(nil, "%d", i))
+	}
+	open := func() int {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		return len(fds)
+	}
+	base, most, records := open(), 0, 0
+	for b, err := range Records(filepath.Join(dir, "*.tfrecord"), GlobalShuffle(), Readers(readers), Seed(1)).Batches(t.Context(), 4) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		records += b.Len()
+		most = max(most, open())
+	}
+	if records != 2*files {
+		t.Fatalf("%d records, want %d", records, 2*files)
+	}
+	// Beside the readers' files: the index loads' and the runtime's own.
+	if most-base > readers*maxDescriptors+16 {
+		t.Errorf("%d descriptors open while reading, %d before: more than %d readers × %d files", most, base, readers, maxDescriptors)
+	}
+}
