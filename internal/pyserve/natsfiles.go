@@ -56,6 +56,7 @@ type natsFiles struct {
 	done    bool             // past the last epoch
 	handles []*natsqueue.Queue
 	holders map[string][]*natsqueue.Queue // by unit: the handles that gave it out, oldest first
+	taking  map[*natsqueue.Queue]int      // the readers in a take of each handle
 
 	// stopping, if set, counts the handles being stopped in the
 	// background, for the server to wait for before it exits.
@@ -79,7 +80,8 @@ func newNATSFiles(o *Open) (*natsFiles, error) {
 		}
 	}
 	q := &natsFiles{url: o.QueueURL, name: o.QueueName, files: o.Files, base: o.QueueEpoch, first: o.QueueEpoch,
-		shuffle: o.Shuffle != 0 || o.ShuffleFiles, holders: map[string][]*natsqueue.Queue{}}
+		shuffle: o.Shuffle != 0 || o.ShuffleFiles, holders: map[string][]*natsqueue.Queue{},
+		taking: map[*natsqueue.Queue]int{}}
 	switch {
 	case o.Forever:
 	case o.Epochs != 0:
@@ -123,7 +125,17 @@ func (q *natsFiles) Dequeue(ctx context.Context) (queue.Element, error) {
 			return nil, err
 		}
 		if e == nil {
+			q.mu.Lock()
+			q.taking[h]++
+			q.mu.Unlock()
 			e, err = q.take(ctx, h)
+			q.mu.Lock()
+			if q.taking[h]--; q.taking[h] == 0 {
+				delete(q.taking, h)
+			}
+			retired := q.retireLocked(h)
+			q.mu.Unlock()
+			q.stopInBackground(retired)
 			if errors.Is(err, io.EOF) {
 				ended = h
 				continue
@@ -174,6 +186,8 @@ func (q *natsFiles) take(ctx context.Context, h *natsqueue.Queue) (queue.Element
 // been opened; ended is one that reported its end, after which the next
 // epoch is opened (once, whichever reader sees the end first).
 func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsqueue.Queue, queue.Element, error) {
+	var retired []*natsqueue.Queue
+	defer func() { q.stopInBackground(retired) }() // after the unlock
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if ended != nil && ended == q.cur {
@@ -181,6 +195,7 @@ func (q *natsFiles) current(ctx context.Context, ended *natsqueue.Queue) (*natsq
 		if q.epochs != 0 && q.epoch >= q.last {
 			q.done = true
 		}
+		retired = q.retireLocked(ended)
 	}
 	if q.done {
 		return nil, nil, fmt.Errorf("%s: %w", q.Name(), io.EOF)
@@ -307,7 +322,27 @@ func (q *natsFiles) WorkDone(ctx context.Context, unit string) error {
 		q.holders[unit] = hs[1:]
 	}
 	q.mu.Unlock()
-	return h.WorkDone(ctx, unit)
+	err := h.WorkDone(ctx, unit)
+	q.mu.Lock()
+	retired := q.retireLocked(h)
+	q.mu.Unlock()
+	q.stopInBackground(retired)
+	return err
+}
+
+// retireLocked takes h, an epoch's handle, from the handles, and returns
+// it for the caller to stop once q.mu is released, when its epoch is no
+// longer the one read, no reader is taking a file from it and it holds
+// none: each handle has a connection of its own, and an endless iteration
+// kept one for every epoch it had read until it ended (audit 46: 400
+// sockets after 400 epochs). q.mu is held.
+func (q *natsFiles) retireLocked(h *natsqueue.Queue) []*natsqueue.Queue {
+	i := slices.Index(q.handles, h)
+	if h == q.cur || i < 0 || q.taking[h] > 0 || h.Held() > 0 {
+		return nil
+	}
+	q.handles = slices.Delete(q.handles, i, i+1)
+	return []*natsqueue.Queue{h}
 }
 
 // stop hands back the files this worker holds unfinished, for the others
@@ -320,14 +355,23 @@ func (q *natsFiles) stop() {
 	for _, h := range hs {
 		h.ReleaseAll()
 	}
+	q.stopInBackground(hs)
+}
+
+// stopInBackground stops the handles hs. Stop waits for the pull requests
+// of cancelled dequeues to end, up to a second or two: the next pass, or
+// the next file, need not wait for that. Without a server's stopping to
+// count them on, they are stopped before it returns.
+func (q *natsFiles) stopInBackground(hs []*natsqueue.Queue) {
+	if len(hs) == 0 {
+		return
+	}
 	if q.stopping == nil {
 		for _, h := range hs {
 			h.Stop(context.Background())
 		}
 		return
 	}
-	// Stop waits for the pull requests of cancelled dequeues to end, up
-	// to a second or two: the next pass need not wait for that.
 	q.stopping.Go(func() {
 		for _, h := range hs {
 			h.Stop(context.Background())

@@ -15,6 +15,11 @@ import (
 // startNATS runs a JetStream server on a loopback port for the test.
 func startNATS(t *testing.T) string {
 	t.Helper()
+	return startNATSServer(t).ClientURL()
+}
+
+func startNATSServer(t *testing.T) *natsserver.Server {
+	t.Helper()
 	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: natsserver.RANDOM_PORT, JetStream: true,
 		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -28,7 +33,32 @@ func startNATS(t *testing.T) string {
 		ns.Shutdown()
 		ns.WaitForShutdown()
 	})
-	return ns.ClientURL()
+	return ns
+}
+
+// An endless iteration over a shared queue keeps a connection for the
+// epoch it reads and those whose files it still holds, not one for every
+// epoch it has read (audit 46: 400 connections after 400 epochs).
+func TestServeSharedQueueEndlessConnections(t *testing.T) {
+	ns := startNATSServer(t)
+	pat := writeExamples(t, t.TempDir(), 2, 4)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4, "forever": true,
+		"queue_url": ns.ClientURL(), "queue_name": "pyserve_endless",
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	c := startServer(t)
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	most := 0
+	for range 12 * 2 { // 12 epochs of two batches
+		if b, r := c.next(); b == nil {
+			t.Fatalf("%+v", r)
+		}
+		most = max(most, ns.NumClients())
+	}
+	if most > 4 {
+		t.Errorf("%d connections to the NATS server while reading 12 epochs, want a few", most)
+	}
 }
 
 // Two servers given the same queue URL and name share the files: between

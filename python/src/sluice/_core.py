@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import glob
 import json
 import math
 import mmap
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -451,6 +453,20 @@ def _held_elsewhere(d, k):
     return _refs(d, k) > _HELD_ONCE
 
 
+@contextlib.contextmanager
+def _sigint_held():
+    """Holds SIGINT back, in the main thread, where Python runs its handler,
+    for the block: a Ctrl-C then raises KeyboardInterrupt after it."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class _Session:
     """One sluice-serve process and its data set."""
 
@@ -494,8 +510,18 @@ class _Session:
         # data set only in the same environment (GOMAXPROCS, credentials,
         # SLUICE_SERVE, ...).
         self.env = dict(os.environ)
-        self._proc = subprocess.Popen([_server_binary()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      bufsize=0, close_fds=True)
+        argv = [_server_binary()]
+        # A Ctrl-C in the start would leave a server no one ends: one
+        # landing in the fork, a child whose pid Python never recorded (a
+        # zombie); one landing as Popen returns, a Popen this session never
+        # held, which its finalizer keeps, pipes open, among the processes
+        # to reap, so the server never sees its input end (audit 46). So
+        # SIGINT waits, in the main thread, until the session holds the
+        # process, and its __del__ ends it if the interrupt then ends
+        # __init__.
+        with _sigint_held():
+            self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                                          close_fds=True)
         _sessions.add(self)
         self._in = self._proc.stdin.fileno()
         self._out = self._proc.stdout.fileno()
@@ -730,12 +756,18 @@ class _Session:
         b = reply["batch"]
         slot = b["slot"]
         if b.get("file"):
-            fd = self._open_slot(b["file"])
+            f = None
             try:
+                # A file object, not a descriptor: one a Ctrl-C cuts off
+                # before the name holds it is closed as it is dropped,
+                # where a descriptor kept the server's memory for good
+                # (audit 46).
+                f = self._open_slot(b["file"])
                 # Arrays of the old map, if any, keep it alive until they go.
-                self._maps[slot] = mmap.mmap(fd, b["file_size"])
+                self._maps[slot] = mmap.mmap(f.fileno(), b["file_size"])
             finally:
-                os.close(fd)
+                if f is not None:
+                    f.close()
             # Views of the slot's old file are no longer its batches.
             self._views.clear()
             r = self._call({"op": "mapped", "file": b["file"]})
@@ -778,7 +810,7 @@ class _Session:
         # descriptor under /proc, or a named file in the shared-memory
         # directory.
         try:
-            return os.open(path, os.O_RDWR)
+            return open(path, "r+b", buffering=0)
         except OSError as e:
             try:
                 # A server killed is gone from /proc before it can be
