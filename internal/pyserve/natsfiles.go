@@ -254,7 +254,10 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 		return nil, 0, nil, err
 	}
 	for ; limit < 0 || epoch <= limit; epoch++ {
-		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch))
+		// The queue holds the whole epoch: every worker enqueues it
+		// before it takes a file, so a queue of fewer (natsqueue's
+		// default, 32) never took a file of more (audit 48).
+		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch), natsqueue.Capacity(max(len(files), 1)))
 		if err != nil {
 			return nil, 0, nil, err
 		}

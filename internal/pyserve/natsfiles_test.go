@@ -244,3 +244,32 @@ func TestServeSharedQueueLateJoiner(t *testing.T) {
 		}
 	}
 }
+
+// A data set of more files than natsqueue's default capacity (32) is
+// read: each worker enqueues the whole epoch before it takes a file, and
+// the queue held 32, so no worker ever took one (audit 48: a hang).
+func TestServeSharedQueueManyFiles(t *testing.T) {
+	url := startNATS(t)
+	const files = 40
+	pat := writeExamples(t, t.TempDir(), files, 1)
+	c := startServer(t)
+	if r := c.call(map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 8,
+		"queue_url": url, "queue_name": "pyserve_many",
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	n := 0
+	for {
+		b, r := c.next()
+		if b == nil {
+			if !r.End {
+				t.Fatalf("after %d records: %+v", n, r.Error)
+			}
+			break
+		}
+		n += len(b["label"].raw) / 8
+	}
+	if n != files {
+		t.Errorf("%d records read, want %d", n, files)
+	}
+}
