@@ -1454,8 +1454,13 @@ def examples(
     queue_url="nats://host:4222" with a queue_name makes the workers (on
     any hosts) that give the same URL and name share one filename queue on
     NATS JetStream, as sluice's Go workers do (queue/natsqueue): each file
-    of each epoch is read by one of them, and a worker that dies hands its
-    unfinished file to another. Every worker lists the files and enqueues
+    of each epoch is read by one of them. A worker that dies hands the
+    files its server had not finished back to the others: at once when
+    the server outlives it (the trainer killed alone), after 30 s (the
+    queue's AckWait) when the server dies too, and then only to workers
+    still in that epoch or opening it again; a file its server had read
+    to the end counts as read, and its records still in the server's
+    buffers die with it. Every worker lists the files and enqueues
     each epoch it reaches (each file is stored once however many enqueue
     it), so they need no coordinator; a new run of the job takes a new
     queue_name, or queue_epoch, the number of its first epoch, past the
