@@ -254,10 +254,13 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 		return nil, 0, nil, err
 	}
 	for ; limit < 0 || epoch <= limit; epoch++ {
-		// The queue holds the whole epoch: every worker enqueues it
-		// before it takes a file, so a queue of fewer (natsqueue's
-		// default, 32) never took a file of more (audit 48).
-		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch), natsqueue.Capacity(max(len(files), 1)))
+		// The queue holds the whole epoch twice over: every worker
+		// enqueues it before it takes a file, so a queue of fewer
+		// (natsqueue's default, 32) never took a file of more (audit 48);
+		// and a worker's enqueue, stored once, must find room beside
+		// another's whole epoch, or it waits until the other has read it
+		// and begins with the next epoch, a pass out of step.
+		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch), natsqueue.Capacity(max(32, 2*len(files))))
 		if err != nil {
 			return nil, 0, nil, err
 		}
