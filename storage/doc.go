@@ -18,7 +18,9 @@
 // file is under its final name and the error wraps [ErrNotDurable] (the
 // name might not survive a crash of the machine), and [CommitAll] renames
 // the other parts too, so that an error or a signal leaves a data set all
-// new or all old. Only a kill or crash within the renames themselves,
+// new or all old; a rename that fails after others went through (an
+// object store's copy refused) leaves new parts beside old ones, and the
+// error says so, naming the new. Only a kill or crash within the renames themselves,
 // which [CommitAll] makes one right after another, can leave it mixed,
 // and then the parts not renamed are left under their temporary names.
 //

@@ -350,7 +350,11 @@ func (p *Pending) commitWith(ctx context.Context, rename func(ctx context.Contex
 		}
 	}
 	if err != nil {
-		p.Abort()
+		if aerr := p.Abort(); aerr != nil {
+			// Its temporary stays, which the next writer removes: said,
+			// so that no one takes the command for one that left nothing.
+			err = fmt.Errorf("%w; its temporary is left: %w", err, aerr)
+		}
 		p.doneErr = fmt.Errorf("storage: %s not written: %w", p.name, err)
 		return p.doneErr
 	}
@@ -418,19 +422,32 @@ func CommitAll(files []*Pending) error {
 			continue
 		}
 		if err != nil {
+			var aborted []error
 			for _, g := range files[i+1:] {
-				g.Abort()
+				if aerr := g.Abort(); aerr != nil {
+					aborted = append(aborted, fmt.Errorf("storage: %s not written, and its temporary is left: %w", g.name, aerr))
+				} else {
+					aborted = append(aborted, fmt.Errorf("storage: %s not written", g.name))
+				}
 			}
 			left = append(left, syncCommitted(renamed)...)
 			// Said, but not wrapped: the output is not all there.
 			var errs []error
+			if i > 0 {
+				// A rename that fails after others (an object store's copy,
+				// refused) leaves new parts beside old ones, which nothing
+				// in them tells apart (audit 47): said, naming the new.
+				written := make([]string, i)
+				for j, g := range files[:i] {
+					written[j] = g.name
+				}
+				errs = append(errs, fmt.Errorf("storage: the output mixes new and old files: %s written, the others not, and those keep what they held", strings.Join(written, ", ")))
+			}
 			for _, l := range left {
 				errs = append(errs, errors.New(l.Error()))
 			}
 			errs = append(errs, err)
-			for _, g := range files[i+1:] {
-				errs = append(errs, fmt.Errorf("storage: %s not written", g.name))
-			}
+			errs = append(errs, aborted...)
 			return errors.Join(errs...)
 		}
 	}

@@ -37,7 +37,14 @@ func (fsys *FS) Rename(ctx context.Context, oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	if err := fsys.cfg.retry(ctx, func() (int, error) { return 0, b.Copy(ctx, to.key, from.key, nil) }); err != nil {
+	if err := fsys.cfg.retry(ctx, func() (int, error) {
+		// A copy that stalls is cancelled and retried, as a read is: the
+		// commits that call Rename go on whatever their context, and
+		// waited for good on a store that never answered (audit 47).
+		w := fsys.cfg.watch(ctx)
+		defer w.stop()
+		return 0, w.err(b.Copy(w.ctx, to.key, from.key, nil))
+	}); err != nil {
 		// A copy the store made whose every answer was lost is a rename
 		// that happened, which must not be reported as one that did not.
 		if !copied(ctx, b, from.key, to.key) {
@@ -78,7 +85,9 @@ func (fsys *FS) Remove(ctx context.Context, name string) error {
 	tries := 0
 	err = fsys.cfg.retry(ctx, func() (int, error) {
 		tries++
-		err := b.Delete(ctx, loc.key)
+		w := fsys.cfg.watch(ctx)
+		defer w.stop()
+		err := w.err(b.Delete(w.ctx, loc.key))
 		if tries > 1 && gcerrors.Code(err) == gcerrors.NotFound {
 			return 0, nil // an earlier try deleted it and its answer was lost
 		}

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"path"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sluiceml/sluice/storage"
@@ -272,5 +274,77 @@ func TestPendingAbortUploadsNothing(t *testing.T) {
 		if left, err := storage.Leftovers(ctx, name); err != nil || len(left) != 0 {
 			t.Errorf("after Abort of %d bytes, Leftovers = %q, %v", size, left, err)
 		}
+	}
+}
+
+// A copy or a delete that stalls is cancelled after StallTimeout and
+// retried, as a read is: a commit, which goes on whatever its context,
+// waited for good on a store that never answered (audit 47).
+func TestRenameStalled(t *testing.T) {
+	for _, method := range []string{http.MethodPut, http.MethodDelete} {
+		t.Run(method, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newS3Pipe(t)
+				fsys := s.fs(t, blobfs.StallTimeout(time.Second), blobfs.Retries(2))
+				put(t, fsys, "s3://bucket/a", []byte("x"))
+				var stalls atomic.Int64
+				s.setFaults(func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						isCopy := r.Header.Get("X-Amz-Copy-Source") != ""
+						if r.Method == method && (method == http.MethodDelete || isCopy) && stalls.Add(1) <= 2 {
+							<-r.Context().Done()
+							return
+						}
+						h.ServeHTTP(w, r)
+					})
+				})
+				if err := fsys.Rename(t.Context(), "s3://bucket/a", "s3://bucket/b"); err != nil {
+					t.Errorf("Rename after two stalled requests: %v", err)
+				}
+				put(t, fsys, "s3://bucket/a", []byte("y"))
+				stalls.Store(-100)
+				if err := fsys.Rename(t.Context(), "s3://bucket/a", "s3://bucket/c"); !errors.Is(err, blobfs.ErrStalled) {
+					t.Errorf("Rename whose requests all stall: %v; want ErrStalled", err)
+				}
+			})
+		})
+	}
+}
+
+// A commit of several objects whose second copy is refused for good
+// leaves the first new beside the others old: nothing in the objects
+// tells, so the error does, naming the one written (audit 47: the error
+// named the others "not written" and never the one replaced).
+func TestCommitAllMixedSaysSo(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.Retries(0))
+	blobfs.Register(fsys, "s3")
+	t.Cleanup(func() { storage.Unregister("s3") })
+	ctx := context.Background()
+	var files []*storage.Pending
+	for i := range 3 {
+		name := fmt.Sprintf("s3://%s/part-%d", testBucket, i)
+		put(t, fsys, name, []byte("old"))
+		p, err := storage.CreatePending(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(p, "new")
+		files = append(files, p)
+	}
+	s.setFaults(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.Header.Get("X-Amz-Copy-Source"), "part-1") {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	err := storage.CommitAll(files)
+	s.setFaults(nil)
+	if err == nil || !strings.Contains(err.Error(), "the output mixes new and old files: s3://bucket/part-0 written") ||
+		!strings.Contains(err.Error(), "s3://bucket/part-2 not written") {
+		t.Errorf("CommitAll with the second copy refused: %v; want the mixed output named", err)
 	}
 }
