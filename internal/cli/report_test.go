@@ -112,6 +112,7 @@ func TestVerifyJSON(t *testing.T) {
 		Incomplete: []string{leftover},
 		Writing:    []string{},
 		Unchecked:  []string{},
+		Unread:     []string{},
 	}
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)

@@ -19,17 +19,20 @@ import (
 // A corruptError is verify's result when something was wrong; its message
 // is the summary.
 type corruptError struct {
-	bad                         damage
-	files, leftovers, unchecked int
+	bad                                 damage
+	files, leftovers, unchecked, unread int
 }
 
 func (e *corruptError) Error() string {
 	var parts []string
-	if e.bad.any() || e.leftovers == 0 && e.unchecked == 0 {
+	if e.bad.any() || e.leftovers == 0 && e.unchecked == 0 && e.unread == 0 {
 		parts = append(parts, fmt.Sprintf("%v in %s", e.bad, plural(e.files, "file")))
 	}
 	if e.unchecked > 0 {
 		parts = append(parts, plural(e.unchecked, "file")+" not checked, not being compressed as --compression says")
+	}
+	if e.unread > 0 {
+		parts = append(parts, plural(e.unread, "file")+" not read through (a read failed; see its error)")
 	}
 	if e.leftovers > 0 {
 		parts = append(parts, plural(e.leftovers, "incomplete file")+" left by interrupted writes")
@@ -129,6 +132,10 @@ value decoded; its rows count as records, and the first error, naming the
 row, column and page offset, ends the file's check. Columns sluice does not
 read (maps, lists of lists) are named as not checked.
 
+A file a read of fails (a store that stops answering, a permission
+refused) is not damage: it is reported as not read through, with the
+error, counts no bad record, and verify exits non-zero.
+
 A file named .NAME.sluice-tmp-… is the temporary of a write (sluice
 convert, or a Go program's recordio.ShardedWriter) that has not finished.
 Verify reports each one it is given, finds beside a file it checks, or
@@ -194,7 +201,7 @@ no bad records; the exit code is non-zero.`,
 			for _, n := range names {
 				given[n] = true
 			}
-			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}, Writing: []string{}, Unchecked: []string{}}
+			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}, Writing: []string{}, Unchecked: []string{}, Unread: []string{}}
 			badFiles := 0
 			var bad damage
 			err = forEachFile(ctx, names, parallel, func(ctx context.Context, name string) (*fileVerdict, error) {
@@ -251,6 +258,9 @@ no bad records; the exit code is non-zero.`,
 				if v.Unchecked {
 					report.Unchecked = append(report.Unchecked, name)
 				}
+				if v.Unread {
+					report.Unread = append(report.Unread, name)
+				}
 				if v.Bad > 0 {
 					badFiles++
 				}
@@ -286,6 +296,9 @@ no bad records; the exit code is non-zero.`,
 				if n := len(report.Unchecked); n > 0 {
 					fmt.Fprintf(w, ", %s not checked", plural(n, "file"))
 				}
+				if n := len(report.Unread); n > 0 {
+					fmt.Fprintf(w, ", %s not read through", plural(n, "file"))
+				}
 				if leftovers > 0 {
 					fmt.Fprintf(w, ", %s left by interrupted writes", plural(leftovers, "incomplete file"))
 				}
@@ -294,8 +307,8 @@ no bad records; the exit code is non-zero.`,
 				}
 				fmt.Fprintln(w)
 			}
-			if report.Bad > 0 || leftovers > 0 || len(report.Unchecked) > 0 {
-				return &corruptError{bad, badFiles, leftovers, len(report.Unchecked)}
+			if report.Bad > 0 || leftovers > 0 || len(report.Unchecked) > 0 || len(report.Unread) > 0 {
+				return &corruptError{bad, badFiles, leftovers, len(report.Unchecked), len(report.Unread)}
 			}
 			return nil
 		}),
@@ -400,6 +413,7 @@ type verifyReport struct {
 	Incomplete []string       `json:"incomplete"` // leftovers of interrupted writes
 	Writing    []string       `json:"writing"`    // temporaries of writes still running
 	Unchecked  []string       `json:"unchecked"`  // files not compressed as --compression says
+	Unread     []string       `json:"unread"`     // files a read failed in: not damage, not checked
 }
 
 // A fileVerdict is what verify found in one file.
@@ -414,6 +428,10 @@ type fileVerdict struct {
 	// Unchecked is set for a file not compressed as --compression says,
 	// which is not read: its one problem says what it looks like.
 	Unchecked bool `json:"unchecked,omitempty"`
+	// Unread is set for a file a read of failed (a store that stopped
+	// answering, a permission refused): not damage in the data, which
+	// counts no bad record; its last problem says what failed.
+	Unread bool `json:"unread,omitempty"`
 
 	temp      bool     // the file is itself the temporary of a write
 	writing   bool     // of a temporary: a running process writes it
@@ -479,6 +497,11 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 			v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
 			return v, nil
 		}
+		if !errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge) {
+			v.Unread = true
+			v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
+			return v, nil
+		}
 		v.failed(err)
 		rf.tally.failed()
 		return v, nil
@@ -492,6 +515,13 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 		return v, nil
 	case ctx.Err() != nil:
 		return v, ctx.Err()
+	case !errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge):
+		// A read that failed (audit 47: a store answering 500 for good
+		// was "1 bad record" of an intact file): said, not counted as
+		// damage.
+		v.Unread = true
+		v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
+		return v, nil
 	default:
 		v.failed(err)
 		return v, nil

@@ -29,11 +29,22 @@ import (
 // both. backend configures the in-memory store (its clock, say).
 func Serve(t testing.TB, bucket string, backend []s3mem.Option, opts ...blobfs.Option) *blobfs.FS {
 	t.Helper()
+	return ServeFaulty(t, bucket, backend, nil, opts...)
+}
+
+// ServeFaulty is Serve with faults: wrap, if not nil, stands between the
+// client and the store, as a misbehaving network or service would.
+func ServeFaulty(t testing.TB, bucket string, backend []s3mem.Option, wrap func(http.Handler) http.Handler, opts ...blobfs.Option) *blobfs.FS {
+	t.Helper()
 	mem := s3mem.New(backend...)
 	if err := mem.CreateBucket(bucket); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(gofakes3.New(mem).Server())
+	h := gofakes3.New(mem).Server()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewUnstartedServer(h)
 	// A client that goes away mid-response makes the server complain.
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.Start()
@@ -44,6 +55,8 @@ func Serve(t testing.TB, bucket string, backend []s3mem.Option, opts ...blobfs.O
 		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
 		HTTPClient:  &http.Client{Transport: tr},
+		// blobfs retries on its own, as its options say.
+		Retryer: aws.NopRetryer{},
 	})
 	fsys := blobfs.New(append([]blobfs.Option{blobfs.Opener(func(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
 		u, err := url.Parse(bucketURL)
