@@ -133,8 +133,8 @@ row, column and page offset, ends the file's check. Columns sluice does not
 read (maps, lists of lists) are named as not checked.
 
 A file a read of fails (a store that stops answering, a permission
-refused) is not damage: it is reported as not read through, with the
-error, counts no bad record, and verify exits non-zero.
+refused) is not damage: it is reported as not read through ("unread" in
+--json), with the error, counts no bad record, and verify exits non-zero.
 
 A file named .NAME.sluice-tmp-… is the temporary of a write (sluice
 convert, or a Go program's recordio.ShardedWriter) that has not finished.
@@ -156,7 +156,7 @@ is checked; the exit code is the same:
               "problems": [{"offset": 49, "end": 98, "records": 1,
                             "error": "corrupt record"}]}, ...],
    "records": 14, "bad_records": 1, "incomplete": [], "writing": [],
-   "unchecked": []}
+   "unchecked": [], "unread": []}
 
 "records" counts good records. A problem is a stretch of skipped records
 (offset to end) or the error that ended a file's check (its offset when
@@ -497,13 +497,9 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 			v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
 			return v, nil
 		}
-		if !errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge) {
-			v.Unread = true
-			v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
-			return v, nil
+		if v.ended(err) {
+			rf.tally.failed()
 		}
-		v.failed(err)
-		rf.tally.failed()
 		return v, nil
 	}
 	err := scanRecords(ctx, rf, v, func([]byte) error {
@@ -515,15 +511,8 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 		return v, nil
 	case ctx.Err() != nil:
 		return v, ctx.Err()
-	case !errors.Is(err, tfrecord.ErrDataLoss) && !errors.Is(err, tfrecord.ErrTooLarge):
-		// A read that failed (audit 47: a store answering 500 for good
-		// was "1 bad record" of an intact file): said, not counted as
-		// damage.
-		v.Unread = true
-		v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
-		return v, nil
 	default:
-		v.failed(err)
+		v.ended(err)
 		return v, nil
 	}
 }
@@ -594,6 +583,21 @@ func verifyParquet(ctx context.Context, name string, t *tally, prog *progress, v
 
 // failed notes err, which ended the reading of v's file, as its last
 // problem.
+// ended notes err, which ended the reading of v's file, and reports
+// whether it was damage in the data, which counts a bad record (failed). A
+// read that failed (a store that stopped answering, a permission refused)
+// is not: the file is marked unread, with the error (audit 47: a store
+// answering 500 for good made an intact file "1 bad record").
+func (v *fileVerdict) ended(err error) bool {
+	if errors.Is(err, tfrecord.ErrDataLoss) || errors.Is(err, tfrecord.ErrTooLarge) {
+		v.failed(err)
+		return true
+	}
+	v.Unread = true
+	v.Problems = append(v.Problems, verifyProblem{Error: err.Error(), line: err.Error()})
+	return false
+}
+
 func (v *fileVerdict) failed(err error) {
 	p := verifyProblem{Records: 1, Error: err.Error(), line: err.Error()}
 	if de, ok := errors.AsType[*dataerr.Error](err); ok && de.Offset >= 0 {

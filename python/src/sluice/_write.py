@@ -47,18 +47,19 @@ def _varints(values: np.ndarray) -> bytes:
     return out[cols[None, :] < lengths[:, None]].tobytes()
 
 
-def _utf8(v: str) -> bytes:
+def _utf8(v: str, what: str) -> bytes:
+    """v in UTF-8; what names it in the error of a str UTF-8 cannot encode
+    (a lone surrogate, from os.fsdecode of a file name, say)."""
     try:
         return v.encode("utf-8")
     except UnicodeEncodeError as e:
-        # A lone surrogate (from os.fsdecode of a file name, say).
-        raise InvalidArgumentError(f"{v[:100]!r} holds {e.object[e.start:e.end]!r} at {e.start}, "
+        raise InvalidArgumentError(f"{what}: {v[:100]!r} holds {e.object[e.start:e.end]!r} at {e.start}, "
                                    "which UTF-8 cannot encode") from None
 
 
-def _bytes_of(v: Any) -> bytes:
+def _bytes_of(v: Any, name: str) -> bytes:
     if isinstance(v, str):
-        return _utf8(v)
+        return _utf8(v, f"feature {name!r}")
     if isinstance(v, (bytes, bytearray, memoryview)):
         return bytes(v)
     # bytes(3) is three zero bytes, not an error.
@@ -68,17 +69,8 @@ def _bytes_of(v: Any) -> bytes:
 def _feature(name: str, value: Any) -> bytes:
     """One Feature: a BytesList (field 1), FloatList (2) or Int64List (3),
     chosen by the value's type."""
-    try:
-        return _feature_of(name, value)
-    except InvalidArgumentError as e:
-        if str(e).startswith("feature "):
-            raise
-        raise InvalidArgumentError(f"feature {name!r}: {e}") from None
-
-
-def _feature_of(name: str, value: Any) -> bytes:
     if isinstance(value, (bytes, bytearray, memoryview, str)):
-        return _field(1, _field(1, _bytes_of(value)))
+        return _field(1, _field(1, _bytes_of(value, name)))
     if isinstance(value, (bool, int, np.integer, np.bool_)):
         # A scalar, most often a label: a varint here costs a tenth of
         # NumPy's array path.
@@ -92,7 +84,7 @@ def _feature_of(name: str, value: Any) -> bytes:
         if not value:
             return b""  # a Feature with no list
         if all(isinstance(v, (bytes, bytearray, memoryview, str)) for v in value):
-            return _field(1, b"".join(_field(1, _bytes_of(v)) for v in value))
+            return _field(1, b"".join(_field(1, _bytes_of(v, name)) for v in value))
         if not all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in value):
             raise TypeError(f"feature {name!r}: a list of other than all numbers or all bytes and str")
         if all(isinstance(v, (bool, int, np.integer, np.bool_)) for v in value):
@@ -130,7 +122,7 @@ def _feature_of(name: str, value: Any) -> bytes:
         return _feature(name, value.ravel().tolist())
     if kind in "SUO":
         try:
-            items = [_bytes_of(v) for v in value.ravel()]
+            items = [_bytes_of(v, name) for v in value.ravel()]
         except TypeError:
             raise TypeError(f"feature {name!r}: an object array of other than all bytes and str, or all numbers") from None
         return _field(1, b"".join(_field(1, b) for b in items))
@@ -145,10 +137,7 @@ def _entries(m: Mapping[str, Any], what: str, encode: Any) -> bytes:
         # Before sorting, which would fail on a mix less clearly.
         if not isinstance(name, str):
             raise TypeError(f"{what} name {name!r} is not a str")
-        try:
-            keys[name] = _utf8(name)
-        except InvalidArgumentError as e:
-            raise InvalidArgumentError(f"{what} name: {e}") from None
+        keys[name] = _utf8(name, f"{what} name")
     # Sorted as TensorFlow's C++ (and Go's protobuf, and sluice's Go
     # writer) sort map keys for deterministic serialization, by their
     # bytes, a key before the keys it begins. (Python protobuf's
