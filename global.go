@@ -77,6 +77,12 @@ const globalReaders = 8
 // spans: reading the bytes between costs less than another request.
 const coalesceGap = 64 << 10
 
+// trustedSpan is the longest record span read on the index's word alone.
+// A longer one is read only after its header, read first, says the record
+// takes the span: a forged or stale index that says a record takes a
+// whole large file would otherwise size an allocation.
+const trustedSpan = 1 << 20
+
 // A randomAccess locates the records of a source's files.
 type randomAccess struct {
 	files  []string
@@ -636,6 +642,15 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 		}
 		w.files.add(fi, f)
 	}
+	if w.ra.framed {
+		for _, x := range ws {
+			if x.end-x.start > trustedSpan {
+				if err := w.checkHeader(f, fi, x); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	start, end := ws[0].start, ws[len(ws)-1].end
 	if int64(cap(w.buf)) < end-start {
 		w.buf = make([]byte, end-start)
@@ -652,7 +667,7 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 		if w.ra.framed {
 			data, err := tfrecord.Unframe(rec, w.ra.files[fi], x.start)
 			if err != nil {
-				return w.ra.blame(fi, rec, err)
+				return w.ra.blame(fi, rec, int64(len(rec)), err)
 			}
 			rec = data
 		}
@@ -663,13 +678,30 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 	return nil
 }
 
-// blame returns err, the error of the record span of file f, saying so
-// when the index is what is wrong: the span begins with a sound record
-// header (its length's CRC holds) whose record is not the span's length.
-// The file was read whole at the span, so the span is not a record's.
-func (ra *randomAccess) blame(f int, span []byte, err error) error {
+// checkHeader checks that the record span x of file f begins with a
+// header whose record takes the whole span.
+func (w *globalReader) checkHeader(f storage.File, fi int, x want) error {
+	var h [12]byte // the record's length and the CRC of it
+	if k, err := f.ReadAt(h[:], x.start); k < len(h) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("sluice: %s: reading bytes %d to %d: %w", w.ra.files[fi], x.start, x.start+int64(len(h)), err)
+	}
+	if err := tfrecord.CheckHeader(h[:], x.end-x.start, w.ra.files[fi], x.start); err != nil {
+		return w.ra.blame(fi, h[:], x.end-x.start, err)
+	}
+	return nil
+}
+
+// blame returns err, the error of the record span of file f, n bytes of
+// which span holds the first, saying so when the index is what is wrong:
+// the span begins with a sound record header (its length's CRC holds)
+// whose record is not the span's length. The file is the size the index
+// says, so the span is not a record's.
+func (ra *randomAccess) blame(f int, span []byte, n int64, err error) error {
 	if len(span) < 12 || tfrecord.MaskedCRC(span[:8]) != binary.LittleEndian.Uint32(span[8:12]) ||
-		binary.LittleEndian.Uint64(span)+16 == uint64(len(span)) {
+		binary.LittleEndian.Uint64(span)+16 == uint64(n) {
 		return err
 	}
 	if stored := ra.stored(f); stored != "" {

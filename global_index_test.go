@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,37 @@ func TestGlobalIndexNotMatchingFile(t *testing.T) {
 				t.Errorf("reading at the spans %v of a forged index: %v; want an error naming the index", spans, rerr)
 			}
 		})
+	}
+}
+
+// An index that says a record takes a large span of its file is not what
+// sizes the room the record is read into: the record's header, read
+// first, says how long the record is (audit 43). Without the check, this
+// read allocated the 16 MiB span before it found the record was 10 bytes.
+func TestGlobalIndexSpanNotAllocated(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	name := filepath.Join(t.TempDir(), "x.tfrecord")
+	big := 16 << 20
+	writeTFRecords(t, name, []byte("aaaaaaaaaa"), make([]byte, big))
+	if err := os.WriteFile(index.Beside(name), forgedIndex(t, name, 26+16+int64(big)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var rerr error
+	for _, err := range Records(name, GlobalShuffle(), Seed(1), Readers(1)).Batches(t.Context(), 1) {
+		if err != nil {
+			rerr = err
+			break
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if rerr == nil || !strings.Contains(rerr.Error(), "the index "+index.Beside(name)+" does not match the file") ||
+		!strings.Contains(rerr.Error(), "the record takes 26 bytes") {
+		t.Errorf("reading a forged index's span: %v; want an error naming the index and the record's length", rerr)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(big)/2 {
+		t.Errorf("reading a forged index's %d-byte span allocated %d bytes", big+42, got)
 	}
 }
 

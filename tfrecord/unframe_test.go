@@ -61,7 +61,7 @@ func TestUnframe(t *testing.T) {
 	// record's, which the error says rather than blaming the length CRC.
 	_, err := Unframe(append(bytes.Clone(good), 0), "f", 0)
 	if re, ok := errors.AsType[*RecordError](err); !errors.Is(err, ErrCorrupt) || !ok || re.Part != "" ||
-		!strings.Contains(err.Error(), fmt.Sprintf("the record takes %d bytes, the %d read for it more", len(good), len(good)+1)) {
+		!strings.Contains(err.Error(), fmt.Sprintf("the record takes %d bytes, not the %d given for it", len(good), len(good)+1)) {
 		t.Errorf("a byte after the record: %v, want ErrCorrupt naming the record's size", err)
 	}
 }
@@ -80,6 +80,11 @@ func FuzzUnframe(f *testing.F) {
 		}
 		if err != nil && whole {
 			t.Fatalf("Unframe refused %x (%v), which a Reader reads whole", b, err)
+		}
+		// The header alone refuses what Unframe refuses, but a bad data CRC.
+		herr := CheckHeader(b[:min(len(b), 12)], int64(len(b)), "f", 0)
+		if re, ok := errors.AsType[*RecordError](err); (herr == nil) != (err == nil || ok && re.Part == damageData) {
+			t.Fatalf("%x: CheckHeader: %v; Unframe: %v", b, herr, err)
 		}
 	})
 }
