@@ -80,7 +80,9 @@
 // A Glob lists a page of keys a request, each retried and cancelled on a
 // stall as a read's requests are; a listing whose next page's token is
 // one it gave before, which would page forever, fails with
-// ErrListingLoops.
+// ErrListingLoops, and an S3 page that says more keys follow but gives no
+// token to ask for them fails with ErrListingCut rather than end the
+// listing short.
 //
 // # Writing
 //

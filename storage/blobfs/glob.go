@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
 	"gocloud.dev/blob"
 )
 
@@ -19,6 +20,11 @@ const listPage = 1000
 // ErrListingLoops reports a listing whose next page's token is one the
 // store gave before: it would never end.
 var ErrListingLoops = errors.New("blobfs: the store's listing does not end")
+
+// ErrListingCut reports a listing page that says more keys follow and
+// gives no token to ask for them: ending the listing there would leave
+// out the keys that follow, without a word.
+var ErrListingCut = errors.New("blobfs: the store's listing page says more follow but not where")
 
 // Glob returns the objects whose keys match the pattern's key part with
 // path.Match semantics (so '*' does not cross '/'), sorted, named in the
@@ -59,6 +65,10 @@ func (fsys *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
 		switch {
 		case as(&v2):
 			token = aws.ToString(v2.ContinuationToken)
+			var s3opts *[]func(*s3.Options)
+			if as(&s3opts) {
+				*s3opts = append(*s3opts, refuseCutPages)
+			}
 		case as(&v1):
 			token = aws.ToString(v1.Marker)
 		}
@@ -106,4 +116,21 @@ func (fsys *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// refuseCutPages makes an S3 listing request fail with ErrListingCut when
+// its answer is truncated and has no continuation token, which gocloud
+// takes for the last page.
+func refuseCutPages(o *s3.Options) {
+	o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+		return st.Deserialize.Add(middleware.DeserializeMiddlewareFunc("sluiceRefuseCutPages",
+			func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleDeserialize(ctx, in)
+				if r, ok := out.Result.(*s3.ListObjectsV2Output); ok && err == nil &&
+					aws.ToBool(r.IsTruncated) && aws.ToString(r.NextContinuationToken) == "" {
+					err = ErrListingCut
+				}
+				return out, md, err
+			}), middleware.Before)
+	})
 }

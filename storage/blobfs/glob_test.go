@@ -84,8 +84,9 @@ func TestGlobMem(t *testing.T) {
 
 // listPages answers S3 listings (ListObjectsV2) of the bucket with pages
 // of its own: for each request's continuation token ("" for the first),
-// the page's keys and the next token ("" for the last page).
-func listPages(pages func(token string) (keys []string, next string)) func(http.Handler) http.Handler {
+// the page's keys and the next token ("" for the last page). A page
+// without a next token says it is truncated if cut is set.
+func listPages(pages func(token string) (keys []string, next string), cut ...bool) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodGet || !r.URL.Query().Has("list-type") {
@@ -95,7 +96,7 @@ func listPages(pages func(token string) (keys []string, next string)) func(http.
 			keys, next := pages(r.URL.Query().Get("continuation-token"))
 			var b strings.Builder
 			fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>%s</Name><KeyCount>%d</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>%v</IsTruncated>`,
-				testBucket, len(keys), next != "")
+				testBucket, len(keys), next != "" || len(cut) > 0 && cut[0])
 			if next != "" {
 				fmt.Fprintf(&b, "<NextContinuationToken>%s</NextContinuationToken>", next)
 			}
@@ -142,6 +143,23 @@ func TestGlobPages(t *testing.T) {
 		if !errors.Is(err, blobfs.ErrListingLoops) || pages.Load() > 4 {
 			t.Errorf("Glob of a listing that loops, after %d pages: %v; want ErrListingLoops", pages.Load(), err)
 		}
+	}
+}
+
+// A page that says more keys follow and gives no token to ask for them is
+// an error, not the listing's end: the keys after it would be left out
+// without a word.
+func TestGlobCutPage(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t)
+	var pages atomic.Int64
+	s.setFaults(listPages(func(token string) ([]string, string) {
+		pages.Add(1)
+		return []string{"d/a"}, ""
+	}, true))
+	_, err := fsys.Glob(t.Context(), "s3://bucket/d/*")
+	if !errors.Is(err, blobfs.ErrListingCut) || pages.Load() != 1 {
+		t.Errorf("Glob of a listing cut short, after %d pages: %v; want ErrListingCut after one page", pages.Load(), err)
 	}
 }
 
