@@ -110,6 +110,12 @@ var ErrOldNameLeft = errors.New("the file is under its new name, but the old nam
 // Whatever follows must treat the file as renamed.
 var ErrNotDurable = errors.New("the directory could not be synced, so the new name may not survive a crash")
 
+// ErrTempLeft is wrapped by the error of an [Pending.Abort] that could not
+// remove the temporary: nothing is under the final name, but the
+// temporary is, until a later writer of the name removes it (see
+// [RemoveDeadLeftovers]).
+var ErrTempLeft = errors.New("the temporary could not be removed")
+
 // A RenameFS is an FS that can give a complete file a new name within the
 // same file system, replacing any file of that name, and remove files.
 // [CreatePending] needs one. Rename of local files is atomic; an object
@@ -319,7 +325,10 @@ func (p *Pending) Close() error {
 // wrong: its temporary could not be removed ([ErrOldNameLeft]) or the new
 // name could not be made durable ([ErrNotDurable]), and the error wraps
 // that sentinel. Calling Commit again returns the first call's result, so
-// a failed Commit stays failed; Commit after Abort does nothing.
+// a failed Commit stays failed; Commit after Abort does nothing. A context
+// ended before the rename begins aborts the file; once it has begun, the
+// rename goes ahead (an object store's copy and delete are bounded by its
+// own stall timeouts).
 func (p *Pending) Commit() error { return p.commit(p.ctx) }
 
 func (p *Pending) commit(ctx context.Context) error { return p.commitWith(ctx, p.fs.Rename) }
@@ -334,7 +343,10 @@ func (p *Pending) commitWith(ctx context.Context, rename func(ctx context.Contex
 		err = ctx.Err()
 	}
 	if err == nil {
-		err = rename(ctx, p.temp, p.name)
+		// Begun, the rename goes ahead whatever the context: stopped
+		// half way (an object store's copy made and its delete not), it
+		// would leave the file under both names.
+		err = rename(context.WithoutCancel(ctx), p.temp, p.name)
 		if err == nil || errors.Is(err, ErrOldNameLeft) || errors.Is(err, ErrNotDurable) {
 			p.unlock()
 		}
@@ -502,7 +514,7 @@ func (p *Pending) Abort() error {
 	defer p.unlock() // after the removal, which the lock covers
 	err := p.fs.Remove(context.WithoutCancel(p.ctx), p.temp)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("storage: removing %s: %w", p.temp, err)
+		return fmt.Errorf("storage: removing %s: %w (%w)", p.temp, err, ErrTempLeft)
 	}
 	return nil
 }

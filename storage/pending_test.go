@@ -96,7 +96,10 @@ func TestPendingNeedsRename(t *testing.T) {
 // each rename.
 type hookFS struct{ renamed func() }
 
-func (hookFS) path(name string) string { return strings.TrimPrefix(name, "hook://") }
+func (hookFS) path(name string) string {
+	_, path, _ := strings.Cut(name, "://")
+	return path
+}
 
 func (h hookFS) Open(ctx context.Context, name string) (storage.File, error) {
 	return storage.Local{}.Open(ctx, h.path(name))
@@ -161,6 +164,48 @@ func TestCommitAll(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// copyFS is hookFS with an object store's rename: a copy, then a removal
+// of the old name that a context ended by then refuses, as a request
+// would be.
+type copyFS struct{ hookFS }
+
+func (c copyFS) Rename(ctx context.Context, oldname, newname string) error {
+	data, err := os.ReadFile(c.path(oldname))
+	if err == nil {
+		err = os.WriteFile(c.path(newname), data, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	c.renamed()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("deleting %s: %w: %w", oldname, err, storage.ErrOldNameLeft)
+	}
+	return os.Remove(c.path(oldname))
+}
+
+// A signal that comes while Commit renames (on an object store, between
+// the copy and the delete) does not stop the rename half way, which would
+// leave the file under both names (audit 47: an interrupted `sluice index
+// --beside` on S3 left its temporary).
+func TestCommitGoesAheadWhenCancelledDuring(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	storage.Register("copy", copyFS{hookFS{renamed: cancel}})
+	defer storage.Unregister("copy")
+	dir := t.TempDir()
+	p, err := storage.CreatePending(ctx, "copy://"+dir+"/out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(p, "new")
+	err = p.Commit()
+	entries, _ := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "out" {
+		t.Errorf("Commit cancelled during its rename: %v, files %v; want out alone", err, entries)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluiceml/sluice/internal/interrupt"
+	"github.com/sluiceml/sluice/storage"
 )
 
 // Main runs the command line args (without the program name) and returns
@@ -17,15 +19,19 @@ import (
 // [Run]) says "interrupted" instead and returns 128 plus the signal's
 // number, whatever the command returned; if it returned nil, the signal
 // came after its output was complete (during the renames that publish
-// it, which go ahead), and it says so.
+// it, which go ahead), and it says so; if its error says something was
+// left behind (a temporary, say), it prints the error too.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if in, ok := interrupt.Cause(ctx); ok {
-		if err == nil {
+		switch {
+		case err == nil:
 			fmt.Fprintln(stderr, "sluice: interrupted, after the command had finished")
-		} else {
+		case leftBehind(err):
+			fmt.Fprintf(stderr, "sluice: interrupted: %v\n", err)
+		default:
 			fmt.Fprintln(stderr, "sluice: interrupted")
 		}
 		return in.ExitCode()
@@ -35,6 +41,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// leftBehind reports whether err says that something was left on disk or
+// in the store, which an interrupted command says rather than only that
+// it was interrupted: a temporary that could not be removed, or an output
+// renamed but not made durable.
+func leftBehind(err error) bool {
+	return errors.Is(err, storage.ErrTempLeft) || errors.Is(err, storage.ErrOldNameLeft) || errors.Is(err, storage.ErrNotDurable)
 }
 
 // rootCmds builds the subcommands of the root, one constructor each.

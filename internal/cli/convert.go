@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -308,8 +309,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		return err
 	}
 	if err := refuseOtherWriters(ctx, outputStem(o.out), outputs, out.Temporaries()); err != nil {
-		out.Abort()
-		return err
+		return errors.Join(err, out.Abort())
 	}
 	err = convertAll(cmd, conv, names, o, total, t, out.Write)
 	if err == nil && out.Count() == 0 && o.salvage.skippedAny() {
@@ -319,8 +319,9 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		err = fmt.Errorf("--skip-corrupt found no good record to copy (skipped %s): nothing was written", o.salvage.skippedText())
 	}
 	if err != nil {
-		out.Abort() // nothing appears under the output names
-		return err
+		// Nothing appears under the output names; a temporary that
+		// could not be removed is named.
+		return errors.Join(err, out.Abort())
 	}
 	if err := out.Close(); err != nil {
 		return err

@@ -128,8 +128,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 		own[i] = f.TempName()
 	}
 	if err := refuseOtherWriters(ctx, strings.TrimSuffix(o.out, ".parquet"), outputs, own); err != nil {
-		out.abort()
-		return err
+		return errors.Join(err, out.abort())
 	}
 	err = convertAll(cmd, conv, names, o, total, t, out.write)
 	if err == nil && out.rows != firstRecords {
@@ -139,8 +138,9 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 		err = out.close()
 	}
 	if err != nil {
-		out.abort() // nothing appears under the output names
-		return err
+		// Nothing appears under the output names; a temporary that
+		// could not be removed is named.
+		return errors.Join(err, out.abort())
 	}
 	shuffled := ""
 	if o.shuffle {
@@ -312,15 +312,12 @@ func newParquetShards(ctx context.Context, names []string, cols []parquet.Column
 	for _, name := range names {
 		f, err := storage.CreatePending(ctx, name)
 		if err != nil {
-			p.abort()
-			return nil, err
+			return nil, errors.Join(err, p.abort())
 		}
 		b := bufio.NewWriterSize(f, 1<<20)
 		w, err := parquet.NewWriter(b, cols, opts)
 		if err != nil {
-			f.Abort()
-			p.abort()
-			return nil, err
+			return nil, errors.Join(err, f.Abort(), p.abort())
 		}
 		p.files, p.bufs, p.writers = append(p.files, f), append(p.bufs, b), append(p.writers, w)
 	}
@@ -382,8 +379,12 @@ func (p *parquetShards) close() error {
 	return storage.CommitAll(p.files)
 }
 
-func (p *parquetShards) abort() {
+// abort removes the files' temporaries, and returns the errors of those
+// it could not remove.
+func (p *parquetShards) abort() error {
+	var errs []error
 	for _, f := range p.files {
-		f.Abort()
+		errs = append(errs, f.Abort())
 	}
+	return errors.Join(errs...)
 }

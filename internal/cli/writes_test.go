@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,6 +200,60 @@ func TestConvertInterrupted(t *testing.T) {
 				t.Errorf("temporary files left in $TMPDIR: %q", got)
 			}
 		})
+	}
+}
+
+// keepFS is the local file system under keep://, whose removals fail, as
+// a store's deletes may when the network goes.
+type keepFS struct{}
+
+func (keepFS) path(name string) string { return strings.TrimPrefix(name, "keep://") }
+func (k keepFS) Open(ctx context.Context, name string) (storage.File, error) {
+	return storage.Local{}.Open(ctx, k.path(name))
+}
+func (k keepFS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	return storage.Local{}.Create(ctx, k.path(name))
+}
+func (k keepFS) Glob(ctx context.Context, pattern string) ([]string, error) {
+	names, err := storage.Local{}.Glob(ctx, k.path(pattern))
+	for i := range names {
+		names[i] = "keep://" + names[i]
+	}
+	return names, err
+}
+func (k keepFS) Rename(ctx context.Context, oldname, newname string) error {
+	return storage.Local{}.Rename(ctx, k.path(oldname), k.path(newname))
+}
+func (keepFS) Remove(_ context.Context, name string) error {
+	return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrPermission}
+}
+
+// An interrupted convert whose temporary could not be removed names it,
+// rather than say only that it was interrupted (audit 47).
+func TestConvertInterruptedNamesTemporaryLeft(t *testing.T) {
+	s := registerStall(t, 1000)
+	storage.Register("keep", keepFS{})
+	defer storage.Unregister("keep")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	var out, errOut bytes.Buffer
+	code := make(chan int)
+	go func() {
+		code <- Main(ctx, []string{"convert", "stall://in", "--input-compression", "NONE", "--out", "keep://" + dir + "/out"}, &out, &errOut)
+	}()
+	<-s.blocked
+	cancel(interrupt.Error{Signal: syscall.SIGINT})
+	if got := <-code; got != 130 {
+		t.Errorf("exit %d, want 130", got)
+	}
+	left := ls(t, dir)
+	if len(left) != 1 || !storage.IsTemp(left[0]) {
+		t.Fatalf("files %q; want the temporary alone", left)
+	}
+	if msg := errOut.String(); !strings.HasPrefix(msg, "sluice: interrupted: ") || !strings.Contains(msg, left[0]) ||
+		!strings.Contains(msg, storage.ErrTempLeft.Error()) {
+		t.Errorf("stderr %q; want it to say interrupted and name the temporary %s", msg, left[0])
 	}
 }
 
