@@ -15,7 +15,9 @@
 // if it is a regular file no longer than an index of its file can be
 // (which the file's size bounds); anything else standing under its name
 // (a named pipe, a device, a huge file) is reported as no index, which
-// LoadOrBuild builds anew, rather than read.
+// LoadOrBuild builds anew, rather than read. The cache trims itself, as
+// Go's build cache does: an index not used for 30 days is removed by a
+// later save to the cache.
 //
 // Only uncompressed files can be indexed: a compressed stream has no
 // offsets a reader can go to (ErrCompressed).

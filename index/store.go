@@ -182,6 +182,7 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return "", fmt.Errorf("index: %w", err)
 		}
+		trim(filepath.Dir(path), time.Now())
 	}
 	// The stored name is absolute, so that Load finds it from any
 	// working folder.
@@ -270,6 +271,9 @@ func Load(ctx context.Context, name string) (*Index, error) {
 			continue
 		} else if err != nil {
 			return nil, err
+		}
+		if i > 0 {
+			used(path, time.Now())
 		}
 		return x, nil
 	}

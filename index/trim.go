@@ -1,0 +1,60 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The cache is trimmed as Go's build cache is: an index not used for
+// trimUnused is removed, by a save to the cache at most once every
+// trimEvery. Without it the cache would hold an index of every file ever
+// shuffled, the files long gone included, for ever.
+const (
+	trimUnused = 30 * 24 * time.Hour
+	trimEvery  = 24 * time.Hour
+	// touchEvery is how stale a cached index's time may grow before a
+	// load marks it used: a write per load would cost more than it tells.
+	touchEvery = time.Hour
+)
+
+// trimStamp names the file in the cache whose time is that of the last
+// trim.
+const trimStamp = "trim.txt"
+
+// used marks the cached index path as used now, for trim.
+func used(path string, now time.Time) {
+	if st, err := os.Stat(path); err == nil && now.Sub(st.ModTime()) > touchEvery {
+		os.Chtimes(path, now, now) // unmarked, it is only built again sooner
+	}
+}
+
+// trim removes the indexes in the cache folder dir not used for
+// trimUnused, unless the last trim was less than trimEvery ago. It
+// reports nothing: a cache that cannot be trimmed still serves.
+func trim(dir string, now time.Time) {
+	stamp := filepath.Join(dir, trimStamp)
+	if st, err := os.Stat(stamp); err == nil && now.Sub(st.ModTime()) < trimEvery {
+		return
+	}
+	if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+		return
+	}
+	os.Chtimes(stamp, now, now)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		// Only what the cache holds under its own names: an index, named
+		// by a hash, and the temporaries of its saves, which a killed
+		// save left (a live save's is minutes old, not a month).
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".idx") && !strings.Contains(e.Name(), ".idx.") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > trimUnused {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
