@@ -14,8 +14,8 @@ import (
 	"gocloud.dev/blob"
 )
 
-// listPage is how many keys Glob asks for a page: S3's most.
-const listPage = 1000
+// pageSize is how many keys Glob asks for a page: S3's most.
+const pageSize = 1000
 
 // ErrListingLoops reports a listing whose next page's token is one the
 // store gave before: it would never end.
@@ -86,12 +86,11 @@ func (fsys *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
 		var next []byte
 		// Each page is a request of its own, retried on its own and
 		// cancelled if it stalls, as a read's are.
-		err := fsys.cfg.retry(ctx, func() (int, error) {
+		err := fsys.cfg.retry(ctx, func() (_ int, err error) {
 			clear(trying) // a retry sends the attempt's tokens again
 			w := fsys.cfg.watch(ctx)
 			defer w.stop()
-			var err error
-			objs, next, err = b.ListPage(w.ctx, token, listPage, opts)
+			objs, next, err = listPage(w.ctx, b, token, opts)
 			return 0, w.err(err)
 		})
 		if err != nil {
@@ -116,6 +115,19 @@ func (fsys *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// listPage lists a page of the bucket's keys. A page the client fails on
+// is an error, not a panic: gocloud's version-1 S3 listing
+// (use_legacy_list) takes the last key of a truncated page to go on from,
+// and panics on a truncated page that has none.
+func listPage(ctx context.Context, b *blob.Bucket, token []byte, opts *blob.ListOptions) (objs []*blob.ListObject, next []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			objs, next, err = nil, nil, fmt.Errorf("the store's listing page could not be read (the client failed on it: %v): %w", r, ErrListingCut)
+		}
+	}()
+	return b.ListPage(ctx, token, pageSize, opts)
 }
 
 // refuseCutPages makes an S3 listing request fail with ErrListingCut when

@@ -163,6 +163,28 @@ func TestGlobCutPage(t *testing.T) {
 	}
 }
 
+// A version-1 listing (use_legacy_list) truncated with no key to go on
+// from is an error, not a panic (gocloud indexes the page's last key).
+func TestGlobLegacyCutPage(t *testing.T) {
+	s := newS3(t)
+	s.legacyList = true
+	fsys := s.fs(t)
+	s.setFaults(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.URL.Query().Has("location") || r.URL.Path != "/"+testBucket {
+				h.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/xml")
+			fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>%s</Name><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated></ListBucketResult>`, testBucket)
+		})
+	})
+	_, err := fsys.Glob(t.Context(), "s3://bucket/d/*")
+	if !errors.Is(err, blobfs.ErrListingCut) {
+		t.Errorf("Glob of a version-1 listing cut short: %v; want ErrListingCut", err)
+	}
+}
+
 // A listing request that stalls is cancelled after StallTimeout and
 // retried, as a read's is: a dead connection cannot hang Glob (audit 43:
 // it waited for the caller's context, forever without a deadline).

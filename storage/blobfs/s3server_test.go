@@ -43,6 +43,9 @@ type s3Server struct {
 	faults func(http.Handler) http.Handler
 	log    []string // "METHOD path?query range", one per request
 	fake   http.Handler
+	// legacyList makes the buckets list with ListObjects (version 1), as
+	// SLUICE_S3_PARAMS's use_legacy_list=true does.
+	legacyList bool
 }
 
 func newS3(t testing.TB) *s3Server {
@@ -188,6 +191,7 @@ func (s *s3Server) fs(t testing.TB, opts ...blobfs.Option) *blobfs.FS {
 		}
 		return s3blob.OpenBucket(ctx, client, u.Host, &s3blob.Options{
 			RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+			UseLegacyList:              s.legacyList,
 		})
 	}
 	opts = append([]blobfs.Option{blobfs.Opener(open), blobfs.Backoff(time.Millisecond, 10*time.Millisecond)}, opts...)
