@@ -117,14 +117,19 @@ func (fsys *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
 	return names, nil
 }
 
+// errUnreadablePage is the error of a listing page the client failed on,
+// which the store would send again: not retried.
+var errUnreadablePage = errors.New("the store's listing page could not be read")
+
 // listPage lists a page of the bucket's keys. A page the client fails on
 // is an error, not a panic: gocloud's version-1 S3 listing
 // (use_legacy_list) takes the last key of a truncated page to go on from,
-// and panics on a truncated page that has none.
+// and panics on a truncated page that has none; its version-2 listing
+// panics on a key without a modification time.
 func listPage(ctx context.Context, b *blob.Bucket, token []byte, opts *blob.ListOptions) (objs []*blob.ListObject, next []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			objs, next, err = nil, nil, fmt.Errorf("the store's listing page could not be read (the client failed on it: %v): %w", r, ErrListingCut)
+			objs, next, err = nil, nil, fmt.Errorf("%w (the client failed on it: %v)", errUnreadablePage, r)
 		}
 	}()
 	return b.ListPage(ctx, token, pageSize, opts)

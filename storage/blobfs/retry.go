@@ -65,7 +65,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 // stalled requests (ErrStalled) are all transient.
 func transient(ctx context.Context, err error) bool {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrObjectChanged) || errors.Is(err, ErrClosed) ||
-		errors.Is(err, ErrLongBody) || errors.Is(err, ErrListingLoops) || errors.Is(err, ErrListingCut) {
+		errors.Is(err, ErrLongBody) || errors.Is(err, ErrListingLoops) || errors.Is(err, ErrListingCut) ||
+		errors.Is(err, errUnreadablePage) {
 		return false
 	}
 	switch gcerrors.Code(err) {
