@@ -7,8 +7,9 @@
 //
 // It lets demos, tests and benchmarks train and evaluate a real classifier
 // with no download. The task is meant to be neither trivial nor hopeless:
-// softmax regression reaches roughly 80–90 % accuracy and a small
-// multilayer perceptron a few points more, much as on MNIST itself.
+// softmax regression reaches about 91 % accuracy (`sluice demo --hidden
+// 0`) and the demo's small multilayer perceptron about 92 %, as on MNIST
+// itself softmax regression reaches about 92 %.
 //
 // Glyphs are rasterised once per process; each image is then one affine
 // warp with bilinear sampling, so generating tens of thousands of images

@@ -60,7 +60,7 @@ then limit how many images are used (default: all).`,
 			"  sluice demo --data ~/data/records --image-feature image_floats --label-feature image_class",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := atLeast(cmd, 1, "readers", "batch", "epochs", "shards"); err != nil {
+			if err := atLeast(cmd, 1, "readers", "batch", "epochs", "shards", "checkpoint-every"); err != nil {
 				return err
 			}
 			if err := atLeast(cmd, 0, "train", "test", "hidden"); err != nil {
@@ -110,7 +110,7 @@ then limit how many images are used (default: all).`,
 	f.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units of the classifier (0: softmax regression)")
 	f.Float32Var(&cfg.LearningRate, "learning-rate", cfg.LearningRate, "SGD step size")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed for data, shuffling and weights")
-	f.BoolVar(&cfg.Quiet, "quiet", false, "print only the summary")
+	f.BoolVar(&cfg.Quiet, "quiet", false, "print no progress: only what the data is, where it is written, and the summary")
 	f.Float64Var(&minAccuracy, "min-accuracy", 0, "fail if the test accuracy is below this fraction")
 	f.StringVar(&cfg.CheckpointDir, "checkpoint-dir", "", "train through a deterministic pipeline, saving the model and the pipeline in this folder (and the data in its data/ unless --dir); started again with the same flags after being killed, the demo resumes and checks that its final weights equal an uninterrupted run's, bit for bit")
 	f.IntVar(&cfg.CheckpointEvery, "checkpoint-every", 20, "with --checkpoint-dir: steps between checkpoints")

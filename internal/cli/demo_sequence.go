@@ -58,6 +58,6 @@ whole-series one.`,
 	f.IntSliceVar(&cfg.Boundaries, "boundaries", cfg.Boundaries, "bucket boundaries on the series length")
 	f.IntSliceVar(&cfg.BucketBatch, "bucket-batch", cfg.BucketBatch, "batch size of each bucket (one more than the boundaries)")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed for data and shuffling")
-	f.BoolVar(&cfg.Quiet, "quiet", false, "print only the summary")
+	f.BoolVar(&cfg.Quiet, "quiet", false, "print no progress: only what the data is, where it is written, and the summary")
 	return cmd
 }

@@ -42,6 +42,7 @@ func TestActionableErrors(t *testing.T) {
 		{[]string{"demo", "--batch", "0"}, "--batch must be at least 1, not 0"},
 		{[]string{"demo", "--shards", "0"}, "--shards must be at least 1, not 0"},
 		{[]string{"demo", "--hidden", "-1"}, "--hidden must be at least 0, not -1"},
+		{[]string{"demo", "--checkpoint-dir", dir, "--checkpoint-every", "0"}, "--checkpoint-every must be at least 1, not 0"},
 		{[]string{"count", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},
 		{[]string{"count", good, "--parallel", "0"}, "--parallel must be at least 1, not 0"},
 		{[]string{"verify", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},

@@ -47,7 +47,7 @@ type Config struct {
 	Seed         uint64
 	Out          io.Writer // progress and summary
 	Live         bool      // rewrite one progress line (a terminal) instead of printing lines
-	Quiet        bool      // no progress lines, only the summary
+	Quiet        bool      // no progress lines: only the data, where it goes, and the summary
 	MinAfter     int       // the shuffle queue's min_after_dequeue (at most the training images)
 	NoiseLevel   float32   // standard deviation of the noise added in preprocessing
 

@@ -36,7 +36,7 @@ type Config struct {
 	Seed           uint64
 	Out            io.Writer // progress and summary
 	Live           bool      // rewrite one progress line (a terminal)
-	Quiet          bool      // no progress, only the summary
+	Quiet          bool      // no progress: only where the data goes, and the summary
 
 	// OnPipeline, if set, is called with each pipeline before it starts.
 	OnPipeline func(name string, p *input.Pipeline)

@@ -147,7 +147,23 @@ def test_ctrl_c_stops_the_command(tmp_path):
 
 def test_missing_binary(tmp_path):
     r = cli("count", "x", env=dict(os.environ, SLUICE_SERVE=str(tmp_path / "nothing")))
-    assert r.returncode == 2 and "sluice: cannot run" in r.stderr, r
+    assert r.returncode == 2 and "sluice: SLUICE_SERVE=" in r.stderr and "is not an executable file" in r.stderr, r
+
+
+@pytest.mark.parametrize("what", ["missing", "not executable", "a folder"])
+def test_bad_serve_setting_is_a_sluice_error(tmp_path, monkeypatch, what):
+    # Not an OSError of Popen's: FileNotFoundError would pass for
+    # NoFilesError, which derives from it (audit 50).
+    f = write_digits(tmp_path / "d", 3)
+    exe = tmp_path / "serve"
+    if what == "not executable":
+        exe.write_text("#!/bin/sh\n")
+    elif what == "a folder":
+        exe.mkdir()
+    monkeypatch.setenv("SLUICE_SERVE", str(exe))
+    with pytest.raises(sluice.SluiceError, match="SLUICE_SERVE=.*is not an executable file") as e:
+        list(sluice.examples(f, {"label": sluice.FixedLen([], "int64")}, 2))
+    assert not isinstance(e.value, FileNotFoundError)
 
 
 def test_console_script(tmp_path):

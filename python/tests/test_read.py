@@ -779,6 +779,34 @@ def test_int_options_are_not_truncated(tmp_path, option, value):
         sluice.examples(pat, SPEC, 2, **{option: value})
 
 
+@pytest.mark.parametrize("build,name", [
+    (lambda: sluice.FixedLen([1.7]), "shape"),
+    (lambda: sluice.FixedLen([True]), "shape"),
+    (lambda: sluice.FixedLenSequence([2.0]), "shape"),
+    (lambda: sluice.SparseFeature("i", "v", "float32", [3.5]), "size"),
+    (lambda: sluice.Image(224.9, 224, 3), "height"),
+    (lambda: sluice.Image(224, 224, 3, max_scans=1.5), "max_scans"),
+    (lambda: sluice.Field("px", 1.9, 4, "uint8"), "offset"),
+    (lambda: sluice.Field("px", True, 4, "uint8"), "offset"),
+    (lambda: sluice.Field("px", 0, 4.0, "uint8"), "size"),
+    (lambda: sluice.Field("px", 0, 4, "uint8", shape=[2, 2.5]), "shape"),
+    (lambda: sluice.Field("px", 0, 4, "uint8", shape=[2, 2], transpose=[1.0, 0]), "transpose"),
+    (lambda: sluice.stats("x.tfrecord", top=2.5), "top"),
+    (lambda: sluice.stats("x.tfrecord", limit=True), "limit"),
+])
+def test_int_spec_arguments_are_not_truncated(build, name):
+    # Spec builders take ints as the options do: 1.9 bytes in is refused,
+    # not read from byte 1 (audit 50).
+    with pytest.raises(sluice.InvalidArgumentError, match=rf"^{name}=.*: want an int$"):
+        build()
+
+
+def test_dict_spec_shape_is_not_truncated(tmp_path):
+    pat, _ = make_examples(tmp_path, files=1, per_file=3)
+    with pytest.raises(sluice.InvalidArgumentError, match=r"feature 'x': shape=1.5: want an int"):
+        sluice.examples(pat, {"x": {"shape": [1.5], "dtype": "float32"}}, 2)
+
+
 def test_prefetch_bound_is_named_as_prefetch(tmp_path):
     pat, _ = make_examples(tmp_path, files=1, per_file=3)
     for prefetch, det in ((64, False), (100, False), (16, True)):

@@ -14,7 +14,7 @@ import sys
 
 from typing import Any, Dict, Optional
 
-from ._core import Files, SluiceError, _server_binary
+from ._core import Files, SluiceError, _int, _server_binary
 
 
 def main(argv=None):
@@ -64,9 +64,9 @@ def stats(files: Files, *, format: str = "tfrecord", limit: Optional[int] = None
     import json
 
     names = [os.fspath(files)] if isinstance(files, (str, os.PathLike)) else [os.fspath(f) for f in files]
-    args = ["stats", "--json", "--from", format, "--top", str(int(top))]
+    args = ["stats", "--json", "--from", format, "--top", str(_int("top", top))]
     if limit is not None:
-        args += ["--limit", str(int(limit))]
+        args += ["--limit", str(_int("limit", limit))]
     if header:
         args.append("--header")
     if delimiter != ",":

@@ -10,6 +10,7 @@ import json
 import math
 import mmap
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -138,7 +139,7 @@ def _dtype_name(dtype):
 
 def FixedLen(shape: Sequence[int] = (), dtype: DTypeLike = "float32", default: Any = None) -> Feature:
     """A dense feature of the given shape per record (tf.io.FixedLenFeature)."""
-    return {"kind": "fixed", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
+    return {"kind": "fixed", "shape": _ints("shape", shape), "dtype": _dtype_name(dtype),
             "default": default}
 
 
@@ -166,7 +167,7 @@ def FixedLenSequence(shape: Sequence[int] = (), dtype: DTypeLike = "float32", de
     feature lists (sequence_examples) each step is a Feature of the list;
     allow_missing=False makes a record without the list an error, as
     TensorFlow's default does."""
-    f = {"kind": "sequence", "shape": [int(d) for d in shape], "dtype": _dtype_name(dtype),
+    f = {"kind": "sequence", "shape": _ints("shape", shape), "dtype": _dtype_name(dtype),
          "default": default}
     if not allow_missing:
         f["allow_missing"] = False
@@ -183,7 +184,7 @@ def SparseFeature(index_keys: Union[str, Sequence[str]], value_key: str, dtype: 
     if isinstance(index_keys, str):
         index_keys = [index_keys]
     return {"kind": "sparse", "dtype": _dtype_name(dtype), "index_keys": [str(k) for k in index_keys],
-            "value_key": str(value_key), "size": [int(d) for d in size], "already_sorted": bool(already_sorted)}
+            "value_key": str(value_key), "size": _ints("size", size), "already_sorted": bool(already_sorted)}
 
 
 def Image(height: int, width: int, channels: int = 3, dct_method: str = "", max_scans: int = 0) -> Feature:
@@ -203,11 +204,11 @@ def Image(height: int, width: int, channels: int = 3, dct_method: str = "", max_
     where TensorFlow decodes any number: each scan of a progressive JPEG
     is a pass over the whole image, so a small file of a thousand scans
     would hold a reader for seconds to minutes."""
-    f: Dict[str, Any] = {"kind": "image", "shape": [int(height), int(width), int(channels)], "dtype": "uint8"}
+    f: Dict[str, Any] = {"kind": "image", "shape": [_int("height", height), _int("width", width), _int("channels", channels)], "dtype": "uint8"}
     if dct_method:
         f["dct_method"] = dct_method
     if max_scans:
-        f["max_scans"] = int(max_scans)
+        f["max_scans"] = _int("max_scans", max_scans)
     return f
 
 
@@ -243,12 +244,12 @@ def Field(name: str, offset: int, size: int, dtype: DTypeLike, shape: Optional[S
     would, but in the server's readers rather than in the trainer: CIFAR-10's
     image, three planes of shape [3, 32, 32], is height x width x channels
     with transpose=[1, 2, 0]."""
-    f = {"name": name, "offset": int(offset), "size": int(size), "dtype": _dtype_name(dtype),
+    f = {"name": name, "offset": _int("offset", offset), "size": _int("size", size), "dtype": _dtype_name(dtype),
          "big_endian": bool(big_endian)}
     if shape is not None:
-        f["shape"] = [int(d) for d in shape]
+        f["shape"] = _ints("shape", shape)
     if transpose is not None:
-        f["transpose"] = [int(d) for d in transpose]
+        f["transpose"] = _ints("transpose", transpose)
     return f
 
 
@@ -283,7 +284,7 @@ def _feature(name, f):
         raise InvalidArgumentError(f"feature {name!r} has no dtype")
     f["dtype"] = _dtype_name(f["dtype"])
     if "shape" in f:
-        f["shape"] = [int(d) for d in f["shape"]]
+        f["shape"] = _ints(f"feature {name!r}: shape", f["shape"])
     if f.get("default") is None:
         f.pop("default", None)
     else:
@@ -350,7 +351,14 @@ def _files(files):
 def _server_binary():
     exe = os.environ.get("SLUICE_SERVE")
     if exe:
-        return exe
+        # Checked here, so that a wrong setting is a SluiceError naming it,
+        # not an OSError of Popen's (a FileNotFoundError would pass for
+        # NoFilesError, which derives from it).
+        found = exe if os.sep in exe else shutil.which(exe)
+        if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
+            raise SluiceError(f"SLUICE_SERVE={exe!r} is not an executable file: unset it to use the installed "
+                              "server, or build one (go build -o /tmp/sluice-serve ./cmd/sluice-serve)")
+        return found
     exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "sluice-serve")
     if not os.path.exists(exe):
         raise SluiceError(f"{exe} is missing: reinstall sluice (pip install ./python from a clone with Go)")
@@ -1352,6 +1360,12 @@ def _int(name: str, v: Any) -> int:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         raise InvalidArgumentError(f"{name}={v!r}: want an int")
     return int(v)
+
+
+def _ints(name: str, vs: Any) -> List[int]:
+    """vs, a sequence of ints (a shape), as a list of ints, each refused as
+    _int refuses it."""
+    return [_int(name, v) for v in vs]
 
 
 def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
