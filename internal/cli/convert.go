@@ -163,7 +163,8 @@ over --max-record-size, still stops the convert.
 --shuffle writes the records in a uniformly random order, the same for
 the same --seed, holding at most --shuffle-memory MiB of them: records are
 first dealt at random to temporary files in $TMPDIR (as much space as the
-records take), then each file is shuffled in memory and written out. Progress is a bar on a terminal, otherwise a line every
+records take), then each file is shuffled in memory and written out (a
+record larger than --shuffle-memory is held alone). Progress is a bar on a terminal, otherwise a line every
 10 seconds on stderr.`,
 		Example: "  sluice convert --from csv --header data.csv --out data --compression GZIP\n" +
 			"  sluice convert --from jsonl --columns score:float events.jsonl.gz --out events --shards 4\n" +

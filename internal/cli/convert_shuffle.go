@@ -51,6 +51,7 @@ type bucket struct {
 	w     *tfrecord.Writer
 	named bool  // the file could not be unlinked while open: release removes it
 	bytes int64 // the memory its records take: lengths plus overhead
+	count int64 // its records
 }
 
 // newShuffler makes a shuffler whose first pass deals records to enough
@@ -98,6 +99,7 @@ func (s *shuffler) add(rec []byte) error {
 func (s *shuffler) deal(bs []*bucket, rec []byte) error {
 	b := bs[s.rng.IntN(len(bs))]
 	b.bytes += int64(len(rec)) + recordOverhead
+	b.count++
 	if err := b.w.Write(rec); err != nil {
 		return fmt.Errorf("shuffle: %s: %w", b.name, err)
 	}
@@ -118,7 +120,10 @@ func (s *shuffler) emitBuckets(ctx context.Context, bs []*bucket, write func([]b
 			return err
 		}
 		var err error
-		if b.bytes <= s.mem {
+		// A record larger than the memory bound is held alone: split
+		// again, it would land alone in a bucket as large, for ever
+		// (audit 51: a 160 MB record filled the disk with copies).
+		if b.bytes <= s.mem || b.count <= 1 {
 			err = s.shuffleInMemory(b, write)
 		} else {
 			err = s.split(ctx, b, write)

@@ -87,6 +87,25 @@ func TestShufflerPermutes(t *testing.T) {
 	}
 }
 
+// Records larger than the memory bound are held one at a time, not split
+// for ever: a bucket of one record over the bound split again would hold
+// it alone once more (audit 51: the disk filled with copies of it).
+func TestShufflerRecordsOverBound(t *testing.T) {
+	var recs []string
+	for i := range 6 {
+		recs = append(recs, fmt.Sprintf("%d%s", i, strings.Repeat("x", 999)))
+	}
+	for _, mem := range []int64{400, 1500} {
+		out, s := shuffleAll(t, recs, mem, 2)
+		if !slices.Equal(slices.Sorted(slices.Values(out)), recs) {
+			t.Fatalf("memory %d: %d records out, not a permutation of the %d in", mem, len(out), len(recs))
+		}
+		if limit := max(mem, 1000+recordOverhead); s.maxHeld > limit {
+			t.Errorf("memory %d: held %d bytes at once, bound %d", mem, s.maxHeld, limit)
+		}
+	}
+}
+
 // All 24 orders of 4 records are equally likely, with and without
 // splitting: a chi-squared test over 2400 seeded shuffles (fixed seeds, so
 // the test is deterministic; the bound is the 0.1% critical value for 23
