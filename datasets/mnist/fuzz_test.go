@@ -3,6 +3,7 @@ package mnist
 import (
 	"bytes"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/sluiceml/sluice/dataerr"
@@ -66,6 +67,26 @@ func FuzzReadLabels(f *testing.F) {
 	f.Add(append(gzipped(f, append(header(0x801, 2), 3, 4)), 0))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ls, err := ReadLabels(bytes.NewReader(data))
+		// The streaming reader reads the same labels, or fails as well.
+		var streamed []byte
+		lr, serr := NewLabelReader(bytes.NewReader(data))
+		for serr == nil {
+			var l byte
+			if l, serr = lr.Next(); serr == nil {
+				streamed = append(streamed, l)
+			}
+		}
+		if serr == io.EOF {
+			serr = nil
+		}
+		if (err == nil) != (serr == nil) || err == nil && !bytes.Equal(ls, streamed) {
+			t.Fatalf("ReadLabels: %d labels, %v; LabelReader: %d labels, %v", len(ls), err, len(streamed), serr)
+		}
+		if serr != nil {
+			if _, ok := errors.AsType[*dataerr.Error](serr); !ok {
+				t.Fatalf("LabelReader's error %v is not a *dataerr.Error", serr)
+			}
+		}
 		if err != nil {
 			var de *dataerr.Error
 			if !errors.As(err, &de) {

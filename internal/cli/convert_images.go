@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sluiceml/sluice/datasets"
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // imageExample appends one image as TensorFlow's convert_to_records.py
@@ -46,15 +48,6 @@ func convertMNIST(ctx context.Context, names []string, o convertOptions, prog *p
 	if len(names) != 1 || o.labels == "" {
 		return fmt.Errorf("--from mnist takes one IDX image file and --labels FILE")
 	}
-	lr, lc, err := openTee(ctx, o.labels, prog)
-	if err != nil {
-		return err
-	}
-	labels, err := mnist.ReadLabels(lr) // one byte per image: small
-	lc.Close()
-	if err != nil {
-		return err
-	}
 	ir, ic, err := openTee(ctx, names[0], prog)
 	if err != nil {
 		return err
@@ -64,8 +57,26 @@ func convertMNIST(ctx context.Context, names []string, o convertOptions, prog *p
 	if err != nil {
 		return err
 	}
-	if images.Count() != len(labels) {
-		return fmt.Errorf("%s has %d images but %s has %d labels", names[0], images.Count(), o.labels, len(labels))
+	// A header of a few bytes can declare an image of any size, which a
+	// compressed file can hold in little space: it is refused as any
+	// record over the limit is, before a byte of it is read.
+	if limit := settingsFrom(ctx).maxRecord; int64(images.Rows())*int64(images.Cols()) > limit {
+		return datasets.Errorf(names[0], 8, -1, tfrecord.ErrTooLarge,
+			"images of %d×%d pixels are over the %d-byte limit (--max-record-size raises it)", images.Rows(), images.Cols(), limit)
+	}
+	lr, lc, err := openTee(ctx, o.labels, prog)
+	if err != nil {
+		return err
+	}
+	defer lc.Close()
+	// Read a label an image, after the counts are compared: a header can
+	// declare billions of labels too.
+	labels, err := mnist.NewLabelReader(lr)
+	if err != nil {
+		return err
+	}
+	if images.Count() != labels.Count() {
+		return fmt.Errorf("%s has %d images but %s has %d labels", names[0], images.Count(), o.labels, labels.Count())
 	}
 	b := example.New()
 	var buf []byte
@@ -77,13 +88,21 @@ func convertMNIST(ctx context.Context, names []string, o convertOptions, prog *p
 		}
 		pixels, err := images.Next()
 		if err == io.EOF {
+			// The label file's end is checked too: nothing after it.
+			if _, err := labels.Next(); err != io.EOF {
+				return err
+			}
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		label, err := labels.Next()
+		if err != nil {
+			return err
+		}
 		t.read(len(pixels) + 1)
-		buf = imageExample(b, buf[:0], images.Rows(), images.Cols(), 1, int64(labels[i]), pixels)
+		buf = imageExample(b, buf[:0], images.Rows(), images.Cols(), 1, int64(label), pixels)
 		if err := write(buf); err != nil {
 			return err
 		}

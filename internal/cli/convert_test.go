@@ -147,23 +147,38 @@ func TestConvertMNIST(t *testing.T) {
 	_, stdout, _ := run(t, "cat", out+".tfrecord")
 	golden(t, "convert_mnist", dir, stdout)
 
+	os.Remove(out + ".tfrecord")
+	good, goodLabels := idx(mnist.ImageMagic, []uint32{3, 2, 2}, pix), idx(mnist.LabelMagic, []uint32{3}, []byte{7, 8, 9})
 	for _, tc := range []struct {
-		name   string
-		images []byte
-		want   string
+		name           string
+		images, labels []byte
+		args           []string
+		want           string
 	}{
 		// A header claiming far more than the file holds: an error, no
 		// allocation for the claim.
-		{"hostile", idx(mnist.ImageMagic, []uint32{3, 1 << 30, 1 << 30}, pix), "img"},
-		{"short", idx(mnist.ImageMagic, []uint32{3, 2, 2}, pix[:10]), "img"},
-		{"magic", idx(0x801, []uint32{3, 2, 2}, pix), "img"},
-		{"count", idx(mnist.ImageMagic, []uint32{2, 2, 2}, pix[:8]), "has 2 images but " + labels + " has 3 labels"},
+		{"hostile", idx(mnist.ImageMagic, []uint32{3, 1 << 30, 1 << 30}, pix), goodLabels, nil, "img"},
+		{"short", idx(mnist.ImageMagic, []uint32{3, 2, 2}, pix[:10]), goodLabels, nil, "img"},
+		{"magic", idx(0x801, []uint32{3, 2, 2}, pix), goodLabels, nil, "img"},
+		{"count", idx(mnist.ImageMagic, []uint32{2, 2, 2}, pix[:8]), goodLabels, nil, "has 2 images but " + labels + " has 3 labels"},
+		// Images over the record limit are refused from the header, as a
+		// compressed file can hold a huge one in little space (audit 51).
+		{"limit", good, goodLabels, []string{"--max-record-size", "3"}, "img: offset 8: record size too large: images of 2×2 pixels are over the 3-byte limit"},
+		// Labels are compared by count before they are read: a header
+		// declaring a billion costs nothing (audit 51: 1 GB read first).
+		{"labels hostile", good, idx(mnist.LabelMagic, []uint32{1 << 30}, []byte{7, 8, 9}), nil, "has 3 images but " + labels + " has 1073741824 labels"},
+		{"labels short", good, idx(mnist.LabelMagic, []uint32{3}, []byte{7, 8}), nil, "lab"},
+		{"labels trailing", good, idx(mnist.LabelMagic, []uint32{3}, []byte{7, 8, 9, 10}), nil, "lab"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			writeFile(t, images, tc.images)
-			code, _, errOut := run(t, "convert", "--from", "mnist", images, "--labels", labels, "--out", out)
+			writeFile(t, labels, tc.labels)
+			code, _, errOut := run(t, append([]string{"convert", "--from", "mnist", images, "--labels", labels, "--out", out}, tc.args...)...)
 			if code == 0 || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
 				t.Errorf("exit %d: %q", code, errOut)
+			}
+			if _, err := os.Stat(out + ".tfrecord"); err == nil {
+				t.Errorf("%s written", out+".tfrecord")
 			}
 		})
 	}
