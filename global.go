@@ -52,7 +52,11 @@ func (o randomAccessOption) applyRecord(s *recordSettings)   { o(&s.settings) }
 // files in any order. Readers sets how many
 // batches are read at once (default 8): nearby records are read in one
 // request, and several requests are in flight, which is what object
-// stores need.
+// stores need. The memory it takes grows with them: each reader's batch,
+// as read and as decoded, and the batches read ahead of the loop, about
+// three times Readers batches in all, where reading in order holds a few
+// (audit 51: 32 records of 1 MiB, 888 MB against 138 MB); fewer readers
+// hold less.
 //
 // Shuffle and ShuffleFiles have nothing to add to it and are ignored, so
 // that a shuffled data set switches to a global shuffle by this option

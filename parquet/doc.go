@@ -37,5 +37,9 @@
 // the entries it claims cost no memory, a row's values may take at most
 // MaxPageSize bytes too, and an error names the file, the row, the column,
 // the row group and the byte offset of the page, wrapped in a
-// [dataerr.Error].
+// [dataerr.Error]. The limit is a page's: a reader holds the current page
+// of every column it reads, so a file of many columns, each of pages near
+// the limit (a decompression bomb of eight columns, say), takes as many
+// times the limit; a reader that must bound its memory more tightly reads
+// fewer columns or sets a lower limit.
 package parquet

@@ -45,7 +45,8 @@ type Option func(*File)
 // dictionary's values decoded: a page of a few bytes may hold a list of
 // millions of values, and a dictionary page's bits or short byte arrays
 // take tens of times their bytes. A larger page, row or dictionary is an
-// error.
+// error. The limit is each column's: a reader of n columns holds up to n
+// pages at once.
 func MaxPageSize(n int) Option { return func(f *File) { f.maxPage = n } }
 
 // Open reads the footer of the Parquet file r, of size bytes; name is

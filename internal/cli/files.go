@@ -109,7 +109,8 @@ const defaultMaxRecordSize = 256 << 20
 // maxRecordSizeUsage is the help of --max-record-size.
 const maxRecordSizeUsage = "largest record in bytes that commands read (TensorFlow allows 2 GiB); " +
 	"the 256 MiB default is far above real Examples and keeps a damaged length field or a decompression bomb " +
-	"(kilobytes of zstd inflating to a 2 GiB record) from costing gigabytes of memory"
+	"(kilobytes of zstd inflating to a 2 GiB record) from costing gigabytes of memory; " +
+	"for Parquet it bounds each column's page, and a row's values"
 
 // readSettings are the settings of the commands that read records, from
 // the root command's flags and from cobra.
