@@ -525,6 +525,36 @@ func Leftovers(ctx context.Context, name string) ([]string, error) {
 	return Glob(ctx, escapeMeta(tempPrefix(name))+"*")
 }
 
+// LeftoversBeside returns what [Leftovers] returns for each of names,
+// listing each folder once: for the files of a folder of thousands, one
+// listing rather than one a file, each of the whole folder.
+func LeftoversBeside(ctx context.Context, names []string) (map[string][]string, error) {
+	byDir := map[string][]string{}
+	for _, n := range names {
+		dir, _ := splitBase(n)
+		byDir[dir] = append(byDir[dir], n)
+	}
+	left := map[string][]string{}
+	for dir, names := range byDir {
+		temps, err := Glob(ctx, escapeMeta(dir)+".*"+TempMarker+"*")
+		if err != nil {
+			return nil, err
+		}
+		if len(temps) == 0 {
+			continue
+		}
+		for _, n := range names {
+			prefix := tempPrefix(n)
+			for _, t := range temps {
+				if strings.HasPrefix(t, prefix) {
+					left[n] = append(left[n], t)
+				}
+			}
+		}
+	}
+	return left, nil
+}
+
 // LeftoversOf returns the temporaries left by writers of the files a
 // command writing to stem makes, whatever its shard count or format:
 // stem followed by one of exts (".tfrecord", ".parquet"), or by a shard

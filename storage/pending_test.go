@@ -235,6 +235,42 @@ func TestGlobLeavesOutTemporaries(t *testing.T) {
 	}
 }
 
+// LeftoversBeside finds for each name what Leftovers finds, with one
+// listing a folder.
+func TestLeftoversBeside(t *testing.T) {
+	ctx := context.Background()
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var names []string
+	for _, dir := range dirs {
+		for _, final := range []string{"a", "a.x", "b", "c"} {
+			names = append(names, filepath.Join(dir, final))
+		}
+		for _, final := range []string{"a", "a", "a.x", "c", "other"} {
+			p, err := storage.CreatePending(ctx, filepath.Join(dir, final))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Abort()
+		}
+	}
+	got, err := storage.LeftoversBeside(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		want, err := storage.Leftovers(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got[n], want) {
+			t.Errorf("LeftoversBeside[%s] = %q, Leftovers = %q", n, got[n], want)
+		}
+	}
+	if len(got[names[0]]) != 2 || len(got[names[2]]) != 0 {
+		t.Errorf("a: %q, b: %q; want two and none", got[names[0]], got[names[2]])
+	}
+}
+
 // LeftoversMatching finds the temporaries of every file a pattern would
 // find once written, whether or not the file exists, and no others.
 func TestLeftoversMatching(t *testing.T) {

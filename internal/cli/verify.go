@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/sluiceml/sluice/dataerr"
@@ -201,6 +202,12 @@ no bad records; the exit code is non-zero.`,
 			for _, n := range names {
 				given[n] = true
 			}
+			// Listed once a folder, not once a file: a folder of 5000
+			// files took 20 s to list 5000 times (audit 51).
+			lefts, err := storage.LeftoversBeside(ctx, slices.DeleteFunc(slices.Clone(names), storage.IsTemp))
+			if err != nil {
+				return err
+			}
 			report := verifyReport{Files: []*fileVerdict{}, Incomplete: []string{}, Writing: []string{}, Unchecked: []string{}, Unread: []string{}}
 			badFiles := 0
 			var bad damage
@@ -215,11 +222,7 @@ no bad records; the exit code is non-zero.`,
 				if err != nil {
 					return v, err
 				}
-				left, err := storage.Leftovers(ctx, name)
-				if err != nil {
-					return v, err
-				}
-				for _, l := range left {
+				for _, l := range lefts[name] {
 					if given[l] {
 						continue
 					}
