@@ -11,15 +11,11 @@ import (
 // ReadLabels reads a whole IDX label file (plain or gzip) from r: one byte
 // per image. If r has a Name method, as *os.File does, errors name the file.
 func ReadLabels(r io.Reader) ([]byte, error) {
-	s, err := newStream(r)
+	lr, err := NewLabelReader(r)
 	if err != nil {
 		return nil, err
 	}
-	dims, err := s.header(LabelMagic, "label")
-	if err != nil {
-		return nil, err
-	}
-	return s.readAll(int64(dims[0]), 1, "label")
+	return lr.s.readAll(int64(lr.count), 1, "label")
 }
 
 // A LabelReader reads the labels of an IDX label file one at a time, so
