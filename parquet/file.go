@@ -139,6 +139,12 @@ func (f *File) checkRowGroups(footer int64) error {
 			if m.Type != col.physical {
 				return fmt.Errorf("column %q of row group %d is %v, the schema says %v", col.Name, g, m.Type, col.physical)
 			}
+			if m.Codec < codecUncompressed || m.Codec > codecLZ4Raw {
+				// Not a codec of the format's: damage, not a compression
+				// sluice leaves out (audit 49: verify passed such a file
+				// as sound, with the column unchecked).
+				return fmt.Errorf("column %q of row group %d: %v is not a Parquet compression codec", col.Name, g, m.Codec)
+			}
 			if !supportedCodec(m.Codec) && col.Err == nil {
 				// Said now, as of a map column, rather than when a row
 				// of the row group is read.

@@ -542,3 +542,22 @@ func TestDictionaryDecodedSize(t *testing.T) {
 		})
 	}
 }
+
+// A codec the format does not define is damage to the footer, which Open
+// refuses, not a compression sluice leaves out: as one, the column was
+// only left unread, and verify passed the file as sound (audit 49).
+func TestCodecNotInFormat(t *testing.T) {
+	el := schemaElement{Name: "a", HasType: true, Type: typeInt64, HasRepetition: true, Repetition: repRequired}
+	page := []testPage{testDataPage(1, encPlain, make([]byte, 8))}
+	good := testFile(t, testSchema(el), 1, codecUncompressed, page)
+	end := len(good) - 8 - int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	for _, c := range []codec{-60, 8} {
+		meta := footerOf(t, good)
+		meta.RowGroups[0].Columns[0].Meta.Codec = c
+		file := testAppendFooter(bytes.Clone(good[:end]), meta)
+		_, err := Open(bytes.NewReader(file), int64(len(file)), "damaged.parquet")
+		if want := fmt.Sprintf("column \"a\" of row group 0: %v is not a Parquet compression codec", c); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("codec %d: %v; want %q", c, err, want)
+		}
+	}
+}
