@@ -277,6 +277,20 @@ func TestLineSplitterMaxLine(t *testing.T) {
 	if endless.n > 1<<20+256<<10 {
 		t.Errorf("read %d bytes of an endless line before giving up at 1 MiB", endless.n)
 	}
+	// What it allocates on the way is at most about twice the limit, not
+	// append's doubling: four times the limit (audits 49 and 51).
+	const max = 8 << 20
+	s = NewLineSplitter(&countingReader{})
+	s.SetMaxLine(max)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := s.Next(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("an endless line: %v", err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*max+256<<10 {
+		t.Errorf("allocated %d bytes (%.1f times the limit) to refuse a line over %d", got, float64(got)/max, max)
+	}
 }
 
 // countingReader is an endless stream of 'x', counting what was read.

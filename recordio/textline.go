@@ -134,13 +134,13 @@ func (s *LineSplitter) Next() ([]byte, error) {
 func readLine(br *bufio.Reader, long *[]byte, max int) ([]byte, int64, error) {
 	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
-		*long = append((*long)[:0], line...)
+		*long = appendCapped((*long)[:0], line, max)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if max > 0 && len(*long) > max+len("\r\n") {
 				return nil, int64(len(*long)), ErrLineTooLong
 			}
 			line, err = br.ReadSlice('\n')
-			*long = append(*long, line...)
+			*long = appendCapped(*long, line, max)
 		}
 		line = *long
 	}
@@ -161,6 +161,28 @@ func readLine(br *bufio.Reader, long *[]byte, max int) ([]byte, int64, error) {
 		return nil, n, ErrLineTooLong
 	}
 	return line, n, nil
+}
+
+// appendCapped appends p to b as append does, but, when max > 0, grows b
+// to no more than a line of max bytes can take (its terminator and a read
+// past it), and to that at once from half of it: append's doubling made
+// a line refused at max allocate four times max, its last buffer twice
+// max and the buffers before it as much again (audits 49 and 51); this
+// allocates at most twice.
+func appendCapped(b, p []byte, max int) []byte {
+	if need := len(b) + len(p); max > 0 && need > cap(b) {
+		limit := max + len("\r\n") + 1 + len(p)
+		c := 2*cap(b) + len(p)
+		if c > limit/2 {
+			// Straight to the most it can take, so that the buffers
+			// before it take no more than it does.
+			c = limit
+		}
+		nb := make([]byte, len(b), c)
+		copy(nb, b)
+		b = nb
+	}
+	return append(b, p...)
 }
 
 func (f *textLineFormat) open(ctx context.Context, work string) error {
