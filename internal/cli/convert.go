@@ -38,7 +38,9 @@ func newConvertCmd() *cobra.Command {
                    string, by decode_csv's rules: " 5" is an int64, "1e39"
                    and "-nan" floats, "1_000" a string). Names come from
                    --columns, else the header
-                   line (--header), else c0, c1, ... Empty fields take 0
+                   line (--header), else c0, c1, ...; a name that is not
+                   UTF-8 is refused, as TensorFlow refuses a record holding
+                   one (so is a Parquet column's). Empty fields take 0
                    or "", as decode_csv's defaults; quoting is decode_csv's.
   --from jsonl     plain JSON objects, one a line, one feature per member:
                    a number, string or boolean, or an array of them. A

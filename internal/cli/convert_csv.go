@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
@@ -63,6 +64,12 @@ var utf8BOM = []byte("\ufeff")
 // csvTypes are the --columns type names.
 var csvTypes = map[string]tensor.DType{"int64": tensor.Int64, "float": tensor.Float32, "string": tensor.String}
 
+// notUTF8Name says why a feature name that is not UTF-8 is refused: an
+// Example's feature names are proto3 strings, and TensorFlow refuses a
+// record holding one that is not ("String field had bad UTF-8"), as sluice
+// cat would show it changed (audit 49).
+const notUTF8Name = "is not UTF-8, which a feature's name must be (TensorFlow refuses the record)"
+
 // parseColumns reads --columns: name[:type],... A column without a type
 // is left for inference.
 func parseColumns(s string) ([]csvColumn, error) {
@@ -72,6 +79,9 @@ func parseColumns(s string) ([]csvColumn, error) {
 		name, typ, hasType := strings.Cut(strings.TrimSpace(spec), ":")
 		if name == "" {
 			return nil, fmt.Errorf("--columns: empty column name in %q", s)
+		}
+		if !utf8.ValidString(name) {
+			return nil, fmt.Errorf("--columns: column name %q %s", name, notUTF8Name)
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("--columns: column %q named twice", name)
@@ -104,6 +114,9 @@ func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
 	for i, f := range fields {
 		if f == "" || seen[f] {
 			return nil, fmt.Errorf("%s: header: column %d's name %q is empty or repeated", where, i, f)
+		}
+		if !utf8.ValidString(f) {
+			return nil, fmt.Errorf("%s: header: column %d's name %q %s", where, i, f, notUTF8Name)
 		}
 		seen[f] = true
 		cols[i].name = f

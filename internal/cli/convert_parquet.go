@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/internal/parquetrow"
@@ -91,6 +93,11 @@ func readParquet(ctx context.Context, names, cols []string, prog *progress, t *t
 			}
 			if err := parquetrow.Unique(pf, cols); err != nil {
 				return fmt.Errorf("%s: %w; leave it out with --columns", name, err)
+			}
+			for _, c := range pf.Columns() {
+				if (cols == nil && c.Err == nil || slices.Contains(cols, c.Name)) && !utf8.ValidString(c.Name) {
+					return fmt.Errorf("%s: column %q %s; leave it out with --columns", name, c.Name, notUTF8Name)
+				}
 			}
 			if err := rows.Reset(pf, cols); err != nil {
 				if cols := readableColumns(pf); errors.Is(err, parquet.ErrUnsupported) && cols != "" {

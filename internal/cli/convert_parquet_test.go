@@ -292,3 +292,39 @@ func TestConvertParquetFiles(t *testing.T) {
 		}
 	}
 }
+
+// A column whose name is not UTF-8 is refused, not written as a feature
+// name TensorFlow refuses the record for (audit 49); so is such a CSV
+// header's or --columns' name.
+func TestConvertRefusesNonUTF8Names(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(filepath.Join(parquetTestdata, "default.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.ReplaceAll(good, []byte("optword"), []byte("optw\xffrd"))
+	pq := writeFile(t, filepath.Join(dir, "bad.parquet"), bad)
+	csvFile := writeFile(t, filepath.Join(dir, "bad.csv"), []byte("a\xffb,c\n1,2\n"))
+	okCSV := writeFile(t, filepath.Join(dir, "ok.csv"), []byte("1,2\n"))
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "parquet", pq}, pq + `: column "optw\xffrd" is not UTF-8`},
+		{[]string{"--from", "csv", "--header", csvFile}, csvFile + `:1: header: column 0's name "a\xffb" is not UTF-8`},
+		{[]string{"--from", "csv", "--columns", "a\xffb,c", okCSV}, `--columns: column name "a\xffb" is not UTF-8`},
+	} {
+		code, _, errOut := run(t, append(append([]string{"convert"}, tc.args...), "--out", out)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("convert %q: exit %d, %q; want %q", tc.args, code, errOut, tc.want)
+		}
+		if _, err := os.Stat(out + ".tfrecord"); err == nil {
+			t.Errorf("convert %q wrote %s", tc.args, out+".tfrecord")
+		}
+	}
+	// Left out, the column does not stop the others.
+	if code, _, errOut := run(t, "convert", "--from", "parquet", "--columns", "i64,word", pq, "--out", out); code != 0 {
+		t.Errorf("convert --columns i64,word: exit %d, %q", code, errOut)
+	}
+}
