@@ -1,6 +1,7 @@
 package tfrecord
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -78,6 +79,13 @@ func (d *releaser) Close() error {
 func newDecompressor(c Compression, r io.Reader) (io.Reader, func(), error) {
 	switch c {
 	case Zlib:
+		// Read byte by byte (as zlib reads a ByteReader), so that what
+		// follows the stream's end is left to look at.
+		br, ok := r.(io.ByteReader)
+		if !ok {
+			b := bufio.NewReader(r)
+			r, br = b, b
+		}
 		zr, _ := zlibReaders.Get().(io.ReadCloser)
 		if zr == nil {
 			var err error
@@ -88,7 +96,7 @@ func newDecompressor(c Compression, r io.Reader) (io.Reader, func(), error) {
 			zlibReaders.Put(zr)
 			return nil, nil, err
 		}
-		return zr, func() {
+		return &zlibEnd{zr, br}, func() {
 			zr.Close()
 			zr.(zlib.Resetter).Reset(noInput, nil) // lets go of r; fails, as it may
 			zlibReaders.Put(zr)
@@ -188,4 +196,28 @@ func newCompressor(c Compression, w io.Writer, level int, levelSet bool) (compre
 type compressor interface {
 	io.WriteCloser
 	Flush() error
+}
+
+// ErrTrailingData is wrapped by the error of a ZLIB stream followed by
+// more bytes: a second stream appended to the file, or junk. zlib has no
+// members, as GZIP has, so the bytes after its end are no part of it, and
+// ending there quietly would drop whatever they hold (TensorFlow ignores
+// them; audit 49).
+var ErrTrailingData = errors.New("data after the end of the compressed stream")
+
+// zlibEnd is a ZLIB stream that ends with an error wrapping
+// ErrTrailingData, not io.EOF, when bytes follow it.
+type zlibEnd struct {
+	io.Reader
+	after io.ByteReader // what the stream was read from
+}
+
+func (z *zlibEnd) Read(p []byte) (int, error) {
+	n, err := z.Reader.Read(p)
+	if err == io.EOF {
+		if _, berr := z.after.ReadByte(); berr == nil {
+			err = fmt.Errorf("zlib: %w", ErrTrailingData)
+		}
+	}
+	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -224,5 +225,62 @@ func TestPooledAfterDamage(t *testing.T) {
 			}
 		}
 		r.Close()
+	}
+}
+
+// Bytes after a ZLIB stream's end, a second stream or junk, are an error
+// wrapping tfrecord.ErrTrailingData, from the Reader and from tfrecord.NewDecompressor: zlib
+// has no members, and ending quietly dropped what they hold (audit 49).
+// The records before them are read.
+func TestZlibTrailingData(t *testing.T) {
+	var one, two bytes.Buffer
+	for _, c := range []struct {
+		b    *bytes.Buffer
+		recs []string
+	}{{&one, []string{"one", "two"}}, {&two, []string{"three"}}} {
+		w := tfrecord.NewWriter(c.b, tfrecord.Zlib)
+		for _, r := range c.recs {
+			if err := w.Write([]byte(r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, after := range map[string][]byte{"second stream": two.Bytes(), "junk": []byte("junk"), "a byte": {0}} {
+		t.Run(name, func(t *testing.T) {
+			file := append(bytes.Clone(one.Bytes()), after...)
+			r := tfrecord.NewReader(bytes.NewReader(file), tfrecord.Zlib, tfrecord.Name("f"))
+			var got []string
+			var err error
+			for {
+				var rec []byte
+				if rec, err = r.Next(); err != nil {
+					break
+				}
+				got = append(got, string(rec))
+			}
+			if !slices.Equal(got, []string{"one", "two"}) || !errors.Is(err, tfrecord.ErrTrailingData) {
+				t.Errorf("Reader: %q, %v; want one, two and tfrecord.ErrTrailingData", got, err)
+			}
+			d, err := tfrecord.NewDecompressor(tfrecord.Zlib, bytes.NewReader(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if _, err := io.ReadAll(d); !errors.Is(err, tfrecord.ErrTrailingData) {
+				t.Errorf("tfrecord.NewDecompressor: %v; want tfrecord.ErrTrailingData", err)
+			}
+		})
+	}
+	// Without them, the stream ends at io.EOF.
+	d, err := tfrecord.NewDecompressor(tfrecord.Zlib, bytes.NewReader(one.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := io.ReadAll(d); err != nil {
+		t.Errorf("a whole stream: %v", err)
 	}
 }
