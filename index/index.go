@@ -16,8 +16,9 @@
 // (which the file's size bounds); anything else standing under its name
 // (a named pipe, a device, a huge file) is reported as no index, which
 // LoadOrBuild builds anew, rather than read. The cache trims itself, as
-// Go's build cache does: an index not used for 30 days is removed by a
-// later save to the cache.
+// Go's build cache does, at most once a day when an index is saved to it
+// or loaded from it: an index not used for 30 days is removed, and so are
+// the temporaries of saves that were killed.
 //
 // Only uncompressed files can be indexed: a compressed stream has no
 // offsets a reader can go to (ErrCompressed).

@@ -170,8 +170,11 @@ func cached(name string) (string, error) {
 }
 
 // Save stores the index, beside its file or in the cache, all or nothing,
-// and returns where. It removes the temporaries that earlier saves of the
-// same index left when they were killed.
+// and returns where. Beside the file, it removes the temporaries that
+// earlier saves of the same index left when they were killed; in the
+// cache, the daily trim removes them, since looking for them lists the
+// whole cache, which a run that indexes thousands of files would do once
+// a file.
 func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 	path := Beside(x.Name)
 	if !beside {
@@ -182,7 +185,7 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return "", fmt.Errorf("index: %w", err)
 		}
-		trim(filepath.Dir(path), time.Now())
+		trim(ctx, filepath.Dir(path), time.Now())
 	}
 	// The stored name is absolute, so that Load finds it from any
 	// working folder.
@@ -197,7 +200,9 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 	// saver's is kept: it writes what this one does. A removal that
 	// fails leaves the leftover for the next run, and is no reason not to
 	// save.
-	storage.RemoveDeadLeftovers(ctx, path)
+	if beside {
+		storage.RemoveDeadLeftovers(ctx, path)
+	}
 	w, err := storage.CreatePending(ctx, path)
 	if err != nil {
 		return "", err
@@ -273,7 +278,9 @@ func Load(ctx context.Context, name string) (*Index, error) {
 			return nil, err
 		}
 		if i > 0 {
-			used(path, time.Now())
+			now := time.Now()
+			used(path, now)
+			trim(ctx, filepath.Dir(path), now)
 		}
 		return x, nil
 	}

@@ -1,10 +1,13 @@
 package index
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sluiceml/sluice/storage"
 )
 
 // The cache is trimmed as Go's build cache is: an index not used for
@@ -31,9 +34,10 @@ func used(path string, now time.Time) {
 }
 
 // trim removes the indexes in the cache folder dir not used for
-// trimUnused, unless the last trim was less than trimEvery ago. It
-// reports nothing: a cache that cannot be trimmed still serves.
-func trim(dir string, now time.Time) {
+// trimUnused, and the temporaries of saves that were killed, unless the
+// last trim was less than trimEvery ago. It reports nothing: a cache that
+// cannot be trimmed still serves.
+func trim(ctx context.Context, dir string, now time.Time) {
 	stamp := filepath.Join(dir, trimStamp)
 	if st, err := os.Stat(stamp); err == nil && now.Sub(st.ModTime()) < trimEvery {
 		return
@@ -48,13 +52,18 @@ func trim(dir string, now time.Time) {
 	}
 	for _, e := range entries {
 		// Only what the cache holds under its own names: an index, named
-		// by a hash, and the temporaries of its saves, which a killed
-		// save left (a live save's is minutes old, not a month).
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".idx") && !strings.Contains(e.Name(), ".idx.") {
-			continue
-		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > trimUnused {
-			os.Remove(filepath.Join(dir, e.Name()))
+		// by a hash, and the temporaries of its saves.
+		name := filepath.Join(dir, e.Name())
+		switch {
+		case !e.Type().IsRegular():
+		case storage.IsTemp(name) && strings.Contains(e.Name(), ".idx"):
+			// A killed save's, not a running one's (storage.RemoveLeftover
+			// tells them apart).
+			storage.RemoveLeftover(ctx, name)
+		case strings.HasSuffix(e.Name(), ".idx"):
+			if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > trimUnused {
+				os.Remove(name)
+			}
 		}
 	}
 }

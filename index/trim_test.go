@@ -32,7 +32,7 @@ func TestTrim(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	trim(dir, now)
+	trim(t.Context(), dir, now)
 	want := []string{".new.idx.sluice-tmp-5678", "not-an-index.txt", "recent.idx", trimStamp}
 	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("after a trim: %q, want %q", got, want)
@@ -40,11 +40,11 @@ func TestTrim(t *testing.T) {
 	// Within trimEvery of the last trim, nothing is removed.
 	later := now.Add(trimEvery - time.Minute)
 	os.Chtimes(filepath.Join(dir, "recent.idx"), old, old)
-	trim(dir, later)
+	trim(t.Context(), dir, later)
 	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("a second trim %v after the first removed files: %q, want %q", trimEvery-time.Minute, got, want)
 	}
-	trim(dir, now.Add(trimEvery+time.Minute))
+	trim(t.Context(), dir, now.Add(trimEvery+time.Minute))
 	if got, want := names(t, dir), []string{".new.idx.sluice-tmp-5678", "not-an-index.txt", trimStamp}; !slices.Equal(got, want) {
 		t.Errorf("a trim a day later: %q, want %q", got, want)
 	}
@@ -74,7 +74,7 @@ func TestTrimKeepsUsed(t *testing.T) {
 	if _, err := Load(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
-	trim(cache, time.Now())
+	trim(t.Context(), cache, time.Now())
 	pa, _ := cached(a)
 	pb, _ := cached(b)
 	if _, err := os.Stat(pa); err != nil {

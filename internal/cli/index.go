@@ -63,10 +63,13 @@ indexed, since an index is read back later, at offsets into the same file.`,
 			return forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (indexed, error) {
 				x, err := index.Load(ctx, name)
 				if err == nil && (!beside || x.Stored() == index.Beside(name)) {
-					// What killed saves of it left goes, as a save's
-					// would (index.Index.Save); a failure to remove it
-					// leaves it for the next run.
-					storage.RemoveDeadLeftovers(ctx, x.Stored())
+					// What killed saves of it left beside it goes, as a
+					// save's would (index.Index.Save; the cache's go in its
+					// daily trim); a failure to remove it leaves it for
+					// the next run.
+					if x.Stored() == index.Beside(name) {
+						storage.RemoveDeadLeftovers(ctx, x.Stored())
+					}
 					return indexed{x.Len(), "index current"}, nil
 				}
 				// With --beside, a current index in the cache is copied

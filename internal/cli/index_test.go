@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/storage"
@@ -167,7 +168,8 @@ func TestIndexBesideRebuildsStale(t *testing.T) {
 
 // An index that is current is not saved again, but what killed saves of
 // it left goes all the same: each killed run would otherwise add a
-// temporary that no run removes.
+// temporary that no run removes. In the cache, the daily trim removes
+// them, which loading an index from it starts as saving one does.
 func TestIndexCurrentRemovesLeftovers(t *testing.T) {
 	for _, beside := range []bool{false, true} {
 		t.Run(fmt.Sprintf("beside=%v", beside), func(t *testing.T) {
@@ -188,6 +190,11 @@ func TestIndexCurrentRemovesLeftovers(t *testing.T) {
 			dead := filepath.Join(dir, "."+base+storage.TempMarker+storage.LockedTag+"dead01")
 			if err := os.WriteFile(dead, []byte("half"), 0o644); err != nil {
 				t.Fatal(err)
+			}
+			if !beside {
+				// A day since the last trim.
+				day := time.Now().Add(-25 * time.Hour)
+				os.Chtimes(filepath.Join(dir, "trim.txt"), day, day)
 			}
 			code, out, errOut := run(t, args...)
 			if code != 0 || !strings.Contains(out, "index current") {
