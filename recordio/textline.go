@@ -337,10 +337,14 @@ func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 	if err := f.open(ctx, work); err != nil {
 		return err
 	}
+	// A saved offset follows a line's '\n', or is the end of the text: one
+	// inside a line (a checkpoint made by hand, or of another file) would
+	// make its tail a line of its own (audit 49).
+	var before lastByte
 	if f.dec != nil {
 		// A compressed stream is decompressed up to the offset.
 		defer f.file.watch(ctx)()
-		n, err := io.CopyN(io.Discard, f.br, int64(off))
+		n, err := io.CopyN(&before, f.br, int64(off))
 		if err != nil {
 			f.Reset()
 			if err == io.EOF {
@@ -353,10 +357,38 @@ func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 			f.Reset()
 			return fmt.Errorf("%w: %s has %d bytes, fewer than the saved offset %d", ErrState, work, size, off)
 		}
+		if off > 0 {
+			var b [1]byte
+			if _, err := f.file.ReadAt(b[:], int64(off)-1); err != nil {
+				f.Reset()
+				return fmt.Errorf("%s: reading the byte before the saved offset %d: %w", work, off, err)
+			}
+			before.Write(b[:])
+		}
 		f.br.Reset(io.NewSectionReader(f.file, int64(off), f.file.Size()-int64(off)))
+	}
+	if off > 0 && before.b != '\n' {
+		switch _, err := f.br.Peek(1); {
+		case err == nil:
+			f.Reset()
+			return fmt.Errorf("%w: %s: the saved offset %d is inside a line, not at the start of one", ErrState, work, off)
+		case err != io.EOF:
+			f.Reset()
+			return &dataerr.Error{File: work, Offset: int64(off), Record: -1, Err: err}
+		}
 	}
 	f.line, f.off = int64(line), int64(off)
 	return nil
+}
+
+// lastByte is an io.Writer that keeps the last byte written to it.
+type lastByte struct{ b byte }
+
+func (l *lastByte) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		l.b = p[len(p)-1]
+	}
+	return len(p), nil
 }
 
 // unit returns the file of the unit in progress (see unitWatcher).
