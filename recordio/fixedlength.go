@@ -136,7 +136,7 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 		dr, err := tfrecord.NewDecompressor(f.compression, bufio.NewReaderSize(file, 64<<10))
 		if err != nil {
 			file.Close()
-			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", f.compression, err)}
+			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: its header, at byte 0: %w", f.compression, err)}
 		}
 		r, closer = dr, dr
 	}

@@ -79,3 +79,35 @@ func TestFixedLengthCompressedCut(t *testing.T) {
 		}
 	}
 }
+
+// A compressed file cut inside its compression header, fixed-length or
+// text, is an error naming the file and where: its header, at byte 0
+// (audit 49: "GZIP stream: unexpected EOF" said neither where nor what).
+func TestCompressedHeaderCutSaysWhere(t *testing.T) {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte("some text\n"))
+	w.Close()
+	name := filepath.Join(t.TempDir(), "cut.gz")
+	if err := os.WriteFile(name, z.Bytes()[:5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"fixed-length", "text"} {
+		q := workQueue(t, name)
+		q.Close(bg)
+		var r *Reader
+		var err error
+		if kind == "text" {
+			r, err = NewTextLineReader(q, Compression(tfrecord.Gzip))
+		} else {
+			r, err = NewFixedLengthRecordReader(q, 2, Compression(tfrecord.Gzip))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = r.Read(bg)
+		if want := name + ": GZIP stream: its header, at byte 0: unexpected EOF"; err == nil || err.Error() != want {
+			t.Errorf("%s: %v; want %q", kind, err, want)
+		}
+	}
+}

@@ -218,7 +218,7 @@ func (f *textLineFormat) open(ctx context.Context, work string) error {
 		stop()
 		if err != nil {
 			file.Close()
-			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: %w", c, err)}
+			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: its header, at byte 0: %w", c, err)}
 		}
 		text, f.dec = dec, dec
 	}
