@@ -135,7 +135,7 @@ func TestAgainstTensorFlow(t *testing.T) {
 			// The deliberate difference: the truncated tail is an error.
 			err = rd.Err()
 			var de *dataerr.Error
-			if !errors.As(err, &de) || !errors.Is(err, io.ErrUnexpectedEOF) || de.Record != 3 || de.Offset != int64(len(file)) {
+			if !errors.As(err, &de) || !errors.Is(err, io.ErrUnexpectedEOF) || de.Record != 3 || de.Offset != 3*int64(l.RecordBytes()) {
 				t.Fatalf("after the last record: %v", err)
 			}
 		})

@@ -46,8 +46,10 @@ func (r *Reader) Next() (Record, error) {
 		r.err = io.EOF
 		return Record{}, r.err
 	case err == io.ErrUnexpectedEOF:
-		r.err = datasets.Errorf(r.name, off+int64(k), r.n, fmt.Errorf("%w (%w)", datasets.ErrSize, err),
-			"the file ends %d bytes into a %d-byte record", k, len(r.buf))
+		// The record's offset, as the text says ("record 1 at offset
+		// 3073"), not where the file ends (audit 49).
+		r.err = datasets.Errorf(r.name, off, r.n, fmt.Errorf("%w (%w)", datasets.ErrSize, err),
+			"the file ends %d bytes into the %d-byte record", k, len(r.buf))
 		return Record{}, r.err
 	case err != nil:
 		r.err = datasets.Errorf(r.name, off+int64(k), r.n, err, "")

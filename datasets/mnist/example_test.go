@@ -50,5 +50,5 @@ func ExampleNewImageReader() {
 	// Output:
 	// 0 [1 2]
 	// 1 [3 4]
-	// record 2 at offset 21: size does not match header (unexpected EOF): header declares 3 images, the data ends inside image 2
+	// record 2 at offset 20: size does not match header (unexpected EOF): header declares 3 images, the data ends after 1 of image 2's 2 bytes
 }

@@ -167,7 +167,7 @@ func (s *stream) readAll(count, recordSize int64, what string) ([]byte, error) {
 	buf, err := s.readN(nil, size)
 	if err != nil {
 		rec := int64(len(buf)) / recordSize // err implies size > 0
-		return nil, datasets.Errorf(s.name, s.off, rec, fmt.Errorf("%w (%w)", datasets.ErrSize, datasets.Truncated(err)),
+		return nil, datasets.Errorf(s.name, start+rec*recordSize, rec, fmt.Errorf("%w (%w)", datasets.ErrSize, datasets.Truncated(err)),
 			"header declares %d %ss (%d bytes of data from offset %d), the data ends after %d bytes",
 			count, what, size, start, len(buf))
 	}

@@ -116,9 +116,10 @@ func (r *ImageReader) Next() ([]byte, error) {
 	// The buffer grows with the first image's data, so a header declaring
 	// a huge image costs nothing until the bytes are really there.
 	if r.buf, err = r.s.readN(r.buf, int64(r.rows*r.cols)); err != nil {
-		r.err = datasets.Errorf(r.s.name, r.s.off, int64(r.next),
+		// The image's offset, as the text says, not where the data ends.
+		r.err = datasets.Errorf(r.s.name, r.s.off-int64(len(r.buf)), int64(r.next),
 			fmt.Errorf("%w (%w)", datasets.ErrSize, datasets.Truncated(err)),
-			"header declares %d images, the data ends inside image %d", r.count, r.next)
+			"header declares %d images, the data ends after %d of image %d's %d bytes", r.count, len(r.buf), r.next, r.rows*r.cols)
 		return nil, r.err
 	}
 	r.next++
