@@ -52,3 +52,36 @@ func ExampleNewImageReader() {
 	// 1 [3 4]
 	// record 2 at offset 20: size does not match header (unexpected EOF): header declares 3 images, the data ends after 1 of image 2's 2 bytes
 }
+
+func ExampleNewLabelReader() {
+	var images, labels bytes.Buffer
+	mnist.WriteImages(&images, &mnist.Images{Count: 2, Rows: 1, Cols: 2, Pixels: []byte{1, 2, 3, 4}})
+	mnist.WriteLabels(&labels, []byte{7, 2})
+
+	ir, err := mnist.NewImageReader(&images)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lr, err := mnist.NewLabelReader(&labels)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The counts are compared before anything is read: a header can
+	// declare any number of labels in four bytes.
+	if ir.Count() != lr.Count() {
+		log.Fatalf("%d images, %d labels", ir.Count(), lr.Count())
+	}
+	for i, img := range ir.All() {
+		label, err := lr.Next()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(i, img, label)
+	}
+	if err := ir.Err(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// 0 [1 2] 7
+	// 1 [3 4] 2
+}
