@@ -110,7 +110,7 @@ var ErrOldNameLeft = errors.New("the file is under its new name, but the old nam
 // Whatever follows must treat the file as renamed.
 var ErrNotDurable = errors.New("the directory could not be synced, so the new name may not survive a crash")
 
-// ErrTempLeft is wrapped by the error of an [Pending.Abort] that could not
+// ErrTempLeft is wrapped by the error of a [Pending.Abort] that could not
 // remove the temporary: nothing is under the final name, but the
 // temporary is, until a later writer of the name removes it (see
 // [RemoveDeadLeftovers]).
