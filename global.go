@@ -105,6 +105,10 @@ type randomAccess struct {
 	// stored returns where file f's index was loaded from, "" if it was
 	// built by this run.
 	stored func(f int) string
+	// matches reports whether a fresh index of file f is the one read
+	// through, or the file cannot be indexed (damaged): nil if there are
+	// no indexes.
+	matches func(ctx context.Context, f int) bool
 }
 
 // locate returns where the records of files are, with their indexes
@@ -141,6 +145,24 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 		ra.framed = true
 		ra.check = func(f int, file storage.File) error { return idx[f].CheckFile(file) }
 		ra.stored = func(f int) string { return idx[f].Stored() }
+		ra.matches = func(ctx context.Context, f int) bool {
+			// Asked only once reading through the index has failed: a
+			// pass over the file, to tell damage from a wrong index.
+			x, err := index.Build(ctx, files[f])
+			if err != nil {
+				return true // the file is damaged: the index may be right
+			}
+			if x.Len() != idx[f].Len() {
+				return false
+			}
+			for i := range x.Len() {
+				a, b := x.Record(i)
+				if c, d := idx[f].Record(i); a != c || b != d {
+					return false
+				}
+			}
+			return true
+		}
 	case "FixedLengthRecords":
 		rb, hb, fb := d.fixed.recordBytes, d.fixed.headerBytes, d.fixed.footerBytes
 		if d.fixed.compression != tfrecord.None {
@@ -649,7 +671,7 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 	if w.ra.framed {
 		for _, x := range ws {
 			if x.end-x.start > trustedSpan {
-				if err := w.checkHeader(f, fi, x); err != nil {
+				if err := w.checkHeader(ctx, f, fi, x); err != nil {
 					return err
 				}
 			}
@@ -671,7 +693,7 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 		if w.ra.framed {
 			data, err := tfrecord.Unframe(rec, w.ra.files[fi], x.start)
 			if err != nil {
-				return w.ra.blame(fi, rec, int64(len(rec)), err)
+				return w.ra.blame(ctx, fi, rec, int64(len(rec)), err)
 			}
 			rec = data
 		}
@@ -684,7 +706,7 @@ func (w *globalReader) read(ctx context.Context, ws []want, placed [][2]int) err
 
 // checkHeader checks that the record span x of file f begins with a
 // header whose record takes the whole span.
-func (w *globalReader) checkHeader(f storage.File, fi int, x want) error {
+func (w *globalReader) checkHeader(ctx context.Context, f storage.File, fi int, x want) error {
 	var h [12]byte // the record's length and the CRC of it
 	if k, err := f.ReadAt(h[:], x.start); k < len(h) {
 		if err == nil || err == io.EOF {
@@ -693,25 +715,32 @@ func (w *globalReader) checkHeader(f storage.File, fi int, x want) error {
 		return fmt.Errorf("sluice: %s: reading bytes %d to %d: %w", w.ra.files[fi], x.start, x.start+int64(len(h)), err)
 	}
 	if err := tfrecord.CheckHeader(h[:], x.end-x.start, w.ra.files[fi], x.start); err != nil {
-		return w.ra.blame(fi, h[:], x.end-x.start, err)
+		return w.ra.blame(ctx, fi, h[:], x.end-x.start, err)
 	}
 	return nil
 }
 
 // blame returns err, the error of the record span of file f, n bytes of
-// which span holds the first, saying so when the index is what is wrong:
-// the span begins with a sound record header (its length's CRC holds)
-// whose record is not the span's length. The file is the size the index
-// says, so the span is not a record's.
-func (ra *randomAccess) blame(f int, span []byte, n int64, err error) error {
-	if len(span) < 12 || tfrecord.MaskedCRC(span[:8]) != binary.LittleEndian.Uint32(span[8:12]) ||
-		binary.LittleEndian.Uint64(span)+16 == uint64(n) {
+// which span holds the first, saying so when the index is what is wrong
+// (wrapping index.ErrStale): the span begins with a sound record header
+// (its length's CRC holds) whose record is not the span's length, or, the
+// header not sound, the file is whole TFRecord whose records are not the
+// index's (a file rewritten with its size and modification time kept,
+// which the index cannot tell: audit 53). The file is the size the index
+// says, so such a span is not a record's. Only damage to the file itself
+// is left as err alone.
+func (ra *randomAccess) blame(ctx context.Context, f int, span []byte, n int64, err error) error {
+	sound := len(span) >= 12 && tfrecord.MaskedCRC(span[:8]) == binary.LittleEndian.Uint32(span[8:12])
+	if sound && binary.LittleEndian.Uint64(span)+16 == uint64(n) {
+		return err
+	}
+	if !sound && (ra.matches == nil || ra.matches(ctx, f)) {
 		return err
 	}
 	if stored := ra.stored(f); stored != "" {
-		return fmt.Errorf("%w; the index %s does not match the file (remove it, and it is built again)", err, stored)
+		return fmt.Errorf("%w; the index %s does not match the file (%w: remove the index, and it is built again)", err, stored, index.ErrStale)
 	}
-	return fmt.Errorf("%w; the file changed while it was read", err)
+	return fmt.Errorf("%w; the file changed while it was read (%w)", err, index.ErrStale)
 }
 
 // checkpoint returns the run's position: the batches delivered.

@@ -115,6 +115,65 @@ func TestGlobalIndexSpanNotAllocated(t *testing.T) {
 	}
 }
 
+// A file rewritten with its size and modification time kept (touch -r)
+// keeps an index that no longer matches it, which nothing in the file's
+// attributes tells; the global shuffle's error then blames the index
+// (index.ErrStale), the file being sound TFRecord, not the file as
+// damaged, once a read through the index fails (audit 53).
+func TestGlobalIndexOfRewrittenFile(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+	name := filepath.Join(t.TempDir(), "x.tfrecord")
+	var old, rewritten [][]byte
+	for range 10 {
+		old = append(old, []byte("aaaa")) // 20 bytes framed
+	}
+	for range 5 {
+		rewritten = append(rewritten, bytes.Repeat([]byte("b"), 24)) // 40
+	}
+	writeTFRecords(t, name, old...)
+	if _, err := index.LoadOrBuild(t.Context(), name); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTFRecords(t, name, rewritten...)
+	if err := os.Chtimes(name, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	var rerr error
+	for _, err := range Records(name, GlobalShuffle(), Seed(1), Readers(1)).Batches(t.Context(), 1) {
+		if err != nil {
+			rerr = err
+			break
+		}
+	}
+	if !errors.Is(rerr, index.ErrStale) || !strings.Contains(rerr.Error(), "does not match the file") {
+		t.Errorf("reading a rewritten file through its old index: %v; want index.ErrStale naming the index", rerr)
+	}
+	// A file damaged where the index points is damage, not a stale index.
+	writeTFRecords(t, name, old...)
+	if _, err := index.LoadOrBuild(t.Context(), name); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(name)
+	data[20+3] ^= 0xff // the second record's length
+	st, _ = os.Stat(name)
+	os.WriteFile(name, data, 0o644)
+	os.Chtimes(name, st.ModTime(), st.ModTime())
+	rerr = nil
+	for _, err := range Records(name, GlobalShuffle(), Seed(1), Readers(1)).Batches(t.Context(), 1) {
+		if err != nil {
+			rerr = err
+			break
+		}
+	}
+	if !errors.Is(rerr, tfrecord.ErrDataLoss) || errors.Is(rerr, index.ErrStale) {
+		t.Errorf("reading a damaged file through its index: %v; want ErrDataLoss alone", rerr)
+	}
+}
+
 // A file rewritten after the global shuffle loaded its index, and before
 // a reader opened it, is not read at the old version's offsets: the
 // reader checks the file it opens against the index (audit 43).

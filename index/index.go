@@ -8,10 +8,13 @@
 // file as NAME.idx (Save's beside argument; Load looks there first). It
 // records the file's size, modification time and, for an object in a
 // store that reports one, its version (ETag or generation), and Load
-// refuses an index whose file no longer matches them (ErrStale): an index
-// is never used for a file it was not built from. (An object store's
-// modification time is to the second, so an object rewritten with the
-// same size in the same second differs only in its version.) Load reads a stored index only
+// refuses an index whose file no longer matches them (ErrStale). (An
+// object store's modification time is to the second, so an object
+// rewritten with the same size in the same second differs only in its
+// version.) A local file rewritten with its size and modification time
+// kept (touch -r) cannot be told from the file indexed; a global shuffle
+// that then fails to read a record through the index builds the file's
+// index afresh, and reports ErrStale, not damage, if the file is sound. Load reads a stored index only
 // if it is a regular file no longer than an index of its file can be
 // (which the file's size bounds); anything else standing under its name
 // (a named pipe, a device, a huge file) is reported as no index, which

@@ -23,6 +23,7 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -1460,12 +1461,31 @@ func TestDamageHint(t *testing.T) {
 		{at(truncated), true, false},
 		{at(large), false, false},
 		{at(errors.New("a CSV line with 3 fields, want 4")), false, false},
+		// An index that does not match its file: nothing to salvage.
+		{fmt.Errorf("%w; the index does not match the file (%w)", at(corrupt), index.ErrStale), false, false},
 	} {
 		msg := errorInfo(tc.err).Message
 		if strings.Contains(msg, "sluice convert --skip-corrupt f.tfrecord --out NEW") != tc.salvage ||
 			strings.Contains(msg, "skip_corrupt=True") != tc.skipReader {
 			t.Errorf("%v: %q", tc.err, msg)
 		}
+	}
+	// A sluice index met as data (a pattern such as 'data/*' finds
+	// FILE.idx beside FILE) is named as one, without salvage advice
+	// (audit 53).
+	dir := t.TempDir()
+	writeExamples(t, dir, 1, 3)
+	data := filepath.Join(dir, "train-0.tfrecord")
+	x, err := index.Build(t.Context(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Save(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	err = &dataerr.Error{File: index.Beside(data), Offset: 0, Err: corrupt}
+	if msg := errorInfo(err).Message; !strings.Contains(msg, "the file is a sluice index") || strings.Contains(msg, "skip-corrupt") {
+		t.Errorf("an index read as data: %q", msg)
 	}
 }
 
