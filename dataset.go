@@ -144,10 +144,11 @@ const maxReserved = 1 << 16
 // A run is one iteration's pipeline.
 type run struct {
 	skipCount
-	p    *input.Pipeline
-	out  queue.Queue     // whole batches, in the layout's components
-	kind string          // the data set's, for messages
-	ctx  context.Context // the iteration's
+	p       *input.Pipeline
+	out     queue.Queue     // whole batches, in the layout's components
+	kind    string          // the data set's, for messages
+	ctx     context.Context // the iteration's
+	readers []*recordio.Reader
 }
 
 // check reports a build error of the data set, or an option or batch
@@ -266,6 +267,9 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
 	r.p, r.out, r.kind, r.ctx = p, out, d.kind, ctx
+	for _, c := range rd {
+		r.readers = append(r.readers, c.r)
+	}
 	return r, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/queue"
 )
 
@@ -196,7 +197,21 @@ func (it *Iterator) stop() {
 // stop stops and joins the pipeline even when the iteration's context has
 // ended, so that no goroutine outlives it; the grace period bounds the
 // wait.
-func (r *run) stop() { r.p.Stop(context.WithoutCancel(r.ctx)) }
+func (r *run) stop() { r.joined(r.p.Stop(context.WithoutCancel(r.ctx))) }
+
+// joined closes the readers' files once the pipeline's goroutines have
+// ended (err, Join's or Stop's, does not say some still run): a reader
+// stopped inside a file kept it open until a garbage collection found it,
+// and a program of many short iterations ran out of descriptors (audit
+// 52: 361 open after 200 loops left after a batch). It returns err.
+func (r *run) joined(err error) error {
+	if !errors.Is(err, coord.ErrStillRunning) {
+		for _, rd := range r.readers {
+			rd.Reset()
+		}
+	}
+	return err
+}
 
 // checkpoint fails: the default engine's order depends on timing.
 func (r *run) checkpoint(context.Context, int64, int) ([]byte, error) {
@@ -216,9 +231,9 @@ func (r *run) next(ctx context.Context) (queue.Element, error) {
 	var jerr error
 	joinCtx := context.WithoutCancel(ctx)
 	if errors.Is(err, io.EOF) && ctx.Err() == nil {
-		jerr = r.p.Join(joinCtx)
+		jerr = r.joined(r.p.Join(joinCtx))
 	} else {
-		jerr = r.p.Stop(joinCtx)
+		jerr = r.joined(r.p.Stop(joinCtx))
 	}
 	switch {
 	case jerr != nil:
