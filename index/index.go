@@ -129,7 +129,7 @@ func Build(ctx context.Context, name string, opts ...BuildOption) (*Index, error
 	r := tfrecord.NewReader(br, tfrecord.Name(name), tfrecord.InputSize(f.Size()), tfrecord.MaxRecordSize(cfg.maxRecord))
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("index: %s: %w", name, err)
 		}
 		if _, err := r.Next(); err == io.EOF {
 			break
