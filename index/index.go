@@ -35,6 +35,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -125,6 +126,11 @@ func Build(ctx context.Context, name string, opts ...BuildOption) (*Index, error
 	}
 	if c := tfrecord.DetectCompression(head); c != tfrecord.None {
 		return nil, fmt.Errorf("%w: %s is %v", ErrCompressed, name, c)
+	}
+	if IsIndex(head) {
+		// A pattern such as 'data/*' finds FILE.idx beside FILE too.
+		return nil, &dataerr.Error{File: name, Offset: 0, Record: -1,
+			Err: errors.New("the file is a sluice index, not TFRecord data: leave it out, with a pattern such as 'data/*.tfrecord'")}
 	}
 	r := tfrecord.NewReader(br, tfrecord.Name(name), tfrecord.InputSize(f.Size()), tfrecord.MaxRecordSize(cfg.maxRecord))
 	for {

@@ -2,10 +2,13 @@ package recordio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -73,13 +76,20 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 	var src io.Reader = file
 	c := f.compression
 	if f.detect {
-		var prefix [12]byte
+		var prefix [16]byte // a compression's magic, or an index's
 		n, s, err := file.peek(ctx, prefix[:])
 		if err != nil {
 			file.Close()
 			return fmt.Errorf("%s: reading the first bytes to detect the compression: %w", work, err)
 		}
 		c, src = tfrecord.DetectCompression(prefix[:n]), s
+		if index.IsIndex(prefix[:n]) {
+			// sluice index --beside puts FILE.idx next to FILE, where a
+			// pattern such as 'data/*' finds it too: said, rather than
+			// read as a damaged TFRecord file to salvage (audit 53).
+			file.Close()
+			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: errIndexFile}
+		}
 	}
 	f.opts = append(append(f.opts[:0], c, tfrecord.Name(work)), f.options...)
 	if offset > 0 && c == tfrecord.None {
@@ -103,6 +113,9 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 	f.file, f.work = file, work
 	return nil
 }
+
+// errIndexFile is the error of a sluice index met among the data files.
+var errIndexFile = errors.New("the file is a sluice index (sluice index --beside writes FILE.idx beside FILE), not TFRecord data: leave it out, with a pattern such as 'data/*.tfrecord'")
 
 // OnWorkStarted opens the file work.
 func (f *tfRecordFormat) OnWorkStarted(ctx context.Context, work string) error {
