@@ -198,12 +198,16 @@ func (c *Coordinator) Go(ctx context.Context, name string, f func(ctx context.Co
 			}
 		}()
 		err := f(runCtx)
-		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		switch {
+		case err == nil:
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 			// The caller cancelled ctx: a stop, not a failure.
-			err = nil
 			c.RequestStop(nil)
-		}
-		if err != nil {
+		case stopCtx.Err() != nil && errors.Is(err, runCtx.Err()):
+			// The coordinator's own stop, already requested: nothing to
+			// report. Reported, it was kept for Err after Join, or, after
+			// a ClearStop, stopped the coordinator's next run (audit 54).
+		default:
 			c.keepLate(c.RequestStop(err))
 		}
 	}()

@@ -224,6 +224,41 @@ func TestStopCancelsGoroutines(t *testing.T) {
 	})
 }
 
+// A goroutine that ends after Join gave up on it, with its context's
+// cancellation, reports nothing: the stop was the coordinator's own. It
+// was kept for Err, and after a ClearStop (CO-10) it stopped the
+// coordinator's next run (audit 54).
+func TestLateCancellationIsNoError(t *testing.T) {
+	for _, clear := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ClearStop=%v", clear), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := New()
+				c.Go(t.Context(), "slow to stop", func(ctx context.Context) error {
+					<-ctx.Done()
+					time.Sleep(50 * time.Millisecond)
+					return fmt.Errorf("slow: %w", ctx.Err())
+				})
+				synctest.Wait()
+				c.RequestStop(nil)
+				if err := c.Join(t.Context(), time.Millisecond); !errors.Is(err, ErrStillRunning) {
+					t.Fatalf("Join = %v, want ErrStillRunning", err)
+				}
+				if clear {
+					c.ClearStop()
+				}
+				time.Sleep(100 * time.Millisecond) // the goroutine ends
+				synctest.Wait()
+				if err := c.Err(); err != nil {
+					t.Errorf("Err = %v after the late goroutine ended, want nil", err)
+				}
+				if clear && c.ShouldStop() {
+					t.Error("the coordinator cleared for a next run was stopped by the last run's goroutine")
+				}
+			})
+		})
+	}
+}
+
 // CO-14: a looping goroutine counts down, then stops the coordinator; the
 // stop is checked before every call, so the count ends at exactly 0, back
 // to back or on a timer.
