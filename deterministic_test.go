@@ -268,18 +268,7 @@ func TestCheckpointRefusesChanges(t *testing.T) {
 	names := writeExamples(t, dir, 3, 20, tfrecord.None)
 	pattern := filepath.Join(dir, "train-*")
 	ds := Examples(pattern, testSpec, Deterministic(), Shuffle(10), Seed(3))
-	it, err := ds.Iterator(t.Context(), 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := it.Next(); err != nil {
-		t.Fatal(err)
-	}
-	ck, err := it.Checkpoint()
-	it.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := checkpointAfter(t, ds, 8, 1)
 	for _, tc := range []struct {
 		name string
 		ds   *Dataset

@@ -180,18 +180,7 @@ func TestShardCheckpointOtherFiles(t *testing.T) {
 	writeNamed(t, dir, []int{3, 3, 3, 3}, nil, false)
 	name := func(i int) string { return filepath.Join(dir, fmt.Sprintf("part-%03d.tfrecord", i)) }
 	ds := Records(name(3), Files(name(2), name(1), name(0)), Shard(0, 2), Deterministic())
-	it, err := ds.Iterator(t.Context(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := it.Next(); err != nil {
-		t.Fatal(err)
-	}
-	ck, err := it.Checkpoint()
-	it.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := checkpointAfter(t, ds, 2, 1)
 	var m map[string]any
 	if err := json.Unmarshal(ck, &m); err != nil {
 		t.Fatal(err)

@@ -74,18 +74,7 @@ func TestGlobalResumeRecordsChanged(t *testing.T) {
 	}
 	write(100, 100, 100, 100) // 4 records of 116 framed bytes
 	ds := Records(name, GlobalShuffle(), Seed(3), Epochs(2))
-	it, err := ds.Iterator(t.Context(), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := it.Next(); err != nil {
-		t.Fatal(err)
-	}
-	ck, err := it.Checkpoint()
-	it.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := checkpointAfter(t, ds, 1, 1)
 	before, _ := os.Stat(name)
 	write(77, 77, 77, 77, 76) // 5 records, the same 464 bytes
 	after, _ := os.Stat(name)
@@ -94,7 +83,7 @@ func TestGlobalResumeRecordsChanged(t *testing.T) {
 	}
 	// A later modification time makes the index stale, so it is rebuilt.
 	os.Chtimes(name, time.Now(), before.ModTime().Add(time.Second))
-	_, err = ds.Iterator(t.Context(), 1, Resume(ck))
+	_, err := ds.Iterator(t.Context(), 1, Resume(ck))
 	if !errors.Is(err, ErrCheckpoint) || !bytes.Contains([]byte(err.Error()), []byte("5 records, 4 when")) {
 		t.Fatalf("Resume over a file of 5 records, 4 when saved: %v; want ErrCheckpoint naming the counts", err)
 	}

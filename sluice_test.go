@@ -825,3 +825,24 @@ func TestFixedLengthDecodeFunc(t *testing.T) {
 		t.Fatalf("%d records before the error, want the first batch's 4", n)
 	}
 }
+
+// checkpointAfter reads the first batches batches of n records of ds and
+// returns the iteration's checkpoint there.
+func checkpointAfter(t *testing.T, ds *Dataset, n, batches int) []byte {
+	t.Helper()
+	it, err := ds.Iterator(t.Context(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	for range batches {
+		if _, err := it.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ck, err := it.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ck
+}

@@ -38,18 +38,7 @@ func TestResumeTextPositionInsideLine(t *testing.T) {
 				t.Fatal(err)
 			}
 			ds := CSV(name, []Column{Col("w", decode.RequiredString())}, Deterministic(), Readers(1))
-			it, err := ds.Iterator(t.Context(), 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := it.Next(); err != nil {
-				t.Fatal(err)
-			}
-			ck, err := it.Checkpoint()
-			it.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ck := checkpointAfter(t, ds, 2, 1)
 			for _, shift := range []uint64{0, 2} {
 				var m map[string]any
 				if err := json.Unmarshal(ck, &m); err != nil {
