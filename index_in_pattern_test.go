@@ -1,6 +1,7 @@
 package sluice
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestIndexFileInPattern(t *testing.T) {
 				break
 			}
 		}
-		if rerr == nil || !strings.Contains(rerr.Error(), index.Beside(names[0])) || !strings.Contains(rerr.Error(), "is a sluice index") {
+		if !errors.Is(rerr, index.ErrIndexFile) || !strings.Contains(rerr.Error(), index.Beside(names[0])) {
 			t.Errorf("%s: %v; want an error naming %s as a sluice index", name, rerr, index.Beside(names[0]))
 		}
 	}

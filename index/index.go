@@ -51,6 +51,11 @@ var ErrStale = errors.New("index: the file changed since its index was built")
 // ErrNoIndex is wrapped by Load's error when the file has no index.
 var ErrNoIndex = errors.New("index: no index")
 
+// ErrIndexFile is wrapped by the error of a stored index met where data
+// files are read: sluice index --beside puts FILE.idx next to FILE, where
+// a pattern such as 'data/*' finds it too.
+var ErrIndexFile = errors.New("the file is a sluice index (sluice index --beside writes FILE.idx beside FILE), not TFRecord data: leave it out, with a pattern such as 'data/*.tfrecord'")
+
 // An Index holds the offsets of a TFRecord file's records.
 type Index struct {
 	// Name is the file's name, as it was opened.
@@ -128,9 +133,7 @@ func Build(ctx context.Context, name string, opts ...BuildOption) (*Index, error
 		return nil, fmt.Errorf("%w: %s is %v", ErrCompressed, name, c)
 	}
 	if IsIndex(head) {
-		// A pattern such as 'data/*' finds FILE.idx beside FILE too.
-		return nil, &dataerr.Error{File: name, Offset: 0, Record: -1,
-			Err: errors.New("the file is a sluice index, not TFRecord data: leave it out, with a pattern such as 'data/*.tfrecord'")}
+		return nil, &dataerr.Error{File: name, Offset: 0, Record: -1, Err: ErrIndexFile}
 	}
 	r := tfrecord.NewReader(br, tfrecord.Name(name), tfrecord.InputSize(f.Size()), tfrecord.MaxRecordSize(cfg.maxRecord))
 	for {

@@ -11,8 +11,8 @@ import (
 )
 
 // The cache is trimmed as Go's build cache is: an index not used for
-// trimUnused is removed, by a save to the cache at most once every
-// trimEvery. Without it the cache would hold an index of every file ever
+// trimUnused is removed, by a save to the cache or a load from it, at most
+// once every trimEvery. Without it the cache would hold an index of every file ever
 // shuffled, the files long gone included, for ever.
 const (
 	trimUnused = 30 * 24 * time.Hour

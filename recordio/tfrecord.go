@@ -2,7 +2,6 @@ package recordio
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -84,11 +83,10 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 		}
 		c, src = tfrecord.DetectCompression(prefix[:n]), s
 		if index.IsIndex(prefix[:n]) {
-			// sluice index --beside puts FILE.idx next to FILE, where a
-			// pattern such as 'data/*' finds it too: said, rather than
-			// read as a damaged TFRecord file to salvage (audit 53).
+			// Said, rather than read as a damaged TFRecord file to
+			// salvage (audit 53).
 			file.Close()
-			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: errIndexFile}
+			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: index.ErrIndexFile}
 		}
 	}
 	f.opts = append(append(f.opts[:0], c, tfrecord.Name(work)), f.options...)
@@ -113,9 +111,6 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 	f.file, f.work = file, work
 	return nil
 }
-
-// errIndexFile is the error of a sluice index met among the data files.
-var errIndexFile = errors.New("the file is a sluice index (sluice index --beside writes FILE.idx beside FILE), not TFRecord data: leave it out, with a pattern such as 'data/*.tfrecord'")
 
 // OnWorkStarted opens the file work.
 func (f *tfRecordFormat) OnWorkStarted(ctx context.Context, work string) error {

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -865,30 +864,11 @@ func damageHint(err error, file string) string {
 	if !errors.Is(err, tfrecord.ErrDataLoss) || errors.Is(err, tfrecord.ErrTooLarge) || errors.Is(err, index.ErrStale) || file == "" {
 		return ""
 	}
-	if isIndexFile(file) {
-		// sluice index --beside puts FILE.idx next to FILE, where a
-		// pattern such as 'data/*' finds it too (audit 53).
-		return " (the file is a sluice index, which sluice index --beside writes beside FILE as FILE.idx, not TFRecord data: leave it out, with a pattern such as 'data/*.tfrecord')"
-	}
 	hint := fmt.Sprintf(" (sluice verify %s lists the damaged records; sluice convert --skip-corrupt %s --out NEW copies the others", file, file)
 	if !errors.Is(err, tfrecord.ErrTruncated) {
 		hint += "; skip_corrupt=True skips them while reading"
 	}
 	return hint + ")"
-}
-
-// isIndexFile reports whether file starts as a stored index does.
-func isIndexFile(file string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	f, err := storage.Open(ctx, file)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var head [16]byte
-	n, _ := f.ReadAt(head[:], 0)
-	return index.IsIndex(head[:n])
 }
 
 // maxErrorText bounds each text of an error reply: its message, file and
