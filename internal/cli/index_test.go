@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,6 +91,57 @@ func TestIndexRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v; want an error with %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// A file that cannot be indexed does not stop the others, however many
+// are indexed at once: each is indexed and printed in order, the failure
+// named on standard error, and the exit status is 1.
+func TestIndexGoesOnPastAFailure(t *testing.T) {
+	for _, parallel := range []string{"1", "4"} {
+		t.Run("parallel="+parallel, func(t *testing.T) {
+			t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+			dir := t.TempDir()
+			var names []string
+			for i := range 6 {
+				names = append(names, writeRecords(t, dir, fmt.Sprintf("f%d.tfrecord", i), tfrecord.None, []byte("one"), []byte("two")))
+			}
+			// f1's first record's data CRC and f4's length CRC are wrong.
+			for _, bad := range []struct {
+				i   int
+				off int64
+			}{{1, 12 + 3}, {4, 8}} {
+				f, err := os.OpenFile(names[bad.i], os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.WriteAt([]byte{0xff}, bad.off); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+			code, out, errOut := run(t, "index", "--parallel", parallel, filepath.Join(dir, "*.tfrecord"))
+			if code != 1 {
+				t.Errorf("exit %d", code)
+			}
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				got = append(got, strings.Split(line, "\t")[1])
+			}
+			if want := []string{names[0], names[2], names[3], names[5]}; !slices.Equal(got, want) {
+				t.Errorf("printed %q, want %q", got, want)
+			}
+			for _, i := range []int{0, 2, 3, 5} {
+				if x, err := index.Load(t.Context(), names[i]); err != nil || x.Len() != 2 {
+					t.Errorf("index of %s: %v", names[i], err)
+				}
+			}
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if len(lines) != 3 || !strings.Contains(lines[0], names[1]+": ") || !strings.Contains(lines[1], names[4]+": ") ||
+				!strings.Contains(lines[2], "2 of 6 files not indexed") {
+				t.Errorf("standard error:\n%s", errOut)
+			}
+		})
 	}
 }
 
