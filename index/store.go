@@ -171,11 +171,15 @@ func cached(name string) (string, error) {
 
 // Save stores the index, beside its file or in the cache, all or nothing,
 // and returns where. Beside the file, it removes the temporaries that
-// earlier saves of the same index left when they were killed; in the
-// cache, the daily trim removes them, since looking for them lists the
+// earlier saves of the same index left when they were killed, unless told
+// they are gone (LeftoversRemoved); in the cache, the daily trim removes them, since looking for them lists the
 // whole cache, which a run that indexes thousands of files would do once
 // a file.
-func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
+func (x *Index) Save(ctx context.Context, beside bool, opts ...SaveOption) (string, error) {
+	var cfg saveConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	path := Beside(x.Name)
 	if !beside {
 		var err error
@@ -200,7 +204,7 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 	// saver's is kept: it writes what this one does. A removal that
 	// fails leaves the leftover for the next run, and is no reason not to
 	// save.
-	if beside {
+	if beside && !cfg.leftoversRemoved {
 		storage.RemoveDeadLeftovers(ctx, path)
 	}
 	w, err := storage.CreatePending(ctx, path)
@@ -215,6 +219,23 @@ func (x *Index) Save(ctx context.Context, beside bool) (string, error) {
 		return "", err
 	}
 	return path, nil
+}
+
+// A SaveOption configures Save.
+type SaveOption func(*saveConfig)
+
+type saveConfig struct {
+	leftoversRemoved bool
+}
+
+// LeftoversRemoved tells Save that the caller has removed what killed
+// saves left beside the index it writes beside its file, so that Save does
+// not list the file's folder to find them. A caller saving the indexes of
+// many files in a folder removes them all with one listing
+// (storage.RemoveAllDeadLeftovers of their Beside names) where Save would
+// list the folder once a file.
+func LeftoversRemoved() SaveOption {
+	return func(c *saveConfig) { c.leftoversRemoved = true }
 }
 
 // Load returns the stored index of the file name, from beside it or from

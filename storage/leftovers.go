@@ -76,6 +76,24 @@ func RemoveDeadLeftovers(ctx context.Context, name string) ([]string, error) {
 	return removed, err
 }
 
+// RemoveAllDeadLeftovers is [RemoveDeadLeftovers] for each of names,
+// listing each folder once ([LeftoversBeside]): for thousands of files in
+// a folder, one listing rather than one a file of the whole folder. It
+// returns those it removed.
+func RemoveAllDeadLeftovers(ctx context.Context, names []string) ([]string, error) {
+	byName, err := LeftoversBeside(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	var temps []string
+	for _, n := range names {
+		temps = append(temps, byName[n]...)
+		delete(byName, n) // a name given twice
+	}
+	removed, _, err := removeDead(ctx, temps)
+	return removed, err
+}
+
 // removeDead removes each of temps whose writer is gone
 // ([RemoveLeftover]) and returns those it removed and those it left
 // (their writer may still be running); a name already gone is neither.

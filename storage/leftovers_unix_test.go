@@ -79,3 +79,29 @@ func TestRemoveDeadLeftovers(t *testing.T) {
 		t.Errorf("the running writer's Commit: %v", err)
 	}
 }
+
+// RemoveAllDeadLeftovers does what RemoveDeadLeftovers does for each of
+// several names, in several folders, a name given twice included.
+func TestRemoveAllDeadLeftovers(t *testing.T) {
+	ctx := t.Context()
+	var names, want, kept []string
+	for range 2 {
+		dir := t.TempDir()
+		live, _ := runningWriters(t, dir)
+		dead := plant(t, dir, ".live"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+		deadOther := plant(t, dir, ".out"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+		unasked := plant(t, dir, ".unasked"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+		names = append(names, live.Name(), filepath.Join(dir, "out"), live.Name())
+		want = append(want, dead, deadOther)
+		kept = append(kept, live.TempName(), unasked)
+	}
+	removed, err := storage.RemoveAllDeadLeftovers(ctx, names)
+	if err != nil || !slices.Equal(removed, want) {
+		t.Errorf("RemoveAllDeadLeftovers(%q) = %q, %v; want %q", names, removed, err, want)
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

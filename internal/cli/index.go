@@ -68,6 +68,16 @@ and index exits 1 naming how many failed.`,
 				where   string
 				err     error
 			}
+			// What killed saves left beside the indexes goes first, one
+			// listing a folder, not one a file (index.LeftoversRemoved);
+			// a failure to remove it leaves it for the next run.
+			if beside {
+				besides := make([]string, len(names))
+				for i, name := range names {
+					besides[i] = index.Beside(name)
+				}
+				storage.RemoveAllDeadLeftovers(cmd.Context(), besides)
+			}
 			var failed []error
 			err = forEachFile(cmd.Context(), names, parallel, func(ctx context.Context, name string) (indexed, error) {
 				n, where, err := indexOne(ctx, name, beside, maxRecord)
@@ -111,9 +121,9 @@ func indexOne(ctx context.Context, name string, beside bool, maxRecord index.Bui
 	x, err := index.Load(ctx, name)
 	if err == nil && (!beside || x.Stored() == index.Beside(name)) {
 		// What killed saves of it left beside it goes, as a save's would
-		// (index.Index.Save; the cache's go in its daily trim); a
-		// failure to remove it leaves it for the next run.
-		if x.Stored() == index.Beside(name) {
+		// (index.Index.Save; the cache's go in its daily trim), if not
+		// gone already; a failure to remove it leaves it for the next run.
+		if x.Stored() == index.Beside(name) && !beside {
 			storage.RemoveDeadLeftovers(ctx, x.Stored())
 		}
 		return x.Len(), "index current", nil
@@ -134,7 +144,7 @@ func indexOne(ctx context.Context, name string, beside bool, maxRecord index.Bui
 		}
 		return 0, "", err
 	}
-	path, err := x.Save(ctx, beside)
+	path, err := x.Save(ctx, beside, index.LeftoversRemoved())
 	if err != nil {
 		return 0, "", err
 	}

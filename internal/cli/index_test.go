@@ -221,10 +221,14 @@ func TestIndexBesideRebuildsStale(t *testing.T) {
 // An index that is current is not saved again, but what killed saves of
 // it left goes all the same: each killed run would otherwise add a
 // temporary that no run removes. In the cache, the daily trim removes
-// them, which loading an index from it starts as saving one does.
+// them, which loading an index from it starts as saving one does. A
+// stale index beside its file is saved anew, and its leftovers go too.
 func TestIndexCurrentRemovesLeftovers(t *testing.T) {
-	for _, beside := range []bool{false, true} {
-		t.Run(fmt.Sprintf("beside=%v", beside), func(t *testing.T) {
+	for _, tc := range []struct {
+		beside, stale bool
+	}{{false, false}, {true, false}, {true, true}} {
+		beside := tc.beside
+		t.Run(fmt.Sprintf("beside=%v,stale=%v", beside, tc.stale), func(t *testing.T) {
 			t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
 			f := writeRecords(t, t.TempDir(), "f.tfrecord", tfrecord.None, []byte("one"))
 			args := []string{"index", f}
@@ -248,8 +252,13 @@ func TestIndexCurrentRemovesLeftovers(t *testing.T) {
 				day := time.Now().Add(-25 * time.Hour)
 				os.Chtimes(filepath.Join(dir, "trim.txt"), day, day)
 			}
+			if tc.stale {
+				// Built again, and saved without a listing of its own.
+				later := time.Now().Add(time.Hour)
+				os.Chtimes(f, later, later)
+			}
 			code, out, errOut := run(t, args...)
-			if code != 0 || !strings.Contains(out, "index current") {
+			if code != 0 || strings.Contains(out, "index current") != !tc.stale {
 				t.Fatalf("rerun: exit %d: %q %q", code, out, errOut)
 			}
 			if _, err := os.Stat(dead); !errors.Is(err, fs.ErrNotExist) {
