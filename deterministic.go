@@ -188,7 +188,12 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 				name = s.seq.name(k)
 				var err error
 				if pos != nil {
-					err = s.f.Seek(ctx, name, pos)
+					// A position the file has no record at is the
+					// checkpoint's fault, not the file's (which may have
+					// changed since, keeping its size).
+					if err = s.f.Seek(ctx, name, pos); errors.Is(err, recordio.ErrState) {
+						err = fmt.Errorf("%w: %w", ErrCheckpoint, err)
+					}
 				} else {
 					err = s.f.OnWorkStarted(ctx, name)
 				}

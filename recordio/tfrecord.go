@@ -2,6 +2,7 @@ package recordio
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
@@ -64,6 +65,8 @@ type tfRecordFormat struct {
 	// record before it (SkipCorrupt) and so went no further.
 	held    []byte
 	hasHeld bool // held may be an empty record
+	// opened is the compression of the file open, as detected.
+	opened tfrecord.Compression
 }
 
 func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) error {
@@ -89,6 +92,7 @@ func (f *tfRecordFormat) open(ctx context.Context, work string, offset int64) er
 			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: index.ErrIndexFile}
 		}
 	}
+	f.opened = c
 	f.opts = append(append(f.opts[:0], c, tfrecord.Name(work)), f.options...)
 	if offset > 0 && c == tfrecord.None {
 		if offset > file.Size() {
@@ -202,6 +206,12 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 		return err
 	}
 	defer f.file.watch(ctx)()
+	if f.opened == tfrecord.None && off > 0 {
+		if err := f.checkBoundary(int64(off)); err != nil {
+			f.close()
+			return err
+		}
+	}
 	for f.rd.NextOffset() < int64(off) {
 		rec, err := f.rd.Next()
 		if err == io.EOF {
@@ -225,6 +235,41 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 	// Records skipped before the position are not this read's: an
 	// uncompressed file, opened at the offset, never sees them.
 	f.skipped -= f.rd.Stats().Skipped
+	return nil
+}
+
+// checkBoundary reports, for an uncompressed file opened at off, an
+// error wrapping ErrState if off is not where a record starts. A header
+// at off that passes its CRC is taken for a record's; one that fails it
+// is damage at a record or a position not of this file (one saved
+// before the file was rewritten with its size kept, or edited), which
+// only the records before it tell apart: the file is read from its start
+// to off, and if a record runs across off, the position is refused.
+// Otherwise the first read reports the damage at off as the data error
+// it is.
+func (f *tfRecordFormat) checkBoundary(off int64) error {
+	var h [12]byte // a record's length and its CRC
+	if _, err := f.file.ReadAt(h[:], off); err != nil {
+		return nil
+	}
+	if tfrecord.MaskedCRC(h[:8]) == binary.LittleEndian.Uint32(h[8:]) {
+		return nil
+	}
+	// The framing alone says where records start; a corrupt record on
+	// the way ends the search (SkipCorruptUpTo(0) undoes a SkipCorrupt
+	// among the options), and nothing is then said against the position.
+	opts := append([]tfrecord.Option{tfrecord.None, tfrecord.Name(f.work)}, f.options...)
+	opts = append(opts, tfrecord.InputSize(f.file.Size()), tfrecord.SkipDataCRC(), tfrecord.SkipCorruptUpTo(0))
+	rd := tfrecord.NewReader(io.NewSectionReader(f.file, 0, f.file.Size()), opts...)
+	for rd.NextOffset() < off {
+		if _, err := rd.Next(); err != nil {
+			return nil
+		}
+	}
+	if start := rd.Offset(); rd.NextOffset() > off {
+		return fmt.Errorf("%w: %s has no record at offset %d: the record at %d runs to %d (the file changed since the position was saved, keeping its size, or the position is not of this file)",
+			ErrState, f.work, off, start, rd.NextOffset())
+	}
 	return nil
 }
 
