@@ -109,6 +109,9 @@ func (q *Queue) request(ctx context.Context, op, what string, stop <-chan struct
 		if ctx.Err() != nil {
 			return cancelledError(op, ctx.Err())
 		}
+		if err := q.ended(op); err != nil {
+			return err
+		}
 		if q.link.connected() {
 			start := time.Now()
 			actx, cancel := context.WithTimeout(ctx, min(attemptTimeout, q.cfg.unreachable))

@@ -171,11 +171,8 @@ func (q *Queue) checkUnit(m jetstream.Msg) error {
 }
 
 func (q *Queue) usable(ctx context.Context) error {
-	q.mu.Lock()
-	stopped := q.stopped
-	q.mu.Unlock()
-	if stopped {
-		return q.errorf("Dequeue: %w", errStopped)
+	if err := q.ended("Dequeue"); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return cancelledError("Dequeue", ctx.Err())

@@ -204,6 +204,9 @@ func (q *Queue) cancelledOrClosed(ctx context.Context, op string) error {
 	if ctx.Err() != nil {
 		return cancelledError(op, ctx.Err())
 	}
+	if err := q.ended(op); err != nil {
+		return err
+	}
 	if testHookFlagRead != nil {
 		testHookFlagRead(q)
 	}

@@ -19,6 +19,24 @@ const kind = "FIFOQueue"
 // errStopped is a call on a handle after Stop.
 var errStopped = errors.New("queue handle is stopped")
 
+// ended returns the error of a call op on a handle that Stop ended, or
+// whose connection is closed for good (a caller's, closed; the one Dial
+// made, closed by Stop), and nil otherwise. A closed connection does not
+// reconnect: waiting for it, as for a server away, would only wait until
+// UnreachableAfter.
+func (q *Queue) ended(op string) error {
+	q.mu.Lock()
+	stopped := q.stopped
+	q.mu.Unlock()
+	switch {
+	case stopped:
+		return q.errorf("%s: %w", op, errStopped)
+	case q.link.nc != nil && q.link.nc.IsClosed():
+		return q.errorf("%s: %w", op, nats.ErrConnectionClosed)
+	}
+	return nil
+}
+
 // errorf prefixes an error with the queue's name.
 func (q *Queue) errorf(format string, args ...any) error {
 	return fmt.Errorf("natsqueue %q: "+format, append([]any{q.name}, args...)...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,7 +83,9 @@ func New(ctx context.Context, js jetstream.JetStream, name string, opts ...Optio
 // after a server restart; Stop closes it. NATSOptions passes
 // credentials, TLS and other options to the connection. A server that
 // cannot be reached at all fails Dial at once with an error wrapping
-// ErrUnreachable.
+// ErrUnreachable: none listens at url, its host is unknown, or it does
+// not answer within the connection's timeout (nats.Timeout, two seconds
+// by default).
 func Dial(ctx context.Context, url, name string, opts ...Option) (*Queue, error) {
 	if url == "" {
 		url = nats.DefaultURL
@@ -93,7 +96,10 @@ func Dial(ctx context.Context, url, name string, opts ...Option) (*Queue, error)
 	}
 	nopts := append([]nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}, c.natsOpts...)
 	nc, err := nats.Connect(url, nopts...)
-	if errors.Is(err, nats.ErrNoServers) {
+	// No server listening, a host unknown or a server that does not
+	// answer in time: the network's errors, not the server's refusal.
+	var netErr net.Error
+	if errors.Is(err, nats.ErrNoServers) || errors.As(err, &netErr) {
 		return nil, fmt.Errorf("natsqueue %q: connecting to %s: %w: %w", name, url, ErrUnreachable, err)
 	}
 	if err != nil {

@@ -189,3 +189,77 @@ func TestDialNoServer(t *testing.T) {
 		t.Fatalf("Dial with no server = %v, want ErrUnreachable naming %s", err, url)
 	}
 }
+
+// Dial fails with ErrUnreachable, within the connection's timeout, when
+// what listens at the address never answers as a server.
+func TestDialSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never written to
+		}
+	}()
+	url := "nats://" + ln.Addr().String()
+	_, err = natsqueue.Dial(bg, url, "silent", natsqueue.NATSOptions(nats.Timeout(200*time.Millisecond)))
+	if !errors.Is(err, natsqueue.ErrUnreachable) || !stdstrings.Contains(err.Error(), url) {
+		t.Fatalf("Dial of a silent server = %v, want ErrUnreachable naming %s", err, url)
+	}
+}
+
+// Every call on a handle whose connection is closed for good (the
+// caller's, closed by the caller) fails at once: a closed connection
+// does not come back, so waiting for it, as for a server away, waited
+// until UnreachableAfter (audit 55).
+func TestClosedConnectionCallsFail(t *testing.T) {
+	s := runServer(t, t.TempDir(), -1)
+	js := connect(t, s.ClientURL())
+	q := open(t, js, "closed", natsqueue.PollInterval(20*time.Millisecond), natsqueue.UnreachableAfter(time.Hour))
+	if err := q.EnqueueStrings(bg, "held", "spare"); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := q.Dequeue(bg); err != nil || str(e) != "held" {
+		t.Fatalf("Dequeue = %v, %v", e, err)
+	}
+	js.Conn().Close()
+	for _, c := range calls {
+		if err, took := run(t, bg, q, c); !errors.Is(err, nats.ErrConnectionClosed) || took > 10*time.Second {
+			t.Errorf("%s on a closed connection = %v after %v; want nats.ErrConnectionClosed at once", c.name, err, took)
+		}
+	}
+}
+
+// Stop ends an Enqueue waiting for room: the connection Dial made is
+// closed, and the enqueue must not wait for it to come back (audit 55).
+func TestStopEndsWaitingEnqueue(t *testing.T) {
+	s := runServer(t, t.TempDir(), -1)
+	q, err := natsqueue.Dial(bg, s.ClientURL(), uniqueName("stopenq"), natsqueue.Capacity(1),
+		natsqueue.PollInterval(20*time.Millisecond), natsqueue.UnreachableAfter(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.EnqueueStrings(bg, "a"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- q.EnqueueStrings(bg, "b") }()
+	time.Sleep(100 * time.Millisecond) // the enqueue waits for room, or will
+	if err := q.Stop(bg); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !stdstrings.Contains(err.Error(), "stopped") {
+			t.Errorf("Enqueue ended by Stop = %v; want an error saying the handle is stopped", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Enqueue still waiting 10s after Stop")
+	}
+}
