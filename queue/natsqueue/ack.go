@@ -130,7 +130,9 @@ func (q *Queue) heartbeat(stop <-chan struct{}) {
 // If the handle holds the same content several times, the oldest delivery
 // is acknowledged. The acknowledgement is confirmed by the server and
 // retried while the server is away (see UnreachableAfter); if ctx
-// ends or the server stays unreachable, the unit stays held.
+// ends or the server stays unreachable, the unit stays held, though the
+// ack may have reached the server: end of input then looks for it in the
+// stream rather than count it.
 func (q *Queue) WorkDone(ctx context.Context, unit string) error {
 	m := q.unhold(unit)
 	if m == nil {

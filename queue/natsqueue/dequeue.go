@@ -236,13 +236,22 @@ func (q *Queue) drained(ctx context.Context) (bool, error) {
 	if err != nil || !closed {
 		return false, err
 	}
-	var stored int
+	var stored, held int
 	err = q.request(ctx, "Dequeue", "stream info", nil, func(ctx context.Context) (err error) {
-		if stored, err = q.stored(ctx); err != nil || stored <= q.heldCount() || !q.mayDrop() {
+		if stored, err = q.stored(ctx); err != nil {
 			return err
 		}
-		swept, err := q.sweepDropped(ctx)
-		stored -= swept
+		if stored > q.heldCount() && q.mayDrop() {
+			swept, err := q.sweepDropped(ctx)
+			if stored -= swept; err != nil {
+				return err
+			}
+		}
+		if stored > q.heldCount() {
+			held = q.heldCount()
+			return nil
+		}
+		held, err = q.heldInStream(ctx)
 		return err
 	})
 	if err != nil {
@@ -256,7 +265,36 @@ func (q *Queue) drained(ctx context.Context) (bool, error) {
 	// left the stream but not the count of those held here, and the
 	// stream could seem to hold only them while another worker held a
 	// unit (audit 38).
-	return stored <= q.heldCount(), nil
+	return stored <= held, nil
+}
+
+// heldInStream returns how many of the units this handle holds the stream
+// still has. One whose WorkDone was cancelled, or timed out, after its
+// ack reached the server is held still (WorkDone cannot know it was
+// acknowledged) but is gone from the stream: counted, it would make a
+// unit another worker holds look like one of this handle's, and end the
+// input early (audit 55). Asked only when end of input is in sight, of
+// the few units a handle holds.
+func (q *Queue) heldInStream(ctx context.Context) (int, error) {
+	q.mu.Lock()
+	var ms []jetstream.Msg
+	for _, held := range q.held {
+		ms = append(ms, held...)
+	}
+	q.mu.Unlock()
+	n := len(ms)
+	for _, m := range ms {
+		md, err := m.Metadata()
+		if err != nil {
+			continue // not a delivery of the stream's: counted, to be safe
+		}
+		if _, err := q.strm.GetMsg(ctx, md.Sequence.Stream); errors.Is(err, jetstream.ErrMsgNotFound) {
+			n--
+		} else if err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // heldCount returns the units this handle holds.

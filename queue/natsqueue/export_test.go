@@ -1,6 +1,9 @@
 package natsqueue
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // SetAckWait shortens how long a run's async acks are awaited, for tests
 // that lose them, and returns a function restoring it.
@@ -30,4 +33,14 @@ func (q *Queue) Closing() bool {
 func SetFlagReadHook(f func(*Queue)) (restore func()) {
 	testHookFlagRead = f
 	return func() { testHookFlagRead = nil }
+}
+
+// AckKeepingHeld acknowledges the oldest delivery of unit that q holds and
+// goes on holding it: the state a WorkDone leaves whose ack reached the
+// server but whose context ended before the server's reply did.
+func (q *Queue) AckKeepingHeld(ctx context.Context, unit string) error {
+	q.mu.Lock()
+	m := q.held[unit][0]
+	q.mu.Unlock()
+	return m.DoubleAck(ctx)
 }

@@ -180,3 +180,39 @@ func TestServerRestartMidEpoch(t *testing.T) {
 		t.Logf("%d units read twice across the restart", dup)
 	}
 }
+
+// A unit acknowledged by a WorkDone that returned an error (its context
+// ended before the server's reply came) is held still, but gone from the
+// stream: end of input must not take it for the last unit, which another
+// worker holds (audit 55).
+func TestAcknowledgedUnitHeldAfterFailedWorkDone(t *testing.T) {
+	_, mk := setup(t)
+	a := mk("epoch")
+	b := mk("epoch")
+	if err := a.EnqueueStrings(bg, "u1", "u2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := a.Dequeue(bg); err != nil || str(e) != "u1" {
+		t.Fatalf("a's Dequeue = %v, %v", e, err)
+	}
+	if e, err := b.Dequeue(bg); err != nil || str(e) != "u2" {
+		t.Fatalf("b's Dequeue = %v, %v", e, err)
+	}
+	if err := a.AckKeepingHeld(bg, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(bg, 500*time.Millisecond)
+	defer cancel()
+	if e, err := a.Dequeue(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a's Dequeue while b holds u2 = %v, %v; want it to wait (DeadlineExceeded)", e, err)
+	}
+	if err := b.WorkDone(bg, "u2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Dequeue(bg); !isEOF(err) {
+		t.Fatalf("a's Dequeue once b finished = %v, want io.EOF", err)
+	}
+}
