@@ -21,6 +21,13 @@ import (
 // message ID of another queue or epoch, or one that does not match the
 // unit's content. The message is terminated, so that the next Dequeue
 // goes on with the units after it.
+//
+// One kind of message never reaches this check: an empty one with a
+// Status header, which the NATS client takes for the server's own word
+// on the pull request and drops. The server counts it delivered and
+// unacknowledged, so the end of input waits for it as for a unit another
+// worker holds, until the consumer's MaxDeliver (Option MaxDeliver) gives
+// up on it; a queue open to untrusted writers sets one.
 var ErrBadMessage = errors.New("not a unit of this queue")
 
 // untoken is token's inverse. It accepts only what token writes, so that

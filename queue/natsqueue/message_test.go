@@ -1,11 +1,14 @@
 package natsqueue_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	stdstrings "strings"
 	"testing"
+	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/sluiceml/sluice/queue/natsqueue"
 )
@@ -61,5 +64,34 @@ func TestForeignMessages(t *testing.T) {
 	}
 	if _, err := q.Dequeue(bg); !isEOF(err) {
 		t.Fatalf("Dequeue at the end = %v, want io.EOF: the foreign messages were not dropped", err)
+	}
+}
+
+// An empty message with a Status header, which the NATS client drops as
+// the server's word on the pull request, is never seen as a unit: the end
+// of input waits for it as for a unit another worker holds, until
+// MaxDeliver gives up on it, as ErrBadMessage's doc says.
+func TestStatusMessageOnSubject(t *testing.T) {
+	url, _ := setup(t)
+	js := connect(t, url)
+	name := uniqueName("status")
+	q := open(t, js, name, natsqueue.AckWait(300*time.Millisecond), natsqueue.MaxDeliver(2), natsqueue.PollInterval(50*time.Millisecond))
+	if err := q.EnqueueStrings(bg, "good1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.PublishMsg(bg, &nats.Msg{Subject: "sluice.q." + name + ".e0", Header: nats.Header{"Status": {"404"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.EnqueueStrings(bg, "good2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+	defer cancel()
+	got, err := drain(ctx, q)
+	if err != nil || !slices.Equal(got, []string{"good1", "good2"}) {
+		t.Fatalf("drained %q, %v; want good1, good2, then the end of input", got, err)
 	}
 }
