@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/queue"
@@ -152,34 +151,27 @@ func (q *natsFiles) Dequeue(ctx context.Context) (queue.Element, error) {
 	}
 }
 
-// waitHeld is how long a dequeue waits for a file before it asks whether
-// what is left of the epoch is only files other workers are reading.
-const waitHeld = 250 * time.Millisecond
-
 // take dequeues a file of epoch h, and reports the end of the epoch
 // (io.EOF) when no file is left to hand out, without waiting, as
-// natsqueue's Dequeue does, for the files that other workers hold: workers
-// of synchronous training wait for each other between steps, so one that
-// waits for another's file while the other waits for it at the next step
-// would never go on. A file of a worker that dies is handed out again
-// after natsqueue's AckWait, to the next worker to open its epoch (the
-// epoch is not over while it has a file to hand out).
+// natsqueue's Dequeue does by default, for the files that other workers
+// hold (natsqueue.EndWhenDelivered): workers of synchronous training wait
+// for each other between steps, so one that waits for another's file
+// while the other waits for it at the next step would never go on. A
+// file of a worker that dies is handed out again after natsqueue's
+// AckWait, to the next worker to open its epoch (the epoch is not over
+// while it has a file to hand out).
+//
+// Until 2026-11-27 a dequeue waited 250 ms and then asked the queue's
+// State whether any file was pending: over a link slower than that, each
+// file came after its dequeue had given up, went back to the queue, and
+// counted as held by a worker meanwhile, so the epoch ended with files
+// unread (audit 55).
 func (q *natsFiles) take(ctx context.Context, h *natsqueue.Queue) (queue.Element, error) {
-	for {
-		dctx, cancel := context.WithTimeout(ctx, waitHeld)
-		e, err := h.Dequeue(dctx)
-		cancel()
-		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-			return e, err
-		}
-		st, err := h.State(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if st.Closed && st.Pending == 0 {
-			return nil, fmt.Errorf("%s: epoch %d: no file left to hand out: %w", q.Name(), h.Epoch(), io.EOF)
-		}
+	e, err := h.Dequeue(ctx)
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: epoch %d: no file left to hand out: %w", q.Name(), h.Epoch(), io.EOF)
 	}
+	return e, err
 }
 
 // current returns the epoch to read, and its first file when it has just
@@ -260,7 +252,8 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 		// and a worker's enqueue, stored once, must find room beside
 		// another's whole epoch, or it waits until the other has read it
 		// and begins with the next epoch, a pass out of step.
-		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch), natsqueue.Capacity(max(32, 2*len(files))))
+		h, err := natsqueue.Dial(ctx, q.url, q.name, natsqueue.Epoch(epoch), natsqueue.Capacity(max(32, 2*len(files))),
+			natsqueue.EndWhenDelivered())
 		if err != nil {
 			return nil, 0, nil, err
 		}

@@ -1,8 +1,10 @@
 package pyserve
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 
 	"github.com/sluiceml/sluice"
+	"github.com/sluiceml/sluice/internal/slowlink"
 )
 
 // startNATS runs a JetStream server on a loopback port for the test.
@@ -271,5 +274,40 @@ func TestServeSharedQueueManyFiles(t *testing.T) {
 	}
 	if n != files {
 		t.Errorf("%d records read, want %d", n, files)
+	}
+}
+
+// A worker whose link to the server is slower than a poll reads every
+// file of the epoch once, then its end (audit 55: with a round trip over
+// 250 ms it read nothing, each file coming after its dequeue had given up
+// and going back to the queue; below that, such a file could end the
+// epoch unread).
+func TestServeSharedQueueSlowLink(t *testing.T) {
+	url := slowlink.Start(t, startNATS(t), 300*time.Millisecond)
+	files := []string{"/data/a", "/data/b"}
+	q, err := newNATSFiles(&Open{QueueURL: url, QueueName: "slow", Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.stop()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var got []string
+	for {
+		e, err := q.Dequeue(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		f := string(e[0].Strings()[0])
+		got = append(got, f)
+		if err := q.WorkDone(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if slices.Sort(got); !slices.Equal(got, files) {
+		t.Fatalf("read %q, want %q once each", got, files)
 	}
 }

@@ -15,7 +15,8 @@ import (
 // stays unacknowledged: this handle holds it, sends heartbeats for it, and
 // the server redelivers it to another worker if this one dies before
 // calling WorkDone. Once the queue is closed and no unit is pending or
-// held by another worker, Dequeue returns an error wrapping io.EOF.
+// held by another worker (with EndWhenDelivered, none pending), Dequeue
+// returns an error wrapping io.EOF.
 func (q *Queue) Dequeue(ctx context.Context) (queue.Element, error) {
 	m, err := q.take(ctx)
 	if errors.Is(err, errEOF) {
@@ -97,6 +98,10 @@ var errEOF = errors.New("end of input")
 
 // take fetches one unit. It returns errEOF at end of input.
 func (q *Queue) take(ctx context.Context) (jetstream.Msg, error) {
+	// closedSeen is set once the flag was read after an empty fetch: with
+	// EndWhenDelivered, the next fetch coming back empty too ends the
+	// input, every unit being in the stream before the flag was set.
+	closedSeen := false
 	for {
 		if err := q.usable(ctx); err != nil {
 			return nil, err
@@ -140,6 +145,18 @@ func (q *Queue) take(ctx context.Context) (jetstream.Msg, error) {
 		// Nothing came: the queue is empty, or at its end. Asking also
 		// finds a server that stopped answering without closing the
 		// connection, as an empty fetch cannot tell.
+		if q.cfg.endDelivered {
+			// A unit a cancelled call of this handle's is handing back
+			// is on its way to the server, to be delivered again.
+			if closedSeen && q.handingBack.Load() == 0 {
+				return nil, errEOF
+			}
+			var err error
+			if closedSeen, err = q.isClosed(ctx, "Dequeue"); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		eof, err := q.drained(ctx)
 		switch {
 		case err != nil:
@@ -211,7 +228,9 @@ func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
 			return m, nil
 		}
 	case <-ctx.Done():
+		q.handingBack.Add(1)
 		q.fetches.Go(func() {
+			defer q.handingBack.Add(-1)
 			for m := range batch.Messages() {
 				m.Nak()
 			}

@@ -216,3 +216,36 @@ func TestAcknowledgedUnitHeldAfterFailedWorkDone(t *testing.T) {
 		t.Fatalf("a's Dequeue once b finished = %v, want io.EOF", err)
 	}
 }
+
+// With EndWhenDelivered, the end of input comes once every unit is
+// delivered, whoever holds them; without it, a Dequeue waits for the
+// units other workers hold, which may yet come back.
+func TestEndWhenDelivered(t *testing.T) {
+	_, mk := setup(t)
+	a := mk("epoch", natsqueue.PollInterval(50*time.Millisecond))
+	waits := mk("epoch", natsqueue.PollInterval(50*time.Millisecond))
+	ends := mk("epoch", natsqueue.PollInterval(50*time.Millisecond), natsqueue.EndWhenDelivered())
+	if err := a.EnqueueStrings(bg, "u1", "u2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := ends.Dequeue(bg); err != nil || str(e) != "u1" {
+		t.Fatalf("Dequeue = %v, %v", e, err)
+	}
+	if e, err := a.Dequeue(bg); err != nil || str(e) != "u2" {
+		t.Fatalf("Dequeue = %v, %v", e, err)
+	}
+	ctx, cancel := context.WithTimeout(bg, 500*time.Millisecond)
+	defer cancel()
+	if _, err := ends.Dequeue(ctx); !isEOF(err) {
+		t.Errorf("EndWhenDelivered: Dequeue with every unit delivered = %v, want io.EOF", err)
+	}
+	if _, err := ends.DequeueUpTo(ctx, 2); !isEOF(err) {
+		t.Errorf("EndWhenDelivered: DequeueUpTo with every unit delivered = %v, want io.EOF", err)
+	}
+	if _, err := waits.Dequeue(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Dequeue while another worker holds a unit = %v, want it to wait", err)
+	}
+}

@@ -3,90 +3,13 @@ package natsqueue_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/sluiceml/sluice/internal/slowlink"
 	"github.com/sluiceml/sluice/queue/natsqueue"
 )
-
-// slowLink is a TCP proxy to a server that delivers what clients send
-// only after a delay, as a loaded machine or a long network path may: a
-// pull request then reaches the server after the client's own wait for it
-// ended.
-func slowLink(t *testing.T, serverURL string, delay time.Duration) (url string) {
-	t.Helper()
-	target := serverURL[len("nats://"):]
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	track := func(c net.Conn) {
-		mu.Lock()
-		conns = append(conns, c)
-		mu.Unlock()
-	}
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Go(func() {
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", target)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			track(client)
-			track(server)
-			wg.Go(func() { io.Copy(client, server); client.Close() })
-			// Client to server: each chunk is held for delay, in order.
-			type chunk struct {
-				at time.Time
-				b  []byte
-			}
-			chunks := make(chan chunk, 1024)
-			wg.Go(func() {
-				defer close(chunks)
-				for {
-					b := make([]byte, 32<<10)
-					n, err := client.Read(b)
-					if n > 0 {
-						chunks <- chunk{time.Now().Add(delay), b[:n]}
-					}
-					if err != nil {
-						return
-					}
-				}
-			})
-			wg.Go(func() {
-				defer server.Close()
-				for c := range chunks {
-					time.Sleep(time.Until(c.at))
-					if _, err := server.Write(c.b); err != nil {
-						return
-					}
-				}
-			})
-		}
-	})
-	return "nats://" + ln.Addr().String()
-}
 
 // A worker whose pull requests reach the server only after its poll
 // interval has passed still gets every unit at once and in order: the
@@ -99,7 +22,7 @@ func TestSlowPullRequestsLoseNothing(t *testing.T) {
 	url, _ := setup(t)
 	const ackWait = time.Minute // longer than the test: a dropped unit never comes back in time
 	producer := open(t, connect(t, url), "slow", natsqueue.AckWait(ackWait))
-	worker := open(t, connect(t, slowLink(t, url, 150*time.Millisecond)), "slow",
+	worker := open(t, connect(t, slowlink.Start(t, url, 150*time.Millisecond)), "slow",
 		natsqueue.AckWait(ackWait), natsqueue.PollInterval(50*time.Millisecond))
 	want := units(3)
 	if err := producer.EnqueueStrings(bg, want...); err != nil {
@@ -129,7 +52,7 @@ func TestCancelledDequeueHandsBackLateUnit(t *testing.T) {
 	// Both workers share one slow connection, so that the cancelled
 	// worker's request reaches the server before the other's.
 	const delay = 300 * time.Millisecond
-	js := connect(t, slowLink(t, url, delay))
+	js := connect(t, slowlink.Start(t, url, delay))
 	cancelled := open(t, js, "late", natsqueue.AckWait(ackWait), natsqueue.PollInterval(time.Second))
 	other := open(t, js, "late", natsqueue.AckWait(ackWait))
 	if err := producer.EnqueueStrings(bg, "u"); err != nil {

@@ -22,6 +22,9 @@ type config struct {
 	storage    jetstream.StorageType
 	replicas   int
 	maxDeliver int
+	// endDelivered ends the input once every unit is delivered
+	// (EndWhenDelivered).
+	endDelivered bool
 
 	unreachable time.Duration
 	natsOpts    []nats.Option
@@ -100,6 +103,17 @@ func Replicas(n int) Option { return func(c *config) { c.replicas = n } }
 // no room and the epoch still ends. Nothing records the drop: a reader
 // that must account for every unit leaves MaxDeliver unlimited.
 func MaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } }
+
+// EndWhenDelivered makes Dequeue, DequeueMany and DequeueUpTo report the
+// end of input (io.EOF) once the queue is closed and a pull request,
+// made after the flag was seen, finds no unit to deliver: they do not
+// wait, as they do by default, for the units other workers hold, which
+// come back to the queue only if their worker dies (after AckWait), for
+// whichever worker asks then. It is for workers that must not wait for
+// each other's units: in synchronous training, a worker that waits for
+// a unit another holds, while the other waits for it at the next step,
+// never goes on.
+func EndWhenDelivered() Option { return func(c *config) { c.endDelivered = true } }
 
 // UnreachableAfter sets how long the server may stay silent (the
 // connection lost, requests unanswered) before every call fails with an

@@ -31,7 +31,8 @@ type Queue struct {
 	owned *nats.Conn // closed by Stop when Dial made it
 	link  *link
 
-	fetches sync.WaitGroup // fetches given up by cancelled dequeues
+	fetches     sync.WaitGroup // fetches given up by cancelled dequeues
+	handingBack atomic.Int32   // those of them not ended
 
 	closed atomic.Bool // the closed flag, once seen set (it is never cleared)
 
