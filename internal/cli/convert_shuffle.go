@@ -124,7 +124,7 @@ func (s *shuffler) emitBuckets(ctx context.Context, bs []*bucket, write func([]b
 		// again, it would land alone in a bucket as large, for ever
 		// (audit 51: a 160 MB record filled the disk with copies).
 		if b.bytes <= s.mem || b.count <= 1 {
-			err = s.shuffleInMemory(b, write)
+			err = s.shuffleInMemory(ctx, b, write)
 		} else {
 			err = s.split(ctx, b, write)
 		}
@@ -137,9 +137,9 @@ func (s *shuffler) emitBuckets(ctx context.Context, bs []*bucket, write func([]b
 }
 
 // shuffleInMemory emits a bucket's records in a random order.
-func (s *shuffler) shuffleInMemory(b *bucket, write func([]byte) error) error {
+func (s *shuffler) shuffleInMemory(ctx context.Context, b *bucket, write func([]byte) error) error {
 	var recs [][]byte
-	err := readBucket(b, func(rec []byte) error {
+	err := readBucket(ctx, b, func(rec []byte) error {
 		recs = append(recs, append([]byte(nil), rec...))
 		return nil
 	})
@@ -148,12 +148,26 @@ func (s *shuffler) shuffleInMemory(b *bucket, write func([]byte) error) error {
 	}
 	s.maxHeld = max(s.maxHeld, b.bytes)
 	s.rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
-	for _, rec := range recs {
+	for i, rec := range recs {
+		if err := checkEvery(ctx, i); err != nil {
+			return err
+		}
 		if err := write(rec); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkEvery returns ctx's error at every 256th record i: a bucket holds
+// up to --shuffle-memory of records, which took seconds to read or write
+// after a signal when the context was looked at only between buckets
+// (audit 57).
+func checkEvery(ctx context.Context, i int) error {
+	if i%256 != 0 {
+		return nil
+	}
+	return ctx.Err()
 }
 
 // split deals an oversized bucket's records to new buckets, as the first
@@ -164,7 +178,7 @@ func (s *shuffler) split(ctx context.Context, b *bucket, write func([]byte) erro
 	if err != nil {
 		return err
 	}
-	err = readBucket(b, func(rec []byte) error { return s.deal(sub, rec) })
+	err = readBucket(ctx, b, func(rec []byte) error { return s.deal(sub, rec) })
 	if ferr := finishBuckets(sub); err == nil {
 		err = ferr
 	}
@@ -176,12 +190,15 @@ func (s *shuffler) split(ctx context.Context, b *bucket, write func([]byte) erro
 }
 
 // readBucket reads a finished bucket's records from its start.
-func readBucket(b *bucket, fn func([]byte) error) error {
+func readBucket(ctx context.Context, b *bucket, fn func([]byte) error) error {
 	if _, err := b.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("shuffle: %w", err)
 	}
 	r := tfrecord.NewReader(b.f, tfrecord.Name(b.name))
-	for {
+	for i := 0; ; i++ {
+		if err := checkEvery(ctx, i); err != nil {
+			return err
+		}
 		rec, err := r.Next()
 		if err == io.EOF {
 			return nil

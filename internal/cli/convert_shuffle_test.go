@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -208,4 +209,34 @@ func readFileStrings(t *testing.T, name string) []string {
 		out = append(out, string(rec))
 	}
 	return out
+}
+
+// A cancelled context ends an emit within a few hundred records, inside a
+// bucket too (audit 57: a bucket of up to --shuffle-memory was read and
+// written whole after a signal, seconds of it).
+func TestShufflerEmitCancelled(t *testing.T) {
+	recs := numbered(20000)
+	for _, mem := range []int64{1 << 30, 64 << 10} { // one bucket; buckets split
+		s, err := newShuffler(t.TempDir(), int64(len(recs)*len(recs[0])), mem, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if err := s.add([]byte(r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		written := 0
+		err = s.emit(ctx, func([]byte) error {
+			if written++; written == 10 {
+				cancel()
+			}
+			return nil
+		})
+		s.remove()
+		if !errors.Is(err, context.Canceled) || written > 10+256 {
+			t.Errorf("memory %d: emit cancelled after 10 records = %v, after %d records", mem, err, written)
+		}
+	}
 }
