@@ -53,6 +53,9 @@ func trainResumable(ctx context.Context, cfg Config, dir string, res *Result, nT
 	var lastLoss atomic.Value
 	lastLoss.Store(float32(0))
 	if dir != "" {
+		// What a run killed while saving left goes (a running one's
+		// stays); a failure to remove it leaves it for the next run.
+		storage.RemoveDeadLeftovers(ctx, filepath.Join(dir, checkpointName))
 		saved, err := loadCheckpoint(dir)
 		if err != nil {
 			return 0, err

@@ -3,11 +3,16 @@ package demo
 import (
 	"bufio"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluiceml/sluice/storage"
 )
 
 func resumableConfig(dir string) Config {
@@ -51,6 +56,12 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	child.Process.Kill() // SIGKILL: nothing of the child's runs after it
 	child.Wait()
+	// What a run killed while saving a checkpoint leaves, which the next
+	// run removes (audit 57: one more with each such kill).
+	dead := filepath.Join(dir, "."+checkpointName+storage.TempMarker+storage.LockedTag+"dead01")
+	if err := os.WriteFile(dead, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	res, err := Run(context.Background(), resumableConfig(dir))
 	if err != nil {
@@ -58,6 +69,9 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	if res.ResumedAt != 10 || res.Digest == "" || res.Digest != res.UninterruptedDigest {
 		t.Fatalf("resumed at %d with weights %s, an uninterrupted run's %s", res.ResumedAt, res.Digest, res.UninterruptedDigest)
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed save's temporary %s is still there (%v)", dead, err)
 	}
 	if res.TrainExamples != 2*640 {
 		t.Errorf("trained on %d examples in all, want %d", res.TrainExamples, 2*640)
