@@ -257,11 +257,16 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 		if err != nil {
 			return nil, 0, nil, err
 		}
+		// Each epoch's order follows from the seed and the epoch alone,
+		// whichever epochs this worker found over before it: the sorted
+		// list shuffled, not the order of the epoch before (audit 55).
+		order := files
 		if q.shuffle {
+			order = slices.Clone(files)
 			r := rand.New(rand.NewPCG(q.seed, uint64(epoch)))
-			r.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
+			r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		}
-		err = h.EnqueueStrings(ctx, files...)
+		err = h.EnqueueStrings(ctx, order...)
 		if err == nil {
 			err = h.Close(ctx)
 		}

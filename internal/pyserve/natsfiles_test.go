@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -309,5 +311,49 @@ func TestServeSharedQueueSlowLink(t *testing.T) {
 	}
 	if slices.Sort(got); !slices.Equal(got, files) {
 		t.Fatalf("read %q, want %q once each", got, files)
+	}
+}
+
+// A worker that finds epochs over before the one it produces enqueues
+// that epoch's files in the order the seed and the epoch give, the sorted
+// list shuffled, as every worker producing it does: the order used to be
+// shuffled again for each epoch found over (audit 55).
+func TestServeSharedQueueEpochOrder(t *testing.T) {
+	url := startNATS(t)
+	var files []string
+	for i := range 8 {
+		files = append(files, fmt.Sprintf("/data/%d", i))
+	}
+	seed := uint64(7)
+	open := func() *natsFiles {
+		q, err := newNATSFiles(&Open{QueueURL: url, QueueName: "order", Files: files, ShuffleFiles: true, Seed: &seed, Forever: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(q.stop)
+		return q
+	}
+	read := func(q *natsFiles, n int) []string {
+		var got []string
+		for range n {
+			e, err := q.Dequeue(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := string(e[0].Strings()[0])
+			got = append(got, f)
+			if err := q.WorkDone(t.Context(), f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return got
+	}
+	read(open(), 2*len(files)) // epochs 0 and 1
+	got := read(open(), len(files))
+	want := slices.Clone(files)
+	r := rand.New(rand.NewPCG(seed, 2))
+	r.Shuffle(len(want), func(i, j int) { want[i], want[j] = want[j], want[i] })
+	if !slices.Equal(got, want) {
+		t.Fatalf("epoch 2, produced after finding epochs 0 and 1 over: %q, want %q", got, want)
 	}
 }
