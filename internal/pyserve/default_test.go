@@ -33,6 +33,16 @@ func TestParseDefault(t *testing.T) {
 		{`{"base64": "AA==", "x": 1}`, tensor.String, ""},
 		{`{"b64": "AA=="}`, tensor.String, ""},
 		{`true`, tensor.Float32, ""},
+		// Arrays of several dimensions, as NumPy's tolist() gives them,
+		// row-major (audit 56); ragged lists are no array.
+		{`[[1, 2], [3, 4]]`, tensor.Float32, "[1 2 3 4]"},
+		{`[[[1], [2]], [[3], [4]]]`, tensor.Int64, "[1 2 3 4]"},
+		{`[["a"], ["b"]]`, tensor.String, "[[97] [98]]"},
+		{`[[1, 2], [3]]`, tensor.Float32, ""},
+		{`[[1, 2], 3]`, tensor.Float32, ""},
+		{`[1, [2, 3]]`, tensor.Float32, ""},
+		{`[[1, 2, 3], [[4], [5], [6]]]`, tensor.Float32, ""},
+		{`[[], []]`, tensor.Float32, "[]"},
 	} {
 		got, err := parseDefault(json.RawMessage(tc.raw), tc.dt)
 		if tc.want == "" {

@@ -153,6 +153,11 @@ func newSource(o *Open) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(s.features) == 0 {
+		// Refused here, not at the first batch, where the open's reply
+		// would have had no features to describe (audit 56).
+		return nil, fmt.Errorf("open: %s: no features (an empty spec, columns or fields): %w", o.Kind, sluice.ErrInvalid)
+	}
 	return s, nil
 }
 
@@ -525,6 +530,40 @@ func dtypeName(dt tensor.DType) string {
 // them, as a vector of dt. JSON has no NaN or infinities, nor bytes that
 // are not UTF-8: a float's is a string ("nan", "inf", "-inf"), and a
 // bytes value's an object {"base64": "..."}.
+// flatten returns the values of nested lists in row-major order, or an
+// error if the lists are ragged (sublists of one level differ in length
+// or depth), which no array is.
+func flatten(list []any) ([]any, error) {
+	out, _, err := flattenDepth(list)
+	return out, err
+}
+
+func flattenDepth(list []any) (out []any, depth int, err error) {
+	n := -1
+	for i, x := range list {
+		sub, ok := x.([]any)
+		if !ok {
+			if depth > 0 {
+				return nil, 0, fmt.Errorf("%w: a default mixes lists and values", sluice.ErrInvalid)
+			}
+			out = append(out, x)
+			continue
+		}
+		vals, d, err := flattenDepth(sub)
+		switch {
+		case err != nil:
+			return nil, 0, err
+		case i > 0 && depth == 0:
+			return nil, 0, fmt.Errorf("%w: a default mixes lists and values", sluice.ErrInvalid)
+		case n >= 0 && (len(vals) != n || d+1 != depth):
+			return nil, 0, fmt.Errorf("%w: a default of ragged lists, not an array", sluice.ErrInvalid)
+		}
+		n, depth = len(vals), d+1
+		out = append(out, vals...)
+	}
+	return out, depth, nil
+}
+
 func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -535,6 +574,13 @@ func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
 	list, ok := v.([]any)
 	if !ok {
 		list = []any{v}
+	}
+	// A default of several dimensions (a NumPy array's tolist()) is
+	// taken in row-major order, as TensorFlow reshapes one to the
+	// feature's shape; its size is checked against the shape later.
+	list, err := flatten(list)
+	if err != nil {
+		return tensor.Tensor{}, err
 	}
 	switch dt {
 	case tensor.String:

@@ -655,6 +655,17 @@ func TestServeErrors(t *testing.T) {
 			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 2,
 				"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64", "dct_method": "INTEGER_ACCURATE"}}}},
 			kind: "invalid", message: "dct_method is an image's", offset: -1},
+		// Refused at the open, whose reply has no features to describe
+		// (audit 56: the client called that reply malformed).
+		{name: "csv without columns",
+			reqs: []any{map[string]any{"op": "open", "kind": "csv", "files": []string{pat}, "columns": []any{}, "batch_size": 2}},
+			kind: "invalid", message: "csv: no features", offset: -1},
+		{name: "fixed without fields",
+			reqs: []any{map[string]any{"op": "open", "kind": "fixed", "files": []string{pat}, "fields": []any{}, "record_bytes": 4, "batch_size": 2}},
+			kind: "invalid", message: "fixed: no features", offset: -1},
+		{name: "examples with an empty spec",
+			reqs: []any{map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "spec": map[string]any{}, "batch_size": 2}},
+			kind: "invalid", message: "examples: no features", offset: -1},
 		{name: "records with a spec",
 			reqs: []any{map[string]any{"op": "open", "kind": "records", "files": []string{pat}, "spec": spec, "batch_size": 2}},
 			kind: "invalid", message: "without a spec", offset: -1},

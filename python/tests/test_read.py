@@ -762,6 +762,16 @@ def test_bad_specs_and_options_are_value_errors(tmp_path):
         # Not read as the default comma (bug 6): TensorFlow refuses it.
         "an empty delim": (lambda: sluice.csv(a_csv, [("a", "int64"), ("b", "int64")], 2, delim=""), "delim=''"),
         "a delim of two bytes": (lambda: sluice.csv(a_csv, [("a", "int64"), ("b", "int64")], 2, delim="é"), "delim='é'"),
+        # Refused at the open, as bad arguments, not reported as a
+        # malformed reply from the server (audit 56).
+        "no columns": (lambda: sluice.csv(a_csv, [], 2), "csv: no features"),
+        "no fields": (lambda: sluice.fixed_length(a_csv, 4, [], 2), "fixed: no features"),
+        "a batch size past int64": (lambda: sluice.examples(pat, SPEC, 2**63), r"batch_size=9223372036854775808: out of range"),
+        "epochs past int64": (lambda: sluice.examples(pat, SPEC, 2, epochs=2**64), "epochs=.*: out of range"),
+        "a shard of one number": (lambda: sluice.records(pat, 1, shard=(0,)), r"shard=\(0,\): want \(index, count\)"),
+        "files not names": (lambda: sluice.records(5, 1), "files=5: want a file name"),
+        "a ragged default": (lambda: sluice.examples(pat, {"x": sluice.FixedLen([2, 2], "float32", default=[[1.0, 2.0], [3.0]])}, 2),
+                             "ragged"),
     }
     for name, (f, match) in cases.items():
         with pytest.raises(sluice.InvalidArgumentError, match=match):
@@ -814,6 +824,17 @@ def test_prefetch_bound_is_named_as_prefetch(tmp_path):
             sluice.examples(pat, SPEC, 2, prefetch=prefetch, deterministic=det)
     list(sluice.examples(pat, SPEC, 2, prefetch=63))
     list(sluice.examples(pat, SPEC, 2, prefetch=15, deterministic=True))
+
+
+def test_default_of_several_dimensions(tmp_path):
+    # A default shaped as its feature, a NumPy array or nested lists, as
+    # TensorFlow takes one; it was refused as "not a number" (audit 56).
+    pat, _ = make_examples(tmp_path, files=1, per_file=3)
+    for default in (np.arange(4, dtype=np.float32).reshape(2, 2), [[0.0, 1.0], [2.0, 3.0]]):
+        spec = {"label": sluice.FixedLen([], "int64"), "absent": sluice.FixedLen([2, 2], "float32", default=default)}
+        b = next(iter(sluice.examples(pat, spec, 3)))
+        assert b["absent"].shape == (3, 2, 2)
+        assert (b["absent"] == np.arange(4, dtype=np.float32).reshape(2, 2)).all()
 
 
 def test_defaults_json_cannot_hold(tmp_path):

@@ -328,7 +328,10 @@ def _bad_compression(value: Any, what: str, auto: bool) -> NoReturn:
 def _files(files):
     if isinstance(files, (str, bytes, os.PathLike)):
         files = [files]
-    out = [os.fspath(f) for f in files]
+    try:
+        out = [os.fspath(f) for f in files]
+    except TypeError:
+        raise InvalidArgumentError(f"files={files!r}: want a file name, a pattern, or a list of them") from None
     if not out:
         raise InvalidArgumentError("no files given")
     for f in out:
@@ -1353,12 +1356,15 @@ def _batch_bytes(request):
     return None
 
 
-def _int(name: str, v: Any) -> int:
+def _int(name: str, v: Any, hi: int = (1 << 63) - 1) -> int:
     """v, an int option, as an int: a float (1.7 epochs), a bool (shuffle=True,
     a buffer of one) or a str is refused, never truncated or taken as a
-    number."""
+    number, and so is an int outside int64 (up to hi), which sluice-serve
+    would refuse as a malformed request."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         raise InvalidArgumentError(f"{name}={v!r}: want an int")
+    if not -(1 << 63) <= int(v) <= hi:
+        raise InvalidArgumentError(f"{name}={v!r}: out of range")
     return int(v)
 
 
@@ -1371,9 +1377,7 @@ def _ints(name: str, vs: Any) -> List[int]:
 def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, seed, shard,
             drop_remainder, prefetch, deterministic=False, global_shuffle=False, queue_url=None,
             queue_name=None, queue_epoch=0):
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise InvalidArgumentError(f"batch_size must be an int, not {batch_size!r}")
-    r = {"op": "open", "kind": kind, "files": _files(files), "batch_size": int(batch_size)}
+    r = {"op": "open", "kind": kind, "files": _files(files), "batch_size": _int("batch_size", batch_size)}
     if epochs is None:
         r["forever"] = True
     else:
@@ -1387,8 +1391,10 @@ def _common(kind, files, batch_size, epochs, shuffle, shuffle_files, readers, se
     if readers is not None and _int("readers", readers):
         r["readers"] = int(readers)
     if seed is not None:
-        r["seed"] = _int("seed", seed) & (1 << 64) - 1
+        r["seed"] = _int("seed", seed, hi=(1 << 64) - 1) & (1 << 64) - 1
     if shard is not None:
+        if not isinstance(shard, (tuple, list)) or len(shard) != 2:
+            raise InvalidArgumentError(f"shard={shard!r}: want (index, count)")
         r["shard"] = [_int("shard[0]", shard[0]), _int("shard[1]", shard[1])]
     if drop_remainder:
         r["drop_remainder"] = True
