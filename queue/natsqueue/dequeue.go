@@ -211,6 +211,12 @@ const maxPull = time.Second
 // until AckWait, then come back out of its order. Likewise a call
 // cancelled while its request is out returns at once but leaves the
 // request to run to its end, handing back whatever it brings.
+//
+// One client-side limit remains, the NATS client's own: it stops
+// listening one second after the request's expiry by its clock. A
+// process stalled longer than that (seen only on a 2-core machine running
+// the race-enabled test suite beside it, audit 55) can miss a unit the
+// server sent just in time, which then comes back after AckWait.
 func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
 	batch, err := q.cons.Fetch(1, jetstream.FetchMaxWait(min(q.cfg.poll, maxPull)))
 	if err != nil {
