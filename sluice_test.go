@@ -3,6 +3,7 @@ package sluice
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -845,4 +846,25 @@ func checkpointAfter(t *testing.T, ds *Dataset, n, batches int) []byte {
 		t.Fatal(err)
 	}
 	return ck
+}
+
+// withReaderPos returns ck with its first reader's position replaced by
+// what edit makes of it, for tests of positions a file has no record at.
+func withReaderPos(t *testing.T, ck []byte, edit func(pos []byte) []byte) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(ck, &m); err != nil {
+		t.Fatal(err)
+	}
+	rd := m["readers"].([]any)[0].(map[string]any)
+	var pos []byte
+	if err := json.Unmarshal([]byte(`"`+rd["pos"].(string)+`"`), &pos); err != nil {
+		t.Fatal(err)
+	}
+	rd["pos"] = edit(pos)
+	edited, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return edited
 }

@@ -1,7 +1,6 @@
 package sluice
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -21,26 +20,17 @@ func TestResumeTFRecordPositionInsideRecord(t *testing.T) {
 	name := writeExamples(t, dir, 1, 3000)[0]
 	ds := Examples(name, testSpec, Deterministic(), Readers(1))
 	ck := checkpointAfter(t, ds, 2, 1)
-	var m map[string]any
-	if err := json.Unmarshal(ck, &m); err != nil {
-		t.Fatal(err)
-	}
-	rd := m["readers"].([]any)[0].(map[string]any)
-	var pos []byte
-	if err := json.Unmarshal([]byte(`"`+rd["pos"].(string)+`"`), &pos); err != nil {
-		t.Fatal(err)
-	}
-	off, _ := protowire.ConsumeVarint(pos)
+	var off uint64
+	withReaderPos(t, ck, func(pos []byte) []byte {
+		off, _ = protowire.ConsumeVarint(pos)
+		return pos
+	})
 	if off == 0 {
 		t.Fatal("the checkpoint's position is the file's start")
 	}
 	resume := func(shift uint64) error {
 		t.Helper()
-		rd["pos"] = protowire.AppendVarint(nil, off+shift)
-		edited, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		edited := withReaderPos(t, ck, func([]byte) []byte { return protowire.AppendVarint(nil, off+shift) })
 		for _, err := range ds.Batches(t.Context(), 2, Resume(edited)) {
 			if err != nil {
 				return err
