@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -353,9 +355,19 @@ func (ck *checkpoint) check(ctx context.Context, now identity, sz *fileSizes) er
 	if !was.Global && !now.Global && was.Shuffle == 0 && now.Shuffle == 0 && !was.ShuffleFiles && !now.ShuffleFiles {
 		was.Seed = now.Seed
 	}
+	// What shapes others first: a global shuffle keeps every file where a
+	// deterministic shard keeps its own, a Shard changes a shard's files,
+	// and Readers are capped at the files a run reads, which Epochs
+	// change (audit 59: those were named as the change).
 	switch {
 	case was.Source != now.Source:
 		return differ("the source", was.Source, now.Source)
+	case was.Global != now.Global:
+		return differ("GlobalShuffle", was.Global, now.Global)
+	case was.Shard != now.Shard:
+		return differ("Shard", was.Shard, now.Shard)
+	case was.Epochs != now.Epochs || was.Forever != now.Forever:
+		return differ("Epochs (0: Forever)", was.Epochs, now.Epochs)
 	case !slices.Equal(was.Files, now.Files):
 		for i := range min(len(was.Files), len(now.Files)) {
 			if was.Files[i] != now.Files[i] {
@@ -365,9 +377,6 @@ func (ck *checkpoint) check(ctx context.Context, now identity, sz *fileSizes) er
 		return differ("the number of files", len(was.Files), len(now.Files))
 	case was.Batch != now.Batch:
 		return differ("batch size", was.Batch, now.Batch)
-	case was.Global != now.Global:
-		// Before Readers, which a global shuffle's identity leaves 0.
-		return differ("GlobalShuffle", was.Global, now.Global)
 	case was.Readers != now.Readers:
 		return differ("Readers", was.Readers, now.Readers)
 	case was.Shuffle != now.Shuffle:
@@ -376,10 +385,6 @@ func (ck *checkpoint) check(ctx context.Context, now identity, sz *fileSizes) er
 		return differ("file shuffling", was.ShuffleFiles, now.ShuffleFiles)
 	case was.Seed != now.Seed:
 		return differ("Seed", was.Seed, now.Seed)
-	case was.Epochs != now.Epochs || was.Forever != now.Forever:
-		return differ("Epochs (0: Forever)", was.Epochs, now.Epochs)
-	case was.Shard != now.Shard:
-		return differ("Shard", was.Shard, now.Shard)
 	case was.DropRemainder != now.DropRemainder:
 		return differ("DropRemainder", was.DropRemainder, now.DropRemainder)
 	case len(ck.Readers) != now.Readers:
@@ -449,6 +454,16 @@ func (ck *checkpoint) restoreInto(ctx context.Context, d *Dataset, p *planner, s
 		}
 	}
 	all := slices.Concat(append([][]recID{pending, buffer, partial}, emitted...)...)
+	// A run holds a record in one place at a time; a checkpoint that
+	// names one twice would have two batches share its buffer, which the
+	// first to be decoded hands back for reuse (audit 59).
+	seen := make(map[recID]bool, len(all))
+	for _, id := range all {
+		if seen[id] {
+			return fmt.Errorf("%w: the record at offset %d of file %d is held twice", ErrCheckpoint, id.off, id.file)
+		}
+		seen[id] = true
+	}
 	got, err := readRecords(ctx, d, seq, all, len(p.pos))
 	if err != nil {
 		return err
@@ -520,7 +535,11 @@ func readAt(ctx context.Context, d *Dataset, name string, offs []int64) ([][]byt
 		return nil, err
 	}
 	if pos, ok := f.PositionOf(offs[0]); ok {
-		err = f.Seek(ctx, name, pos)
+		// No record there is the checkpoint's fault, as a reader's
+		// position is (slot.run).
+		if err = f.Seek(ctx, name, pos); errors.Is(err, recordio.ErrState) {
+			err = fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		}
 	} else {
 		err = f.OnWorkStarted(ctx, name)
 	}

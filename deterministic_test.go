@@ -293,6 +293,28 @@ func TestCheckpointRefusesChanges(t *testing.T) {
 			}
 		})
 	}
+	// A change that changes others is named, not the others (audit 59):
+	// Readers are capped at the files a run reads, which Epochs change; a
+	// shard's files follow from its Shard and, with a global shuffle, are
+	// every file.
+	for _, tc := range []struct {
+		name     string
+		was, now *Dataset
+		want     string
+	}{
+		{"epochs", Records(pattern, Deterministic(), Readers(7)), Records(pattern, Deterministic(), Readers(7), Epochs(2)), "Epochs"},
+		{"forever", Records(pattern, Deterministic(), Readers(7)), Records(pattern, Deterministic(), Readers(7), Forever()), "Epochs"},
+		{"shard", Records(pattern, Deterministic(), Shard(0, 2)), Records(pattern, Deterministic(), Shard(1, 2)), "Shard"},
+		{"global", Records(pattern, GlobalShuffle(), Shard(1, 2), Seed(3)), Records(pattern, Deterministic(), Shard(1, 2), Seed(3)), "GlobalShuffle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SLUICE_INDEX_DIR", t.TempDir())
+			_, err := tc.now.Iterator(t.Context(), 4, Resume(checkpointAfter(t, tc.was, 4, 1)))
+			if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "saved with "+tc.want) {
+				t.Errorf("resume: %v, want ErrCheckpoint naming %s", err, tc.want)
+			}
+		})
+	}
 	// A file that grew is not the file the checkpoint points into.
 	f, err := os.OpenFile(names[1], os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -1,8 +1,11 @@
 package sluice
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,5 +61,54 @@ func TestResumeTFRecordPositionInsideRecord(t *testing.T) {
 	f.Close()
 	if err := resume(0); !errors.Is(err, tfrecord.ErrDataLoss) || errors.Is(err, ErrCheckpoint) {
 		t.Errorf("damage at the saved position: %v; want a data error", err)
+	}
+}
+
+// The records a checkpoint holds are read again at their offsets: one
+// that a file rewritten with its size kept no longer has a record at is
+// the checkpoint's fault too (audit 59: the error wrapped no
+// ErrCheckpoint).
+func TestResumeHeldRecordOfRewrittenFile(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "a.tfrecord")
+	write := func(n, size int) {
+		var recs [][]byte
+		for i := range n {
+			recs = append(recs, bytes.Repeat([]byte{byte(i)}, size))
+		}
+		writeTFRecords(t, name, recs...)
+	}
+	ds := Records(name, Deterministic(), Shuffle(5), Readers(1))
+	for batches := 1; batches <= 9; batches++ {
+		write(100, 20) // 100 × (16 + 20) bytes
+		ck := checkpointAfter(t, ds, 4, batches)
+		write(50, 56) // as many bytes, its records elsewhere
+		_, err := ds.Iterator(t.Context(), 4, Resume(ck))
+		if err != nil && !errors.Is(err, ErrCheckpoint) {
+			t.Errorf("resume after %d batches, the file rewritten with its size kept: %v; want ErrCheckpoint", batches, err)
+		}
+	}
+}
+
+// A checkpoint that names a record in two places (a run holds one in one
+// place) is refused: the two would share one buffer, which the first
+// decoded hands back for reuse while the other still reads it (audit 59:
+// a data race, and a sound record reported as damaged).
+func TestResumeRefusesRecordHeldTwice(t *testing.T) {
+	name := writeExamples(t, t.TempDir(), 1, 2000)[0]
+	ds := Examples(name, testSpec, Deterministic(), Shuffle(64), Seed(1), Readers(1))
+	var m map[string]any
+	if err := json.Unmarshal(checkpointAfter(t, ds, 8, 1), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["buffer"] == nil {
+		t.Fatal("the checkpoint holds no shuffle buffer")
+	}
+	m["pending"] = m["buffer"]
+	ck, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ds.Iterator(t.Context(), 8, Resume(ck)); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "held twice") {
+		t.Fatalf("resume from a checkpoint holding its buffer twice: %v; want ErrCheckpoint", err)
 	}
 }
