@@ -327,4 +327,9 @@ func TestConvertRefusesNonUTF8Names(t *testing.T) {
 	if code, _, errOut := run(t, "convert", "--from", "parquet", "--columns", "i64,word", pq, "--out", out); code != 0 {
 		t.Errorf("convert --columns i64,word: exit %d, %q", code, errOut)
 	}
+	// verify, which checks a file as convert reads it, passes the sound
+	// file and says that convert refuses it (audit 58: it said nothing).
+	if code, out, errOut := run(t, "verify", pq); code != 0 || !strings.Contains(out+errOut, `convert --from parquet refuses the file: column "optw\xffrd" is not UTF-8`) {
+		t.Errorf("verify: exit %d, %q %q", code, out, errOut)
+	}
 }

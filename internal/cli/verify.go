@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/parquet"
@@ -574,17 +575,27 @@ func verifyParquet(ctx context.Context, name string, t *tally, prog *progress, v
 		t.failed()
 		return v, nil
 	}
-	var cols, left []string
+	var cols, left, names []string
 	for _, c := range pf.Columns() {
 		if c.Err != nil {
 			left = append(left, c.Name)
 		} else {
 			cols = append(cols, c.Name)
 		}
+		if !utf8.ValidString(c.Name) {
+			names = append(names, fmt.Sprintf("%q", c.Name))
+		}
 	}
+	var hints []string
 	if len(left) > 0 {
-		v.Hint = fmt.Sprintf("not checked: columns %s, which sluice does not read", strings.Join(left, ", "))
+		hints = append(hints, fmt.Sprintf("not checked: columns %s, which sluice does not read", strings.Join(left, ", ")))
 	}
+	if len(names) > 0 {
+		// Sound as Parquet; convert refuses the file all the same
+		// (audit 58).
+		hints = append(hints, fmt.Sprintf("convert --from parquet refuses the file: column %s %s", strings.Join(names, ", "), notUTF8Name))
+	}
+	v.Hint = strings.Join(hints, "; ")
 	if len(cols) == 0 {
 		return v, nil
 	}
