@@ -138,7 +138,11 @@ def _dtype_name(dtype):
 
 
 def FixedLen(shape: Sequence[int] = (), dtype: DTypeLike = "float32", default: Any = None) -> Feature:
-    """A dense feature of the given shape per record (tf.io.FixedLenFeature)."""
+    """A dense feature of the given shape per record (tf.io.FixedLenFeature).
+
+    default, for records without the feature, holds as many values as
+    the shape: a scalar, a flat list, or an array or nested lists of the
+    shape itself (read row-major)."""
     return {"kind": "fixed", "shape": _ints("shape", shape), "dtype": _dtype_name(dtype),
             "default": default}
 
