@@ -37,7 +37,10 @@ JSON object per line:
 With --format auto (the default) each record is shown as a SequenceExample if
 it parses as one with feature lists, else as an Example if it parses as one
 with no unknown fields, else as base64. A SequenceExample without feature
-lists is byte for byte an Example. Feature names are sorted.
+lists is byte for byte an Example. Feature names are sorted. A record with
+a feature name that is not UTF-8, which TensorFlow's parsers accept and
+JSON cannot hold, is shown as base64 too (--format example or sequence
+refuses it, naming it).
 
 A bytes value that is valid UTF-8 with no control characters (but tab and
 line ends) is shown as a JSON string of its text; any other is shown as an object holding its base64, {"b64":"/wA="}, so that no
@@ -50,8 +53,9 @@ it stands for and refuses text, which is lossy, rather than write other
 bytes. An int64 beyond ±2^53 (9007199254740992),
 which jq and JavaScript would round, is a JSON string of its exact digits;
 --int64 number prints every int64 as a number, --int64 string every one as
-a string. --keys adds TensorFlow's record key "file:offset" (the offset in
-the uncompressed stream, as TFRecordReader forms it).
+a string. A float NaN is "NaN" whatever its sign and payload bits, which
+only --format raw keeps. --keys adds TensorFlow's record key "file:offset"
+(the offset in the uncompressed stream, as TFRecordReader forms it).
 
 --flat shows each feature as its list of values alone and an Example as
 its features, {"image":[0.5,1.0],"label":[7]}, the shape DuckDB's
@@ -62,8 +66,9 @@ point or an exponent. A bytes value whose text is NaN, Infinity or
 -Infinity, the strings a float takes for them, is {"b64":...} as bytes
 that are not text are, and jsonl reads both back as bytes (with --bytes
 auto, the default, or base64; --bytes text is refused). A SequenceExample keeps its two members, each
-list of steps an array of arrays; --keys goes without --flat, since a
-feature may be named key.`,
+list of steps an array of arrays, which convert does not read back (it
+reads cat's SequenceExamples without --flat); --keys goes without
+--flat, since a feature may be named key.`,
 		Example: "  sluice cat --limit 3 'data/train-*.tfrecord.gz'\n" +
 			"  sluice cat --keys --format raw file.tfrecord\n" +
 			"  sluice cat data.tfrecord | jq -c '.features.label.int64[0]'",

@@ -536,8 +536,13 @@ var errNotB64 = errors.New(`not {"b64":...}`)
 // what to do about it.
 func nestedError(name, what string) error {
 	hint := "flatten nested values first, for example with jq"
-	if name == "features" || name == "context" || name == "feature_lists" {
+	switch name {
+	case "features":
 		hint = "sluice cat's lines are --from json"
+	case "context", "feature_lists":
+		// cat --flat's SequenceExample, which neither form reads back
+		// (audit 60).
+		hint = "sluice cat's SequenceExamples are --from json without --flat; jsonl makes Examples"
 	}
 	return fmt.Errorf(`member %q holds %s: a feature is numbers, strings, booleans or bytes as {"b64":"..."}, or an array of them (%s)`, name, what, hint)
 }

@@ -44,6 +44,7 @@ func parseFormat(s string) (recordFormat, error) {
 var (
 	errNotExample  = errors.New("not a tf.train.Example")
 	errNotSequence = errors.New("not a tf.train.SequenceExample")
+	errNameNotText = errors.New("a feature name is not UTF-8, which JSON cannot hold: --format raw (or auto) shows the record's bytes")
 )
 
 // A recordRenderer turns records into JSON lines:
@@ -125,6 +126,15 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 			example, feats = true, r.seq.GetContext()
 		}
 	}
+	if !raw && !r.namesAreText(scanned, example, feats) {
+		// JSON has no spelling for a name that is not UTF-8: written as
+		// U+FFFD it would read back as another record (audit 60). The
+		// record's bytes round-trip exactly.
+		if r.format != formatAuto {
+			return nil, errNameNotText
+		}
+		raw, example = true, false
+	}
 	if r.flat && example {
 		// The features are the object, after the marker of a --bytes
 		// other than auto.
@@ -167,6 +177,33 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 	b = append(b, '}', '\n')
 	r.buf = b
 	return b, nil
+}
+
+// namesAreText reports whether every feature name of the record render
+// parsed (an Example, scanned into r.sc or as feats, else r.seq) is
+// UTF-8, which TensorFlow's parsers do not require of a record.
+func (r *recordRenderer) namesAreText(scanned, example bool, feats *pb.Features) bool {
+	switch {
+	case scanned:
+		for i := range r.sc.Len() {
+			if !utf8.Valid(r.sc.Name(i)) {
+				return false
+			}
+		}
+		return true
+	case example:
+		return keysAreText(feats.GetFeature())
+	}
+	return keysAreText(r.seq.GetContext().GetFeature()) && keysAreText(r.seq.GetFeatureLists().GetFeatureList())
+}
+
+func keysAreText[V any](m map[string]V) bool {
+	for k := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // isExample reports whether rec parses as an Example with no unknown
@@ -507,8 +544,9 @@ func appendFloat(b []byte, v float32) []byte {
 }
 
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json does; feature names are UTF-8 (protobuf checks), record
-// keys are file names, which need not be.
+// as encoding/json does: record keys are file names, which need not be
+// UTF-8; a record whose feature names are not is shown raw instead
+// (namesAreText).
 func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"go/format"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
@@ -540,6 +542,50 @@ type specSyntax struct {
 	indent                         string
 	example, context, featureLists string // the dictionaries' names
 	entry                          func(sp featureSpec) string
+	// key spells a feature's name as a key of the dictionary, or "" if
+	// the language or library cannot name it (goQuote when nil).
+	key func(name string) string
+}
+
+// nameBase64 is name's bytes in base64 if they are not UTF-8, else "".
+func nameBase64(name string) string {
+	if utf8.ValidString(name) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(name))
+}
+
+// goQuote is a name as a Go string literal, whose \x escapes are bytes.
+func goQuote(name string) string { return strconv.Quote(name) }
+
+// pyQuote is a name as a Python literal: a string, or bytes if the name
+// is not UTF-8 (TensorFlow's parsers take either as a key; Go's quoting
+// of such a name reads in Python as other characters, audit 60).
+func pyQuote(name string) string {
+	if utf8.ValidString(name) {
+		return strconv.Quote(name) // \u, \U and \n-like escapes read alike in Python
+	}
+	b := []byte(`b"`)
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c >= 0x20 && c < 0x7f:
+			b = append(b, c)
+		default:
+			b = fmt.Appendf(b, `\x%02x`, c)
+		}
+	}
+	return string(append(b, '"'))
+}
+
+// sluicePyQuote is a name as a key of sluice's Python package, whose
+// names travel as JSON text: none if it is not UTF-8.
+func sluicePyQuote(name string) string {
+	if !utf8.ValidString(name) {
+		return ""
+	}
+	return strconv.Quote(name)
 }
 
 var goSyntax = specSyntax{
@@ -565,7 +611,7 @@ var goSyntax = specSyntax{
 }
 
 var pythonSyntax = specSyntax{
-	comment: "#", open: "%s = {", indent: "    ",
+	comment: "#", open: "%s = {", indent: "    ", key: pyQuote,
 	parquet: "tf.io reads the TFRecord files sluice convert --from parquet writes",
 	example: "features", context: "context_features", featureLists: "sequence_features",
 	entry: func(sp featureSpec) string {
@@ -603,11 +649,20 @@ func writeSpecs(w io.Writer, s *schema, syn specSyntax) {
 // named v.
 func writeSpecBlock(w io.Writer, s *schema, syn specSyntax, v string, m map[string]*featureStats, list bool) {
 	fmt.Fprintf(w, syn.open+"\n", v)
+	key := syn.key
+	if key == nil {
+		key = goQuote
+	}
 	for _, st := range sorted(m) {
-		if sp := st.spec(s.holders(), list); sp.how != "" {
-			fmt.Fprintf(w, "%s%q: %s,\n", syn.indent, st.name, syn.entry(sp))
-		} else {
-			fmt.Fprintf(w, "%s%s %q: the records disagree on its kind\n", syn.indent, syn.comment, st.name)
+		k := key(st.name)
+		sp := st.spec(s.holders(), list)
+		switch {
+		case k == "":
+			fmt.Fprintf(w, "%s%s %s: not UTF-8, which this package cannot name (tf.io can)\n", syn.indent, syn.comment, goQuote(st.name))
+		case sp.how != "":
+			fmt.Fprintf(w, "%s%s: %s,\n", syn.indent, k, syn.entry(sp))
+		default:
+			fmt.Fprintf(w, "%s%s %s: the records disagree on its kind\n", syn.indent, syn.comment, k)
 		}
 	}
 	fmt.Fprintln(w, "}")
@@ -617,7 +672,7 @@ func writeSpecBlock(w io.Writer, s *schema, syn specSyntax, v string, m map[stri
 // (python/), whose FixedLenSequence allows a missing feature unless told
 // otherwise.
 var sluicePythonSyntax = specSyntax{
-	comment: "#", open: "%s = {", indent: "    ",
+	comment: "#", open: "%s = {", indent: "    ", key: sluicePyQuote,
 	example: "sluice_spec", context: "sluice_context", featureLists: "sluice_sequence",
 	entry: func(sp featureSpec) string {
 		dtype := sp.dtype
@@ -672,18 +727,21 @@ func writeSchemaPython(w io.Writer, s *schema) error {
 
 // jsonFeature is one feature in --output json.
 type jsonFeature struct {
-	Name      string `json:"name"`
-	Kind      string `json:"kind"`
-	Records   int64  `json:"records"`
-	MinValues int    `json:"min_values"`
-	MaxValues int    `json:"max_values"`
-	Values    int64  `json:"values"`
-	MinSteps  *int   `json:"min_steps,omitempty"`
-	MaxSteps  *int   `json:"max_steps,omitempty"`
-	Steps     *int64 `json:"steps,omitempty"`
-	Spec      string `json:"spec,omitempty"`
-	DType     string `json:"dtype,omitempty"`
-	Shape     []int  `json:"shape,omitempty"`
+	Name string `json:"name"`
+	// NameBase64 is the name's bytes when they are not UTF-8, which
+	// Name, a JSON string, cannot hold.
+	NameBase64 string `json:"name_base64,omitempty"`
+	Kind       string `json:"kind"`
+	Records    int64  `json:"records"`
+	MinValues  int    `json:"min_values"`
+	MaxValues  int    `json:"max_values"`
+	Values     int64  `json:"values"`
+	MinSteps   *int   `json:"min_steps,omitempty"`
+	MaxSteps   *int   `json:"max_steps,omitempty"`
+	Steps      *int64 `json:"steps,omitempty"`
+	Spec       string `json:"spec,omitempty"`
+	DType      string `json:"dtype,omitempty"`
+	Shape      []int  `json:"shape,omitempty"`
 	// AllowMissing is set on a fixed-length feature list that some
 	// SequenceExamples lack.
 	AllowMissing bool `json:"allow_missing,omitempty"`
@@ -698,6 +756,7 @@ func writeSchemaJSON(w io.Writer, s *schema) error {
 				Name: st.name, Kind: st.kind(), Records: st.present,
 				MinValues: max(st.minN, 0), MaxValues: st.maxN, Values: st.total,
 				Spec: sp.how, DType: sp.dtype, Shape: sp.shape, AllowMissing: sp.allowMissing,
+				NameBase64: nameBase64(st.name),
 			}
 			if list {
 				jf.MinSteps, jf.MaxSteps, jf.Steps = &st.minS, &st.maxS, &st.steps

@@ -303,3 +303,23 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// A feature name that is not UTF-8, which TensorFlow's parsers take, is a
+// bytes key in the tf.io spec (Go's quoting read in Python as other
+// characters), a comment in the spec of sluice's Python package, which
+// cannot name it, a Go string whose \x escapes are bytes, and its bytes
+// beside the name in JSON (audit 60).
+func TestSchemaNameNotUTF8(t *testing.T) {
+	p := writeRecords(t, t.TempDir(), "x.tfrecord", tfrecord.None, example.New().Int64("\xffa\"b", 1).Int64("ok", 2).Marshal())
+	for _, tc := range []struct{ output, want string }{
+		{"python", `    b"\xffa\"b": tf.io.FixedLenFeature([], tf.int64),`},
+		{"python", `    # "\xffa\"b": not UTF-8, which this package cannot name (tf.io can)`},
+		{"go", `	"\xffa\"b": example.FixedLen(tensor.Int64),`},
+		{"json", `"name_base64": "/2EiYg=="`},
+	} {
+		code, out, errOut := run(t, "schema", "-o", tc.output, p)
+		if code != 0 || !strings.Contains(out, tc.want) || !strings.Contains(out, `"ok"`) {
+			t.Errorf("schema -o %s: exit %d, %s\n%s; want a line %s", tc.output, code, errOut, out, tc.want)
+		}
+	}
+}

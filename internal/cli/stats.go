@@ -213,14 +213,14 @@ func valueColumns(st *featureStats) []string {
 	case k == "float":
 		cols := []string{"—", "—", "—", "—", "—", "—", strconv.FormatInt(v.nans, 10), strconv.FormatInt(v.infs, 10)}
 		if v.n > 0 {
-			copy(cols, []string{number(v.minF), median(""), number(v.maxF), number(v.mean), number(v.stdDev()), share(v.zeros, st.total)})
+			copy(cols, []string{number(v.minF), median(""), number(v.maxF), number(v.mean()), number(v.stdDev()), share(v.zeros, st.total)})
 		}
 		return cols
 	case k == "int64":
-		return []string{strconv.FormatInt(v.minI, 10), median(""), strconv.FormatInt(v.maxI, 10), number(v.mean), number(v.stdDev()),
+		return []string{strconv.FormatInt(v.minI, 10), median(""), strconv.FormatInt(v.maxI, 10), number(v.mean()), number(v.stdDev()),
 			share(v.zeros, st.total), "—", "—"}
 	default:
-		return []string{strconv.FormatInt(v.minI, 10) + " B", median(" B"), strconv.FormatInt(v.maxI, 10) + " B", number(v.mean) + " B",
+		return []string{strconv.FormatInt(v.minI, 10) + " B", median(" B"), strconv.FormatInt(v.maxI, 10) + " B", number(v.mean()) + " B",
 			number(v.stdDev()) + " B", share(v.zeros, st.total), "—", "—"}
 	}
 }
@@ -238,17 +238,20 @@ func number(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 // jsonStats is one feature in stats --output json.
 type jsonStats struct {
-	Name      string  `json:"name"`
-	Kind      string  `json:"kind"`
-	Records   int64   `json:"records"`
-	Values    int64   `json:"values"`
-	MinValues int     `json:"min_values"`
-	MaxValues int     `json:"max_values"`
-	Steps     *int64  `json:"steps,omitempty"`
-	Min       any     `json:"min,omitempty"` // bytes: lengths
-	Max       any     `json:"max,omitempty"`
-	Mean      float64 `json:"mean"`
-	StdDev    float64 `json:"std_dev"`
+	Name       string `json:"name"`
+	NameBase64 string `json:"name_base64,omitempty"` // the name's bytes, if not UTF-8
+	Kind       string `json:"kind"`
+	Records    int64  `json:"records"`
+	Values     int64  `json:"values"`
+	MinValues  int    `json:"min_values"`
+	MaxValues  int    `json:"max_values"`
+	Steps      *int64 `json:"steps,omitempty"`
+	Min        any    `json:"min,omitempty"` // bytes: lengths
+	Max        any    `json:"max,omitempty"`
+	// Mean and StdDev are of the finite values; absent when there are
+	// none (audit 60: they said 0).
+	Mean   *float64 `json:"mean,omitempty"`
+	StdDev *float64 `json:"std_dev,omitempty"`
 	// Quantiles are the values at 1, 25, 50, 75 and 99% of the sorted
 	// values (bytes: lengths), from a uniform sample of 1024 of them
 	// unless QuantilesExact.
@@ -294,13 +297,15 @@ func writeStatsJSON(w io.Writer, s *schema, topN int) error {
 		out := []jsonStats{}
 		for _, st := range sorted(m) {
 			v := st.vals
-			js := jsonStats{Name: st.name, Kind: st.kind(), Records: st.present, Values: st.total,
+			js := jsonStats{Name: st.name, NameBase64: nameBase64(st.name), Kind: st.kind(), Records: st.present, Values: st.total,
 				MinValues: max(st.minN, 0), MaxValues: st.maxN,
-				Mean: v.mean, StdDev: v.stdDev(), Zeros: v.zeros, NaNs: v.nans, Infs: v.infs}
+				Zeros: v.zeros, NaNs: v.nans, Infs: v.infs}
 			if list {
 				js.Steps = &st.steps
 			}
 			if v.n > 0 {
+				mean, sd := v.mean(), v.stdDev()
+				js.Mean, js.StdDev = &mean, &sd
 				switch js.Kind {
 				case "float":
 					js.Min, js.Max = v.minF, v.maxF

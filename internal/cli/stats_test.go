@@ -95,7 +95,7 @@ func TestStatsValues(t *testing.T) {
 		ss += (v - mean) * (v - mean)
 	}
 	if x.Kind != "float" || x.Values != 7 || x.Min != finite[4] || x.Max != 3.0 || x.NaNs != 1 || x.Infs != 1 || x.Zeros != 1 ||
-		math.Abs(x.Mean-mean) > 1e-9*math.Abs(mean) || math.Abs(x.StdDev-math.Sqrt(ss/5)) > 1e-9*math.Sqrt(ss/5) ||
+		math.Abs(val(x.Mean)-mean) > 1e-9*math.Abs(mean) || math.Abs(val(x.StdDev)-math.Sqrt(ss/5)) > 1e-9*math.Sqrt(ss/5) ||
 		x.Distinct != nil || x.Top != nil {
 		t.Errorf("x: %+v, want mean %v, std dev %v", x, mean, math.Sqrt(ss/5))
 	}
@@ -109,14 +109,14 @@ func TestStatsValues(t *testing.T) {
 	// Labels 0, 1, 2, 0, 1, each twice.
 	l := feature(t, r.Features, "label")
 	wantTop := []jsonTop{{Value: 0.0, Count: 4}, {Value: 1.0, Count: 4}, {Value: 2.0, Count: 2}}
-	if l.Min != 0.0 || l.Max != 2.0 || l.Mean != 0.8 || l.Zeros != 4 || l.Distinct == nil || *l.Distinct != 3 || !equalTop(l.Top, wantTop) {
+	if l.Min != 0.0 || l.Max != 2.0 || val(l.Mean) != 0.8 || l.Zeros != 4 || l.Distinct == nil || *l.Distinct != 3 || !equalTop(l.Top, wantTop) {
 		t.Errorf("label: %+v, top %+v, want %+v", l, l.Top, wantTop)
 	}
 
 	// Bytes: lengths 3, 3, 0, 3, 2, 3, 3, and the value that is not UTF-8
 	// in base64.
 	w := feature(t, r.Features, "word")
-	if w.Min != 0.0 || w.Max != 3.0 || math.Abs(w.Mean-17.0/7) > 1e-12 || w.Zeros != 1 || *w.Distinct != 4 {
+	if w.Min != 0.0 || w.Max != 3.0 || math.Abs(val(w.Mean)-17.0/7) > 1e-12 || w.Zeros != 1 || *w.Distinct != 4 {
 		t.Errorf("word: %+v", w)
 	}
 	wantWords := []jsonTop{{Value: "cat", Count: 3}, {Value: "dog", Count: 2}, {Value: "", Count: 1},
@@ -176,11 +176,11 @@ func TestStatsFeatureLists(t *testing.T) {
 	r := runStats(t, p)
 	tok := feature(t, r.FeatureLists, "tok")
 	// Steps 0; 0, 1; 0, 1, 2.
-	if tok.Steps == nil || *tok.Steps != 6 || tok.Values != 6 || tok.Max != 2.0 || math.Abs(tok.Mean-4.0/6) > 1e-12 ||
+	if tok.Steps == nil || *tok.Steps != 6 || tok.Values != 6 || tok.Max != 2.0 || math.Abs(val(tok.Mean)-4.0/6) > 1e-12 ||
 		!equalTop(tok.Top, []jsonTop{{Value: 0.0, Count: 3}, {Value: 1.0, Count: 2}, {Value: 2.0, Count: 1}}) {
 		t.Errorf("tok: %+v", tok)
 	}
-	if id := feature(t, r.Features, "id"); id.Values != 3 || id.Mean != 1 {
+	if id := feature(t, r.Features, "id"); id.Values != 3 || val(id.Mean) != 1 {
 		t.Errorf("id: %+v", id)
 	}
 }
@@ -204,7 +204,7 @@ func TestStatsOutputs(t *testing.T) {
 	jl := filepath.Join(dir, "e.jsonl")
 	os.WriteFile(jl, []byte(`{"a": 1, "b": [0.5, 1.5], "c": "x"}`+"\n"+`{"a": 3, "b": [2.5], "c": "x"}`+"\n"), 0o644)
 	r := runStats(t, "--from", "jsonl", jl)
-	if a := feature(t, r.Features, "a"); r.Records != 2 || a.Mean != 2 || a.Kind != "int64" {
+	if a := feature(t, r.Features, "a"); r.Records != 2 || val(a.Mean) != 2 || a.Kind != "int64" {
 		t.Errorf("jsonl: %+v", r)
 	}
 	if c := feature(t, r.Features, "c"); !equalTop(c.Top, []jsonTop{{Value: "x", Count: 2}}) {
@@ -215,7 +215,7 @@ func TestStatsOutputs(t *testing.T) {
 	csv := filepath.Join(dir, "e.csv")
 	os.WriteFile(csv, []byte("n;w\n1;a\n2;\n6;a\n"), 0o644)
 	r = runStats(t, "--from", "csv", "--header", "--delimiter", ";", "--columns", "n:float,w", csv)
-	if n := feature(t, r.Features, "n"); r.Records != 3 || n.Kind != "float" || n.Mean != 3 {
+	if n := feature(t, r.Features, "n"); r.Records != 3 || n.Kind != "float" || val(n.Mean) != 3 {
 		t.Errorf("csv: %+v", r)
 	}
 	if w := feature(t, r.Features, "w"); !equalTop(w.Top, []jsonTop{{Value: "a", Count: 2}, {Value: "", Count: 1}}) {
@@ -286,5 +286,43 @@ func TestStatsTopValuesSameName(t *testing.T) {
 		if !strings.Contains(top, want) {
 			t.Errorf("TOP VALUES does not hold %q:\n%s", want, top)
 		}
+	}
+}
+
+// val is *p, or NaN for a value the report left out.
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// The mean keeps what Welford's running mean loses beside values near
+// ±FLT_MAX; a feature without finite values has no mean or spread, not 0;
+// a name that is not UTF-8 comes with its bytes (audit 60).
+func TestStatsExtremes(t *testing.T) {
+	recs := [][]byte{
+		example.New().Floats("x", []float32{9.22e18, math.MaxFloat32, -math.MaxFloat32, 1}).
+			Floats("n", []float32{float32(math.NaN())}).Floats("e", nil).Int64("\xffab", 1).Marshal(),
+	}
+	p := writeRecords(t, t.TempDir(), "x.tfrecord", tfrecord.None, recs...)
+	r := runStats(t, p)
+	want := float64(float32(9.22e18)+1) / 4
+	if x := feature(t, r.Features, "x"); math.Abs(val(x.Mean)-want) > 1e-9*want {
+		t.Errorf("mean of 9.22e18, ±FLT_MAX and 1: %v, want %v", val(x.Mean), want)
+	}
+	for _, name := range []string{"n", "e"} {
+		if f := feature(t, r.Features, name); f.Mean != nil || f.StdDev != nil {
+			t.Errorf("%s, no finite value: mean %v, std dev %v; want neither", name, val(f.Mean), val(f.StdDev))
+		}
+	}
+	var named bool
+	for _, f := range r.Features {
+		if f.NameBase64 != "" {
+			named = f.NameBase64 == base64.StdEncoding.EncodeToString([]byte("\xffab"))
+		}
+	}
+	if !named {
+		t.Errorf("no feature with the name's bytes: %+v", r.Features)
 	}
 }

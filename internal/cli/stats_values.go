@@ -21,8 +21,12 @@ const (
 // for int64 and short bytes values, how often each distinct value occurs
 // while there are few of them.
 type valueStats struct {
-	n          int64   // values in the mean and spread: floats that are finite
-	mean, m2   float64 // Welford's running mean and sum of squared deviations
+	n         int64   // values in the mean and spread: floats that are finite
+	wmean, m2 float64 // Welford's running mean and sum of squared deviations
+	// sum and comp are the values' sum, compensated (Neumaier): Welford's
+	// mean loses what is below the precision of its largest partial mean,
+	// all of 9.2e18 beside ±3.4e38 (audit 60).
+	sum, comp  float64
 	minF, maxF float64
 	minI, maxI int64 // int64 values and bytes lengths, exact
 	zeros      int64
@@ -112,9 +116,24 @@ func (v *valueStats) addInt(x int64) {
 
 func (v *valueStats) welford(x float64) {
 	v.n++
-	d := x - v.mean
-	v.mean += d / float64(v.n)
-	v.m2 += d * (x - v.mean)
+	d := x - v.wmean
+	v.wmean += d / float64(v.n)
+	v.m2 += d * (x - v.wmean)
+	t := v.sum + x
+	if math.Abs(v.sum) >= math.Abs(x) {
+		v.comp += (v.sum - t) + x
+	} else {
+		v.comp += (x - t) + v.sum
+	}
+	v.sum = t
+}
+
+// mean is the values' mean.
+func (v *valueStats) mean() float64 {
+	if v.n == 0 {
+		return 0
+	}
+	return (v.sum + v.comp) / float64(v.n)
 }
 
 // stdDev is the values' population standard deviation.

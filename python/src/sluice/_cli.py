@@ -51,9 +51,10 @@ def stats(files: Files, *, format: str = "tfrecord", limit: Optional[int] = None
     them: a dict of "records", "features" and "feature_lists", each feature
     a dict of its "kind", "records" holding it, "values", "min", "max",
     "mean", "std_dev", "quantiles" (p1, p25, p50, p75, p99: exact up to
-    1024 values, else from a uniform sample of 1024), "zeros", "nans",
-    "infs" and, for int64 and short bytes values, "distinct" and the "top"
-    values with their counts.
+    1024 values, else from a uniform sample of 1024; none of these five
+    without a finite value), "zeros", "nans", "infs" and, for int64 and
+    short bytes values, "distinct" and the "top" values with their counts.
+    A name that is not UTF-8 comes with its bytes in "name_base64".
 
     files is a name, a glob or a list of them; format is "tfrecord"
     (Examples and SequenceExamples), "csv", "jsonl" or "parquet" (the
