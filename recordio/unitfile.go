@@ -30,7 +30,7 @@ func openUnit(ctx context.Context, name string) (*unitFile, error) {
 		// Local reads take no context; nothing to detach.
 		f, err := storage.Open(ctx, name)
 		if err != nil {
-			return nil, err
+			return nil, storage.MaskEOF(err)
 		}
 		return &unitFile{File: f}, nil
 	}
@@ -44,9 +44,23 @@ func openUnit(ctx context.Context, name string) (*unitFile, error) {
 	}
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, storage.MaskEOF(err)
 	}
 	return &unitFile{File: f, cancel: cancel}, nil
+}
+
+// Read and ReadAt mask io.EOF in a failure's chain (storage.MaskEOF): a
+// read of a record that fails with an error matching io.EOF would be
+// taken for the end of the unit, or of the input, and lose what follows
+// without a word, whatever storage.FS the file is of (audit 61).
+func (u *unitFile) Read(p []byte) (int, error) {
+	n, err := u.File.Read(p)
+	return n, storage.MaskEOF(err)
+}
+
+func (u *unitFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := u.File.ReadAt(p, off)
+	return n, storage.MaskEOF(err)
 }
 
 // A unitWatcher is a built-in format, whose unit's file the Reader

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -161,5 +162,29 @@ func TestObjectChangedSize(t *testing.T) {
 	t.Log(err)
 	if !errors.Is(err, blobfs.ErrObjectChanged) || !strings.Contains(err.Error(), name) {
 		t.Errorf("ReadAt of a replaced object = %v; want ErrObjectChanged naming %s", err, name)
+	}
+}
+
+// A store that closes connections before answering fails opens and reads
+// with an error that does not match io.EOF, which every reader of records
+// takes for the end of its input (audit 61: whole files lost silently).
+func TestClosedBeforeAnswerIsNoEOF(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.BlockSize(64*kib), blobfs.Retries(1))
+	put(t, fsys, "s3://bucket/k", randomBytes(100*kib, 7))
+	ctx := context.Background()
+	s.setFaults(closeBeforeAnswer(http.MethodHead))
+	if _, err := fsys.Open(ctx, "s3://bucket/k"); err == nil || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), "s3://bucket/k") {
+		t.Errorf("Open, every HEAD's connection closed: %v; want an error that is not io.EOF, naming the object", err)
+	}
+	s.setFaults(nil)
+	f, err := fsys.Open(ctx, "s3://bucket/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s.setFaults(closeBeforeAnswer(http.MethodGet))
+	if _, err := f.ReadAt(make([]byte, 10), 0); err == nil || errors.Is(err, io.EOF) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("ReadAt, every GET's connection closed: %v; want io.ErrUnexpectedEOF, not io.EOF", err)
 	}
 }

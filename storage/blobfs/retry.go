@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/sluiceml/sluice/storage"
 	"gocloud.dev/gcerrors"
 )
 
@@ -27,7 +28,9 @@ func (c *config) retry(ctx context.Context, op func() (progress int, err error))
 			failures = 0
 		}
 		if !transient(ctx, err) || failures >= c.retries {
-			return err
+			// A connection the store closed before answering is an error
+			// wrapping io.EOF, not the end of anything (audit 61).
+			return storage.MaskEOF(err)
 		}
 		if err := sleep(ctx, c.backoff(failures)); err != nil {
 			return err

@@ -260,6 +260,23 @@ func failEvery(n int64) func(http.Handler) http.Handler {
 	}
 }
 
+// closeBeforeAnswer closes the connection of every request of the method
+// without an answer, which Go's HTTP client reports as an error wrapping
+// io.EOF ("Head ...: EOF").
+func closeBeforeAnswer(method string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != method {
+				h.ServeHTTP(w, r)
+				return
+			}
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+		})
+	}
+}
+
 // byteRange returns the first and last byte a GET asks for (last is -1
 // for "to the end").
 func byteRange(r *http.Request) (first, last int64) {
