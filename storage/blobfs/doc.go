@@ -93,10 +93,10 @@
 // upload aborts its multipart upload, so its parts are not left stored.
 // A writer that storage.Pending's Abort ends (a convert interrupted, a
 // shard of a failed write) is abandoned the same way: what it buffered is
-// not sent, and no object is made only to be deleted. An upload's
-// requests, unlike reads, have no stall timeout: one to a store that
-// accepts it and never answers holds Close until its context ends (the
-// command line's Ctrl-C, which removes what was written).
+// not sent, and no object is made only to be deleted. On S3 an upload's
+// request waits at most StallTimeout for the store's answer once it is
+// sent (the SDK retries it then); a slow upload that keeps sending is
+// never cut.
 //
 // Every object a writer makes carries metadata of its own, sluice-write:
 // a random text, which a copy keeps.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"gocloud.dev/blob"
@@ -34,15 +35,18 @@ type OpenBucketFunc func(ctx context.Context, bucketURL string) (*blob.Bucket, e
 type Option func(*config)
 
 type config struct {
-	open          OpenBucketFunc
-	params        map[string]string // scheme → query added by the default opener
-	blockSize     int
-	readahead     int
-	concurrency   int
-	retries       int
-	minBackoff    time.Duration
-	maxBackoff    time.Duration
-	stallTimeout  time.Duration // 0: none
+	open         OpenBucketFunc
+	params       map[string]string // scheme → query added by the default opener
+	blockSize    int
+	readahead    int
+	concurrency  int
+	retries      int
+	minBackoff   time.Duration
+	maxBackoff   time.Duration
+	stallTimeout time.Duration // 0: none
+	// uploadClients maps a bucket's S3 client to the one its uploads use,
+	// whose answers StallTimeout bounds (abortOnItsOwn).
+	uploadClients *sync.Map
 	partSize      int
 	uploadStreams int
 	blocks        *blockPool // buffers of blockSize bytes, shared by the FS's files
@@ -50,13 +54,14 @@ type config struct {
 
 func newConfig(opts []Option) config {
 	c := config{
-		blockSize:    DefaultBlockSize,
-		readahead:    DefaultReadahead,
-		concurrency:  DefaultConcurrency,
-		retries:      DefaultRetries,
-		minBackoff:   DefaultMinBackoff,
-		maxBackoff:   DefaultMaxBackoff,
-		stallTimeout: DefaultStallTimeout,
+		blockSize:     DefaultBlockSize,
+		readahead:     DefaultReadahead,
+		concurrency:   DefaultConcurrency,
+		retries:       DefaultRetries,
+		minBackoff:    DefaultMinBackoff,
+		maxBackoff:    DefaultMaxBackoff,
+		stallTimeout:  DefaultStallTimeout,
+		uploadClients: new(sync.Map),
 	}
 	for _, o := range opts {
 		o(&c)
@@ -170,7 +175,8 @@ func Backoff(initial, max time.Duration) Option {
 // transfer of a large block is never cut. A stalled request is retried
 // like any transient failure; one that stalls on every retry fails with
 // an error wrapping ErrStalled. 0 turns the timeout off: a read then
-// waits as long as the context given to Open allows.
+// waits as long as the context given to Open allows. On S3 it also bounds
+// the wait for the answer to each of an upload's requests, once sent.
 func StallTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d >= 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,44 @@ func TestCancelledMultipartAborted(t *testing.T) {
 	}
 	if n := len(s.requests("DELETE /bucket/cancel/object.bin?uploadId")); n != 1 {
 		t.Errorf("%d aborts of the one multipart upload:\n%s", n, strings.Join(s.requests(""), "\n"))
+	}
+}
+
+// An upload to a store that takes the request and never answers fails
+// after StallTimeout, as a read does, naming the object; it waited until
+// its context ended (audit 61).
+func TestUploadStallFails(t *testing.T) {
+	s := newS3(t)
+	fsys := s.fs(t, blobfs.StallTimeout(300*time.Millisecond))
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	s.setFaults(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPut {
+				h.ServeHTTP(w, r)
+				return
+			}
+			io.Copy(io.Discard, r.Body)
+			select { // no answer
+			case <-r.Context().Done():
+			case <-done:
+			}
+		})
+	})
+	name := "s3://bucket/stalled.bin"
+	w, err := fsys.Create(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("data"))
+	res := make(chan error, 1)
+	go func() { res <- w.Close() }()
+	select {
+	case err := <-res:
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("Close of a stalled upload = %v; want an error naming %s", err, name)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close of a stalled upload still waiting after 20 s, with a StallTimeout of 300 ms")
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/http"
 	"time"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
@@ -91,6 +93,22 @@ func abortOnItsOwn(as func(any) bool, b *blob.Bucket, cfg *config) {
 	if !as(&tm) || !b.As(&client) {
 		return
 	}
+	if cfg.stallTimeout > 0 {
+		// An upload's requests are bounded as a read's are (StallTimeout):
+		// a store that took the request and never answers failed no
+		// upload, which waited until its context ended (audit 61). The
+		// wait for the answer starts once the request is sent, so a slow
+		// upload that keeps moving is never cut.
+		// One such client a bucket's, so that uploads share its
+		// connections.
+		if c, ok := cfg.uploadClients.Load(client); ok {
+			client = c.(*s3.Client)
+		} else if hc, ok := headerTimeout(client.Options().HTTPClient, cfg.stallTimeout); ok {
+			bounded := s3.New(client.Options(), func(o *s3.Options) { o.HTTPClient = hc })
+			c, _ := cfg.uploadClients.LoadOrStore(client, bounded)
+			client = c.(*s3.Client)
+		}
+	}
 	*tm = *transfermanager.New(client, func(o *transfermanager.Options) {
 		o.RequestChecksumCalculation = client.Options().RequestChecksumCalculation
 		if cfg.partSize != 0 {
@@ -101,4 +119,29 @@ func abortOnItsOwn(as func(any) bool, b *blob.Bucket, cfg *config) {
 		}
 		o.FailTimeout = abortTimeout
 	})
+}
+
+// headerTimeout returns a copy of hc that waits at most d for an answer's
+// headers once a request is sent, if hc is a client of the kinds the SDK
+// and programs make (another is left as it is).
+func headerTimeout(hc s3.HTTPClient, d time.Duration) (s3.HTTPClient, bool) {
+	switch c := hc.(type) {
+	case *awshttp.BuildableClient:
+		return c.WithTransportOptions(func(tr *http.Transport) { tr.ResponseHeaderTimeout = d }), true
+	case *http.Client:
+		rt := c.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
+		}
+		tr, ok := rt.(*http.Transport)
+		if !ok {
+			return nil, false
+		}
+		tr = tr.Clone()
+		tr.ResponseHeaderTimeout = d
+		cc := *c
+		cc.Transport = tr
+		return &cc, true
+	}
+	return nil, false
 }
