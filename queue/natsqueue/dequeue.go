@@ -147,8 +147,14 @@ func (q *Queue) take(ctx context.Context) (jetstream.Msg, error) {
 		// connection, as an empty fetch cannot tell.
 		if q.cfg.endDelivered {
 			// A unit a cancelled call of this handle's is handing back
-			// is on its way to the server, to be delivered again.
-			if closedSeen && q.handingBack.Load() == 0 {
+			// is on its way to the server, to be delivered again. And
+			// only the server's own answer that it has nothing says so:
+			// the NATS client ends a request it heard nothing of a second
+			// after its expiry, as it ends one the server let expire, so
+			// a request that took that long may have gone unanswered (a
+			// server partitioned away), and proves nothing.
+			answered := time.Since(start) < q.pullWait()+maxPull/2
+			if closedSeen && answered && q.handingBack.Load() == 0 {
 				return nil, errEOF
 			}
 			var err error
@@ -201,6 +207,9 @@ func (q *Queue) usable(ctx context.Context) error {
 // cancelled dequeue left behind keeps running (see fetch, Stop).
 const maxPull = time.Second
 
+// pullWait is how long a pull request waits at the server for a unit.
+func (q *Queue) pullWait() time.Duration { return min(q.cfg.poll, maxPull) }
+
 // fetch waits up to one poll interval, and at most maxPull, for a unit.
 // It returns nil, nil if none came.
 //
@@ -218,7 +227,7 @@ const maxPull = time.Second
 // the race-enabled test suite beside it, audit 55) can miss a unit the
 // server sent just in time, which then comes back after AckWait.
 func (q *Queue) fetch(ctx context.Context) (jetstream.Msg, error) {
-	batch, err := q.cons.Fetch(1, jetstream.FetchMaxWait(min(q.cfg.poll, maxPull)))
+	batch, err := q.cons.Fetch(1, jetstream.FetchMaxWait(q.pullWait()))
 	if err != nil {
 		return nil, err
 	}

@@ -77,3 +77,25 @@ func TestCancelledDequeueHandsBackLateUnit(t *testing.T) {
 		t.Fatalf("the cancelled worker holds %d units", cancelled.Held())
 	}
 }
+
+// With EndWhenDelivered, only the server's answer that it has no unit
+// ends the input: a pull request the NATS client gave up on, hearing
+// nothing (here a link so slow that the unit the server sends comes after
+// the client stopped listening), says nothing of what is pending.
+func TestEndWhenDeliveredNeedsAnAnswer(t *testing.T) {
+	url, _ := setup(t)
+	producer := open(t, connect(t, url), "unanswered")
+	if err := producer.EnqueueStrings(bg, "pending"); err != nil {
+		t.Fatal(err)
+	}
+	if err := producer.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	slow := open(t, connect(t, slowlink.Start(t, url, 1300*time.Millisecond)), "unanswered",
+		natsqueue.PollInterval(50*time.Millisecond), natsqueue.EndWhenDelivered())
+	ctx, cancel := context.WithTimeout(bg, 5*time.Second)
+	defer cancel()
+	if e, err := slow.Dequeue(ctx); isEOF(err) {
+		t.Fatalf("Dequeue over a link slower than the client waits = %v, %v: the end of input, with a unit pending", e, err)
+	}
+}

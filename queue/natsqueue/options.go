@@ -106,7 +106,8 @@ func MaxDeliver(n int) Option { return func(c *config) { c.maxDeliver = n } }
 
 // EndWhenDelivered makes Dequeue, DequeueMany and DequeueUpTo report the
 // end of input (io.EOF) once the queue is closed and a pull request,
-// made after the flag was seen, finds no unit to deliver: they do not
+// made after the flag was seen, has the server's answer that it has no
+// unit to deliver (not a silence the client gave up on): they do not
 // wait, as they do by default, for the units other workers hold, which
 // come back to the queue only if their worker dies (after AckWait), for
 // whichever worker asks then. It is for workers that must not wait for
