@@ -85,30 +85,16 @@ func (w *writer) Abort() error {
 // sharded writer) then left its parts stored, and billed, in the bucket
 // until a lifecycle rule removed them. The manager's options cannot be
 // changed once made, so the writer's manager is replaced by one made as
-// gocloud makes it, with a FailTimeout. Other stores have no parts to
-// leave, or drop them themselves.
+// gocloud makes it, with a FailTimeout, on the bucket's upload client
+// (uploadClient). Other stores have no parts to leave, or drop them
+// themselves.
 func abortOnItsOwn(as func(any) bool, b *blob.Bucket, cfg *config) {
 	var tm *transfermanager.Client
 	var client *s3.Client
 	if !as(&tm) || !b.As(&client) {
 		return
 	}
-	if cfg.stallTimeout > 0 {
-		// An upload's requests are bounded as a read's are (StallTimeout):
-		// a store that took the request and never answers failed no
-		// upload, which waited until its context ended (audit 61). The
-		// wait for the answer starts once the request is sent, so a slow
-		// upload that keeps moving is never cut.
-		// One such client a bucket's, so that uploads share its
-		// connections.
-		if c, ok := cfg.uploadClients.Load(client); ok {
-			client = c.(*s3.Client)
-		} else if hc, ok := headerTimeout(client.Options().HTTPClient, cfg.stallTimeout); ok {
-			bounded := s3.New(client.Options(), func(o *s3.Options) { o.HTTPClient = hc })
-			c, _ := cfg.uploadClients.LoadOrStore(client, bounded)
-			client = c.(*s3.Client)
-		}
-	}
+	client = cfg.uploadClient(client)
 	*tm = *transfermanager.New(client, func(o *transfermanager.Options) {
 		o.RequestChecksumCalculation = client.Options().RequestChecksumCalculation
 		if cfg.partSize != 0 {
@@ -119,6 +105,27 @@ func abortOnItsOwn(as func(any) bool, b *blob.Bucket, cfg *config) {
 		}
 		o.FailTimeout = abortTimeout
 	})
+}
+
+// uploadClient returns the client a bucket's uploads use: client, whose
+// answers StallTimeout bounds once a request is sent, as a read's are; a
+// store that took an upload's request and never answered made the upload
+// wait until its context ended (audit 61). A slow upload that keeps
+// sending is never cut. There is one such client a bucket's client, so
+// that its uploads share connections.
+func (cfg *config) uploadClient(client *s3.Client) *s3.Client {
+	if cfg.stallTimeout <= 0 {
+		return client
+	}
+	if c, ok := cfg.uploadClients.Load(client); ok {
+		return c.(*s3.Client)
+	}
+	hc, ok := headerTimeout(client.Options().HTTPClient, cfg.stallTimeout)
+	if !ok {
+		return client
+	}
+	c, _ := cfg.uploadClients.LoadOrStore(client, s3.New(client.Options(), func(o *s3.Options) { o.HTTPClient = hc }))
+	return c.(*s3.Client)
 }
 
 // headerTimeout returns a copy of hc that waits at most d for an answer's
