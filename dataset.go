@@ -135,6 +135,17 @@ func (d *Dataset) Batches(ctx context.Context, n int, opts ...BatchOption) iter.
 // room for it.
 const maxBatchSize = 1<<31 - 1
 
+// maxShuffle is the largest Shuffle buffer, TensorFlow's int32 bound on a
+// queue's min_after_dequeue as on a batch size; with it, the shuffle
+// queue's capacity (the buffer, room for the batches taken from it and for
+// the readers' batches) cannot overflow an int.
+const maxShuffle = 1<<31 - 1
+
+// maxReaders is the most reading goroutines a data set starts: far more
+// than any machine has cores, and few enough that a mistaken Readers
+// value is an error rather than an allocation of a slot for each.
+const maxReaders = 1 << 16
+
 // maxReserved bounds the records a collector makes room for before it has
 // read them: a batch size sized for a large data set may exceed a small
 // one's records many times over, so the room past it grows as records
@@ -167,10 +178,10 @@ func (d *Dataset) check(n int) error {
 		return fmt.Errorf("sluice: %s: GracePeriod(%v): %w (want 0 for the default, or a duration)", d.kind, s.grace, ErrInvalid)
 	case s.epochs < 0 || s.epochs == 0 && s.epochsSet:
 		return fmt.Errorf("sluice: %s: Epochs(%d): %w (want at least 1, or Forever)", d.kind, s.epochs, ErrInvalid)
-	case s.readers < 0:
-		return fmt.Errorf("sluice: %s: Readers(%d): %w (want at least 1)", d.kind, s.readers, ErrInvalid)
-	case s.shuffle < 0:
-		return fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size)", d.kind, s.shuffle, ErrInvalid)
+	case s.readers < 0 || s.readers > maxReaders:
+		return fmt.Errorf("sluice: %s: Readers(%d): %w (want at least 1, and at most %d)", d.kind, s.readers, ErrInvalid, maxReaders)
+	case s.shuffle < 0 || s.shuffle > maxShuffle:
+		return fmt.Errorf("sluice: %s: Shuffle(%d): %w (want 0 for none, or a buffer size of at most %d)", d.kind, s.shuffle, ErrInvalid, maxShuffle)
 	case s.shardSet && (s.shard[1] < 1 || s.shard[0] < 0 || s.shard[0] >= s.shard[1]):
 		return fmt.Errorf("sluice: %s: Shard(%d, %d): %w (want 0 <= index < count)", d.kind, s.shard[0], s.shard[1], ErrInvalid)
 	case s.names != nil:

@@ -90,7 +90,8 @@ func Forever() Option {
 // Readers sets how many goroutines read and decode files in parallel; the
 // default (or Readers(0)) is runtime.GOMAXPROCS(0). Each reader reads whole files, so with
 // more than one the order of records across files varies from run to run;
-// Readers(1) without Shuffle delivers the files' records in order.
+// Readers(1) without Shuffle delivers the files' records in order. More
+// than 65536 readers is an error (ErrInvalid).
 func Readers(n int) Option {
 	return option(func(s *settings) { s.readers = n })
 }
@@ -111,7 +112,8 @@ func GracePeriod(d time.Duration) Option {
 // Shuffle shuffles records through a buffer that keeps at least n records
 // back until the input ends (a RandomShuffle queue with min_after_dequeue
 // n, as TensorFlow's shuffle_batch), and shuffles the order of the files
-// in each epoch. Shuffle(0), the default, shuffles nothing.
+// in each epoch. Shuffle(0), the default, shuffles nothing. A buffer of
+// more than 2^31-1 records, TensorFlow's bound, is an error (ErrInvalid).
 func Shuffle(n int) Option {
 	return option(func(s *settings) { s.shuffle = n })
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -327,6 +328,11 @@ func TestArgumentErrors(t *testing.T) {
 		{"batch size 0", Examples(all, testSpec), 0, ErrInvalid, "batch size 0"},
 		{"Epochs(0)", Examples(all, testSpec, Epochs(0)), 8, ErrInvalid, "Epochs(0)"},
 		{"Readers(-1)", Examples(all, testSpec, Readers(-1)), 8, ErrInvalid, "Readers(-1)"},
+		// Past the bounds, a slot for each reader or an overflowing
+		// queue capacity (audit 63).
+		{"Readers(1<<40)", Examples(all, testSpec, Readers(1<<40)), 8, ErrInvalid, "Readers(1099511627776)"},
+		{"Shuffle(MaxInt)", Examples(all, testSpec, Shuffle(math.MaxInt)), 8, ErrInvalid, "Shuffle(9223372036854775807)"},
+		{"Shuffle(MaxInt) Deterministic", Examples(all, testSpec, Shuffle(math.MaxInt), Deterministic()), 8, ErrInvalid, "Shuffle(9223372036854775807)"},
 		{"bad spec", Examples(all, example.Spec{"x": example.FixedLen(tensor.Int32)}), 8, nil, "x"},
 		{"empty spec", Examples(all, example.Spec{}), 8, ErrInvalid, "no feature"},
 		{"CSV without columns", CSV(all, nil), 8, ErrInvalid, "no features"},
