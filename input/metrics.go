@@ -22,7 +22,10 @@ type QueueMetrics struct {
 	// "fraction_of_<capacity>_full", or for a shuffling queue, a
 	// shuffle batcher's even with min_after_dequeue 0 (SB-02),
 	// "fraction_over_<min_after_dequeue>_of_<capacity-min_after_dequeue>_full".
-	Summary  string
+	Summary string
+	// Fraction is above 1 for as long as a queue holds more than its
+	// capacity, after a DequeueMany gave back what it had taken (see
+	// queue.Sizer), as TensorFlow's summary is.
 	Fraction float64
 
 	// Enqueued and Dequeued count elements; EnqueueBlocked and

@@ -321,7 +321,9 @@ func (q *core) Shapes() []tensor.Shape { return q.shapes }
 // Names returns the component names, or nil.
 func (q *core) Names() []string { return q.names }
 
-// Capacity returns the most elements the queue holds.
+// Capacity returns the most elements the queue holds, but for the
+// elements a DequeueMany that ended without its batch gives back (see
+// Sizer).
 func (q *core) Capacity() int { return q.capacity }
 
 // Size returns the number of elements in the queue. Elements a blocked

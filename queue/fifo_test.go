@@ -229,6 +229,48 @@ func TestDequeueManyLargerThanCapacity(t *testing.T) {
 	})
 }
 
+// Q-48 over Q-23: a cancelled DequeueMany of more than capacity gives back
+// every element it absorbed, past the capacity; enqueues then wait until
+// the queue is below it, and nothing is lost or reordered (audit 64).
+func TestCancelledDequeueManyGivesBackPastCapacity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := mustFIFO(t, 2)
+		ctx, cancel := context.WithCancel(bg)
+		res := make(chan error, 1)
+		go func() { _, err := q.DequeueMany(ctx, 5); res <- err }()
+		synctest.Wait()
+		for i := range int32(4) {
+			if err := q.Enqueue(bg, sc(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cancel()
+		if err := <-res; !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if q.Size() != 4 || q.Capacity() != 2 {
+			t.Fatalf("Size %d, Capacity %d: want the four absorbed elements back", q.Size(), q.Capacity())
+		}
+		done := make(chan error, 1)
+		go func() { done <- q.Enqueue(bg, sc(4)) }()
+		for want := 3; want >= 1; want-- {
+			synctest.Wait()
+			if len(done) != 0 {
+				t.Fatalf("enqueue went in with %d elements in a queue of capacity 2", want+1)
+			}
+			if got := val(q.Dequeue(bg)); got != int32(4-want-1) {
+				t.Fatalf("dequeued %d", got)
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := vals(q.DequeueMany(bg, 2)); !slices.Equal(got, []int32{3, 4}) {
+			t.Fatalf("got %v, want [3 4]", got)
+		}
+	})
+}
+
 // mixed enqueue sizes keep order through a small queue.
 func TestMixedEnqueueOrder(t *testing.T) {
 	q := mustFIFO(t, 10)

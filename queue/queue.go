@@ -72,7 +72,11 @@ type Queue interface {
 type Sizer interface {
 	// Size returns the number of elements in the queue.
 	Size() int
-	// Capacity returns the most elements the queue holds.
+	// Capacity returns the most elements the queue holds, save for one
+	// case: a DequeueMany that ends without its batch, cancelled or closed
+	// out, gives back the elements it had taken, room or
+	// not, so that none is lost. Size may then exceed Capacity until the
+	// queue drains; enqueues wait until it is below.
 	Capacity() int
 }
 
