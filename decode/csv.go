@@ -86,6 +86,7 @@ type CSV struct {
 	selectCols []int
 
 	fields  [][]byte
+	over    int // fields of the record past len(columns), counted, not kept
 	scratch []byte
 	outs    []columnValues // the destination's values, typed once per batch
 
@@ -276,8 +277,8 @@ func (d *CSV) decodeRecord(dst []columnValues, r int, rec []byte, arena *[]byte)
 	if msg := d.split(rec); msg != "" {
 		return &CSVError{Field: -1, Msg: msg}
 	}
-	if len(d.fields) != len(d.columns) {
-		return &CSVError{Field: -1, Msg: fmt.Sprintf("Expect %d fields but have %d in record %d", len(d.columns), len(d.fields), r)}
+	if n := len(d.fields) + d.over; n != len(d.columns) {
+		return &CSVError{Field: -1, Msg: fmt.Sprintf("Expect %d fields but have %d in record %d", len(d.columns), n, r)}
 	}
 	for f, field := range d.fields {
 		col := &d.columns[f]
@@ -368,8 +369,19 @@ func (d *CSV) invalid(r, f int, field []byte) *CSVError {
 // keeping only the selected columns, and returns TensorFlow's message for
 // a malformed record, or "". Fields point into rec, or into d.scratch for
 // quoted fields with doubled quotes.
+//
+// Fields past the columns are counted in d.over rather than kept: a line
+// of millions of empty fields would otherwise cost a slice header each
+// before its count is found wrong (audit 62).
 func (d *CSV) split(rec []byte) string {
-	d.fields = d.fields[:0]
+	d.fields, d.over = d.fields[:0], 0
+	keep := func(field []byte) {
+		if len(d.fields) > len(d.columns) {
+			d.over++
+			return
+		}
+		d.fields = append(d.fields, field)
+	}
 	// A field already cut keeps the scratch array it points into, should
 	// a later field's append move the scratch.
 	d.scratch = d.scratch[:0]
@@ -429,7 +441,7 @@ func (d *CSV) split(rec []byte) string {
 		}
 		parsed++
 		if inc {
-			d.fields = append(d.fields, field)
+			keep(field)
 			sel++
 			if d.selectCols != nil && sel == len(d.selectCols) {
 				return ""
@@ -437,7 +449,7 @@ func (d *CSV) split(rec []byte) string {
 		}
 	}
 	if include() && rec[len(rec)-1] == d.delim {
-		d.fields = append(d.fields, nil)
+		keep(nil)
 	}
 	return ""
 }

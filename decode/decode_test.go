@@ -177,6 +177,25 @@ func TestCSVDecodeBatchIntoAllocationFree(t *testing.T) {
 	}
 }
 
+// A record of far more fields than columns is refused with its count, as
+// decode_csv's message gives it, without a slice header kept per field:
+// a megabyte of delimiters costs no more than the string column's room for
+// the record's bytes (audit 62).
+func TestCSVTooManyFieldsBounded(t *testing.T) {
+	d, _ := NewCSV([]Column{Int64Column(0), StringColumn(""), Float32Column(0)})
+	rec := bytes.Repeat([]byte{','}, 1<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := d.Decode(rec)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("Expect 3 fields but have %d", 1<<20+1)) {
+		t.Fatalf("error %v, want decode_csv's count of %d fields", err, 1<<20+1)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*uint64(len(rec)) {
+		t.Errorf("allocated %d bytes refusing a record of %d", got, len(rec))
+	}
+}
+
 // With ReuseStrings, string columns are written over the last batch's
 // bytes: nothing is allocated once the buffer fits, and each batch reads
 // as a fresh decoder reads it, a default longer than its record
