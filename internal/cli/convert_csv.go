@@ -98,8 +98,44 @@ func parseColumns(s string) ([]csvColumn, error) {
 	return cols, nil
 }
 
-// headerColumns names the columns from a header line, split as CSV.
-func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
+// columnCost is about what a CSV column costs convert and schema in
+// memory whatever its values: its decoders' columns, a tensor per batch,
+// its feature in the builder, its name. A line of a million empty fields
+// is two megabytes, and would cost a gigabyte (audit 62).
+const columnCost = 1 << 10
+
+// maxColumns is the most columns a CSV input may have: as many as
+// --max-record-size pays columnCost for, and no fewer than a thousand,
+// for a limit set small.
+func maxColumns(ctx context.Context) int {
+	return int(max(settingsFrom(ctx).maxRecord/columnCost, 1<<10))
+}
+
+// checkFieldCount refuses a line of more than limit fields before it is
+// split, which costs a string per field. Delimiters between double quotes
+// are not counted; a line whose quotes are malformed is the splitter's to
+// refuse.
+func checkFieldCount(line []byte, delim byte, limit int, where string) error {
+	n, quoted := 1, false
+	for _, b := range line {
+		switch {
+		case b == '"':
+			quoted = !quoted
+		case b == delim && !quoted:
+			if n++; n > limit {
+				return fmt.Errorf("%s: more than %d columns, the most that --max-record-size (about %d bytes a column) allows", where, limit, columnCost)
+			}
+		}
+	}
+	return nil
+}
+
+// headerColumns names the columns from a header line, split as CSV, of at
+// most limit columns.
+func headerColumns(line []byte, delim byte, limit int, where string) ([]csvColumn, error) {
+	if err := checkFieldCount(line, delim, limit, where+": header"); err != nil {
+		return nil, err
+	}
 	r := csv.NewReader(bytes.NewReader(line))
 	r.Comma = rune(delim)
 	fields, err := r.Read()
@@ -125,9 +161,13 @@ func headerColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
 }
 
 // unnamedColumns returns the columns of a file without a header: as many
-// as its first line has fields, named c0, c1, ... That line is a record,
-// whose values may be empty or alike, as no header's names may.
-func unnamedColumns(line []byte, delim byte, where string) ([]csvColumn, error) {
+// as its first line has fields, at most limit, named c0, c1, ... That line
+// is a record, whose values may be empty or alike, as no header's names
+// may.
+func unnamedColumns(line []byte, delim byte, limit int, where string) ([]csvColumn, error) {
+	if err := checkFieldCount(line, delim, limit, where); err != nil {
+		return nil, err
+	}
 	r := csv.NewReader(bytes.NewReader(line))
 	r.Comma = rune(delim)
 	fields, err := r.Read()
@@ -180,6 +220,7 @@ func inferType(values [][]byte) tensor.DType {
 type csvConverter struct {
 	o       convertOptions
 	delim   byte
+	maxCols int // maxColumns
 	cols    []csvColumn
 	keys    []string
 	pos     []int       // the current file's field of each column; nil: the same order
@@ -208,7 +249,7 @@ func readCSV(ctx context.Context, names []string, o convertOptions, prog *progre
 	if err != nil {
 		return 0, err
 	}
-	c := &csvConverter{o: o, delim: delim, b: example.New(), write: write}
+	c := &csvConverter{o: o, delim: delim, maxCols: maxColumns(ctx), b: example.New(), write: write}
 	if o.columns != "" {
 		cols, err := parseColumns(o.columns)
 		if err != nil {
@@ -270,20 +311,22 @@ func (c *csvConverter) stream(ctx context.Context, name string, r io.Reader, t *
 // columns by name. The first header names the columns, unless --columns
 // did.
 func (c *csvConverter) layout(line []byte, where string) error {
-	header, err := headerColumns(line, c.delim, where)
+	header, err := headerColumns(line, c.delim, c.maxCols, where)
 	if err != nil {
 		return err
 	}
 	names := make([]string, len(header))
+	field := make(map[string]int, len(header)) // a name's field: headers may hold a million
 	for i, h := range header {
 		names[i] = h.name
+		field[h.name] = i
 	}
 	if c.keys == nil {
 		switch {
 		case c.cols == nil:
 			c.cols = header
 			c.keys = names
-		case !slices.ContainsFunc(c.cols, func(col csvColumn) bool { return slices.Contains(names, col.name) }):
+		case !slices.ContainsFunc(c.cols, func(col csvColumn) bool { _, ok := field[col.name]; return ok }):
 			// --columns renames the header's columns, in its order.
 			if len(c.cols) != len(names) {
 				return fmt.Errorf("%s: header: %d columns, but --columns names %d", where, len(names), len(c.cols))
@@ -299,15 +342,19 @@ func (c *csvConverter) layout(line []byte, where string) error {
 	var problems []string
 	pos := make([]int, len(c.keys))
 	identity := len(names) == len(c.keys)
+	wanted := make(map[string]bool, len(c.keys))
 	for j, k := range c.keys {
-		pos[j] = slices.Index(names, k)
-		if pos[j] < 0 {
+		wanted[k] = true
+		i, ok := field[k]
+		if !ok {
+			i = -1
 			problems = append(problems, fmt.Sprintf("no column %q", k))
 		}
-		identity = identity && pos[j] == j
+		pos[j] = i
+		identity = identity && i == j
 	}
 	for _, n := range names {
-		if !slices.Contains(c.keys, n) {
+		if !wanted[n] {
 			problems = append(problems, fmt.Sprintf("an extra column %q", n))
 		}
 	}
@@ -384,7 +431,7 @@ func (c *csvConverter) pending() {
 func (c *csvConverter) setup() error {
 	where := fmt.Sprintf("%s:%d", c.source, c.lines[0])
 	if c.cols == nil {
-		cols, err := unnamedColumns(c.recs[0], c.delim, where)
+		cols, err := unnamedColumns(c.recs[0], c.delim, c.maxCols, where)
 		if err != nil {
 			return err
 		}

@@ -282,3 +282,49 @@ func TestConvertCSVRecordsLikeDecodeCSV(t *testing.T) {
 		})
 	}
 }
+
+// A line of more fields than --max-record-size pays a column for is
+// refused, naming the file and line, by convert and schema, before it is
+// split: a line of two million empty fields, a 4 KB gzip file, took
+// convert past 3.5 GB (audit 62). Delimiters inside quotes are not fields.
+func TestCSVColumnLimit(t *testing.T) {
+	const limit = 2048 // --max-record-size 2 MiB: 1 KiB a column
+	fields := func(n int) string { return strings.Repeat(",", n-1) + "\n" }
+	quotedName := `"` + strings.Repeat(",", 3*limit) + `",b` + "\n"
+	for _, tc := range []struct {
+		name    string
+		content string
+		header  bool
+		want    string // "" for no error
+	}{
+		{"record at the limit", fields(limit), false, ""},
+		// A later line is split by the decoder, which keeps no more
+		// fields than the columns.
+		{"later record past the limit", "1\n" + fields(limit+1), false, "a.csv:2: Expect 1 fields but have 2049"},
+		{"first record past the limit", fields(limit + 1), false, "a.csv:1: more than 2048 columns"},
+		{"header past the limit", "x" + fields(limit+1) + "1\n", true, "a.csv:1: header: more than 2048 columns"},
+		{"delimiters quoted in a header", quotedName + "1,2\n", true, ""},
+		{"delimiters quoted in a record", `"` + strings.Repeat(",", 3*limit) + `",2` + "\n", false, ""},
+	} {
+		for _, cmd := range []string{"convert", "schema"} {
+			t.Run(tc.name+"/"+cmd, func(t *testing.T) {
+				dir := t.TempDir()
+				in := writeFile(t, filepath.Join(dir, "a.csv"), []byte(tc.content))
+				args := []string{cmd, "--max-record-size", "2097152", "--from", "csv"}
+				if cmd == "convert" {
+					args = append(args, "--out", filepath.Join(dir, "out"))
+				}
+				if tc.header {
+					args = append(args, "--header")
+				}
+				code, _, errOut := run(t, append(args, in)...)
+				switch {
+				case tc.want == "" && code != 0:
+					t.Fatalf("exit %d: %s", code, errOut)
+				case tc.want != "" && (code == 0 || !strings.Contains(errOut, tc.want)):
+					t.Fatalf("exit %d, stderr %q: want an error saying %q", code, errOut, tc.want)
+				}
+			})
+		}
+	}
+}

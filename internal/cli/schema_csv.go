@@ -19,12 +19,13 @@ import (
 // narrowest type over every line read (int64, else float, else string, as
 // convert infers them) and how many lines left it empty.
 type csvSchema struct {
-	files  int
-	lines  int64 // data lines read
-	blank  int64 // empty lines, which decode_csv rejects
-	header bool
-	delim  byte
-	cols   []csvColumnInfo
+	files   int
+	lines   int64 // data lines read
+	blank   int64 // empty lines, which decode_csv rejects
+	header  bool
+	delim   byte
+	maxCols int // maxColumns
+	cols    []csvColumnInfo
 
 	dec     *decode.CSV // splits lines into string fields
 	pending [][]byte    // lines not yet split
@@ -44,7 +45,7 @@ const csvSchemaBatch = 256
 // readCSVSchema reads up to limit data lines (all, if negative) of the
 // files.
 func readCSVSchema(ctx context.Context, names []string, delim byte, header bool, limit int) (*csvSchema, error) {
-	s := &csvSchema{files: len(names), header: header, delim: delim}
+	s := &csvSchema{files: len(names), header: header, delim: delim, maxCols: maxColumns(ctx)}
 	for _, name := range names {
 		if limit >= 0 && s.lines+int64(len(s.pending)) >= int64(limit) {
 			break
@@ -91,7 +92,7 @@ func (s *csvSchema) file(ctx context.Context, name string, r io.Reader, limit in
 // setHeader takes a header line: the first names the columns, and every
 // other must name the same.
 func (s *csvSchema) setHeader(line []byte, where string) error {
-	cols, err := headerColumns(line, s.delim, where)
+	cols, err := headerColumns(line, s.delim, s.maxCols, where)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func (s *csvSchema) flush() error {
 		if s.cols == nil {
 			// No header: as many columns as the first line has fields,
 			// named c0, c1, ...
-			cols, err := unnamedColumns(s.pending[0], s.delim, s.keys[0])
+			cols, err := unnamedColumns(s.pending[0], s.delim, s.maxCols, s.keys[0])
 			if err != nil {
 				return err
 			}
