@@ -35,17 +35,27 @@ func (k jsonlKind) String() string { return jsonlKindNames[k] }
 // jsonlKinds maps --columns type names to kinds.
 var jsonlKinds = map[string]jsonlKind{"int64": jsonlInt, "float": jsonlFloat, "string": jsonlString}
 
-// A jsonlValue is one scalar of a line: its kind and its text (a string's
-// unescaped bytes; a number's or a boolean's JSON text).
+// A jsonlValue is one scalar of a line: its kind and the place of its
+// text (jsonlConverter.text), a string's unescaped bytes in the
+// converter's arena, where parse copies them, or a number's or a
+// boolean's JSON text in the line. A place, not a slice, as later
+// strings may move the arena, and twelve bytes, not fifty: a line may
+// hold millions of values (audit 62). Lines and arenas are shorter than
+// 4 GiB (maxTextLine).
 type jsonlValue struct {
-	kind jsonlKind
-	text []byte
-	// A string's place in the converter's arena, where parse copies it
-	// and from which it slices text once the whole line is read (later
-	// strings may move the arena).
-	off, n int
-	b64    bool // a {"b64":...} value, decoded already
+	off, n  uint32
+	kind    jsonlKind
+	inArena bool
+	b64     bool // a {"b64":...} value, decoded already
 }
+
+// jsonlValueCost is the bytes of --max-record-size a line's value uses
+// up: a line may hold at most --max-record-size / jsonlValueCost values.
+// Each costs a jsonlValue (with its slice's room to grow) and a value in
+// the buffer of its type, twenty to thirty bytes, where its text may be
+// two ("0,"); without a bound a small compressed file of one long array
+// took gigabytes (audit 62).
+const jsonlValueCost = 16
 
 // A jsonlMember is one member of a line that becomes a feature: its
 // values are the converter's values[lo:hi].
@@ -99,14 +109,19 @@ type jsonlConverter struct {
 	b         *example.Builder
 	out       []byte
 	max       int64 // --max-record-size
+	maxValues int   // values a line may hold; 0: no limit
 	write     func([]byte) error
 }
 
-func newJSONLConverter(max int64, write func([]byte) error) *jsonlConverter {
-	return &jsonlConverter{
+func newJSONLConverter(maxRecord int64, write func([]byte) error) *jsonlConverter {
+	c := &jsonlConverter{
 		types: map[string]*jsonlType{}, names: map[string]string{}, seen: map[string]bool{},
-		b: example.New(), max: max, write: write,
+		b: example.New(), max: maxRecord, write: write,
 	}
+	if maxRecord > 0 {
+		c.maxValues = int(max(maxRecord/jsonlValueCost, 1<<16))
+	}
+	return c
 }
 
 func convertJSONL(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error {
@@ -214,10 +229,9 @@ func (c *jsonlConverter) convert(line []byte, at jsonlLine) error {
 	}
 	slices.SortFunc(c.members, func(a, b jsonlMember) int { return strings.Compare(a.name, b.name) })
 	// The features' values are slices of these, which must not move
-	// until the Example is marshalled: room for every value of the line.
-	n := len(c.values)
-	c.ints, c.floats, c.bytes = slices.Grow(c.ints[:0], n), slices.Grow(c.floats[:0], n), slices.Grow(c.bytes[:0], n)
-	c.b.Reset()
+	// until the Example is marshalled: room for each member's values in
+	// the buffer of its type.
+	var n [jsonlString + 1]int
 	for _, m := range c.members {
 		typ := c.types[m.name]
 		if typ == nil {
@@ -229,6 +243,14 @@ func (c *jsonlConverter) convert(line []byte, at jsonlLine) error {
 			}
 			c.types[m.name] = typ
 		}
+		n[typ.kind] += m.hi - m.lo
+	}
+	c.ints = slices.Grow(c.ints[:0], n[jsonlInt])
+	c.floats = slices.Grow(c.floats[:0], n[jsonlFloat])
+	c.bytes = slices.Grow(c.bytes[:0], n[jsonlString])
+	c.b.Reset()
+	for _, m := range c.members {
+		typ := c.types[m.name]
 		f, err := c.feature(typ, c.values[m.lo:m.hi])
 		if err != nil {
 			return fmt.Errorf("%v: member %q: %w%s", at, m.name, err, c.typeHint(m.name, typ))
@@ -292,15 +314,16 @@ func (c *jsonlConverter) feature(typ *jsonlType, values []jsonlValue) (example.F
 		lo := len(c.ints)
 		for _, x := range values {
 			var v int64
+			text := c.text(x)
 			switch {
 			case x.kind != jsonlInt:
-				return example.Feature{}, fmt.Errorf("%s is not an int64", quoteValue(x))
-			case x.text[0] == 't':
+				return example.Feature{}, fmt.Errorf("%s is not an int64", c.quoteValue(x))
+			case text[0] == 't':
 				v = 1
-			case x.text[0] == 'f':
+			case text[0] == 'f':
 				v = 0
 			default:
-				v, _ = strconv.ParseInt(string(x.text), 10, 64) // scalar checked it
+				v, _ = strconv.ParseInt(string(text), 10, 64) // scalar checked it
 			}
 			c.ints = append(c.ints, v)
 		}
@@ -309,17 +332,18 @@ func (c *jsonlConverter) feature(typ *jsonlType, values []jsonlValue) (example.F
 		lo := len(c.floats)
 		for _, x := range values {
 			var v float32
+			text := c.text(x)
 			switch {
 			case x.kind == jsonlString:
-				return example.Feature{}, fmt.Errorf("%s is not a float", quoteValue(x))
-			case x.text[0] == 't':
+				return example.Feature{}, fmt.Errorf("%s is not a float", c.quoteValue(x))
+			case text[0] == 't':
 				v = 1
-			case x.text[0] == 'f':
+			case text[0] == 'f':
 				v = 0
-			case x.text[0] == 'N' || x.text[0] == 'I' || x.text[0] == '-' && x.text[1] == 'I':
-				v = nonFiniteValue[string(x.text)]
+			case text[0] == 'N' || text[0] == 'I' || text[0] == '-' && text[1] == 'I':
+				v = nonFiniteValue[string(text)]
 			default:
-				f, err := parseFloat32(x.text)
+				f, err := parseFloat32(text)
 				if err != nil {
 					return example.Feature{}, err
 				}
@@ -331,18 +355,27 @@ func (c *jsonlConverter) feature(typ *jsonlType, values []jsonlValue) (example.F
 	default:
 		lo := len(c.bytes)
 		for _, x := range values {
-			c.bytes = append(c.bytes, x.text)
+			c.bytes = append(c.bytes, c.text(x))
 		}
 		return example.BytesList(c.bytes[lo:]...), nil
 	}
 }
 
-// quoteValue shows a value in an error as the line has it.
-func quoteValue(v jsonlValue) string {
-	if v.kind == jsonlString {
-		return strconv.Quote(string(v.text))
+// text returns a value's text, valid until the next parse.
+func (c *jsonlConverter) text(v jsonlValue) []byte {
+	src := c.s.b
+	if v.inArena {
+		src = c.arena
 	}
-	return string(v.text)
+	return src[v.off : v.off+v.n : v.off+v.n]
+}
+
+// quoteValue shows a value in an error as the line has it.
+func (c *jsonlConverter) quoteValue(v jsonlValue) string {
+	if v.kind == jsonlString {
+		return strconv.Quote(string(c.text(v)))
+	}
+	return string(c.text(v))
 }
 
 // parse reads a line's members into c.members and c.values, their texts
@@ -400,11 +433,6 @@ func (c *jsonlConverter) parse(line []byte) error {
 			return err
 		}
 	}
-	for i, v := range c.values {
-		if v.kind == jsonlString {
-			c.values[i].text = c.arena[v.off : v.off+v.n : v.off+v.n]
-		}
-	}
 	return s.end()
 }
 
@@ -424,11 +452,11 @@ func (c *jsonlConverter) decodeBase64s() error {
 			}
 			start := len(c.arena)
 			var err error
-			c.arena, err = base64.StdEncoding.AppendDecode(c.arena, c.arena[v.off:v.off+v.n])
+			c.arena, err = base64.StdEncoding.AppendDecode(c.arena, c.text(*v))
 			if err != nil {
-				return fmt.Errorf("member %q: %s: the line says %q:\"base64\": %w", m.name, quoteValue(jsonlValue{kind: jsonlString, text: c.arena[v.off : v.off+v.n]}), flatBytesName, err)
+				return fmt.Errorf("member %q: %s: the line says %q:\"base64\": %w", m.name, c.quoteValue(*v), flatBytesName, err)
 			}
-			v.off, v.n = start, len(c.arena)-start
+			v.off, v.n = uint32(start), uint32(len(c.arena)-start)
 		}
 	}
 	return nil
@@ -448,6 +476,9 @@ func (c *jsonlConverter) intern(name []byte) string {
 
 // scalar reads one number, string or boolean into c.values.
 func (c *jsonlConverter) scalar(name string) error {
+	if c.maxValues > 0 && len(c.values) >= c.maxValues {
+		return fmt.Errorf("member %q: more than %d values in the line, the most that --max-record-size allows (one a %d bytes)", name, c.maxValues, jsonlValueCost)
+	}
 	s := &c.s
 	var v jsonlValue
 	switch ch := s.ws(); {
@@ -460,12 +491,11 @@ func (c *jsonlConverter) scalar(name string) error {
 			// cat's words for the floats JSON has no number for
 			// (protobuf's JSON mapping): a float, unless the member's
 			// other values make it text.
-			v = jsonlValue{kind: jsonlFloat, text: w}
+			v = c.inArena(jsonlFloat, w)
 			break
 		}
 		// The scanner reuses its buffer: the string is kept in the arena.
-		v = jsonlValue{kind: jsonlString, off: len(c.arena), n: len(b)}
-		c.arena = append(c.arena, b...)
+		v = c.inArena(jsonlString, b)
 	case ch == 't' || ch == 'f':
 		word := "true"
 		if ch == 'f' {
@@ -474,14 +504,15 @@ func (c *jsonlConverter) scalar(name string) error {
 		if !bytes.HasPrefix(s.b[s.i:], []byte(word)) {
 			return s.syntax(word)
 		}
-		v = jsonlValue{kind: jsonlInt, text: s.b[s.i : s.i+len(word)]}
+		v = jsonlValue{kind: jsonlInt, off: uint32(s.i), n: uint32(len(word))}
 		s.i += len(word)
 	case ch == '-' || ch >= '0' && ch <= '9':
 		text, err := s.number()
 		if err != nil {
 			return err
 		}
-		v = jsonlValue{kind: jsonlFloat, text: text}
+		// The number's text ends where the scanner is.
+		v = jsonlValue{kind: jsonlFloat, off: uint32(s.i - len(text)), n: uint32(len(text))}
 		if !bytes.ContainsAny(text, ".eE") {
 			if _, err := strconv.ParseInt(string(text), 10, 64); err == nil {
 				v.kind = jsonlInt // else beyond int64: a float
@@ -515,7 +546,7 @@ func (c *jsonlConverter) scalar(name string) error {
 		if err != nil {
 			return err
 		}
-		v = jsonlValue{kind: jsonlString, off: start, n: len(c.arena) - start, b64: true}
+		v = jsonlValue{kind: jsonlString, off: uint32(start), n: uint32(len(c.arena) - start), inArena: true, b64: true}
 	case ch == 'n':
 		// A member's own null was taken by parse: this one is in an array.
 		if _, err := s.null(); err != nil {
@@ -527,6 +558,13 @@ func (c *jsonlConverter) scalar(name string) error {
 	}
 	c.values = append(c.values, v)
 	return nil
+}
+
+// inArena copies text to the arena, as a value of kind k.
+func (c *jsonlConverter) inArena(k jsonlKind, text []byte) jsonlValue {
+	v := jsonlValue{kind: k, off: uint32(len(c.arena)), n: uint32(len(text)), inArena: true}
+	c.arena = append(c.arena, text...)
+	return v
 }
 
 // errNotB64 reports an object that is not a {"b64":...} bytes value.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -283,5 +284,68 @@ func TestFlatJSONLRoundTrip(t *testing.T) {
 				t.Errorf("through\n%sthe records became\n%swant\n%s", flat, got, want)
 			}
 		})
+	}
+}
+
+// A line may hold one value for each jsonlValueCost bytes of
+// --max-record-size, and no more, which convert and schema refuse naming
+// the file, line and member: an array of four million zeros, an 8 KB gzip
+// file, took 870 MB (audit 62).
+func TestJSONLValueLimit(t *testing.T) {
+	const maxRecord = 2 << 20
+	const limit = maxRecord / jsonlValueCost
+	array := func(n int) string { return `{"a": 1, "b": [` + strings.Repeat("0,", n-1) + "0]}\n" }
+	for _, tc := range []struct {
+		name, lines, want string
+	}{
+		{"at the limit", array(limit - 1), ""},
+		{"past the limit", `{"b": [1]}` + "\n" + array(limit), fmt.Sprintf(`in.jsonl:2: member "b": more than %d values in the line`, limit)},
+	} {
+		for _, cmd := range []string{"convert", "schema"} {
+			t.Run(tc.name+"/"+cmd, func(t *testing.T) {
+				dir := t.TempDir()
+				in := writeFile(t, filepath.Join(dir, "in.jsonl"), []byte(tc.lines))
+				args := []string{cmd, "--max-record-size", fmt.Sprint(maxRecord), "--from", "jsonl", in}
+				if cmd == "convert" {
+					args = append(args, "--out", filepath.Join(dir, "out"))
+				}
+				code, _, errOut := run(t, args...)
+				switch {
+				case tc.want == "" && code != 0:
+					t.Fatalf("exit %d: %s", code, errOut)
+				case tc.want != "" && (code == 0 || !strings.Contains(errOut, tc.want)):
+					t.Fatalf("exit %d, stderr %q: want an error saying %q", code, errOut, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// A line's values cost the converter, in the buffers it keeps for the next
+// line, a few tens of bytes each, not the ninety of a value that held a
+// slice and had room in all three value buffers (audit 62).
+func TestJSONLValueMemory(t *testing.T) {
+	const n = 1 << 20
+	line := []byte(`{"a": [` + strings.Repeat("0,", n-1) + "0]}")
+	records := 0
+	c := newJSONLConverter(0, func([]byte) error { records++; return nil })
+	c.sampled = 1 // types fixed: convert at once
+	c.types["a"] = &jsonlType{kind: jsonlInt, given: true}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := c.convert(line, jsonlLine{"in.jsonl", 1}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(c)
+	if records != 1 {
+		t.Fatalf("%d records", records)
+	}
+	// A jsonlValue (12 bytes, with its slice's room to grow), an int64
+	// and the Example's bytes.
+	if got := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n; got > 40 {
+		t.Errorf("%d bytes a value kept", got)
 	}
 }
