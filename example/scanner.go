@@ -2,6 +2,7 @@ package example
 
 import (
 	"slices"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -26,18 +27,13 @@ type Scanner struct {
 	names   [][]byte
 	refs    []featureRef
 	unk     []bool                  // a feature's Feature has unknown fields
-	unknown bool                    // the Example or its Features have
-	gen     uint64                  // this record's number, to tell its names from earlier ones'
-	seen    map[string]*scannerSlot // names seen in this record or earlier ones
+	unknown bool           // the Example or its Features have
+	slots   map[string]int // this record's names, aliasing it, while Scan runs
 }
 
-type scannerSlot struct {
-	gen uint64
-	i   int
-}
-
-// maxScannerNames bounds the names a Scanner remembers across records,
-// which only spare it an allocation for each name it sees again.
+// maxScannerNames bounds the size of the map of names a Scanner keeps
+// from record to record, to spare it growing the map again: one record
+// of a million names leaves no map of a million entries behind.
 const maxScannerNames = 1 << 14
 
 // Scan reads rec, a serialized Example. An error is a
@@ -45,10 +41,18 @@ const maxScannerNames = 1 << 14
 // gives the byte offset.
 func (s *Scanner) Scan(rec []byte) error {
 	s.rec, s.names, s.refs, s.unk, s.unknown = rec, s.names[:0], s.refs[:0], s.unk[:0], false
-	s.gen++
-	if s.seen == nil || len(s.seen) > maxScannerNames {
-		s.seen = make(map[string]*scannerSlot)
+	if s.slots == nil {
+		s.slots = make(map[string]int)
 	}
+	// The map's keys alias rec, which the caller may reuse once Scan
+	// returns: it is emptied first, or dropped if it grew large.
+	defer func() {
+		if len(s.slots) > maxScannerNames {
+			s.slots = nil
+		} else {
+			clear(s.slots)
+		}
+	}()
 	for b := rec; len(b) > 0; {
 		f, rest, bad := next(b)
 		if bad != "" {
@@ -107,21 +111,21 @@ func (s *Scanner) features(msg []byte) *wireError {
 }
 
 // slot returns the index of key's feature: the earlier one of this record
-// when the name occurs again, else a new one.
+// when the name occurs again, else a new one. The map's key aliases the
+// record rather than copying the name: a record of a million short names
+// took a string and a slot allocated for each, sixty times the record
+// (audit 62).
 func (s *Scanner) slot(key []byte) int {
-	p := s.seen[string(key)]
-	if p == nil {
-		p = &scannerSlot{}
-		s.seen[string(key)] = p
+	name := unsafe.String(unsafe.SliceData(key), len(key))
+	if i, ok := s.slots[name]; ok {
+		return i
 	}
-	if p.gen == s.gen {
-		return p.i
-	}
-	p.gen, p.i = s.gen, len(s.names)
+	i := len(s.names)
+	s.slots[name] = i
 	s.names = append(s.names, key)
 	s.refs = append(s.refs, featureRef{})
 	s.unk = append(s.unk, false)
-	return p.i
+	return i
 }
 
 // featureHasUnknown reports whether a valid Feature message, read into r,
