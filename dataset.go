@@ -501,7 +501,14 @@ func decodeNamed(dec decoder, recs [][]byte, keys func() []string, origin func(s
 		ks := keys()
 		_, err = dec(recs, ks)
 		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.Record >= 0 && de.Record < int64(len(ks)) && origin != nil {
-			de.Fill(origin(ks[de.Record]))
+			o := origin(ks[de.Record])
+			de.Fill(o)
+			if o.Record >= 0 {
+				// A record numbered in its file (a Parquet row, a
+				// fixed-length record) is named by that number, not
+				// by its place in the batch (audit 67).
+				de.Record = o.Record
+			}
 		}
 	}
 	return e, err

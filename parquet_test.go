@@ -1,6 +1,7 @@
 package sluice
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -216,5 +217,55 @@ func writeRecordsFile(b *testing.B, name string, recs [][]byte) {
 	}
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// A row that fails to parse is named by its row in the file, in the
+// error's Record as in its key, whatever its place in its batch: Record
+// was the place in the batch (audit 67).
+func TestParquetErrorRecordIsRow(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := parquet.NewWriter(&buf, []parquet.Column{{Name: "x", Kind: parquet.Int64}}, parquet.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if i != 7 { // row 7's x is null: no value for a FixedLen feature
+			w.SetInt64s(0, []int64{int64(i)})
+		}
+		if err := w.WriteRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "a.parquet")
+	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := example.Spec{"x": example.FixedLen(tensor.Int64)}
+	for _, tc := range []struct {
+		name string
+		opts []ExampleOption
+		n    int
+	}{
+		{"one reader", []ExampleOption{Readers(1)}, 4},
+		{"batch of one", []ExampleOption{Readers(1)}, 1},
+		{"shuffled", []ExampleOption{Shuffle(5), Seed(1)}, 3},
+		{"deterministic", []ExampleOption{Deterministic(), Shuffle(5), Seed(1)}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			for _, e := range Examples(name, spec, append(tc.opts, Parquet())...).Batches(t.Context(), tc.n) {
+				if err = e; err != nil {
+					break
+				}
+			}
+			de, ok := errors.AsType[*dataerr.Error](err)
+			if !ok || de.Record != 7 || de.File != name || de.Key != name+":7" {
+				t.Fatalf("error %v: want a *dataerr.Error of %s row 7", err, name)
+			}
+		})
 	}
 }

@@ -477,7 +477,9 @@ func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...R
 	// Keys are "file:index"; offsets count bytes of the decompressed
 	// stream when the files are compressed. Records follow each other:
 	// the footer ends the file, not each record.
-	d.origin = keyOrigin(func(e *dataerr.Error, i int64) { e.Offset = int64(s.headerBytes) + i*int64(recordBytes) })
+	d.origin = keyOrigin(func(e *dataerr.Error, i int64) {
+		e.Offset, e.Record = int64(s.headerBytes)+i*int64(recordBytes), i
+	})
 	d.newDecoder = func(reuse bool) (decoder, error) {
 		fds := make([]fieldDecoder, len(fields))
 		for i, f := range fields {

@@ -39,7 +39,7 @@ type Error struct {
 	Line int64
 	// Record is the record's index: in its batch for a decoder's error,
 	// in its file for a file format whose records are numbered (MNIST's
-	// images, CIFAR-10's records, fixed-length records); -1 for damage
+	// images, CIFAR-10's records, fixed-length records, Parquet rows); -1 for damage
 	// outside any record, such as a file header.
 	Record int64
 	// Key is the record's key as the reader gave it (TensorFlow's
