@@ -26,7 +26,7 @@ type Scanner struct {
 	rec     []byte
 	names   [][]byte
 	refs    []featureRef
-	unk     []bool                  // a feature's Feature has unknown fields
+	unk     []bool         // a feature's Feature has unknown fields
 	unknown bool           // the Example or its Features have
 	slots   map[string]int // this record's names, aliasing it, while Scan runs
 }
