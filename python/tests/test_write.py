@@ -84,6 +84,23 @@ def test_names(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_close_after_abort_wrote_nothing(tmp_path):
+    # close() after abort() said the records sent had been written, where
+    # no file was (audit 65); abort() after close() leaves the files.
+    w = sluice.writer(tmp_path / "x")
+    w.write(b"a")
+    w.write(b"b")
+    w.abort()
+    assert w.close() == 0
+    assert os.listdir(tmp_path) == []
+    w = sluice.writer(tmp_path / "y")
+    w.write(b"a")
+    assert w.close() == 1
+    w.abort()
+    assert w.close() == 1
+    assert records(w.files[0]) == [b"a"]
+
+
 def test_raw_records_and_order(tmp_path):
     recs = [b"", b"a", os.urandom(100000), b"end"]
     with sluice.writer(tmp_path / "raw") as w:

@@ -315,9 +315,9 @@ class Writer:
 
     def _break(self, e: BaseException) -> None:
         """Aborts the writer after e cut a write short."""
-        self.abort()
         self._broken = (f"the writer was aborted by {type(e).__name__} while writing {self._which()}; "
                         "no file was written")
+        self.abort()
 
     def _which(self) -> str:
         """The record being written, for an error: its index in the
@@ -373,10 +373,12 @@ class Writer:
 
     def abort(self) -> None:
         """Ends the writing and removes what it wrote; the files keep
-        whatever they held before."""
+        whatever they held before, and close() then returns 0. After
+        close(), it does nothing."""
         s, self._s = self._s, None
         self._buf = bytearray(b"\0")
         if s is not None:
+            self.count = 0  # what close() reports: no record was written
             s.close()  # the server, its input ended, removes its temporaries
 
     def __enter__(self) -> Writer:
