@@ -36,17 +36,14 @@ func scanExample(rec []byte, p *plan, refs []featureRef) *wireError {
 
 // refFromMessage is the reference path's featureRef for a decoded Feature.
 func refFromMessage(f *pb.Feature) featureRef {
-	r := featureRef{present: true, gen: true}
+	r := featureRef{present: true, gen: f}
 	switch k := f.GetKind().(type) {
 	case *pb.Feature_BytesList:
-		r.kind, r.bs = kindBytes, k.BytesList.GetValue()
-		r.count = len(r.bs)
+		r.kind, r.count = kindBytes, len(k.BytesList.GetValue())
 	case *pb.Feature_FloatList:
-		r.kind, r.f32 = kindFloat, k.FloatList.GetValue()
-		r.count = len(r.f32)
+		r.kind, r.count = kindFloat, len(k.FloatList.GetValue())
 	case *pb.Feature_Int64List:
-		r.kind, r.i64 = kindInt64, k.Int64List.GetValue()
-		r.count = len(r.i64)
+		r.kind, r.count = kindInt64, len(k.Int64List.GetValue())
 	}
 	return r
 }

@@ -26,14 +26,23 @@ type Scanner struct {
 	rec     []byte
 	names   [][]byte
 	refs    []featureRef
-	unk     []bool         // a feature's Feature has unknown fields
-	unknown bool           // the Example or its Features have
-	slots   map[string]int // this record's names, aliasing it, while Scan runs
+	unk     []bool                  // a feature's Feature has unknown fields
+	unknown bool                    // the Example or its Features have
+	gen     uint64                  // this record's number, to tell its names from earlier ones'
+	seen    map[string]*scannerSlot // names seen in this record or earlier ones
+	extra   map[string]int          // this record's names past maxScannerNames, aliasing it
 }
 
-// maxScannerNames bounds the size of the map of names a Scanner keeps
-// from record to record, to spare it growing the map again: one record
-// of a million names leaves no map of a million entries behind.
+type scannerSlot struct {
+	gen uint64
+	i   int
+}
+
+// maxScannerNames bounds the names a Scanner remembers across records,
+// which spare it a map insert for each name it sees again. A record's
+// names past the bound are kept, while Scan runs, in a map whose keys
+// alias the record: a record of a million short names took a string and
+// a slot allocated for each, sixty times the record (audit 62).
 const maxScannerNames = 1 << 14
 
 // Scan reads rec, a serialized Example. An error is a
@@ -41,18 +50,20 @@ const maxScannerNames = 1 << 14
 // gives the byte offset.
 func (s *Scanner) Scan(rec []byte) error {
 	s.rec, s.names, s.refs, s.unk, s.unknown = rec, s.names[:0], s.refs[:0], s.unk[:0], false
-	if s.slots == nil {
-		s.slots = make(map[string]int)
+	s.gen++
+	if s.seen == nil || len(s.seen) >= maxScannerNames {
+		s.seen = make(map[string]*scannerSlot)
 	}
-	// The map's keys alias rec, which the caller may reuse once Scan
-	// returns: it is emptied first, or dropped if it grew large.
-	defer func() {
-		if len(s.slots) > maxScannerNames {
-			s.slots = nil
-		} else {
-			clear(s.slots)
-		}
-	}()
+	err := s.scan(rec)
+	if s.extra != nil {
+		// Its keys alias rec, which the caller may reuse once Scan
+		// returns.
+		s.extra = nil
+	}
+	return err
+}
+
+func (s *Scanner) scan(rec []byte) error {
 	for b := rec; len(b) > 0; {
 		f, rest, bad := next(b)
 		if bad != "" {
@@ -111,21 +122,36 @@ func (s *Scanner) features(msg []byte) *wireError {
 }
 
 // slot returns the index of key's feature: the earlier one of this record
-// when the name occurs again, else a new one. The map's key aliases the
-// record rather than copying the name: a record of a million short names
-// took a string and a slot allocated for each, sixty times the record
-// (audit 62).
+// when the name occurs again, else a new one.
 func (s *Scanner) slot(key []byte) int {
-	name := unsafe.String(unsafe.SliceData(key), len(key))
-	if i, ok := s.slots[name]; ok {
-		return i
+	p := s.seen[string(key)]
+	switch {
+	case p != nil && p.gen == s.gen:
+		return p.i
+	case p == nil && len(s.seen) < maxScannerNames:
+		p = &scannerSlot{}
+		s.seen[string(key)] = p
+	case p == nil:
+		name := unsafe.String(unsafe.SliceData(key), len(key))
+		if i, ok := s.extra[name]; ok {
+			return i
+		}
+		if s.extra == nil {
+			s.extra = make(map[string]int)
+		}
+		s.extra[name] = s.add(key)
+		return s.extra[name]
 	}
-	i := len(s.names)
-	s.slots[name] = i
+	p.gen, p.i = s.gen, s.add(key)
+	return p.i
+}
+
+// add appends a feature named key, and returns its index.
+func (s *Scanner) add(key []byte) int {
 	s.names = append(s.names, key)
 	s.refs = append(s.refs, featureRef{})
 	s.unk = append(s.unk, false)
-	return i
+	return len(s.names) - 1
 }
 
 // featureHasUnknown reports whether a valid Feature message, read into r,

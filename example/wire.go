@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/sluiceml/sluice/example/pb"
 )
 
 // This file is the fast path: it walks the wire format of Examples with
@@ -157,17 +159,17 @@ func mergeValue(rec, value, part []byte, multi bool) ([]byte, *wireError) {
 // record: whether it was present, the kind of its list and how many values
 // it holds, and where to decode them from. The fast path points into the
 // record (raw); the reference path holds the values of the decoded message.
+//
+// It is kept small, seventy-two bytes: a Scanner holds one for each
+// feature of a record, which may have a million.
 type featureRef struct {
 	present bool
 	kind    listKind
+	simple  bool // one list of kind, holding one packed run and nothing else
 	count   int
-	raw     []byte // Feature message from the field that set kind onwards
-	packed  []byte // when simple: the one packed run that holds every value
-	simple  bool   // one list of kind, holding one packed run and nothing else
-	gen     bool   // values below, from the generated-message path
-	f32     []float32
-	i64     []int64
-	bs      [][]byte
+	raw     []byte      // Feature message from the field that set kind onwards
+	packed  []byte      // when simple: the one packed run that holds every value
+	gen     *pb.Feature // the values, from the generated-message path
 }
 
 // scanFeature reads a Feature message. Every list in it is validated, as
@@ -285,8 +287,8 @@ func (r *featureRef) eachList(fn func(body []byte)) {
 
 // floats decodes r's values into dst, which holds r.count elements.
 func (r *featureRef) floats(dst []float32) {
-	if r.gen {
-		copy(dst, r.f32)
+	if r.gen != nil {
+		copy(dst, r.gen.GetFloatList().GetValue())
 		return
 	}
 	if r.simple {
@@ -334,8 +336,8 @@ func copyFloats(d []float32, p []byte) int {
 
 // int64s decodes r's values into dst, which holds r.count elements.
 func (r *featureRef) int64s(dst []int64) {
-	if r.gen {
-		copy(dst, r.i64)
+	if r.gen != nil {
+		copy(dst, r.gen.GetInt64List().GetValue())
 		return
 	}
 	if r.simple {
@@ -383,8 +385,8 @@ func decodeVarints(dst []int64, p []byte) int {
 // bytes stores r's values in dst, which holds r.count elements. The
 // values alias the record.
 func (r *featureRef) bytes(dst [][]byte) {
-	if r.gen {
-		copy(dst, r.bs)
+	if r.gen != nil {
+		copy(dst, r.gen.GetBytesList().GetValue())
 		return
 	}
 	i := 0

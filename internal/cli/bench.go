@@ -231,8 +231,7 @@ func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (benchP
 	}
 	s := newSchema()
 	err = eachRecord(ctx, []string{name}, rf, benchRecordsSampled, func(_ string, _ int64, rec []byte) error {
-		s.add(rec)
-		return nil
+		return s.add(rec) // no bound: only benchRecordsSampled records
 	})
 	if err != nil {
 		return bs, err

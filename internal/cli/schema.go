@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"go/format"
 	"io"
@@ -43,7 +44,9 @@ many values it has, and a parse spec that every record it read satisfies:
 --output go prints the spec as sluice's example.Spec, --output python as
 TensorFlow's tf.io feature dictionaries and as a spec for sluice's Python
 package, --output json (or --json) as data. A feature whose kind differs
-between records has no spec: no parser reads it.
+between records has no spec: no parser reads it. More distinct features than
+one a KiB of --max-record-size (262 144 by default) is an error naming the
+record that brought the first one over.
 
 --from csv reads CSV lines instead (GZIP or ZSTD compressed too) and reports
 each column's type, the narrowest of int64, float and string that every
@@ -97,6 +100,7 @@ inferred as convert infers it, and the spec that reads the converted files.
 				return fmt.Errorf("--header and --delimiter are for --from csv")
 			}
 			s := newSchema()
+			s.maxFeatures = maxColumns(cmd.Context())
 			if err := readSchema(cmd, args, from, compression, limit, t, s); err != nil {
 				return err
 			}
@@ -129,10 +133,7 @@ func readSchema(cmd *cobra.Command, args []string, from, compression string, lim
 		if err != nil {
 			return err
 		}
-		add := func(rec []byte) error {
-			s.add(rec)
-			return nil
-		}
+		add := s.add
 		if from == "jsonl" {
 			c := newJSONLConverter(settingsFrom(ctx).maxRecord, add)
 			err = c.read(ctx, names, io.Discard, t, limit)
@@ -151,8 +152,10 @@ func readSchema(cmd *cobra.Command, args []string, from, compression string, lim
 	if err != nil {
 		return err
 	}
-	err = eachRecord(ctx, names, rf, limit, func(_ string, _ int64, rec []byte) error {
-		s.add(rec)
+	err = eachRecord(ctx, names, rf, limit, func(name string, offset int64, rec []byte) error {
+		if err := s.add(rec); err != nil {
+			return fmt.Errorf("%s: record at offset %d: %w", name, offset, err)
+		}
 		return nil
 	})
 	s.files = rf.opened // --limit may stop before the last files
@@ -175,7 +178,15 @@ type schema struct {
 	messagesOnly bool
 	parquet      bool // the records are Parquet rows (schema --from parquet)
 	values       bool // summarise the values too (the stats command)
+	// maxFeatures bounds the features and feature lists summarised, a
+	// kilobyte or two each (maxColumns); 0: no bound. Records of names
+	// never seen again, a million of them in a 2 MB gzip file, took
+	// stats past 3.5 GB (audit 62).
+	maxFeatures int
 }
+
+// errTooManyFeatures reports more distinct features than schema.maxFeatures.
+var errTooManyFeatures = errors.New("too many distinct features")
 
 // featureStats describes one feature (or feature list) over the records.
 // For a feature list, kinds and values are counted per step.
@@ -197,23 +208,27 @@ func newSchema() *schema {
 // add takes one record into account. A record is read as the cat
 // command's auto format reads it. An Example, most records, is read by an
 // example.Scanner; what it cannot read as one (a SequenceExample with
-// feature lists, or other bytes) is decoded as a SequenceExample.
-func (s *schema) add(rec []byte) {
+// feature lists, or other bytes) is decoded as a SequenceExample. The
+// error is errTooManyFeatures, the record left half counted.
+func (s *schema) add(rec []byte) error {
 	s.records++
 	if !s.messagesOnly && s.sc.Scan(rec) == nil && !s.sc.Unknown() {
 		s.examples++
 		for i := range s.sc.Len() {
 			st := s.features[string(s.sc.Name(i))]
 			if st == nil {
-				st = s.stats(s.features, string(s.sc.Name(i)))
+				var err error
+				if st, err = s.stats(s.features, string(s.sc.Name(i))); err != nil {
+					return err
+				}
 			}
 			st.addRecord(s.scanned(i))
 		}
-		return
+		return nil
 	}
 	if !s.r.isSequence(rec, false) {
 		s.other++
-		return
+		return nil
 	}
 	lists := s.r.seq.GetFeatureLists().GetFeatureList()
 	if len(lists) == 0 {
@@ -222,10 +237,17 @@ func (s *schema) add(rec []byte) {
 		s.sequences++
 	}
 	for name, f := range s.r.seq.GetContext().GetFeature() {
-		s.stats(s.features, name).addRecord(valuesOf(f))
+		st, err := s.stats(s.features, name)
+		if err != nil {
+			return err
+		}
+		st.addRecord(valuesOf(f))
 	}
 	for name, fl := range lists {
-		st := s.stats(s.lists, name)
+		st, err := s.stats(s.lists, name)
+		if err != nil {
+			return err
+		}
 		st.present++
 		steps := fl.GetFeature()
 		if st.present == 1 || len(steps) < st.minS {
@@ -237,18 +259,24 @@ func (s *schema) add(rec []byte) {
 			st.addValues(valuesOf(f))
 		}
 	}
+	return nil
 }
 
-func (s *schema) stats(m map[string]*featureStats, name string) *featureStats {
+// stats returns the summary of the feature (or feature list) name, new if
+// m has none.
+func (s *schema) stats(m map[string]*featureStats, name string) (*featureStats, error) {
 	st := m[name]
 	if st == nil {
+		if s.maxFeatures > 0 && len(s.features)+len(s.lists) >= s.maxFeatures {
+			return nil, fmt.Errorf("%w: more than %d, the most that --max-record-size (about %d bytes a feature) allows", errTooManyFeatures, s.maxFeatures, columnCost)
+		}
 		st = &featureStats{name: name, minN: -1}
 		if s.values {
 			st.vals = &valueStats{}
 		}
 		m[name] = st
 	}
-	return st
+	return st, nil
 }
 
 // featureValues is a feature's values in one record, or one step of a

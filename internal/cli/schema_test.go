@@ -323,3 +323,33 @@ func TestSchemaNameNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// schema and stats summarise as many distinct features as --max-record-size
+// pays a kilobyte each for, and refuse more naming the record that brought
+// the first feature past the bound: a 2 MB gzip file of a million names
+// took stats past 3.5 GB (audit 62).
+func TestSchemaFeatureLimit(t *testing.T) {
+	const limit = 1024 // --max-record-size 1 MiB
+	names := func(prefix string, n int) []byte {
+		b := example.New()
+		for i := range n {
+			b.Int64(fmt.Sprintf("%s%d", prefix, i), int64(i))
+		}
+		return b.Marshal()
+	}
+	dir := t.TempDir()
+	first := names("a", limit-1)
+	at := writeRecords(t, dir, "at.tfrecord", tfrecord.None, first, names("a", limit-1), names("b", 1))
+	past := writeRecords(t, dir, "past.tfrecord", tfrecord.None, first, names("b", 2))
+	for _, cmd := range []string{"schema", "stats"} {
+		code, _, errOut := run(t, cmd, "--max-record-size", "1048576", at)
+		if code != 0 {
+			t.Errorf("%s of %d features: exit %d: %s", cmd, limit, code, errOut)
+		}
+		code, _, errOut = run(t, cmd, "--max-record-size", "1048576", past)
+		want := fmt.Sprintf("past.tfrecord: record at offset %d: too many distinct features: more than %d", 16+len(first), limit)
+		if code == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("%s of %d features: exit %d, stderr %q: want %q", cmd, limit+1, code, errOut, want)
+		}
+	}
+}

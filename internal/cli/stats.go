@@ -44,7 +44,11 @@ would write of those files (for CSV, with the same --header, --delimiter and
 --columns). --output json (or --json) prints the report as data; in it an
 int64 minimum, maximum or most common value beyond ±2^53 (9007199254740992),
 which jq and JavaScript would round, is a string of its digits, as in cat's
-output (quantiles and means are floats).`,
+output (quantiles and means are floats).
+
+Each feature summarised costs about a kilobyte: more distinct features than
+one a KiB of --max-record-size (262 144 by default) is an error naming the
+record that brought the first one over.`,
 		Example: "  sluice stats 'data/train-*.tfrecord.gz'\n" +
 			"  sluice stats --limit 10000 --top 20 data.tfrecord\n" +
 			"  sluice stats --from csv --header data.csv.gz\n" +
@@ -63,6 +67,7 @@ output (quantiles and means are floats).`,
 			}
 			s := newSchema()
 			s.values = true
+			s.maxFeatures = maxColumns(cmd.Context())
 			switch from {
 			case "tfrecord", "jsonl", "parquet":
 				if csv.header || csv.delimiter != "," || csv.columns != "" {
@@ -115,7 +120,9 @@ func readCSVExamples(ctx context.Context, args []string, o convertOptions, limit
 		if limit >= 0 && s.records >= int64(limit) {
 			return errEnough
 		}
-		s.add(rec)
+		if err := s.add(rec); err != nil {
+			return err
+		}
 		if limit >= 0 && s.records >= int64(limit) {
 			return errEnough
 		}
