@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -55,6 +56,16 @@ def alive(pid):
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def ended(pid, within=5.0):
+    """Whether server pid is gone, with its shared-memory files, within
+    the given seconds: a server whose session was dropped, not closed,
+    ends by itself, unwaited for (_Session.release)."""
+    deadline = time.monotonic() + within
+    while (alive(pid) or shm_files(pid)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not alive(pid) and not shm_files(pid)
 
 
 @pytest.fixture(scope="session")

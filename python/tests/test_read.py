@@ -9,7 +9,7 @@ import pytest
 
 import sluice
 import tfrecords
-from conftest import alive, shm_files
+from conftest import alive, ended, shm_files
 
 
 def make_examples(dir, files=3, per_file=40):
@@ -444,7 +444,7 @@ def test_break_ends_server(tmp_path):
         break
     del it, b
     ds.close()
-    assert not alive(pid) and not shm_files(pid)
+    assert ended(pid)
 
     # The context manager closes an iteration too.
     with sluice.examples(pat, SPEC, batch_size=4, epochs=None) as ds:
@@ -527,7 +527,7 @@ def test_new_data_set_reuses_the_spare_server(tmp_path, monkeypatch):
     pid = it.server_pid
     list(it)
     del it
-    assert not alive(pid)
+    assert ended(pid)
 
 
 def numbered(path, first, n=24):

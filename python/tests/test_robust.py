@@ -11,7 +11,7 @@ import time
 import pytest
 
 import sluice
-from conftest import alive, shm_files
+from conftest import alive, ended, shm_files
 from test_read import SPEC, make_examples
 
 # A fake sluice-serve: it answers the open, then the first next (or the
@@ -208,3 +208,41 @@ def test_ctrl_c_as_a_slot_opens_keeps_no_descriptor(tmp_path, monkeypatch):
     import gc
     gc.collect()
     assert _memfds() <= before
+
+
+def test_finalizers_never_wait(tmp_path, monkeypatch):
+    # A data set or iteration dropped, not closed, ends its server in a
+    # finalizer, where an exception is lost: one that waited up to five
+    # seconds for the server took the Ctrl-C (or a SIGTERM handler's
+    # SystemExit) that came meanwhile, and the trainer ran on (audit 66,
+    # 9 runs in 30). Finalizers close the server's pipes and wait for
+    # nothing; the servers end by themselves.
+    import gc
+    pat, truth = make_examples(tmp_path)
+    waited_in = []
+    real = subprocess.Popen.wait
+
+    def wait(self, *args, **kwargs):
+        f = sys._getframe(1)
+        while f is not None:
+            if f.f_code.co_name == "__del__":
+                waited_in.append(f.f_code.co_filename)
+                break
+            f = f.f_back
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "wait", wait)
+    monkeypatch.setattr(sluice._core, "_SPARE_BYTES", 1)  # no spare: every server ends
+    pids = []
+    for i in range(4):
+        ds = sluice.examples(pat, SPEC, batch_size=4, epochs=None)
+        it = iter(ds)
+        next(it)
+        pids.append(it.server_pid)
+        if i % 2:
+            del it, ds  # the iteration's session first
+        else:
+            del ds, it  # the data set first
+        gc.collect()
+    assert waited_in == [], f"a finalizer waited for a server: {waited_in}"
+    assert all(ended(pid) for pid in pids)

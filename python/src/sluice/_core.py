@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import base64
 import collections
 import contextlib
@@ -16,6 +17,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, NoReturn, Optional, Sequence, Tuple, Union
 
@@ -426,15 +428,60 @@ _SPARE_BYTES = 64 << 20
 
 def _keep_spare(s):
     """Keeps s, a session whose data set is gone, as the spare server,
-    ending the one kept before; ends s instead when it cannot be reused."""
+    ending the one kept before; ends s instead when it cannot be reused.
+    A finalizer calls it: it ends servers without waiting for them
+    (_Session.release)."""
     if not s.usable() or s.queue or s.mapped_bytes() > _SPARE_BYTES:
-        s.close()
+        s.release()
         return
     old = list(_spare)
     _spare[:] = [s]
     for o in old:
         if o is not s:
-            o.close()
+            o.release()
+
+
+# Servers released (_Session.release) that had not exited yet, as
+# (deadline, Popen, shm_dir): reaped by _reap when the next session starts
+# and at exit, killed if still running at their deadline, their files
+# swept if they did not exit by themselves.
+_released: List[Tuple[float, subprocess.Popen[bytes], Optional[str]]] = []
+
+
+def _reap(wait: bool = False) -> None:
+    """Reaps the released servers that exited, and those past their
+    deadline, killed; with wait, waits for every one until its deadline."""
+    for item in list(_released):
+        deadline, p, shm_dir = item
+        if p.poll() is None:
+            if not wait and time.monotonic() < deadline:
+                continue
+            try:
+                p.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        try:
+            _released.remove(item)
+        except ValueError:  # reaped by another thread meanwhile
+            continue
+        if p.returncode != 0:
+            _sweep(shm_dir, p.pid)
+
+
+atexit.register(_reap, True)
+
+
+def _sweep(shm_dir: Optional[str], pid: int) -> None:
+    """Removes the slot files of server pid, which did not exit by itself
+    (killed) and may leave files it made and this process had not mapped
+    yet; it is gone and reaped, so its pid is not reused yet."""
+    if shm_dir:
+        for f in glob.glob(os.path.join(shm_dir, f"sluice-{pid}-*")):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
 
 
 def _take_spare():
@@ -525,6 +572,7 @@ class _Session:
         # data set only in the same environment (GOMAXPROCS, credentials,
         # SLUICE_SERVE, ...).
         self.env = dict(os.environ)
+        _reap()
         argv = [_server_binary()]
         # A Ctrl-C in the start would leave a server no one ends: one
         # landing in the fork, a child whose pid Python never recorded (a
@@ -703,7 +751,7 @@ class _Session:
             return SluiceError(f"the sluice iterator was closed while it waited for sluice-serve (pid {self.server_pid})")
         try:
             code = self._proc.wait(timeout=2)
-            self._sweep()
+            _sweep(self._shm_dir, self.server_pid)
         except subprocess.TimeoutExpired:
             code = None
         return SluiceError(f"sluice-serve (pid {self.server_pid}) ended unexpectedly (exit status {code})")
@@ -878,7 +926,27 @@ class _Session:
         # shell reports a process the signal killed): files it made and
         # this process had not mapped may be left.
         if p.returncode != 0:
-            self._sweep()
+            _sweep(self._shm_dir, p.pid)
+
+    def release(self):
+        """Ends the server as close does, but without waiting for it:
+        for finalizers. A KeyboardInterrupt (or a SIGTERM handler's
+        SystemExit) raised in a finalizer is lost, and one that waited up
+        to five seconds for the server took many a Ctrl-C (audit 66). The
+        server, its stdin closed, exits by itself; _reap reaps it later."""
+        p, self._proc = self._proc, None
+        _sessions.discard(self)
+        self._maps = {}
+        self._views = {}
+        if p is None:
+            return
+        for f in (p.stdin, p.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        if p.poll() is None or p.returncode != 0:
+            _released.append((time.monotonic() + 5, p, self._shm_dir))
 
     def terminate(self):
         """Stops the server (SIGTERM) from another thread than the one
@@ -890,17 +958,6 @@ class _Session:
                 p.terminate()
             except OSError:
                 pass
-
-    def _sweep(self):
-        # A server that did not exit by itself (killed) may leave slot
-        # files it made and this process had not mapped yet: remove them,
-        # now that it is gone (and reaped, so its pid is not reused yet).
-        if self._shm_dir:
-            for f in glob.glob(os.path.join(self._shm_dir, f"sluice-{self.server_pid}-*")):
-                try:
-                    os.unlink(f)
-                except OSError:
-                    pass
 
     def _disown(self):
         # In a forked child: the pipes are the parent's. Close this
@@ -920,7 +977,7 @@ class _Session:
 
     def __del__(self):
         if getattr(self, "_proc", None) is not None and os.getpid() == self._pid:
-            self.close()
+            self.release()
 
 
 def _copied(v):
@@ -1314,7 +1371,7 @@ class Dataset:
             except Exception:
                 # At the interpreter's exit the module may be gone: the
                 # server ends with its stdin.
-                s.close()
+                s.release()
 
     def __enter__(self) -> Dataset:
         return self
