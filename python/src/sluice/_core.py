@@ -407,6 +407,9 @@ def _after_fork_in_child():
     for s in list(_sessions):
         s._disown()
     _spare.clear()
+    # The parent's released servers are the parent's to reap: a child
+    # would kill one past its deadline.
+    _released.clear()
 
 
 # A server whose data set was dropped, kept (one at most) for the next data
