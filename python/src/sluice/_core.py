@@ -909,17 +909,9 @@ class _Session:
     def close(self, wait=5):
         """Ends the server: its stdin closed, it exits; killed if it does
         not within wait seconds."""
-        p, self._proc = self._proc, None
-        _sessions.discard(self)
-        self._maps = {}
-        self._views = {}
+        p = self._let_go()
         if p is None:
             return
-        for f in (p.stdin, p.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
         try:
             p.wait(timeout=wait)
         except subprocess.TimeoutExpired:
@@ -937,19 +929,20 @@ class _Session:
         SystemExit) raised in a finalizer is lost, and one that waited up
         to five seconds for the server took many a Ctrl-C (audit 66). The
         server, its stdin closed, exits by itself; _reap reaps it later."""
+        p = self._let_go()
+        if p is not None and (p.poll() is None or p.returncode != 0):
+            _released.append((time.monotonic() + 5, p, self._shm_dir))
+
+    def _let_go(self):
+        """Forgets the server and closes its pipes, which ends it; returns
+        its Popen, or None if the session had ended."""
         p, self._proc = self._proc, None
         _sessions.discard(self)
         self._maps = {}
         self._views = {}
-        if p is None:
-            return
-        for f in (p.stdin, p.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        if p.poll() is None or p.returncode != 0:
-            _released.append((time.monotonic() + 5, p, self._shm_dir))
+        if p is not None:
+            _close_pipes(p)
+        return p
 
     def terminate(self):
         """Stops the server (SIGTERM) from another thread than the one
@@ -968,19 +961,23 @@ class _Session:
         # the parent goes, and never talk to it.
         p, self._proc = self._proc, None
         if p is not None:
-            # Through the file objects, which own the descriptors: closed
-            # once, never a number reused meanwhile.
-            for f in (p.stdin, p.stdout):
-                try:
-                    f.close()
-                except OSError:
-                    pass
+            _close_pipes(p)
             # Popen's finalizer must not wait for a process not ours.
             p.returncode = 0
 
     def __del__(self):
         if getattr(self, "_proc", None) is not None and os.getpid() == self._pid:
             self.release()
+
+
+def _close_pipes(p):
+    # Through the file objects, which own the descriptors: closed once,
+    # never a number reused meanwhile.
+    for f in (p.stdin, p.stdout):
+        try:
+            f.close()
+        except OSError:
+            pass
 
 
 def _copied(v):
