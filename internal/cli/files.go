@@ -524,7 +524,14 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		rf.close()
 		return err
 	}
-	rf.hint = formatOf(prefix, c, name)
+	if rf.detect || c == tfrecord.None || !startsLike(prefix, c) {
+		rf.hint = formatOf(prefix, c, name)
+	} else {
+		// A file that starts as its named compression does is what it
+		// decompresses to: that its first byte is also a letter
+		// (ZLIB's "x") says nothing (audit 68).
+		rf.hint = otherFormat(plainHead(prefix, c), name)
+	}
 	rf.c = c
 	opts = append(append(opts, c), rf.opts...)
 	if rf.tee != nil {

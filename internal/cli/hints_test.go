@@ -317,6 +317,13 @@ func TestWrongCompression(t *testing.T) {
 	if code, _, errOut := run(t, "count", "--compression", "GZIP", junk); code != 1 || !strings.Contains(errOut, "starts like text") || strings.Contains(errOut, "try --compression") {
 		t.Errorf("count --compression GZIP text: exit %d, %q", code, errOut)
 	}
+	// A file that starts as the compression named does is not named as
+	// text for its first byte, ZLIB's "x": it said to convert it as CSV
+	// (audit 68).
+	os.WriteFile(junk, []byte("x"), 0o644)
+	if code, _, errOut := run(t, "cat", "--compression", "ZLIB", junk); code != 1 || strings.Contains(errOut, "starts like") || !strings.Contains(errOut, "truncated") {
+		t.Errorf("cat --compression ZLIB x: exit %d, %q", code, errOut)
+	}
 }
 
 // A negative --limit other than -1 is refused: head -n -5 means "all but
