@@ -9,7 +9,6 @@ import (
 
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/queue"
-	"github.com/sluiceml/sluice/tensor"
 )
 
 // blocked is a step whose input never comes.
@@ -68,16 +67,12 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// A Next of StratifiedSampleUnknownDist waiting on one class's queue while
-// another class's queue is full ends when its context does (the blocking
-// SU-02 allows), and Stop then frees the blocked step.
-func TestStratifiedSampleUnknownDistBlockedClass(t *testing.T) {
+// A Next of StratifiedSampleUnknownDist waiting on a class the input does
+// not have ends when its context does, and Stop then ends the steps.
+func TestStratifiedSampleUnknownDistMissingClass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := input.NewPipeline(input.Seed(3))
-		always1 := func(context.Context) (int, queue.Element, error) {
-			return 1, queue.Element{tensor.Scalar(int64(1))}, nil
-		}
-		b := StratifiedSampleUnknownDist(p, always1, []float64{1, 0}, 2, ClassCapacity(4))
+		b := StratifiedSampleUnknownDist(p, blocked, []float64{1, 0}, 2, ClassCapacity(4))
 		if err := p.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}

@@ -89,6 +89,11 @@
 //   - StratifiedSampleUnknownDist's probabilities are fixed when it is
 //     built (TensorFlow's may be a placeholder fed at each run, SU-01);
 //     build another stage for other probabilities.
+//   - StratifiedSampleUnknownDist drops an example only when its class
+//     holds ClassCapacity examples beyond the forming batch's share, or
+//     has probability 0. TensorFlow's thread for each class drops every
+//     example of another class it reads, and blocks when its class queue
+//     is full.
 //   - Rates, weights and probabilities are float64 (RE-03; TensorFlow also
 //     takes float16 and float32 rates and computes probabilities in
 //     float32), so Knuth's limits on large rates do not apply.

@@ -69,14 +69,15 @@ func BatchOptions(opts ...input.BatchOption) Option {
 // sampler is high." warning goes (default log/slog's Warn).
 func Warn(f func(msg string)) Option { return func(c *config) { c.warn = f } }
 
-// ClassCapacity sets the capacity of each of StratifiedSampleUnknownDist's
-// per-class queues (default DefaultClassCapacity).
+// ClassCapacity sets how many examples each class of
+// StratifiedSampleUnknownDist holds beyond the forming batch's share
+// before it drops its new ones (default DefaultClassCapacity).
 func ClassCapacity(n int) Option { return func(c *config) { c.classCapacity = n } }
 
 // Threads sets how many goroutines run StratifiedSampleUnknownDist's step
 // (default 1); the other stages take input.Threads through BatchOptions.
 func Threads(n int) Option { return func(c *config) { c.threads = n } }
 
-// Name names StratifiedSampleUnknownDist's queues; the other stages take
-// input.Name through BatchOptions.
+// Name names StratifiedSampleUnknownDist's queue of formed batches
+// (NAME/batches); the other stages take input.Name through BatchOptions.
 func Name(name string) Option { return func(c *config) { c.name = name } }

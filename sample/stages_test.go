@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sluiceml/sluice/input"
@@ -143,9 +145,7 @@ func TestWeightedResample(t *testing.T) {
 
 // SU-01, SU-02: all probability on one class gives batches of that class
 // only; labels never decrease within a batch, and the batch takes its
-// examples from per-class queues in their order. The input of a
-// single-class case has only that class: examples of a class never drawn
-// would fill its queue and block the step, as in TensorFlow.
+// examples from per-class stores in their order.
 func TestStratifiedSampleUnknownDist(t *testing.T) {
 	for _, tc := range []struct {
 		probs []float64
@@ -178,8 +178,15 @@ func TestStratifiedSampleUnknownDist(t *testing.T) {
 			}
 		}
 	}
-	p := input.NewPipeline()
-	b := StratifiedSampleUnknownDist(p, source(10, func(int) int { return 7 }), []float64{.5, .5}, 2)
+	// A class of probability 0 is dropped, not held.
+	p := input.NewPipeline(input.Seed(6))
+	b := StratifiedSampleUnknownDist(p, source(50, func(i int) int { return i % 2 }), []float64{0, 1}, 5, ClassCapacity(1))
+	batches, err := drain(t, p, b.Next)
+	if err != nil || len(batches) != 5 || b.Dropped() != 25 {
+		t.Errorf("probs [0 1]: %d batches, %d dropped, %v; want 5 and 25", len(batches), b.Dropped(), err)
+	}
+	p = input.NewPipeline()
+	b = StratifiedSampleUnknownDist(p, source(10, func(int) int { return 7 }), []float64{.5, .5}, 2)
 	if _, err := drain(t, p, b.Next); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: label 7 is not in [0, 2)") {
 		t.Errorf("bad label: %v", err)
 	}
@@ -189,6 +196,68 @@ func TestStratifiedSampleUnknownDist(t *testing.T) {
 		t.Errorf("probabilities summing to 1.1: %v", err)
 	}
 	p.Stop(t.Context())
+}
+
+// SU-02 on an input of random classes, the batch larger than a class's
+// capacity: the batch being formed waits for one class while another's
+// store fills, and that class drops its surplus rather than wait for room,
+// which only the batch's class would make. It waited: the stage stopped
+// for good after the first few batches, whatever ClassCapacity (audit 69).
+// Every example is delivered once, dropped, or left in the batch the end
+// of input cut short.
+func TestStratifiedSampleUnknownDistRandomInput(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		batch, capacity int
+		threads         int
+		deterministic   bool
+	}{
+		{"batch over capacity", 32, DefaultClassCapacity, 1, false},
+		{"batch under capacity", 8, 64, 3, false},
+		{"deterministic", 32, DefaultClassCapacity, 3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 20000
+			rng := rand.New(rand.NewPCG(1, 2))
+			labels := make([]int, n)
+			for i := range labels {
+				labels[i] = rng.IntN(3)
+			}
+			var popts []input.PipelineOption
+			if tc.deterministic {
+				popts = append(popts, input.Deterministic())
+			}
+			p := input.NewPipeline(append(popts, input.Seed(4))...)
+			src := source(n, func(i int) int { return labels[i] })
+			var mu sync.Mutex // for Threads
+			step := func(ctx context.Context) (int, queue.Element, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				return src(ctx)
+			}
+			b := StratifiedSampleUnknownDist(p, step, []float64{.2, .3, .5}, tc.batch,
+				Names("id"), ClassCapacity(tc.capacity), Threads(tc.threads))
+			batches, err := drain(t, p, b.Next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := make([]bool, n)
+			delivered := 0
+			for _, bt := range batches {
+				for j, id := range bt.Int64("id") {
+					if seen[id] || int64(labels[id]) != bt.Int64("label")[j] {
+						t.Fatalf("example %d twice, or under another label", id)
+					}
+					seen[id] = true
+					delivered++
+				}
+			}
+			left := n - delivered - int(b.Dropped())
+			if left < 0 || left >= tc.batch+3*tc.capacity || len(batches) < n/tc.batch/3 {
+				t.Errorf("%d batches: %d examples delivered, %d dropped, %d left", len(batches), delivered, b.Dropped(), left)
+			}
+		})
+	}
 }
 
 // RS-02 (TensorFlow's _conditional_batch): acceptance 0 for 1.0 and 1 for

@@ -18,37 +18,55 @@ import (
 	"github.com/sluiceml/sluice/tensor"
 )
 
-// DefaultClassCapacity is the capacity of each of
-// StratifiedSampleUnknownDist's per-class queues (TensorFlow's
-// queue_capacity).
+// DefaultClassCapacity is how many examples each class of
+// StratifiedSampleUnknownDist holds beyond what the batch being formed
+// takes from it (TensorFlow's queue_capacity).
 const DefaultClassCapacity = 16
+
+// readyBatches is how many formed batches wait for Next: the slack
+// between the steps and the consumer.
+const readyBatches = 2
 
 // ClassBatches is the output of StratifiedSampleUnknownDist.
 type ClassBatches struct {
 	p         *input.Pipeline
-	classes   []*stagequeue.Lazy
 	probs     []float64
 	batchSize int
+	capacity  int // ClassCapacity
 	rng       *lockedRand
 	names     stagehook.Namer
 	err       error            // a build error
 	ck        *stagehook.Stage // its part in checkpoints
+	ready     *stagequeue.Lazy // formed batches, for Next
+	dropped   atomic.Int64
+
+	mu     sync.Mutex
+	stores [][]queue.Element // each class's examples, in arrival order
+	want   []int             // the class counts of the batch being formed; nil until drawn
 }
 
 // StratifiedSampleUnknownDist delivers batches of batchSize whose class
 // counts are drawn from Multinomial(batchSize, probs) (TensorFlow's
-// stratified_sample_unknown_dist, SU-02): the examples step returns go to
-// one queue per class (capacity ClassCapacity), and each batch takes its
-// counts from them and joins them in class order, so labels do not
-// decrease within a batch. It needs no knowledge of the input's class
-// proportions, but it discards nothing: a class the input seldom has holds
-// every batch up, and examples of a class that is seldom drawn fill its
-// queue and block the step until that class is drawn (as in TensorFlow;
-// ClassCapacity sets the slack). Each batch's first component, "label",
-// holds the classes as int64; the step's components follow.
+// stratified_sample_unknown_dist, SU-02): the examples step returns are
+// kept by class, and each batch takes its counts from them and joins them
+// in class order, so labels do not decrease within a batch. Each batch's
+// first component, "label", holds the classes as int64; the step's
+// components follow.
+//
+// It needs no knowledge of the input's class proportions. While the batch
+// being formed waits for examples of a class, a class that has ClassCapacity
+// examples beyond that batch's share drops its new ones (Dropped counts
+// them), as do classes of probability 0, which no batch takes: TensorFlow's
+// per-class threads drop every example not of their class. A class the
+// input seldom has holds every batch up meanwhile. Which examples are
+// dropped depends only on the order of the examples and on the seed, not on
+// when Next is called: a deterministic pipeline's batches stay
+// deterministic. Formed batches wait for Next, two at most, after which
+// the steps wait.
 func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []float64, batchSize int, opts ...Option) *ClassBatches {
 	c := newConfig(opts)
-	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, rng: newLockedRand(stagehook.Of(p).Seed(c.seed))}
+	b := &ClassBatches{p: p, probs: probs, batchSize: batchSize, capacity: c.classCapacity,
+		rng: newLockedRand(stagehook.Of(p).Seed(c.seed))}
 	b.names = stagehook.NewNamer("stratified_sample_unknown_dist", c.names)
 	const op = "stratified_sample_unknown_dist"
 	b.ck = describe(p, op, c, fmt.Sprintf("probs %v, batch size %d", probs, batchSize))
@@ -67,18 +85,17 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 	if name == "" {
 		name = op
 	}
-	for i := range probs {
-		qname := fmt.Sprintf("%s/class_%d", name, i)
-		b.classes = append(b.classes, stagequeue.NewLazy("FIFOQueue", qname, c.classCapacity, nil, func(first queue.Element) (queue.Queue, error) {
-			dtypes := make([]tensor.DType, len(first))
-			shapes := make([]tensor.Shape, len(first))
-			for j, t := range first {
-				dtypes[j], shapes[j] = t.DType(), t.Shape()
-			}
-			return queue.NewFIFO(c.classCapacity, dtypes, queue.Shapes(shapes...), queue.Name(qname))
-		}))
-		stagehook.Of(p).TrackQueue(b.classes[i], 0)
-	}
+	qname := name + "/batches"
+	b.ready = stagequeue.NewLazy("FIFOQueue", qname, readyBatches, nil, func(first queue.Element) (queue.Queue, error) {
+		dtypes := make([]tensor.DType, len(first))
+		shapes := make([]tensor.Shape, len(first))
+		for j, t := range first {
+			dtypes[j], shapes[j] = t.DType(), t.Shape()
+		}
+		return queue.NewFIFO(readyBatches, dtypes, queue.Shapes(shapes...), queue.Name(qname))
+	})
+	stagehook.Of(p).TrackQueue(b.ready, 0)
+	b.stores = make([][]queue.Element, len(probs))
 	var seen atomic.Int64
 	// The runner's goroutines share feed; a caller from the pool keeps
 	// the declaration's context and order between one goroutine's calls.
@@ -97,25 +114,27 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 		if l < 0 || l >= len(probs) {
 			return invalidf("sample: %s: example %d: label %d is not in [0, %d)", op, n, l, len(probs))
 		}
-		return b.classes[l].Enqueue(ctx, e)
+		formed, err := b.add(l, e)
+		for _, batch := range formed {
+			if err == nil {
+				err = b.ready.Enqueue(ctx, batch)
+			}
+		}
+		return err
 	}
 	steps := make([]coord.Step, c.threads)
 	for i := range steps {
 		steps[i] = feed
 	}
-	qs := make([]queue.Queue, len(b.classes))
-	for i, q := range b.classes {
-		qs[i] = q
-	}
 	var ropts []coord.RunnerOption
 	if stagehook.Of(p).Deterministic() {
-		// The examples reach their class queues in the order of the steps'
-		// turns; each queue is FIFO and the consumer's draws are seeded,
-		// so the batches are too. (A full class queue then holds up every
-		// thread, as it holds up the one thread of Threads(1).)
+		// The examples reach the class stores in the order of the steps'
+		// turns, and a batch leaves them as soon as it can be formed, so
+		// the batches and the examples dropped follow from that order and
+		// the seed.
 		ropts = append(ropts, coord.InTurn())
 	}
-	r, err := coord.NewQueueRunner(stagequeue.NewGroup(name+"/class_queues", qs...), steps, ropts...)
+	r, err := coord.NewQueueRunner(b.ready, steps, ropts...)
 	if err != nil {
 		b.err = err
 		stagehook.Of(p).Fail(err)
@@ -125,11 +144,93 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 	return b
 }
 
+// Dropped returns how many examples were dropped: of a class of
+// probability 0, or of a class that held ClassCapacity examples beyond
+// the forming batch's share while that batch waited for another class.
+func (b *ClassBatches) Dropped() int64 { return b.dropped.Load() }
+
+// add keeps example e of class l, or drops it, and returns the batches
+// that can now be formed, in order.
+func (b *ClassBatches) add(l int, e queue.Element) ([]queue.Element, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.want == nil {
+		b.draw()
+	}
+	if b.probs[l] == 0 || len(b.stores[l]) >= b.want[l]+b.capacity {
+		// The forming batch waits for another class (it would have been
+		// formed otherwise), which only more input brings: e cannot
+		// wait for room, as the batch's class would wait behind it for
+		// ever (audit 69).
+		b.dropped.Add(1)
+		return nil, nil
+	}
+	b.stores[l] = append(b.stores[l], e)
+	var formed []queue.Element
+	for b.complete() {
+		batch, err := b.form()
+		if err != nil {
+			return formed, err
+		}
+		formed = append(formed, batch)
+		b.draw()
+	}
+	return formed, nil
+}
+
+// draw draws the class counts of the next batch.
+func (b *ClassBatches) draw() {
+	b.want = make([]int, len(b.probs))
+	for range b.batchSize {
+		b.want[b.category()]++
+	}
+}
+
+// complete reports whether the stores hold the forming batch.
+func (b *ClassBatches) complete() bool {
+	for i, n := range b.want {
+		if len(b.stores[i]) < n {
+			return false
+		}
+	}
+	return true
+}
+
+// form takes the forming batch out of the stores: its labels, then each
+// component's examples stacked in class order.
+func (b *ClassBatches) form() (queue.Element, error) {
+	rows := make([]queue.Element, 0, b.batchSize)
+	labels := make([]int64, 0, b.batchSize)
+	for i, n := range b.want {
+		rows = append(rows, b.stores[i][:n]...)
+		for range n {
+			labels = append(labels, int64(i))
+		}
+		clear(b.stores[i][:n])
+		b.stores[i] = b.stores[i][n:]
+	}
+	out := queue.Element{tensor.New(labels)}
+	col := make([]tensor.Tensor, len(rows))
+	for j := range rows[0] {
+		for k, r := range rows {
+			if j >= len(r) {
+				return nil, invalidf("sample: stratified_sample_unknown_dist: an example of %d components after one of %d", len(r), len(rows[0]))
+			}
+			col[k] = r[j]
+		}
+		t, err := tensor.Stack(col)
+		if err != nil {
+			return nil, fmt.Errorf("sample: stratified_sample_unknown_dist: component %d: %w", j, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // Next returns the next batch; at end of input, an error wrapping io.EOF.
 // If the pipeline stopped because a stage failed, Next returns that
-// stage's error. A batch takes from the class queues one after another:
-// if ctx ends or the input runs out part way, the examples already taken
-// for the batch are dropped, as TensorFlow drops a partial batch.
+// stage's error. At end of input, the batch being formed is dropped, as
+// TensorFlow drops a partial batch.
 func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
 	if b.err != nil {
 		return input.Batch{}, b.err
@@ -150,47 +251,20 @@ func (b *ClassBatches) Next(ctx context.Context) (input.Batch, error) {
 
 // next is Next without the checkpoint's bookkeeping.
 func (b *ClassBatches) next(ctx context.Context) (input.Batch, error) {
-	counts := make([]int, len(b.probs))
-	for range b.batchSize {
-		counts[b.category()]++
-	}
-	var parts []queue.Element
-	var labels []int64
-	for i, n := range counts {
-		if n == 0 {
-			continue
-		}
-		e, err := b.classes[i].DequeueMany(ctx, n)
-		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, queue.ErrCancelled) {
-				if perr := b.p.Coordinator().Err(); perr != nil {
-					return input.Batch{}, perr
-				}
+	e, err := b.ready.Dequeue(ctx)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, queue.ErrCancelled) {
+			if perr := b.p.Coordinator().Err(); perr != nil {
+				return input.Batch{}, perr
 			}
-			return input.Batch{}, err
 		}
-		parts = append(parts, e)
-		for range n {
-			labels = append(labels, int64(i))
-		}
-	}
-	out := queue.Element{tensor.New(labels)}
-	for j := range parts[0] {
-		col := make([]tensor.Tensor, len(parts))
-		for k, part := range parts {
-			col[k] = part[j]
-		}
-		t, err := tensor.Concat(col)
-		if err != nil {
-			return input.Batch{}, err
-		}
-		out = append(out, t)
+		return input.Batch{}, err
 	}
 	var names []string
 	if n := b.names.Names(); n != nil {
 		names = append([]string{"label"}, n...)
 	}
-	return input.NewBatch(names, out), nil
+	return input.NewBatch(names, e), nil
 }
 
 // All returns an iterator over the remaining batches. It ends after the
