@@ -29,6 +29,9 @@ import (
 // reader k mod Readers, and the records are merged in turn, 128 from each
 // reader. One goroutine runs the shuffle buffer, seeded; the batches are
 // decoded in parallel and delivered in order. Without Seed, the seed is 0.
+// The buffer is tf.data's shuffle(n) rather than a shuffle queue's: it
+// holds Shuffle's n records and draws among them, so n-1 are kept back,
+// and Shuffle(1) shuffles the files' order alone.
 //
 // With Forever and without file shuffling, a reader whose files hold no
 // record (it read as many files in a row as the data set has, all empty)

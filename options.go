@@ -111,8 +111,9 @@ func GracePeriod(d time.Duration) Option {
 
 // Shuffle shuffles records through a buffer that keeps at least n records
 // back until the input ends (a RandomShuffle queue with min_after_dequeue
-// n, as TensorFlow's shuffle_batch), and shuffles the order of the files
-// in each epoch. Shuffle(0), the default, shuffles nothing. A buffer of
+// n, as TensorFlow's shuffle_batch; with Deterministic, a buffer of n as
+// tf.data's shuffle, which keeps n-1 back), and shuffles the order of the
+// files in each epoch. Shuffle(0), the default, shuffles nothing. A buffer of
 // more than 2^31-1 records, TensorFlow's bound, is an error (ErrInvalid).
 func Shuffle(n int) Option {
 	return option(func(s *settings) { s.shuffle = n })

@@ -1505,7 +1505,9 @@ def examples(
     so compression is accepted for tf.data's sake and not needed.
 
     epochs=None repeats without end; shuffle is the size of the records'
-    shuffle buffer (0: records in file order), which also shuffles the
+    shuffle buffer (0: records in file order; with deterministic=True a
+    buffer of shuffle records as tf.data's, which keeps shuffle-1 back,
+    so shuffle=1 shuffles the files alone), which also shuffles the
     files of each epoch; shuffle_files shuffles only the files; readers is
     how many files are read in parallel (one per CPU by default; 4 with
     deterministic=True, where readers is part of what fixes the order);
