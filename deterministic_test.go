@@ -192,6 +192,24 @@ func TestDeterministicExactlyOnce(t *testing.T) {
 	}
 }
 
+// Deterministic's buffer is tf.data's shuffle(n), which keeps n-1 records
+// back: Shuffle(1) leaves one file's records in order, Shuffle(2) does not
+// (audit 69: the docs promised n back).
+func TestDeterministicShuffleBuffer(t *testing.T) {
+	dir := t.TempDir()
+	writeExamples(t, dir, 1, 40, tfrecord.None)
+	for _, tc := range []struct {
+		n       int
+		inOrder bool
+	}{{1, true}, {2, false}} {
+		ds := Examples(filepath.Join(dir, "train-*"), testSpec, Deterministic(), Shuffle(tc.n), Seed(7))
+		labels, _ := collect(t, ds, 8)
+		if slices.IsSorted(labels) != tc.inOrder || len(labels) != 40 {
+			t.Errorf("Shuffle(%d): %v", tc.n, labels)
+		}
+	}
+}
+
 // A checkpoint taken after any batch resumes, in a new iterator, exactly
 // the batches the uninterrupted run delivers next: mid-file, mid-epoch,
 // with the shuffle buffer full and with a short final batch pending, from
