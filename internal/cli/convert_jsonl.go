@@ -261,7 +261,13 @@ func (c *jsonlConverter) convert(line []byte, at jsonlLine) error {
 	if c.max > 0 && int64(len(c.out)) > c.max {
 		return fmt.Errorf("%v: record of %d bytes is larger than --max-record-size (%d)", at, len(c.out), c.max)
 	}
-	return c.write(c.out)
+	if err := c.write(c.out); err != nil {
+		if errors.Is(err, errTooManyFeatures) { // schema's and stats': the line brought a feature too many
+			return fmt.Errorf("%v: %w", at, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // typeHint says where a member's type came from and how to give it a

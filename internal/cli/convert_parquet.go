@@ -113,6 +113,9 @@ func readParquet(ctx context.Context, names, cols []string, prog *progress, t *t
 				out = parquetrow.Build(b, rows).AppendMarshal(out[:0])
 				t.read(len(out))
 				if err := write(out); err != nil {
+					if errors.Is(err, errTooManyFeatures) {
+						return fmt.Errorf("%s: row %d: %w", name, rows.Row(), err)
+					}
 					return err
 				}
 			}

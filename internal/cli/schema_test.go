@@ -341,6 +341,29 @@ func TestSchemaFeatureLimit(t *testing.T) {
 	first := names("a", limit-1)
 	at := writeRecords(t, dir, "at.tfrecord", tfrecord.None, first, names("a", limit-1), names("b", 1))
 	past := writeRecords(t, dir, "past.tfrecord", tfrecord.None, first, names("b", 2))
+	// From Parquet, the row is named (audit 70).
+	pq := filepath.Join(dir, "past")
+	if code, _, errOut := run(t, "convert", "--to", "parquet", "--out", pq, past); code != 0 {
+		t.Fatalf("convert --to parquet: %s", errOut)
+	}
+	for _, cmd := range []string{"schema", "stats"} {
+		code, _, errOut := run(t, cmd, "--max-record-size", "1048576", "--from", "parquet", pq+".parquet")
+		if want := "past.parquet: row 1: too many distinct features"; code == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("%s --from parquet: exit %d, stderr %q: want %q", cmd, code, errOut, want)
+		}
+	}
+	// From JSON lines, the line is named (audit 70).
+	var lines strings.Builder
+	for i := range limit + 1 {
+		fmt.Fprintf(&lines, "{\"f%d\": 1}\n", i)
+	}
+	jsonl := writeFile(t, filepath.Join(dir, "past.jsonl"), []byte(lines.String()))
+	for _, cmd := range []string{"schema", "stats"} {
+		code, _, errOut := run(t, cmd, "--max-record-size", "1048576", "--from", "jsonl", jsonl)
+		if want := fmt.Sprintf("past.jsonl:%d: too many distinct features", limit+1); code == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("%s --from jsonl: exit %d, stderr %q: want %q", cmd, code, errOut, want)
+		}
+	}
 	for _, cmd := range []string{"schema", "stats"} {
 		code, _, errOut := run(t, cmd, "--max-record-size", "1048576", at)
 		if code != 0 {
