@@ -452,3 +452,34 @@ def test_torch_workers_without_torch(tmp_path, monkeypatch):
     assert data.info is None
     rest = sum(len(b["label"].numpy) for b in parent)
     assert rest == 100 - 8
+
+
+STUBBORN_EXIT = textwrap.dedent("""
+    import sys
+    import sluice
+    from test_read import SPEC
+    # Kept to the end: their sessions end in the interpreter's exit.
+    ds = sluice.examples(sys.argv[1], SPEC, batch_size=4, epochs=None)
+    it = iter(ds)
+    next(it)
+    print(it.server_pid, flush=True)
+""")
+
+
+def test_exit_ends_a_server_that_stays(tmp_path, server_binary):
+    # A server that does not exit when its input ends (here a wrapper that
+    # sleeps on after the real one), whose data set the program still
+    # held at its exit, is killed as the interpreter exits. The exit's
+    # reaping ran before the teardown's finalizers released it, and it
+    # outlived Python (audit 70).
+    pat, _ = make_examples(tmp_path)
+    stubborn = tmp_path / "stubborn.sh"
+    stubborn.write_text(f'#!/bin/sh\n"{server_binary}" "$@"\nexec sleep 60\n')
+    stubborn.chmod(0o755)
+    env = dict(os.environ, SLUICE_SERVE=str(stubborn),
+               PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.abspath(__file__))] + sys.path))
+    out = subprocess.run([sys.executable, "-c", STUBBORN_EXIT, pat], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    pid = int(out.stdout.split()[0])
+    assert not alive(pid), "the server outlived the trainer"

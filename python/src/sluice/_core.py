@@ -472,7 +472,18 @@ def _reap(wait: bool = False) -> None:
             _sweep(shm_dir, p.pid)
 
 
-atexit.register(_reap, True)
+def _at_exit() -> None:
+    """Ends the servers still running as the interpreter exits, and waits
+    for them: finalizers run later, in the teardown, release servers that
+    nothing would reap (audit 70)."""
+    for s in list(_sessions):
+        if s._pid == os.getpid():
+            s.release()
+    _spare.clear()
+    _reap(True)
+
+
+atexit.register(_at_exit)
 
 
 def _sweep(shm_dir: Optional[str], pid: int) -> None:
