@@ -320,6 +320,29 @@ func startsLike(prefix []byte, c tfrecord.Compression) bool {
 	return true
 }
 
+// beginsAs reports whether prefix, however short, is the start of a
+// stream of compression c (not None): its bytes, as far as they go, are
+// c's magic number or header. startsLike, for a prefix too short to tell,
+// says yes; this says yes only to bytes that fit, so that a file of one
+// letter is text unless the letter can begin c (ZLIB's "x").
+func beginsAs(prefix []byte, c tfrecord.Compression) bool {
+	switch c {
+	case tfrecord.Gzip:
+		return bytes.HasPrefix([]byte{0x1f, 0x8b}, prefix[:min(len(prefix), 2)])
+	case tfrecord.Zlib:
+		// CMF: deflate (8) with a window of at most 32 KiB.
+		return len(prefix) == 0 || prefix[0]&0x0f == 8 && prefix[0]>>4 <= 7 && startsLike(prefix, c)
+	case tfrecord.Zstd:
+		// A frame's magic number, or a skippable frame's (0x184D2A50 to
+		// 0x184D2A5F), little-endian.
+		head := prefix[:min(len(prefix), 4)]
+		frame := bytes.HasPrefix([]byte{0x28, 0xb5, 0x2f, 0xfd}, head)
+		skippable := len(head) == 0 || head[0]&0xf0 == 0x50 && bytes.HasPrefix([]byte{0x2a, 0x4d, 0x18}, head[1:])
+		return frame || skippable
+	}
+	return startsLike(prefix, c)
+}
+
 // otherFormat names the format of a file that starts like one sluice
 // converts rather than reads as TFRecord (Parquet, CSV, JSON lines), and
 // the command that converts it, or like a sluice index; "" for other
@@ -524,7 +547,7 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 		rf.close()
 		return err
 	}
-	if rf.detect || c == tfrecord.None || !startsLike(prefix, c) {
+	if rf.detect || c == tfrecord.None || !beginsAs(prefix, c) {
 		rf.hint = formatOf(prefix, c, name)
 	} else {
 		// A file that starts as its named compression does is what it

@@ -324,6 +324,14 @@ func TestWrongCompression(t *testing.T) {
 	if code, _, errOut := run(t, "cat", "--compression", "ZLIB", junk); code != 1 || strings.Contains(errOut, "starts like") || !strings.Contains(errOut, "truncated") {
 		t.Errorf("cat --compression ZLIB x: exit %d, %q", code, errOut)
 	}
+	// Text too short for the named compression's magic number, which it
+	// does not begin, is still named as text (audit 70).
+	for _, tc := range []struct{ text, c string }{{"x", "GZIP"}, {"ab\n", "ZSTD"}, {"a", "ZLIB"}} {
+		os.WriteFile(junk, []byte(tc.text), 0o644)
+		if code, _, errOut := run(t, "cat", "--compression", tc.c, junk); code != 1 || !strings.Contains(errOut, "starts like text") {
+			t.Errorf("cat --compression %s %q: exit %d, %q", tc.c, tc.text, code, errOut)
+		}
+	}
 }
 
 // A negative --limit other than -1 is refused: head -n -5 means "all but
@@ -427,6 +435,36 @@ func TestLooksLikeText(t *testing.T) {
 	} {
 		if got := looksLikeText([]byte(tc.prefix)); got != tc.want {
 			t.Errorf("looksLikeText(%q) = %v, want %v", tc.prefix, got, tc.want)
+		}
+	}
+}
+
+// beginsAs takes a prefix shorter than a magic number for its compression
+// only if its bytes are the number's first.
+func TestBeginsAs(t *testing.T) {
+	for _, tc := range []struct {
+		prefix string
+		c      tfrecord.Compression
+		want   bool
+	}{
+		{"", tfrecord.Gzip, true},
+		{"\x1f", tfrecord.Gzip, true},
+		{"\x1f\x8b\x08", tfrecord.Gzip, true},
+		{"x", tfrecord.Gzip, false},
+		{"\x1f\x8c", tfrecord.Gzip, false},
+		{"x", tfrecord.Zlib, true},
+		{"x\x9c", tfrecord.Zlib, true},
+		{"xa", tfrecord.Zlib, false},
+		{"a", tfrecord.Zlib, false},
+		{"\x28\xb5", tfrecord.Zstd, true},
+		{"\x28\xb5\x2f\xfd\x00", tfrecord.Zstd, true},
+		{"\x5a\x2a\x4d", tfrecord.Zstd, true},
+		{"\x5a\x2a\x4d\x18", tfrecord.Zstd, true},
+		{"ab\n", tfrecord.Zstd, false},
+		{"\x5a\x2b", tfrecord.Zstd, false},
+	} {
+		if got := beginsAs([]byte(tc.prefix), tc.c); got != tc.want {
+			t.Errorf("beginsAs(%q, %v) = %v, want %v", tc.prefix, tc.c, got, tc.want)
 		}
 	}
 }
