@@ -32,6 +32,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -117,11 +118,24 @@ func startProfile(path string) (stop func(), err error) {
 	return stop, nil
 }
 
+// parentEnv names the variable in which a client gives its pid, so that
+// a server whose parent died before the server looked (its parent is
+// already another process: init, a subreaper) knows it. Another parent
+// may be a wrapper the client ran as the server: the client's death is
+// then what counts.
+const parentEnv = "SLUICE_PARENT_PID"
+
 // watchParent cancels when the process that started the server is gone.
 // A dead client closes the server's stdin, unless a process it forked
 // still holds the pipe; the parent's pid changes in any case.
 func watchParent(cancel context.CancelCauseFunc) {
 	ppid := os.Getppid()
+	if client, err := strconv.Atoi(os.Getenv(parentEnv)); err == nil && client != ppid && !alive(client) {
+		// A client that died as it started the server: the parent read
+		// first was already its successor (audit 71).
+		cancel(fmt.Errorf("client %d was gone before the server started", client))
+		return
+	}
 	for range time.Tick(250 * time.Millisecond) {
 		if os.Getppid() != ppid {
 			cancel(fmt.Errorf("parent %d is gone", ppid))

@@ -235,3 +235,19 @@ func readReply(t *testing.T, stdout io.Reader) pyserve.Reply {
 	}
 	return r
 }
+
+// A server whose parent died before the server looked at its parent, as
+// the client gave its pid in SLUICE_PARENT_PID, exits, though something
+// else holds its stdin open: it took its successor for its parent and ran
+// on (audit 71).
+func TestParentGoneBeforeStart(t *testing.T) {
+	shm := t.TempDir()
+	cmd := serverCommand(shm, parentEnv+"=999999999") // not this test's pid
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close() // held open until the server has exited
+	runServer(t, cmd)
+	exitsClean(t, cmd, shm, "its parent was found gone")
+}

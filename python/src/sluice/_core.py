@@ -596,9 +596,13 @@ class _Session:
         # SIGINT waits, in the main thread, until the session holds the
         # process, and its __del__ ends it if the interrupt then ends
         # __init__.
+        # The server checks that its parent is this process: one that
+        # died as it started the server would leave it another parent
+        # from the start, which its watch would not see change (audit 71).
+        env = dict(os.environ, SLUICE_PARENT_PID=str(os.getpid()))
         with _sigint_held():
             self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                                          close_fds=True)
+                                          close_fds=True, env=env)
         _sessions.add(self)
         self._in = self._proc.stdin.fileno()
         self._out = self._proc.stdout.fileno()
