@@ -185,6 +185,21 @@ func TestStratifiedSampleUnknownDist(t *testing.T) {
 	if err != nil || len(batches) != 5 || b.Dropped() != 25 {
 		t.Errorf("probs [0 1]: %d batches, %d dropped, %v; want 5 and 25", len(batches), b.Dropped(), err)
 	}
+	// An example of more components than the first is an error, not a
+	// batch that loses them (audit 72).
+	p = input.NewPipeline(input.Seed(6))
+	i := 0
+	mixed := func(context.Context) (int, queue.Element, error) {
+		i++
+		if i%2 == 1 {
+			return 0, queue.Element{tensor.Scalar(int64(i))}, nil
+		}
+		return 1, queue.Element{tensor.Scalar(int64(i)), tensor.Scalar(int64(-i))}, nil
+	}
+	b = StratifiedSampleUnknownDist(p, mixed, []float64{.5, .5}, 4)
+	if _, err := drain(t, p, b.Next); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "example 1 has 2 components, the first 1") {
+		t.Errorf("mixed components: %v", err)
+	}
 	p = input.NewPipeline()
 	b = StratifiedSampleUnknownDist(p, source(10, func(int) int { return 7 }), []float64{.5, .5}, 2)
 	if _, err := drain(t, p, b.Next); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "example 0: label 7 is not in [0, 2)") {

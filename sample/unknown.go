@@ -40,9 +40,10 @@ type ClassBatches struct {
 	ready     *stagequeue.Lazy // formed batches, for Next
 	dropped   atomic.Int64
 
-	mu     sync.Mutex
-	stores [][]queue.Element // each class's examples, in arrival order
-	want   []int             // the class counts of the batch being formed; nil until drawn
+	mu         sync.Mutex
+	stores     [][]queue.Element // each class's examples, in arrival order
+	want       []int             // the class counts of the batch being formed; nil until drawn
+	components int               // the first example's, which every other must have
 }
 
 // StratifiedSampleUnknownDist delivers batches of batchSize whose class
@@ -114,7 +115,7 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 		if l < 0 || l >= len(probs) {
 			return invalidf("sample: %s: example %d: label %d is not in [0, %d)", op, n, l, len(probs))
 		}
-		formed, err := b.add(l, e)
+		formed, err := b.add(n, l, e)
 		for _, batch := range formed {
 			if err == nil {
 				err = b.ready.Enqueue(ctx, batch)
@@ -149,13 +150,19 @@ func StratifiedSampleUnknownDist(p *input.Pipeline, step LabelStep, probs []floa
 // the forming batch's share while that batch waited for another class.
 func (b *ClassBatches) Dropped() int64 { return b.dropped.Load() }
 
-// add keeps example e of class l, or drops it, and returns the batches
-// that can now be formed, in order.
-func (b *ClassBatches) add(l int, e queue.Element) ([]queue.Element, error) {
+// add keeps example e, the n-th, of class l, or drops it, and returns
+// the batches that can now be formed, in order.
+func (b *ClassBatches) add(n int64, l int, e queue.Element) ([]queue.Element, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.want == nil {
 		b.draw()
+		b.components = len(e)
+	}
+	if len(e) != b.components {
+		// Checked here, not when the batch is stacked: a longer example
+		// among shorter ones would lose its extra components (audit 72).
+		return nil, invalidf("sample: stratified_sample_unknown_dist: example %d has %d components, the first %d", n, len(e), b.components)
 	}
 	if b.probs[l] == 0 || len(b.stores[l]) >= b.want[l]+b.capacity {
 		// The forming batch waits for another class (it would have been
@@ -211,11 +218,8 @@ func (b *ClassBatches) form() (queue.Element, error) {
 	}
 	out := queue.Element{tensor.New(labels)}
 	col := make([]tensor.Tensor, len(rows))
-	for j := range rows[0] {
+	for j := range b.components {
 		for k, r := range rows {
-			if j >= len(r) {
-				return nil, invalidf("sample: stratified_sample_unknown_dist: an example of %d components after one of %d", len(r), len(rows[0]))
-			}
 			col[k] = r[j]
 		}
 		t, err := tensor.Stack(col)
