@@ -130,15 +130,23 @@ const parentEnv = "SLUICE_PARENT_PID"
 // still holds the pipe; the parent's pid changes in any case.
 func watchParent(cancel context.CancelCauseFunc) {
 	ppid := os.Getppid()
-	if client, err := strconv.Atoi(os.Getenv(parentEnv)); err == nil && client != ppid && !alive(client) {
+	// A client other than the parent: a wrapper run as the server is the
+	// parent, and outlives the client.
+	client, err := strconv.Atoi(os.Getenv(parentEnv))
+	watchClient := err == nil && client != ppid
+	if watchClient && !alive(client) {
 		// A client that died as it started the server: the parent read
 		// first was already its successor (audit 71).
 		cancel(fmt.Errorf("client %d was gone before the server started", client))
 		return
 	}
 	for range time.Tick(250 * time.Millisecond) {
-		if os.Getppid() != ppid {
+		switch {
+		case os.Getppid() != ppid:
 			cancel(fmt.Errorf("parent %d is gone", ppid))
+			return
+		case watchClient && !alive(client):
+			cancel(fmt.Errorf("client %d is gone", client))
 			return
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -250,4 +251,26 @@ func TestParentGoneBeforeStart(t *testing.T) {
 	defer stdin.Close() // held open until the server has exited
 	runServer(t, cmd)
 	exitsClean(t, cmd, shm, "its parent was found gone")
+}
+
+// A server run by a wrapper (its parent) for a client (SLUICE_PARENT_PID)
+// exits when the client dies, though the wrapper lives on and something
+// else holds its stdin open: only its parent was watched (audit 72).
+func TestClientGoneUnderWrapper(t *testing.T) {
+	client := exec.Command("sleep", "1")
+	if err := client.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	shm := t.TempDir()
+	cmd := serverCommand(shm, parentEnv+"="+strconv.Itoa(client.Process.Pid))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close() // held open until the server has exited
+	runServer(t, cmd)
+	if err := client.Wait(); err != nil { // the client dies, reaped at once
+		t.Fatal(err)
+	}
+	exitsClean(t, cmd, shm, "its client died")
 }
