@@ -463,6 +463,7 @@ STUBBORN_EXIT = textwrap.dedent("""
     it = iter(ds)
     next(it)
     print(it.server_pid, flush=True)
+    print("exiting", flush=True)
 """)
 
 
@@ -483,3 +484,13 @@ def test_exit_ends_a_server_that_stays(tmp_path, server_binary):
     assert out.returncode == 0, out.stderr
     pid = int(out.stdout.split()[0])
     assert not alive(pid), "the server outlived the trainer"
+    # A Ctrl-C during the exit's wait for it kills it rather than leave it
+    # running (audit 72).
+    p = subprocess.Popen([sys.executable, "-c", STUBBORN_EXIT, pat], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    pid = int(p.stdout.readline())
+    assert p.stdout.readline() == "exiting\n"
+    time.sleep(1)  # into the five seconds the exit waits
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=30)
+    assert not alive(pid), "the server outlived a trainer interrupted as it exited"

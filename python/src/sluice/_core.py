@@ -480,7 +480,20 @@ def _at_exit() -> None:
         if s._pid == os.getpid():
             s.release()
     _spare.clear()
-    _reap(True)
+    try:
+        _reap(True)
+    except BaseException:
+        # A Ctrl-C in the wait: the servers not yet reaped are killed,
+        # not left to outlive the process (audit 72).
+        for _, p, shm_dir in list(_released):
+            try:
+                p.kill()
+            except OSError:
+                pass
+            p.wait()
+            _sweep(shm_dir, p.pid)
+        _released.clear()
+        raise
 
 
 atexit.register(_at_exit)
