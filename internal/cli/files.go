@@ -549,11 +549,15 @@ func (rf *recordFiles) open(ctx context.Context, name string) error {
 	}
 	if rf.detect || c == tfrecord.None || !beginsAs(prefix, c) {
 		rf.hint = formatOf(prefix, c, name)
-	} else {
+	} else if head := plainHead(prefix, c); len(head) > 0 || len(prefix) <= 4 {
 		// A file that starts as its named compression does is what it
 		// decompresses to: that its first byte is also a letter
 		// (ZLIB's "x") says nothing (audit 68).
-		rf.hint = otherFormat(plainHead(prefix, c), name)
+		rf.hint = otherFormat(head, name)
+	} else {
+		// Past a header that does not decompress: text whose first
+		// letters happen to make one ("hC", "x^" for ZLIB; audit 72).
+		rf.hint = formatOf(prefix, c, name)
 	}
 	rf.c = c
 	opts = append(append(opts, c), rf.opts...)

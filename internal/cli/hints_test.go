@@ -326,7 +326,8 @@ func TestWrongCompression(t *testing.T) {
 	}
 	// Text too short for the named compression's magic number, which it
 	// does not begin, is still named as text (audit 70).
-	for _, tc := range []struct{ text, c string }{{"x", "GZIP"}, {"ab\n", "ZSTD"}, {"a", "ZLIB"}} {
+	// Nor is text whose first two letters make a ZLIB header (audit 72).
+	for _, tc := range []struct{ text, c string }{{"x", "GZIP"}, {"ab\n", "ZSTD"}, {"a", "ZLIB"}, {"hC,1,2\nfoo,bar\n", "ZLIB"}, {"x^ and more text\n", "ZLIB"}} {
 		os.WriteFile(junk, []byte(tc.text), 0o644)
 		if code, _, errOut := run(t, "cat", "--compression", tc.c, junk); code != 1 || !strings.Contains(errOut, "starts like text") {
 			t.Errorf("cat --compression %s %q: exit %d, %q", tc.c, tc.text, code, errOut)
