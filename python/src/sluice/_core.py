@@ -609,9 +609,10 @@ class _Session:
         # SIGINT waits, in the main thread, until the session holds the
         # process, and its __del__ ends it if the interrupt then ends
         # __init__.
-        # The server checks that its parent is this process: one that
-        # died as it started the server would leave it another parent
-        # from the start, which its watch would not see change (audit 71).
+        # The server watches this process, its client, besides its
+        # parent: a client that died as it started the server left it
+        # another parent from the start (audit 71), and a wrapper run as
+        # the server is its parent and may outlive the client (audit 72).
         env = dict(os.environ, SLUICE_PARENT_PID=str(os.getpid()))
         with _sigint_held():
             self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
