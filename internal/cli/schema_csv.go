@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/format"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/decode"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -142,7 +144,16 @@ func (s *csvSchema) flush() error {
 	}
 	fields, err := s.dec.DecodeBatch(s.pending, nil)
 	if err != nil {
-		// Again with the lines' names, which the error then gives.
+		// Again with the lines' names, which the error then gives: the
+		// failing line alone, as convert and stats report it, since
+		// decode_csv's message counts records in the batch it was
+		// given ("record 1" of two lines; audit 72).
+		if de, ok := errors.AsType[*dataerr.Error](err); ok && de.Record >= 0 && de.Record < int64(len(s.pending)) {
+			i := de.Record
+			if _, err1 := s.dec.DecodeBatch(s.pending[i:i+1], s.keys[i:i+1]); err1 != nil {
+				return err1
+			}
+		}
 		_, err = s.dec.DecodeBatch(s.pending, s.keys)
 		return err
 	}
