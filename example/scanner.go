@@ -139,8 +139,9 @@ func (s *Scanner) slot(key []byte) int {
 		if s.extra == nil {
 			s.extra = make(map[string]int)
 		}
-		s.extra[name] = s.add(key)
-		return s.extra[name]
+		i := s.add(key)
+		s.extra[name] = i
+		return i
 	}
 	p.gen, p.i = s.gen, s.add(key)
 	return p.i

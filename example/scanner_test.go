@@ -155,34 +155,38 @@ func scannerCases() map[string][]byte {
 		"empty features": {0x0a, 0x00},
 		"kinds": features(wireEntry("i", feat(3, int64List)), wireEntry("f", feat(2, floatList)),
 			wireEntry("b", feat(1, bytesList)), wireEntry("none", nil)),
-		"name again":            features(wireEntry("x", feat(3, int64List)), wireEntry("y", feat(2, floatList)), wireEntry("x", feat(1, bytesList))),
-		"features twice":        append(features(wireEntry("x", feat(3, int64List))), features(wireEntry("y", feat(2, floatList)), wireEntry("x", feat(2, floatList)))...),
-		"lists joined":          features(wireEntry("x", append(feat(3, int64List), feat(3, int64List)...))),
-		"list replaced":         features(wireEntry("x", append(feat(3, int64List), feat(2, floatList)...))),
-		"value twice":           features(appendField(appendField(appendField(nil, 1, []byte("v")), 2, feat(3, int64List)), 2, feat(3, int64List))),
-		"unknown top":           append(features(wireEntry("x", feat(3, int64List))), appendField(nil, 2, []byte{})...),
-		"unknown in entry":      features(append(wireEntry("x", feat(3, int64List)), protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), 1)...)),
-		"unknown feature":       features(wireEntry("x", append(feat(3, int64List), protowire.AppendVarint(protowire.AppendTag(nil, 7, protowire.VarintType), 1)...))),
-		"unknown in list":       features(wireEntry("x", feat(2, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1)))),
-		"no key":                features(appendField(nil, 2, feat(3, int64List))),
-		"bad name":              features(wireEntry("\xff", feat(3, int64List))),
-		"truncated":             ints[:len(ints)-1],
-		"bad packed":            features(wireEntry("x", feat(3, appendField(nil, 1, []byte{0x80})))),
-		"bad float":             features(wireEntry("x", feat(2, appendField(nil, 1, []byte{1, 2, 3})))),
-		"sequence example":      NewSequence().Context("c", Int64List(1)).List("l", FloatList(1)).Marshal(),
-		"big field number":      protowire.AppendVarint(protowire.AppendTag(nil, protowire.MaxValidNumber, protowire.VarintType), 1),
-		"end group":             protowire.AppendTag(nil, 3, protowire.EndGroupType),
-		"group":                 append(protowire.AppendTag(nil, 3, protowire.StartGroupType), protowire.AppendTag(nil, 3, protowire.EndGroupType)...),
-		"wrong wire type":       protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1),
-		"negative int64":        features(wireEntry("n", feat(3, appendField(nil, 1, protowire.AppendVarint(nil, math.MaxUint64))))),
-		"unpacked int64":        features(wireEntry("n", feat(3, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 3)))),
-		"packed float":          features(wireEntry("f", feat(2, appendField(nil, 1, []byte{0, 0, 128, 63, 0, 0, 192, 127})))),
-		"empty list":            features(wireEntry("e", feat(1, nil))),
-		"many features":         manyFeatures(40),
-		"many, name again":      append(manyFeatures(40), manyFeatures(3)...),
-		"value split mid-field": features(appendField(appendField(appendField(nil, 1, []byte("i")), 2, []byte{0x31}), 2, []byte("000000000000"))),
-		"value in two parts":    features(appendField(appendField(appendField(nil, 1, []byte("i")), 2, feat(3, int64List)), 2, feat(2, floatList))),
-		"entry without all":     features(appendField(nil, 1, []byte("k"))),
+		"name again":       features(wireEntry("x", feat(3, int64List)), wireEntry("y", feat(2, floatList)), wireEntry("x", feat(1, bytesList))),
+		"features twice":   append(features(wireEntry("x", feat(3, int64List))), features(wireEntry("y", feat(2, floatList)), wireEntry("x", feat(2, floatList)))...),
+		"lists joined":     features(wireEntry("x", append(feat(3, int64List), feat(3, int64List)...))),
+		"list replaced":    features(wireEntry("x", append(feat(3, int64List), feat(2, floatList)...))),
+		"value twice":      features(appendField(appendField(appendField(nil, 1, []byte("v")), 2, feat(3, int64List)), 2, feat(3, int64List))),
+		"unknown top":      append(features(wireEntry("x", feat(3, int64List))), appendField(nil, 2, []byte{})...),
+		"unknown in entry": features(append(wireEntry("x", feat(3, int64List)), protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), 1)...)),
+		"unknown feature":  features(wireEntry("x", append(feat(3, int64List), protowire.AppendVarint(protowire.AppendTag(nil, 7, protowire.VarintType), 1)...))),
+		"unknown in list":  features(wireEntry("x", feat(2, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1)))),
+		"no key":           features(appendField(nil, 2, feat(3, int64List))),
+		"bad name":         features(wireEntry("\xff", feat(3, int64List))),
+		"truncated":        ints[:len(ints)-1],
+		"bad packed":       features(wireEntry("x", feat(3, appendField(nil, 1, []byte{0x80})))),
+		"bad float":        features(wireEntry("x", feat(2, appendField(nil, 1, []byte{1, 2, 3})))),
+		"sequence example": NewSequence().Context("c", Int64List(1)).List("l", FloatList(1)).Marshal(),
+		"big field number": protowire.AppendVarint(protowire.AppendTag(nil, protowire.MaxValidNumber, protowire.VarintType), 1),
+		"end group":        protowire.AppendTag(nil, 3, protowire.EndGroupType),
+		"group":            append(protowire.AppendTag(nil, 3, protowire.StartGroupType), protowire.AppendTag(nil, 3, protowire.EndGroupType)...),
+		"wrong wire type":  protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1),
+		"negative int64":   features(wireEntry("n", feat(3, appendField(nil, 1, protowire.AppendVarint(nil, math.MaxUint64))))),
+		"unpacked int64":   features(wireEntry("n", feat(3, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 3)))),
+		"packed float":     features(wireEntry("f", feat(2, appendField(nil, 1, []byte{0, 0, 128, 63, 0, 0, 192, 127})))),
+		"empty list":       features(wireEntry("e", feat(1, nil))),
+		"many features":    manyFeatures(40),
+		"many, name again": append(manyFeatures(40), manyFeatures(3)...),
+		// Past the names a Scanner keeps across records, each name once
+		// and each twice (audit 62's map of names aliasing the record).
+		"past the names kept":        manyFeatures(maxScannerNames + 50),
+		"past the names kept, again": append(manyFeatures(maxScannerNames+50), manyFeatures(maxScannerNames+50)...),
+		"value split mid-field":      features(appendField(appendField(appendField(nil, 1, []byte("i")), 2, []byte{0x31}), 2, []byte("000000000000"))),
+		"value in two parts":         features(appendField(appendField(appendField(nil, 1, []byte("i")), 2, feat(3, int64List)), 2, feat(2, floatList))),
+		"entry without all":          features(appendField(nil, 1, []byte("k"))),
 	}
 }
 
@@ -212,6 +216,17 @@ func TestScanner(t *testing.T) {
 			t.Errorf("%s: Unknown() = %v, want %v", name, s.Unknown(), want)
 		}
 	}
+	// A record whose buffer the caller reuses after Scan: the next
+	// record's names are its own, though they alias the same bytes.
+	buf := append([]byte(nil), scannerCases()["past the names kept"]...)
+	checkScanner(t, &s, buf)
+	copy(buf, manyFeatures(maxScannerNames+50)) // the same length, other bytes below
+	for i := range buf {
+		if buf[i] == 'f' {
+			buf[i] = 'g'
+		}
+	}
+	checkScanner(t, &s, buf)
 	if err := s.Scan(scannerCases()["truncated"]); err == nil || !strings.Contains(err.Error(), "Can't parse serialized Example: length past the end of the message at byte 0") {
 		t.Errorf("truncated: %v", err)
 	}

@@ -7,7 +7,7 @@
 //     (InitProbs), or estimated online from the labels seen
 //     (AcceptanceProbs has the formula, SAMPLING.md §1).
 //     StratifiedSampleUnknownDist draws each batch's class counts from a
-//     multinomial and takes them from one queue per class.
+//     multinomial and takes them from the examples it keeps by class.
 //     RejectionSample keeps an example with a probability computed from
 //     the example.
 //   - ResampleAtRate emits each row of a batch Poisson(rate) times, every

@@ -8,8 +8,8 @@ import (
 )
 
 // A Group closes several queues as one, for a queue runner whose steps
-// enqueue into any of them — a bucketing stage's bucket queues, a
-// sampler's per-class queues — so that the end of the runner's input
+// enqueue into any of them — a bucketing stage's bucket queues — so that
+// the end of the runner's input
 // closes them all. It moves no elements and is not a queue.Queue: a runner
 // needs only a name and the two ways to close (coord.Closer).
 type Group struct {
