@@ -411,7 +411,9 @@ type Field struct {
 // FixedLengthRecords returns the data set of the records of recordBytes
 // bytes each in the files that files names (TensorFlow's
 // FixedLengthRecordReader, as CIFAR-10 is read), each cut into fields. A
-// last record cut short is dropped, as TensorFlow drops it.
+// last record cut short is dropped, as TensorFlow drops it; a compressed
+// file whose stream is itself cut short is an error after its last whole
+// record.
 func FixedLengthRecords(files string, recordBytes int, fields []Field, opts ...RecordOption) *Dataset {
 	s := recordSettings{settings: settings{files: []string{files}}}
 	for _, o := range opts {

@@ -21,7 +21,9 @@ import (
 // are ignored. Keys are "file:index", counting from 0. As in TensorFlow, a
 // last record that is cut short, or not followed by the footer, is
 // dropped silently. Compression decompresses each file first; the sizes then
-// count uncompressed bytes.
+// count uncompressed bytes. A compressed stream that is itself cut short
+// (its end or checksum missing) is an error naming the record it stopped
+// in, where TensorFlow ends the file quietly.
 //
 // A file shorter than its header fails its read with an error wrapping
 // ErrShortHeader; the next read goes on with the next file. Any other
@@ -164,8 +166,8 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 
 // fill reads until the look-ahead holds need bytes, growing it as bytes
 // arrive: a record_bytes far beyond what the stream holds costs memory
-// only for the bytes that are there. It returns io.EOF (or the
-// decompressor's io.ErrUnexpectedEOF) if the stream ends first.
+// only for the bytes that are there. It returns io.EOF if the stream ends
+// first, or the decompressor's io.ErrUnexpectedEOF if it was cut short.
 func (f *fixedLengthFormat) fill(need int) error {
 	for f.have < need {
 		if f.have == len(f.buf) {
@@ -192,7 +194,8 @@ func (f *fixedLengthFormat) streamError(err error) error {
 		return fmt.Errorf("%s: record %d at byte %d: %w", f.work, f.index, off, err)
 	}
 	return &dataerr.Error{File: f.work, Offset: off, Record: f.index,
-		Key: f.work + ":" + strconv.FormatInt(f.index, 10), Err: fmt.Errorf("%v stream: %w", f.compression, err)}
+		Key: f.work + ":" + strconv.FormatInt(f.index, 10),
+		Err: fmt.Errorf("%v stream, at byte %d of its decompressed data: %w", f.compression, off, err)}
 }
 
 // OnWorkStarted opens the file and skips its header.
@@ -232,20 +235,21 @@ func (f *fixedLengthFormat) read() (string, []byte, bool, bool, error) {
 			skip := int(hop) - f.have
 			f.have = 0
 			if n, err := f.src.Discard(skip); n < skip {
-				if err != io.EOF && err != io.ErrUnexpectedEOF {
+				if err != io.EOF {
 					return "", nil, false, false, f.streamError(err)
 				}
-				// A compressed stream cut short in the gap ends
-				// there, as one cut inside a record does below.
 				return "", nil, false, true, nil
 			}
 		}
 	}
 	f.resumed = false
 	err := f.fill(f.recordBytes + f.footerBytes)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
+	if err == io.EOF {
 		return "", nil, false, true, nil // a short last record is dropped, as in TensorFlow
 	}
+	// A decompressor's io.ErrUnexpectedEOF is a stream cut short: its
+	// records are lost, which TensorFlow passes over in silence, but
+	// which here fails as a damaged TFRecord or text stream does.
 	if err != nil {
 		return "", nil, false, false, f.streamError(err)
 	}

@@ -10,16 +10,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
-// A compressed fixed-length file cut short ends its unit quietly, the
-// partial record dropped, wherever the cut falls: inside a record, or in
-// the gap a hop longer than the record skips (which failed, for good, so
-// that the queue's next files were never read), and the reader goes on to
-// the next file, as TensorFlow 2.21 does (audit 30).
+// A compressed fixed-length file cut short (its stream's end and checksum
+// missing) is an error naming the record it stopped in, wherever the cut
+// falls: inside a record, or in the gap a hop longer than the record
+// skips. TensorFlow 2.21 ends such a file quietly, losing its records
+// without a word (audit 77); the records before the cut still come.
 func TestFixedLengthCompressedCut(t *testing.T) {
 	data := make([]byte, 60)
 	for i := range data {
@@ -62,18 +64,27 @@ func TestFixedLengthCompressedCut(t *testing.T) {
 				}
 				var got []string
 				for {
-					k, v, err := r.Read(bg)
-					if errors.Is(err, io.EOF) {
+					var k string
+					var v []byte
+					if k, v, err = r.Read(bg); err != nil {
 						break
-					}
-					if err != nil {
-						t.Fatalf("after %q: %v", got, err)
 					}
 					got = append(got, fmt.Sprintf("%s=%x", filepath.Base(k), v))
 				}
-				want := []string{"cut:0=0001", "cut:1=0a0b", "cut:2=1415", "cut:3=1e1f", "next:0=6162", "next:1=6b6c"}
+				want := []string{"cut:0=0001", "cut:1=0a0b", "cut:2=1415", "cut:3=1e1f"}
 				if !slices.Equal(got, want) {
 					t.Errorf("read %q, want %q", got, want)
+				}
+				// Record 4, at byte 40 of the decompressed data, is where
+				// the stream stopped.
+				de, ok := errors.AsType[*dataerr.Error](err)
+				if !ok || !errors.Is(err, io.ErrUnexpectedEOF) || de.File != cutFile || de.Offset != 40 || de.Record != 4 ||
+					!strings.Contains(err.Error(), "byte 40") {
+					t.Fatalf("after %q: %#v (%v), want a data error of %s, record 4 at byte 40, wrapping io.ErrUnexpectedEOF", got, err, err, cutFile)
+				}
+				// The unit stays failed; the next file is not read past it.
+				if _, _, again := r.Read(bg); again == nil || again.Error() != err.Error() {
+					t.Errorf("read after the error: %v, want %v again", again, err)
 				}
 			})
 		}
@@ -109,5 +120,69 @@ func TestCompressedHeaderCutSaysWhere(t *testing.T) {
 		if want := name + ": GZIP stream: its header, at byte 0: unexpected EOF"; err == nil || err.Error() != want {
 			t.Errorf("%s: %v; want %q", kind, err, want)
 		}
+	}
+}
+
+// A compressed fixed-length stream must end whole: its trailer cut short,
+// or stray bytes after it too few to be another member's header, are
+// errors after the records; TensorFlow 2.21 reads all four cases below
+// without one.
+func TestFixedLengthCompressedEnd(t *testing.T) {
+	data := []byte("0123456789abcdefghij") // two records of 10 bytes
+	var gz, zl bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(data)
+	gw.Close()
+	zw := zlib.NewWriter(&zl)
+	zw.Write(data)
+	zw.Close()
+	for _, tc := range []struct {
+		name   string
+		c      tfrecord.Compression
+		file   []byte
+		failed bool
+	}{
+		{"gzip whole", tfrecord.Gzip, gz.Bytes(), false},
+		{"gzip size cut", tfrecord.Gzip, gz.Bytes()[:gz.Len()-3], true},
+		{"gzip crc cut", tfrecord.Gzip, gz.Bytes()[:gz.Len()-6], true},
+		{"gzip stray bytes", tfrecord.Gzip, append(slices.Clip(gz.Bytes()), 0x1f, 0x8b, 8, 0, 0), true},
+		{"zlib whole", tfrecord.Zlib, zl.Bytes(), false},
+		{"zlib checksum cut", tfrecord.Zlib, zl.Bytes()[:zl.Len()-2], true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(p, tc.file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			q := workQueue(t, p)
+			q.Close(bg)
+			r, err := NewFixedLengthRecordReader(q, 10, Compression(tc.c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for {
+				_, v, err := r.Read(bg)
+				if errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+					if tc.failed {
+						t.Fatalf("read %q and no error", got)
+					}
+					break
+				}
+				if err != nil {
+					if !tc.failed {
+						t.Fatalf("after %q: %v", got, err)
+					}
+					if de, ok := errors.AsType[*dataerr.Error](err); !ok || de.File != p || de.Record != 2 || de.Offset != 20 {
+						t.Fatalf("after %q: %v, want a data error of %s, record 2 at byte 20", got, err, p)
+					}
+					break
+				}
+				got = append(got, string(v))
+			}
+			if want := []string{"0123456789", "abcdefghij"}; !slices.Equal(got, want) {
+				t.Errorf("read %q, want %q", got, want)
+			}
+		})
 	}
 }
