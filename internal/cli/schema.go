@@ -498,10 +498,10 @@ func writeSchemaText(w io.Writer, s *schema) error {
 		}
 		for _, st := range sorted(m) {
 			if list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", st.name, st.kindText(), st.in(n),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(st.name), st.kindText(), st.in(n),
 					spread(st.minS, st.maxS, st.steps, st.present), spread(st.minN, st.maxN, st.total, st.steps), st.spec(n, true))
 			} else {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, st.kindText(), st.in(n),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(st.name), st.kindText(), st.in(n),
 					spread(st.minN, st.maxN, st.total, st.present), st.spec(n, false))
 			}
 		}

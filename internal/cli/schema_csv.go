@@ -230,7 +230,7 @@ func writeCSVSchemaText(w io.Writer, s *csvSchema) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "COLUMN\tTYPE\tEMPTY")
 	for _, c := range s.cols {
-		fmt.Fprintf(tw, "%s\t%s\t%d (%s)\n", c.name, c.typeName(), c.empty, percent(c.empty, s.lines))
+		fmt.Fprintf(tw, "%s\t%s\t%d (%s)\n", cell(c.name), c.typeName(), c.empty, percent(c.empty, s.lines))
 	}
 	return tw.Flush()
 }

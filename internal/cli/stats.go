@@ -150,7 +150,7 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 			if list {
 				values = spread(st.minN, st.maxN, st.total, st.steps)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.name, st.kindText(), st.in(n), values, strings.Join(valueColumns(st), "\t"))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(st.name), st.kindText(), st.in(n), values, strings.Join(valueColumns(st), "\t"))
 		}
 	})
 	if err := tw.Flush(); err != nil {
@@ -171,8 +171,8 @@ func writeStatsText(w io.Writer, s *schema, topN int) error {
 			any = true
 			// The table has no sections: a context feature and a feature
 			// list of the same name are told apart by their names.
-			name := st.name
-			if s.features[name] != nil && s.lists[name] != nil {
+			name := cell(st.name)
+			if s.features[st.name] != nil && s.lists[st.name] != nil {
 				name += [...]string{" (context)", " (feature list)"}[i]
 			}
 			v := st.vals
