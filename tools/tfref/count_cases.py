@@ -126,6 +126,18 @@ def rows():
     rel = "queue/testdata/barrier_tf.json"
     add("Barrier", rel, load(rel)["scenarios"].values(), "barrier.py",
         "insert_many / take_many order, close, cancel, small batches")
+    rel = "input/testdata/batching_tf.json"
+    d = load(rel)
+    by = collections.defaultdict(list)
+    for c in d["cases"]:
+        by[c.get("op") or c.get("producer")].append(c)
+    add("tf.compat.v1.train.batch / maybe_batch / batch_join / maybe_batch_join / shuffle_batch variants", rel,
+        [c for c in d["cases"] if c["kind"] == "batch"], "batching.py",
+        "batches in order (one source, one thread) or their sizes and rows (joins, shuffling), end of input, "
+        "enqueue_many, dynamic_pad, keep_input, errors")
+    add("string_input_producer / range_input_producer / input_producer / slice_input_producer", rel,
+        [c for c in d["cases"] if c["kind"] == "producer"], "batching.py",
+        "num_epochs, capacity, dequeue / dequeue_many / dequeue_up_to, errors")
     rel = "coord/testdata/coord_tf.json"
     d = load(rel)
     add("Coordinator / QueueRunner", rel, [d["cascade"], d["names"], d["straggler_message"]],
