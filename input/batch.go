@@ -256,7 +256,7 @@ func (p *Pipeline) batch(stage string, kind batchKind, steps []KeepStep, threade
 	}
 	create := func(first queue.Element) (queue.Queue, error) {
 		names := sn.names()
-		spec, err := elementSpec(first, cfg.enqueueMany, cfg.dynamicPad, names)
+		spec, err := elementSpec(stage, first, cfg.enqueueMany, cfg.dynamicPad, names)
 		if err != nil {
 			return nil, fmt.Errorf("input: %s: %w", stage, err)
 		}
@@ -437,7 +437,7 @@ func droppedHandles(e queue.Element, keep tensor.Tensor, sparse []int) []int64 {
 }
 
 // ErrKeepInput is wrapped by the errors of a keep flag of the wrong shape.
-var ErrKeepInput = errors.New("input: invalid keep_input")
+var ErrKeepInput = errors.New("invalid keep_input")
 
 // applyKeep filters e by keep as TensorFlow's maybe_* batchers do. It
 // returns nil when nothing is kept.
@@ -468,7 +468,8 @@ func applyKeep(e queue.Element, keep tensor.Tensor, many bool) (queue.Element, e
 	out := make(queue.Element, len(e))
 	for c, t := range e {
 		if t.Rank() == 0 || t.Len() != len(flags) {
-			return nil, fmt.Errorf("%w: %d keep flags for component %d of shape %v", ErrKeepInput, len(flags), c, t.Shape())
+			return nil, fmt.Errorf("%w: data.shape must start with partitions.shape, got data.shape = %v, partitions.shape = [%d] (the keep flags and component %d)",
+				ErrKeepInput, t.Shape(), len(flags), c)
 		}
 		g, err := gatherRows(t, rows)
 		if err != nil {

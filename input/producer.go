@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/sluiceml/sluice/coord"
 	"github.com/sluiceml/sluice/internal/stagehook"
@@ -81,7 +83,7 @@ func (p *Pipeline) SliceInputProducer(tensors []tensor.Tensor, opts ...ProducerO
 		out := make(queue.Element, len(tensors))
 		for c, t := range tensors {
 			if i >= t.Len() {
-				return nil, fmt.Errorf("input: slice_input_producer: index %d out of range for tensor %d with %d rows", i, c, t.Len())
+				return nil, fmt.Errorf("input: slice_input_producer: indices = %d is not in [0, %d) (tensor %d is shorter than tensor 0)", i, t.Len(), c)
 			}
 			out[c] = t.Row(i)
 		}
@@ -110,7 +112,7 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementSh
 		}
 	}
 	if err == nil && (!t.IsValid() || t.Rank() == 0) {
-		err = fmt.Errorf("input: %s: input must have at least one dimension", stage)
+		err = fmt.Errorf("input: %s: Shape () must have rank at least 1: the input is a tensor of rows", stage)
 	}
 	rowShape := tensor.Shape{}
 	dtype := tensor.String
@@ -118,7 +120,7 @@ func (p *Pipeline) produce(stage, defaultName string, t tensor.Tensor, elementSh
 		rowShape, dtype = t.Shape()[1:].Clone(), t.DType()
 	}
 	if err == nil && cfg.elementShape != nil && !cfg.elementShape.IsCompatibleWith(rowShape) {
-		err = fmt.Errorf("input: %s: element_shape %v does not match the input's rows %v", stage, cfg.elementShape, rowShape)
+		err = fmt.Errorf("input: %s: Shapes %s and %s are not compatible (the input's rows and element_shape)", stage, pyShape(rowShape), pyShape(cfg.elementShape))
 	}
 	q, qerr := newQueue(queueSpec{kind: "FIFOQueue", name: name, capacity: capacity,
 		dtypes: []tensor.DType{dtype}, shapes: []tensor.Shape{rowShape}})
@@ -204,4 +206,20 @@ func producerStage(stage, name string, t tensor.Tensor, cfg *stageConfig) *stage
 	fmt.Fprint(h, t.DType(), t.Shape(), t.Data())
 	s.Desc += fmt.Sprintf(", values %016x", h.Sum64())
 	return s
+}
+
+// pyShape formats s as TensorFlow's Python messages do: "()", "(2,)",
+// "(2, None)".
+func pyShape(s tensor.Shape) string {
+	dims := make([]string, len(s))
+	for i, d := range s {
+		dims[i] = "None"
+		if d >= 0 {
+			dims[i] = strconv.Itoa(d)
+		}
+	}
+	if len(s) == 1 {
+		return "(" + dims[0] + ",)"
+	}
+	return "(" + strings.Join(dims, ", ") + ")"
 }

@@ -31,9 +31,9 @@ type elementInfo struct {
 // the first element: the element's own shapes, without the batch
 // dimension when it is a batch, and with every dimension unknown when
 // batches are padded.
-func elementSpec(e queue.Element, many, pad bool, names []string) (elementInfo, error) {
+func elementSpec(stage string, e queue.Element, many, pad bool, names []string) (elementInfo, error) {
 	if len(e) == 0 {
-		return elementInfo{}, fmt.Errorf("an element needs at least one component")
+		return elementInfo{}, fmt.Errorf("Expected at least one tensor in %s().", stage)
 	}
 	if names != nil && len(names) != len(e) {
 		return elementInfo{}, fmt.Errorf("%d names for %d components", len(names), len(e))
@@ -46,7 +46,7 @@ func elementSpec(e queue.Element, many, pad bool, names []string) (elementInfo, 
 		shape := t.Shape().Clone()
 		if many {
 			if len(shape) == 0 {
-				return elementInfo{}, fmt.Errorf("component %d is a scalar, but enqueue_many needs a batch dimension", i)
+				return elementInfo{}, fmt.Errorf("component %d: Shape () must have rank at least 1: enqueue_many needs a batch dimension", i)
 			}
 			shape = shape[1:]
 		}

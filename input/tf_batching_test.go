@@ -80,24 +80,14 @@ var tfBatchingDiffers = map[string]struct {
 	why  string
 	want string // a text sluice's error contains
 }{
-	// Undocumented in CONFORMANCE.md (found by tfref-batch): TensorFlow
-	// 2.21 builds tf.train.batch(batch_size=0) and delivers empty batches
-	// for ever; sluice refuses it (BAT-01 does not say).
-	"batch_size_zero": {"undocumented: TensorFlow delivers empty batches for ever", "batch_size must be positive, not 0"},
-	// Undocumented: the message differs (MB-02 does not give one).
-	"maybe_many_keep_length": {"undocumented: message differs", "2 keep flags for component 0 of shape [3]"},
-	// Undocumented: an element of no components.
-	"no_components": {"undocumented: message differs", "an element needs at least one component"},
+	// CONFORMANCE.md "batch_size 0": TensorFlow 2.21 builds
+	// tf.train.batch(batch_size=0) and delivers empty batches for ever.
+	"batch_size_zero": {"CONFORMANCE.md: batch_size 0 is refused", "batch_size must be positive, not 0"},
 	// CONFORMANCE.md "A batching stage takes its component types and shapes
-	// from the first element its step produces": TensorFlow refuses these
-	// while building the graph, from static shapes and types; sluice meets
-	// them at the first element, with its own words.
-	"many_scalar":        {"CONFORMANCE.md: types and shapes from the first element; message differs", "component 0 is a scalar, but enqueue_many needs a batch dimension"},
-	"join_dtypes_differ": {"CONFORMANCE.md: types and shapes from the first element; message differs", "Type mismatch in tuple component 0. Expected int"}, // which source came first is timing
-	// Undocumented: messages differ.
-	"ip_element_shape_wrong": {"undocumented: message differs", "element_shape [3] does not match the input's rows [2]"},
-	"ip_scalar":              {"undocumented: message differs", "input must have at least one dimension"},
-	"slp_short_second":       {"undocumented: message differs", "index 2 out of range for tensor 1 with 2 rows"},
+	// from the first element its step produces": TensorFlow compares the
+	// sources' static types while building the graph; sluice meets the
+	// second type at the queue, whose message is TensorFlow's for a queue.
+	"join_dtypes_differ": {"CONFORMANCE.md: types and shapes from the first element", "Type mismatch in tuple component 0. Expected int"}, // which source came first is timing
 }
 
 // TestBatchingMatchesTensorFlow replays the batching and producer cases
