@@ -16,6 +16,7 @@ type settings struct {
 	footerBytes     int
 	hopBytes        int
 	compression     tfrecord.Compression
+	detect          bool  // DetectCompression
 	maxRecord       int64 // MaxRecordSize's n, for text lines; 0: the default
 	recordOpts      []tfrecord.Option
 	shard           shard
@@ -57,6 +58,13 @@ func HopBytes(n int) Option { return func(s *settings) { s.hopBytes = n } }
 // lines' offsets in the decompressed text. One
 // name serves both, as one type, tfrecord.Compression, does.
 func Compression(c tfrecord.Compression) Option { return func(s *settings) { s.compression = c } }
+
+// DetectCompression makes a TFRecord reader take each file's compression
+// from the file's first bytes (tfrecord.DetectCompression) in place of the
+// one it was given, so that files of mixed compression share one reader,
+// as they share one data set of package sluice. TensorFlow's
+// TFRecordReader takes one compression_type for all its files.
+func DetectCompression() Option { return func(s *settings) { s.detect = true } }
 
 // SkipCorrupt makes a TFRecord reader skip corrupt records and count them
 // (Reader.NumRecordsSkipped) instead of failing, which is the default as

@@ -27,7 +27,7 @@ func NewTFRecordReader(q queue.Queue, c tfrecord.Compression, opts ...Option) *R
 }
 
 func newTFRecordFormat(c tfrecord.Compression, s *settings) *tfRecordFormat {
-	return &tfRecordFormat{compression: c, options: s.recordOpts}
+	return &tfRecordFormat{compression: c, detect: s.detect, options: s.recordOpts}
 }
 
 func init() {

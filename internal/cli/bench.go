@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/queue"
@@ -33,7 +35,8 @@ that stays full means the consumer is.
 Each reader reads --batch records at a time. With --parse it parses them
 together into tensors with a compiled parser, as a training job's
 pipeline does (tf.io.parse_example after batching), using the spec that
-sluice schema infers from the first file's first 100 records: FixedLen
+sluice schema infers from the first file's first 100 records (the first
+file that is not a pipe, which the run could not read again): FixedLen
 where they agree on a feature's number of values, VarLen otherwise. The
 output names that spec; a later record it does not fit is an error naming
 the record.`,
@@ -51,7 +54,7 @@ the record.`,
 	f.IntVar(&batch, "batch", 128, "batch size")
 	f.IntVar(&epochs, "epochs", 1, "passes over the files")
 	f.BoolVar(&parse, "parse", false, "parse the records as tf.train.Examples into tensors, a batch at a time, with the spec the first file's first records show (as sluice schema infers it)")
-	f.StringVar(&comp, "compression", "auto", "auto, NONE, ZLIB, GZIP or ZSTD")
+	f.StringVar(&comp, "compression", "auto", compressionUsage)
 	return cmd
 }
 
@@ -61,22 +64,35 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	if err != nil {
 		return err
 	}
-	c := tfrecord.None
-	if comp == "" || comp == "auto" {
-		f, err := storage.Open(ctx, names[0])
-		if err != nil {
-			return err
+	for _, n := range names {
+		if isStdin(n) {
+			return fmt.Errorf("%s: bench reads its files by name, through a filename queue, so not standard input: name a file, or a pipe (<(...))", n)
 		}
-		prefix := make([]byte, 16)
-		n, _ := f.ReadAt(prefix, 0)
-		f.Close()
-		c = tfrecord.DetectCompression(prefix[:n])
-	} else if c, err = tfrecord.ParseCompression(comp); err != nil {
+	}
+	c, auto, err := parseCompression(comp, "--compression")
+	if err != nil {
 		return err
+	}
+	ropts := []recordio.Option{recordOptions(ctx)}
+	if auto {
+		// Each file as its first bytes say, as every other command reads.
+		ropts = append(ropts, recordio.DetectCompression())
 	}
 	var spec benchParseSpec
 	if parse {
-		if spec, err = benchSpec(ctx, names[0], c); err != nil {
+		// The spec comes from a file read before the run: not a stream,
+		// which the run could not then read from its start.
+		sample := ""
+		for _, n := range names {
+			if !isStream(n) {
+				sample = n
+				break
+			}
+		}
+		if sample == "" {
+			return fmt.Errorf("--parse learns its spec from a file's first records before the run, and %s can be read only once: name a file as well", names[0])
+		}
+		if spec, err = benchSpec(ctx, sample, comp); err != nil {
 			return err
 		}
 	}
@@ -85,7 +101,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 	var bytesRead atomic.Int64
 	steps := make([]input.Step, readers)
 	for i := range steps {
-		r := recordio.NewTFRecordReader(files, c, recordOptions(ctx))
+		r := recordio.NewTFRecordReader(files, c, ropts...)
 		var parser *example.Parser
 		if parse {
 			// Compiled once per reader, and reused batch after batch.
@@ -116,6 +132,9 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 			for len(recs) < batchSize {
 				key, rec, err := r.Read(ctx)
 				if err != nil {
+					if !auto {
+						err = notCompressedAs(ctx, err, c)
+					}
 					pending = err
 					break
 				}
@@ -136,7 +155,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 			if parser != nil {
 				if _, err := parser.Parse(recs, keys); err != nil {
 					// err names the record and the feature.
-					return nil, fmt.Errorf("%w (--parse's spec is the one the first %d records of %s show: %s)", err, benchRecordsSampled, names[0], spec)
+					return nil, fmt.Errorf("%w (--parse's spec is the one the first %d records of %s show: %s)", err, benchRecordsSampled, spec.file, spec)
 				}
 			}
 			return queue.Element{tensor.New(ends, len(ends))}, nil
@@ -179,9 +198,13 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 		return err // stopped early: the figures would describe part of the files
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "%d records, %.1f MB in %.2fs: %.0f records/s, %.1f MB/s (%d readers, %v)\n",
+	compression := c.String()
+	if auto {
+		compression = "compression detected per file"
+	}
+	fmt.Fprintf(out, "%d records, %.1f MB in %.2fs: %.0f records/s, %.1f MB/s (%d readers, %s)\n",
 		records, float64(bytesRead.Load())/1e6, elapsed.Seconds(), float64(records)/elapsed.Seconds(),
-		float64(bytesRead.Load())/1e6/elapsed.Seconds(), readers, c)
+		float64(bytesRead.Load())/1e6/elapsed.Seconds(), readers, compression)
 	if parse {
 		fmt.Fprintf(out, "parsed into tensors, %d records at a time: %s\n", batchSize, spec)
 	}
@@ -204,6 +227,7 @@ const benchRecordsSampled = 100
 // A benchParseSpec is the spec bench --parse parses with, and its
 // description.
 type benchParseSpec struct {
+	file  string // the file whose records show it
 	spec  example.Spec
 	names []string // in order
 	specs map[string]featureSpec
@@ -223,9 +247,9 @@ func (s benchParseSpec) String() string {
 // be (FixedLen where those records agree on a feature's count of values,
 // VarLen otherwise). Features of mixed kind are left out: no one spec
 // parses them.
-func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (benchParseSpec, error) {
-	bs := benchParseSpec{spec: example.Spec{}, specs: map[string]featureSpec{}}
-	rf, err := newRecordFiles(c.String(), newTally())
+func benchSpec(ctx context.Context, name, comp string) (benchParseSpec, error) {
+	bs := benchParseSpec{file: name, spec: example.Spec{}, specs: map[string]featureSpec{}}
+	rf, err := newRecordFiles(comp, newTally())
 	if err != nil {
 		return bs, err
 	}
@@ -262,4 +286,27 @@ func benchSpec(ctx context.Context, name string, c tfrecord.Compression) (benchP
 		return bs, fmt.Errorf("%s: --parse: the first records hold no tf.train.Example features", name)
 	}
 	return bs, nil
+}
+
+// notCompressedAs returns, for err, a failed read of a file --compression
+// named c for, the error every other command gives when the file's first
+// bytes say it is not c (that of checkCompression); err otherwise. It looks
+// only once a read has failed, so a run over many files costs no extra
+// opens; a stream, which cannot be read from its start again, keeps err.
+func notCompressedAs(ctx context.Context, err error, c tfrecord.Compression) error {
+	de, ok := errors.AsType[*dataerr.Error](err)
+	if !ok || de.File == "" || isStream(de.File) {
+		return err
+	}
+	f, oerr := storage.Open(ctx, de.File)
+	if oerr != nil {
+		return err
+	}
+	defer f.Close()
+	prefix := make([]byte, 16)
+	n, _ := f.ReadAt(prefix, 0)
+	if cerr := checkCompression(de.File, prefix[:n], c, "--compression"); cerr != nil {
+		return cerr
+	}
+	return err
 }
