@@ -3,8 +3,8 @@
 package cli
 
 import (
+	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -96,13 +96,20 @@ func TestNamedPipeInterrupted(t *testing.T) {
 					}
 				}
 				done := make(chan int, 1)
-				go func() { done <- Main(ctx, append(cmd, fifo), io.Discard, io.Discard) }()
+				var out, errOut bytes.Buffer
+				go func() { done <- Main(ctx, append(cmd, fifo), &out, &errOut) }()
 				time.Sleep(100 * time.Millisecond)
 				cancel(interrupt.Error{Signal: syscall.SIGTERM})
 				select {
 				case code := <-done:
 					if code != 143 {
 						t.Errorf("exit %d after SIGTERM, want 143", code)
+					}
+					// No verdict on a file it never read, nor a summary
+					// of a run cut short (audit 78: verify said "1 file
+					// not read through").
+					if strings.Contains(out.String()+errOut.String(), "not read through") {
+						t.Errorf("output of an interrupted run: %q, %q", out.String(), errOut.String())
 					}
 				case <-time.After(10 * time.Second):
 					t.Fatal("still running 10 s after SIGTERM")

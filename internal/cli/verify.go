@@ -518,6 +518,11 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 		return verifyParquet(ctx, name, rf.tally, prog, v)
 	}
 	if err := rf.open(ctx, name); err != nil {
+		if ctx.Err() != nil {
+			// Interrupted while opening (a pipe waiting for its writer):
+			// no verdict on the file, and no summary of a run cut short.
+			return v, ctx.Err()
+		}
 		if errors.Is(err, errWrongCompression) {
 			// Not damage, and nothing was read: no bad records.
 			v.Unchecked = true

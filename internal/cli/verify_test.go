@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tfrecord"
@@ -143,5 +146,30 @@ func TestCompressedDamageCounts(t *testing.T) {
 				t.Errorf("%v: %q; want damaged stretches of compressed data, no bad records", c, got)
 			}
 		}
+	}
+}
+
+// verify of standard input interrupted while it waits for the first bytes
+// gives neither a verdict on the input nor a summary of the run (audit 78:
+// "-: context canceled" and "1 file not read through" before
+// "interrupted").
+func TestVerifyInterruptedStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close() // a writer that never writes
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&out, &errOut)
+	root.SetIn(r)
+	root.SetArgs([]string{"verify", "-"})
+	if err := root.ExecuteContext(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("verify -: %v, want the context's error", err)
+	}
+	if out.Len() > 0 || errOut.Len() > 0 {
+		t.Errorf("output of an interrupted run: %q, %q", out.String(), errOut.String())
 	}
 }
