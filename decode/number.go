@@ -70,7 +70,7 @@ func parseFloat(b []byte, bits int) (float64, bool) {
 	if v, ok := parseSimpleFloat(b, bits); ok {
 		return v, true
 	}
-	if v, ok, isNaN := parseNaN(b); isNaN {
+	if v, ok, isNaN := parseNaN(b, bits); isNaN {
 		return v, ok
 	}
 	for _, c := range b {
@@ -97,12 +97,18 @@ func parseFloat(b []byte, bits int) (float64, bool) {
 
 // parseNaN parses C's spellings of NaN, which Go's parser lacks: a sign,
 // "nan" in any case, and an optional "(chars)" of letters, digits and
-// underscores. isNaN reports whether b starts like a NaN at all.
-func parseNaN(b []byte) (v float64, ok, isNaN bool) {
-	sign := 1.0
+// underscores. isNaN reports whether b starts like a NaN at all. The NaN
+// has the bits glibc's strtod gives it (as TensorFlow's parser does):
+// quiet, the sign asked for, and as payload the chars read as an unsigned
+// number (strtoull, base 0: decimal, 0x hexadecimal, 0 octal) when they
+// all are one, kept to the payload's bits; for float32, those of the
+// float32 NaN, carried in the float64 as a conversion keeps them (see
+// nan32).
+func parseNaN(b []byte, bits int) (v float64, ok, isNaN bool) {
+	var sign uint64
 	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
 		if b[0] == '-' {
-			sign = -1
+			sign = 1
 		}
 		b = b[1:]
 	}
@@ -110,17 +116,68 @@ func parseNaN(b []byte) (v float64, ok, isNaN bool) {
 		return 0, false, false
 	}
 	b = b[3:]
+	var payload uint64
 	if len(b) > 0 {
 		if b[0] != '(' || b[len(b)-1] != ')' {
 			return 0, false, true
 		}
-		for _, c := range b[1 : len(b)-1] {
+		chars := b[1 : len(b)-1]
+		for _, c := range chars {
 			if !(c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z') {
 				return 0, false, true
 			}
 		}
+		payload = nanPayload(chars)
 	}
-	return math.Copysign(math.NaN(), sign), true, true
+	if bits == 32 {
+		return nan32(uint32(sign<<31 | 0x7fc00000 | payload&(1<<22-1))), true, true
+	}
+	return math.Float64frombits(sign<<63 | 0x7ff8000000000000 | payload&(1<<51-1)), true, true
+}
+
+// nanPayload reads chars as glibc's strtod reads a NaN's payload, with
+// strtoull in base 0: 0 unless they all make one number, the largest
+// uint64 if that number is larger.
+func nanPayload(chars []byte) uint64 {
+	base := uint64(10)
+	switch {
+	case len(chars) > 2 && chars[0] == '0' && chars[1]|0x20 == 'x':
+		base, chars = 16, chars[2:]
+	case len(chars) > 1 && chars[0] == '0':
+		base, chars = 8, chars[1:]
+	}
+	var n uint64
+	over := false
+	for _, c := range chars {
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+			d = uint64(c|0x20-'a') + 10
+		default:
+			return 0
+		}
+		if d >= base {
+			return 0 // strtoull stops here, short of the ')': no payload
+		}
+		if n > (math.MaxUint64-d)/base {
+			over = true
+		}
+		n = n*base + d
+	}
+	if over {
+		return math.MaxUint64
+	}
+	return n
+}
+
+// nan32 returns a float64 that converts to the float32 NaN of the given
+// bits. A float64 NaN converts to float32 keeping the top 23 bits of its
+// mantissa (IEEE 754's conversion, as amd64's CVTSD2SS and arm64's FCVT
+// do it), so the float32's mantissa goes there.
+func nan32(bits uint32) float64 {
+	return math.Float64frombits(uint64(bits>>31)<<63 | 0x7ff0000000000000 | uint64(bits&(1<<23-1))<<29)
 }
 
 func isHexWithoutExponent(s string) bool {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -310,4 +312,48 @@ func fmtF(f float64) string {
 		return "nan"
 	}
 	return fmt.Sprint(f)
+}
+
+// A NaN's bits as TensorFlow's decode_csv gives them (C's strtod): the
+// sign, quiet, and the payload of "nan(chars)" read as strtoull reads it,
+// kept to the type's payload bits (testdata/tf_nan_bits.json, written by
+// tools/tfref/nanbits.py). Go's math.NaN() has a payload of 1 (audit 79).
+func TestNaNBitsMatchTensorFlow(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "tf_nan_bits.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Cases []struct{ Field, Dtype, Bits string }
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Cases) < 50 {
+		t.Fatalf("only %d cases", len(ref.Cases))
+	}
+	for _, c := range ref.Cases {
+		col := Float64Column(0)
+		if c.Dtype == "float32" {
+			col = Float32Column(0)
+		}
+		d, err := NewCSV([]Column{col})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := d.Decode([]byte(c.Field))
+		if err != nil {
+			t.Errorf("%s as %s: %v", c.Field, c.Dtype, err)
+			continue
+		}
+		var got string
+		if c.Dtype == "float32" {
+			got = strconv.FormatUint(uint64(math.Float32bits(out[0].Float32s()[0])), 16)
+		} else {
+			got = strconv.FormatUint(math.Float64bits(out[0].Float64s()[0]), 16)
+		}
+		if got != c.Bits {
+			t.Errorf("%s as %s: bits %s, TensorFlow %s", c.Field, c.Dtype, got, c.Bits)
+		}
+	}
 }

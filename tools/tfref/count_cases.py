@@ -77,6 +77,9 @@ def rows():
     rel = "decode/testdata/tf_decode_csv.json"
     add("tf.io.decode_csv", rel, load(rel)["cases"], "decode.py",
         "types, defaults, quoting, delimiters, select_cols, NA values, errors")
+    rel = "decode/testdata/tf_nan_bits.json"
+    add("tf.io.decode_csv", rel, load(rel)["cases"], "nanbits.py",
+        "the bits of each NaN: sign, payloads of nan(chars) in every base, past the type's payload bits")
     rel = "decode/testdata/tf_decode_raw.json"
     add("tf.io.decode_raw", rel, load(rel)["cases"], "decode.py", "every dtype, both byte orders")
     rel = "decode/testdata/tf_decode_image.json"
