@@ -142,9 +142,10 @@ func (b *Batch) feature(name string) (feature, int) {
 // fails with an error wrapping queue.ErrResourceExhausted that names the
 // feature and the record with the most values.
 //
-// A SparseFeature's indices are checked against its size when its batch
-// is parsed, where TensorFlow's parse_example passes them through and only
-// tf.sparse.to_dense fails, so Dense never meets one outside the tensor.
+// A SparseFeature's indices are checked against its size, and for
+// repeats within a record, when its batch is parsed, where TensorFlow's
+// parse_example passes them through and only tf.sparse.to_dense fails, so
+// Dense never meets one outside the tensor, nor two values for one place.
 func (b *Batch) Dense(name string) tensor.Tensor {
 	f, c := b.feature(name)
 	if !f.sparse {
@@ -267,28 +268,69 @@ func toDense(name string, s tensor.Sparse) tensor.Tensor {
 }
 
 // checkSparseBounds returns a *dataerr.Error naming the first record of
-// the batch s whose SparseFeature index lies outside the dense shape, with
-// tf.sparse.to_dense's text ("indices[0] = [0,7] is out of bounds: need 0
-// <= index < [2,5]"); keys, if not nil, are the batch's record keys.
+// the batch s whose SparseFeature index lies outside the dense shape, or
+// repeats one of the record's, with tf.sparse.to_dense's text
+// ("indices[0] = [0,7] is out of bounds: need 0 <= index < [2,5]",
+// "indices[1] = [0,1] is repeated"): Dense would put the value in another
+// record's row, or keep one of the two values without a word. keys, if not
+// nil, are the batch's record keys.
 func checkSparseBounds(name string, s tensor.Sparse, keys []string) error {
 	rank := len(s.DenseShape)
 	idx := s.Indices.Int64s()
+	fail := func(i int, what string) error {
+		at := idx[i*rank : (i+1)*rank]
+		key := ""
+		if keys != nil && at[0] >= 0 && at[0] < int64(len(keys)) {
+			key = keys[at[0]]
+		}
+		return &dataerr.Error{Offset: -1, Record: at[0], Key: key, Err: fmt.Errorf(
+			"feature %q: record %d: indices[%d] = %s %s: %w", name, at[0], i, formatIndex(at), what, ErrSparseIndex)}
+	}
+	start, sorted := 0, true // the record's first entry; its entries so far in order
 	for i := range s.NNZ() {
 		at := idx[i*rank : (i+1)*rank]
 		for d, x := range at {
-			if x >= 0 && x < int64(s.DenseShape[d]) {
-				continue
+			if x < 0 || x >= int64(s.DenseShape[d]) {
+				return fail(i, fmt.Sprintf("is out of bounds: need 0 <= index < %v", s.DenseShape))
 			}
-			key := ""
-			if keys != nil && at[0] >= 0 && at[0] < int64(len(keys)) {
-				key = keys[at[0]]
+		}
+		if i > start && at[0] != idx[start*rank] {
+			if !sorted {
+				if r := repeatedIndex(idx, rank, start, i); r >= 0 {
+					return fail(r, "is repeated")
+				}
 			}
-			return &dataerr.Error{Offset: -1, Record: at[0], Key: key, Err: fmt.Errorf(
-				"feature %q: record %d: indices[%d] = %s is out of bounds: need 0 <= index < %v: %w",
-				name, at[0], i, formatIndex(at), s.DenseShape, ErrSparseIndex)}
+			start, sorted = i, true
+		}
+		if i > start {
+			switch slices.Compare(idx[(i-1)*rank:i*rank], at) {
+			case 0:
+				return fail(i, "is repeated")
+			case 1:
+				sorted = false // an already_sorted SparseFeature that was not
+			}
+		}
+	}
+	if !sorted {
+		if r := repeatedIndex(idx, rank, start, s.NNZ()); r >= 0 {
+			return fail(r, "is repeated")
 		}
 	}
 	return nil
+}
+
+// repeatedIndex returns the first of entries from to to of idx, indices of
+// rank, that repeats an earlier one, or -1.
+func repeatedIndex(idx []int64, rank, from, to int) int {
+	seen := make(map[string]bool, to-from)
+	for i := from; i < to; i++ {
+		k := formatIndex(idx[i*rank : (i+1)*rank])
+		if seen[k] {
+			return i
+		}
+		seen[k] = true
+	}
+	return -1
 }
 
 // checkDenseSize returns a *dataerr.Error naming feature name and the

@@ -38,10 +38,11 @@ var ErrNoFiles = errors.New("no files match")
 var ErrInvalid = queue.ErrInvalidArgument
 
 // ErrSparseIndex is wrapped by the error of a batch in which a
-// SparseFeature's index lies outside the feature's size: bad data, which
-// TensorFlow's parse_example passes through and tf.sparse.to_dense
-// refuses; sluice refuses it when it parses the batch.
-var ErrSparseIndex = errors.New("sparse index out of bounds")
+// SparseFeature's index lies outside the feature's size, or repeats
+// another of its record: bad data, which TensorFlow's parse_example passes
+// through and tf.sparse.to_dense refuses; sluice refuses it when it parses
+// the batch.
+var ErrSparseIndex = errors.New("bad sparse index")
 
 // A Dataset is a set of files read as records and decoded into named
 // features: TFRecord Examples, CSV lines or fixed-length records. It holds

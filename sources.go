@@ -25,8 +25,8 @@ import (
 // FixedLenSequence features dense, VarLen and SparseFeature features
 // sparse, or padded by Batch.Dense. A FixedLenSequence feature is padded
 // to the batch's most steps; Batch.Lengths gives each record's steps. A
-// SparseFeature index outside the feature's size fails its batch with
-// ErrSparseIndex.
+// SparseFeature index outside the feature's size, or repeated within its
+// record, fails its batch with ErrSparseIndex.
 func Examples(files string, spec example.Spec, opts ...ExampleOption) *Dataset {
 	s := exampleSettings{settings: settings{files: []string{files}}}
 	for _, o := range opts {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +76,70 @@ func TestSparseFeatureIndexOutOfRange(t *testing.T) {
 			de, ok := errors.AsType[*dataerr.Error](found)
 			if !ok || de.File != name || de.Offset <= 0 {
 				t.Errorf("error names %+v, want the file %s and the second record's offset", de, name)
+			}
+		})
+	}
+}
+
+// A SparseFeature record that names one index twice fails its batch with
+// tf.sparse.to_dense's text, sorted by the parser or not (already_sorted
+// true); Batch.Dense kept one of the two values without a word (audit 79).
+// Indices given out of order but each once are read, as the parser gives
+// them.
+func TestSparseFeatureRepeatedIndex(t *testing.T) {
+	tests := []struct {
+		name   string
+		ix     []int64
+		sorted bool // already_sorted
+		want   string
+		dense  []float32 // the second record's row, when there is no error
+	}{
+		{"repeated", []int64{1, 1}, false, `sp.tfrecord:46: feature "sp": record 1: indices[2] = [1,1] is repeated`, nil},
+		{"repeated, sorted by the writer", []int64{1, 1}, true, `indices[2] = [1,1] is repeated`, nil},
+		{"repeated apart, sorted by the parser", []int64{1, 3, 1}, false, `is repeated`, nil},
+		{"repeated apart, said to be sorted", []int64{1, 3, 1}, true, `indices[3] = [1,1] is repeated`, nil},
+		{"out of order, once each", []int64{3, 1, 4}, true, "", []float32{0, 20, 0, 10, 30}},
+		{"in order", []int64{0, 2}, false, "", []float32{10, 0, 20, 0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := filepath.Join(t.TempDir(), "sp.tfrecord")
+			f, err := os.Create(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			values := make([]float32, len(tt.ix))
+			for i := range values {
+				values[i] = float32(10 * (i + 1))
+			}
+			w := tfrecord.NewWriter(f)
+			w.Write(example.New().Int64s("ix", []int64{2}).Floats("v", []float32{5}).Marshal())
+			w.Write(example.New().Int64s("ix", tt.ix).Floats("v", values).Marshal())
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			spec := example.Spec{"sp": example.SparseFeature([]string{"ix"}, "v", tensor.Float32, []int{5}, tt.sorted)}
+			var found error
+			var row []float32
+			for b, err := range Examples(name, spec, Readers(1)).Batches(t.Context(), 2) {
+				if err != nil {
+					found = err
+					break
+				}
+				row = b.Dense("sp").Float32s()[5:]
+			}
+			if tt.want == "" {
+				if found != nil || !slices.Equal(row, tt.dense) {
+					t.Fatalf("error %v, row %v; want none and %v", found, row, tt.dense)
+				}
+				return
+			}
+			if !errors.Is(found, ErrSparseIndex) || !strings.Contains(found.Error(), tt.want) {
+				t.Fatalf("error %v (row %v), want ErrSparseIndex with %q", found, row, tt.want)
+			}
+			if de, ok := errors.AsType[*dataerr.Error](found); !ok || de.File != name || de.Record != 1 {
+				t.Errorf("error names %+v, want the file %s and record 1", de, name)
 			}
 		})
 	}
