@@ -8,8 +8,10 @@
 //	sluice count FILE...         records per file and in total (--json)
 //	sluice schema FILE...        each feature's kind and counts, and the parse spec
 //	sluice stats FILE...         each feature's values: range, mean, NaNs, most common
-//	sluice verify FILE...        check every CRC; name each corrupt record (--json)
-//	sluice convert IN... --out P CSV, JSON lines, MNIST IDX, CIFAR-10 or TFRecord to TFRecord
+//	sluice verify FILE...        check every CRC (TFRecord) or page (Parquet); name each corrupt record
+//	sluice convert IN... --out P CSV, JSON lines, Parquet, MNIST IDX, CIFAR-10 or TFRecord to
+//	                             TFRecord, or Examples to Parquet (--to parquet)
+//	sluice index FILE...         the record-offset indexes a global shuffle reads through
 //	sluice bench FILE...         throughput through a real pipeline (--parse)
 //	sluice --version             the release, or the commit it was built from
 //

@@ -482,6 +482,9 @@ func (s *schema) summary() string {
 	if s.files == 1 {
 		files = "file"
 	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%d records in %d %s", s.records, s.files, files)
+	}
 	return fmt.Sprintf("%d records in %d %s: %s", s.records, s.files, files, strings.Join(parts, ", "))
 }
 

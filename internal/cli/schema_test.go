@@ -376,3 +376,19 @@ func TestSchemaFeatureLimit(t *testing.T) {
 		}
 	}
 }
+
+// A summary of no records ends with the count of files, not with a colon
+// before nothing (audit 78: "0 records in 1 file: ").
+func TestSchemaSummaryOfNothing(t *testing.T) {
+	empty := writeRecords(t, t.TempDir(), "empty.tfrecord", tfrecord.None)
+	for _, args := range [][]string{{"schema", empty}, {"stats", empty}, {"stats", "--limit", "0", empty}} {
+		code, out, errOut := run(t, args...)
+		want := "0 records in 1 file\n"
+		if args[1] == "--limit" {
+			want = "0 records in 0 files\n" // no file was opened
+		}
+		if code != 0 || firstLine(out)+"\n" != want {
+			t.Errorf("%q: exit %d, %q, %q; want a first line %q", args, code, out, errOut, want)
+		}
+	}
+}
