@@ -19,7 +19,7 @@ import (
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
-// writeRecords writes recs as a TFRecord file.
+// writeTFRecords writes recs as a TFRecord file.
 func writeTFRecords(t *testing.T, name string, recs ...[]byte) {
 	t.Helper()
 	var b bytes.Buffer

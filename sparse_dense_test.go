@@ -2,7 +2,6 @@ package sluice
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tensor"
-	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // TestSparseFeatureIndexOutOfRange checks a SparseFeature whose index is
@@ -38,17 +36,8 @@ func TestSparseFeatureIndexOutOfRange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := filepath.Join(t.TempDir(), "sp.tfrecord")
-			f, err := os.Create(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := tfrecord.NewWriter(f)
-			w.Write(example.New().Int64s("ix", nil).Floats("v", nil).Marshal())
-			w.Write(example.New().Int64("ix", tt.index).Float("v", 42).Marshal())
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			writeTFRecords(t, name, example.New().Int64s("ix", nil).Floats("v", nil).Marshal(),
+				example.New().Int64("ix", tt.index).Float("v", 42).Marshal())
 			spec := example.Spec{"sp": example.SparseFeature([]string{"ix"}, "v", tensor.Float32, []int{5}, false)}
 			var found error
 			values := 0
@@ -103,22 +92,13 @@ func TestSparseFeatureRepeatedIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			name := filepath.Join(t.TempDir(), "sp.tfrecord")
-			f, err := os.Create(name)
-			if err != nil {
-				t.Fatal(err)
-			}
 			values := make([]float32, len(tt.ix))
 			for i := range values {
 				values[i] = float32(10 * (i + 1))
 			}
-			w := tfrecord.NewWriter(f)
-			w.Write(example.New().Int64s("ix", []int64{2}).Floats("v", []float32{5}).Marshal())
-			w.Write(example.New().Int64s("ix", tt.ix).Floats("v", values).Marshal())
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			name := filepath.Join(t.TempDir(), "sp.tfrecord")
+			writeTFRecords(t, name, example.New().Int64s("ix", []int64{2}).Floats("v", []float32{5}).Marshal(),
+				example.New().Int64s("ix", tt.ix).Floats("v", values).Marshal())
 			spec := example.Spec{"sp": example.SparseFeature([]string{"ix"}, "v", tensor.Float32, []int{5}, tt.sorted)}
 			var found error
 			var row []float32

@@ -169,23 +169,11 @@ func tfTensor(t *testing.T, c tfComp) tensor.Tensor {
 	var data any
 	switch dt {
 	case tensor.Int32:
-		d := make([]int32, len(c.Values))
-		for i, v := range c.Values {
-			d[i] = int32(v.(float64))
-		}
-		data = d
+		data = jsonNumbers[int32](c.Values)
 	case tensor.Int64:
-		d := make([]int64, len(c.Values))
-		for i, v := range c.Values {
-			d[i] = int64(v.(float64))
-		}
-		data = d
+		data = jsonNumbers[int64](c.Values)
 	case tensor.Float32:
-		d := make([]float32, len(c.Values))
-		for i, v := range c.Values {
-			d[i] = float32(v.(float64))
-		}
-		data = d
+		data = jsonNumbers[float32](c.Values)
 	case tensor.Bool:
 		d := make([]bool, len(c.Values))
 		for i, v := range c.Values {
@@ -210,6 +198,15 @@ func tfTensor(t *testing.T, c tfComp) tensor.Tensor {
 		t.Fatal(err)
 	}
 	return x
+}
+
+// jsonNumbers converts the numbers JSON decoded (float64s) to T.
+func jsonNumbers[T int32 | int64 | float32](vs []any) []T {
+	d := make([]T, len(vs))
+	for i, v := range vs {
+		d[i] = T(v.(float64))
+	}
+	return d
 }
 
 // tfKeep is a reference keep flag: a bool, or nested lists of bools.
