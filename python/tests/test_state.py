@@ -262,3 +262,74 @@ def test_state_after_a_corrupt_record(tmp_path):
     with make(True) as ds:
         ds.load_state_dict(json.loads(json.dumps(at_error)))
         assert sum(labels(ds), []) == list(range(51, 100))
+
+
+def _interrupt(monkeypatch, where):
+    """Makes the next state exchange raise KeyboardInterrupt, as a Ctrl-C
+    landing there does: "sent" once its request is sent (the signal came
+    while it waited for the reply), "read" once a reply sent ahead has been
+    read and not yet counted (between two bytecodes)."""
+    from sluice import _core
+    send, recv = _core._Session._send, _core._Session._recv
+    if where == "sent":
+        def patched(self, msg):
+            send(self, msg)
+            if isinstance(msg, dict) and msg.get("op") == "state":
+                monkeypatch.setattr(_core._Session, "_send", send)
+                raise KeyboardInterrupt
+        monkeypatch.setattr(_core._Session, "_send", patched)
+    else:
+        def patched(self):
+            monkeypatch.setattr(_core._Session, "_recv", recv)
+            recv(self)
+            raise KeyboardInterrupt
+        monkeypatch.setattr(_core._Session, "_recv", patched)
+
+
+@pytest.mark.parametrize("where", ["sent", "read"])
+def test_state_dict_interrupted(tmp_path, monkeypatch, where):
+    """A Ctrl-C that cuts short state_dict()'s exchange with the server
+    ends the iteration with an error saying so at its next batch, not a
+    "malformed reply" (the state's reply taken for a batch's), a hang (a
+    reply read ahead and not counted, waited for again) or a quiet end; the
+    server is not reused, and the data set's next iteration, and other data
+    sets, read whole (audit 80)."""
+    pat, truth = make_examples(tmp_path)
+    n = len(truth)
+    ds = sluice.examples(pat, SPEC, batch_size=8, deterministic=True)
+    it = iter(ds)
+    next(it)
+    if where == "read":
+        while it._s._ahead == 0:  # replies are on their way
+            next(it)
+    _interrupt(monkeypatch, where)
+    with pytest.raises(KeyboardInterrupt):
+        it.state_dict()
+    with pytest.raises(sluice.SluiceError, match="cut short a state_dict"):
+        next(it)
+    with pytest.raises(sluice.SluiceError, match="cut short a state_dict"):
+        next(it)
+    assert sorted(sum(labels(ds), [])) == list(range(n))
+    del it, ds
+    other = sluice.examples(pat, {"label": sluice.FixedLen([], "int64")}, batch_size=100)
+    assert sorted(sum(labels(other), [])) == list(range(n))
+
+
+def test_end_of_loop_state_interrupted(tmp_path, monkeypatch):
+    """A Ctrl-C in the state a resumable iteration takes at its end leaves
+    no session out of step for the data set's next iteration (audit 80:
+    "an open's reply without features")."""
+    pat, truth = make_examples(tmp_path)
+    n = len(truth)
+    ds = sluice.examples(pat, SPEC, batch_size=8, deterministic=True)
+    it = iter(ds)
+    got = []
+    with pytest.raises(KeyboardInterrupt):
+        for b in it:
+            got += b["label"].tolist()
+            if len(got) == n:
+                _interrupt(monkeypatch, "sent")
+    assert sorted(got) == list(range(n))
+    with pytest.raises(StopIteration):
+        next(it)  # the epoch had ended
+    assert sorted(sum(labels(ds), [])) == list(range(n))

@@ -3,6 +3,7 @@ TensorFlow serializes them, all or nothing."""
 
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -217,6 +218,60 @@ def test_interrupted_write_aborts(tmp_path, monkeypatch, at):
         w.write(b"more")
     assert os.listdir(tmp_path) == ["out.tfrecord"]
     assert old.read_bytes() == b"an earlier data set"
+
+
+def test_close_interrupted_after_the_commit(tmp_path, monkeypatch):
+    # A Ctrl-C as close() waits for the commit's reply: the commit goes on
+    # whatever the client does, and the writer waits for its outcome, then
+    # raises the KeyboardInterrupt; closing again returns the records
+    # written. It used to abort, closing the server's input, so that the
+    # commit went through or not by a race, and closing again returned 0
+    # either way (audit 80).
+    old = tmp_path / "out.tfrecord"
+    old.write_bytes(b"an earlier data set")
+    real = sluice._core._Session._send
+
+    def send(self, msg):
+        real(self, msg)
+        if isinstance(msg, dict) and msg.get("op") == "commit":
+            raise KeyboardInterrupt
+
+    w = sluice.writer(tmp_path / "out")
+    for i in range(1000):
+        w.write({"i": i})
+    monkeypatch.setattr(sluice._core._Session, "_send", send)
+    with pytest.raises(KeyboardInterrupt):
+        w.close()
+    monkeypatch.undo()
+    assert w.close() == 1000
+    assert os.listdir(tmp_path) == ["out.tfrecord"]
+    with sluice.records(str(old), batch_size=1000) as ds:
+        assert sum(len(b["record"]) for b in ds) == 1000
+
+
+def test_close_interrupted_after_a_failing_commit(tmp_path, monkeypatch):
+    # The same, for a commit that fails (its folder removed meanwhile):
+    # closing again raises the commit's error.
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    real = sluice._core._Session._send
+
+    def send(self, msg):
+        if isinstance(msg, dict) and msg.get("op") == "commit":
+            shutil.rmtree(folder)
+            real(self, msg)
+            raise KeyboardInterrupt
+        real(self, msg)
+
+    w = sluice.writer(folder / "out")
+    w.write({"i": 1})
+    monkeypatch.setattr(sluice._core._Session, "_send", send)
+    with pytest.raises(KeyboardInterrupt):
+        w.close()
+    monkeypatch.undo()
+    with pytest.raises(sluice.SluiceError, match="the commit failed, and no file was written"):
+        w.close()
+    assert os.listdir(tmp_path) == []
 
 
 def test_odd_values_named_or_written(tmp_path):

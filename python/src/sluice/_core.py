@@ -11,6 +11,7 @@ import json
 import math
 import mmap
 import os
+import select
 import shutil
 import signal
 import struct
@@ -530,6 +531,13 @@ def _refs(d, k):
     return sys.getrefcount(d[k])
 
 
+# A slot's map keeps no descriptor where Python can be told so (3.13):
+# otherwise mmap keeps a copy of the file's for its size() and resize(),
+# which sluice does not call, and each batch kept after its iteration (its
+# slot's old map) holds one, so that a trainer keeping a thousand of them
+# reached the limit of open files (audit 80).
+_UNTRACKED: Dict[str, Any] = {"trackfd": False} if sys.version_info >= (3, 13) else {}
+
 # What _refs says of an object only dict d holds: measured, not assumed,
 # since interpreters differ in the references a call takes.
 _HELD_ONCE = _refs({0: mmap.mmap(-1, 1)}, 0)
@@ -595,6 +603,13 @@ class _Session:
         self._parsed = {}
         self._ahead = 0
         self._early = collections.deque()
+        # The exchange (an open, a batch, a state) under way, until its
+        # replies are read whole. One that an exception (Ctrl-C, a signal
+        # handler's SystemExit) cut short leaves the link out of step: a
+        # reply unread, or read and not counted, which the next exchange
+        # would take for its own, or wait for for ever (audit 80). The
+        # session is then closed, never used again.
+        self._cut: Optional[str] = None
         # What the server was started with: a spare server serves another
         # data set only in the same environment (GOMAXPROCS, credentials,
         # SLUICE_SERVE, ...).
@@ -626,6 +641,7 @@ class _Session:
         """Starts a data set, ending the one before if any, in the same
         slot files (its first batch is the next batch: the arrays of the
         one before are no longer valid)."""
+        self._begin("an open")
         self.queue = self.queue or "queue_url" in request
         # The replies on their way, if the iteration before was left in
         # the middle, are read first: a slot file one of them names was
@@ -637,6 +653,7 @@ class _Session:
         if retire:
             request = dict(request, retire=retire)
         reply = self._call(request)
+        self._cut = None
         # The replies to nexts sent ahead for the data set before.
         self._early.clear()
         self.pipelined = pipelined
@@ -673,7 +690,15 @@ class _Session:
         return sum(len(m) for m in self._maps.values())
 
     def usable(self):
-        return self._proc is not None and os.getpid() == self._pid and self._proc.poll() is None
+        return self._proc is not None and os.getpid() == self._pid and self._proc.poll() is None and self._cut is None
+
+    def _begin(self, what):
+        """Starts an exchange, what, after checking that the one before
+        ended: one cut short by an exception left the link out of step."""
+        if self._cut is not None:
+            raise SluiceError(f"the link to sluice-serve (pid {self.server_pid}) is out of step: an exception "
+                              f"(Ctrl-C, say) cut short {self._cut}; the iteration cannot go on")
+        self._cut = what
 
     def _check(self):
         if os.getpid() != self._pid:
@@ -773,6 +798,23 @@ class _Session:
         self._buf, self._pos = rest, 0
         return rest, 0
 
+    def _recv_within(self, seconds):
+        """The next reply, if it comes within seconds, else None: for a
+        reply whose request an exception cut short the wait for, when
+        what the server did matters (a commit)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            buf, pos = self._buf, self._pos
+            if len(buf) - pos >= 4 and len(buf) - pos - 4 >= _LEN.unpack_from(buf, pos)[0]:
+                return self._recv()
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._out], [], [], left)[0]:
+                return None
+            chunk = os.read(self._out, 65536)
+            if not chunk:
+                raise self._died()
+            self._buf, self._pos = buf[pos:] + chunk, 0
+
     def _malformed(self, why):
         """The error for a reply the protocol does not allow: the link is
         no longer usable, and the caller closes the session."""
@@ -792,12 +834,14 @@ class _Session:
         """The iteration's position after the batches returned so far:
         the server's position before the batches it sent ahead, which
         this process has received, or is receiving, and not handed out."""
+        self._begin("a state")
         self._read_ahead()
         request: Dict[str, Any] = {"op": "state"}
         before = sum(1 for _, r in self._early if "batch" in r)
         if before:
             request["before"] = before
         reply = self._call(request)
+        self._cut = None
         if "error" in reply:
             raise self._reply_error(reply)
         if "state" not in reply:
@@ -805,11 +849,23 @@ class _Session:
         return reply["state"]
 
     def next(self, copy):
-        """Returns the next batch as a dict, or None at the end."""
+        """Returns the next batch as a dict, or None at the end. Any
+        exception leaves the session to be closed (_Iterator._next)."""
         if self._proc is None:
             # Closed, or disowned in a forked child, where replies
             # already read must not be handed out either.
             self._check()
+        self._begin("a batch")
+        try:
+            b = self._next(copy)
+        except BaseException:
+            if self.failed_reply:
+                self._cut = None  # an error's reply, read whole: in step
+            raise
+        self._cut = None
+        return b
+
+    def _next(self, copy):
         if self.pipelined:
             raw, reply = self._next_reply()
         else:
@@ -859,7 +915,7 @@ class _Session:
                 # (audit 46).
                 f = self._open_slot(b["file"])
                 # Arrays of the old map, if any, keep it alive until they go.
-                self._maps[slot] = mmap.mmap(f.fileno(), b["file_size"])
+                self._maps[slot] = mmap.mmap(f.fileno(), b["file_size"], **_UNTRACKED)
             finally:
                 if f is not None:
                     f.close()
@@ -1065,6 +1121,11 @@ class _Iterator(Iterator[Batch]):
         self._busy = threading.Lock()
         # Closed before its end (close(), the Dataset's close()).
         self._closed = False
+        # Why the iteration cannot go on, once an exception cut short the
+        # state_dict() that its next() would have read past: the error
+        # each next() raises then, rather than a StopIteration that would
+        # look like the end of the epoch.
+        self._cut: Optional[str] = None
 
     def __iter__(self) -> _Iterator:
         return self
@@ -1082,6 +1143,8 @@ class _Iterator(Iterator[Batch]):
                            "its batches were not all read")
 
     def _next(self) -> Batch:
+        if self._cut is not None:
+            raise SluiceError(self._cut)
         if self._closed:
             s, self._s = self._s, None
             if s is not None:
@@ -1117,7 +1180,12 @@ class _Iterator(Iterator[Batch]):
             self._started()
         if b is None:
             if self._resumable:
-                self._final = self._s.state()
+                try:
+                    self._final = self._s.state()
+                except BaseException:
+                    # The epoch ended; its position is unknown.
+                    self._finish()
+                    raise
             self._finish()
             raise StopIteration
         return b
@@ -1171,7 +1239,19 @@ class _Iterator(Iterator[Batch]):
             if self._final is None:
                 raise SluiceError("the iteration was closed before its end: its position is unknown")
             return _state(self._final, True)
-        return {"sluice": self._s.state()}
+        s = self._s
+        try:
+            return {"sluice": s.state()}
+        except BaseException as e:
+            if not s.usable():
+                # Cut short in the middle of the exchange (Ctrl-C): the
+                # link is out of step, and the iteration ends here.
+                self._s = None
+                self._skipped = s.skipped
+                s.close(wait=1)
+                self._cut = (f"the iteration cannot go on: {type(e).__name__} cut short a state_dict() "
+                             "in the middle of its exchange with sluice-serve; its position is unknown")
+            raise
 
     def _finish(self):
         # At the end, the server waits for the data set's next iteration

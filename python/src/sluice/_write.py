@@ -351,7 +351,11 @@ class Writer:
         an error, raises it and leaves no file, except NotDurableError,
         raised when the files are under their names but the folder could
         not be flushed to disk (a crash might lose the names). Closing
-        again does nothing."""
+        again does nothing. A Ctrl-C once the commit is asked for does not
+        stop it: close() waits up to 5 s for its outcome and raises the
+        KeyboardInterrupt, and closing again returns the records written,
+        or raises the commit's error (SluiceError if its outcome never
+        came)."""
         s = self._s
         if s is None:
             if self._broken:
@@ -359,9 +363,29 @@ class Writer:
             return self.count
         try:
             self._flush()
-            reply = s._call({"op": "commit"})
         except BaseException:
             self.abort()
+            raise
+        try:
+            reply = s._call({"op": "commit"})
+        except BaseException as e:
+            # The commit was asked for, and goes on: an abort, which said
+            # no file was written, was a lie when the files were there
+            # (audit 80). Its outcome, if it comes soon, is what closing
+            # again reports; the exception goes on at once after that.
+            self._s = None
+            self._broken = (f"close() was cut short by {type(e).__name__} after it asked for the commit, whose "
+                            "outcome is unknown: the files are under their names, whole, if it succeeded, and the "
+                            "names keep what they held otherwise, never a part")
+            try:
+                reply = s._recv_within(5)[1]
+            except BaseException:
+                reply = None  # another Ctrl-C, or the server gone
+            if isinstance(reply, dict) and isinstance(reply.get("wrote"), int):
+                self.count, self._broken = reply["wrote"], ""
+            elif isinstance(reply, dict) and "error" in reply:
+                self._broken = f"the commit failed, and no file was written: {s._reply_error(reply)}"
+            s.close(wait=1)
             raise
         self._s = None
         s.close()
