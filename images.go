@@ -63,14 +63,15 @@ func checkImages(images []imageFeature, spec example.Spec) error {
 		case !ok:
 			return fmt.Errorf("DecodeImage(%q): the spec has no such feature: %w", im.name, ErrInvalid)
 		case f.Kind() != example.KindFixedLen || f.DType() != tensor.String || len(f.Shape()) != 0:
-			return fmt.Errorf("DecodeImage(%q): the feature is %v, want a FixedLen bytes scalar: %w", im.name, f, ErrInvalid)
+			return fmt.Errorf("DecodeImage(%q): the feature is a %v of %v, shape %v; want a FixedLen bytes scalar: %w",
+				im.name, f.Kind(), f.DType(), f.Shape(), ErrInvalid)
 		case seen[im.name]:
 			return fmt.Errorf("DecodeImage(%q) twice: %w", im.name, ErrInvalid)
 		case im.height < 1 || im.width < 1:
 			return fmt.Errorf("DecodeImage(%q): %d × %d pixels: %w (want at least 1 × 1)", im.name, im.height, im.width, ErrInvalid)
 		case im.channels != 1 && im.channels != 3 && im.channels != 4:
 			return fmt.Errorf("DecodeImage(%q): %d channels: %w (want 1, 3 or 4)", im.name, im.channels, ErrInvalid)
-		case int64(im.height)*int64(im.width)*int64(im.channels) > maxImageBytes:
+		case im.height > maxImageBytes/im.width/im.channels: // h×w×c > the limit, not overflowing
 			return fmt.Errorf("DecodeImage(%q): %d × %d × %d pixels: %w (at most %d bytes an image)", im.name, im.height, im.width, im.channels, ErrInvalid, maxImageBytes)
 		}
 		seen[im.name] = true

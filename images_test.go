@@ -134,10 +134,15 @@ func TestDecodeImageErrors(t *testing.T) {
 		want string
 	}{
 		{Examples(name, imageSpec, DecodeImage("none", 2, 2, 3)), "no such feature"},
-		{Examples(name, imageSpec, DecodeImage("label", 2, 2, 3)), "want a FixedLen bytes scalar"},
+		{Examples(name, imageSpec, DecodeImage("label", 2, 2, 3)), "the feature is a FixedLen of int64, shape []; want a FixedLen bytes scalar"},
 		{Examples(name, imageSpec, DecodeImage("img", 0, 2, 3)), "0 × 2 pixels"},
 		{Examples(name, imageSpec, DecodeImage("img", 2, 2, 2)), "2 channels"},
 		{Examples(name, imageSpec, DecodeImage("img", 1<<15, 1<<15, 3)), "at most 268435456 bytes an image"},
+		// Sizes whose product overflows int64 (audit 82: refused only as a
+		// panic at the first batch).
+		{Examples(name, imageSpec, DecodeImage("img", 1<<31, 1<<31, 4)), "at most 268435456 bytes an image"},
+		{Examples(name, imageSpec, DecodeImage("img", 1<<40, 1<<40, 3)), "at most 268435456 bytes an image"},
+		{Examples(name, imageSpec, DecodeImage("img", 1<<62, 4, 1)), "at most 268435456 bytes an image"},
 		{Examples(name, imageSpec, DecodeImage("img", 2, 2, 3), DecodeImage("img", 4, 4, 3)), "twice"},
 		{Records(name, DecodeImage("img", 2, 2, 3)), "Examples' features"},
 		{SequenceExamples(name, imageSpec, nil, DecodeImage("img", 2, 2, 3)), "Examples' only"},

@@ -24,7 +24,8 @@ const DefaultGracePeriod = 120 * time.Second
 var ErrStillRunning = errors.New("Coordinator stopped with threads still running")
 
 // A Coordinator coordinates the termination of a set of goroutines. Its
-// methods are safe for concurrent use.
+// methods are safe for concurrent use. Make one with New: the zero value
+// is not ready for use.
 type Coordinator struct {
 	isClean func(error) bool
 

@@ -84,6 +84,9 @@ func TestDecodeFitErrors(t *testing.T) {
 		{"channels 0", d0.DecodeFit(make([]uint8, 12), data, "", 2, 2)},
 		{"dst too small", d3.DecodeFit(make([]uint8, 11), data, "", 2, 2)},
 		{"no pixels", d3.DecodeFit(nil, data, "", 0, 2)},
+		// Sizes whose product wraps to dst's length (audit 82: a panic).
+		{"product wraps to 0", d3.DecodeFit(nil, data, "", 1<<40, 1<<40)},
+		{"product wraps to 12", d3.DecodeFit(make([]uint8, 12), data, "", 1<<62+2, 2)},
 	} {
 		if tc.err == nil {
 			t.Errorf("%s: no error", tc.name)

@@ -201,7 +201,9 @@ func (d *Image) DecodeFit(dst []uint8, b []byte, key string, height, width int) 
 	if d.channels == 0 {
 		return errors.New("decode: DecodeFit needs a channel count, not 0")
 	}
-	if height < 1 || width < 1 || len(dst) != height*width*d.channels {
+	// height × width × channels, compared without overflowing: dst's
+	// length bounds height × width first.
+	if height < 1 || width < 1 || height > len(dst) || width > len(dst)/height || len(dst) != height*width*d.channels {
 		return fmt.Errorf("decode: DecodeFit into %d bytes, not %d × %d × %d", len(dst), height, width, d.channels)
 	}
 	t, err := d.decode(b, key, &fitting{dst, height, width})

@@ -26,6 +26,22 @@ const (
 	KindFixedLenSequence
 )
 
+// String returns the kind's name as the constructors spell it:
+// "FixedLen", "VarLen", "SparseFeature", "FixedLenSequence".
+func (k Kind) String() string {
+	switch k {
+	case KindFixedLen:
+		return "FixedLen"
+	case KindVarLen:
+		return "VarLen"
+	case KindSparse:
+		return "SparseFeature"
+	case KindFixedLenSequence:
+		return "FixedLenSequence"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
 // A FeatureSpec describes one feature to parse. Make one with FixedLen,
 // VarLen, SparseFeature or FixedLenSequence; WithDefault and AllowMissing
 // return modified copies.

@@ -136,6 +136,12 @@ func NewBarrier(name string, dtypes []tensor.DType, shapes []tensor.Shape) (*Bar
 	if len(dtypes) == 0 {
 		return nil, barrierInvalidf("a Barrier needs at least one component")
 	}
+	for i, d := range dtypes {
+		if !d.Valid() {
+			// As the queues refuse it; an insert found it out before.
+			return nil, barrierInvalidf("component %d has invalid dtype %v", i, d)
+		}
+	}
 	if shapes != nil {
 		if len(shapes) != len(dtypes) {
 			return nil, barrierInvalidf("All of the component shapes must be specified: %d shapes for %d components", len(shapes), len(dtypes))

@@ -172,6 +172,12 @@ func TestBarrierEmptyShapes(t *testing.T) {
 	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "Empty tensors are not supported, but received shape '[0]' at index 1") {
 		t.Fatalf("got %v", err)
 	}
+	// An invalid dtype is refused at once, as the queues refuse it
+	// (audit 82: accepted until the first insert).
+	if _, err := NewBarrier("b", []tensor.DType{tensor.Float32, tensor.Invalid}, nil); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), "component 1 has invalid dtype") {
+		t.Errorf("invalid dtype: %v", err)
+	}
 	b, _ := NewBarrier("b", []tensor.DType{tensor.Float32}, nil)
 	err = b.InsertMany(0, []string{"a"}, tensor.Zeros(tensor.Float32, tensor.Shape{1, 0}))
 	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "Tensors with no elements are not supported") {

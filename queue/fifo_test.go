@@ -586,6 +586,10 @@ func TestNames(t *testing.T) {
 	if _, err := FromMap(unnamed, map[string]tensor.Tensor{"a": tensor.Scalar(int32(1))}); err == nil || !strings.Contains(err.Error(), "must have names") {
 		t.Errorf("Q-05: %v", err)
 	}
+	// An element of other components than the names (audit 82: a panic).
+	if _, err := ToMap(q, got[:1]); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "1 components") {
+		t.Errorf("ToMap of 1 of 3 components: %v", err)
+	}
 }
 
 // every dtype round-trips unchanged through EnqueueMany and

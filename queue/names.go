@@ -40,11 +40,15 @@ func Lookup(q Queue, e Element, name string) (tensor.Tensor, bool) {
 	return e[i], true
 }
 
-// ToMap returns e's components keyed by q's names.
+// ToMap returns e's components keyed by q's names. e must have as many
+// components as q has names.
 func ToMap(q Queue, e Element) (map[string]tensor.Tensor, error) {
 	names := q.Names()
 	if names == nil {
 		return nil, buildErrorf("Queue '%s' has no names", q.Name())
+	}
+	if len(e) != len(names) {
+		return nil, invalidf("an element of %d components for Queue '%s' of %d names", len(e), q.Name(), len(names))
 	}
 	m := make(map[string]tensor.Tensor, len(names))
 	for i, n := range names {

@@ -15,8 +15,13 @@ import (
 // prefix-00000-of-00004 to prefix-00003-of-00004, each followed by suffix
 // (an extension such as ".tfrecord.gz"). Sharded data sets written by
 // TensorFlow tools use these names, and a glob such as
-// prefix-*-of-00004.tfrecord.gz finds them again in order.
+// prefix-*-of-00004.tfrecord.gz finds them again in order (up to 100 000
+// shards, whose numbers then need more than five digits). It returns no
+// names for n <= 0.
 func ShardNames(prefix string, n int, suffix string) []string {
+	if n <= 0 {
+		return nil
+	}
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%05d-of-%05d%s", prefix, i, n, suffix)

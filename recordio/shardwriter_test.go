@@ -25,6 +25,11 @@ func TestShardNames(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("ShardNames = %q, want %q", got, want)
 	}
+	for _, n := range []int{0, -1} { // audit 82: -1 panicked
+		if got := ShardNames("p", n, ""); got != nil {
+			t.Errorf("ShardNames(%d) = %q, want none", n, got)
+		}
+	}
 }
 
 // Record i lands in shard i mod n, in order, for every compression.

@@ -64,7 +64,26 @@ func acceptance(init, target []float64) []float64 {
 			a[i] = target[i] / init[i]
 		}
 	}
-	if m := slices.Max(a); m > 0 {
+	m := slices.Max(a)
+	if math.IsInf(m, 1) {
+		// A ratio past float64's range (an init probability near the
+		// smallest float), which divides into NaN: the ratios compared
+		// as logarithms instead.
+		logs := make([]float64, len(a))
+		top := math.Inf(-1)
+		for i := range a {
+			logs[i] = math.Inf(-1)
+			if init[i] != 0 && target[i] != 0 {
+				logs[i] = math.Log2(target[i]) - math.Log2(init[i])
+				top = max(top, logs[i])
+			}
+		}
+		for i := range a {
+			a[i] = math.Exp2(logs[i] - top)
+		}
+		return a
+	}
+	if m > 0 {
 		for i := range a {
 			a[i] /= m
 		}

@@ -18,18 +18,22 @@ func TestAcceptanceProbs(t *testing.T) {
 		{[]float64{0, .3, 0, .7, 0}, []float64{0, .2, 0, .8, 0}, []float64{0, 7.0 / 12, 0, 1, 0}, 0.125},
 		{[]float64{.999, .001}, []float64{.5, .5}, []float64{.001 / .999, 1}, .999 * (1 - .001/.999)},
 		{[]float64{.25, .75}, []float64{.25, .75}, []float64{1, 1}, 0},
+		// A ratio past float64's range: a[0] = 1 and no NaN (audit 82:
+		// NaN, and a nil error).
+		{[]float64{5e-324, 1}, []float64{1, 0}, []float64{1, 0}, 1},
+		{[]float64{5e-324, 1}, []float64{.5, .5}, []float64{1, 5e-324}, 1},
 	} {
 		a, f, err := AcceptanceProbs(tc.init, tc.target)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range a {
-			if math.Abs(a[i]-tc.want[i]) > 1e-12 {
+			if !(math.Abs(a[i]-tc.want[i]) <= 1e-12) { // NaN fails too
 				t.Errorf("init %v target %v: a = %v, want %v", tc.init, tc.target, a, tc.want)
 				break
 			}
 		}
-		if math.Abs(f-tc.rejected) > 1e-12 {
+		if !(math.Abs(f-tc.rejected) <= 1e-12) {
 			t.Errorf("init %v target %v: rejected %v, want %v", tc.init, tc.target, f, tc.rejected)
 		}
 	}

@@ -34,15 +34,22 @@ func (s Sparse) Validate() error {
 	if s.Indices.Shape()[1] != len(s.DenseShape) {
 		return fmt.Errorf("tensor: sparse indices of rank %d, dense shape %v", s.Indices.Shape()[1], s.DenseShape)
 	}
+	return checkDenseShape(s.DenseShape)
+}
+
+// checkDenseShape returns an error, in TensorFlow's words, for a sparse
+// tensor's dense shape with a negative dimension or more elements than an
+// int64 counts.
+func checkDenseShape(shape Shape) error {
 	n := uint64(1)
-	for _, d := range s.DenseShape {
+	for _, d := range shape {
 		if d < 0 {
 			// TensorFlow's TensorShape text (AddSparseToTensorsMap).
-			return fmt.Errorf("tensor: sparse dense shape %v: Dimension %d must be >= 0", s.DenseShape, d)
+			return fmt.Errorf("tensor: sparse dense shape %v: Dimension %d must be >= 0", shape, d)
 		}
 		hi, lo := bits.Mul64(n, uint64(d))
 		if hi != 0 || lo > math.MaxInt64 {
-			return fmt.Errorf("tensor: sparse dense shape %v: Encountered overflow when multiplying the dimensions", s.DenseShape)
+			return fmt.Errorf("tensor: sparse dense shape %v: Encountered overflow when multiplying the dimensions", shape)
 		}
 		n = lo
 	}
@@ -77,6 +84,10 @@ func StackSparse(ss []Sparse) (Sparse, error) {
 			dense[d+1] = max(dense[d+1], n)
 		}
 		nnz += s.NNZ()
+	}
+	if err := checkDenseShape(dense); err != nil {
+		// Each element's shape holds, but not the batch's.
+		return Sparse{}, err
 	}
 	indices := make([]int64, 0, nnz*(rank+1))
 	values := Zeros(dtype, Shape{nnz})

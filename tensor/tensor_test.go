@@ -182,6 +182,12 @@ func TestStackSparse(t *testing.T) {
 	if _, err := StackSparse([]Sparse{bad}); err == nil {
 		t.Error("StackSparse accepted mismatched indices and values")
 	}
+	// Each element's shape is valid, the batch's overflows (audit 82:
+	// returned, which its own Validate refused).
+	huge := Sparse{Indices: New([]int64{0}, 1, 1), Values: New([]int64{1}), DenseShape: Shape{math.MaxInt64 / 2}}
+	if _, err := StackSparse([]Sparse{huge, huge, huge, huge}); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("StackSparse of a batch whose dense shape overflows: %v", err)
+	}
 }
 
 func TestHalfConversion(t *testing.T) {
