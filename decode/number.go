@@ -101,7 +101,7 @@ func parseFloat(b []byte, bits int) (float64, bool) {
 // has the bits glibc's strtod gives it (as TensorFlow's parser does):
 // quiet, the sign asked for, and as payload the chars read as an unsigned
 // number (strtoull, base 0: decimal, 0x hexadecimal, 0 octal) when they
-// all are one, kept to the payload's bits; for float32, those of the
+// all are one (the first 127 of them), kept to the payload's bits; for float32, those of the
 // float32 NaN, carried in the float64 as a conversion keeps them (see
 // nan32).
 func parseNaN(b []byte, bits int) (v float64, ok, isNaN bool) {
@@ -127,7 +127,9 @@ func parseNaN(b []byte, bits int) (v float64, ok, isNaN bool) {
 				return 0, false, true
 			}
 		}
-		payload = nanPayload(chars)
+		// TensorFlow's parser (absl's from_chars) hands C's nan() at
+		// most 127 of the chars, in a buffer of 128 (audit 81).
+		payload = nanPayload(chars[:min(len(chars), 127)])
 	}
 	if bits == 32 {
 		return nan32(uint32(sign<<31 | 0x7fc00000 | payload&(1<<22-1))), true, true

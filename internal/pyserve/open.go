@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sluiceml/sluice"
@@ -611,9 +612,9 @@ func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
 	for i, x := range list {
 		n, ok := x.(json.Number)
 		if s, isString := x.(string); isString && (dt == tensor.Float32 || dt == tensor.Float64) {
-			// NaN or an infinity, which strconv spells as Python does.
-			if f, err := strconv.ParseFloat(s, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
-				n, ok = json.Number(s), true
+			// NaN or an infinity, which the client spells as Python does.
+			if _, ok = nonFinite(s); ok {
+				n = json.Number(s)
 			}
 		}
 		if !ok {
@@ -625,9 +626,12 @@ func parseDefault(raw json.RawMessage, dt tensor.DType) (tensor.Tensor, error) {
 	case tensor.Float32, tensor.Float64:
 		fs := make([]float64, len(nums))
 		for i, n := range nums {
-			f, err := n.Float64()
-			if err != nil {
-				return tensor.Tensor{}, fmt.Errorf("%w: %v", sluice.ErrInvalid, err)
+			f, ok := nonFinite(string(n))
+			if !ok {
+				var err error
+				if f, err = n.Float64(); err != nil {
+					return tensor.Tensor{}, fmt.Errorf("%w: %v", sluice.ErrInvalid, err)
+				}
 			}
 			fs[i] = f
 		}
@@ -660,6 +664,24 @@ func convertInt[T int32](v []int64) []T {
 		out[i] = T(x)
 	}
 	return out
+}
+
+// nonFinite reads the client's spellings of NaN and the infinities (as
+// Python's repr, and "-nan" for a NaN whose sign bit is set): the NaN is
+// the one Python's and NumPy's are, quiet with no payload and the sign
+// asked for, not Go's math.NaN(), whose payload is 1 (audit 81).
+func nonFinite(s string) (float64, bool) {
+	switch strings.ToLower(s) {
+	case "nan", "+nan":
+		return math.Float64frombits(0x7ff8000000000000), true
+	case "-nan":
+		return math.Float64frombits(0xfff8000000000000), true
+	case "inf", "+inf", "infinity", "+infinity":
+		return math.Inf(1), true
+	case "-inf", "-infinity":
+		return math.Inf(-1), true
+	}
+	return 0, false
 }
 
 func convert[T float32](v []float64) []T {

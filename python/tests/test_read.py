@@ -338,6 +338,21 @@ def test_csv(tmp_path):
     assert got["tag"] == [b"t%d" % i for i in range(25)]
 
 
+def test_csv_nan_defaults(tmp_path):
+    # A NaN default has the bits TensorFlow's record_defaults keep: quiet,
+    # no payload, and its sign (audit 81: Go's NaN, payload 1, and -nan's
+    # sign lost on the way); a NaN in the data, C's strtod's.
+    (tmp_path / "a.csv").write_text(",,,\n-nan,nan(5),-nan,nan(5)\n")
+    nan = float("nan")
+    cols = [("a", "float64", nan), ("b", "float64", -nan), ("c", "float32", -nan), ("d", "float32", np.float32(nan))]
+    (b,) = list(sluice.csv(str(tmp_path / "a.csv"), cols, batch_size=2, readers=1))
+    bits = lambda k, t: [f"{x:x}" for x in b[k].view(t).tolist()]
+    assert bits("a", np.uint64) == ["7ff8000000000000", "fff8000000000000"]
+    assert bits("b", np.uint64) == ["fff8000000000000", "7ff8000000000005"]
+    assert bits("c", np.uint32) == ["ffc00000", "ffc00000"]
+    assert bits("d", np.uint32) == ["7fc00000", "7fc00005"]
+
+
 def test_csv_gzip(tmp_path):
     # A gzipped file beside a plain one: each file's compression is found
     # by its first bytes.

@@ -278,6 +278,8 @@ def _jsonable(v):
         except UnicodeDecodeError:
             return {"base64": base64.b64encode(v).decode("ascii")}
     if isinstance(v, float) and not math.isfinite(v):
+        if math.isnan(v) and math.copysign(1.0, v) < 0:
+            return "-nan"  # repr drops a NaN's sign
         return repr(v)  # nan, inf, -inf
     return v
 
