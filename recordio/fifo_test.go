@@ -84,3 +84,70 @@ func TestReadNamedPipe(t *testing.T) {
 		})
 	}
 }
+
+// An empty named pipe is an empty unit for every compression, as an empty
+// file is, and the files after it are read, fixed-length records or text
+// lines: an empty GZIP pipe's
+// decompressor said io.EOF, which, wrapped in its error, ended the whole
+// input without a word (audit 81); an empty ZLIB pipe was an error.
+func TestEmptyCompressedPipe(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		c    tfrecord.Compression
+	}{{"fixed", tfrecord.Gzip}, {"fixed", tfrecord.Zlib}, {"fixed", tfrecord.Zstd}, {"text", tfrecord.Gzip}, {"text", tfrecord.Zlib}, {"text", tfrecord.Zstd}} {
+		kind, c := tc.kind, tc.c
+		t.Run(kind+"/"+c.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "pipe")
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Skip(err)
+			}
+			wrote := make(chan error, 1)
+			go func() {
+				f, err := os.OpenFile(p, os.O_WRONLY, 0)
+				if err == nil {
+					err = f.Close() // nothing written
+				}
+				wrote <- err
+			}()
+			var z bytes.Buffer
+			cw, err := tfrecord.NewCompressor(c, &z)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := "abcdefgh"
+			if kind == "text" {
+				data = "abcd\nefgh\n"
+			}
+			cw.Write([]byte(data))
+			cw.Close()
+			good := writeFile(t, dir, "good", z.Bytes())
+			q := workQueue(t, p, good)
+			q.Close(bg)
+			r, err := NewFixedLengthRecordReader(q, 4, Compression(c))
+			if kind == "text" {
+				r, err = NewTextLineReader(q, Compression(c))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for {
+				_, v, err := r.Read(bg)
+				if err != nil {
+					if !errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+						t.Fatalf("after %q: %v", got, err)
+					}
+					break
+				}
+				got = append(got, string(v))
+			}
+			if len(got) != 2 || got[0] != "abcd" || got[1] != "efgh" {
+				t.Errorf("read %q, want the second file's two records", got)
+			}
+			if err := <-wrote; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/internal/recordhook"
@@ -135,12 +136,16 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 		// ZlibInputStream reads it.
 		r = file
 	default:
-		dr, err := tfrecord.NewDecompressor(f.compression, bufio.NewReaderSize(file, 64<<10))
+		br := bufio.NewReaderSize(file, 64<<10)
+		dec, err := decompress(f.compression, br, work)
 		if err != nil {
 			file.Close()
-			return false, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: its header, at byte 0: %w", f.compression, err)}
+			return false, err
 		}
-		r, closer = dr, dr
+		r = strings.NewReader("") // empty
+		if dec != nil {
+			r, closer = dec, dec
+		}
 	}
 	if f.src == nil {
 		f.src = bufio.NewReaderSize(r, 64<<10)
@@ -158,6 +163,12 @@ func (f *fixedLengthFormat) open(ctx context.Context, work string, index int64) 
 		}
 		if err != nil {
 			f.Reset()
+			if closer != nil {
+				// A compressed stream cut short, or damaged, before
+				// the position: bad data, where it stopped.
+				return false, &dataerr.Error{File: work, Offset: start - skip, Record: -1,
+					Err: fmt.Errorf("%v stream, skipping to byte %d of its decompressed data: %w", f.compression, start, err)}
+			}
 			return false, fmt.Errorf("%s: skipping to byte %d: %w", work, start, err)
 		}
 	}

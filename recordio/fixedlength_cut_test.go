@@ -186,3 +186,30 @@ func TestFixedLengthCompressedEnd(t *testing.T) {
 		})
 	}
 }
+
+// A compressed stream cut short before the end of the fixed-length
+// header is bad data, an error holding a *dataerr.Error that names the
+// file and the byte of the decompressed data it stopped at (audit 81: a
+// plain error, "skipping to byte 10: unexpected EOF").
+func TestFixedLengthHeaderCutInCompressedStream(t *testing.T) {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte("abc"))
+	w.Flush() // the three bytes out, and no end
+	name := filepath.Join(t.TempDir(), "cut.gz")
+	if err := os.WriteFile(name, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := workQueue(t, name)
+	q.Close(bg)
+	r, err := NewFixedLengthRecordReader(q, 2, HeaderBytes(10), Compression(tfrecord.Gzip))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = r.Read(bg)
+	de, ok := errors.AsType[*dataerr.Error](err)
+	if !ok || de.File != name || de.Offset != 3 || !errors.Is(err, io.ErrUnexpectedEOF) ||
+		!strings.Contains(err.Error(), "GZIP stream, skipping to byte 10 of its decompressed data") {
+		t.Errorf("%v (%+v); want a data error of %s at byte 3", err, de, name)
+	}
+}

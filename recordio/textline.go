@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/internal/recordhook"
@@ -214,13 +215,16 @@ func (f *textLineFormat) open(ctx context.Context, work string) error {
 			f.raw.Reset(text)
 		}
 		stop := file.watch(ctx) // a GZIP header is read here
-		dec, err := tfrecord.NewDecompressor(c, f.raw)
+		dec, err := decompress(c, f.raw, work)
 		stop()
 		if err != nil {
 			file.Close()
-			return &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: its header, at byte 0: %w", c, err)}
+			return err
 		}
-		text, f.dec = dec, dec
+		text = strings.NewReader("") // empty; not f.raw, which a buffered reader of it could be
+		if dec != nil {
+			text, f.dec = dec, dec
+		}
 	}
 	if f.br == nil {
 		f.br = bufio.NewReaderSize(text, 64<<10)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/storage"
+	"github.com/sluiceml/sluice/tfrecord"
 )
 
 // A unitFile is the open file of the unit being read. It lives as long as
@@ -114,4 +116,24 @@ func (u *unitFile) Close() error {
 		u.cancel()
 	}
 	return err
+}
+
+// decompress returns a decompressor of c reading br, the start of the unit
+// work; nil for a stream that ends before its first byte, which is empty,
+// as an empty file is, whatever its compression (a decompressor said
+// io.EOF of an empty GZIP pipe, which, wrapped in its error, read as the
+// end of the whole input, audit 81); or a *dataerr.Error for a header that
+// is not c's, or is cut short, which never matches io.EOF.
+func decompress(c tfrecord.Compression, br *bufio.Reader, work string) (io.ReadCloser, error) {
+	if _, err := br.Peek(1); err == io.EOF {
+		return nil, nil
+	}
+	dec, err := tfrecord.NewDecompressor(c, br)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, &dataerr.Error{File: work, Offset: 0, Record: -1, Err: fmt.Errorf("%v stream: its header, at byte 0: %w", c, err)}
+	}
+	return dec, nil
 }
