@@ -20,6 +20,10 @@ func TestCell(t *testing.T) {
 		{"", `""`},
 		{`"q"`, `"\"q\""`},
 		{"bell\a", `"bell\a"`},
+		{" ", `" "`},
+		{"a ", `"a "`},
+		{" a", `" a"`},
+		{"a b", "a b"},
 	} {
 		if got := cell(tc.name); got != tc.want {
 			t.Errorf("cell(%q) = %s, want %s", tc.name, got, tc.want)
