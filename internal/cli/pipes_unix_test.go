@@ -56,7 +56,8 @@ func TestPipesAutoCompression(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out, tc.want) {
 			t.Errorf("%q of %s: exit %d, %q, %q; want output starting %q", tc.args, filepath.Base(tc.in), code, out, errOut, tc.want)
 		}
-	}	// bench reads a pipe for one epoch only: two are refused, not read as
+	}
+	// bench reads a pipe for one epoch only: two are refused, not read as
 	// one with the second empty (audit 81).
 	code, _, errOut := run(t, "bench", "--epochs", "2", "/dev/null")
 	if code != 1 || !strings.Contains(errOut, "/dev/null can be read only once, and --epochs 2 reads each file 2 times") {
