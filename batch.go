@@ -2,6 +2,8 @@ package sluice
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -277,6 +279,7 @@ func toDense(name string, s tensor.Sparse) tensor.Tensor {
 func checkSparseBounds(name string, s tensor.Sparse, keys []string) error {
 	rank := len(s.DenseShape)
 	idx := s.Indices.Int64s()
+	nnz := s.NNZ()
 	fail := func(i int, what string) error {
 		at := idx[i*rank : (i+1)*rank]
 		key := ""
@@ -286,51 +289,112 @@ func checkSparseBounds(name string, s tensor.Sparse, keys []string) error {
 		return &dataerr.Error{Offset: -1, Record: at[0], Key: key, Err: fmt.Errorf(
 			"feature %q: record %d: indices[%d] = %s %s: %w", name, at[0], i, formatIndex(at), what, ErrSparseIndex)}
 	}
+	// A record's entries are checked against each other as they come
+	// when in order (as the parser sorts them), and all at once, sorted,
+	// when not (an already_sorted SparseFeature that was not): before
+	// the next record's, so that the first bad record is the one named.
+	var scratch []uint64
 	start, sorted := 0, true // the record's first entry; its entries so far in order
-	for i := range s.NNZ() {
-		at := idx[i*rank : (i+1)*rank]
-		for d, x := range at {
-			if x < 0 || x >= int64(s.DenseShape[d]) {
-				return fail(i, fmt.Sprintf("is out of bounds: need 0 <= index < %v", s.DenseShape))
-			}
-		}
-		if i > start && at[0] != idx[start*rank] {
+	for i := 0; i <= nnz; i++ {
+		if i > start && (i == nnz || idx[i*rank] != idx[start*rank]) {
 			if !sorted {
-				if r := repeatedIndex(idx, rank, start, i); r >= 0 {
+				if r := repeatedIndex(idx, s.DenseShape, start, i, &scratch); r >= 0 {
 					return fail(r, "is repeated")
 				}
 			}
 			start, sorted = i, true
 		}
-		if i > start {
-			switch slices.Compare(idx[(i-1)*rank:i*rank], at) {
+		if i == nnz {
+			break
+		}
+		at := idx[i*rank : (i+1)*rank]
+		for d, x := range at {
+			if uint64(x) >= uint64(s.DenseShape[d]) { // negative too
+				return fail(i, fmt.Sprintf("is out of bounds: need 0 <= index < %v", s.DenseShape))
+			}
+		}
+		if i > start && sorted {
+			// One record's: their first components are equal.
+			switch compareIndex(idx[(i-1)*rank+1:i*rank], at[1:]) {
 			case 0:
 				return fail(i, "is repeated")
 			case 1:
-				sorted = false // an already_sorted SparseFeature that was not
+				sorted = false
 			}
-		}
-	}
-	if !sorted {
-		if r := repeatedIndex(idx, rank, start, s.NNZ()); r >= 0 {
-			return fail(r, "is repeated")
 		}
 	}
 	return nil
 }
 
-// repeatedIndex returns the first of entries from to to of idx, indices of
-// rank, that repeats an earlier one, or -1.
-func repeatedIndex(idx []int64, rank, from, to int) int {
-	seen := make(map[string]bool, to-from)
-	for i := from; i < to; i++ {
-		k := formatIndex(idx[i*rank : (i+1)*rank])
-		if seen[k] {
-			return i
+// compareIndex compares two sparse indices of one rank in row-major order.
+func compareIndex(a, b []int64) int {
+	for d, x := range a {
+		if x != b[d] {
+			if x < b[d] {
+				return -1
+			}
+			return 1
 		}
-		seen[k] = true
 	}
-	return -1
+	return 0
+}
+
+// repeatedIndex returns the first of entries from to to of idx, indices of
+// rank within shape, all of one record, that repeats an earlier one, or
+// -1. keys is scratch space.
+func repeatedIndex(idx []int64, shape tensor.Shape, from, to int, keys *[]uint64) int {
+	rank := len(shape)
+	// Each entry as one number to sort: its place in the record's row,
+	// and below it its number in the record, so that equal places sort
+	// in entry order. When the row is too large for that, a sort of the
+	// indices themselves.
+	n := uint64(to - from)
+	low := uint(bits.Len64(n))
+	size := uint64(1)
+	for _, d := range shape[1:] {
+		hi, lo := bits.Mul64(size, uint64(d))
+		if hi != 0 || lo > math.MaxUint64>>low {
+			return repeatedIndexSorted(idx, rank, from, to)
+		}
+		size = lo
+	}
+	k := (*keys)[:0]
+	for i := from; i < to; i++ {
+		var place uint64
+		for d := 1; d < rank; d++ {
+			place = place*uint64(shape[d]) + uint64(idx[i*rank+d])
+		}
+		k = append(k, place<<low|uint64(i-from))
+	}
+	*keys = k
+	slices.Sort(k)
+	first := -1
+	for j := 1; j < len(k); j++ {
+		if k[j-1]>>low == k[j]>>low {
+			if e := from + int(k[j]&(1<<low-1)); first < 0 || e < first {
+				first = e
+			}
+		}
+	}
+	return first
+}
+
+// repeatedIndexSorted is repeatedIndex by a sort of the indices.
+func repeatedIndexSorted(idx []int64, rank, from, to int) int {
+	r := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		r = append(r, i)
+	}
+	row := func(i int) []int64 { return idx[i*rank : (i+1)*rank] }
+	// Stable: equal indices stay in entry order, the first one first.
+	slices.SortStableFunc(r, func(a, b int) int { return compareIndex(row(a), row(b)) })
+	first := -1
+	for j := 1; j < len(r); j++ {
+		if compareIndex(row(r[j-1]), row(r[j])) == 0 && (first < 0 || r[j] < first) {
+			first = r[j]
+		}
+	}
+	return first
 }
 
 // checkDenseSize returns a *dataerr.Error naming feature name and the

@@ -2,6 +2,8 @@ package sluice
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,5 +124,90 @@ func TestSparseFeatureRepeatedIndex(t *testing.T) {
 				t.Errorf("error names %+v, want the file %s and record 1", de, name)
 			}
 		})
+	}
+}
+
+// The first bad record is the one named: an unsorted record's repeat
+// before the next record's index out of bounds (audit 81: record 1 was
+// named, its bounds checked before record 0's repeats).
+func TestSparseFeatureFirstBadRecordNamed(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "sp.tfrecord")
+	writeTFRecords(t, name, example.New().Int64s("ix", []int64{3, 1, 3}).Floats("v", []float32{1, 2, 3}).Marshal(),
+		example.New().Int64s("ix", []int64{9}).Floats("v", []float32{4}).Marshal())
+	spec := example.Spec{"sp": example.SparseFeature([]string{"ix"}, "v", tensor.Float32, []int{5}, true)}
+	var found error
+	for _, err := range Examples(name, spec, Readers(1)).Batches(t.Context(), 2) {
+		if err != nil {
+			found = err
+			break
+		}
+	}
+	if !errors.Is(found, ErrSparseIndex) || !strings.Contains(found.Error(), "record 0: indices[2] = [0,3] is repeated") {
+		t.Fatalf("error %v, want record 0's repeat", found)
+	}
+}
+
+// checkSparseBounds on random batches against a plain reference: an error
+// exactly when some record has an index out of bounds or twice, naming the
+// first such record and an entry of it that is out of bounds or repeats an
+// earlier one; rows small and large (the sort by the indices themselves).
+func TestCheckSparseBoundsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 81))
+	for trial := range 20000 {
+		rank := 2 + rng.IntN(3)
+		shape := tensor.Shape{1 + rng.IntN(5)}
+		for range rank - 1 {
+			d := 1 + rng.IntN(4)
+			if rng.IntN(10) == 0 {
+				d = 1 << 40 // a row too large for one number an entry
+			}
+			shape = append(shape, d)
+		}
+		var idx []int64
+		for r := range shape[0] {
+			for range rng.IntN(6) {
+				idx = append(idx, int64(r))
+				for d := 1; d < rank; d++ {
+					x := int64(rng.IntN(min(shape[d], 4)))
+					if rng.IntN(40) == 0 {
+						x = int64(shape[d]) // out of bounds
+					}
+					idx = append(idx, x)
+				}
+			}
+		}
+		nnz := len(idx) / rank
+		s := tensor.Sparse{Indices: tensor.New(idx, nnz, rank), Values: tensor.Zeros(tensor.Float32, tensor.Shape{nnz}), DenseShape: shape}
+		at := func(i int) []int64 { return idx[i*rank : (i+1)*rank] }
+		bad := func(i int) (oob, repeated bool) {
+			for d, x := range at(i) {
+				oob = oob || x < 0 || x >= int64(shape[d])
+			}
+			for j := 0; j < i; j++ {
+				repeated = repeated || slices.Equal(at(j), at(i))
+			}
+			return
+		}
+		firstBad := int64(-1)
+		for i := range nnz {
+			if oob, rep := bad(i); (oob || rep) && firstBad < 0 {
+				firstBad = at(i)[0]
+			}
+		}
+		err := checkSparseBounds("f", s, nil)
+		de, _ := errors.AsType[*dataerr.Error](err)
+		switch {
+		case firstBad < 0 && err != nil:
+			t.Fatalf("trial %d: %v for a good batch %v", trial, err, idx)
+		case firstBad >= 0 && (de == nil || de.Record != firstBad):
+			t.Fatalf("trial %d: %v, want record %d named, of %v in %v", trial, err, firstBad, idx, shape)
+		case firstBad >= 0:
+			var i int
+			fmt.Sscanf(err.Error()[strings.Index(err.Error(), "indices[")+len("indices["):], "%d", &i)
+			oob, rep := bad(i)
+			if strings.Contains(err.Error(), "out of bounds") && !oob || strings.Contains(err.Error(), "is repeated") && !rep {
+				t.Fatalf("trial %d: %v names entry %d, which is not so (%v in %v)", trial, err, i, idx, shape)
+			}
+		}
 	}
 }
