@@ -173,6 +173,30 @@ def test_ctrl_c_as_the_server_starts_leaves_none(tmp_path, monkeypatch):
     assert not alive(started[0]), "the server started as Ctrl-C came runs on"
 
 
+def test_sigint_held_beside_other_threads():
+    """SIGINT waits for the end of the block that starts a server also when
+    other threads run (NumPy's BLAS pool does from its import), which the
+    kernel hands the signal to: blocking it in the main thread held nothing
+    then, and a Ctrl-C inside Popen left the server a zombie and its pipes
+    open (audit 83)."""
+    script = textwrap.dedent("""
+        import os, signal, threading, time
+        from sluice._core import _sigint_held
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the parent ignored
+        threading.Thread(target=time.sleep, args=(3,), daemon=True).start()
+        try:
+            with _sigint_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.3)
+                print("held")
+        except KeyboardInterrupt:
+            print("raised after")
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.splitlines() == ["held", "raised after"], out
+
+
 def _memfds():
     n = 0
     for fd in os.listdir("/proc/self/fd"):

@@ -333,3 +333,49 @@ def test_end_of_loop_state_interrupted(tmp_path, monkeypatch):
     with pytest.raises(StopIteration):
         next(it)  # the epoch had ended
     assert sorted(sum(labels(ds), [])) == list(range(n))
+
+
+def test_next_interrupted_then_next(tmp_path, monkeypatch):
+    """A Ctrl-C inside next() ends the iteration: a loop that catches it
+    and goes on is told so at its next batch, not given the StopIteration
+    of an epoch's end with batches unread (audit 83); a data error, read
+    whole and raised, still ends it as Python's iterators end."""
+    from sluice import _core
+    pat, truth = make_examples(tmp_path)
+    it = iter(sluice.examples(pat, SPEC, batch_size=8))
+    next(it)
+    recv = _core._Session._recv
+
+    def patched(self):
+        monkeypatch.setattr(_core._Session, "_recv", recv)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_core._Session, "_recv", patched)
+    with pytest.raises(KeyboardInterrupt):
+        while True:
+            next(it)
+    with pytest.raises(sluice.SluiceError, match="KeyboardInterrupt ended a next"):
+        next(it)
+
+
+def test_state_dict_interrupted_twice(tmp_path, monkeypatch):
+    """A second Ctrl-C, in the wait for the server that a cut-short
+    state_dict() ends, still leaves the iteration saying why it cannot go
+    on (audit 83: it ended as a whole epoch does)."""
+    from sluice import _core
+    pat, _ = make_examples(tmp_path)
+    it = iter(sluice.examples(pat, SPEC, batch_size=8, deterministic=True))
+    next(it)
+    _interrupt(monkeypatch, "sent")
+    close = _core._Session.close
+
+    def interrupted_close(self, wait=5):
+        monkeypatch.setattr(_core._Session, "close", close)
+        close(self, wait)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_core._Session, "close", interrupted_close)
+    with pytest.raises(KeyboardInterrupt):
+        it.state_dict()
+    with pytest.raises(sluice.SluiceError, match="cut short a state_dict"):
+        next(it)

@@ -220,57 +220,79 @@ def test_interrupted_write_aborts(tmp_path, monkeypatch, at):
     assert old.read_bytes() == b"an earlier data set"
 
 
-def test_close_interrupted_after_the_commit(tmp_path, monkeypatch):
-    # A Ctrl-C as close() waits for the commit's reply: the commit goes on
-    # whatever the client does, and the writer waits for its outcome, then
-    # raises the KeyboardInterrupt; closing again returns the records
-    # written. It used to abort, closing the server's input, so that the
-    # commit went through or not by a race, and closing again returned 0
-    # either way (audit 80).
-    old = tmp_path / "out.tfrecord"
-    old.write_bytes(b"an earlier data set")
-    real = sluice._core._Session._send
+def _interrupt_commit(monkeypatch, when):
+    """Makes close() meet a KeyboardInterrupt, as a Ctrl-C: "unsent" as it
+    is about to ask for the commit, "waiting" while it waits for the reply,
+    "read" just after the reply came."""
+    real_send, real_recv = sluice._core._Session._send, sluice._core._Session._recv
+    commit = []
 
     def send(self, msg):
-        real(self, msg)
         if isinstance(msg, dict) and msg.get("op") == "commit":
-            raise KeyboardInterrupt
+            if when == "unsent":
+                raise KeyboardInterrupt
+            commit.append(True)
+        real_send(self, msg)
 
+    def recv(self):
+        if not commit:
+            return real_recv(self)
+        monkeypatch.setattr(sluice._core._Session, "_recv", real_recv)
+        if when == "read":
+            real_recv(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sluice._core._Session, "_send", send)
+    monkeypatch.setattr(sluice._core._Session, "_recv", recv)
+
+
+@pytest.mark.parametrize("when", ["unsent", "waiting", "read"])
+def test_close_interrupted(tmp_path, monkeypatch, when):
+    # A Ctrl-C in close(). Before the commit is asked for, the writer
+    # aborts at once: no file (audit 83: it waited five seconds for a reply
+    # that could not come). After, the commit goes on whatever the client
+    # does, and the writer waits for its outcome (or has it, when the reply
+    # came as the Ctrl-C did), then raises the KeyboardInterrupt; closing
+    # again returns the records written. It used to abort, closing the
+    # server's input, so that the commit went through or not by a race, and
+    # closing again returned 0 either way (audit 80).
+    old = tmp_path / "out.tfrecord"
+    old.write_bytes(b"an earlier data set")
     w = sluice.writer(tmp_path / "out")
     for i in range(1000):
         w.write({"i": i})
-    monkeypatch.setattr(sluice._core._Session, "_send", send)
+    _interrupt_commit(monkeypatch, when)
+    start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         w.close()
+    assert time.monotonic() - start < 3
     monkeypatch.undo()
-    assert w.close() == 1000
     assert os.listdir(tmp_path) == ["out.tfrecord"]
+    if when == "unsent":
+        assert w.close() == 0
+        assert old.read_bytes() == b"an earlier data set"
+        return
+    assert w.close() == 1000
     with sluice.records(str(old), batch_size=1000) as ds:
         assert sum(len(b["record"]) for b in ds) == 1000
 
 
 def test_close_interrupted_after_a_failing_commit(tmp_path, monkeypatch):
     # The same, for a commit that fails (its folder removed meanwhile):
-    # closing again raises the commit's error.
+    # closing again raises the commit's own error, as a close() not cut
+    # short does.
     folder = tmp_path / "sub"
     folder.mkdir()
-    real = sluice._core._Session._send
-
-    def send(self, msg):
-        if isinstance(msg, dict) and msg.get("op") == "commit":
-            shutil.rmtree(folder)
-            real(self, msg)
-            raise KeyboardInterrupt
-        real(self, msg)
-
     w = sluice.writer(folder / "out")
     w.write({"i": 1})
-    monkeypatch.setattr(sluice._core._Session, "_send", send)
+    shutil.rmtree(folder)
+    _interrupt_commit(monkeypatch, "waiting")
     with pytest.raises(KeyboardInterrupt):
         w.close()
     monkeypatch.undo()
-    with pytest.raises(sluice.SluiceError, match="the commit failed, and no file was written"):
+    with pytest.raises(sluice.SluiceError) as e:
         w.close()
+    assert "outcome is unknown" not in str(e.value) and "sub" in str(e.value), e.value
     assert os.listdir(tmp_path) == []
 
 

@@ -554,16 +554,32 @@ def _held_elsewhere(d, k):
 
 @contextlib.contextmanager
 def _sigint_held():
-    """Holds SIGINT back, in the main thread, where Python runs its handler,
-    for the block: a Ctrl-C then raises KeyboardInterrupt after it."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+    """Holds SIGINT back for the block: a Ctrl-C then raises
+    KeyboardInterrupt (or runs the program's own handler) after it. The
+    handler is swapped for one that notes the signal: blocking SIGINT in
+    the main thread, as this did, held nothing once another thread was
+    running (NumPy's BLAS threads are, from its import), since the kernel
+    hands the signal to a thread that does not block it and Python still
+    raises in the main thread (audit 83: servers left as zombies, and
+    their pipes open, under repeated Ctrl-C)."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.getsignal(signal.SIGINT)
+    if old is None:  # a handler not set from Python, which cannot be put back
+        yield
+        return
+    caught = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGINT, old)
+        if caught:
+            if callable(old):
+                old(signal.SIGINT, caught[0])  # default_int_handler raises KeyboardInterrupt
+            elif old == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
 
 
 class _Session:
@@ -612,6 +628,7 @@ class _Session:
         # would take for its own, or wait for for ever (audit 80). The
         # session is then closed, never used again.
         self._cut: Optional[str] = None
+        self.last: Optional[Tuple[Any, Any]] = None  # the reply read last
         # What the server was started with: a spare server serves another
         # data set only in the same environment (GOMAXPROCS, credentials,
         # SLUICE_SERVE, ...).
@@ -762,7 +779,10 @@ class _Session:
                 if len(self._parsed) >= 64:
                     self._parsed.clear()
                 self._parsed[raw] = reply
-        return raw, reply
+        # Kept for a caller whose wait an exception may cut short just
+        # after the reply came (Writer.close: the commit's outcome).
+        self.last = got = (raw, reply)
+        return got
 
     def _next_reply(self):
         count = self.pipelined
@@ -1166,6 +1186,13 @@ class _Iterator(Iterator[Batch]):
             # nothing can cancel: then it is killed), so that the
             # KeyboardInterrupt is not held up.
             s, self._s = self._s, None
+            if s is not None and not s.failed_reply and not self._closed:
+                # Not an error of the data, which was read whole and said:
+                # the batches after it are lost, and a loop that goes on
+                # is told so, not given the StopIteration of an epoch's
+                # end (audit 83).
+                self._cut = (f"the iteration cannot go on: {type(e).__name__} ended a next() in the middle of "
+                             "its exchange with sluice-serve; its batches were not all read")
             if s is not None:
                 self._skipped = s.skipped
                 if self._resumable and s.failed_reply and not self._closed:
@@ -1247,12 +1274,14 @@ class _Iterator(Iterator[Batch]):
         except BaseException as e:
             if not s.usable():
                 # Cut short in the middle of the exchange (Ctrl-C): the
-                # link is out of step, and the iteration ends here.
+                # link is out of step, and the iteration ends here. Said
+                # before the wait for the server, which another Ctrl-C
+                # may cut short too (audit 83).
+                self._cut = (f"the iteration cannot go on: {type(e).__name__} cut short a state_dict() "
+                             "in the middle of its exchange with sluice-serve; its position is unknown")
                 self._s = None
                 self._skipped = s.skipped
                 s.close(wait=1)
-                self._cut = (f"the iteration cannot go on: {type(e).__name__} cut short a state_dict() "
-                             "in the middle of its exchange with sluice-serve; its position is unknown")
             raise
 
     def _finish(self):

@@ -258,6 +258,7 @@ class Writer:
         self._buf = bytearray(b"\0")
         self._s: Optional[_Session] = None
         self._broken = ""  # why the writer was aborted, when not by abort()
+        self._commit_error: Optional[BaseException] = None  # a commit's, once close() was cut short
         s = _Session()
         try:
             reply = s._call({"op": "write", "out": self.files, "compression": comp})
@@ -358,33 +359,43 @@ class Writer:
         came)."""
         s = self._s
         if s is None:
+            if self._commit_error is not None:
+                raise self._commit_error
             if self._broken:
                 raise SluiceError(self._broken)
             return self.count
         try:
             self._flush()
+            s.last = None
+            s._send({"op": "commit"})
         except BaseException:
+            # Not asked for: no file is written (audit 83: a Ctrl-C here
+            # then waited five seconds for a reply that could not come).
             self.abort()
             raise
         try:
-            reply = s._call({"op": "commit"})
+            reply = s._recv()[1]
         except BaseException as e:
             # The commit was asked for, and goes on: an abort, which said
             # no file was written, was a lie when the files were there
-            # (audit 80). Its outcome, if it comes soon, is what closing
-            # again reports; the exception goes on at once after that.
+            # (audit 80). Its outcome, if it comes soon (or came as the
+            # exception did), is what closing again reports; the
+            # exception goes on at once after that.
             self._s = None
             self._broken = (f"close() was cut short by {type(e).__name__} after it asked for the commit, whose "
                             "outcome is unknown: the files are under their names, whole, if it succeeded, and the "
                             "names keep what they held otherwise, never a part")
             try:
-                reply = s._recv_within(5)[1]
+                got = s.last or s._recv_within(5)
+                reply = got[1] if got else None
             except BaseException:
                 reply = None  # another Ctrl-C, or the server gone
             if isinstance(reply, dict) and isinstance(reply.get("wrote"), int):
                 self.count, self._broken = reply["wrote"], ""
             elif isinstance(reply, dict) and "error" in reply:
-                self._broken = f"the commit failed, and no file was written: {s._reply_error(reply)}"
+                # Its own error, NotDurableError included (the files are
+                # there), as a close() that was not cut short raises it.
+                self._commit_error, self._broken = s._reply_error(reply), ""
             s.close(wait=1)
             raise
         self._s = None
