@@ -177,7 +177,7 @@ func (d *Dataset) locate(ctx context.Context, files []string) (*randomAccess, er
 			f.Close()
 			switch {
 			case size < 0:
-				return nil, fmt.Errorf("GlobalShuffle: %s is a stream (a named pipe), whose records cannot be read in any order: %w", name, ErrInvalid)
+				return nil, fmt.Errorf("GlobalShuffle: %s is a stream (a pipe or device), whose records cannot be read in any order: %w", name, ErrInvalid)
 			case size < int64(hb):
 				// As the other engines, and TensorFlow, fail it rather
 				// than read it as empty.

@@ -63,6 +63,11 @@ func Open(r io.ReaderAt, size int64, name string, opts ...Option) (*File, error)
 }
 
 func (f *File) readFooter() error {
+	if f.size < 0 {
+		// A pipe or a device, of no size (audit 84: "-1 bytes is too
+		// short").
+		return errors.New("a stream (a pipe or device), which cannot be read as Parquet: a Parquet file is read from its footer, at its end")
+	}
 	if f.size < 12 {
 		return fmt.Errorf("%d bytes is too short for a Parquet file", f.size)
 	}

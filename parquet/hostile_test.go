@@ -561,3 +561,21 @@ func TestCodecNotInFormat(t *testing.T) {
 		}
 	}
 }
+
+// A stream (a pipe or device: no size) is said to be one, not "-1 bytes
+// is too short for a Parquet file" (audit 84); a file under 12 bytes is
+// too short, naming its size.
+func TestOpenWithoutASize(t *testing.T) {
+	for _, tc := range []struct {
+		size int64
+		want string
+	}{
+		{-1, "a stream (a pipe or device), which cannot be read as Parquet"},
+		{5, "5 bytes is too short for a Parquet file"},
+	} {
+		_, err := Open(bytes.NewReader(nil), tc.size, "x.parquet")
+		if err == nil || !strings.Contains(err.Error(), "x.parquet") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("size %d: %v, want %q", tc.size, err, tc.want)
+		}
+	}
+}

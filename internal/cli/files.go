@@ -380,8 +380,13 @@ func otherFormat(prefix []byte, name string) string {
 }
 
 // formatHint returns otherFormat's hint for the file name, for a reader
-// that does not go through recordFiles; "" if it cannot be read.
+// that does not go through recordFiles; "" if it cannot be read again: a
+// stream (a named pipe), whose open would wait for a writer that may never
+// come (audit 84: index hung on one).
 func formatHint(ctx context.Context, name string) string {
+	if isStream(name) {
+		return ""
+	}
 	f, err := storage.Open(ctx, name)
 	if err != nil {
 		return ""

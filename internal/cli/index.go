@@ -139,8 +139,10 @@ func indexOne(ctx context.Context, name string, beside bool, maxRecord index.Bui
 	if err != nil {
 		// A compressed file's hint names text inside it, or text whose
 		// first bytes only look like a compression's.
-		if hint := formatHint(ctx, name); hint != "" && (isDamage(err) || errors.Is(err, index.ErrCompressed)) {
-			err = fmt.Errorf("%w (%s)", err, hint)
+		if isDamage(err) || errors.Is(err, index.ErrCompressed) {
+			if hint := formatHint(ctx, name); hint != "" {
+				err = fmt.Errorf("%w (%s)", err, hint)
+			}
 		}
 		return 0, "", err
 	}

@@ -156,3 +156,43 @@ func TestVerifyTemporaryGoneWhileReading(t *testing.T) {
 		t.Errorf("exit %d: %q %q; want 0 and no leftover", code, out.String(), errOut.String())
 	}
 }
+
+// index given a named pipe among its files says the pipe is a stream and
+// indexes the others: it hung, opening the pipe again for a hint and
+// waiting for a writer that had come and gone (audit 84).
+func TestIndexNamedPipe(t *testing.T) {
+	t.Setenv("SLUICE_INDEX_DIR", filepath.Join(t.TempDir(), "cache"))
+	dir := t.TempDir()
+	a := writeExamples(t, dir, "a.tfrecord", 3, tfrecord.None)
+	b := writeExamples(t, dir, "b.tfrecord", 3, tfrecord.None)
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close() // one writer, which writes nothing
+		}
+	}()
+	defer func() {
+		// A writer still waiting for a reader (the pipe never opened)
+		// is let go.
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			<-wrote
+			r.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code := Main(ctx, []string{"index", "--parallel", "1", a, fifo, b}, &out, &errOut)
+	if ctx.Err() != nil {
+		t.Fatal("index still running after 20 s")
+	}
+	if code != 1 || !strings.Contains(errOut.String(), fifo) || !strings.Contains(errOut.String(), "stream") ||
+		!strings.Contains(out.String(), a) || !strings.Contains(out.String(), b) {
+		t.Errorf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+}
