@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import base64
 import collections
-import contextlib
 import glob
 import json
 import math
@@ -17,6 +16,7 @@ import signal
 import struct
 import subprocess
 import sys
+import _thread
 import threading
 import time
 import weakref
@@ -552,34 +552,63 @@ def _held_elsewhere(d, k):
     return _refs(d, k) > _HELD_ONCE
 
 
-@contextlib.contextmanager
-def _sigint_held():
-    """Holds SIGINT back for the block: a Ctrl-C then raises
-    KeyboardInterrupt (or runs the program's own handler) after it. The
-    handler is swapped for one that notes the signal: blocking SIGINT in
-    the main thread, as this did, held nothing once another thread was
-    running (NumPy's BLAS threads are, from its import), since the kernel
-    hands the signal to a thread that does not block it and Python still
-    raises in the main thread (audit 83: servers left as zombies, and
-    their pipes open, under repeated Ctrl-C)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.getsignal(signal.SIGINT)
-    if old is None:  # a handler not set from Python, which cannot be put back
-        yield
-        return
-    caught = []
-    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+def _uninterrupted(fn):
+    """Runs fn in a thread of its own, where Python raises no signal's
+    exception, and waits for it to end: fn is done, whatever the main
+    thread meets meanwhile. Returns fn's result and the first exception the
+    wait met (a Ctrl-C's KeyboardInterrupt, a SIGTERM handler's
+    SystemExit), for the caller to raise once it holds what fn made. fn's
+    own exception is raised (the wait's, if there was one, instead).
+
+    It replaces holding SIGINT back: blocking it in the main thread held
+    nothing once another thread ran (NumPy's BLAS threads do, from its
+    import), since the kernel hands the signal to a thread that does not
+    block it (audit 83: servers left as zombies under repeated Ctrl-C),
+    and swapping its handler lost one installed from C and started
+    servers that a program ignoring SIGINT had meant to ignore it too
+    (audit 85)."""
+    box = []
+    done = threading.Event()
+    claim = _thread.allocate_lock()
+
+    def run():
+        # One thread runs fn, if an interrupt made the caller start two.
+        if not claim.acquire(blocking=False):
+            return
+        try:
+            box.append((True, fn()))
+        except BaseException as e:
+            box.append((False, e))
+        finally:
+            done.set()
+
+    started, pending = False, None
+    while not done.is_set():
+        try:
+            if not started:
+                # No wait for the thread here (Thread.start waits), where
+                # an interrupt would leave unknown whether it runs.
+                _thread.start_new_thread(run, ())
+                started = True
+            done.wait()
+        except BaseException as e:
+            if pending is None:
+                # Without the traceback of the wait (this frame, whose
+                # pending would hold it: a cycle, which kept the caller's
+                # frame, and the session it made, until the garbage
+                # collector ran); the caller's raise gives it its own.
+                pending = e.with_traceback(None)
+    (ok, v), box = box[0], None
+    if ok:
+        return v, pending
     try:
-        yield
+        if pending is not None:
+            raise pending from v
+        raise v
     finally:
-        signal.signal(signal.SIGINT, old)
-        if caught:
-            if callable(old):
-                old(signal.SIGINT, caught[0])  # default_int_handler raises KeyboardInterrupt
-            elif old == signal.SIG_DFL:
-                os.kill(os.getpid(), signal.SIGINT)
+        # No cycle of this frame and the exception's traceback, which
+        # would keep what the frame holds until the garbage collector ran.
+        v = pending = None
 
 
 class _Session:
@@ -640,21 +669,34 @@ class _Session:
         # zombie); one landing as Popen returns, a Popen this session never
         # held, which its finalizer keeps, pipes open, among the processes
         # to reap, so the server never sees its input end (audit 46). So
-        # SIGINT waits, in the main thread, until the session holds the
-        # process, and its __del__ ends it if the interrupt then ends
-        # __init__.
+        # the start runs where no interrupt lands (_uninterrupted), and
+        # one that came meanwhile is raised once the session holds the
+        # process, which its __del__ then ends. The server has a session
+        # of its own (setsid), so that a Ctrl-C at the terminal, which
+        # goes to the trainer's whole process group, never reaches it:
+        # it ends with its input or its client, not before the trainer
+        # has seen the interrupt (a server starting as one came died of
+        # it, before it could ignore SIGINT; audit 85).
         # The server watches this process, its client, besides its
         # parent: a client that died as it started the server left it
         # another parent from the start (audit 71), and a wrapper run as
         # the server is its parent and may outlive the client (audit 72).
         env = dict(os.environ, SLUICE_PARENT_PID=str(os.getpid()))
-        with _sigint_held():
-            self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                                          close_fds=True, env=env)
+        self._proc, pending = _uninterrupted(lambda: subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, close_fds=True, env=env,
+            start_new_session=True))
         _sessions.add(self)
         self._in = self._proc.stdin.fileno()
         self._out = self._proc.stdout.fileno()
         self.server_pid = self._proc.pid
+        if pending is not None:
+            try:
+                raise pending
+            finally:
+                # No cycle of this frame (self) and the traceback: the
+                # session's __del__ ends the server once the exception
+                # is dropped, not once the garbage collector runs.
+                pending = None
 
     def open(self, request, pipelined=0):
         """Starts a data set, ending the one before if any, in the same

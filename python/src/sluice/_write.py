@@ -10,7 +10,7 @@ from typing import Any, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from ._core import InvalidArgumentError, SluiceError, _compression, _frame, _Session
+from ._core import InvalidArgumentError, SluiceError, _compression, _frame, _Session, _uninterrupted
 
 # ---------------------------------------------------------------------------
 # tf.train.Example, in protocol buffer wire format
@@ -367,13 +367,18 @@ class Writer:
         try:
             self._flush()
             s.last = None
-            s._send({"op": "commit"})
+            # Sent where no interrupt lands, so that whether the request
+            # went out is known: one that cut _send short just after its
+            # write aborted a commit the server then made (audit 85).
+            _, pending = _uninterrupted(lambda: s._send({"op": "commit"}))
         except BaseException:
             # Not asked for: no file is written (audit 83: a Ctrl-C here
             # then waited five seconds for a reply that could not come).
             self.abort()
             raise
         try:
+            if pending is not None:
+                raise pending
             reply = s._recv()[1]
         except BaseException as e:
             # The commit was asked for, and goes on: an abort, which said
