@@ -161,6 +161,10 @@ type run struct {
 	kind    string          // the data set's, for messages
 	ctx     context.Context // the iteration's
 	readers []*recordio.Reader
+	// done: next has stopped or joined the pipeline, at its end or an
+	// error, so that stop does not wait a second grace period for the
+	// same goroutines (audit 86: a cancel took twice GracePeriod).
+	done bool
 }
 
 // check reports a build error of the data set, or an option or batch

@@ -13,7 +13,9 @@ import (
 // An Iterator delivers a data set's batches one call at a time, and, for
 // a Deterministic data set, saves checkpoints between them. Its goroutines
 // run from Dataset.Iterator until the end of the input, an error or Close;
-// call Close when done with it, as with a file.
+// call Close when done with it, as with a file. Its methods are for one
+// goroutine at a time: to stop a Next that waits, from another goroutine,
+// end the context the Iterator was started with.
 type Iterator struct {
 	d   *Dataset
 	ctx context.Context
@@ -197,7 +199,11 @@ func (it *Iterator) stop() {
 // stop stops and joins the pipeline even when the iteration's context has
 // ended, so that no goroutine outlives it; the grace period bounds the
 // wait.
-func (r *run) stop() { r.joined(r.p.Stop(context.WithoutCancel(r.ctx))) }
+func (r *run) stop() {
+	if !r.done {
+		r.joined(r.p.Stop(context.WithoutCancel(r.ctx)))
+	}
+}
 
 // joined closes the readers' files once the pipeline's goroutines have
 // ended (err, Join's or Stop's, does not say some still run): a reader
@@ -230,6 +236,7 @@ func (r *run) next(ctx context.Context) (queue.Element, error) {
 	// it (a closed queue).
 	var jerr error
 	joinCtx := context.WithoutCancel(ctx)
+	r.done = true
 	if errors.Is(err, io.EOF) && ctx.Err() == nil {
 		jerr = r.joined(r.p.Join(joinCtx))
 	} else {
