@@ -24,9 +24,9 @@ func (f stuckFile) Read([]byte) (int, error) {
 }
 
 func (f stuckFile) ReadAt(b []byte, _ int64) (int, error) { return f.Read(b) }
-func (stuckFile) Close() error                             { return nil }
-func (stuckFile) Size() int64                              { return 1 << 20 }
-func (stuckFile) Name() string                             { return "stuck://x" }
+func (stuckFile) Close() error                            { return nil }
+func (stuckFile) Size() int64                             { return 1 << 20 }
+func (stuckFile) Name() string                            { return "stuck://x" }
 
 func (s stuckFS) Open(context.Context, string) (storage.File, error) { return stuckFile(s), nil }
 func (stuckFS) Create(context.Context, string) (io.WriteCloser, error) {
