@@ -202,6 +202,16 @@ def test_server_start_uninterrupted_beside_other_threads():
     assert out.stdout.splitlines() == ["started KeyboardInterrupt", "1 True"], out
 
 
+def test_uninterrupted_thread_that_cannot_start(monkeypatch):
+    """A thread that cannot start (at shutdown, say) is an error, not a
+    wait for ever for a function that never runs."""
+    def cannot(*args):
+        raise RuntimeError("can't start new thread")
+    monkeypatch.setattr(sluice._core._thread, "start_new_thread", cannot)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        sluice._core._uninterrupted(lambda: 1)
+
+
 def test_server_ignores_a_terminals_ctrl_c(tmp_path):
     """The server has a session of its own: a Ctrl-C at the terminal,
     sent to the trainer's process group, never reaches it, so a server

@@ -592,6 +592,8 @@ def _uninterrupted(fn):
                 started = True
             done.wait()
         except BaseException as e:
+            if not started and not isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise  # no thread could start (at shutdown, say): fn never ran
             if pending is None:
                 # Without the traceback of the wait (this frame, whose
                 # pending would hold it: a cycle, which kept the caller's
