@@ -58,6 +58,15 @@ func TestDecodeJPEGResyncMatchesTensorFlow(t *testing.T) {
 	testJPEGReference(t, "tf_decode_jpeg_resync.json", 200, nil)
 }
 
+// TensorFlow's decode_jpeg on JPEGs without some of their Huffman tables
+// (tools/tfref/jpegs_tables.py): a sequential one decodes with the
+// standard tables, as a motion-JPEG frame does; a progressive one is an
+// error, as in libjpeg, not pixels decoded with tables it never had
+// (audit 87).
+func TestDecodeJPEGTablesMatchTensorFlow(t *testing.T) {
+	testJPEGReference(t, "tf_decode_jpeg_tables.json", 40, nil)
+}
+
 // testJPEGReference decodes the files of the TensorFlow reference name
 // (a file under testdata with at least min cases) with each case's
 // channels and inverse DCT, and compares the pixels, or the error, with

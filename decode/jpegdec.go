@@ -645,9 +645,13 @@ func (d *jpegDecoder) parseSOS(seg []byte) error {
 		if td > 3 || ta > 3 {
 			return fmt.Errorf("jpeg: SOS: component %d: Huffman tables DC %d, AC %d do not exist", id, td, ta)
 		}
+		// libjpeg-turbo's default for motion JPEG, a sequential JPEG's
+		// only: its progressive decoder has none, and refuses a scan
+		// whose table is not defined, rather than decode it with tables
+		// its encoder never used (audit 87).
 		for class, dest := range [2]uint8{td, ta} {
-			if h := &d.huff[class][dest]; !h.defined && dest < 2 {
-				*h = stdHuff()[class][dest] // libjpeg-turbo's default for motion JPEG
+			if h := &d.huff[class][dest]; !h.defined && dest < 2 && !d.progressive {
+				*h = stdHuff()[class][dest]
 			}
 		}
 		if needDC && !d.huff[0][td].defined || needAC && !d.huff[1][ta].defined {
