@@ -75,10 +75,13 @@ func (e *ImageError) Unwrap() error { return e.Err }
 // decodes itself with libjpeg's fast integer inverse DCT (the dct_method
 // TensorFlow's decode_jpeg uses by default), chroma upsampling and color
 // tables, faster than image/jpeg (baseline JPEGs two to three times).
-// Rarer JPEGs (arithmetic-coded, 12-bit, CMYK) are decoded by Go's
-// image/jpeg and converted the same way, so only the inverse DCTs'
-// rounding differs from TensorFlow's: a few levels. An image of no pixels
-// is an error, as in TensorFlow.
+// Rarer JPEGs (CMYK, and RGB ones: an Adobe segment's transform 0) are
+// decoded by Go's image/jpeg and converted the same way, so only the
+// inverse DCTs' rounding differs from TensorFlow's: a few levels. JPEGs
+// image/jpeg does not decode either are errors where TensorFlow decodes
+// them: arithmetic-coded ones, and CMYK ones with subsampled components
+// (12-bit ones are errors in both). An image of no pixels is an error, as
+// in TensorFlow.
 //
 // A PNG's wrong zlib checksum (Adler-32) is an error where libpng reads it
 // with the last row's data, in the same IDAT chunk and the same 8 KiB read
@@ -112,7 +115,8 @@ type ImageOption func(*Image)
 // MaxBytes caps the size of a decoded image as its header gives it,
 // checked before any pixel is decoded (default 1<<28): width × height × 4
 // bytes, or 8 for a 16-bit PNG with color or alpha (what Go's decoders
-// hold), must be at most n. It bounds, rather than counts, what a decode
+// hold), or 4 a sample of each component for a progressive JPEG that
+// image/jpeg decodes (CMYK or RGB: its coefficients), must be at most n. It bounds, rather than counts, what a decode
 // allocates: besides that image, the output tensor takes up to 4 bytes a
 // pixel and an interlaced PNG's passes about one more image, so a decode
 // takes up to about 3n (2.5n measured for an interlaced 16-bit RGBA PNG),
@@ -298,6 +302,20 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	switch cfg.ColorModel {
 	case color.RGBA64Model, color.NRGBA64Model:
 		perPixel = 8
+	}
+	if f == "jpeg" && jpegProgressive(b) {
+		// image/jpeg holds a progressive JPEG's coefficients, 4 bytes a
+		// sample of each component, beside its image: 16 bytes a pixel
+		// for CMYK (audit 87: 2.1 GB for an 8192×8192 file under the
+		// default limit).
+		comps := int64(3)
+		switch cfg.ColorModel {
+		case color.GrayModel:
+			comps = 1
+		case color.CMYKModel:
+			comps = 4
+		}
+		perPixel = max(perPixel, 4*comps)
 	}
 	if size := int64(cfg.Width) * int64(cfg.Height) * perPixel; size > d.maxBytes {
 		return fail(fmt.Errorf("%w: %d×%d pixels take %d bytes, over the limit of %d", ErrImageTooLarge, cfg.Width, cfg.Height, size, d.maxBytes))
