@@ -182,7 +182,12 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 		default:
 			b = new(block)
 		}
-		for len(b.recs) < blockSize {
+		// The records a resumed reader passes over (skip, those its
+		// block gave before an error) were its block's first: the block
+		// ends where that one would have, so that the readers' turns in
+		// the merge fall as in a run that never failed (audit 89).
+		passed := 0
+		for len(b.recs)+passed < blockSize {
 			if !open {
 				if s.seq.total >= 0 && k >= s.seq.total {
 					b.done = true
@@ -218,6 +223,7 @@ func (s *slot) run(ctx context.Context, start slotPos) {
 			}
 			if produced && skip > 0 {
 				skip--
+				passed++
 			} else if produced {
 				if len(b.arena)+len(rec) > cap(b.arena) {
 					// Room for a block of records like this one, so
