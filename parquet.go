@@ -12,6 +12,7 @@ import (
 	"github.com/sluiceml/sluice/internal/parquetrow"
 	"github.com/sluiceml/sluice/internal/recordhook"
 	"github.com/sluiceml/sluice/parquet"
+	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 )
 
@@ -71,7 +72,11 @@ func (f *parquetFormat) open(ctx context.Context, work string, skip int64) error
 	if f.rows == nil {
 		f.rows, f.b = new(parquet.Rows), example.New()
 	}
-	if len(cols) == 0 {
+	if skip > pf.NumRows() {
+		// A position past the file's rows is a checkpoint's that is not
+		// this file's (which has changed since, say).
+		err = fmt.Errorf("%s: a position at row %d of a file of %d: %w", work, skip, pf.NumRows(), recordio.ErrState)
+	} else if len(cols) == 0 {
 		err = fmt.Errorf("%s: no column of the spec's features (%v) is in the file", work, f.columns)
 	} else if err = parquetrow.Unique(pf, cols); err != nil {
 		err = fmt.Errorf("%s: %w", work, err)
@@ -139,7 +144,7 @@ func (f *parquetFormat) Position() ([]byte, error) {
 func (f *parquetFormat) Seek(ctx context.Context, work string, pos []byte) error {
 	row, n := protowire.ConsumeVarint(pos)
 	if n < 0 || n != len(pos) || int64(row) < 0 {
-		return fmt.Errorf("sluice: bad Parquet position %x", pos)
+		return fmt.Errorf("%s: bad Parquet position %x: %w", work, pos, recordio.ErrState)
 	}
 	return f.open(ctx, work, int64(row))
 }

@@ -2,6 +2,7 @@ package sluice
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -267,5 +268,57 @@ func TestParquetErrorRecordIsRow(t *testing.T) {
 				t.Fatalf("error %v: want a *dataerr.Error of %s row 7", err, name)
 			}
 		})
+	}
+}
+
+// A checkpoint whose Parquet position is not one (bytes that are no
+// varint) or lies past the file's rows is a checkpoint error, as a bad
+// position in any other format is (audit 89: an error of its own, which
+// errors.Is did not know for ErrCheckpoint).
+func TestParquetBadCheckpointPosition(t *testing.T) {
+	name := filepath.Join("parquet", "testdata", "default.parquet")
+	ds := Examples(name, parquetSpec, Parquet(), Deterministic(), Readers(1))
+	it, err := ds.Iterator(t.Context(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := it.Next(); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := it.Checkpoint()
+	it.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		pos  []byte
+	}{
+		{"not a varint", []byte{0xff}},
+		{"trailing bytes", []byte{1, 2}},
+		{"past the last row", []byte{0xc0, 0x84, 0x3d}}, // 1 000 000
+	} {
+		var m map[string]any
+		if err := json.Unmarshal(ck, &m); err != nil {
+			t.Fatal(err)
+		}
+		r := m["readers"].([]any)[0].(map[string]any)
+		r["pos"] = c.pos
+		edited, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last error
+		if it, err := ds.Iterator(t.Context(), 4, Resume(edited)); err != nil {
+			last = err
+		} else {
+			for last == nil {
+				_, last = it.Next()
+			}
+			it.Close()
+		}
+		if !errors.Is(last, ErrCheckpoint) || !strings.Contains(last.Error(), "default.parquet") {
+			t.Errorf("%s: %v, want ErrCheckpoint naming the file", c.name, last)
+		}
 	}
 }
