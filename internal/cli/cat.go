@@ -36,8 +36,11 @@ JSON object per line:
 
 With --format auto (the default) each record is shown as a SequenceExample if
 it parses as one with feature lists, else as an Example if it parses as one
-with no unknown fields, else as base64. A SequenceExample without feature
-lists is byte for byte an Example. Feature names are sorted. A record with
+with no unknown fields, or with at least one feature beside them (fields a
+newer writer added, which TensorFlow's parsers skip: so does cat), else as
+base64; --format example reads any record that parses as an Example
+without feature lists. A
+SequenceExample without feature lists is byte for byte an Example. Feature names are sorted. A record with
 a feature name that is not UTF-8, which TensorFlow's parsers accept and
 JSON cannot hold, is shown as base64 too (--format example or sequence
 refuses it, naming it).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -100,9 +101,9 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 		raw = true
 	case formatExample:
 		switch {
-		case r.scanExample(rec):
+		case r.scanExample(rec, true):
 			example, scanned = true, true
-		case r.isExample(rec):
+		case r.isExample(rec, true):
 			example, feats = true, r.ex.GetFeatures()
 		default:
 			return nil, errNotExample
@@ -118,7 +119,7 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 		// One parse serves both: the context of a SequenceExample
 		// without lists is the Example's features.
 		switch {
-		case r.scanExample(rec):
+		case r.scanExample(rec, false):
 			example, scanned = true, true
 		case !r.isSequence(rec, false):
 			raw = true
@@ -207,11 +208,13 @@ func keysAreText[V any](m map[string]V) bool {
 }
 
 // isExample reports whether rec parses as an Example with no unknown
-// fields anywhere; random bytes often parse as a protocol buffer made only
-// of unknown fields, and must not be shown as an empty Example.
-func (r *recordRenderer) isExample(rec []byte) bool {
+// fields anywhere, or, if forced (the records are Examples, the caller's
+// format says), with any but a SequenceExample's feature lists; random
+// bytes often parse as a protocol buffer made only of unknown fields, and
+// must not be shown as an empty Example.
+func (r *recordRenderer) isExample(rec []byte, forced bool) bool {
 	proto.Reset(&r.ex)
-	return proto.Unmarshal(rec, &r.ex) == nil && known(r.ex.ProtoReflect())
+	return proto.Unmarshal(rec, &r.ex) == nil && (known(r.ex.ProtoReflect()) || forced && !hasFeatureLists(rec))
 }
 
 // isSequence reports whether rec parses as a SequenceExample with no
@@ -262,11 +265,45 @@ func appendRaw(b, rec []byte) []byte {
 }
 
 // appendFeaturesOf appends an Example's "features" member.
-// scanExample reports whether rec is an Example, which r.sc then holds:
-// one proto.Unmarshal reads with no unknown fields (isExample), as
-// FuzzScanner holds the Scanner to.
-func (r *recordRenderer) scanExample(rec []byte) bool {
-	return !r.messagesOnly && r.sc.Scan(rec) == nil && !r.sc.Unknown()
+// scanExample reports whether rec is an Example (exampleLike), which r.sc
+// then holds.
+func (r *recordRenderer) scanExample(rec []byte, forced bool) bool {
+	return !r.messagesOnly && r.sc.Scan(rec) == nil && exampleLike(&r.sc, rec, forced)
+}
+
+// exampleLike reports whether rec, which sc has scanned without an error,
+// is an Example: one with no unknown fields (one proto.Unmarshal reads so,
+// as FuzzScanner holds the Scanner to), or one whose unknown fields are
+// not a SequenceExample's feature lists, if it has a feature beside them
+// or is forced (the caller's format says the records are Examples).
+// Random bytes often parse as a protocol buffer made only of unknown
+// fields, seldom as one with a feature too; and fields a newer writer
+// added are skipped by protobuf and by TensorFlow's parsers, which read
+// the record as its features (audit 88: schema left such records out and
+// printed a spec they did not satisfy; cat --format example refused them).
+func exampleLike(sc *example.Scanner, rec []byte, forced bool) bool {
+	return !sc.Unknown() || (forced || sc.Len() > 0) && !hasFeatureLists(rec)
+}
+
+// hasFeatureLists reports whether rec has a top-level field 2 of bytes, a
+// SequenceExample's feature lists. A record that is no protocol buffer
+// has none.
+func hasFeatureLists(rec []byte) bool {
+	for b := rec; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		if num == 2 && typ == protowire.BytesType {
+			return true
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return false
+		}
+		b = b[n:]
+	}
+	return false
 }
 
 // appendExample appends the features of the Example in r.sc, if scanned,

@@ -212,7 +212,7 @@ func newSchema() *schema {
 // error is errTooManyFeatures, the record left half counted.
 func (s *schema) add(rec []byte) error {
 	s.records++
-	if !s.messagesOnly && s.sc.Scan(rec) == nil && !s.sc.Unknown() {
+	if !s.messagesOnly && s.sc.Scan(rec) == nil && exampleLike(&s.sc, rec, false) {
 		s.examples++
 		for i := range s.sc.Len() {
 			st := s.features[string(s.sc.Name(i))]

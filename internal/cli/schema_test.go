@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/parquet"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 	"google.golang.org/protobuf/proto"
@@ -390,5 +392,57 @@ func TestSchemaSummaryOfNothing(t *testing.T) {
 		if code != 0 || firstLine(out)+"\n" != want {
 			t.Errorf("%q: exit %d, %q, %q; want a first line %q", args, code, out, errOut, want)
 		}
+	}
+}
+
+// An Example with a field Example does not have (a newer writer's, say)
+// is read as its features, as protobuf and TensorFlow's parsers read it:
+// schema counts it, so that its spec parses it too; cat shows it, and
+// convert --to parquet writes it. A record of unknown fields alone, which
+// random bytes often are, is an Example only when the format says the
+// records are (audit 88).
+func TestUnknownFieldsInExamples(t *testing.T) {
+	extended := append(example.New().Int64("a", 1, 2, 3).Marshal(), 0x38, 0x03) // field 7, varint 3
+	plain := example.New().Int64("a", 4, 5).Marshal()
+	onlyUnknown := []byte{0x38, 0x03}
+	recs := [][]byte{extended, plain}
+	s := inferSchema(recs)
+	if s.examples != 2 || s.other != 0 {
+		t.Errorf("schema: %d Examples, %d neither; want 2 and 0", s.examples, s.other)
+	}
+	if _, err := example.Parse(recs, goSpec(t, s, s.features, false), nil); err != nil {
+		t.Errorf("parsing with the inferred spec: %v", err)
+	}
+	if s := inferSchema([][]byte{onlyUnknown}); s.other != 1 {
+		t.Errorf("schema of a record of unknown fields only: %d Examples, %d neither; want it neither", s.examples, s.other)
+	}
+
+	dir := t.TempDir()
+	p := writeRecords(t, dir, "u.tfrecord", tfrecord.None, extended, plain, onlyUnknown)
+	raw := `{"raw":"` + base64.StdEncoding.EncodeToString(onlyUnknown) + `"}`
+	for _, c := range []struct {
+		format, want string
+	}{
+		{"auto", `{"features":{"a":{"int64":[1,2,3]}}}` + "\n" + `{"features":{"a":{"int64":[4,5]}}}` + "\n" + raw + "\n"},
+		{"example", `{"features":{"a":{"int64":[1,2,3]}}}` + "\n" + `{"features":{"a":{"int64":[4,5]}}}` + "\n" + `{"features":{}}` + "\n"},
+	} {
+		if code, out, errOut := run(t, "cat", "--format", c.format, p); code != 0 || out != c.want {
+			t.Errorf("cat --format %s: exit %d, %q %s; want %q", c.format, code, out, errOut, c.want)
+		}
+	}
+
+	p = writeRecords(t, dir, "v.tfrecord", tfrecord.None, extended, plain)
+	out := filepath.Join(dir, "v.parquet")
+	if code, _, errOut := run(t, "convert", "--to", "parquet", p, "--out", out); code != 0 {
+		t.Fatalf("convert --to parquet: exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	if pf, err := parquet.Open(f, st.Size(), out); err != nil || pf.NumRows() != 2 {
+		t.Errorf("the Parquet file: %v; want 2 rows", err)
 	}
 }
