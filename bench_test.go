@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -319,15 +318,6 @@ func seedPipeline(ctx context.Context, files []string, m seedMode) (int64, error
 		}
 	}
 	return sum, p.Join(ctx)
-}
-
-// cpuTime returns the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // handTuned is bench/cmd/sluicebench's parseBatches for the mnist

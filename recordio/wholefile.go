@@ -38,20 +38,27 @@ func (f *wholeFileFormat) OnWorkStarted(ctx context.Context, work string) error 
 }
 
 // Read returns the whole file as one record and ends the unit. The value
-// is a new slice, sized by the file system's size of the file.
+// is a new slice, sized by the file system's size of the file: a file
+// larger than a TFRecord's limit (tfrecord.DefaultMaxRecordSize) is
+// tfrecord.ErrTooLarge.
 func (f *wholeFileFormat) Read(ctx context.Context) (string, []byte, bool, bool, error) {
 	size := f.file.Size()
 	if size < 0 {
 		// A stream (a named pipe): read to its end, as far as the
 		// record limit.
 		buf, err := io.ReadAll(io.LimitReader(f.file, tfrecord.DefaultMaxRecordSize+1))
-		if err == nil && len(buf) > tfrecord.DefaultMaxRecordSize {
-			err = fmt.Errorf("more than %d bytes: %w", tfrecord.DefaultMaxRecordSize, tfrecord.ErrTooLarge)
+		if err == nil && int64(len(buf)) > tfrecord.DefaultMaxRecordSize {
+			err = fmt.Errorf("more than %d bytes: %w", int64(tfrecord.DefaultMaxRecordSize), tfrecord.ErrTooLarge)
 		}
 		if err != nil {
 			return "", nil, false, false, fmt.Errorf("%s: %w", f.work, err)
 		}
 		return f.work, buf, true, true, nil
+	}
+	if size > tfrecord.DefaultMaxRecordSize {
+		// A record's limit, as for a stream: a larger (or sparse) file
+		// would take its size in memory, or more than a slice holds.
+		return "", nil, false, false, fmt.Errorf("%s: %d bytes, more than %d: %w", f.work, size, int64(tfrecord.DefaultMaxRecordSize), tfrecord.ErrTooLarge)
 	}
 	buf := make([]byte, size)
 	if n, err := io.ReadFull(io.NewSectionReader(f.file, 0, size), buf); err != nil {

@@ -473,8 +473,9 @@ func (s *source) fixed(o *Open, common []sluice.Option) error {
 }
 
 // maxRawBytes bounds a raw feature's bytes a record: a TFRecord record's
-// (tfrecord.DefaultMaxRecordSize), which holds the value.
-const maxRawBytes = tfrecord.DefaultMaxRecordSize
+// (tfrecord.DefaultMaxRecordSize), which holds the value, or an int's
+// largest, on a 32-bit system.
+const maxRawBytes = min(tfrecord.DefaultMaxRecordSize, math.MaxInt)
 
 // A rawFeature is a bytes feature of an Example read as numbers: each
 // record's one value is bytes of the values' little-endian encoding.
