@@ -8,8 +8,10 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
+
 import pytest
 
 import sluice
@@ -228,6 +230,30 @@ def test_torch_dataloader(tmp_path):
             assert isinstance(b["image"], torch.Tensor)
             labels += b["label"].tolist()
         assert sorted(labels) == sorted(truth), f"num_workers={workers}"
+
+
+def test_torch_dataloader_batch_size(tmp_path):
+    """A DataLoader with a batch_size collects that many of sluice's
+    batches before it stacks them: with num_workers=0 they were views of
+    memory the next batches overwrote, so records came twice and others
+    not at all (audit 90). They are copies then, and a warning says that
+    batch_size=None takes them as they are."""
+    torch = pytest.importorskip("torch")
+    import sluice.torch
+
+    pat, truth = make_examples(tmp_path, files=2, per_file=32)
+    ds = sluice.examples(pat, SPEC, batch_size=4, readers=1)
+    for k in (1, 3, 8):
+        loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=k)
+        with pytest.warns(UserWarning, match="batch_size=None"):
+            batches = list(loader)
+        labels = [x for b in batches for x in b["label"].flatten().tolist()]
+        assert sorted(labels) == sorted(truth), f"batch_size={k}"
+        assert batches[0]["image"].shape[:2] == (k, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None)
+        assert sorted(x for b in loader for x in b["label"].tolist()) == sorted(truth)
 
 
 def test_torch_more_workers_than_files(tmp_path):

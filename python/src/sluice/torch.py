@@ -27,6 +27,8 @@ state is refused there (ds.shard raises InvalidArgumentError).
 
 from __future__ import annotations
 
+import sys
+import warnings
 from typing import Any, Dict, Iterator
 
 import torch
@@ -35,22 +37,40 @@ import torch.utils.data
 from . import _core
 
 
-def _tensors(batch: _core.Batch) -> Dict[str, Any]:
+def _tensors(batch: _core.Batch, copy: bool = False) -> Dict[str, Any]:
     out = {}
     for k, v in batch.items():
         if isinstance(v, tuple):
-            parts = [_tensor(x) for x in v]
+            parts = [_tensor(x, copy) for x in v]
             # A SparseValue stays one, of tensors.
             out[k] = type(v)(*parts) if hasattr(v, "_fields") else tuple(parts)
         else:
-            out[k] = _tensor(v)
+            out[k] = _tensor(v, copy)
     return out
 
 
-def _tensor(x):
+def _tensor(x, copy=False):
     if x.dtype == object:
         return x.tolist()  # bytes stay bytes
-    return torch.from_numpy(x)
+    return torch.from_numpy(x.copy() if copy else x)
+
+
+def _collated() -> bool:
+    """Whether the DataLoader that asks the caller's generator for its next
+    item collates several items into one batch (a batch_size other than
+    None): its fetcher (torch.utils.data._utils.fetch) asks for them one
+    after another and stacks them only then, so views of memory the next
+    batch overwrites would be stacked overwritten (audit 90). Found by the
+    fetcher's frame, a few up the stack; False if torch's are not found."""
+    f = sys._getframe(2)  # the caller of the generator's next()
+    for _ in range(3):
+        if f is None:
+            break
+        fetcher = f.f_locals.get("self")
+        if type(fetcher).__name__ == "_IterableDatasetFetcher":
+            return bool(getattr(fetcher, "auto_collation", False))
+        f = f.f_back
+    return False
 
 
 class IterableDataset(torch.utils.data.IterableDataset):
@@ -66,7 +86,10 @@ class IterableDataset(torch.utils.data.IterableDataset):
     With num_workers=0 the tensors share the batch's shared memory and
     are valid until the next batch, as NumPy batches are; in worker
     processes they are copies, which the DataLoader hands on to the
-    trainer after the worker has moved on.
+    trainer after the worker has moved on. A DataLoader given a batch_size
+    (its default is 1) stacks several of sluice's batches into one, which
+    it collects before it stacks them: the tensors are then copies with
+    num_workers=0 too, and a warning says so once an iteration.
     """
 
     def __init__(self, dataset: _core.Dataset) -> None:
@@ -87,12 +110,19 @@ class IterableDataset(torch.utils.data.IterableDataset):
             ds = ds.copies()
         it = iter(ds)
         if info is None:
+            # Asked for by the DataLoader's fetcher, whose frame is on the
+            # stack now.
+            copy = not ds._copy and _collated()
+            if copy:
+                warnings.warn("sluice.torch.IterableDataset yields whole batches: DataLoader(batch_size=None) "
+                              "takes them as they are; with a batch_size the DataLoader stacks several, "
+                              "which sluice copies for it (their memory is the next batch's)", stacklevel=3)
             # In the trainer the iteration is the data set's own: a loop
             # left with break leaves it for ds.state_dict(), as a loop
             # over ds does. (Closing it here made the state "unknown",
             # audit 44.)
             for batch in it:
-                yield _tensors(batch)
+                yield _tensors(batch, copy)
             return
         try:
             try:
