@@ -125,6 +125,13 @@ func startProfile(path string) (stop func(), err error) {
 // then what counts.
 const parentEnv = "SLUICE_PARENT_PID"
 
+// watchEnv names a variable with the pid of one more process whose end
+// ends the server: the trainer whose DataLoader worker is the client
+// (sluice.torch sets it), which a worker started by a forkserver outlives,
+// its server with it (audit 90: both lived on after the trainer was
+// killed).
+const watchEnv = "SLUICE_WATCH_PID"
+
 // watchParent cancels when the process that started the server is gone.
 // A dead client closes the server's stdin, unless a process it forked
 // still holds the pipe; the parent's pid changes in any case.
@@ -140,6 +147,12 @@ func watchParent(cancel context.CancelCauseFunc) {
 		cancel(fmt.Errorf("client %d was gone before the server started", client))
 		return
 	}
+	watched, err := strconv.Atoi(os.Getenv(watchEnv))
+	watchOther := err == nil && watched > 0
+	if watchOther && !alive(watched) {
+		cancel(fmt.Errorf("process %d (%s) was gone before the server started", watched, watchEnv))
+		return
+	}
 	for range time.Tick(250 * time.Millisecond) {
 		switch {
 		case os.Getppid() != ppid:
@@ -147,6 +160,9 @@ func watchParent(cancel context.CancelCauseFunc) {
 			return
 		case watchClient && !alive(client):
 			cancel(fmt.Errorf("client %d is gone", client))
+			return
+		case watchOther && !alive(watched):
+			cancel(fmt.Errorf("process %d (%s) is gone", watched, watchEnv))
 			return
 		}
 	}

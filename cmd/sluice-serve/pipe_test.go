@@ -274,3 +274,37 @@ func TestClientGoneUnderWrapper(t *testing.T) {
 	}
 	exitsClean(t, cmd, shm, "its client died")
 }
+
+// A server given a process to watch besides its client (SLUICE_WATCH_PID:
+// the trainer of a DataLoader worker that is the client) exits when that
+// process dies, though its parent and client live on and something holds
+// its stdin open (audit 90: a forkserver's workers and their servers
+// outlived the trainer); and at once if it was gone before the server
+// started.
+func TestWatchedProcessGone(t *testing.T) {
+	trainer := exec.Command("sleep", "1")
+	if err := trainer.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	shm := t.TempDir()
+	cmd := serverCommand(shm, watchEnv+"="+strconv.Itoa(trainer.Process.Pid))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close() // held open until the server has exited
+	runServer(t, cmd)
+	if err := trainer.Wait(); err != nil { // the trainer dies, reaped at once
+		t.Fatal(err)
+	}
+	exitsClean(t, cmd, shm, "the watched process died")
+
+	cmd = serverCommand(shm, watchEnv+"=999999999")
+	stdin2, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin2.Close()
+	runServer(t, cmd)
+	exitsClean(t, cmd, shm, "the watched process was gone")
+}

@@ -256,6 +256,67 @@ def test_torch_dataloader_batch_size(tmp_path):
         assert sorted(x for b in loader for x in b["label"].tolist()) == sorted(truth)
 
 
+FORKSERVER_TRAINER = textwrap.dedent("""
+    import sys, time
+    import torch, sluice, sluice.torch
+    spec = {"label": sluice.FixedLen([], "int64"), "image": sluice.FixedLen([4], "float32")}
+    ds = sluice.examples(sys.argv[1], spec, batch_size=8, epochs=None)
+    loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None, num_workers=2,
+                                         multiprocessing_context="forkserver", persistent_workers=True)
+    for i, b in enumerate(loader):
+        if i == 5:
+            print("reading", flush=True)
+        time.sleep(0.001)
+""")
+
+
+def servers_of_group(pgid):
+    """The live sluice-serve processes whose clients (SLUICE_PARENT_PID)
+    are in process group pgid."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as f:
+                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+            client = int(env.get(b"SLUICE_PARENT_PID", b"0"))
+            if client and os.getpgid(client) == pgid and alive(int(d)):
+                found.append(int(d))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_sigkill_of_a_trainer_with_forkserver_workers(tmp_path):
+    """The servers of DataLoader workers that a forkserver forked end with
+    the trainer: the workers outlive a trainer that was killed (the
+    forkserver holds their pipe to it open, and torch's watch of a
+    worker's parent watches the forkserver), and their servers, which
+    watched only them, lived on too (audit 90)."""
+    pytest.importorskip("torch")
+    pat, _ = make_examples(tmp_path, files=2, per_file=50)
+    p = subprocess.Popen([sys.executable, "-c", FORKSERVER_TRAINER, pat], stdout=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        assert p.stdout.readline().strip() == "reading"
+        servers = servers_of_group(p.pid)
+        assert len(servers) == 2, f"the workers' servers: {servers}"
+        p.kill()
+        p.wait()
+        for s in servers:
+            assert wait_gone(s), f"sluice-serve {s} outlived the trainer by 5 s"
+    finally:
+        # The forkserver and its workers, in the trainer's process group,
+        # outlive it: torch's to end, not sluice's.
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+
+
 def test_torch_more_workers_than_files(tmp_path):
     """A worker whose share of the files is empty fails naming the
     DataLoader worker and the share it reads, which the trainer did not

@@ -15,7 +15,9 @@ servers. Each worker batches its own shard, so drop_remainder drops up to
 batch_size - 1 records of each worker's, and the smaller final batches
 are each worker's. A worker is a fork of the trainer, and the Go runtime
 does not survive fork: that is why the Go side is a process started in
-each worker rather than a library loaded in the trainer.
+each worker rather than a library loaded in the trainer. A worker's server
+ends with the worker or with the trainer, whichever goes first (a worker
+of the "forkserver" context outlives a trainer that was killed).
 
 Resuming exactly (a deterministic data set's state_dict and
 load_state_dict, saved beside the model) works with num_workers=0, where
@@ -27,6 +29,8 @@ state is refused there (ds.shard raises InvalidArgumentError).
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sys
 import warnings
 from typing import Any, Dict, Iterator
@@ -100,6 +104,13 @@ class IterableDataset(torch.utils.data.IterableDataset):
         ds = self.dataset
         info = torch.utils.data.get_worker_info()
         if info is not None:
+            # The worker's server watches the trainer, which started the
+            # worker, besides the worker: a worker a forkserver forked
+            # outlives a trainer that was killed, and torch's watch of its
+            # parent (the forkserver) never sees it go (audit 90).
+            trainer = multiprocessing.parent_process()
+            if trainer is not None and trainer.pid:
+                os.environ["SLUICE_WATCH_PID"] = str(trainer.pid)
             # The DataLoader pickles a batch in a thread of its own after
             # the worker asked for the next one: a view of the slot would
             # be overwritten meanwhile.
