@@ -175,7 +175,7 @@ func newColumnSchema(keep map[string]bool) *columnSchema {
 // scan reads rec, the records'th record (from 0), as an Example.
 func (s *columnSchema) scan(rec []byte) error {
 	err := s.sc.Scan(rec)
-	if err == nil && exampleLike(&s.sc, rec, false) {
+	if err == nil && (!s.sc.Unknown() || scanExtended(&s.sc, rec)) {
 		return nil
 	}
 	what := "is not an Example"

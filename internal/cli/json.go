@@ -122,7 +122,11 @@ func (r *recordRenderer) render(key []byte, rec []byte) ([]byte, error) {
 		case r.scanExample(rec, false):
 			example, scanned = true, true
 		case !r.isSequence(rec, false):
-			raw = true
+			if r.messagesOnly && r.extendedExample(rec) {
+				example, feats = true, r.ex.GetFeatures()
+			} else {
+				raw = true
+			}
 		case len(r.seq.GetFeatureLists().GetFeatureList()) == 0:
 			example, feats = true, r.seq.GetContext()
 		}
@@ -265,24 +269,75 @@ func appendRaw(b, rec []byte) []byte {
 }
 
 // appendFeaturesOf appends an Example's "features" member.
-// scanExample reports whether rec is an Example (exampleLike), which r.sc
-// then holds.
+// scanExample reports whether rec is an Example, which r.sc then holds:
+// one the Scanner reads with no unknown fields (as proto.Unmarshal reads
+// it: FuzzScanner holds the Scanner to that), or an extended one
+// (scanExtended); or, if forced (the caller's format says the records are
+// Examples), any the Scanner reads but a SequenceExample with feature
+// lists.
 func (r *recordRenderer) scanExample(rec []byte, forced bool) bool {
-	return !r.messagesOnly && r.sc.Scan(rec) == nil && exampleLike(&r.sc, rec, forced)
+	if r.messagesOnly || r.sc.Scan(rec) != nil {
+		return false
+	}
+	if !r.sc.Unknown() {
+		return true
+	}
+	if forced {
+		return !hasFeatureLists(rec)
+	}
+	return scanExtended(&r.sc, rec)
 }
 
-// exampleLike reports whether rec, which sc has scanned without an error,
-// is an Example: one with no unknown fields (one proto.Unmarshal reads so,
-// as FuzzScanner holds the Scanner to), or one whose unknown fields are
-// not a SequenceExample's feature lists, if it has a feature beside them
-// or is forced (the caller's format says the records are Examples).
-// Random bytes often parse as a protocol buffer made only of unknown
-// fields, seldom as one with a feature too; and fields a newer writer
-// added are skipped by protobuf and by TensorFlow's parsers, which read
-// the record as its features (audit 88: schema left such records out and
-// printed a spec they did not satisfy; cat --format example refused them).
-func exampleLike(sc *example.Scanner, rec []byte, forced bool) bool {
-	return !sc.Unknown() || (forced || sc.Len() > 0) && !hasFeatureLists(rec)
+// scanExtended reports whether rec is an Example with fields beside its
+// features that an Example does not have (a newer writer's, which
+// protobuf and TensorFlow's parsers skip, reading the record as its
+// features; audit 88: schema left such records out and printed a spec
+// they did not satisfy), which sc then holds without them: rec's features
+// alone must read with no unknown fields and hold a feature. Random bytes
+// often parse as a protocol buffer made only of unknown fields; seldom as
+// one whose features are whole too.
+func scanExtended(sc *example.Scanner, rec []byte) bool {
+	part := featuresOnly(rec)
+	return part != nil && sc.Scan(part) == nil && !sc.Unknown() && sc.Len() > 0
+}
+
+// extendedExample is scanExtended for a renderer of messages: r.ex then
+// holds the Example without its other fields.
+func (r *recordRenderer) extendedExample(rec []byte) bool {
+	part := featuresOnly(rec)
+	return part != nil && r.isExample(part, false) && len(r.ex.GetFeatures().GetFeature()) > 0
+}
+
+// featuresOnly returns rec's Example features (its fields 1) without its
+// other top-level fields, if it has any others; nil if it has none, has a
+// SequenceExample's feature lists (field 2) among them, or is no protocol
+// buffer.
+func featuresOnly(rec []byte) []byte {
+	var out []byte
+	other := false
+	for b := rec; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil
+		}
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			out = append(out, b[:n+m]...)
+		case num == 2 && typ == protowire.BytesType:
+			return nil
+		default:
+			other = true
+		}
+		b = b[n+m:]
+	}
+	if !other {
+		return nil
+	}
+	return out
 }
 
 // hasFeatureLists reports whether rec has a top-level field 2 of bytes, a

@@ -212,7 +212,7 @@ func newSchema() *schema {
 // error is errTooManyFeatures, the record left half counted.
 func (s *schema) add(rec []byte) error {
 	s.records++
-	if !s.messagesOnly && s.sc.Scan(rec) == nil && exampleLike(&s.sc, rec, false) {
+	if !s.messagesOnly && s.sc.Scan(rec) == nil && (!s.sc.Unknown() || scanExtended(&s.sc, rec)) {
 		s.examples++
 		for i := range s.sc.Len() {
 			st := s.features[string(s.sc.Name(i))]
@@ -227,7 +227,18 @@ func (s *schema) add(rec []byte) error {
 		return nil
 	}
 	if !s.r.isSequence(rec, false) {
-		s.other++
+		if !s.messagesOnly || !s.r.extendedExample(rec) {
+			s.other++
+			return nil
+		}
+		s.examples++
+		for name, f := range s.r.ex.GetFeatures().GetFeature() {
+			st, err := s.stats(s.features, name)
+			if err != nil {
+				return err
+			}
+			st.addRecord(valuesOf(f))
+		}
 		return nil
 	}
 	lists := s.r.seq.GetFeatureLists().GetFeatureList()
