@@ -3,6 +3,7 @@ package pyserve
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,6 +73,14 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			req, err = DecodeRequest(msg)
 		}
 		if err != nil {
+			var op struct {
+				Op string `json:"op"`
+			}
+			if json.Unmarshal(msg, &op) == nil && op.Op == "open" {
+				// Refused, as handle refuses one: the data set before
+				// ends.
+				s.endIteration()
+			}
 			if werr := s.reply(Reply{Error: errorInfo(err)}); werr != nil {
 				return werr
 			}
@@ -215,21 +224,13 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		if err == nil {
 			err = s.checkRetire(req.Retire)
 		}
+		// A new data set, or the same again (the client's next epoch),
+		// ends the one before; so does one refused, so that a next the
+		// client sent right behind the open, as it does, is not answered
+		// with the old data set's batches.
+		s.endIteration()
 		if err != nil {
 			return false, s.reply(Reply{Error: errorInfo(err)})
-		}
-		if s.stop != nil {
-			// A new data set, or the same again (the client's next
-			// epoch). Asking for its first batch is asking for the
-			// next: the slots are free again.
-			s.stop()
-			s.stop, s.last = nil, nil
-			if q := s.src.nats; q != nil {
-				if s.queueEpochs == nil {
-					s.queueEpochs = map[[2]string]int{}
-				}
-				s.queueEpochs[[2]string{q.url, q.name}] = q.reached()
-			}
 		}
 		if q := src.nats; q != nil {
 			q.first = max(q.first, s.queueEpochs[[2]string{q.url, q.name}])
@@ -302,6 +303,23 @@ func (s *server) handle(ctx context.Context, req *Request) (done bool, err error
 		return true, s.reply(Reply{OK: true})
 	}
 	return false, s.reply(Reply{Error: errorInfo(fmt.Errorf("%w: unknown op %q", ErrProtocol, req.Op))})
+}
+
+// endIteration stops the data set's iteration, if any: the client's next
+// next is then one before an open. The slots are free again.
+func (s *server) endIteration() {
+	if s.stop == nil {
+		return
+	}
+	s.stop()
+	s.stop, s.last = nil, nil
+	if q := s.src.nats; q != nil {
+		if s.queueEpochs == nil {
+			s.queueEpochs = map[[2]string]int{}
+		}
+		s.queueEpochs[[2]string{q.url, q.name}] = q.reached()
+	}
+	s.src, s.it, s.itErr = nil, nil, nil
 }
 
 // checkNext reports a next that the server cannot answer: before an

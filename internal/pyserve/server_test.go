@@ -1553,3 +1553,34 @@ func TestServeStateAfterError(t *testing.T) {
 		}
 	}
 }
+
+// An open the server refuses ends the data set before it, as one it
+// takes does: the client sends the first next right behind an open, and
+// after a refused one that next must not get the old data set's batch.
+func TestRefusedOpenEndsTheDataSetBefore(t *testing.T) {
+	pat := writeExamples(t, t.TempDir(), 1, 20)
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64"}}}
+	c := startServer(t)
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if r := c.call(map[string]any{"op": "next"}); r.Batch == nil {
+		t.Fatalf("first data set's batch: %+v", r)
+	}
+	bad := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 4,
+		"spec": map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64", "shpae": []int{3}}}}
+	if r := c.call(bad); r.Error == nil {
+		t.Fatalf("open with a misspelt key: %+v, want an error", r)
+	}
+	r := c.call(map[string]any{"op": "next"})
+	if r.Error == nil || !strings.Contains(r.Error.Message, "before open") {
+		t.Fatalf("next after the refused open: %+v, want a next before open", r)
+	}
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if r := c.call(map[string]any{"op": "next"}); r.Batch == nil {
+		t.Fatalf("after a new open: %+v", r)
+	}
+}

@@ -715,13 +715,24 @@ class _Session:
         retire = sorted(unmapped.union(self._viewed_slots()))
         if retire:
             request = dict(request, retire=retire)
-        reply = self._call(request)
+        msg = _frame(json.dumps(request).encode())
+        if pipelined:
+            # The first batch is asked for with the open, alone, so that
+            # its reply comes as soon as the readers have it rather than
+            # a round trip and a request's worth of batches later.
+            msg += _next_request(0, 1)
+        reply = self._call(msg)
+        if pipelined and "error" in reply:
+            # The next's reply too (the server refuses a next after an
+            # open it refused), read so that the link stays in step.
+            self._recv()
         self._cut = None
         # The replies to nexts sent ahead for the data set before.
         self._early.clear()
         self.pipelined = pipelined
         if "error" in reply:
             raise self._reply_error(reply)
+        self._ahead = 1 if pipelined else 0
         if not isinstance(reply.get("features"), list):
             raise self._malformed(f"an open's reply without features: {reply!r:.200}")
         if reply.get("new_slots"):
