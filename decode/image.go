@@ -115,8 +115,9 @@ type ImageOption func(*Image)
 // MaxBytes caps the size of a decoded image as its header gives it,
 // checked before any pixel is decoded (default 1<<28): width × height × 4
 // bytes, or 8 for a 16-bit PNG with color or alpha (what Go's decoders
-// hold), or 4 a sample of each component for a progressive JPEG that
-// image/jpeg decodes (CMYK or RGB: its coefficients), must be at most n. It bounds, rather than counts, what a decode
+// hold), or 4 a sample of each component for a JPEG that image/jpeg
+// decodes (CMYK or RGB: a progressive one's coefficients), must be at most
+// n. It bounds, rather than counts, what a decode
 // allocates: besides that image, the output tensor takes up to 4 bytes a
 // pixel and an interlaced PNG's passes about one more image, so a decode
 // takes up to about 3n (2.5n measured for an interlaced 16-bit RGBA PNG),
@@ -303,11 +304,15 @@ func (d *Image) decode(b []byte, key string, to *fitting) (tensor.Tensor, error)
 	case color.RGBA64Model, color.NRGBA64Model:
 		perPixel = 8
 	}
-	if f == "jpeg" && jpegProgressive(b) {
+	if f == "jpeg" {
 		// image/jpeg holds a progressive JPEG's coefficients, 4 bytes a
 		// sample of each component, beside its image: 16 bytes a pixel
 		// for CMYK (audit 87: 2.1 GB for an 8192×8192 file under the
-		// default limit).
+		// default limit). Any JPEG it decodes is counted so: telling a
+		// progressive one by its markers missed one with a stray byte
+		// before them, which image/jpeg skips (audit 91); and a
+		// sequential one takes as much (its image, the planes it is
+		// converted from and the output).
 		comps := int64(3)
 		switch cfg.ColorModel {
 		case color.GrayModel:

@@ -299,29 +299,3 @@ func clamp8(v int32) uint8 {
 	}
 	return uint8(v)
 }
-
-// jpegProgressive reports whether the JPEG b's frame header, the first SOF
-// marker, is a progressive one (SOF2, SOF6, SOF10 or SOF14). A file it
-// cannot walk to its frame header is not.
-func jpegProgressive(b []byte) bool {
-	for i := 2; i+4 <= len(b); {
-		if b[i] != 0xff {
-			return false
-		}
-		m := b[i+1]
-		switch {
-		case m == 0xff:
-			i++ // fill byte
-			continue
-		case m == 0xd8 || m == 0x01 || 0xd0 <= m && m <= 0xd7:
-			i += 2 // markers without a segment
-			continue
-		case 0xc0 <= m && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc:
-			return m&3 == 2
-		case m == 0xda || m == 0xd9:
-			return false
-		}
-		i += 2 + (int(b[i+2])<<8 | int(b[i+3]))
-	}
-	return false
-}
