@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/example/pb"
+	"github.com/sluiceml/sluice/tensor"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -293,19 +294,36 @@ func (r *recordRenderer) scanExample(rec []byte, forced bool) bool {
 // protobuf and TensorFlow's parsers skip, reading the record as its
 // features; audit 88: schema left such records out and printed a spec
 // they did not satisfy), which sc then holds without them: rec's features
-// alone must read with no unknown fields and hold a feature. Random bytes
-// often parse as a protocol buffer made only of unknown fields; seldom as
-// one whose features are whole too.
+// alone must read with no unknown fields and hold a feature with values
+// of a kind. Random bytes often parse as a protocol buffer made only of
+// unknown fields; seldom as one whose features are whole too (audit 91: a
+// nameless, empty feature beside them took junk for an Example).
 func scanExtended(sc *example.Scanner, rec []byte) bool {
 	part := featuresOnly(rec)
-	return part != nil && sc.Scan(part) == nil && !sc.Unknown() && sc.Len() > 0
+	if part == nil || sc.Scan(part) != nil || sc.Unknown() {
+		return false
+	}
+	for i := range sc.Len() {
+		if sc.Kind(i) != tensor.Invalid {
+			return true
+		}
+	}
+	return false
 }
 
 // extendedExample is scanExtended for a renderer of messages: r.ex then
 // holds the Example without its other fields.
 func (r *recordRenderer) extendedExample(rec []byte) bool {
 	part := featuresOnly(rec)
-	return part != nil && r.isExample(part, false) && len(r.ex.GetFeatures().GetFeature()) > 0
+	if part == nil || !r.isExample(part, false) {
+		return false
+	}
+	for _, f := range r.ex.GetFeatures().GetFeature() {
+		if f.GetKind() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // featuresOnly returns rec's Example features (its fields 1) without its
