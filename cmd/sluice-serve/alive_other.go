@@ -2,7 +2,12 @@
 
 package main
 
-// alive reports whether process pid exists: assumed here, where the
-// server has no cheap way to ask, so that only the watch of its parent's
-// pid ends it.
-func alive(pid int) bool { return true }
+// A process is a pid the server watches.
+type process struct{ pid int }
+
+// watch returns pid's process.
+func watch(pid int) process { return process{pid} }
+
+// alive reports whether p exists: assumed here, where the server has no
+// cheap way to ask, so that only the watch of its parent's pid ends it.
+func (p process) alive() bool { return true }

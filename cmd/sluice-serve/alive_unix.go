@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package main
 
@@ -7,8 +7,14 @@ import (
 	"syscall"
 )
 
-// alive reports whether process pid exists (a zombie does).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
+// A process is a pid the server watches.
+type process struct{ pid int }
+
+// watch returns pid's process.
+func watch(pid int) process { return process{pid} }
+
+// alive reports whether p exists (a zombie does).
+func (p process) alive() bool {
+	err := syscall.Kill(p.pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -139,31 +139,32 @@ func watchParent(cancel context.CancelCauseFunc) {
 	ppid := os.Getppid()
 	// A client other than the parent: a wrapper run as the server is the
 	// parent, and outlives the client.
-	client, err := strconv.Atoi(os.Getenv(parentEnv))
-	watchClient := err == nil && client != ppid
-	if watchClient && !alive(client) {
-		// A client that died as it started the server: the parent read
-		// first was already its successor (audit 71).
-		cancel(fmt.Errorf("client %d was gone before the server started", client))
-		return
+	var watched []process
+	var names []string
+	if client, err := strconv.Atoi(os.Getenv(parentEnv)); err == nil && client > 0 && client != ppid {
+		watched, names = append(watched, watch(client)), append(names, "client")
 	}
-	watched, err := strconv.Atoi(os.Getenv(watchEnv))
-	watchOther := err == nil && watched > 0
-	if watchOther && !alive(watched) {
-		cancel(fmt.Errorf("process %d (%s) was gone before the server started", watched, watchEnv))
-		return
+	if other, err := strconv.Atoi(os.Getenv(watchEnv)); err == nil && other > 0 {
+		watched, names = append(watched, watch(other)), append(names, "process ("+watchEnv+")")
+	}
+	for i, p := range watched {
+		if !p.alive() {
+			// One that died as it started the server: the parent read
+			// first was already its successor (audit 71).
+			cancel(fmt.Errorf("%s %d was gone before the server started", names[i], p.pid))
+			return
+		}
 	}
 	for range time.Tick(250 * time.Millisecond) {
-		switch {
-		case os.Getppid() != ppid:
+		if os.Getppid() != ppid {
 			cancel(fmt.Errorf("parent %d is gone", ppid))
 			return
-		case watchClient && !alive(client):
-			cancel(fmt.Errorf("client %d is gone", client))
-			return
-		case watchOther && !alive(watched):
-			cancel(fmt.Errorf("process %d (%s) is gone", watched, watchEnv))
-			return
+		}
+		for i, p := range watched {
+			if !p.alive() {
+				cancel(fmt.Errorf("%s %d is gone", names[i], p.pid))
+				return
+			}
 		}
 	}
 }

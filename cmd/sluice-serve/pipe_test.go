@@ -308,3 +308,30 @@ func TestWatchedProcessGone(t *testing.T) {
 	runServer(t, cmd)
 	exitsClean(t, cmd, shm, "the watched process was gone")
 }
+
+// A watched process that was killed and not yet reaped (a zombie, as
+// under a launcher that does not wait for its trainer) is gone: kill(pid,
+// 0) still finds it, and kept the server running until it was reaped
+// (audit 91).
+func TestWatchedZombie(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc: a zombie is alive to kill(2)")
+	}
+	trainer := exec.Command("sleep", "30")
+	if err := trainer.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	defer trainer.Wait()
+	shm := t.TempDir()
+	cmd := serverCommand(shm, watchEnv+"="+strconv.Itoa(trainer.Process.Pid))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	runServer(t, cmd)
+	if err := trainer.Process.Kill(); err != nil { // not reaped until the test ends
+		t.Fatal(err)
+	}
+	exitsClean(t, cmd, shm, "the watched process is a zombie")
+}
