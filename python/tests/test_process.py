@@ -309,12 +309,32 @@ def test_sigkill_of_a_trainer_with_forkserver_workers(tmp_path):
             assert wait_gone(s), f"sluice-serve {s} outlived the trainer by 5 s"
     finally:
         # The forkserver and its workers, in the trainer's process group,
-        # outlive it: torch's to end, not sluice's.
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        # outlive it: torch's to end, not sluice's. Not multiprocessing's
+        # resource tracker, which removes the semaphores they made once
+        # they are gone (killed with them, it left them in /dev/shm:
+        # audit 91).
+        p.kill()
+        for pid in group(p.pid):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"resource_tracker" in f.read():
+                        continue
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         p.wait()
+
+
+def group(pgid):
+    """The pids of process group pgid."""
+    found = []
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and os.getpgid(int(d)) == pgid:
+                found.append(int(d))
+        except OSError:
+            pass
+    return found
 
 
 def test_torch_more_workers_than_files(tmp_path):
