@@ -20,8 +20,9 @@
 // (a named pipe, a device, a huge file) is reported as no index, which
 // LoadOrBuild builds anew, rather than read. The cache trims itself, as
 // Go's build cache does, at most once a day when an index is saved to it
-// or loaded from it: an index not used for 30 days is removed, and so are
-// the temporaries of saves that were killed.
+// or loaded from it: an index of its own (a name of 32 hexadecimal digits
+// and .idx) not used for 30 days is removed, and so are the temporaries
+// of its saves that were killed; nothing else in its directory is.
 //
 // Only uncompressed files can be indexed: a compressed stream has no
 // offsets a reader can go to (ErrCompressed).

@@ -34,7 +34,8 @@ func TestSaveRemovesLeftovers(t *testing.T) {
 			}
 			dirOf, base := filepath.Split(path)
 			dead := filepath.Join(dirOf, "."+base+storage.TempMarker+storage.LockedTag+"0123456789ab")
-			other := filepath.Join(dirOf, ".another.idx"+storage.TempMarker+storage.LockedTag+"0123456789ab")
+			// Another index's, named as the cache names its indexes.
+			other := filepath.Join(dirOf, ".0123456789abcdef0123456789abcdef.idx"+storage.TempMarker+storage.LockedTag+"0123456789ab")
 			for _, p := range []string{dead, other} {
 				os.WriteFile(p, []byte("partial"), 0o644)
 			}

@@ -52,18 +52,37 @@ func trim(ctx context.Context, dir string, now time.Time) {
 	}
 	for _, e := range entries {
 		// Only what the cache holds under its own names: an index, named
-		// by a hash, and the temporaries of its saves.
+		// by a hash, and the temporaries of its saves. A directory that
+		// is also a data set's (SLUICE_INDEX_DIR set to it) holds other
+		// .idx files: indexes beside their files, a user's (audit 93).
 		name := filepath.Join(dir, e.Name())
 		switch {
 		case !e.Type().IsRegular():
-		case storage.IsTemp(name) && strings.Contains(e.Name(), ".idx"):
-			// A killed save's, not a running one's (storage.RemoveLeftover
-			// tells them apart).
-			storage.RemoveLeftover(ctx, name)
-		case strings.HasSuffix(e.Name(), ".idx"):
+		case storage.IsTemp(name):
+			if base, _, ok := strings.Cut(e.Name()[1:], storage.TempMarker); ok && cacheName(base) {
+				// A killed save's, not a running one's
+				// (storage.RemoveLeftover tells them apart).
+				storage.RemoveLeftover(ctx, name)
+			}
+		case cacheName(e.Name()):
 			if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > trimUnused {
 				os.Remove(name)
 			}
 		}
 	}
+}
+
+// cacheName reports whether base is a name the cache gives an index
+// (cached): 32 lowercase hexadecimal digits, then ".idx".
+func cacheName(base string) bool {
+	h, ok := strings.CutSuffix(base, ".idx")
+	if !ok || len(h) != 32 {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

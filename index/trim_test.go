@@ -17,12 +17,23 @@ func TestTrim(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
 	old, recent := now.Add(-trimUnused-time.Hour), now.Add(-trimUnused+time.Hour)
+	const (
+		oldHash    = "0123456789abcdef0123456789abcdef.idx"
+		recentHash = "fedcba9876543210fedcba9876543210.idx"
+	)
 	for name, at := range map[string]time.Time{
-		"old.idx":                  old,
-		"recent.idx":               recent,
-		".old.idx.sluice-tmp-1234": old,
-		"not-an-index.txt":         old,
-		".new.idx.sluice-tmp-5678": now,
+		oldHash:                               old,
+		recentHash:                            recent,
+		"." + oldHash + ".sluice-tmp-1234":    old,
+		"not-an-index.txt":                    old,
+		"." + recentHash + ".sluice-tmp-5678": now,
+		// Not the cache's: a data set's index beside its file, and a
+		// user's file, in a directory that is also the cache (audit
+		// 93), and the temporary of another file's save.
+		"a.tfrecord.idx":                       old,
+		"labels.idx":                           old,
+		"0123456789ABCDEF0123456789ABCDEF.idx": old,
+		".labels.idx.sluice-tmp-9999":          old,
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
@@ -33,19 +44,23 @@ func TestTrim(t *testing.T) {
 		}
 	}
 	trim(t.Context(), dir, now)
-	want := []string{".new.idx.sluice-tmp-5678", "not-an-index.txt", "recent.idx", trimStamp}
+	others := []string{".labels.idx.sluice-tmp-9999", "0123456789ABCDEF0123456789ABCDEF.idx", "a.tfrecord.idx", "labels.idx"}
+	want := append(slices.Clone(others), "."+recentHash+".sluice-tmp-5678", "fedcba9876543210fedcba9876543210.idx", "not-an-index.txt", trimStamp)
+	slices.Sort(want)
 	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("after a trim: %q, want %q", got, want)
 	}
 	// Within trimEvery of the last trim, nothing is removed.
 	later := now.Add(trimEvery - time.Minute)
-	os.Chtimes(filepath.Join(dir, "recent.idx"), old, old)
+	os.Chtimes(filepath.Join(dir, recentHash), old, old)
 	trim(t.Context(), dir, later)
 	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("a second trim %v after the first removed files: %q, want %q", trimEvery-time.Minute, got, want)
 	}
 	trim(t.Context(), dir, now.Add(trimEvery+time.Minute))
-	if got, want := names(t, dir), []string{".new.idx.sluice-tmp-5678", "not-an-index.txt", trimStamp}; !slices.Equal(got, want) {
+	want = append(slices.Clone(others), "."+recentHash+".sluice-tmp-5678", "not-an-index.txt", trimStamp)
+	slices.Sort(want)
+	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("a trim a day later: %q, want %q", got, want)
 	}
 }
