@@ -170,3 +170,45 @@ def test_a_sharding_goes_to_batch_first_arrays_only(monkeypatch):
     dev = types.SimpleNamespace(platform="gpu")
     out = sluice.jax.device_put(batch, dev)  # a Device: everything there
     assert out["x"].device is dev and all(a.device is dev for a in out["s"])
+
+
+BIG = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import jax
+    if sys.argv[2] == "x64":
+        jax.config.update("jax_enable_x64", True)
+    import sluice, sluice.jax
+    from tfrecords import example, write
+    path = sys.argv[1] + "/big.tfrecord"
+    write(path, [example({"id": ("int64", [2**40 + i]), "small": ("int64", [i])}) for i in range(8)])
+    ds = sluice.examples(path, {"id": sluice.FixedLen([], "int64"), "small": sluice.FixedLen([], "int64")},
+                         batch_size=4)
+    try:
+        ids = [int(x) for b in sluice.jax.batches(ds) for x in np.asarray(b["id"])]
+    except sluice.InvalidArgumentError as e:
+        print("refused:", e)
+    else:
+        print("ids:", ids == [2**40 + i for i in range(8)])
+    small = sluice.examples(path, {"small": sluice.FixedLen([], "int64")}, batch_size=4)
+    print("small:", [int(x) for b in sluice.jax.batches(small) for x in np.asarray(b["small"])] == list(range(8)))
+""")
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_real_jax_int64_that_int32_cannot_hold(tmp_path, x64):
+    """JAX keeps int64 in 32 bits unless jax_enable_x64 is on: ids of
+    2**40 became 0, 1, 2 ... without a word (audit 92). They are refused,
+    naming the feature; values that fit, and any with x64 on, go whole."""
+    pytest.importorskip("jax")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(__file__), env.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, "-c", BIG, str(tmp_path), "x64" if x64 else "x32"],
+                         capture_output=True, text=True, env=env)
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 2, out.stderr
+    if x64:
+        assert lines[0] == "ids: True", out.stderr
+    else:
+        assert lines[0].startswith("refused: feature 'id': int64 values from 1099511627776") and "jax_enable_x64" in lines[0]
+    assert lines[1] == "small: True"

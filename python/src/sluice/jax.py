@@ -16,6 +16,11 @@ the memory itself instead of a copy. batches() therefore copies for CPU
 devices and waits for a batch's transfer before it asks for the next
 batch; a caller of device_put does the same, or reads a data set with
 copy=True.
+
+JAX keeps 64-bit integers in 32 bits unless jax_enable_x64 is on, and
+Examples' integers are int64: a feature with a value 32 bits cannot hold
+(an id of 2**40, say) is an InvalidArgumentError naming it, rather than
+the wrapped value jax.device_put would keep.
 """
 
 from __future__ import annotations
@@ -91,13 +96,41 @@ def _unbatched(jax, device):
     return None
 
 
+def _narrow(jax):
+    """Whether jax stores 64-bit integers in 32 bits (jax_enable_x64 off,
+    its default)."""
+    dtypes = getattr(jax, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "canonicalize_dtype"):
+        return False
+    return dtypes.canonicalize_dtype(np.int64) != np.int64
+
+
+def _check_fits(name, a):
+    """Raises InvalidArgumentError if int64 (uint64) array a of feature
+    name holds a value int32 (uint32) cannot: jax.device_put keeps only
+    the low 32 bits without a word (audit 92: ids of 2**40 became 0, 1,
+    2 ...). Examples have no narrower integers, so every integer feature
+    comes this way; most fit."""
+    if not a.size:
+        return
+    info = np.iinfo(np.int32 if a.dtype == np.int64 else np.uint32)
+    lo, hi = a.min(), a.max()
+    if lo < info.min or hi > info.max:
+        raise _core.InvalidArgumentError(
+            f"feature {name!r}: {a.dtype} values from {lo} to {hi}, which JAX's {info.dtype} (jax_enable_x64 "
+            f"is off) cannot hold: jax.config.update('jax_enable_x64', True) keeps them whole")
+
+
 def _put(jax, batch, device, copy):
     host, sparse = {}, {}
+    narrow = _narrow(jax)
     for name, x in batch.items():
         parts = x if isinstance(x, tuple) else (x,)
         into = sparse if isinstance(x, _core.SparseValue) else host
         for i, a in enumerate(parts):
             if isinstance(a, np.ndarray) and a.dtype != object:
+                if narrow and a.dtype in (np.int64, np.uint64):
+                    _check_fits(name, a)
                 into[(name, i)] = np.array(a) if copy else a
     put = jax.device_put(host, device)
     if sparse:
