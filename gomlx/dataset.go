@@ -83,7 +83,9 @@ type Option func(*Dataset)
 func Name(name string) Option { return func(d *Dataset) { d.name = name } }
 
 // BatchOptions passes options to each sluice Batches loop, such as
-// sluice.DropRemainder() to keep every batch the same shape.
+// sluice.DropRemainder() to keep every batch the same shape. Each pass
+// takes them all: a sluice.Resume among them would start every pass at
+// its checkpoint, leaving the records before it out of every epoch.
 func BatchOptions(opts ...sluice.BatchOption) Option {
 	return func(d *Dataset) { d.batchOpts = append(d.batchOpts, opts...) }
 }
@@ -97,6 +99,7 @@ func BatchOptions(opts ...sluice.BatchOption) Option {
 // after its context is done; call Close when done with it.
 type Dataset struct {
 	ctx       context.Context
+	cancel    context.CancelCauseFunc // by Close, to stop a Yield that waits
 	src       *sluice.Dataset
 	batchSize int
 	spec      *Spec
@@ -136,7 +139,6 @@ func New(ctx context.Context, src *sluice.Dataset, batchSize int, inputs, labels
 		seen[n] = true
 	}
 	d := &Dataset{
-		ctx:       ctx,
 		src:       src,
 		batchSize: batchSize,
 		spec:      &Spec{Inputs: slices.Clone(inputs), Labels: slices.Clone(labels)},
@@ -145,6 +147,7 @@ func New(ctx context.Context, src *sluice.Dataset, batchSize int, inputs, labels
 	for _, o := range opts {
 		o(d)
 	}
+	d.ctx, d.cancel = context.WithCancelCause(ctx)
 	return d, nil
 }
 
@@ -163,9 +166,14 @@ func (d *Dataset) Reset() {
 
 // Close stops the running pass, if any, as Reset does, and ends the
 // Dataset: Yield then returns ErrClosed, rather than start a pass whose
-// goroutines no one would stop. It returns nil, and closing again does
-// nothing.
+// goroutines no one would stop. A Yield that waits for a batch in another
+// goroutine (a slow source; Close from a signal handler, say) returns
+// then with an error wrapping ErrClosed. It returns nil, and closing again
+// does nothing.
 func (d *Dataset) Close() error {
+	// First, without the lock, which a waiting Yield holds (audit 92:
+	// Close waited as long as it did).
+	d.cancel(ErrClosed)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.halt()
