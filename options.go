@@ -131,7 +131,10 @@ func ShuffleFiles() Option {
 // depends as well on how far the readers have got each time a batch is
 // taken from it, as TensorFlow's shuffle_batch's does: for the same
 // batches on every run, use Deterministic. Without Seed, shuffles are
-// seeded from the clock.
+// seeded from the clock. Every iteration of the data set (Batches,
+// Iterator) starts the same seeded order: a loop that iterates it once an
+// epoch sees one order each epoch, where Epochs(n) reshuffles every epoch
+// of one iteration (or give each epoch's data set a seed of its own).
 func Seed(seed uint64) Option {
 	return option(func(s *settings) { s.seed, s.seeded = seed, true })
 }

@@ -20,7 +20,10 @@
 // # Epochs
 //
 // One GoMLX epoch is one pass of the sluice data set's Batches loop: Yield
-// returns io.EOF where that loop ends, and Reset starts it again. A data
+// returns io.EOF where that loop ends, and Reset starts it again. A
+// data set built with sluice.Seed starts every pass in the same seeded
+// order, so GoMLX epochs of one pass each see one order: Epochs(n)
+// reshuffles each of n passes over the files within a GoMLX epoch. A data
 // set built with sluice.Epochs(n) therefore makes GoMLX epochs of n passes
 // over the files, and one built with sluice.Forever never ends an epoch
 // (what train.Loop.RunSteps wants). Reset in the middle of an epoch stops

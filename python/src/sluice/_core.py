@@ -1708,7 +1708,11 @@ def examples(
     deterministic=True, where readers is part of what fixes the order);
     seed seeds the shuffles, which makes the files' order repeatable (a
     shuffle buffer's order also depends on timing, as shuffle_batch's
-    does: deterministic=True gives the same batches on every run);
+    does: deterministic=True gives the same batches on every run); every
+    iteration of the data set starts the same seeded order, so a loop
+    that iterates it once an epoch sees one order each epoch: epochs=N
+    reshuffles every epoch of one iteration, or give each epoch's data
+    set a seed of its own;
     shard=(index, count) reads every
     count-th file from the index-th (with global_shuffle, every count-th
     record of each epoch's order); drop_remainder drops a last batch
