@@ -14,11 +14,12 @@ tf_decode_jpeg_tables.json then holds what tf.io.decode_jpeg makes of each,
 for channels 0, 1 and 3 (and 3 with dct_method="INTEGER_ACCURATE"): the
 shape and SHA-256 of the pixels, or TensorFlow's error.
 """
-import hashlib
 import json
 import os
 
 import tensorflow as tf
+
+from jpegs_libjpeg import case
 
 OUT = "decode/testdata"
 
@@ -77,18 +78,7 @@ def main():
         with open(os.path.join(OUT, "jpeg", name), "wb") as f:
             f.write(data)
         for channels, accurate in ((0, False), (1, False), (3, False), (3, True)):
-            c = {"file": "jpeg/" + name, "channels": channels}
-            if accurate:
-                c["accurate"] = True
-            try:
-                px = tf.io.decode_jpeg(data, channels=channels,
-                                       dct_method="INTEGER_ACCURATE" if accurate else "").numpy()
-            except tf.errors.OpError as e:
-                c["error"] = e.message.split("\n")[0]
-            else:
-                c["shape"] = list(px.shape)
-                c["sha256"] = hashlib.sha256(px.tobytes()).hexdigest()
-            cases.append(c)
+            cases.append(case(name, data, channels, accurate, False))
     with open(os.path.join(OUT, "tf_decode_jpeg_tables.json"), "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=0)
         f.write("\n")
