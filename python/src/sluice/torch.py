@@ -32,8 +32,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import types
 import warnings
-from typing import Any, Dict, Iterator
+from typing import Any, Dict, Iterator, Optional
 
 import torch
 import torch.utils.data
@@ -68,7 +69,7 @@ def _collated() -> bool:
     fetcher's frame, anywhere up the stack (data sets that wrap this one
     put theirs between: audit 91); False if torch's is not found. It runs
     once an iteration."""
-    f = sys._getframe(2)  # the caller of the generator's next()
+    f: Optional[types.FrameType] = sys._getframe(2)  # the caller of the generator's next()
     while f is not None:
         fetcher = f.f_locals.get("self")
         if type(fetcher).__name__ == "_IterableDatasetFetcher":
