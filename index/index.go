@@ -21,8 +21,9 @@
 // LoadOrBuild builds anew, rather than read. The cache trims itself, as
 // Go's build cache does, at most once a day when an index is saved to it
 // or loaded from it: an index of its own (a name of 32 hexadecimal digits
-// and .idx) not used for 30 days is removed, and so are the temporaries
-// of its saves that were killed; nothing else in its directory is.
+// and .idx, with no file of that hash beside it) not used for 30 days is
+// removed, and so are the temporaries of its saves that were killed;
+// nothing else in its directory is.
 //
 // Only uncompressed files can be indexed: a compressed stream has no
 // offsets a reader can go to (ErrCompressed).

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,12 +61,12 @@ func trim(ctx context.Context, dir string, now time.Time) {
 		switch {
 		case !e.Type().IsRegular():
 		case storage.IsTemp(name):
-			if base, _, ok := strings.Cut(e.Name()[1:], storage.TempMarker); ok && cacheName(base) {
+			if base, _, ok := strings.Cut(e.Name()[1:], storage.TempMarker); ok && cacheName(dir, base) {
 				// A killed save's, not a running one's
 				// (storage.RemoveLeftover tells them apart).
 				storage.RemoveLeftover(ctx, name)
 			}
-		case cacheName(e.Name()):
+		case cacheName(dir, e.Name()):
 			if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > trimUnused {
 				os.Remove(name)
 			}
@@ -72,9 +74,11 @@ func trim(ctx context.Context, dir string, now time.Time) {
 	}
 }
 
-// cacheName reports whether base is a name the cache gives an index
-// (cached): 32 lowercase hexadecimal digits, then ".idx".
-func cacheName(base string) bool {
+// cacheName reports whether base, in dir, is a name the cache gives an
+// index (cached): 32 lowercase hexadecimal digits, then ".idx", and no
+// file of that hash beside it, whose index beside it the name would be (a
+// data set's files named by their hash: audit 94).
+func cacheName(dir, base string) bool {
 	h, ok := strings.CutSuffix(base, ".idx")
 	if !ok || len(h) != 32 {
 		return false
@@ -84,5 +88,6 @@ func cacheName(base string) bool {
 			return false
 		}
 	}
-	return true
+	_, err := os.Lstat(filepath.Join(dir, h))
+	return errors.Is(err, fs.ErrNotExist)
 }

@@ -33,6 +33,10 @@ func TestTrim(t *testing.T) {
 		"a.tfrecord.idx":                       old,
 		"labels.idx":                           old,
 		"0123456789ABCDEF0123456789ABCDEF.idx": old,
+		// A data set's file named by its hash, and its index beside it
+		// (audit 94).
+		"d41d8cd98f00b204e9800998ecf8427e":     old,
+		"d41d8cd98f00b204e9800998ecf8427e.idx": old,
 		".labels.idx.sluice-tmp-9999":          old,
 	} {
 		p := filepath.Join(dir, name)
@@ -44,7 +48,8 @@ func TestTrim(t *testing.T) {
 		}
 	}
 	trim(t.Context(), dir, now)
-	others := []string{".labels.idx.sluice-tmp-9999", "0123456789ABCDEF0123456789ABCDEF.idx", "a.tfrecord.idx", "labels.idx"}
+	others := []string{".labels.idx.sluice-tmp-9999", "0123456789ABCDEF0123456789ABCDEF.idx", "a.tfrecord.idx",
+		"d41d8cd98f00b204e9800998ecf8427e", "d41d8cd98f00b204e9800998ecf8427e.idx", "labels.idx"}
 	want := append(slices.Clone(others), "."+recentHash+".sluice-tmp-5678", "fedcba9876543210fedcba9876543210.idx", "not-an-index.txt", trimStamp)
 	slices.Sort(want)
 	if got := names(t, dir); !slices.Equal(got, want) {

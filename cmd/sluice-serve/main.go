@@ -132,6 +132,14 @@ const parentEnv = "SLUICE_PARENT_PID"
 // killed).
 const watchEnv = "SLUICE_WATCH_PID"
 
+// pidIn returns the pid in environment variable name, if it holds one: a
+// positive number of at most 32 bits (kill(2) would cut a larger one to
+// another pid, or 0, the server's own process group: audit 94).
+func pidIn(name string) (int, bool) {
+	pid, err := strconv.ParseInt(os.Getenv(name), 10, 32)
+	return int(pid), err == nil && pid > 0
+}
+
 // watchParent cancels when the process that started the server is gone.
 // A dead client closes the server's stdin, unless a process it forked
 // still holds the pipe; the parent's pid changes in any case.
@@ -141,10 +149,10 @@ func watchParent(cancel context.CancelCauseFunc) {
 	// parent, and outlives the client.
 	var watched []process
 	var names []string
-	if client, err := strconv.Atoi(os.Getenv(parentEnv)); err == nil && client > 0 && client != ppid {
+	if client, ok := pidIn(parentEnv); ok && client != ppid {
 		watched, names = append(watched, watch(client)), append(names, "client")
 	}
-	if other, err := strconv.Atoi(os.Getenv(watchEnv)); err == nil && other > 0 {
+	if other, ok := pidIn(watchEnv); ok {
 		watched, names = append(watched, watch(other)), append(names, "process ("+watchEnv+")")
 	}
 	for i, p := range watched {

@@ -335,3 +335,28 @@ func TestWatchedZombie(t *testing.T) {
 	}
 	exitsClean(t, cmd, shm, "the watched process is a zombie")
 }
+
+// A pid in SLUICE_PARENT_PID or SLUICE_WATCH_PID is a positive number of
+// at most 32 bits: kill(2) cuts a larger one to another pid, or to 0, the
+// server's own process group, which is always alive (audit 94).
+func TestPidIn(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		pid   int
+		ok    bool
+	}{
+		{"1234", 1234, true},
+		{"2147483647", 2147483647, true},
+		{"4294967296", 0, false},
+		{"4294967297", 0, false},
+		{"0", 0, false},
+		{"-5", 0, false},
+		{"abc", 0, false},
+		{"", 0, false},
+	} {
+		t.Setenv(watchEnv, c.value)
+		if pid, ok := pidIn(watchEnv); ok != c.ok || ok && pid != c.pid {
+			t.Errorf("%q: %d, %v; want %d, %v", c.value, pid, ok, c.pid, c.ok)
+		}
+	}
+}
