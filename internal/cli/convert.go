@@ -42,6 +42,9 @@ func newConvertCmd() *cobra.Command {
                    UTF-8 is refused, as TensorFlow refuses a record holding
                    one (so is a Parquet column's). Empty fields take 0
                    or "", as decode_csv's defaults; quoting is decode_csv's.
+                   Empty lines hold no record and are skipped (decode_csv
+                   refuses them), so a one-column CSV's empty values are
+                   lost: quote them ("").
   --from jsonl     plain JSON objects, one a line, one feature per member:
                    a number, string or boolean, or an array of them. A
                    member's type is int64 (integers, booleans as 0 and 1),
