@@ -19,15 +19,22 @@
 //
 // # Epochs
 //
-// One GoMLX epoch is one pass of the sluice data set's Batches loop: Yield
-// returns io.EOF where that loop ends, and Reset starts it again. A
-// data set built with sluice.Seed starts every pass in the same seeded
-// order, so GoMLX epochs of one pass each see one order: Epochs(n)
-// reshuffles each of n passes over the files within a GoMLX epoch. A data
-// set built with sluice.Epochs(n) therefore makes GoMLX epochs of n passes
-// over the files, and one built with sluice.Forever never ends an epoch
-// (what train.Loop.RunSteps wants). Reset in the middle of an epoch stops
-// the running loop's goroutines before the next Yield starts a new one.
+// One GoMLX epoch is one pass of the sluice data set (a sluice.Iterator):
+// Yield returns io.EOF where the pass ends, and Reset starts a new one. A
+// data set built with sluice.Epochs(n) therefore makes GoMLX epochs of n
+// passes over the files, and one built with sluice.Forever never ends an
+// epoch (what train.Loop.RunSteps wants). Reset in the middle of an epoch
+// stops the running pass's goroutines before the next Yield starts a new
+// one. A data set built with sluice.Seed starts every pass in the same
+// seeded order, so GoMLX epochs of one pass each see one order; the n
+// passes of sluice.Epochs(n) are each shuffled anew.
+//
+// # Resuming
+//
+// A data set read with sluice.Deterministic (or sluice.GlobalShuffle)
+// resumes exactly: Checkpoint, saved with the model, returns the position
+// after the batches yielded, and a new Dataset given it with the Resume
+// option starts its first pass there.
 //
 // # Shapes
 //
@@ -45,7 +52,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"slices"
 	"sync"
 
@@ -85,12 +91,21 @@ type Option func(*Dataset)
 // shows in its metrics and plots.
 func Name(name string) Option { return func(d *Dataset) { d.name = name } }
 
-// BatchOptions passes options to each sluice Batches loop, such as
+// BatchOptions passes options to each pass's sluice Iterator, such as
 // sluice.DropRemainder() to keep every batch the same shape. Each pass
 // takes them all: a sluice.Resume among them would start every pass at
-// its checkpoint, leaving the records before it out of every epoch.
+// its checkpoint, leaving the records before it out of every epoch (the
+// Resume option starts the first pass alone there).
 func BatchOptions(opts ...sluice.BatchOption) Option {
 	return func(d *Dataset) { d.batchOpts = append(d.batchOpts, opts...) }
+}
+
+// Resume starts the first pass at checkpoint, which Checkpoint returned
+// (of a sluice data set read with sluice.Deterministic or
+// sluice.GlobalShuffle): a training job that resumes its model resumes its
+// data with it. The passes after Reset start from the beginning.
+func Resume(checkpoint []byte) Option {
+	return func(d *Dataset) { d.resume = checkpoint }
 }
 
 // A Dataset is a GoMLX train.Dataset that reads a sluice.Dataset. Its
@@ -110,9 +125,9 @@ type Dataset struct {
 	batchOpts []sluice.BatchOption
 
 	mu     sync.Mutex
-	next   func() (*sluice.Batch, error, bool) // the running loop, or nil
-	stop   func()
-	err    error // io.EOF at the end of the epoch, or the loop's error
+	it     *sluice.Iterator // the pass, running or ended; nil before it starts
+	resume []byte           // the first pass's checkpoint (Resume)
+	err    error            // io.EOF at the end of the pass, or its error
 	closed bool
 }
 
@@ -185,10 +200,30 @@ func (d *Dataset) Close() error {
 }
 
 func (d *Dataset) halt() {
-	if d.stop != nil {
-		d.stop()
+	if d.it != nil {
+		d.it.Close()
 	}
-	d.next, d.stop, d.err = nil, nil, nil
+	d.it, d.err = nil, nil
+}
+
+// Checkpoint returns the position after the batches Yield has returned in
+// this pass, which the Resume option of a new Dataset over the same sluice
+// data set resumes from: the pass's sluice.Iterator's Checkpoint. It works
+// for a data set read with sluice.Deterministic or sluice.GlobalShuffle
+// (any other's is an error), between Yields and after the pass has ended
+// or failed (an error does not move the position), but not before the
+// first Yield of a pass.
+func (d *Dataset) Checkpoint() ([]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.it == nil {
+		return nil, fmt.Errorf("sluice/gomlx: Checkpoint before the pass's first Yield: %w", ErrInvalid)
+	}
+	ck, err := d.it.Checkpoint()
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	return ck, nil
 }
 
 // Yield returns the next batch: spec is the Dataset's *Spec, and inputs and
@@ -204,20 +239,26 @@ func (d *Dataset) Yield() (spec any, inputs, labels []*tensors.Tensor, err error
 		return nil, nil, nil, ErrClosed
 	}
 	if d.err == nil && d.ctx.Err() != nil {
-		if d.next != nil {
-			d.end(d.wrap(context.Cause(d.ctx)))
-		} else {
-			d.err = d.wrap(context.Cause(d.ctx))
-		}
+		d.end(d.wrap(context.Cause(d.ctx)))
 	}
 	if d.err != nil {
 		return nil, nil, nil, d.err
 	}
-	if d.next == nil {
-		d.next, d.stop = iter.Pull2(d.src.Batches(d.ctx, d.batchSize, d.batchOpts...))
+	if d.it == nil {
+		opts := d.batchOpts
+		if d.resume != nil {
+			opts = append(slices.Clip(opts), sluice.Resume(d.resume))
+			d.resume = nil // the first pass's alone
+		}
+		it, err := d.src.Iterator(d.ctx, d.batchSize, opts...)
+		if err != nil {
+			d.err = d.wrap(err)
+			return nil, nil, nil, d.err
+		}
+		d.it = it
 	}
-	b, err, ok := d.next()
-	if !ok {
+	b, err := d.it.Next()
+	if errors.Is(err, io.EOF) {
 		d.end(io.EOF)
 		return nil, nil, nil, io.EOF
 	}
@@ -246,9 +287,11 @@ func (d *Dataset) wrap(err error) error {
 }
 
 // end stops the pass and keeps err for the calls of Yield up to Reset.
+// The stopped Iterator stays, for Checkpoint.
 func (d *Dataset) end(err error) {
-	d.stop()
-	d.next, d.stop = nil, nil
+	if d.it != nil {
+		d.it.Close()
+	}
 	d.err = err
 }
 

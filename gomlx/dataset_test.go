@@ -437,3 +437,70 @@ func TestFixedLengthDTypes(t *testing.T) {
 		t.Fatalf("second Yield: %v, want io.EOF", err)
 	}
 }
+
+// Checkpoint and the Resume option resume a deterministic data set exactly
+// where a training job stopped: the new Dataset's first pass yields the
+// rest of the old one's, and the passes after Reset start from the
+// beginning. A pass not started has no position; a data set read without
+// Deterministic has none either.
+func TestCheckpointResume(t *testing.T) {
+	path := writeExamples(t, 23)
+	src := sluice.Examples(path, testSpec, sluice.Deterministic(), sluice.Shuffle(8), sluice.Seed(3))
+	whole, err := New(context.Background(), src, 4, []string{"id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	want, _ := ids(t, whole)
+
+	d, err := New(context.Background(), src, 4, []string{"id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Checkpoint(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Checkpoint before the first Yield: %v, want ErrInvalid", err)
+	}
+	var got []int64
+	for range 2 {
+		_, inputs, _, err := d.Yield()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := tensors.CopyFlatData[int64](inputs[0])
+		got = append(got, v...)
+		finalize(inputs)
+	}
+	ck, err := d.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := New(context.Background(), src, 4, []string{"id"}, nil, Resume(ck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+	rest, _ := ids(t, resumed)
+	if all := append(got, rest...); !slices.Equal(all, want) {
+		t.Errorf("resumed pass: %v then %v, want %v", got, rest, want)
+	}
+	if end, err := resumed.Checkpoint(); err != nil || len(end) == 0 {
+		t.Errorf("Checkpoint after the pass ended: %v", err)
+	}
+	resumed.Reset()
+	if again, _ := ids(t, resumed); !slices.Equal(again, want) {
+		t.Errorf("the pass after Reset: %v, want the whole pass %v", again, want)
+	}
+
+	plain, err := New(context.Background(), sluice.Examples(path, testSpec), 4, []string{"id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, _, _, err := plain.Yield(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Checkpoint(); !errors.Is(err, sluice.ErrNotDeterministic) {
+		t.Errorf("Checkpoint of a data set read without Deterministic: %v, want ErrNotDeterministic", err)
+	}
+}
