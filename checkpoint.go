@@ -3,7 +3,6 @@ package sluice
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/sealed"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -34,10 +34,15 @@ var ErrNotDeterministic = input.ErrNotDeterministic
 // it is. Version 2 added a batch begun (partial) and records a reader
 // skips (skip): version 1 checkpoints, which have neither, restore as they
 // did, and a sluice that reads version 1 only refuses version 2 rather
-// than ignore what it does not know.
+// than ignore what it does not know. Version 3 is sealed (internal/sealed:
+// a checksum of the content), so that a damaged checkpoint is refused
+// rather than resumed somewhere else; versions 1 and 2 restore unchecked,
+// as they did. Fields added later need omitempty, so that a checkpoint
+// saved before keeps its checksum.
 const (
 	checkpointFormat  = "sluice.checkpoint"
-	checkpointVersion = 2
+	checkpointVersion = 3
+	sealedVersion     = 3 // the first version sealed
 )
 
 // An identity is what a checkpoint must agree on with the data set that
@@ -172,7 +177,7 @@ func (r *detRun) checkpoint(ctx context.Context, delivered int64, back int) ([]b
 	if ck.Sizes, err = r.sizes.forCheckpoint(ctx); err != nil {
 		return nil, err
 	}
-	return json.Marshal(ck)
+	return sealed.Marshal(ck)
 }
 
 // state returns the run's position after the batches delivered, less the
@@ -229,7 +234,7 @@ func newCheckpoint(ctx context.Context, id identity, sz *fileSizes, delivered in
 	if ck.Sizes, err = sz.forCheckpoint(ctx); err != nil {
 		return nil, err
 	}
-	return json.Marshal(ck)
+	return sealed.Marshal(ck)
 }
 
 // checkpointIOTimeout bounds the I/O a checkpoint does for the sizes of
@@ -327,11 +332,16 @@ func (z *fileSizes) learn(ctx context.Context) {
 // parseCheckpoint decodes a checkpoint.
 func parseCheckpoint(b []byte) (*checkpoint, error) {
 	var ck checkpoint
-	if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
+	ok, err := sealed.Unmarshal(b, &ck)
+	switch {
+	case errors.Is(err, sealed.ErrDamaged):
+		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	case err != nil || ck.Format != checkpointFormat:
 		return nil, fmt.Errorf("%w: not a sluice checkpoint", ErrCheckpoint)
-	}
-	if ck.Version < 1 || ck.Version > checkpointVersion {
+	case ck.Version < 1 || ck.Version > checkpointVersion:
 		return nil, fmt.Errorf("%w: version %d, this sluice reads versions 1 to %d", ErrCheckpoint, ck.Version, checkpointVersion)
+	case !ok && ck.Version >= sealedVersion:
+		return nil, fmt.Errorf("%w: %w (version %d without its crc32c)", ErrCheckpoint, sealed.ErrDamaged, ck.Version)
 	}
 	return &ck, nil
 }

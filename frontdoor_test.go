@@ -191,10 +191,7 @@ func TestShardCheckpointOtherFiles(t *testing.T) {
 	}
 	// The shard the list's own order gave: files 3 and 1.
 	id["files"] = []string{name(3), name(1)}
-	old, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := resealed(t, m)
 	if it, err := ds.Iterator(t.Context(), 2, Resume(old)); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), name(3)) {
 		if err == nil {
 			it.Close()

@@ -255,7 +255,10 @@ func TestGlobalResumeOldOrder(t *testing.T) {
 	if id["order"] != float64(orderUniform) {
 		t.Fatalf("identity %v: order is not %d", id, orderUniform)
 	}
+	// A checkpoint saved before orders were named: version 2, not sealed.
 	delete(id, "order")
+	delete(m, "crc32c")
+	m["version"] = 2
 	old, _ := json.Marshal(m)
 	labels, _ := collect(t, ds, 8, Resume(old))
 	var want []int64
@@ -271,7 +274,7 @@ func TestGlobalResumeOldOrder(t *testing.T) {
 		t.Errorf("resumed from an old checkpoint: %v, want the 4-round Feistel order %v", labels, want)
 	}
 	id["order"] = 7
-	unknown, _ := json.Marshal(m)
+	unknown := resealed(t, m)
 	if err := first(ds.Batches(t.Context(), 8, Resume(unknown))); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "order 7") {
 		t.Errorf("an unknown order: %v", err)
 	}

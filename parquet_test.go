@@ -304,10 +304,7 @@ func TestParquetBadCheckpointPosition(t *testing.T) {
 		}
 		r := m["readers"].([]any)[0].(map[string]any)
 		r["pos"] = c.pos
-		edited, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		edited := resealed(t, m)
 		var last error
 		if it, err := ds.Iterator(t.Context(), 4, Resume(edited)); err != nil {
 			last = err

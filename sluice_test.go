@@ -868,9 +868,5 @@ func withReaderPos(t *testing.T, ck []byte, edit func(pos []byte) []byte) []byte
 		t.Fatal(err)
 	}
 	rd["pos"] = edit(pos)
-	edited, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return edited
+	return resealed(t, m)
 }

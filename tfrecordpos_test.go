@@ -104,10 +104,7 @@ func TestResumeRefusesRecordHeldTwice(t *testing.T) {
 		t.Fatal("the checkpoint holds no shuffle buffer")
 	}
 	m["pending"] = m["buffer"]
-	ck, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := resealed(t, m)
 	if _, err := ds.Iterator(t.Context(), 8, Resume(ck)); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "held twice") {
 		t.Fatalf("resume from a checkpoint holding its buffer twice: %v; want ErrCheckpoint", err)
 	}

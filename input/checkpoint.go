@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluiceml/sluice/internal/sealed"
 	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/storage"
 )
@@ -23,9 +24,15 @@ var ErrNotDeterministic = errors.New("not deterministic")
 // those of the run that saved it. The error names what differs.
 var ErrCheckpoint = stagehook.ErrCheckpoint
 
+// Version 2 is version 1 sealed (internal/sealed: a checksum of the
+// content), so that a damaged checkpoint is refused rather than replayed
+// to another place; version 1 checkpoints restore unchecked, as they did.
+// Fields added later need omitempty, so that a checkpoint saved before
+// keeps its checksum.
 const (
 	checkpointFormat  = "sluice.input.checkpoint"
-	checkpointVersion = 1
+	checkpointVersion = 2
+	sealedVersion     = 2 // the first version sealed
 )
 
 // checkpoint is what Checkpoint writes, as JSON.
@@ -108,7 +115,7 @@ func (p *Pipeline) Checkpoint(ctx context.Context) ([]byte, error) {
 		rec.State = state
 		ck.Stages = append(ck.Stages, rec)
 	}
-	return json.Marshal(ck)
+	return sealed.Marshal(ck)
 }
 
 // fileSize returns the size of the file name, or -1 if it cannot be
@@ -142,11 +149,16 @@ func (p *Pipeline) restore(ctx context.Context) error {
 		return fmt.Errorf("input: resume: the pipeline needs Deterministic and Seed: %w", ErrNotDeterministic)
 	}
 	var ck checkpoint
-	if err := json.Unmarshal(p.resume, &ck); err != nil || ck.Format != checkpointFormat {
+	ok, err := sealed.Unmarshal(p.resume, &ck)
+	switch {
+	case errors.Is(err, sealed.ErrDamaged):
+		return fmt.Errorf("input: resume: checkpoint %w: %w", err, ErrCheckpoint)
+	case err != nil || ck.Format != checkpointFormat:
 		return fmt.Errorf("input: resume: not a checkpoint of an input pipeline: %w", ErrCheckpoint)
-	}
-	if ck.Version != checkpointVersion {
-		return fmt.Errorf("input: resume: checkpoint version %d, want %d: %w", ck.Version, checkpointVersion, ErrCheckpoint)
+	case ck.Version < 1 || ck.Version > checkpointVersion:
+		return fmt.Errorf("input: resume: checkpoint version %d, this sluice reads versions 1 to %d: %w", ck.Version, checkpointVersion, ErrCheckpoint)
+	case !ok && ck.Version >= sealedVersion:
+		return fmt.Errorf("input: resume: checkpoint %w (version %d without its crc32c): %w", sealed.ErrDamaged, ck.Version, ErrCheckpoint)
 	}
 	if ck.Seed != *p.seed {
 		return fmt.Errorf("input: resume: the checkpoint's pipeline seed is %d, this pipeline's %d: %w", ck.Seed, *p.seed, ErrCheckpoint)
