@@ -18,7 +18,8 @@ import (
 )
 
 // ErrCheckpoint is wrapped by the errors of a checkpoint that cannot be
-// restored: not a checkpoint, another version, or saved by a data set
+// restored: not a checkpoint, another version, damaged (its checksum does
+// not match its content), or saved by a data set
 // whose options or files differ from the one restoring it (the error
 // names what changed). It is input.ErrCheckpoint, which the checkpoints
 // of input's pipelines wrap.

@@ -20,7 +20,8 @@ var ErrNotDeterministic = errors.New("not deterministic")
 
 // ErrCheckpoint is returned by Start when the checkpoint given to Resume
 // does not fit the pipeline: it is not a checkpoint, its version is
-// unknown, or the pipeline's stages, options, seed or files differ from
+// unknown, it is damaged (its checksum does not match its content), or
+// the pipeline's stages, options, seed or files differ from
 // those of the run that saved it. The error names what differs.
 var ErrCheckpoint = stagehook.ErrCheckpoint
 
@@ -185,6 +186,12 @@ func (p *Pipeline) restore(ctx context.Context) error {
 			if size := fileSize(ctx, f.Name); size != f.Size {
 				return fmt.Errorf("input: resume: %s: %s has %d bytes, %d when the checkpoint was saved: %w", s.Desc, f.Name, size, f.Size, ErrCheckpoint)
 			}
+		}
+		if len(rec.Files) != len(s.Files) {
+			// A checkpoint lists every file its stage hands out: one
+			// listing fewer would skip the check of the others' sizes
+			// (audit 95).
+			return fmt.Errorf("input: resume: %s: the checkpoint lists %d files of its %d: %w", s.Desc, len(rec.Files), len(s.Files), ErrCheckpoint)
 		}
 	}
 	for i, rec := range ck.Stages {

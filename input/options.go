@@ -135,7 +135,10 @@ func Seed(seed uint64) SeedOption { return seedOption(seed) }
 // every run. With a Seed, two runs deliver the same batches. The readers
 // of a batcher then no longer run in parallel with each other, only with
 // the producers, the consumer and the other stages: that is the cost.
-// The stages built outside this package honour it too: the state saver
+// The turns are a batcher's own: the readers of two batchers that share
+// one filename queue race for its files, so their batches, and a resume
+// of their checkpoint, depend on timing (audit 95). Give each batcher a
+// producer of its own. The stages built outside this package honour it too: the state saver
 // (package sequence), bucketing (package bucket), whose batches move to
 // the output as the enqueue that fills their bucket runs, and sampling by
 // class (package sample).

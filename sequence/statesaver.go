@@ -378,7 +378,9 @@ func (s *StateSaver) next(ctx context.Context, n int, dst *Batch) (*Batch, error
 		if restored == nil {
 			var err error
 			if restored, err = s.restoredStates(state); err != nil {
-				return err
+				// The checkpoint's states do not fit the state saver:
+				// its error, as Start's are (audit 95).
+				return fmt.Errorf("%w: %w", err, stagehook.ErrCheckpoint)
 			}
 		}
 		return s.replayOne(ctx, restored)
