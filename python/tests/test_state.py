@@ -179,6 +179,26 @@ def test_changed_options_refused(tmp_path):
             next(iter(ds))
 
 
+# A state damaged in its file (a digit of the batches delivered changed) is
+# refused, not resumed somewhere else: the server's checkpoint carries a
+# checksum of its content.
+@pytest.mark.parametrize("mode", ["deterministic", "global_shuffle"])
+def test_damaged_state_refused(tmp_path, mode):
+    pat = plain_examples(str(tmp_path))
+    with sluice.examples(pat, SPEC, batch_size=8, shuffle=10, seed=1, **{mode: True}) as ds:
+        it = iter(ds)
+        next(it)
+        next(it)
+        state = json.loads(json.dumps(ds.state_dict()))
+    assert state["sluice"]["delivered"] == 2, state
+    damaged = json.loads(json.dumps(state))
+    damaged["sluice"]["delivered"] = 3
+    with sluice.examples(pat, SPEC, batch_size=8, shuffle=10, seed=1, **{mode: True}) as ds:
+        ds.load_state_dict(damaged)
+        with pytest.raises(sluice.InvalidArgumentError, match="damaged"):
+            next(iter(ds))
+
+
 # A trainer that saves its data state every batch and is killed (SIGKILL,
 # by itself) after the fifth.
 KILLED = textwrap.dedent("""
