@@ -157,11 +157,13 @@ func outputTemporaries(ctx context.Context, stem string, outputs []string) ([]st
 	if err != nil {
 		return nil, err
 	}
-	for _, out := range outputs {
-		left, err := storage.Leftovers(ctx, out)
-		if err != nil {
-			return nil, err
-		}
+	// One listing of each folder, not one an output (audit 96: a
+	// listing of the whole folder for each of thousands of shards).
+	beside, err := storage.LeftoversBeside(ctx, outputs)
+	if err != nil {
+		return nil, err
+	}
+	for _, left := range beside {
 		all = append(all, left...)
 	}
 	slices.Sort(all)

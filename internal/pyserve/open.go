@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -499,12 +500,11 @@ func featureInfo(name string, dt tensor.DType, varlen bool) FeatureInfo {
 	return FeatureInfo{Name: name, Kind: kind, DType: dtypeName(dt)}
 }
 
+// sortFeatures sorts fs by name. A spec may hold hundreds of thousands of
+// features, in a map's random order: an insertion sort took 10 s for 80 000
+// of them (audit 96).
 func sortFeatures(fs []FeatureInfo) {
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && fs[j].Name < fs[j-1].Name; j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
+	slices.SortFunc(fs, func(a, b FeatureInfo) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // parseDType reads a dtype as NumPy names it; bytes (or string) is

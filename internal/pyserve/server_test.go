@@ -1317,6 +1317,50 @@ func TestServeAnonymousSlots(t *testing.T) {
 }
 
 // memFDs counts this process's descriptors of sluice's anonymous files.
+// A spec whose batch would take gigabytes, over records of one value each,
+// fails its first batch with the records' error, having taken none of that
+// memory: a slot lent for the batch is an anonymous file sized only, whose
+// pages come as the batch is written (audit 96: allocated, such a spec's
+// 5 GiB of slots set off the out-of-memory killer).
+func TestServeHugeSpecTakesNoMemory(t *testing.T) {
+	if !haveMemFiles() {
+		t.Skip("no memfd_create or /proc here: slots are named files")
+	}
+	pat := writeExamples(t, t.TempDir(), 1, 10)
+	c := startServerIn(t, "")
+	spec := map[string]any{"label": map[string]any{"kind": "fixed", "dtype": "int64", "shape": []int{1 << 21}}}
+	open := map[string]any{"op": "open", "kind": "examples", "files": []string{pat}, "batch_size": 64, "readers": 2, "spec": spec}
+	if r := c.call(open); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if b, r := c.next(); b != nil || r.Error == nil || !strings.Contains(r.Error.Message, "shape") {
+		t.Fatalf("a batch of 2^21 values a record from records of one: %+v, want the records' error", r)
+	}
+	if used := memFDBytes(t); used > 64<<20 {
+		t.Errorf("the slots hold %d MiB of memory for a batch that failed", used>>20)
+	}
+}
+
+// memFDBytes returns the memory the process's slot files hold.
+func memFDBytes(t *testing.T) int64 {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, fd := range fds {
+		name := "/proc/self/fd/" + fd.Name()
+		if link, _ := os.Readlink(name); strings.HasPrefix(link, "/memfd:sluice-") {
+			var st syscall.Stat_t
+			if syscall.Stat(name, &st) == nil {
+				n += st.Blocks * 512
+			}
+		}
+	}
+	return n
+}
+
 func memFDs(t *testing.T) int {
 	t.Helper()
 	fds, err := os.ReadDir("/proc/self/fd")

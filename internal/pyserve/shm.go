@@ -86,7 +86,20 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 		return nil, "", err
 	}
 	s.f, s.path = f, path
-	if err := allocate(f, size); err != nil {
+	if r.dir == "" {
+		// An anonymous file is in no file system that fills up, so a
+		// page it lacks costs no SIGBUS: it is sized only, and its
+		// memory is taken as the batch is written into it. Allocated, a
+		// slot lent for the batch a spec names (a feature of 2^23
+		// int64s) committed gigabytes of memory, counted in no
+		// process's RSS, before its first record failed to parse, and
+		// the out-of-memory killer took it from other processes (audit
+		// 96).
+		err = f.Truncate(int64(size))
+	} else {
+		err = allocate(f, size)
+	}
+	if err != nil {
 		r.dropLocked(s)
 		return nil, "", fmt.Errorf("shared memory of %d bytes for %s: %w", size, path, err)
 	}
