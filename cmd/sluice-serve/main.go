@@ -82,9 +82,11 @@ func main() {
 		cancel(interrupt.Error{Signal: s})
 	}()
 	go watchParent(cancel)
-	in, restore := requests()
-	err := pyserve.Serve(ctx, in, os.Stdout)
-	restore()
+	in, restoreIn := requests()
+	out, restoreOut := replies()
+	err := pyserve.Serve(ctx, in, out)
+	restoreIn()
+	restoreOut()
 	if e, ok := interrupt.Cause(ctx); ok {
 		exit(e.ExitCode())
 	}

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -35,10 +37,21 @@ import (
 // (readRequests).
 //
 // r is read by a goroutine of its own, which lives until r returns an
-// error: a caller that cancels ctx should close r as well.
+// error: a caller that cancels ctx should close r as well. A w with a
+// write deadline (an *os.File the runtime polls) has a reply that waits
+// for the client given up when ctx ends or r does: a w without one keeps
+// Serve until the client reads or closes.
 func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		// A reply the client does not read is given up when the session
+		// ends (a signal, the end of the requests), so that Serve
+		// returns and cleans up: a write that waits on a full pipe
+		// ignored both (audit 96).
+		stop := context.AfterFunc(ctx, func() { d.SetWriteDeadline(time.Now()) })
+		defer stop()
+	}
 	msgs := make(chan []byte)
 	readErr := make(chan error, 1)
 	go readRequests(ctx, cancel, bufio.NewReaderSize(r, 4096), msgs, readErr)
@@ -82,15 +95,25 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 				s.endIteration()
 			}
 			if werr := s.reply(Reply{Error: errorInfo(err)}); werr != nil {
-				return werr
+				return givenUp(ctx, werr)
 			}
 			continue
 		}
 		done, err := s.handle(ctx, req)
 		if err != nil || done {
-			return inputEnd(err)
+			return givenUp(ctx, err)
 		}
 	}
+}
+
+// givenUp returns err, a reply's write failed or a request's error, as
+// inputEnd does; a write given up because the session ended is the end
+// that ended it.
+func givenUp(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		err = context.Cause(ctx)
+	}
+	return inputEnd(err)
 }
 
 // inputEnd returns err, or nil if it is the end of the client's input,

@@ -1,0 +1,41 @@
+//go:build unix
+
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// replies returns what the server writes its replies to: its stdout,
+// through the runtime's poller when it is a pipe, so that a reply the
+// client does not read (a trainer stopped or hung with a pipe full of
+// replies) can be given up: Serve sets the write's deadline when its
+// context ends. A blocking write could not be; the server then ignored
+// SIGTERM and the end of its stdin, and a second signal left its named
+// slot files behind (audit 96).
+//
+// A reply usually fits in the pipe, and a non-blocking write of it is the
+// same one system call: the poller is only met by a write that would
+// block. Only a pipe is switched, as stdin is (requests); restore puts it
+// back.
+func replies() (w io.Writer, restore func()) {
+	nop := func() {}
+	fi, err := os.Stdout.Stat()
+	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return os.Stdout, nop
+	}
+	fd := int(os.Stdout.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return os.Stdout, nop
+	}
+	f := os.NewFile(uintptr(fd), os.Stdout.Name())
+	return f, func() {
+		syscall.SetNonblock(fd, false)
+		// f, once unreachable, would close the descriptor it shares
+		// with os.Stdout.
+		runtime.KeepAlive(f)
+	}
+}
