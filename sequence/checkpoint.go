@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sluiceml/sluice/internal/stagehook"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -130,6 +131,63 @@ func (s *StateSaver) restoredStates(data json.RawMessage) (map[string]map[string
 	return out, nil
 }
 
+// A replayCheck follows a restore's replay: the segments whose states the
+// checkpoint saved, and whether a replayed batch met them. The replay
+// meets every one a checkpoint saved (the states were saved for the next
+// segments of the batches it replays), so a state of a segment never met
+// is a crafted checkpoint's, which would be dropped without a word, the
+// segment starting from its initial state: it is refused (audit 95).
+type replayCheck struct {
+	mu    sync.Mutex
+	saved map[string]bool // by segment key: met
+	err   error
+}
+
+// start records the segments of the states restored, once.
+func (c *replayCheck) start(restored map[string]map[string]tensor.Tensor) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.saved == nil && c.err == nil {
+		c.saved = make(map[string]bool, len(restored))
+		for k := range restored {
+			c.saved[k] = false
+		}
+	}
+}
+
+// meet marks the segments of a replayed batch's next states.
+func (c *replayCheck) meet(keys []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		if _, ok := c.saved[k]; ok {
+			c.saved[k] = true
+		}
+	}
+}
+
+// end returns, once the replay is over, the error of a saved state no
+// replayed batch met; the same error after it.
+func (c *replayCheck) end(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.saved != nil {
+		var unmet []string
+		for k, met := range c.saved {
+			if !met {
+				unmet = append(unmet, k)
+			}
+		}
+		c.saved = nil
+		if len(unmet) > 0 {
+			slices.Sort(unmet)
+			c.err = fmt.Errorf("sequence: %s: the checkpoint saved states of %d segments the replay never met, the first %q: %w",
+				name, len(unmet), unmet[0], stagehook.ErrCheckpoint)
+		}
+	}
+	return c.err
+}
+
 // replayOne takes the next batch and saves its states as the checkpoint
 // restored says, dropping it: one step of a restore's replay.
 func (s *StateSaver) replayOne(ctx context.Context, restored map[string]map[string]tensor.Tensor) error {
@@ -137,6 +195,7 @@ func (s *StateSaver) replayOne(ctx context.Context, restored map[string]map[stri
 	if err != nil {
 		return err
 	}
+	s.replayed.meet(b.nextKeys)
 	for i, name := range s.stateNames {
 		value := b.states[i].Clone()
 		for j, k := range b.nextKeys {

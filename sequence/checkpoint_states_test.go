@@ -34,7 +34,9 @@ type inputCheckpoint struct {
 // A checkpoint whose saved states do not fit the state saver (crafted:
 // sealed again after an edit) fails the first batch with an error wrapping
 // input.ErrCheckpoint, as Start's refusals do, rather than an error a
-// program would not take for a bad checkpoint (audit 95).
+// program would not take for a bad checkpoint, or, for a state of a
+// segment the replay never meets, no error at all, the segment starting
+// again from its initial state (audit 95).
 func TestCheckpointStatesThatDoNotFit(t *testing.T) {
 	build := func(resume []byte) (*input.Pipeline, *sequence.StateSaver) {
 		opts := []input.PipelineOption{input.Seed(4), input.Deterministic()}
@@ -77,6 +79,7 @@ func TestCheckpointStatesThatDoNotFit(t *testing.T) {
 		{"another shape", `"shape":[]`, `"shape":[3]`},
 		{"a state not declared", `"n":{`, `"m":{`},
 		{"not base64", `"data":"`, `"data":"!`},
+		{"a segment the replay never meets", `"key":"`, `"key":"elsewhere`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c inputCheckpoint

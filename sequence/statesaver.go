@@ -66,8 +66,9 @@ type StateSaver struct {
 
 	// In a pipeline, the state saver's part in checkpoints and the states
 	// they save (see checkpoint.go); nil for a state saver of its own.
-	ck      *stagehook.Stage
-	carried *carried
+	ck       *stagehook.Stage
+	carried  *carried
+	replayed replayCheck // of a restore's replay
 }
 
 // NewStateSaver returns a state saver that delivers batches of batchSize
@@ -382,11 +383,15 @@ func (s *StateSaver) next(ctx context.Context, n int, dst *Batch) (*Batch, error
 				// its error, as Start's are (audit 95).
 				return fmt.Errorf("%w: %w", err, stagehook.ErrCheckpoint)
 			}
+			s.replayed.start(restored)
 		}
 		return s.replayOne(ctx, restored)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sequence: %s: %w", s.name, err)
+	}
+	if err := s.replayed.end(s.name); err != nil {
+		return nil, err
 	}
 	b, err := s.nextN(ctx, n, dst)
 	if err != nil {
