@@ -1438,7 +1438,8 @@ class Dataset:
         delivered next. The data set must have the options (readers
         included: with deterministic=True they shape the order, and the
         default is 4 whatever the CPUs), and its files the sizes, they had
-        then; a state that does not fit is an InvalidArgumentError.
+        then; a state that does not fit, or was damaged on its way (it
+        carries a checksum of its content), is an InvalidArgumentError.
 
         A state taken once its iteration had ended (after the loop) makes
         the next iteration a whole one, as the data set's next iteration
