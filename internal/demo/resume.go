@@ -17,6 +17,7 @@ import (
 	"github.com/sluiceml/sluice/datasets/mnist"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/internal/model"
+	"github.com/sluiceml/sluice/internal/sealed"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -136,7 +137,9 @@ func saveCheckpoint(ctx context.Context, dir string, step int, loss float32, m *
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(savedRun{Step: step, Loss: loss, Model: state, Pipeline: pipe})
+	// Sealed, as the pipeline's checkpoint inside is, so that damaged
+	// model weights are refused, not trained on.
+	data, err := sealed.Marshal(savedRun{Step: step, Loss: loss, Model: state, Pipeline: pipe})
 	if err != nil {
 		return err
 	}
@@ -160,8 +163,9 @@ func loadCheckpoint(dir string) (*savedRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One saved before the demo sealed its checkpoints is read as it was.
 	var s savedRun
-	if err := json.Unmarshal(data, &s); err != nil {
+	if _, err := sealed.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("demo: %s: %w", filepath.Join(dir, checkpointName), err)
 	}
 	return &s, nil

@@ -3,6 +3,7 @@ package demo
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluiceml/sluice/internal/sealed"
 	"github.com/sluiceml/sluice/storage"
 )
 
@@ -103,5 +105,35 @@ func TestDeterministicRunsAgree(t *testing.T) {
 	}
 	if digests[0] == "" || digests[0] != digests[1] || acc[0] != acc[1] {
 		t.Errorf("two deterministic runs: weights %v, accuracy %v", digests, acc)
+	}
+}
+
+// A checkpoint whose model weights were damaged on disk is refused, not
+// trained on; one saved before checkpoints were sealed is read as it was.
+func TestLoadCheckpointSealed(t *testing.T) {
+	dir := t.TempDir()
+	run := savedRun{Step: 40, Loss: 0.25, Model: []byte{1, 2, 3, 4, 5, 6}, Pipeline: []byte(`{"format":"x"}`)}
+	good, err := sealed.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, checkpointName)
+	write := func(b []byte) {
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(good)
+	if s, err := loadCheckpoint(dir); err != nil || s.Step != 40 || string(s.Model) != string(run.Model) {
+		t.Fatalf("loadCheckpoint: %+v, %v", s, err)
+	}
+	write([]byte(strings.Replace(string(good), `"model":"AQIDBAUG"`, `"model":"AQIDBAUH"`, 1)))
+	if _, err := loadCheckpoint(dir); !errors.Is(err, sealed.ErrDamaged) || !strings.Contains(err.Error(), name) {
+		t.Errorf("damaged weights: %v, want an error naming %s, damaged", err, name)
+	}
+	old, _ := json.Marshal(run)
+	write(old)
+	if s, err := loadCheckpoint(dir); err != nil || s.Step != 40 {
+		t.Errorf("a checkpoint saved before the seal: %+v, %v", s, err)
 	}
 }
