@@ -522,7 +522,25 @@ func (p *Pending) Abort() error {
 // Leftovers returns the temporary files left beside name by writers of
 // it that never finished (see [TempMarker]), sorted.
 func Leftovers(ctx context.Context, name string) ([]string, error) {
-	return Glob(ctx, escapeMeta(tempPrefix(name))+"*")
+	dir, base := splitBase(name)
+	return globIn(ctx, dir, escapeMeta("."+base+TempMarker)+"*")
+}
+
+// globIn returns the names in folder dir that match pattern (a pattern
+// of base names), spelled with dir as given. The local file system's Glob
+// cleans the names it returns ("./out" is "out"), and a writer's own
+// temporary, named after its output as given, was taken for another
+// writer's: convert --out ./data refused to write, "another run is
+// writing ./data", and sluice-serve's listing missed temporaries beside
+// such names, so two writers of one file were both let through (audit
+// 97).
+func globIn(ctx context.Context, dir, pattern string) ([]string, error) {
+	names, err := Glob(ctx, escapeMeta(dir)+pattern)
+	for i, n := range names {
+		_, base := splitBase(n)
+		names[i] = dir + base
+	}
+	return names, err
 }
 
 // LeftoversBeside returns what [Leftovers] returns for each of names,
@@ -536,7 +554,7 @@ func LeftoversBeside(ctx context.Context, names []string) (map[string][]string, 
 	}
 	left := map[string][]string{}
 	for dir, names := range byDir {
-		temps, err := Glob(ctx, escapeMeta(dir)+".*"+TempMarker+"*")
+		temps, err := globIn(ctx, dir, ".*"+TempMarker+"*")
 		if err != nil {
 			return nil, err
 		}
@@ -565,7 +583,7 @@ func LeftoversBeside(ctx context.Context, names []string) (map[string][]string, 
 // [RemoveLeftover].
 func LeftoversOf(ctx context.Context, stem string, exts ...string) ([]string, error) {
 	dir, base := splitBase(stem)
-	names, err := Glob(ctx, escapeMeta(dir+"."+base)+"*"+TempMarker+"*")
+	names, err := globIn(ctx, dir, escapeMeta("."+base)+"*"+TempMarker+"*")
 	if err != nil {
 		return nil, err
 	}

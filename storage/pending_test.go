@@ -309,3 +309,41 @@ func TestLeftoversMatching(t *testing.T) {
 		t.Error("LeftoversMatching of a malformed pattern: no error")
 	}
 }
+
+// The temporaries Leftovers, LeftoversBeside and LeftoversOf find are
+// spelled as the name they were asked about, whose folder the local file
+// system's Glob cleans: a writer of ./out took its own temporary, named as
+// given, for another writer's, and the listing by folder missed the
+// temporaries of another (audit 97).
+func TestLeftoversSpelledAsGiven(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, stem := range []string{"./out", "sub/../out2", dir + "//out3", dir + "/./out4", "out5"} {
+		name := stem + ".tfrecord"
+		p, err := storage.CreatePending(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := p.TempName()
+		left, err := storage.Leftovers(ctx, name)
+		if err != nil || !slices.Equal(left, []string{own}) {
+			t.Errorf("Leftovers(%s) = %q, %v; want its own %q", name, left, err, own)
+		}
+		beside, err := storage.LeftoversBeside(ctx, []string{name})
+		if err != nil || !slices.Equal(beside[name], []string{own}) {
+			t.Errorf("LeftoversBeside(%s) = %q, %v; want its own %q", name, beside[name], err, own)
+		}
+		of, err := storage.LeftoversOf(ctx, stem, ".tfrecord")
+		if err != nil || !slices.Equal(of, []string{own}) {
+			t.Errorf("LeftoversOf(%s) = %q, %v; want its own %q", stem, of, err, own)
+		}
+		if err := storage.RefuseWriters(ctx, left, []string{own}); err != nil {
+			t.Errorf("%s: its own temporary refused: %v", name, err)
+		}
+		p.Abort()
+	}
+}

@@ -319,3 +319,36 @@ func TestReadCompressionError(t *testing.T) {
 		t.Errorf("exit %d, %q; want %q", code, errOut, want)
 	}
 }
+
+// An output named other than in clean form (./out, sub/../out, a//out) is
+// written: convert took its own temporary, whose name the file system's
+// listing spelled cleaned, for another run's, "another run is writing
+// ./out", and wrote nothing (audit 97).
+func TestConvertOutputNotClean(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	in := writeFile(t, "in.jsonl", []byte("{\"a\": 1}\n{\"a\": 2}\n"))
+	for _, tc := range []struct{ out, to string }{
+		{"./out", ""}, {"sub/../out2", ""}, {dir + "//out3", ""}, {"./out4", "parquet"}, {"./shards", ""},
+	} {
+		args := []string{"convert", "--from", "jsonl", in, "--out", tc.out}
+		ext := ".tfrecord"
+		if tc.to != "" {
+			args, ext = append(args, "--to", tc.to), "."+tc.to
+		}
+		if tc.out == "./shards" {
+			args = append(args, "--shards", "2")
+			ext = "-00000-of-00002.tfrecord"
+		}
+		if code, _, errOut := run(t, args...); code != 0 {
+			t.Errorf("convert --out %s: %s", tc.out, errOut)
+			continue
+		}
+		if _, err := os.Stat(tc.out + ext); err != nil {
+			t.Errorf("convert --out %s: %v", tc.out, err)
+		}
+	}
+}
