@@ -44,39 +44,66 @@ func TestBlockedReplyGivenUp(t *testing.T) {
 	if err := errors.Join(w.Close(), f.Close()); err != nil {
 		t.Fatal(err)
 	}
-	for _, end := range []string{"SIGTERM", "stdin closed"} {
-		t.Run(end, func(t *testing.T) {
+	for _, tc := range []struct{ stdout, end string }{
+		{"pipe", "SIGTERM"}, {"pipe", "stdin closed"}, {"socket", "SIGTERM"}, {"socket", "stdin closed"},
+	} {
+		t.Run(tc.stdout+", "+tc.end, func(t *testing.T) {
 			shm := t.TempDir()
-			cmd, stdin, stdout := startServer(t, shm)
+			cmd := serverCommand(shm)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout *os.File
+			if tc.stdout == "socket" {
+				fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stdout = os.NewFile(uintptr(fds[0]), "client")
+				theirs := os.NewFile(uintptr(fds[1]), "server")
+				defer stdout.Close()
+				cmd.Stdout = theirs
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				theirs.Close()
+				t.Cleanup(func() { cmd.Process.Kill() })
+			} else {
+				stdout = runServer(t, cmd).(*os.File)
+			}
 			if err := pyserve.WriteMessage(stdin, map[string]any{"op": "open", "kind": "examples", "files": []string{data},
 				"batch_size": 1, "epochs": 100, "slots": 64, "spec": spec}); err != nil {
 				t.Fatal(err)
 			}
 			readReply(t, stdout)
-			// 63 replies of 200 arrays each, far more than a pipe holds.
+			// 63 replies of 200 arrays each, far more than a pipe or a
+			// socket's buffer holds.
 			if err := pyserve.WriteMessage(stdin, map[string]any{"op": "next", "count": 63}); err != nil {
 				t.Fatal(err)
 			}
-			// Until the pipe is full, and the server's write waits.
-			fd := int(stdout.(*os.File).Fd())
+			// Until the buffer is full (it holds the same for a while),
+			// and the server's write waits.
+			fd := int(stdout.Fd())
 			deadline := time.Now().Add(20 * time.Second)
-			for {
+			for last := -1; ; {
 				n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n >= 60<<10 {
+				if n >= 60<<10 && n == last {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("the pipe holds %d bytes after 20 s: the replies did not fill it", n)
+					t.Fatalf("the buffer holds %d bytes after 20 s: the replies did not fill it", n)
 				}
-				time.Sleep(time.Millisecond)
+				last = n
+				time.Sleep(50 * time.Millisecond)
 			}
 			if files, _ := filepath.Glob(filepath.Join(shm, "*")); len(files) == 0 {
 				t.Fatal("no shared-memory file: the test would prove nothing of their removal")
 			}
-			if end == "SIGTERM" {
+			if tc.end == "SIGTERM" {
 				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 					t.Fatal(err)
 				}
@@ -99,5 +126,23 @@ func TestBlockedReplyGivenUp(t *testing.T) {
 			stdin.Close()
 			exitsClean(t, cmd, shm, "its stdin closed")
 		})
+	}
+}
+
+// A reply that fits in the pipe is written though the session has ended:
+// the close a client sends right before it closes its end of the requests
+// gets its reply. A deadline set at once at the end failed it (audit 97).
+func TestReplyAfterEndOfRequests(t *testing.T) {
+	for range 20 {
+		shm := t.TempDir()
+		cmd, stdin, stdout := startServer(t, shm)
+		if err := pyserve.WriteMessage(stdin, map[string]string{"op": "close"}); err != nil {
+			t.Fatal(err)
+		}
+		stdin.Close()
+		if r := readReply(t, stdout); !r.OK {
+			t.Fatalf("close: %+v, want ok", r)
+		}
+		exitsClean(t, cmd, shm, "a close")
 	}
 }

@@ -10,21 +10,23 @@ import (
 )
 
 // replies returns what the server writes its replies to: its stdout,
-// through the runtime's poller when it is a pipe, so that a reply the
-// client does not read (a trainer stopped or hung with a pipe full of
-// replies) can be given up: Serve sets the write's deadline when its
-// context ends. A blocking write could not be; the server then ignored
-// SIGTERM and the end of its stdin, and a second signal left its named
-// slot files behind (audit 96).
+// through the runtime's poller when it is a pipe or a socket, so that a
+// reply the client does not read (a trainer stopped or hung with a pipe
+// full of replies) can be given up: Serve sets the write's deadline a
+// second after its context ends. A blocking write could not be; the
+// server then ignored SIGTERM and the end of its stdin, and a second
+// signal left its named slot files behind (audit 96).
 //
 // A reply usually fits in the pipe, and a non-blocking write of it is the
 // same one system call: the poller is only met by a write that would
-// block. Only a pipe is switched, as stdin is (requests); restore puts it
-// back.
+// block. Only a pipe or a socket (a client that runs the server over a
+// socket pair, audit 97) is switched: the mode belongs to the open file,
+// which a terminal shares with the shell; restore puts it back. A server
+// writing to a terminal the user stopped waits for it.
 func replies() (w io.Writer, restore func()) {
 	nop := func() {}
 	fi, err := os.Stdout.Stat()
-	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 		return os.Stdout, nop
 	}
 	fd := int(os.Stdout.Fd())

@@ -45,11 +45,13 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
-		// A reply the client does not read is given up when the session
-		// ends (a signal, the end of the requests), so that Serve
-		// returns and cleans up: a write that waits on a full pipe
-		// ignored both (audit 96).
-		stop := context.AfterFunc(ctx, func() { d.SetWriteDeadline(time.Now()) })
+		// A reply the client does not read is given up once the session
+		// has ended (a signal, the end of the requests) for a second, the
+		// client's own grace, so that Serve returns and cleans up: a
+		// write that waits on a full pipe ignored both (audit 96). Not
+		// at once: a reply that fits in the pipe, the close a client
+		// sends before it closes the pipe, is still written (audit 97).
+		stop := context.AfterFunc(ctx, func() { d.SetWriteDeadline(time.Now().Add(replyGrace)) })
 		defer stop()
 	}
 	msgs := make(chan []byte)
@@ -105,6 +107,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 	}
 }
+
+// replyGrace is how long a reply may wait for the client once the session
+// has ended.
+const replyGrace = time.Second
 
 // givenUp returns err, a reply's write failed or a request's error, as
 // inputEnd does; a write given up because the session ended is the end
