@@ -334,11 +334,12 @@ func (z *fileSizes) learn(ctx context.Context) {
 func parseCheckpoint(b []byte) (*checkpoint, error) {
 	var ck checkpoint
 	ok, err := sealed.Unmarshal(b, &ck)
+	damaged := errors.Is(err, sealed.ErrDamaged)
 	switch {
-	case errors.Is(err, sealed.ErrDamaged):
-		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
-	case err != nil || ck.Format != checkpointFormat:
+	case err != nil && !damaged || ck.Format != checkpointFormat:
 		return nil, fmt.Errorf("%w: not a sluice checkpoint", ErrCheckpoint)
+	case damaged:
+		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	case ck.Version < 1 || ck.Version > checkpointVersion:
 		return nil, fmt.Errorf("%w: version %d, this sluice reads versions 1 to %d", ErrCheckpoint, ck.Version, checkpointVersion)
 	case !ok && ck.Version >= sealedVersion:

@@ -114,4 +114,12 @@ func TestCheckpointSealVersions(t *testing.T) {
 			t.Errorf("version %d, unsealed: %v, %v; want %v", v, got, err, want)
 		}
 	}
+	// Two flips, one in the checksum's name and one in the version, would
+	// make a version 3 checkpoint one of version 2, read unchecked: its
+	// member of another name is damage (audit 97).
+	m["version"], m["crc32s"] = 2, 12345
+	downgraded, _ := json.Marshal(m)
+	if _, _, err := resumedAll(t, ds, downgraded); !errors.Is(err, ErrCheckpoint) || !errors.Is(err, sealed.ErrDamaged) {
+		t.Errorf("version 2 with a crc32s member: %v, want ErrCheckpoint and damaged", err)
+	}
 }

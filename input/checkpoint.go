@@ -151,11 +151,12 @@ func (p *Pipeline) restore(ctx context.Context) error {
 	}
 	var ck checkpoint
 	ok, err := sealed.Unmarshal(p.resume, &ck)
+	damaged := errors.Is(err, sealed.ErrDamaged)
 	switch {
-	case errors.Is(err, sealed.ErrDamaged):
-		return fmt.Errorf("input: resume: checkpoint %w: %w", err, ErrCheckpoint)
-	case err != nil || ck.Format != checkpointFormat:
+	case err != nil && !damaged || ck.Format != checkpointFormat:
 		return fmt.Errorf("input: resume: not a checkpoint of an input pipeline: %w", ErrCheckpoint)
+	case damaged:
+		return fmt.Errorf("input: resume: checkpoint %w: %w", err, ErrCheckpoint)
 	case ck.Version < 1 || ck.Version > checkpointVersion:
 		return fmt.Errorf("input: resume: checkpoint version %d, this sluice reads versions 1 to %d: %w", ck.Version, checkpointVersion, ErrCheckpoint)
 	case !ok && ck.Version >= sealedVersion:

@@ -18,10 +18,12 @@
 package sealed
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"reflect"
 	"strconv"
 )
 
@@ -53,11 +55,13 @@ func Marshal(v any) ([]byte, error) {
 	return append(out, b[1:]...), nil
 }
 
-// Unmarshal decodes data into v, as json.Unmarshal does, and reports
-// whether data was sealed. A sealed document whose content does not match
-// its checksum returns an error wrapping ErrDamaged; an unsealed one
-// (saved before its format was sealed, or not by Marshal) is decoded
-// unchecked, and the caller decides whether to accept it.
+// Unmarshal decodes data into v, a pointer, as json.Unmarshal does, and
+// reports whether data was sealed. A sealed document whose content does
+// not match its checksum returns an error wrapping ErrDamaged; so does an
+// unsealed one with a member v's type lacks (a name damaged, the
+// checksum's among them). Another unsealed one (saved before its format
+// was sealed) is decoded unchecked, and the caller decides whether to
+// accept it.
 func Unmarshal(data []byte, v any) (sealed bool, err error) {
 	var seal struct {
 		CRC *uint32 `json:"crc32c"`
@@ -69,6 +73,15 @@ func Unmarshal(data []byte, v any) (sealed bool, err error) {
 		return seal.CRC != nil, err
 	}
 	if seal.CRC == nil {
+		// Not sealed: saved before its format was, by the value's type
+		// then, whose members the type still has. One it lacks is a
+		// member's name damaged, maybe the checksum's own ("crc32s"),
+		// which would let damage after it through unchecked.
+		strict := json.NewDecoder(bytes.NewReader(data))
+		strict.DisallowUnknownFields()
+		if err := strict.Decode(reflect.New(reflect.TypeOf(v).Elem()).Interface()); err != nil {
+			return false, fmt.Errorf("%w (not sealed, and %v)", ErrDamaged, err)
+		}
 		return false, nil
 	}
 	b, err := json.Marshal(v)
