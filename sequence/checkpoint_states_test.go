@@ -1,10 +1,8 @@
 package sequence_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -38,25 +36,7 @@ type inputCheckpoint struct {
 // segment the replay never meets, no error at all, the segment starting
 // again from its initial state (audit 95).
 func TestCheckpointStatesThatDoNotFit(t *testing.T) {
-	build := func(resume []byte) (*input.Pipeline, *sequence.StateSaver) {
-		opts := []input.PipelineOption{input.Seed(4), input.Deterministic()}
-		if resume != nil {
-			opts = append(opts, input.Resume(resume))
-		}
-		p := input.NewPipeline(opts...)
-		values := p.RangeInputProducer(10, input.NumEpochs(1), input.Shuffle(false))
-		step := func(ctx context.Context) (sequence.Input, error) {
-			e, err := values.Dequeue(ctx)
-			if err != nil {
-				return sequence.Input{}, err
-			}
-			v := int64(e[0].Int32s()[0])
-			return sequence.Input{Key: fmt.Sprint("ex", v), Length: sequence.InferLength,
-				Sequences: map[string]tensor.Tensor{"x": tensor.New([]int64{v, v, v, v})}}, nil
-		}
-		initial := map[string]tensor.Tensor{"n": tensor.Scalar[int32](0)}
-		return p, sequence.BatchSequencesWithStates(p, step, initial, 2, 2, sequence.Threads(1))
-	}
+	build := func(resume []byte) (*input.Pipeline, *sequence.StateSaver) { return countingStateSaver(resume) }
 	ctx := t.Context()
 	p, s := build(nil)
 	if err := p.Start(ctx); err != nil {

@@ -27,25 +27,31 @@ import (
 // terminal shares with the shell. restore puts it back, for whoever holds
 // the pipe after the server.
 func requests() (r io.Reader, restore func()) {
-	nop := func() {}
 	if runtime.GOMAXPROCS(0) > 1 {
-		return os.Stdin, nop
+		return os.Stdin, func() {}
 	}
-	fi, err := os.Stdin.Stat()
-	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-		return os.Stdin, nop
+	return polled(os.Stdin, os.ModeNamedPipe)
+}
+
+// polled returns f, or, when it is of a kind in modes, a second File of its
+// descriptor made while the descriptor is non-blocking, which the os
+// package then reads and writes through the runtime's poller. restore
+// puts the descriptor's mode back, for whoever holds it after the server.
+func polled(f *os.File, modes os.FileMode) (*os.File, func()) {
+	nop := func() {}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&modes == 0 {
+		return f, nop
 	}
-	fd := int(os.Stdin.Fd())
+	fd := int(f.Fd())
 	if err := syscall.SetNonblock(fd, true); err != nil {
-		return os.Stdin, nop
+		return f, nop
 	}
-	// A second File of the descriptor, made while it is non-blocking,
-	// which the os package then reads through the poller.
-	f := os.NewFile(uintptr(fd), os.Stdin.Name())
-	return f, func() {
+	p := os.NewFile(uintptr(fd), f.Name())
+	return p, func() {
 		syscall.SetNonblock(fd, false)
-		// f, once unreachable, would close the descriptor it shares
-		// with os.Stdin.
-		runtime.KeepAlive(f)
+		// p, once unreachable, would close the descriptor it shares
+		// with f.
+		runtime.KeepAlive(p)
 	}
 }

@@ -5,8 +5,6 @@ package main
 import (
 	"io"
 	"os"
-	"runtime"
-	"syscall"
 )
 
 // replies returns what the server writes its replies to: its stdout,
@@ -24,20 +22,5 @@ import (
 // which a terminal shares with the shell; restore puts it back. A server
 // writing to a terminal the user stopped waits for it.
 func replies() (w io.Writer, restore func()) {
-	nop := func() {}
-	fi, err := os.Stdout.Stat()
-	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
-		return os.Stdout, nop
-	}
-	fd := int(os.Stdout.Fd())
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		return os.Stdout, nop
-	}
-	f := os.NewFile(uintptr(fd), os.Stdout.Name())
-	return f, func() {
-		syscall.SetNonblock(fd, false)
-		// f, once unreachable, would close the descriptor it shares
-		// with os.Stdout.
-		runtime.KeepAlive(f)
-	}
+	return polled(os.Stdout, os.ModeNamedPipe|os.ModeSocket)
 }
