@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -90,9 +91,17 @@ func CheckName(name string) error {
 	return nil
 }
 
-// splitBase splits name after its last separator.
+// splitBase splits name after its last separator: a slash, or on Windows
+// a backslash too. Elsewhere a backslash is a character of a name: taken
+// for a separator, the temporary of "o\y" was "o\.y…", a file of the
+// folder that its writer's listing looked for in a folder "o\" (audit
+// 99).
 func splitBase(name string) (dir, base string) {
-	i := strings.LastIndexAny(name, `/\`) + 1
+	seps := "/"
+	if runtime.GOOS == "windows" {
+		seps = `/\`
+	}
+	i := strings.LastIndexAny(name, seps) + 1
 	return name[:i], name[i:]
 }
 
@@ -526,21 +535,49 @@ func Leftovers(ctx context.Context, name string) ([]string, error) {
 	return globIn(ctx, dir, escapeMeta("."+base+TempMarker)+"*")
 }
 
-// globIn returns the names in folder dir that match pattern (a pattern
-// of base names), spelled with dir as given. The local file system's Glob
-// cleans the names it returns ("./out" is "out"), and a writer's own
-// temporary, named after its output as given, was taken for another
-// writer's: convert --out ./data refused to write, "another run is
-// writing ./data", and sluice-serve's listing missed temporaries beside
-// such names, so two writers of one file were both let through (audit
-// 97).
+// globIn returns the names in folder dir whose last element matches
+// pattern (path.Match's syntax), spelled with dir as given, temporaries
+// included. The local file system's Glob cleans the names it returns
+// ("./out" is "out"), and a writer's own temporary, named after its output
+// as given, was taken for another writer's: convert --out ./data refused
+// to write, "another run is writing ./data", and sluice-serve's listing
+// missed temporaries beside such names, so two writers of one file were
+// both let through (audit 97). A local folder is listed rather than
+// globbed: filepath.Glob walks a folder with a metacharacter element by
+// element, and a listing holds no "." or "..", so d[1]/./out found none
+// (audit 99).
 func globIn(ctx context.Context, dir, pattern string) ([]string, error) {
-	names, err := Glob(ctx, escapeMeta(dir)+pattern)
-	for i, n := range names {
-		_, base := splitBase(n)
-		names[i] = dir + base
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("storage: glob %s%s: %w", dir, pattern, err)
 	}
-	return names, err
+	fsys, err := lookup(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := fsys.(Local); !ok {
+		names, err := fsys.Glob(ctx, escapeMeta(dir)+pattern)
+		for i, n := range names {
+			_, base := splitBase(n)
+			names[i] = dir + base
+		}
+		slices.Sort(names)
+		return names, err
+	}
+	p, _ := localPath(dir)
+	if p == "" {
+		p = "."
+	}
+	// As filepath.Glob, a folder that cannot be read holds no match.
+	ents, _ := os.ReadDir(p)
+	var names []string
+	for _, e := range ents {
+		if ok, err := path.Match(pattern, e.Name()); err != nil {
+			return nil, fmt.Errorf("storage: glob %s%s: %w", dir, pattern, err)
+		} else if ok {
+			names = append(names, dir+e.Name())
+		}
+	}
+	return names, nil
 }
 
 // LeftoversBeside returns what [Leftovers] returns for each of names,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -318,11 +319,19 @@ func TestLeftoversMatching(t *testing.T) {
 func TestLeftoversSpelledAsGiven(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, sub := range []string{"sub", "d[1]", "q?x"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Chdir(dir)
-	for _, stem := range []string{"./out", "sub/../out2", dir + "//out3", dir + "/./out4", "out5"} {
+	stems := []string{"./out", "sub/../out2", dir + "//out3", dir + "/./out4", "out5",
+		// A metacharacter in the folder, then . or .. (audit 99).
+		"d[1]/./out6", "q?x/../out7", "d[1]/../sub/out8"}
+	if runtime.GOOS != "windows" {
+		stems = append(stems, `o\y`, `sub/a\b`) // a backslash is a name's character (audit 99)
+	}
+	for _, stem := range stems {
 		name := stem + ".tfrecord"
 		p, err := storage.CreatePending(ctx, name)
 		if err != nil {

@@ -146,3 +146,40 @@ func TestReplyAfterEndOfRequests(t *testing.T) {
 		exitsClean(t, cmd, shm, "a close")
 	}
 }
+
+// One socket as both stdin and stdout (a client's end of a socket pair)
+// serves as two pipes do: switched to non-blocking for the replies, it
+// failed the requests' blocking read with EAGAIN (audit 99).
+func TestOneSocketBothWays(t *testing.T) {
+	for _, procs := range []string{"1", "4"} {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine, theirs := os.NewFile(uintptr(fds[0]), "client"), os.NewFile(uintptr(fds[1]), "server")
+		shm := t.TempDir()
+		cmd := serverCommand(shm, "GOMAXPROCS="+procs)
+		cmd.Stdin, cmd.Stdout = theirs, theirs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		theirs.Close()
+		t.Cleanup(func() { cmd.Process.Kill() })
+		// A first request answered: the server reads the next while the
+		// socket is empty.
+		if err := pyserve.WriteMessage(mine, map[string]string{"op": "next"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pyserve.ReadMessage(mine); err != nil {
+			t.Fatalf("GOMAXPROCS=%s: the reply to a next before an open: %v", procs, err)
+		}
+		if err := pyserve.WriteMessage(mine, map[string]string{"op": "close"}); err != nil {
+			t.Fatal(err)
+		}
+		if r := readReply(t, mine); !r.OK {
+			t.Fatalf("GOMAXPROCS=%s: close: %+v, want ok", procs, r)
+		}
+		mine.Close()
+		exitsClean(t, cmd, shm, "a close")
+	}
+}

@@ -20,7 +20,16 @@ import (
 // block. Only a pipe or a socket (a client that runs the server over a
 // socket pair, audit 97) is switched: the mode belongs to the open file,
 // which a terminal shares with the shell; restore puts it back. A server
-// writing to a terminal the user stopped waits for it.
+// writing to a terminal the user stopped, or to a socket that is its stdin
+// too, waits for it.
 func replies() (w io.Writer, restore func()) {
+	if in, err := os.Stdin.Stat(); err == nil {
+		if out, err := os.Stdout.Stat(); err == nil && os.SameFile(in, out) {
+			// One socket both ways: its mode is stdin's too, which is
+			// read blocking with more than one P (requests), and would
+			// then fail with EAGAIN (audit 99).
+			return os.Stdout, func() {}
+		}
+	}
 	return polled(os.Stdout, os.ModeNamedPipe|os.ModeSocket)
 }
