@@ -93,8 +93,8 @@ func newConvertCmd() *cobra.Command {
 
 CSV and JSON lines (jsonl and json) may be GZIP or ZSTD compressed, which their first bytes
 tell; a line longer than --max-record-size is an error, as is a CSV line of
-more columns than one a KiB of it, or a JSON line of more values than one
-each 16 bytes (what they cost in memory).
+more columns than one a KiB of it (1 024 at least), or a JSON line of more
+values than one each 16 bytes (65 536 at least): what they cost in memory.
 
 Output goes to --out: OUT.tfrecord, or OUT-00000-of-0000N.tfrecord with
 --shards N (records dealt round-robin), .gz, .zlib or .zst appended for

@@ -45,8 +45,8 @@ many values it has, and a parse spec that every record it read satisfies:
 TensorFlow's tf.io feature dictionaries and as a spec for sluice's Python
 package, --output json (or --json) as data. A feature whose kind differs
 between records has no spec: no parser reads it. More distinct features than
-one a KiB of --max-record-size (262 144 by default) is an error naming the
-record that brought the first one over.
+one a KiB of --max-record-size (262 144 by default, 1 024 at least) is an
+error naming the record that brought the first one over.
 
 --from csv reads CSV lines instead (GZIP or ZSTD compressed too) and reports
 each column's type, the narrowest of int64, float and string that every

@@ -47,8 +47,8 @@ which jq and JavaScript would round, is a string of its digits, as in cat's
 output (quantiles and means are floats).
 
 Each feature summarised costs about a kilobyte: more distinct features than
-one a KiB of --max-record-size (262 144 by default) is an error naming the
-record that brought the first one over.`,
+one a KiB of --max-record-size (262 144 by default, 1 024 at least) is an
+error naming the record that brought the first one over.`,
 		Example: "  sluice stats 'data/train-*.tfrecord.gz'\n" +
 			"  sluice stats --limit 10000 --top 20 data.tfrecord\n" +
 			"  sluice stats --from csv --header data.csv.gz\n" +

@@ -100,6 +100,7 @@ FIFO_TRAINER = textwrap.dedent("""
     it = iter(sluice.examples(sys.argv[1], {"label": sluice.FixedLen([], "int64")}, batch_size=4, readers=1))
     print(it.server_pid, flush=True)
     s = it._s
+    proc = s._proc
     more = s._more
     def interrupted(n):
         os.kill(os.getpid(), signal.SIGINT)
@@ -108,7 +109,7 @@ FIFO_TRAINER = textwrap.dedent("""
     try:
         next(it)
     except KeyboardInterrupt:
-        print("interrupted", flush=True)
+        print("interrupted", proc.returncode, flush=True)
         sys.exit(3)
 """)
 
@@ -128,6 +129,11 @@ def test_ctrl_c_while_input_waits(tmp_path):
     assert p.returncode == 3 and "interrupted" in out, (p.returncode, out)
     assert took < 4, f"the trainer took {took:.1f} s to end after Ctrl-C"
     assert not alive(server) and not shm_files(server)
+    # The server was stopped, and ended by itself (143, as on SIGTERM; 0
+    # had it read the end of its input first), not killed a second later
+    # (-9): it read that end only when it took the requests sent ahead
+    # (audit 98).
+    assert out.split()[-1] in ("143", "0"), out
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

@@ -1068,12 +1068,18 @@ class _Session:
             indices = indices.copy()
         return SparseValue(indices, values, np.array(shape, np.int64))
 
-    def close(self, wait=5):
-        """Ends the server: its stdin closed, it exits; killed if it does
+    def close(self, wait=5, stop=False):
+        """Ends the server: its stdin closed, it exits (with stop, it is
+        sent SIGTERM as well, which it ends at once on); killed if it does
         not within wait seconds."""
         p = self._let_go()
         if p is None:
             return
+        if stop:
+            try:
+                p.terminate()
+            except OSError:
+                pass
         try:
             p.wait(timeout=wait)
         except subprocess.TimeoutExpired:
@@ -1236,8 +1242,8 @@ class _Iterator(Iterator[Batch]):
             b = self._s.next(self._copy)
         except BaseException as e:
             # An error, or Ctrl-C in the middle of a message: the link is
-            # no longer usable. On Ctrl-C the server gets a second to
-            # exit by itself (it does at once, unless it waits on a read
+            # no longer usable. On Ctrl-C the server is stopped and gets a
+            # second to exit (it does at once, unless it waits on a read
             # nothing can cancel: then it is killed), so that the
             # KeyboardInterrupt is not held up.
             s, self._s = self._s, None
@@ -1255,7 +1261,12 @@ class _Iterator(Iterator[Batch]):
                     # position after the batches before it is known, and
                     # a data set with skip_corrupt=True resumes there.
                     self._failed_at = _position(s)
-                s.close(wait=1 if isinstance(e, KeyboardInterrupt) or self._closed else 5)
+                # On Ctrl-C the server is also stopped (SIGTERM): with
+                # requests sent ahead it reads the end of its input only
+                # when it takes them, and the KeyboardInterrupt came a
+                # second late, when it was killed (audit 98).
+                interrupted = isinstance(e, KeyboardInterrupt)
+                s.close(wait=1 if interrupted or self._closed else 5, stop=interrupted)
             if self._closed and not isinstance(e, KeyboardInterrupt):
                 # The server stopped by close() from another thread.
                 raise self._closed_error() from None
