@@ -72,8 +72,8 @@ func (f *File) readFooter() error {
 		return fmt.Errorf("%d bytes is too short for a Parquet file", f.size)
 	}
 	var tail [8]byte
-	if _, err := f.r.ReadAt(tail[:], f.size-8); err != nil {
-		return fmt.Errorf("reading footer: %w", noEOF(err))
+	if err := readAt(f.r, tail[:], f.size-8); err != nil {
+		return fmt.Errorf("reading footer: %w", err)
 	}
 	if !bytes.Equal(tail[4:], magic) {
 		if bytes.Equal(tail[4:], []byte("PARE")) {
@@ -86,15 +86,15 @@ func (f *File) readFooter() error {
 		return fmt.Errorf("footer of %d bytes in a file of %d", n, f.size)
 	}
 	var head [4]byte
-	if _, err := f.r.ReadAt(head[:], 0); err != nil {
-		return fmt.Errorf("reading header: %w", noEOF(err))
+	if err := readAt(f.r, head[:], 0); err != nil {
+		return fmt.Errorf("reading header: %w", err)
 	}
 	if !bytes.Equal(head[:], magic) {
 		return fmt.Errorf("not a Parquet file: it starts with %q, not %q", head[:], magic)
 	}
 	footer := make([]byte, n)
-	if _, err := f.r.ReadAt(footer, f.size-8-n); err != nil {
-		return fmt.Errorf("reading footer: %w", noEOF(err))
+	if err := readAt(f.r, footer, f.size-8-n); err != nil {
+		return fmt.Errorf("reading footer: %w", err)
 	}
 	meta, err := parseFileMetaData(footer)
 	if err != nil {

@@ -81,16 +81,16 @@ func (pr *pageReader) bytes(off int64, n int) ([]byte, error) {
 	}
 	if n > pr.window {
 		pr.raw = resize(pr.raw, n)
-		if _, err := pr.r.ReadAt(pr.raw, off); err != nil {
-			return nil, noEOF(err)
+		if err := readAt(pr.r, pr.raw, off); err != nil {
+			return nil, err
 		}
 		return pr.raw, nil
 	}
 	m := int(min(int64(pr.window), pr.end-off))
 	pr.winBuf = resize(pr.winBuf, m)
 	pr.win, pr.winOff = nil, 0
-	if _, err := pr.r.ReadAt(pr.winBuf, off); err != nil {
-		return nil, noEOF(err)
+	if err := readAt(pr.r, pr.winBuf, off); err != nil {
+		return nil, err
 	}
 	pr.win, pr.winOff = pr.winBuf, off
 	return pr.win[:n], nil
@@ -268,6 +268,20 @@ func readExactly(r io.Reader, dst []byte) (int, error) {
 
 // noEOF turns an end of input inside a structure into
 // io.ErrUnexpectedEOF.
+// readAt reads len(b) bytes at off, all or an error: a ReaderAt may
+// return io.EOF with a whole read that ends at the end of its data, which
+// was taken for a failure (audit 101: every file of an FS that does so).
+func readAt(r io.ReaderAt, b []byte, off int64) error {
+	n, err := r.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return noEOF(err)
+}
+
 func noEOF(err error) error {
 	if err == io.EOF {
 		return io.ErrUnexpectedEOF

@@ -687,6 +687,11 @@ func (w *Writer) write(b []byte) {
 	}
 	n, err := w.dst.Write(b)
 	w.off += int64(n)
+	if err == nil && n < len(b) {
+		// A writer that breaks io.Writer's rule: the file would be
+		// cut short, and Close would say it was written (audit 101).
+		err = io.ErrShortWrite
+	}
 	if err != nil {
 		w.err = fmt.Errorf("parquet: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -742,5 +743,29 @@ func TestWriterLongLists(t *testing.T) {
 				t.Fatalf("page size %d, row %d differs", page, i)
 			}
 		}
+	}
+}
+
+// shortWriter takes only half of each write and says nothing: it breaks
+// io.Writer's rule.
+type shortWriter struct{ bytes.Buffer }
+
+func (w *shortWriter) Write(p []byte) (int, error) { return w.Buffer.Write(p[:len(p)/2]) }
+
+// A write cut short without an error is an error: Close said the file
+// was written, and it was cut short (audit 101).
+func TestWriterShortWrite(t *testing.T) {
+	var dst shortWriter
+	w, err := NewWriter(&dst, []Column{{Name: "n", Kind: Int64}}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetInt64s(0, []int64{7})
+	err = w.WriteRow()
+	if err == nil {
+		err = w.Close()
+	}
+	if !errors.Is(err, io.ErrShortWrite) {
+		t.Errorf("a writer that took half of each write: %v, want io.ErrShortWrite", err)
 	}
 }

@@ -27,6 +27,9 @@ type hiccupFS struct {
 	files  map[string][]byte
 	failAt int64
 	failed map[string]bool
+	// eofAtEnd makes a read that ends at the end of the file return
+	// io.EOF with its bytes, as io.ReaderAt allows.
+	eofAtEnd bool
 }
 
 var errHiccup = errors.New("connection reset")
@@ -66,7 +69,7 @@ func (f *hiccupFile) ReadAt(p []byte, off int64) (int, error) {
 		return copy(p, f.data[off:f.fs.failAt]), errHiccup
 	}
 	n := copy(p, f.data[off:])
-	if n < len(p) {
+	if n < len(p) || f.fs.eofAtEnd && off+int64(n) == int64(len(f.data)) {
 		return n, io.EOF
 	}
 	return n, nil
@@ -215,5 +218,46 @@ func TestFixedLengthHugeRecord(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
 		t.Errorf("reading a 6-byte file of 1 GiB records allocated %d bytes", grew)
+	}
+}
+
+// A text position after a file's last line restores where the file's
+// ReaderAt returns io.EOF with a whole read that ends at its end, as
+// io.ReaderAt allows: the restore read the byte before the position and
+// took that io.EOF for a failure (audit 101). Every checkpoint taken at a
+// file's end was refused on such a file system.
+func TestRestoreTextAtEndEOFAtEnd(t *testing.T) {
+	for i, text := range []string{"a\nb\nc\n", "a\nb\nc"} {
+		scheme := fmt.Sprintf("eofatend%d", i)
+		name := scheme + "://bucket/f"
+		storage.Register(scheme, &hiccupFS{files: map[string][]byte{name: []byte(text)}, failAt: -1, failed: map[string]bool{}, eofAtEnd: true})
+		t.Cleanup(func() { storage.Unregister(scheme) })
+		q := workQueue(t, name, name)
+		q.Close(bg)
+		r, err := NewTextLineReader(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, _, err := r.Read(bg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		state, err := r.SerializeState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q2 := workQueue(t) // the unit restored is the file's, read to its end
+		q2.Close(bg)
+		r2, err := NewTextLineReader(q2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r2.RestoreState(bg, state); err != nil {
+			t.Fatalf("%q: restore at the end: %v", text, err)
+		}
+		if k, v, err := r2.Read(bg); !errors.Is(err, io.EOF) {
+			t.Errorf("%q: after the restore at the end: %s=%q, %v; want io.EOF", text, k, v, err)
+		}
 	}
 }

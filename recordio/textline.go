@@ -363,7 +363,13 @@ func (f *textLineFormat) Seek(ctx context.Context, work string, pos []byte) erro
 		}
 		if off > 0 {
 			var b [1]byte
-			if _, err := f.file.ReadAt(b[:], int64(off)-1); err != nil {
+			// A ReaderAt may return io.EOF with a whole read that ends at
+			// the end of its data: a position after a file's last line
+			// was refused (audit 101).
+			if n, err := f.file.ReadAt(b[:], int64(off)-1); n < 1 {
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
 				f.Reset()
 				return fmt.Errorf("%s: reading the byte before the saved offset %d: %w", work, off, err)
 			}

@@ -249,7 +249,7 @@ func (f *tfRecordFormat) Seek(ctx context.Context, work string, pos []byte) erro
 // it is.
 func (f *tfRecordFormat) checkBoundary(off int64) error {
 	var h [12]byte // a record's length and its CRC
-	if _, err := f.file.ReadAt(h[:], off); err != nil {
+	if n, _ := f.file.ReadAt(h[:], off); n < len(h) {
 		return nil
 	}
 	if tfrecord.MaskedCRC(h[:8]) == binary.LittleEndian.Uint32(h[8:]) {

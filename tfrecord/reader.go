@@ -551,8 +551,18 @@ type sourceReader struct {
 	n   int64 // bytes read
 }
 
-func (s *sourceReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
+// Read reads from the source, giving up on one that returns no bytes and
+// no error: after 100 such reads in a row it returns io.ErrNoProgress, as
+// fill does. io.ReadFull of a record larger than the buffer, and the ZSTD
+// decoder, read such a source for ever, spinning a CPU (audit 101).
+func (s *sourceReader) Read(p []byte) (n int, err error) {
+	for empty := 0; n == 0 && err == nil && len(p) > 0; empty++ {
+		if empty == 100 {
+			err = io.ErrNoProgress
+			break
+		}
+		n, err = s.r.Read(p)
+	}
 	s.n += int64(n)
 	if err != nil && err != io.EOF {
 		s.err = err

@@ -30,7 +30,7 @@ func NewReader(r io.Reader, l Layout) (*Reader, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reader{l: l, name: datasets.NameOf(r), br: bufio.NewReaderSize(r, 64<<10), buf: make([]byte, l.RecordBytes())}, nil
+	return &Reader{l: l, name: datasets.NameOf(r), br: bufio.NewReaderSize(datasets.Progress(r), 64<<10), buf: make([]byte, l.RecordBytes())}, nil
 }
 
 // Next returns the next record, whose slices are valid until the next

@@ -35,7 +35,7 @@ type stream struct {
 // newStream wraps r, decompressing it if it starts with gzip's magic bytes.
 func newStream(r io.Reader) (*stream, error) {
 	s := &stream{name: datasets.NameOf(r)}
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(datasets.Progress(r))
 	if isGzip(br) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -77,8 +77,10 @@ func (m *members) Read(p []byte) (int, error) {
 		if n > 0 {
 			return n, nil // the next Read returns io.EOF again
 		}
-		if _, err := m.src.Peek(1); err == io.EOF {
-			return 0, io.EOF
+		if _, err := m.src.Peek(1); err != nil {
+			// The end, or a failure to read, which is not bytes that
+			// are not gzip (audit 101: it was reported as such).
+			return 0, err
 		}
 		if !isGzip(m.src) {
 			return 0, errNotGzip
