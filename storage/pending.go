@@ -567,8 +567,14 @@ func globIn(ctx context.Context, dir, pattern string) ([]string, error) {
 	if p == "" {
 		p = "."
 	}
-	// As filepath.Glob, a folder that cannot be read holds no match.
-	ents, _ := os.ReadDir(p)
+	// A folder that is not there holds no match; one that cannot be
+	// read is an error, where filepath.Glob found nothing in it, and two
+	// writers of one file in a folder they could write but not list both
+	// went through (audit 100).
+	ents, err := os.ReadDir(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("storage: looking for the temporaries of interrupted writes in %s: %w", p, err)
+	}
 	var names []string
 	for _, e := range ents {
 		if ok, err := path.Match(pattern, e.Name()); err != nil {

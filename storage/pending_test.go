@@ -356,3 +356,27 @@ func TestLeftoversSpelledAsGiven(t *testing.T) {
 		p.Abort()
 	}
 }
+
+// A folder that cannot be listed is an error for the temporaries beside a
+// name, not a folder holding none: two writers of one file in a folder
+// they could write but not list both went through (audit 100). (Root lists
+// any folder; a file taken for a folder fails the listing for anyone.) A
+// folder that is not there holds none.
+func TestLeftoversUnlistableFolder(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "afile"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "afile", "out")
+	if left, err := storage.Leftovers(ctx, name); err == nil {
+		t.Errorf("Leftovers(%s) = %q, nil; want an error", name, left)
+	}
+	if left, err := storage.LeftoversBeside(ctx, []string{name}); err == nil {
+		t.Errorf("LeftoversBeside(%s) = %q, nil; want an error", name, left)
+	}
+	missing := filepath.Join(dir, "none", "out")
+	if left, err := storage.Leftovers(ctx, missing); err != nil || len(left) != 0 {
+		t.Errorf("Leftovers(%s) = %q, %v; want none", missing, left, err)
+	}
+}

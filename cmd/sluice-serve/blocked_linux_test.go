@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,15 +47,34 @@ func TestBlockedReplyGivenUp(t *testing.T) {
 	}
 	for _, tc := range []struct{ stdout, end string }{
 		{"pipe", "SIGTERM"}, {"pipe", "stdin closed"}, {"socket", "SIGTERM"}, {"socket", "stdin closed"},
+		// One socket as stdin and stdout (audit 100).
+		{"one socket", "SIGTERM"}, {"one socket", "stdin closed"},
 	} {
 		t.Run(tc.stdout+", "+tc.end, func(t *testing.T) {
 			shm := t.TempDir()
 			cmd := serverCommand(shm)
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
+			var stdin io.WriteCloser
 			var stdout *os.File
+			if tc.stdout == "one socket" {
+				fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stdout = os.NewFile(uintptr(fds[0]), "client")
+				theirs := os.NewFile(uintptr(fds[1]), "server")
+				defer stdout.Close()
+				cmd.Stdin, cmd.Stdout = theirs, theirs
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				theirs.Close()
+				t.Cleanup(func() { cmd.Process.Kill() })
+				stdin = halfCloser{stdout}
+			} else if p, err := cmd.StdinPipe(); err != nil {
+				t.Fatal(err)
+			} else {
+				stdin = p
+			}
 			if tc.stdout == "socket" {
 				fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 				if err != nil {
@@ -69,7 +89,7 @@ func TestBlockedReplyGivenUp(t *testing.T) {
 				}
 				theirs.Close()
 				t.Cleanup(func() { cmd.Process.Kill() })
-			} else {
+			} else if tc.stdout == "pipe" {
 				stdout = runServer(t, cmd).(*os.File)
 			}
 			if err := pyserve.WriteMessage(stdin, map[string]any{"op": "open", "kind": "examples", "files": []string{data},
@@ -183,3 +203,10 @@ func TestOneSocketBothWays(t *testing.T) {
 		exitsClean(t, cmd, shm, "a close")
 	}
 }
+
+// halfCloser writes to a socket, and its Close ends the socket's writing
+// half only, as closing a pipe to the server does.
+type halfCloser struct{ f *os.File }
+
+func (h halfCloser) Write(p []byte) (int, error) { return h.f.Write(p) }
+func (h halfCloser) Close() error                { return syscall.Shutdown(int(h.f.Fd()), syscall.SHUT_WR) }

@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -82,8 +83,15 @@ func main() {
 		cancel(interrupt.Error{Signal: s})
 	}()
 	go watchParent(cancel)
-	in, restoreIn := requests()
-	out, restoreOut := replies()
+	var in io.Reader
+	var out io.Writer
+	var restoreIn, restoreOut func()
+	if f, restore, ok := oneSocket(); ok {
+		in, out, restoreIn, restoreOut = f, f, restore, func() {}
+	} else {
+		in, restoreIn = requests()
+		out, restoreOut = replies()
+	}
 	err := pyserve.Serve(ctx, in, out)
 	restoreIn()
 	restoreOut()

@@ -20,16 +20,25 @@ import (
 // block. Only a pipe or a socket (a client that runs the server over a
 // socket pair, audit 97) is switched: the mode belongs to the open file,
 // which a terminal shares with the shell; restore puts it back. A server
-// writing to a terminal the user stopped, or to a socket that is its stdin
-// too, waits for it.
+// writing to a terminal the user stopped waits for it.
 func replies() (w io.Writer, restore func()) {
-	if in, err := os.Stdin.Stat(); err == nil {
-		if out, err := os.Stdout.Stat(); err == nil && os.SameFile(in, out) {
-			// One socket both ways: its mode is stdin's too, which is
-			// read blocking with more than one P (requests), and would
-			// then fail with EAGAIN (audit 99).
-			return os.Stdout, func() {}
-		}
-	}
 	return polled(os.Stdout, os.ModeNamedPipe|os.ModeSocket)
+}
+
+// oneSocket returns, when stdin and stdout are one socket (a client's end
+// of a socket pair), one File of it through the poller for both the
+// requests and the replies: the non-blocking mode the replies need is the
+// socket's, and a blocking read of it through os.Stdin failed with EAGAIN
+// (audit 99), while a blocking write could not be given up (audit 100).
+func oneSocket() (f *os.File, restore func(), ok bool) {
+	in, err := os.Stdin.Stat()
+	if err != nil {
+		return nil, nil, false
+	}
+	out, err := os.Stdout.Stat()
+	if err != nil || !os.SameFile(in, out) || in.Mode()&os.ModeSocket == 0 {
+		return nil, nil, false
+	}
+	f, restore = polled(os.Stdin, os.ModeSocket)
+	return f, restore, f != os.Stdin
 }
