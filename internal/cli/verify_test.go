@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -171,5 +174,57 @@ func TestVerifyInterruptedStdin(t *testing.T) {
 	}
 	if out.Len() > 0 || errOut.Len() > 0 {
 		t.Errorf("output of an interrupted run: %q, %q", out.String(), errOut.String())
+	}
+}
+
+// unlistableFS serves one file, and refuses to list its folder for the
+// temporaries of interrupted writes: as a folder a user can read files of
+// but not list.
+type unlistableFS struct {
+	name string
+	data []byte
+}
+
+func (u unlistableFS) Open(_ context.Context, name string) (storage.File, error) {
+	if name != u.name {
+		return nil, fs.ErrNotExist
+	}
+	return &memFile{Reader: bytes.NewReader(u.data), name: name}, nil
+}
+
+func (unlistableFS) Create(context.Context, string) (io.WriteCloser, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (u unlistableFS) Glob(_ context.Context, pattern string) ([]string, error) {
+	switch {
+	case pattern == u.name:
+		return []string{u.name}, nil
+	case strings.HasSuffix(pattern, "/.*"+storage.TempMarker+"*"):
+		return nil, fs.ErrPermission // the listing of the whole folder
+	}
+	return nil, nil
+}
+
+type memFile struct {
+	*bytes.Reader
+	name string
+}
+
+func (f *memFile) Close() error { return nil }
+func (f *memFile) Name() string { return f.name }
+
+// A folder whose leftovers cannot be looked for is said so, and its files
+// are checked all the same: the listing's error had ended verify.
+func TestVerifyUnlistableFolder(t *testing.T) {
+	var buf bytes.Buffer
+	w := tfrecord.NewWriter(&buf)
+	w.Write([]byte("one"))
+	w.Close()
+	storage.Register("unlistable", unlistableFS{name: "unlistable://b/x.tfrecord", data: buf.Bytes()})
+	t.Cleanup(func() { storage.Unregister("unlistable") })
+	code, stdout, errOut := run(t, "verify", "unlistable://b/x.tfrecord")
+	if code != 0 || !strings.Contains(stdout, "1 good record") || !strings.Contains(errOut, "not looking for the leftovers") {
+		t.Errorf("verify: exit %d, %q, %q; want 0, the file checked, and a note", code, stdout, errOut)
 	}
 }
