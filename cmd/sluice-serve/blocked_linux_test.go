@@ -210,3 +210,77 @@ type halfCloser struct{ f *os.File }
 
 func (h halfCloser) Write(p []byte) (int, error) { return h.f.Write(p) }
 func (h halfCloser) Close() error                { return syscall.Shutdown(int(h.f.Fd()), syscall.SHUT_WR) }
+
+// A server handed descriptors already non-blocking (Python's
+// socket.setdefaulttimeout makes every socket so) serves as with blocking
+// ones: a second File of such a descriptor could not be polled, and its
+// reads and writes failed with EAGAIN (audit 102). exec.Cmd makes the
+// descriptors it passes blocking, so the server is started with
+// syscall.StartProcess.
+func TestNonBlockingStdio(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		procs string
+		one   bool
+	}{
+		{"one socket", "1", true}, {"one socket", "4", true}, {"two sockets", "1", false}, {"two sockets", "4", false},
+	} {
+		t.Run(tc.name+", GOMAXPROCS="+tc.procs, func(t *testing.T) {
+			pair := func() (mine *os.File, theirs int) {
+				fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.SetNonblock(fds[1], true); err != nil {
+					t.Fatal(err)
+				}
+				return os.NewFile(uintptr(fds[0]), "client"), fds[1]
+			}
+			in, theirsIn := pair()
+			out, theirsOut := in, theirsIn
+			if !tc.one {
+				out, theirsOut = pair()
+				defer out.Close()
+			}
+			defer in.Close()
+			shm := t.TempDir()
+			env := append(os.Environ(), serveEnv+"=1", "SLUICE_SHM_DIR="+shm, "GOMAXPROCS="+tc.procs)
+			pid, err := syscall.ForkExec(os.Args[0], []string{os.Args[0]}, &syscall.ProcAttr{Env: env, Files: []uintptr{uintptr(theirsIn), uintptr(theirsOut), 2}})
+			syscall.Close(theirsIn)
+			if !tc.one {
+				syscall.Close(theirsOut)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			proc, err := os.FindProcess(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { proc.Kill() })
+			time.Sleep(100 * time.Millisecond) // the server reads an empty socket first
+			if err := pyserve.WriteMessage(in, map[string]string{"op": "next"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pyserve.ReadMessage(out); err != nil {
+				t.Fatalf("the reply to a next before an open: %v", err)
+			}
+			if err := pyserve.WriteMessage(in, map[string]string{"op": "close"}); err != nil {
+				t.Fatal(err)
+			}
+			if r := readReply(t, out); !r.OK {
+				t.Fatalf("close: %+v, want ok", r)
+			}
+			done := make(chan *os.ProcessState, 1)
+			go func() { st, _ := proc.Wait(); done <- st }()
+			select {
+			case st := <-done:
+				if st == nil || st.ExitCode() != 0 {
+					t.Fatalf("the server ended with %v, want exit status 0", st)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the server is still running 30 s after a close")
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // requests returns what the server reads its requests from: its stdin,
@@ -37,10 +39,17 @@ func requests() (r io.Reader, restore func()) {
 // descriptor made while the descriptor is non-blocking, which the os
 // package then reads and writes through the runtime's poller. restore
 // puts the descriptor's mode back, for whoever holds it after the server.
+//
+// A descriptor the server was handed non-blocking (Python's
+// socket.setdefaulttimeout makes every socket so) is f itself: the os
+// package polls it from the start, and a second File of it could not be
+// (the poller takes a descriptor once), so its reads and writes failed
+// with EAGAIN (audit 102). f.Fd would make it blocking: its mode is read
+// through SyscallConn.
 func polled(f *os.File, modes os.FileMode) (*os.File, func()) {
 	nop := func() {}
 	fi, err := f.Stat()
-	if err != nil || fi.Mode()&modes == 0 {
+	if err != nil || fi.Mode()&modes == 0 || nonblocking(f) {
 		return f, nop
 	}
 	fd := int(f.Fd())
@@ -54,4 +63,18 @@ func polled(f *os.File, modes os.FileMode) (*os.File, func()) {
 		// with f.
 		runtime.KeepAlive(p)
 	}
+}
+
+// nonblocking reports whether f's descriptor is in non-blocking mode.
+func nonblocking(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	nb := false
+	rc.Control(func(fd uintptr) {
+		flags, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+		nb = err == nil && flags&unix.O_NONBLOCK != 0
+	})
+	return nb
 }

@@ -40,5 +40,5 @@ func oneSocket() (f *os.File, restore func(), ok bool) {
 		return nil, nil, false
 	}
 	f, restore = polled(os.Stdin, os.ModeSocket)
-	return f, restore, f != os.Stdin
+	return f, restore, true
 }
