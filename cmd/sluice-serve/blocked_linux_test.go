@@ -55,42 +55,22 @@ func TestBlockedReplyGivenUp(t *testing.T) {
 			cmd := serverCommand(shm)
 			var stdin io.WriteCloser
 			var stdout *os.File
-			if tc.stdout == "one socket" {
-				fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+			switch tc.stdout {
+			case "pipe":
+				p, err := cmd.StdinPipe()
 				if err != nil {
 					t.Fatal(err)
 				}
-				stdout = os.NewFile(uintptr(fds[0]), "client")
-				theirs := os.NewFile(uintptr(fds[1]), "server")
-				defer stdout.Close()
-				cmd.Stdin, cmd.Stdout = theirs, theirs
-				if err := cmd.Start(); err != nil {
+				stdin, stdout = p, runServer(t, cmd).(*os.File)
+			case "socket":
+				p, err := cmd.StdinPipe()
+				if err != nil {
 					t.Fatal(err)
 				}
-				theirs.Close()
-				t.Cleanup(func() { cmd.Process.Kill() })
+				stdin, stdout = p, startOverSocket(t, cmd, false)
+			case "one socket":
+				stdout = startOverSocket(t, cmd, true)
 				stdin = halfCloser{stdout}
-			} else if p, err := cmd.StdinPipe(); err != nil {
-				t.Fatal(err)
-			} else {
-				stdin = p
-			}
-			if tc.stdout == "socket" {
-				fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				stdout = os.NewFile(uintptr(fds[0]), "client")
-				theirs := os.NewFile(uintptr(fds[1]), "server")
-				defer stdout.Close()
-				cmd.Stdout = theirs
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				theirs.Close()
-				t.Cleanup(func() { cmd.Process.Kill() })
-			} else if tc.stdout == "pipe" {
-				stdout = runServer(t, cmd).(*os.File)
 			}
 			if err := pyserve.WriteMessage(stdin, map[string]any{"op": "open", "kind": "examples", "files": []string{data},
 				"batch_size": 1, "epochs": 100, "slots": 64, "spec": spec}); err != nil {
@@ -172,19 +152,9 @@ func TestReplyAfterEndOfRequests(t *testing.T) {
 // failed the requests' blocking read with EAGAIN (audit 99).
 func TestOneSocketBothWays(t *testing.T) {
 	for _, procs := range []string{"1", "4"} {
-		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mine, theirs := os.NewFile(uintptr(fds[0]), "client"), os.NewFile(uintptr(fds[1]), "server")
 		shm := t.TempDir()
 		cmd := serverCommand(shm, "GOMAXPROCS="+procs)
-		cmd.Stdin, cmd.Stdout = theirs, theirs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		theirs.Close()
-		t.Cleanup(func() { cmd.Process.Kill() })
+		mine := startOverSocket(t, cmd, true)
 		// A first request answered: the server reads the next while the
 		// socket is empty.
 		if err := pyserve.WriteMessage(mine, map[string]string{"op": "next"}); err != nil {
@@ -283,4 +253,27 @@ func TestNonBlockingStdio(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startOverSocket starts cmd with one end of a socket pair as its stdout,
+// and as its stdin too if both, and returns the other end, closed at the
+// end of the test; the server is killed then if it still runs.
+func startOverSocket(t *testing.T, cmd *exec.Cmd, both bool) *os.File {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "client"), os.NewFile(uintptr(fds[1]), "server")
+	t.Cleanup(func() { mine.Close() })
+	cmd.Stdout = theirs
+	if both {
+		cmd.Stdin = theirs
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	theirs.Close()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return mine
 }
