@@ -7,8 +7,14 @@
 // (the client closed it, or died, even by SIGKILL), when its stdout does
 // (a reply finds no reader), and when its parent
 // changes (the parent died and it was re-parented), within a second or
-// two even while a request waits for slow input; SIGTERM and SIGHUP stop
-// it the same way, and it exits 143 or 129 then. It removes any
+// two even while a request waits for slow input or a reply waits for the
+// client; SIGTERM and SIGHUP stop it the same way, and it exits 143 or
+// 129 then. The end of stdin is seen once the requests before it are
+// taken: a client that closes it behind requests queued after a reply it
+// does not read is ended by itself (the Python package kills a server
+// that has not exited a second after its input ended) or by the watch of
+// its parent, since reading on past a request not yet taken cost the
+// stream a tenth of its speed (see pyserve's readRequests). It removes any
 // named shared-memory files on the way out (on Linux its shared memory is
 // anonymous files, which go with it). It ignores SIGINT, which a
 // terminal's Ctrl-C sends to the trainer's whole process group: the
