@@ -138,10 +138,10 @@ func Seed(seed uint64) SeedOption { return seedOption(seed) }
 // The turns are a batcher's own: the readers of two batchers that share
 // one filename queue race for its files, so their batches, and a resume
 // of their checkpoint, depend on timing (audit 95). Give each batcher a
-// producer of its own. The stages built outside this package honour it too: the state saver
-// (package sequence), bucketing (package bucket), whose batches move to
-// the output as the enqueue that fills their bucket runs, and sampling by
-// class (package sample).
+// producer of its own. The stages built outside this package honour
+// Deterministic too: the state saver (package sequence), bucketing
+// (package bucket), whose batches move to the output as the enqueue that
+// fills their bucket runs, and sampling by class (package sample).
 func Deterministic() PipelineOption {
 	return pipelineOption(func(p *Pipeline) { p.deterministic = true })
 }

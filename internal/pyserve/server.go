@@ -39,8 +39,8 @@ import (
 // r is read by a goroutine of its own, which lives until r returns an
 // error: a caller that cancels ctx should close r as well. A w with a
 // write deadline (an *os.File the runtime polls) has a reply that waits
-// for the client given up when ctx ends or r does: a w without one keeps
-// Serve until the client reads or closes.
+// for the client given up a second after ctx ends or the end of r is
+// seen: a w without one keeps Serve until the client reads or closes.
 func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
