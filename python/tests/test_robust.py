@@ -100,7 +100,9 @@ FIFO_TRAINER = textwrap.dedent("""
     it = iter(sluice.examples(sys.argv[1], {"label": sluice.FixedLen([], "int64")}, batch_size=4, readers=1))
     print(it.server_pid, flush=True)
     s = it._s
-    proc = s._proc
+    terminated = []
+    terminate = type(s._proc).terminate
+    type(s._proc).terminate = lambda p: (terminated.append(p.pid), terminate(p))
     more = s._more
     def interrupted(n):
         os.kill(os.getpid(), signal.SIGINT)
@@ -109,7 +111,7 @@ FIFO_TRAINER = textwrap.dedent("""
     try:
         next(it)
     except KeyboardInterrupt:
-        print("interrupted", proc.returncode, flush=True)
+        print("interrupted", terminated == [it.server_pid], flush=True)
         sys.exit(3)
 """)
 
@@ -129,11 +131,12 @@ def test_ctrl_c_while_input_waits(tmp_path):
     assert p.returncode == 3 and "interrupted" in out, (p.returncode, out)
     assert took < 4, f"the trainer took {took:.1f} s to end after Ctrl-C"
     assert not alive(server) and not shm_files(server)
-    # The server was stopped, and ended by itself (143, as on SIGTERM; 0
-    # had it read the end of its input first), not killed a second later
-    # (-9): it read that end only when it took the requests sent ahead
-    # (audit 98).
-    assert out.split()[-1] in ("143", "0"), out
+    # The server was stopped (SIGTERM), not left to read the end of its
+    # input, which it saw only when it took the requests sent ahead, and
+    # killed a second later (audit 98). How it ended is not asserted: on a
+    # loaded machine its exit on SIGTERM may take longer than the second
+    # it is given.
+    assert out.split()[-1] == "True", out
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
