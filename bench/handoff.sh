@@ -10,6 +10,7 @@
 #   bash bench/handoff.sh --rounds 5 mnist seed
 #   bash bench/handoff.sh --server-b /tmp/old-sluice-serve mnist
 #   bash bench/handoff.sh --deterministic mnist seed   # both sides deterministic
+#   bash bench/handoff.sh --min-time 4 --rounds 9 mnist  # longer runs, less noise
 #
 # The data is bench/run.sh's (build/bench-data, made by it or by
 # `go run ./bench/cmd/sluicebench gen -data build/bench-data`); the Python is
@@ -17,14 +18,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rounds=5 serveb= data=build/bench-data det=()
+rounds=5 serveb= data=build/bench-data det=() mintime=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift ;;
 	--deterministic) det=(--deterministic) ;;
 	--server-b) serveb=$2; shift ;;
 	--data) data=$2; shift ;;
-	-*) echo "usage: bash bench/handoff.sh [--rounds N] [--server-b SLUICE_SERVE] [--data DIR] [--deterministic] WORKLOAD..." >&2; exit 2 ;;
+	--min-time) mintime=$2; shift ;;
+	-*) echo "usage: bash bench/handoff.sh [--rounds N] [--server-b SLUICE_SERVE] [--data DIR] [--min-time SECONDS] [--deterministic] WORKLOAD..." >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
@@ -45,10 +47,10 @@ print(sys.argv[1], sys.argv[2], round(d["examples"] / d["seconds"]), round(d["cp
 }
 for _ in $(seq "$rounds"); do
 	for w in "$@"; do
-		GOMAXPROCS=2 "$bin/sluicebench" -workload "$w" -data "$data" -mode api-reuse ${det:+-deterministic} -runs 1 -json | line go "$w"
-		SLUICE_SERVE=$bin/sluice-serve "$py" bench/py/sluicepy.py --workload "$w" --data "$data" "${det[@]}" | line py "$w"
+		GOMAXPROCS=2 "$bin/sluicebench" -workload "$w" -data "$data" -mode api-reuse ${det:+-deterministic} -runs 1 -min-time "${mintime}s" -json | line go "$w"
+		SLUICE_SERVE=$bin/sluice-serve "$py" bench/py/sluicepy.py --workload "$w" --data "$data" --min-time "$mintime" "${det[@]}" | line py "$w"
 		if [ -n "$serveb" ]; then
-			SLUICE_SERVE=$serveb "$py" bench/py/sluicepy.py --workload "$w" --data "$data" "${det[@]}" | line pyB "$w"
+			SLUICE_SERVE=$serveb "$py" bench/py/sluicepy.py --workload "$w" --data "$data" --min-time "$mintime" "${det[@]}" | line pyB "$w"
 		fi
 	done
 done
