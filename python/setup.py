@@ -10,6 +10,7 @@ carries a native binary but no CPython extension (py3-none-PLATFORM).
 import os
 import shutil
 import subprocess
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -26,6 +27,13 @@ MODULE = os.path.dirname(HERE)  # the Go module's root
 
 class BuildGo(build_py):
     def run(self):
+        if sys.platform == "win32":
+            # The client maps POSIX shared memory that the server makes
+            # (internal/pyserve): stopped here, not at the first batch.
+            raise SystemExit(
+                "sluice: the Python package runs on Linux and macOS, where sluice-serve hands batches over "
+                "in shared memory; on Windows, install it in WSL (the sluice command itself builds on "
+                "Windows: go install ./cmd/sluice)")
         super().run()
         out = os.path.abspath(os.path.join(self.build_lib, "sluice", "_bin", "sluice-serve"))
         os.makedirs(os.path.dirname(out), exist_ok=True)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"syscall"
 	"unsafe"
 )
 
@@ -50,7 +49,7 @@ func shmDir() string {
 	if haveMemFiles() {
 		return ""
 	}
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && syscall.Access("/dev/shm", 2 /* W_OK */) == nil {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && writable("/dev/shm") {
 		return "/dev/shm"
 	}
 	return os.TempDir()
@@ -103,7 +102,7 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 		r.dropLocked(s)
 		return nil, "", fmt.Errorf("shared memory of %d bytes for %s: %w", size, path, err)
 	}
-	mem, err = syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err = mapShared(f, size)
 	if err != nil {
 		r.dropLocked(s)
 		return nil, "", fmt.Errorf("mapping %s: %w", path, err)
@@ -199,7 +198,7 @@ func (r *ring) close() {
 
 func (r *ring) dropLocked(s *slot) {
 	if s.mem != nil {
-		syscall.Munmap(s.mem)
+		unmap(s.mem)
 	}
 	if s.f != nil {
 		s.f.Close()
