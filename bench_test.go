@@ -17,6 +17,7 @@ import (
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/index"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/tensor"
@@ -82,10 +83,10 @@ func BenchmarkMNIST(b *testing.B) {
 	// CPU time per example is steadier than wall time on a shared
 	// machine; both are reported.
 	var cpu0 time.Duration
-	start := func() { cpu0 = cpuTime() }
+	start := func() { cpu0 = cputime.Process() }
 	report := func(b *testing.B) {
 		b.ReportMetric(examples*float64(b.N)/b.Elapsed().Seconds(), "examples/s")
-		b.ReportMetric(float64(cpuTime()-cpu0)/(examples*float64(b.N)), "cpu-ns/example")
+		b.ReportMetric(float64(cputime.Process()-cpu0)/(examples*float64(b.N)), "cpu-ns/example")
 	}
 	b.Run("handtuned", func(b *testing.B) {
 		start()

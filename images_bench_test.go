@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -57,7 +58,7 @@ func BenchmarkDecodeImage(b *testing.B) {
 		{"bytes", Examples(name, imageSpec)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				images := 0
 				for batch, err := range bc.ds.Batches(b.Context(), benchBatch) {
@@ -72,7 +73,7 @@ func BenchmarkDecodeImage(b *testing.B) {
 			}
 			total := float64(n * b.N)
 			b.ReportMetric(total/b.Elapsed().Seconds(), "images/s")
-			b.ReportMetric(float64(cpuTime()-cpu0)/total, "cpu-ns/image")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/total, "cpu-ns/image")
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -51,7 +52,7 @@ func BenchmarkRecords(b *testing.B) {
 			ds := Records(filepath.Join(dir, c.String()+"-*"))
 			b.Run(name, func(b *testing.B) {
 				b.SetBytes(files * perFile * size)
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					n := 0
 					for batch, err := range ds.Batches(b.Context(), benchBatch, opts...) {
@@ -68,7 +69,7 @@ func BenchmarkRecords(b *testing.B) {
 				}
 				examples := float64(files * perFile * b.N)
 				b.ReportMetric(examples/b.Elapsed().Seconds(), "examples/s")
-				b.ReportMetric(float64(cpuTime()-cpu0)/examples, "cpu-ns/example")
+				b.ReportMetric(float64(cputime.Process()-cpu0)/examples, "cpu-ns/example")
 			})
 		}
 	}

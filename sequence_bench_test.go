@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -24,10 +25,10 @@ func BenchmarkSequenceExamples(b *testing.B) {
 	examples := float64(files * perFile)
 	var cpu0 time.Duration
 	report := func(b *testing.B) {
-		b.ReportMetric(float64(cpuTime()-cpu0)/(examples*float64(b.N)), "cpu-ns/example")
+		b.ReportMetric(float64(cputime.Process()-cpu0)/(examples*float64(b.N)), "cpu-ns/example")
 	}
 	b.Run("frontdoor", func(b *testing.B) {
-		cpu0 = cpuTime()
+		cpu0 = cputime.Process()
 		ds := SequenceExamples(names[0], seqContext, seqLists, Files(names[1:]...), Readers(1))
 		for b.Loop() {
 			got := 0
@@ -44,7 +45,7 @@ func BenchmarkSequenceExamples(b *testing.B) {
 		report(b)
 	})
 	b.Run("loop", func(b *testing.B) {
-		cpu0 = cpuTime()
+		cpu0 = cputime.Process()
 		p, err := example.NewSequenceParser(seqContext, seqLists)
 		if err != nil {
 			b.Fatal(err)

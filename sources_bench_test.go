@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sluiceml/sluice/decode"
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -95,7 +96,7 @@ func BenchmarkSources(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				interleaveRGB = !bc.gather
 				defer func() { interleaveRGB = true }()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					var sum int64
 					for batch, err := range bc.ds.Batches(b.Context(), benchBatch, opts...) {
@@ -119,7 +120,7 @@ func BenchmarkSources(b *testing.B) {
 				}
 				n := float64(bc.examples * b.N)
 				b.ReportMetric(n/b.Elapsed().Seconds(), "examples/s")
-				b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/example")
+				b.ReportMetric(float64(cputime.Process()-cpu0)/n, "cpu-ns/example")
 			})
 		}
 	}

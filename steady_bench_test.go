@@ -3,6 +3,8 @@ package sluice
 import (
 	"runtime"
 	"testing"
+
+	"github.com/sluiceml/sluice/internal/cputime"
 )
 
 // benchSteady reads ds, a data set that never ends (Forever), in batches
@@ -23,13 +25,13 @@ func benchSteady(b *testing.B, ds *Dataset, opts ...BatchOption) {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := it.Next(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	runtime.ReadMemStats(&ms1)
 	n := float64(benchBatch * b.N)
 	b.ReportMetric(n/b.Elapsed().Seconds(), "examples/s")

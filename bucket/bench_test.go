@@ -3,12 +3,11 @@ package bucket_test
 import (
 	"context"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sluiceml/sluice/bucket"
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -51,7 +50,7 @@ func benchBySequenceLength(b *testing.B, into bool) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	var bt input.Batch
 	for b.Loop() {
 		var lengths []int
@@ -69,18 +68,9 @@ func benchBySequenceLength(b *testing.B, into bool) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
 	// CPU time of the whole process (the enqueueing goroutines too) per
 	// example: steadier than wall time on a shared machine.
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch), "cpu-ns/example")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N*batch), "cpu-ns/example")
 	b.StopTimer()
 	if err := p.Stop(ctx); err != nil {
 		b.Fatal(err)
 	}
-}
-
-// cpuTime returns the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

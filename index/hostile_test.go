@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sluiceml/sluice/internal/fifotest"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -25,7 +25,7 @@ func TestLoadRefusesWhatCannotBeAnIndex(t *testing.T) {
 		why  string
 	}{
 		{"fifo", func(t *testing.T, idx string) {
-			if err := syscall.Mkfifo(idx, 0o644); err != nil {
+			if err := fifotest.Make(idx); err != nil {
 				t.Skip(err)
 			}
 		}, "not a regular file"},

@@ -3,10 +3,9 @@ package input
 import (
 	"context"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/tensor"
 )
@@ -41,7 +40,7 @@ func BenchmarkBatchDynamicPad(b *testing.B) {
 			var last Batch
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := benchCPUTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				var err error
 				if into {
@@ -54,20 +53,11 @@ func BenchmarkBatchDynamicPad(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
-			b.ReportMetric(float64(benchCPUTime()-cpu0)/float64(b.N*batch), "cpu-ns/example")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N*batch), "cpu-ns/example")
 			b.StopTimer()
 			if err := p.Stop(ctx); err != nil {
 				b.Fatal(err)
 			}
 		})
 	}
-}
-
-// benchCPUTime returns the process's user and system CPU time so far.
-func benchCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

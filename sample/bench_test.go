@@ -4,11 +4,10 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sluiceml/sluice/input"
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/sample"
 	"github.com/sluiceml/sluice/tensor"
@@ -32,7 +31,7 @@ func BenchmarkResampleAtRate(b *testing.B) {
 	inputs := []tensor.Tensor{tensor.New(ids), tensor.New(features, rows, width)}
 	b.ReportAllocs()
 	emitted := 0
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		_, idx, err := sample.ResampleAtRate(rng, rates, inputs...)
 		if err != nil {
@@ -42,16 +41,7 @@ func BenchmarkResampleAtRate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "examples/s")
 	b.ReportMetric(float64(emitted)/b.Elapsed().Seconds(), "resampled/s")
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*rows), "cpu-ns/example")
-}
-
-// cpuTime returns the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N*rows), "cpu-ns/example")
 }
 
 // BenchmarkStratifiedSample rebalances a 70/30 stream of examples with a
@@ -78,7 +68,7 @@ func BenchmarkStratifiedSample(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if bt, err := s.Next(ctx); err != nil || bt.Len() != batch {
 			b.Fatalf("Next: %d examples, %v", bt.Len(), err)
@@ -87,7 +77,7 @@ func BenchmarkStratifiedSample(b *testing.B) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
 	// The whole process's CPU time (the step's goroutine too) per
 	// example delivered.
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch), "cpu-ns/example")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N*batch), "cpu-ns/example")
 	b.StopTimer()
 	if err := p.Stop(ctx); err != nil {
 		b.Fatal(err)
@@ -115,14 +105,14 @@ func BenchmarkStratifiedSampleUnknownDist(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if bt, err := s.Next(ctx); err != nil || bt.Len() != batch {
 			b.Fatalf("Next: %d examples, %v", bt.Len(), err)
 		}
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch), "cpu-ns/example")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N*batch), "cpu-ns/example")
 	b.StopTimer()
 	if err := p.Stop(ctx); err != nil {
 		b.Fatal(err)

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -76,7 +75,7 @@ func benchStateSaver(b *testing.B, prebuilt, into bool) {
 	h := tensor.Zeros(tensor.Float32, tensor.Shape{batch, features})
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	var bt *Batch
@@ -104,7 +103,7 @@ func benchStateSaver(b *testing.B, prebuilt, into bool) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "segments/s")
 	// CPU time of the whole process (the prefetching goroutines too) per
 	// segment: steadier than wall time on a shared machine.
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batch), "cpu-ns/segment")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N*batch), "cpu-ns/segment")
 	// allocs/op and B/op per segment, with the decimals the goal (0.05
 	// an allocation a segment) needs.
 	runtime.ReadMemStats(&m1)
@@ -114,13 +113,4 @@ func benchStateSaver(b *testing.B, prebuilt, into bool) {
 	cancel()
 	s.CloseNow(context.Background())
 	wg.Wait()
-}
-
-// cpuTime returns the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sluiceml/sluice/index"
+	"github.com/sluiceml/sluice/internal/fifotest"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -191,7 +191,7 @@ func TestIndexBesideRebuildsStale(t *testing.T) {
 				os.WriteFile(idx, b, 0o644)
 			case "fifo":
 				os.Remove(idx)
-				if err := syscall.Mkfifo(idx, 0o644); err != nil {
+				if err := fifotest.Make(idx); err != nil {
 					t.Skip(err)
 				}
 			}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/internal/demo/demotest"
+	"github.com/sluiceml/sluice/internal/fifotest"
 	"github.com/sluiceml/sluice/internal/interrupt"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/storage"
@@ -488,7 +489,7 @@ func TestLeftoversAreNotData(t *testing.T) {
 func TestConvertToParquetRefusesAPipe(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "in.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := fifotest.Make(fifo); err != nil {
 		t.Skip(err)
 	}
 	code, _, errOut := run(t, "convert", "--from", "jsonl", "--to", "parquet", fifo, "--out", filepath.Join(dir, "out"))

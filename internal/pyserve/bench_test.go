@@ -1,14 +1,16 @@
+//go:build unix
+
 package pyserve
 
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/example"
+	"github.com/sluiceml/sluice/internal/cputime"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -70,18 +72,10 @@ func BenchmarkServeMNIST(b *testing.B) {
 
 type cpuClock struct{ start time.Duration }
 
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func startCPU(b *testing.B) cpuClock { return cpuClock{processCPU(b)} }
+func startCPU(b *testing.B) cpuClock { return cpuClock{cputime.Process()} }
 
 func (c cpuClock) report(b *testing.B, batch int) {
 	n := float64(batch * b.N)
 	b.ReportMetric(n/b.Elapsed().Seconds(), "examples/s")
-	b.ReportMetric(float64(processCPU(b)-c.start)/n, "cpu-ns/ex")
+	b.ReportMetric(float64(cputime.Process()-c.start)/n, "cpu-ns/ex")
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pyserve
 
 import (
@@ -15,6 +17,7 @@ import (
 
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/internal/fifotest"
 	"github.com/sluiceml/sluice/storage"
 )
 
@@ -92,7 +95,7 @@ func TestServeNextKeepCount(t *testing.T) {
 // pipeline's two minutes.
 func TestServeInputEndCancelsNext(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "slow.tfrecord")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := fifotest.Make(fifo); err != nil {
 		t.Skip("no FIFO:", err)
 	}
 	// A reader still blocked opening the FIFO ends when a writer comes;

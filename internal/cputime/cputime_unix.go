@@ -1,14 +1,15 @@
 //go:build unix
 
-package sluice
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the process's user and system CPU time so far.
-func cpuTime() time.Duration {
+// Process returns the user and system CPU time of the process so far, or 0
+// where the system does not say.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
