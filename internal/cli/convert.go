@@ -338,7 +338,7 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 	if o.shuffle {
 		shuffled = fmt.Sprintf(" (shuffled, seed %d)", o.seed)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s%s%s\n", out.Count(), strings.Join(out.Names(), ", "), shuffled, o.salvage.summary())
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d records to %s%s%s\n", out.Count(), fileList(out.Names()), shuffled, o.salvage.summary())
 	return nil
 }
 

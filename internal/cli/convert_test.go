@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -349,6 +350,32 @@ func TestConvertOutputNotClean(t *testing.T) {
 		}
 		if _, err := os.Stat(tc.out + ext); err != nil {
 			t.Errorf("convert --out %s: %v", tc.out, err)
+		}
+	}
+}
+
+// The summary names every output up to four of them; more are summed up by
+// the first two, the last and their count.
+func TestConvertSummaryNamesShards(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "in.csv"), []byte("1\n2\n3\n4\n5\n6\n7\n"))
+	for _, tt := range []struct {
+		shards int
+		want   func(o string) string
+	}{
+		{4, func(o string) string {
+			return fmt.Sprintf("wrote 7 records to %[1]s-00000-of-00004.tfrecord, %[1]s-00001-of-00004.tfrecord, "+
+				"%[1]s-00002-of-00004.tfrecord, %[1]s-00003-of-00004.tfrecord\n", o)
+		}},
+		{5, func(o string) string {
+			return fmt.Sprintf("wrote 7 records to %[1]s-00000-of-00005.tfrecord, %[1]s-00001-of-00005.tfrecord, ..., "+
+				"%[1]s-00004-of-00005.tfrecord (5 files)\n", o)
+		}},
+	} {
+		o := filepath.Join(dir, fmt.Sprint("out", tt.shards))
+		code, out, errOut := run(t, "convert", "--from", "csv", in, "--out", o, "--shards", fmt.Sprint(tt.shards))
+		if want := tt.want(o); code != 0 || out != want {
+			t.Errorf("--shards %d: exit %d, stdout %q, want %q (stderr %q)", tt.shards, code, out, want, errOut)
 		}
 	}
 }

@@ -146,7 +146,7 @@ func runConvertParquet(cmd *cobra.Command, args []string, conv converter, o conv
 	if o.shuffle {
 		shuffled = fmt.Sprintf(" (shuffled, seed %d)", o.seed)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d rows of %d columns to %s%s%s\n", out.rows, len(cols), strings.Join(outputs, ", "), shuffled, o.salvage.summary())
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %d rows of %d columns to %s%s%s\n", out.rows, len(cols), fileList(outputs), shuffled, o.salvage.summary())
 	return nil
 }
 

@@ -59,3 +59,13 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// fileList names the files a command wrote, for its summary line: all of
+// them up to four, else the first two, the last and the count, so that
+// --shards 1024 does not print a line of 60 KB.
+func fileList(names []string) string {
+	if len(names) <= 4 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, %s, ..., %s (%d files)", names[0], names[1], names[len(names)-1], len(names))
+}
