@@ -361,11 +361,7 @@ func (p *pool) release(e queue.Element) {
 func (d *Dataset) match(ctx context.Context) ([]string, error) {
 	var files []string
 	for _, pat := range d.settings.files {
-		if !strings.ContainsAny(pat, "*?[") {
-			files = append(files, pat)
-			continue
-		}
-		m, err := storage.Glob(ctx, pat)
+		m, err := storage.Match(ctx, pat)
 		if err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}

@@ -10,7 +10,9 @@
 // (plain, GZIP or ZSTD), FixedLengthRecords for binary files of
 // fixed-size records such as CIFAR-10's. Files are named by a path or glob
 // pattern, local or in an object store (see package storage), and Files
-// adds more. Batches runs the pipeline for one range loop:
+// adds more; a name that is a file is that file even when it holds glob
+// characters (weird[v1].tfrecord), as storage.Match takes it. Batches runs
+// the pipeline for one range loop:
 //
 //	spec := example.Spec{
 //		"image": example.FixedLen(tensor.Float32, 784),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -171,6 +172,32 @@ func Create(ctx context.Context, name string) (io.WriteCloser, error) {
 		return nil, err
 	}
 	return fs.Create(ctx, name)
+}
+
+// Match returns the files name stands for, where a reader takes names
+// and patterns alike: name itself when it holds no glob character or when
+// a file of that very name exists (weird[v1].tfrecord is a file before it
+// is a pattern), else the names it matches as a pattern (Glob), which may
+// be none. A name without glob characters is not looked up: its open says
+// whether it is there. A local name is looked up, not opened (a named
+// pipe's open would wait for a writer), and a symbolic link that leads
+// nowhere exists, so that its open names it rather than a pattern
+// reading other files.
+func Match(ctx context.Context, name string) ([]string, error) {
+	if !HasMeta(name) || exists(ctx, name) {
+		return []string{name}, nil
+	}
+	return Glob(ctx, name)
+}
+
+// HasMeta reports whether name holds a character that Glob gives a
+// meaning: *, ?, [ or the backslash that escapes them (on Windows, where a
+// local path's backslash separates its elements, *, ? and [).
+func HasMeta(name string) bool {
+	if runtime.GOOS == "windows" && Scheme(name) == "" {
+		return strings.ContainsAny(name, "*?[")
+	}
+	return strings.ContainsAny(name, `*?[\`)
 }
 
 // Glob returns the names that match pattern, sorted, as TensorFlow's

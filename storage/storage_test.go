@@ -322,3 +322,47 @@ func Example() {
 	// 14 bytes: hello, sluice
 	// true
 }
+
+// Match takes a name that is a file as that file, glob characters and
+// all, and any other name with them as a pattern; names without them are
+// not looked up. The same holds in a registered FS.
+func TestMatch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, "a[1].tfrecord", "a1.tfrecord", "b*.tfrecord", "bx.tfrecord")
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "c[1].tfrecord")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, "c1.tfrecord")
+	m := &memFS{files: map[string]string{"memmatch://d/e[1]": "x", "memmatch://d/e1": "y", "memmatch://d/e2": "z"}}
+	storage.Register("memmatch", m)
+	defer storage.Unregister("memmatch")
+	local := func(names ...string) []string {
+		for i, n := range names {
+			names[i] = filepath.Join(dir, n)
+		}
+		return names
+	}
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{filepath.Join(dir, "a[1].tfrecord"), local("a[1].tfrecord")},
+		{filepath.Join(dir, "b*.tfrecord"), local("b*.tfrecord")},
+		{filepath.Join(dir, "a[0-9].tfrecord"), local("a1.tfrecord")},
+		{filepath.Join(dir, "b?.tfrecord"), local("b*.tfrecord", "bx.tfrecord")},
+		{filepath.Join(dir, "a[2].tfrecord"), nil},
+		// A link that leads nowhere is there: its open names it.
+		{filepath.Join(dir, "c[1].tfrecord"), local("c[1].tfrecord")},
+		// Not looked up.
+		{filepath.Join(dir, "none.tfrecord"), local("none.tfrecord")},
+		{"memmatch://d/e[1]", []string{"memmatch://d/e[1]"}},
+		{"memmatch://d/e[2]", []string{"memmatch://d/e2"}},
+		{"memmatch://d/e?", []string{"memmatch://d/e1", "memmatch://d/e2"}},
+	} {
+		got, err := storage.Match(ctx, tt.name)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("Match(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -46,8 +47,20 @@ func expand(ctx context.Context, patterns []string) ([]string, error) {
 		if err := checkNotDirectory(p); err != nil {
 			return nil, err
 		}
-		if strings.ContainsAny(p, `*?[\`) && exists(ctx, p) {
-			names = append(names, p)
+		if storage.HasMeta(p) {
+			m, err := storage.Match(ctx, p)
+			if err != nil {
+				return nil, err // names the pattern
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%s: no such file (the pattern matches nothing)", p)
+			}
+			for _, n := range m {
+				if err := checkNotDirectory(n); err != nil {
+					return nil, err
+				}
+			}
+			names = append(names, m...)
 			continue
 		}
 		m, err := storage.Glob(ctx, p)
@@ -55,7 +68,7 @@ func expand(ctx context.Context, patterns []string) ([]string, error) {
 			return nil, err // names the pattern
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("%s: no such file (the pattern matches nothing)", p)
+			return nil, notThere(p)
 		}
 		for _, n := range m {
 			if err := checkNotDirectory(n); err != nil {
@@ -86,13 +99,28 @@ func isStream(name string) bool {
 	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
 }
 
+// notThere is the error for a name with no glob characters that Glob did
+// not find: why the name cannot be looked up, when that is not that it
+// is missing (a folder on the way that this user may not search, a path
+// too long), rather than that it matches nothing.
+func notThere(name string) error {
+	if local, ok := localName(name); ok {
+		var pe *fs.PathError
+		if _, err := os.Lstat(local); errors.As(err, &pe) && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w", name, pe.Err)
+		}
+	}
+	return fmt.Errorf("%s: no such file (the pattern matches nothing)", name)
+}
+
 // exists reports whether name can be opened as it is. A local name is
 // looked up, not opened: opening a named pipe to see that it is there
 // would wait for its writer, and closing it could cost the writer its
-// reader.
+// reader. A symbolic link is there even when it leads nowhere: its open
+// names it.
 func exists(ctx context.Context, name string) bool {
 	if local, ok := localName(name); ok {
-		_, err := os.Stat(local)
+		_, err := os.Lstat(local)
 		return err == nil
 	}
 	f, err := storage.Open(ctx, name)

@@ -228,3 +228,14 @@ func TestDamagedStretchScanEndsOnCancel(t *testing.T) {
 		t.Fatalf("next, cancelled, in 16 MB of damage = %q, %v; want context.Canceled", rec, err)
 	}
 }
+
+// A name without glob characters that cannot be looked up says why, not
+// that a pattern matches nothing (audit 106): here a path longer than the
+// system takes.
+func TestNameThatCannotBeLookedUp(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("d/", 2100), "x.tfrecord")
+	code, _, errOut := run(t, "count", long)
+	if code == 0 || !strings.Contains(errOut, "file name too long") || strings.Contains(errOut, "matches nothing") {
+		t.Errorf("count of a %d-byte path: exit %d, %q; want the lookup's error", len(long), code, errOut)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/sluiceml/sluice"
@@ -293,11 +292,7 @@ func (q *natsFiles) open(ctx context.Context, epoch, limit int) (*natsqueue.Queu
 func (q *natsFiles) list(ctx context.Context) ([]string, error) {
 	var files []string
 	for _, pat := range q.files {
-		if !strings.ContainsAny(pat, "*?[") {
-			files = append(files, pat)
-			continue
-		}
-		m, err := storage.Glob(ctx, pat)
+		m, err := storage.Match(ctx, pat)
 		if err != nil {
 			return nil, err
 		}

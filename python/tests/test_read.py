@@ -193,6 +193,23 @@ def test_records(tmp_path):
     assert sorted(shuffled) == sorted(recs * 2) and shuffled[:len(recs)] != in_order
 
 
+def test_name_with_glob_characters(tmp_path):
+    # A file whose name holds glob characters is read as that file; only a
+    # name that is no file is a pattern (a[1].tfrecord read a1.tfrecord:
+    # audit 106).
+    for name, n in (("a[1].tfrecord", 3), ("a1.tfrecord", 5), ("b*.tfrecord", 7), ("bx.tfrecord", 11)):
+        tfrecords.write(str(tmp_path / name), [b"r%d" % i for i in range(n)])
+
+    def count(files):
+        return sum(len(b["record"]) for b in sluice.records(files, batch_size=4))
+
+    assert count(tmp_path / "a[1].tfrecord") == 3
+    assert count(str(tmp_path / "b*.tfrecord")) == 7
+    assert count([str(tmp_path / "a[1].tfrecord"), tmp_path / "b*.tfrecord"]) == 10
+    assert count(str(tmp_path / "a[0-9].tfrecord")) == 5
+    assert count(str(tmp_path / "b?.tfrecord")) == 7 + 11
+
+
 def test_records_corrupt(tmp_path):
     with sluice.writer(tmp_path / "raw.tfrecord") as w:
         for i in range(5):

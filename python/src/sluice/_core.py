@@ -28,7 +28,8 @@ from numpy.typing import DTypeLike
 # ---------------------------------------------------------------------------
 # Types of the public API, for annotations (sluice.Feature, sluice.Batch)
 
-#: A file name or glob pattern.
+#: A file name or glob pattern (a name that is a file is that file, glob
+#: characters and all).
 PathLike = Union[str, "os.PathLike[str]"]
 #: A file name or glob pattern, or a list of them.
 Files = Union[PathLike, Sequence[PathLike]]
