@@ -417,6 +417,22 @@ def test_fixed_length(tmp_path):
                                  batch_size=8, header_bytes=3))
 
 
+def test_byte_order_of_dtypes(tmp_path):
+    # A big-endian dtype is a Field's big_endian, not dropped (">i2" read
+    # 00 01 as 256: audit 105); elsewhere the format says the byte order,
+    # and the spec is refused.
+    (tmp_path / "be.bin").write_bytes(bytes([0, 1, 0, 2]))
+    want = np.frombuffer(bytes([0, 1, 0, 2]), ">i2")
+    for field in (sluice.Field("a", 0, 4, ">i2"), sluice.Field("a", 0, 4, "int16", big_endian=True),
+                  {"name": "a", "offset": 0, "size": 4, "dtype": np.dtype(">i2")}):
+        b = next(iter(sluice.fixed_length(str(tmp_path / "be.bin"), 4, [field], batch_size=1, copy=True)))
+        np.testing.assert_array_equal(b["a"][0], want)
+    for spec in (lambda: sluice.FixedLen([2], ">f4"), lambda: sluice.VarLen(">i8"),
+                 lambda: sluice.Column("c", ">f8")):
+        with pytest.raises(sluice.InvalidArgumentError, match="big-endian"):
+            spec()
+
+
 def test_corrupt_record(tmp_path):
     recs = [tfrecords.example({"label": ("int64", [i])}) for i in range(20)]
     path = str(tmp_path / "bad.tfrecord")
@@ -878,12 +894,15 @@ def test_defaults_json_cannot_hold(tmp_path):
             "nan": sluice.FixedLen([], "float32", default=float("nan")),
             "infs": sluice.FixedLen([3], "float32", default=[np.inf, -np.inf, 1.5]),
             "raw": sluice.FixedLen([], bytes, default=b"\xff\x00"),
-            "np": sluice.FixedLen([], "float32", default=np.float32("-inf"))}
+            "np": sluice.FixedLen([], "float32", default=np.float32("-inf")),
+            # A long double's item() is itself, which JSON could not take.
+            "long": sluice.FixedLen([2], "float32", default=np.array([0.25, -np.inf], np.longdouble))}
     (b,) = list(sluice.examples(pat, spec, batch_size=3))
     assert np.isnan(b["nan"]).all() and b["nan"].dtype == np.float32
     assert b["infs"].tolist() == [[np.inf, -np.inf, 1.5]] * 3
     assert b["raw"].tolist() == [b"\xff\x00"] * 3
     assert b["np"].tolist() == [-np.inf] * 3
+    assert b["long"].tolist() == [[0.25, -np.inf]] * 3
     a_csv = tmp_path / "a.csv"
     a_csv.write_text("1,,\n2,3,x\n")
     (b,) = list(sluice.csv(str(a_csv), [("i", "int64"), ("x", "float32", float("nan")), ("s", bytes, b"\xfe")],

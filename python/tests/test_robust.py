@@ -126,7 +126,11 @@ def test_ctrl_c_while_input_waits(tmp_path):
     start = time.monotonic()
     p = subprocess.Popen([sys.executable, "-c", FIFO_TRAINER, fifo], stdout=subprocess.PIPE, text=True)
     server = int(p.stdout.readline())
-    out, _ = p.communicate(timeout=30)
+    # Not communicate(timeout=...), which reads the pipe's descriptor and
+    # so misses what readline buffered: the trainer's second line, when it
+    # came as fast as its first (1 of 2 full runs on a loaded machine).
+    p.wait(timeout=30)
+    out = p.stdout.read()
     took = time.monotonic() - start
     assert p.returncode == 3 and "interrupted" in out, (p.returncode, out)
     assert took < 4, f"the trainer took {took:.1f} s to end after Ctrl-C"

@@ -135,10 +135,26 @@ class _Malformed(Exception):
 # Specs
 
 
-def _dtype_name(dtype):
+def _dtype_name(dtype, big_endian_ok=False):
+    """The server's name of dtype. NumPy's name drops the byte order, so a
+    big-endian dtype (">i2") is refused rather than read little-endian,
+    its values byte-swapped (audit 105): the byte order of the data is
+    the format's (Examples' values are little-endian), or a Field's
+    big_endian, which big_endian_ok lets the dtype say."""
     if dtype in (bytes, str, "bytes", "str", "string", object):
         return "bytes"
-    return np.dtype(dtype).name
+    dt = np.dtype(dtype)
+    if dt.byteorder == ">" and not big_endian_ok:
+        raise InvalidArgumentError(f"dtype {dt.str}: big-endian values are read only from fixed-length records, "
+                                   "by sluice.Field(..., big_endian=True)")
+    return dt.name
+
+
+def _big_endian(dtype):
+    """Whether dtype says its values are big-endian (">i2")."""
+    if dtype in (bytes, str, "bytes", "str", "string", object):
+        return False
+    return np.dtype(dtype).byteorder == ">"
 
 
 def FixedLen(shape: Sequence[int] = (), dtype: DTypeLike = "float32", default: Any = None) -> Feature:
@@ -252,8 +268,9 @@ def Field(name: str, offset: int, size: int, dtype: DTypeLike, shape: Optional[S
     would, but in the server's readers rather than in the trainer: CIFAR-10's
     image, three planes of shape [3, 32, 32], is height x width x channels
     with transpose=[1, 2, 0]."""
-    f = {"name": name, "offset": _int("offset", offset), "size": _int("size", size), "dtype": _dtype_name(dtype),
-         "big_endian": bool(big_endian)}
+    # A big-endian dtype (">i2") says big_endian too.
+    f = {"name": name, "offset": _int("offset", offset), "size": _int("size", size),
+         "dtype": _dtype_name(dtype, big_endian_ok=True), "big_endian": bool(big_endian) or _big_endian(dtype)}
     if shape is not None:
         f["shape"] = _ints("shape", shape)
     if transpose is not None:
@@ -272,7 +289,9 @@ def _jsonable(v):
     if isinstance(v, (list, tuple)):
         return [_jsonable(x) for x in v]
     if isinstance(v, np.generic):
-        v = v.item()
+        # A long double's item() is itself, which JSON cannot take: a
+        # float (a double) as the server reads it anyway.
+        v = float(v) if isinstance(v, np.floating) else v.item()
     if isinstance(v, bytes):
         try:
             return v.decode("utf-8")
@@ -1911,7 +1930,9 @@ def fixed_length(
     for f in fields:
         if isinstance(f, dict):
             f = dict(f)
-            f["dtype"] = _dtype_name(f["dtype"])
+            if _big_endian(f["dtype"]):
+                f["big_endian"] = True
+            f["dtype"] = _dtype_name(f["dtype"], big_endian_ok=True)
         else:
             f = Field(*f)
         fs.append(f)

@@ -112,7 +112,9 @@ def _feature(name: str, value: Any) -> bytes:
         data = np.ascontiguousarray(value, "<f4").tobytes()
         return _field(2, _field(1, data) if data else b"")
     if kind in "iub":
-        if kind == "u" and value.size and value.max() > np.iinfo(np.int64).max:
+        # As Python ints: NumPy 1.22 compares a uint64 with an int as
+        # floats, where 2**63 is 2**63 - 1 (audit 105).
+        if kind == "u" and value.size and int(value.max()) > (1 << 63) - 1:
             raise InvalidArgumentError(f"feature {name!r}: a value beyond int64")
         data = _varints(value)
         return _field(3, _field(1, data) if data else b"")
