@@ -200,6 +200,32 @@ func HasMeta(name string) bool {
 	return strings.ContainsAny(name, `*?[\`)
 }
 
+// QuoteMeta returns name with its glob characters quoted, so that a
+// pattern built from it (QuoteMeta(dir) + "/train-*") matches name's own
+// characters: *, ? and [ as classes of one ([*]), which every system's
+// matching takes, and a backslash escaped, except in a local path on
+// Windows, where it separates elements.
+func QuoteMeta(name string) string {
+	if !HasMeta(name) {
+		return name
+	}
+	windows := runtime.GOOS == "windows" && Scheme(name) == ""
+	var b strings.Builder
+	for _, c := range name {
+		switch {
+		case c == '*' || c == '?' || c == '[':
+			b.WriteByte('[')
+			b.WriteRune(c)
+			b.WriteByte(']')
+		case c == '\\' && !windows:
+			b.WriteString(`\\`)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
 // Glob returns the names that match pattern, sorted, as TensorFlow's
 // match_filenames_once returns them. The pattern syntax is path.Match's
 // (*, ?, [...]) in any path element. No match is not an error: the

@@ -532,7 +532,7 @@ func (p *Pending) Abort() error {
 // it that never finished (see [TempMarker]), sorted.
 func Leftovers(ctx context.Context, name string) ([]string, error) {
 	dir, base := splitBase(name)
-	return globIn(ctx, dir, escapeMeta("."+base+TempMarker)+"*")
+	return globIn(ctx, dir, QuoteMeta("."+base+TempMarker)+"*")
 }
 
 // globIn returns the names in folder dir whose last element matches
@@ -555,7 +555,7 @@ func globIn(ctx context.Context, dir, pattern string) ([]string, error) {
 		return nil, err
 	}
 	if _, ok := fsys.(Local); !ok {
-		names, err := fsys.Glob(ctx, escapeMeta(dir)+pattern)
+		names, err := fsys.Glob(ctx, QuoteMeta(dir)+pattern)
 		for i, n := range names {
 			_, base := splitBase(n)
 			names[i] = dir + base
@@ -626,7 +626,7 @@ func LeftoversBeside(ctx context.Context, names []string) (map[string][]string, 
 // [RemoveLeftover].
 func LeftoversOf(ctx context.Context, stem string, exts ...string) ([]string, error) {
 	dir, base := splitBase(stem)
-	names, err := globIn(ctx, dir, escapeMeta("."+base)+"*"+TempMarker+"*")
+	names, err := globIn(ctx, dir, QuoteMeta("."+base)+"*"+TempMarker+"*")
 	if err != nil {
 		return nil, err
 	}
@@ -832,20 +832,4 @@ func Remove(ctx context.Context, name string) error {
 		return fmt.Errorf("storage: remove %s: %w", name, errors.ErrUnsupported)
 	}
 	return rfs.Remove(ctx, name)
-}
-
-// escapeMeta quotes the glob metacharacters of name so that a pattern
-// built from it matches name literally.
-func escapeMeta(name string) string {
-	if !strings.ContainsAny(name, `*?[\`) {
-		return name
-	}
-	var b strings.Builder
-	for _, c := range name {
-		if strings.ContainsRune(`*?[\`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -366,3 +366,22 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+// A pattern built from a quoted folder name matches in that folder only,
+// whatever glob characters its name holds.
+func TestQuoteMeta(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	for _, dir := range []string{"x[1]", "x*", "x?", `x\y`, "x[", "plain"} {
+		writeFiles(t, base, dir+"/train-0.tfrecord", dir+"/train-1.tfrecord")
+	}
+	writeFiles(t, base, "x1/train-9.tfrecord", "xy/train-9.tfrecord")
+	for _, dir := range []string{"x[1]", "x*", "x?", `x\y`, "x[", "plain"} {
+		p := filepath.Join(base, dir)
+		got, err := storage.Glob(ctx, storage.QuoteMeta(p)+"/train-*")
+		want := []string{p + "/train-0.tfrecord", p + "/train-1.tfrecord"}
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("Glob(QuoteMeta(%q)+\"/train-*\") = %q, %v; want %q", p, got, err, want)
+		}
+	}
+}

@@ -209,7 +209,7 @@ var demoPatterns = []string{
 func otherFiles(dir string, written []string) []string {
 	var other []string
 	for _, p := range demoPatterns {
-		names, _ := filepath.Glob(filepath.Join(dir, p))
+		names, _ := filepath.Glob(filepath.Join(storage.QuoteMeta(dir), p))
 		for _, n := range names {
 			if !slices.Contains(written, n) {
 				other = append(other, n)

@@ -41,7 +41,7 @@ type savedRun struct {
 // weights an uninterrupted run ends with, bit for bit. It returns the step
 // it resumed at (0: from the start). With dir empty it saves nothing.
 func trainResumable(ctx context.Context, cfg Config, dir string, res *Result, nTrain int, m *model.Model, out io.Writer) (resumed int, err error) {
-	pattern := filepath.Join(res.Dir, fmt.Sprintf("train-*-of-%05d.tfrecord.gz", len(res.TrainFiles)))
+	pattern := filepath.Join(storage.QuoteMeta(res.Dir), fmt.Sprintf("train-*-of-%05d.tfrecord.gz", len(res.TrainFiles)))
 	spec := example.Spec{
 		mnist.FeatureImageRaw: example.FixedLen(tensor.String),
 		mnist.FeatureLabel:    example.FixedLen(tensor.Int64),

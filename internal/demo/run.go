@@ -20,6 +20,7 @@ import (
 	"github.com/sluiceml/sluice/internal/model"
 	"github.com/sluiceml/sluice/queue"
 	"github.com/sluiceml/sluice/recordio"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -272,7 +273,7 @@ func train(ctx context.Context, cfg Config, res *Result, nTrain int, m *model.Mo
 	// The pattern names this run's shard count, so that a reused --dir
 	// holding another run's shards does not mix them in.
 	pattern := fmt.Sprintf("train-*-of-%05d.tfrecord.gz", len(res.TrainFiles))
-	files, err := input.MatchFilenamesOnce(ctx, filepath.Join(res.Dir, pattern))
+	files, err := input.MatchFilenamesOnce(ctx, filepath.Join(storage.QuoteMeta(res.Dir), pattern))
 	if err != nil {
 		return err
 	}

@@ -110,3 +110,24 @@ func TestStandardize(t *testing.T) {
 		t.Fatalf("uniform image: %v", flat)
 	}
 }
+
+// A folder whose name holds glob characters is that folder: the run
+// trained on x1/'s shards, and reported them as its folder's, when given
+// x[1] beside an x1 of another run (audit 106).
+func TestRunFolderWithGlobCharacters(t *testing.T) {
+	base := t.TempDir()
+	decoy := smallConfig(filepath.Join(base, "x1"))
+	decoy.Train = 160
+	if _, err := Run(context.Background(), decoy); err != nil {
+		t.Fatal(err)
+	}
+	cfg := smallConfig(filepath.Join(base, "x[1]"))
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TrainExamples != 2*320 || len(res.OtherFiles) != 0 {
+		t.Fatalf("read %d training examples (want 640, not the other folder's 320), other files %q",
+			res.TrainExamples, res.OtherFiles)
+	}
+}

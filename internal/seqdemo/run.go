@@ -18,6 +18,7 @@ import (
 	"github.com/sluiceml/sluice/input"
 	"github.com/sluiceml/sluice/recordio"
 	"github.com/sluiceml/sluice/sequence"
+	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
 )
@@ -169,7 +170,7 @@ type slot struct {
 }
 
 func newSeriesSource(ctx context.Context, p *input.Pipeline, cfg Config, res *Result) (*seriesSource, error) {
-	files, err := input.MatchFilenamesOnce(ctx, filepath.Join(res.Dir, fmt.Sprintf("series-*-of-%05d.tfrecord.gz", cfg.Shards)))
+	files, err := input.MatchFilenamesOnce(ctx, filepath.Join(storage.QuoteMeta(res.Dir), fmt.Sprintf("series-*-of-%05d.tfrecord.gz", cfg.Shards)))
 	if err != nil {
 		return nil, err
 	}
