@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sluiceml/sluice/internal/fifotest"
 	"github.com/sluiceml/sluice/tfrecord"
 )
 
@@ -237,5 +238,21 @@ func TestNameThatCannotBeLookedUp(t *testing.T) {
 	code, _, errOut := run(t, "count", long)
 	if code == 0 || !strings.Contains(errOut, "file name too long") || strings.Contains(errOut, "matches nothing") {
 		t.Errorf("count of a %d-byte path: exit %d, %q; want the lookup's error", len(long), code, errOut)
+	}
+}
+
+// A pipe named twice is refused before either name is opened: two readers
+// would each take part of its data (audit 106).
+func TestPipeNamedTwice(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.tfrecord")
+	if err := fifotest.Make(fifo); err != nil {
+		t.Skip(err)
+	}
+	for _, cmd := range []string{"count", "verify", "cat"} {
+		code, _, errOut := run(t, cmd, fifo, filepath.Join(dir, ".", "pipe.tfrecord"))
+		if code == 0 || !strings.Contains(errOut, "the same pipe as "+fifo) {
+			t.Errorf("%s of one pipe by two names: exit %d, %q", cmd, code, errOut)
+		}
 	}
 }
