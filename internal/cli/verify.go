@@ -346,6 +346,11 @@ func unreportedLeftovers(ctx context.Context, patterns []string, given map[strin
 		if isStdin(p) {
 			continue
 		}
+		if storage.HasMeta(p) && exists(ctx, p) {
+			// Taken as the file it names (expand): its leftovers, not
+			// those of the files it would match as a pattern.
+			p = storage.QuoteMeta(p)
+		}
 		temps, err := storage.LeftoversMatching(ctx, p)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -764,3 +764,26 @@ func TestConvertLeavesLiveTemporaries(t *testing.T) {
 		}
 	}
 }
+
+// verify of a file whose name holds glob characters reports the leftovers
+// beside it, not those of the files its name would match as a pattern
+// (d1/'s, for d[1]/x.tfrecord: audit 106).
+func TestLeftoversOfLiteralName(t *testing.T) {
+	base := t.TempDir()
+	for _, tc := range []struct{ file, other string }{
+		{"d[1]/x.tfrecord", "d1/x.tfrecord"},
+		{"o?.tfrecord", "oX.tfrecord"},
+	} {
+		file := filepath.Join(base, tc.file)
+		os.MkdirAll(filepath.Dir(file), 0o755)
+		writeExamples(t, filepath.Dir(file), filepath.Base(file), 2, tfrecord.None)
+		other := filepath.Join(base, tc.other)
+		os.MkdirAll(filepath.Dir(other), 0o755)
+		leftover := filepath.Join(filepath.Dir(other), "."+filepath.Base(other)+storage.TempMarker+storage.LockedTag+"dead01")
+		writeExamples(t, filepath.Dir(leftover), filepath.Base(leftover), 1, tfrecord.None)
+		code, stdout, errOut := run(t, "verify", file)
+		if code != 0 || strings.Contains(stdout, leftover) {
+			t.Errorf("verify %s beside %s: exit %d, %q %q", tc.file, leftover, code, stdout, errOut)
+		}
+	}
+}
