@@ -431,6 +431,13 @@ def test_bad_options(tmp_path):
         sluice.writer(tmp_path / "x", shards=0)
     with pytest.raises(sluice.SluiceError, match="no such file"):
         sluice.writer(tmp_path / "no" / "such" / "dir" / "x")
+    # A name that is not UTF-8 reached the server as U+FFFD, another name
+    # than w.files; "" and a folder wrote a hidden .tfrecord (audit 106).
+    with pytest.raises(sluice.InvalidArgumentError, match="not UTF-8"):
+        sluice.writer(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"out\xe9")))
+    for folder in ("", str(tmp_path) + "/"):
+        with pytest.raises(sluice.InvalidArgumentError, match="names a folder"):
+            sluice.writer(folder)
     assert os.listdir(tmp_path) == []
 
 

@@ -212,6 +212,19 @@ def _output_names(path: Union[str, "os.PathLike[str]"], shards: int,
     user's spelling). Any other name gets
     .tfrecord (unless it ends in it) and the compression's extension."""
     name = os.fspath(path)
+    if not isinstance(name, str):
+        raise InvalidArgumentError(f"writer: path {name!r}: want a str or os.PathLike of one")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        # Held by Python as surrogate escapes, it reached the server as
+        # U+FFFD: files of another name than self.files said (audit 106).
+        raise InvalidArgumentError(f"writer: path {name!r} is not UTF-8, which sluice-serve needs") from None
+    if not os.path.basename(name) or name.endswith("/"):
+        # "" or "dir/" wrote a hidden ".tfrecord" in the folder, as the
+        # sluice command's --out refuses to.
+        raise InvalidArgumentError(f"writer: path {name!r} names a folder, not files: give a prefix such as "
+                                   "dir/data (dir/data.tfrecord, or dir/data-00000-of-00002.tfrecord with shards=2)")
     for ext, implied in _IMPLIED:
         if name.endswith(ext) and len(name) > len(ext):
             if compression not in (None, implied):
