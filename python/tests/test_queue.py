@@ -5,29 +5,36 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
 import sluice
 from test_read import SPEC, make_examples
 
-# A worker on a host of its own: once told to start, it reads its part of
-# each pass over the data set (two epochs), slowly, as a trainer does, and
-# prints the labels of each pass. An epoch is several times what a worker
-# reads ahead (its buffers), as a real one is: with less, a worker that
-# ends its pass a moment after another finds the next pass's files all
-# taken into the other's buffers, and reads the pass after, on its own.
+# A worker on a host of its own: it reads its part of each pass over the
+# data set (two epochs), slowly, as a trainer does, and prints the labels
+# of each pass. After the first batch of each pass it says so and waits to
+# be told to go on, so that both workers are in the pass before either
+# reads on: a worker that joins after the others have finished a pass
+# reads the next on its own, by design (pyserve's natsFiles), and a worker
+# slowed by a loaded machine did (1 full run of several: each worker read
+# every record). An epoch is several times what a worker reads ahead (its
+# buffers), as a real one is: with less, a worker that ends its pass a
+# moment after another finds the next pass's files all taken into the
+# other's buffers, and reads the pass after, on its own.
 WORKER = textwrap.dedent("""
     import json, sys, time
     import sluice
     from test_read import SPEC
     pat, url, name, passes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     ds = sluice.examples(pat, SPEC, batch_size=32, epochs=2, readers=2, queue_url=url, queue_name=name)
-    print("ready", flush=True)
-    sys.stdin.readline()
     for _ in range(passes):
         labels = []
         for b in ds:
+            if not labels:
+                print("in the pass", flush=True)
+                sys.stdin.readline()
             labels += b["label"].tolist()
             time.sleep(0.002)
         print(json.dumps(labels), flush=True)
@@ -45,14 +52,27 @@ def test_two_workers_share_the_files(tmp_path, nats_url):
     workers = [subprocess.Popen([sys.executable, "-c", WORKER, pat, nats_url, "two_workers", str(passes)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
                for _ in range(2)]
-    for w in workers:
-        assert w.stdout.readline() == "ready\n"
-    for w in workers:
-        w.stdin.write("go\n")
-        w.stdin.flush()
-    outs = [w.communicate(timeout=120)[0].splitlines() for w in workers]
+    # A worker that fails or hangs is killed, so that the reads below end.
+    watchdog = threading.Timer(120, lambda: [w.kill() for w in workers])
+    watchdog.start()
+    try:
+        got = [[], []]
+        for _ in range(passes):
+            lines = [w.stdout.readline() for w in workers]
+            assert lines == ["in the pass\n"] * 2, lines
+            for w in workers:
+                w.stdin.write("go\n")
+                w.stdin.flush()
+            for g, w in zip(got, workers):
+                g.append(json.loads(w.stdout.readline()))
+        for w in workers:
+            w.stdin.close()
+            w.wait()
+    finally:
+        watchdog.cancel()
+        for w in workers:
+            w.kill()
     assert [w.returncode for w in workers] == [0, 0]
-    got = [[json.loads(line) for line in out] for out in outs]
     a = [label for p in got[0] for label in p]
     b = [label for p in got[1] for label in p]
     assert a and b, f"a worker read nothing ({len(a)}, {len(b)} records)"
