@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 	--deterministic) det=(--deterministic) ;;
 	--server-b) serveb=$2; shift ;;
 	--data) data=$2; shift ;;
-	--min-time) mintime=$2; shift ;;
+	--min-time) mintime=${2%s}; shift ;; # seconds: 4 or 4s
 	-*) echo "usage: bash bench/handoff.sh [--rounds N] [--server-b SLUICE_SERVE] [--data DIR] [--min-time SECONDS] [--deterministic] WORKLOAD..." >&2; exit 2 ;;
 	*) break ;;
 	esac

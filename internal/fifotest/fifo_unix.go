@@ -2,7 +2,7 @@
 
 package fifotest
 
-import "syscall"
+import "golang.org/x/sys/unix"
 
 // Make makes a named pipe at path.
-func Make(path string) error { return syscall.Mkfifo(path, 0o644) }
+func Make(path string) error { return unix.Mkfifo(path, 0o644) }
