@@ -211,16 +211,20 @@ func QuoteMeta(name string) string {
 	}
 	windows := runtime.GOOS == "windows" && Scheme(name) == ""
 	var b strings.Builder
-	for _, c := range name {
-		switch {
+	// Byte by byte, not rune by rune: the glob characters are ASCII, and
+	// a name's bytes that are not UTF-8 must stay as they are (ranging
+	// over runes wrote U+FFFD for them, a pattern of another name; audit
+	// 107).
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
 		case c == '*' || c == '?' || c == '[':
 			b.WriteByte('[')
-			b.WriteRune(c)
+			b.WriteByte(c)
 			b.WriteByte(']')
 		case c == '\\' && !windows:
 			b.WriteString(`\\`)
 		default:
-			b.WriteRune(c)
+			b.WriteByte(c)
 		}
 	}
 	return b.String()

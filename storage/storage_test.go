@@ -372,11 +372,12 @@ func TestMatch(t *testing.T) {
 func TestQuoteMeta(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
-	for _, dir := range []string{"x[1]", "x*", "x?", `x\y`, "x[", "plain"} {
+	dirs := []string{"x[1]", "x*", "x?", `x\y`, "x[", "plain", "x[1]\xff", "\xc3*"}
+	for _, dir := range dirs {
 		writeFiles(t, base, dir+"/train-0.tfrecord", dir+"/train-1.tfrecord")
 	}
-	writeFiles(t, base, "x1/train-9.tfrecord", "xy/train-9.tfrecord")
-	for _, dir := range []string{"x[1]", "x*", "x?", `x\y`, "x[", "plain"} {
+	writeFiles(t, base, "x1/train-9.tfrecord", "xy/train-9.tfrecord", "x1\xff/train-9.tfrecord")
+	for _, dir := range dirs {
 		p := filepath.Join(base, dir)
 		got, err := storage.Glob(ctx, storage.QuoteMeta(p)+"/train-*")
 		want := []string{p + "/train-0.tfrecord", p + "/train-1.tfrecord"}
@@ -384,4 +385,19 @@ func TestQuoteMeta(t *testing.T) {
 			t.Errorf("Glob(QuoteMeta(%q)+\"/train-*\") = %q, %v; want %q", p, got, err, want)
 		}
 	}
+}
+
+// A pattern of a quoted name matches that name, whatever its bytes.
+func FuzzQuoteMeta(f *testing.F) {
+	for _, s := range []string{"", "plain", "a[1]", "b*c?", `x\y`, "[", "]", "[!a-z]", "a\xffb[", "\xc3*", "é世[^]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.Contains(s, "/") {
+			return // path.Match matches one element
+		}
+		if ok, err := path.Match(storage.QuoteMeta(s), s); !ok || err != nil {
+			t.Fatalf("path.Match(QuoteMeta(%q) = %q, %q) = %v, %v", s, storage.QuoteMeta(s), s, ok, err)
+		}
+	})
 }

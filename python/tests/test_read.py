@@ -431,6 +431,16 @@ def test_byte_order_of_dtypes(tmp_path):
                  lambda: sluice.Column("c", ">f8")):
         with pytest.raises(sluice.InvalidArgumentError, match="big-endian"):
             spec()
+    # A dtype and big_endian that contradict each other are refused, not
+    # one of them taken (audit 107); for one-byte values neither matters.
+    for field in (lambda: sluice.Field("a", 0, 4, "<i2", big_endian=True),
+                  lambda: sluice.Field("a", 0, 4, ">i2", big_endian=False),
+                  lambda: sluice.fixed_length("x", 4, [{"name": "a", "offset": 0, "size": 4, "dtype": "<i2",
+                                                        "big_endian": True}], batch_size=1)):
+        with pytest.raises(sluice.InvalidArgumentError, match="different byte orders"):
+            field()
+    assert sluice.Field("a", 0, 4, "<u1", big_endian=True)["big_endian"] is True
+    assert sluice.Field("a", 0, 4, "int16")["big_endian"] is False
 
 
 def test_corrupt_record(tmp_path):

@@ -435,7 +435,7 @@ def test_bad_options(tmp_path):
     # than w.files; "" and a folder wrote a hidden .tfrecord (audit 106).
     with pytest.raises(sluice.InvalidArgumentError, match="not UTF-8"):
         sluice.writer(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"out\xe9")))
-    for folder in ("", str(tmp_path) + "/"):
+    for folder in ("", str(tmp_path) + "/", str(tmp_path) + "/.", str(tmp_path / "sub") + "/.."):
         with pytest.raises(sluice.InvalidArgumentError, match="names a folder"):
             sluice.writer(folder)
     assert os.listdir(tmp_path) == []

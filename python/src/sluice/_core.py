@@ -150,11 +150,22 @@ def _dtype_name(dtype, big_endian_ok=False):
     return dt.name
 
 
-def _big_endian(dtype):
-    """Whether dtype says its values are big-endian (">i2")."""
-    if dtype in (bytes, str, "bytes", "str", "string", object):
-        return False
-    return np.dtype(dtype).byteorder == ">"
+def _big_endian(dtype, given=None):
+    """Whether a Field's values are big-endian: given (big_endian=), or
+    else what dtype says (">i2"). A dtype spelt with the other byte order
+    than given ("<i2" with big_endian=True) is refused rather than one of
+    them taken (audit 107)."""
+    if dtype in (bytes, str, "bytes", "str", "string", object) or np.dtype(dtype).itemsize < 2:
+        return bool(given)
+    said_big = np.dtype(dtype).byteorder == ">"
+    # NumPy spells a native dtype "<" too: only the caller's own "<" says
+    # little-endian.
+    said_little = isinstance(dtype, str) and dtype.startswith("<")
+    if given is None:
+        return said_big
+    if given and said_little or not given and said_big:
+        raise InvalidArgumentError(f"dtype {dtype!r} and big_endian={given!r} say different byte orders")
+    return bool(given)
 
 
 def FixedLen(shape: Sequence[int] = (), dtype: DTypeLike = "float32", default: Any = None) -> Feature:
@@ -259,7 +270,7 @@ def Column(name: str, dtype: DTypeLike, default: Any = None, required: bool = Fa
 
 
 def Field(name: str, offset: int, size: int, dtype: DTypeLike, shape: Optional[Sequence[int]] = None,
-          big_endian: bool = False, transpose: Optional[Sequence[int]] = None) -> Feature:
+          big_endian: Optional[bool] = None, transpose: Optional[Sequence[int]] = None) -> Feature:
     """A part of a fixed-length record: size bytes at offset, decoded as
     dtype values of shape per record (a vector of them all when None), or
     kept as bytes when dtype is bytes.
@@ -267,10 +278,10 @@ def Field(name: str, offset: int, size: int, dtype: DTypeLike, shape: Optional[S
     transpose permutes shape's dimensions in every record, as np.transpose
     would, but in the server's readers rather than in the trainer: CIFAR-10's
     image, three planes of shape [3, 32, 32], is height x width x channels
-    with transpose=[1, 2, 0]."""
-    # A big-endian dtype (">i2") says big_endian too.
+    with transpose=[1, 2, 0]. The values are little-endian unless
+    big_endian is True or dtype is big-endian (">i2")."""
     f = {"name": name, "offset": _int("offset", offset), "size": _int("size", size),
-         "dtype": _dtype_name(dtype, big_endian_ok=True), "big_endian": bool(big_endian) or _big_endian(dtype)}
+         "dtype": _dtype_name(dtype, big_endian_ok=True), "big_endian": _big_endian(dtype, big_endian)}
     if shape is not None:
         f["shape"] = _ints("shape", shape)
     if transpose is not None:
@@ -1930,8 +1941,7 @@ def fixed_length(
     for f in fields:
         if isinstance(f, dict):
             f = dict(f)
-            if _big_endian(f["dtype"]):
-                f["big_endian"] = True
+            f["big_endian"] = _big_endian(f["dtype"], f.get("big_endian"))
             f["dtype"] = _dtype_name(f["dtype"], big_endian_ok=True)
         else:
             f = Field(*f)

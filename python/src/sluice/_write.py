@@ -220,9 +220,10 @@ def _output_names(path: Union[str, "os.PathLike[str]"], shards: int,
         # Held by Python as surrogate escapes, it reached the server as
         # U+FFFD: files of another name than self.files said (audit 106).
         raise InvalidArgumentError(f"writer: path {name!r} is not UTF-8, which sluice-serve needs") from None
-    if not os.path.basename(name) or name.endswith("/"):
-        # "" or "dir/" wrote a hidden ".tfrecord" in the folder, as the
-        # sluice command's --out refuses to.
+    if os.path.basename(name) in ("", ".", "..") or name.endswith("/"):
+        # "", "dir/", "dir/." or "dir/.." wrote a hidden ".tfrecord" (or
+        # "..tfrecord") in a folder, as the sluice command's --out refuses
+        # to (audits 106, 107).
         raise InvalidArgumentError(f"writer: path {name!r} names a folder, not files: give a prefix such as "
                                    "dir/data (dir/data.tfrecord, or dir/data-00000-of-00002.tfrecord with shards=2)")
     for ext, implied in _IMPLIED:
