@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,11 +14,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/spf13/cobra"
+
 	"github.com/sluiceml/sluice/dataerr"
 	"github.com/sluiceml/sluice/parquet"
 	"github.com/sluiceml/sluice/storage"
 	"github.com/sluiceml/sluice/tfrecord"
-	"github.com/spf13/cobra"
 )
 
 // A corruptError is verify's result when something was wrong; its message
@@ -534,10 +536,10 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 		return verifyParquet(ctx, name, rf.tally, prog, v)
 	}
 	if err := rf.open(ctx, name); err != nil {
-		if ctx.Err() != nil {
+		if interrupted(ctx, err) {
 			// Interrupted while opening (a pipe waiting for its writer):
 			// no verdict on the file, and no summary of a run cut short.
-			return v, ctx.Err()
+			return v, cmp.Or(ctx.Err(), err)
 		}
 		if errors.Is(err, errWrongCompression) {
 			// Not damage, and nothing was read: no bad records.
@@ -557,8 +559,8 @@ func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progres
 	switch {
 	case err == nil:
 		return v, nil
-	case ctx.Err() != nil:
-		return v, ctx.Err()
+	case interrupted(ctx, err):
+		return v, cmp.Or(ctx.Err(), err)
 	default:
 		v.ended(err)
 		return v, nil

@@ -228,3 +228,30 @@ func TestVerifyUnlistableFolder(t *testing.T) {
 		t.Errorf("verify: exit %d, %q, %q; want 0, the file checked, and a note", code, stdout, errOut)
 	}
 }
+
+// A read of standard input ended by the command's context is an
+// interruption even while the file's own context, a child of it, is not
+// yet done (a child is cancelled a moment after its parent): it was
+// counted as a file not read through (1 CI run in several under load).
+func TestVerifyStdinInterruptedBeforeTheFilesContext(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close() // a writer that never writes
+	defer r.Close()
+	command, cancel := context.WithCancel(context.Background())
+	cancel()
+	set := &readSettings{maxRecord: defaultMaxRecordSize, stdin: &stdinReader{ctx: command, r: r}}
+	// The file's context, not yet cancelled, as forEachFile's child may be.
+	file := context.WithValue(context.Background(), readSettingsKey{}, set)
+	rf, err := newRecordFiles("", newTally())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.close()
+	v, err := verifyFile(file, rf, "-", nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("verifyFile of interrupted standard input: verdict %+v, error %v; want the command's context's error", v, err)
+	}
+}
