@@ -184,7 +184,7 @@ func Create(ctx context.Context, name string) (io.WriteCloser, error) {
 // nowhere exists, so that its open names it rather than a pattern
 // reading other files.
 func Match(ctx context.Context, name string) ([]string, error) {
-	if !HasMeta(name) || exists(ctx, name) {
+	if !HasMeta(name) || Exists(ctx, name) {
 		return []string{name}, nil
 	}
 	return Glob(ctx, name)

@@ -105,16 +105,19 @@ func removeDead(ctx context.Context, temps []string) (removed, left []string, er
 		}
 		if ok {
 			removed = append(removed, t)
-		} else if exists(ctx, t) {
+		} else if Exists(ctx, t) {
 			left = append(left, t)
 		}
 	}
 	return removed, left, nil
 }
 
-// exists reports whether name is there: a local name's directory entry,
-// or a file that opens.
-func exists(ctx context.Context, name string) bool {
+// Exists reports whether name is there as it is written: a local name's
+// directory entry, looked up, not opened (a named pipe's open would wait
+// for a writer, and closing it could cost the writer its reader), so that
+// a symbolic link that leads nowhere is there; or another FS's file that
+// opens.
+func Exists(ctx context.Context, name string) bool {
 	fsys, err := lookup(name)
 	if err != nil {
 		return false

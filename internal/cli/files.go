@@ -160,24 +160,6 @@ func notThere(name string) error {
 	return fmt.Errorf("%s: no such file (the pattern matches nothing)", name)
 }
 
-// exists reports whether name can be opened as it is. A local name is
-// looked up, not opened: opening a named pipe to see that it is there
-// would wait for its writer, and closing it could cost the writer its
-// reader. A symbolic link is there even when it leads nowhere: its open
-// names it.
-func exists(ctx context.Context, name string) bool {
-	if local, ok := localName(name); ok {
-		_, err := os.Lstat(local)
-		return err == nil
-	}
-	f, err := storage.Open(ctx, name)
-	if err != nil {
-		return false
-	}
-	f.Close()
-	return true
-}
-
 // defaultMaxRecordSize is the --max-record-size default.
 const defaultMaxRecordSize = 256 << 20
 

@@ -348,7 +348,7 @@ func unreportedLeftovers(ctx context.Context, patterns []string, given map[strin
 		if isStdin(p) {
 			continue
 		}
-		if storage.HasMeta(p) && exists(ctx, p) {
+		if storage.HasMeta(p) && storage.Exists(ctx, p) {
 			// Taken as the file it names (expand): its leftovers, not
 			// those of the files it would match as a pattern.
 			p = storage.QuoteMeta(p)
@@ -412,7 +412,7 @@ func gone(ctx context.Context, name string) bool {
 func withoutOnlyLeftovers(ctx context.Context, patterns []string) ([]string, error) {
 	var kept []string
 	for _, p := range patterns {
-		if isStdin(p) || exists(ctx, p) {
+		if isStdin(p) || storage.Exists(ctx, p) {
 			kept = append(kept, p)
 			continue
 		}
