@@ -6,18 +6,9 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/sluiceml/sluice/internal/stall"
 )
-
-// stalling returns the bytes of r, then no bytes and no error for ever.
-type stalling struct{ r io.Reader }
-
-func (s *stalling) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if err == io.EOF {
-		return n, nil
-	}
-	return n, err
-}
 
 // A source that stops giving bytes without an error ends the read with
 // io.ErrNoProgress, whatever the record's size and the compression: a
@@ -37,7 +28,7 @@ func TestStallingSource(t *testing.T) {
 			cut := file.Bytes()[:file.Len()/2] // the stall comes inside the record
 			done := make(chan error, 1)
 			go func() {
-				_, err := NewReader(&stalling{bytes.NewReader(cut)}, c).Next()
+				_, err := NewReader(stall.Reader(bytes.NewReader(cut)), c).Next()
 				done <- err
 			}()
 			select {

@@ -6,18 +6,9 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/sluiceml/sluice/internal/stall"
 )
-
-// stalling returns the bytes of r, then no bytes and no error for ever.
-type stalling struct{ r io.Reader }
-
-func (s *stalling) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if err == io.EOF {
-		return n, nil
-	}
-	return n, err
-}
 
 // A source that stops giving bytes without an error ends the read with
 // io.ErrNoProgress: io.ReadFull read it for ever (audit 101).
@@ -25,7 +16,7 @@ func TestStallingSource(t *testing.T) {
 	data := refFile(CIFAR10)
 	done := make(chan error, 1)
 	go func() {
-		r, err := NewReader(&stalling{bytes.NewReader(data[:len(data)/2])}, CIFAR10)
+		r, err := NewReader(stall.Reader(bytes.NewReader(data[:len(data)/2])), CIFAR10)
 		for err == nil {
 			_, err = r.Next()
 		}

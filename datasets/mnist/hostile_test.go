@@ -8,18 +8,8 @@ import (
 	"time"
 
 	"github.com/sluiceml/sluice/datasets"
+	"github.com/sluiceml/sluice/internal/stall"
 )
-
-// stalling returns the bytes of r, then no bytes and no error for ever.
-type stalling struct{ r io.Reader }
-
-func (s *stalling) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if err == io.EOF {
-		return n, nil
-	}
-	return n, err
-}
 
 // failing returns the bytes of r, the last of them with err instead of
 // io.EOF.
@@ -44,7 +34,7 @@ func TestStallingSource(t *testing.T) {
 	for name, data := range map[string][]byte{"plain": plain, "gzip": gzipped(t, plain)} {
 		done := make(chan error, 1)
 		go func() {
-			r, err := NewImageReader(&stalling{bytes.NewReader(data[:len(data)/2])})
+			r, err := NewImageReader(stall.Reader(bytes.NewReader(data[:len(data)/2])))
 			for err == nil {
 				_, err = r.Next()
 			}
