@@ -254,9 +254,7 @@ func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 	}
 	defer f.file.watch(ctx)()
 	for range f.skipHeaderLines {
-		// A header line is not a record: no limit, as TensorFlow's
-		// SkipLine keeps none.
-		_, n, err := readLine(f.br, &f.long, 0)
+		n, err := skipLine(f.br)
 		if err == io.EOF {
 			break
 		}
@@ -269,6 +267,29 @@ func (f *textLineFormat) OnWorkStarted(ctx context.Context, work string) error {
 		f.off += n
 	}
 	return nil
+}
+
+// skipLine reads past the next line and returns the bytes it took, its
+// terminator included, or io.EOF at the end of the input. A header line
+// is not a record, so no length limit applies to it, as none applies to
+// TensorFlow's SkipLine; like SkipLine it keeps none of the line, so that
+// a header of gigabytes, or a compressed stream with no newline in it,
+// costs no memory (it cost the line's size twice over, audit 108).
+func skipLine(br *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		part, err := br.ReadSlice('\n')
+		n += int64(len(part))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && n > 0 {
+			// The last line, without a terminator: skipped, and the next
+			// read ends the input.
+			err = nil
+		}
+		return n, err
+	}
 }
 
 // Read reads the next line.
