@@ -420,6 +420,9 @@ type collector struct {
 	// seen the reader's count last added to it.
 	skips *skipCount
 	seen  int64
+	// maxBytes, when > 0, ends a read once its records take that many
+	// bytes, before n records (a shuffled data set's readers).
+	maxBytes int
 }
 
 // reset empties the batch. With fresh, the records of the batch before
@@ -435,8 +438,8 @@ func (c *collector) reset(fresh bool) {
 // own returns a copy of rec in a buffer of its own from c.bufs.
 func (c *collector) own(rec []byte) []byte { return c.bufs.own(&c.local, rec) }
 
-// read adds records up to n in all, and returns the error that stopped it
-// (wrapping io.EOF at the end of the input).
+// read adds records up to n in all, or up to c.maxBytes, and returns the
+// error that stopped it (wrapping io.EOF at the end of the input).
 func (c *collector) read(ctx context.Context, n int) error {
 	defer func() { c.skips.add(c.r.NumRecordsSkipped(), &c.seen) }()
 	if want := min(n, maxReserved); cap(c.recs) < want {
@@ -447,11 +450,13 @@ func (c *collector) read(ctx context.Context, n int) error {
 			c.works, c.offs = slices.Grow(c.works, want-len(c.works)), slices.Grow(c.offs, want-len(c.offs))
 		}
 	}
-	for len(c.recs) < n {
+	bytes := 0
+	for len(c.recs) < n && (c.maxBytes == 0 || bytes < c.maxBytes) {
 		key, rec, err := c.r.Read(ctx)
 		if err != nil {
 			return err
 		}
+		bytes += len(rec)
 		if c.bufs != nil {
 			c.recs = append(c.recs, c.own(rec))
 		} else {
@@ -632,11 +637,12 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 		return fmt.Errorf("sluice: %s: %w", d.kind, err)
 	}
 	stagehook.Of(p).TrackQueue(records, s.shuffle)
+	gate := newRecordGate(s.shuffle+3*n, len(rd))
 	bufs := new(buffers)
 	batches := new(readerBatches)
 	read := make([]coord.Step, len(rd))
 	for i, c := range rd {
-		c.bufs = bufs
+		c.bufs, c.maxBytes = bufs, readBytes
 		var work string
 		var workBytes []byte
 		read[i] = func(ctx context.Context) error {
@@ -670,6 +676,13 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 				e = queue.Element{tensor.New(c.recs, k), tensor.New(names, k), tensor.New(offs, k), tensor.New(rb.place[:k], k)}
 			}
 			rb.left = k
+			bytes := 0
+			for _, rec := range c.recs {
+				bytes += len(rec)
+			}
+			if gerr := gate.enter(ctx, k, int64(bytes)); gerr != nil {
+				return gerr
+			}
 			if qerr := records.EnqueueMany(ctx, e); qerr != nil {
 				// Some of its records may be in the queue: rb is
 				// not reused.
@@ -718,6 +731,7 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 			// lists of the readers' batches whose records all left it.
 			bufs.put(e[0].Strings())
 			batches.taken(e[3].Int64s())
+			gate.leave(e[0].Len())
 			taken = e
 			if err != nil {
 				return err
