@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/sluiceml/sluice/internal/interrupt"
 	"github.com/sluiceml/sluice/storage"
@@ -15,16 +16,23 @@ import (
 
 // Main runs the command line args (without the program name) and returns
 // the process exit code: 0 on success, 1 on any error, which is printed to
-// stderr as one line. A command whose context a signal cancelled (see
+// stderr as one line; a write to stdout that failed is an error, though
+// the command went on. A command whose context a signal cancelled (see
 // [Run]) says "interrupted" instead and returns 128 plus the signal's
 // number, whatever the command returned; if it returned nil, the signal
 // came after its output was complete (during the renames that publish
 // it, which go ahead), and it says so; if its error says something was
 // left behind (a temporary, say), it prints the error too.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+	out := newStdout(ctx, stdout)
+	root := newRootCmd(out, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if werr := out.Err(); err == nil && werr != nil {
+		// The command's output was lost, though the command (or cobra,
+		// printing help) did not say so.
+		err = fmt.Errorf("writing the output: %w", werr)
+	}
 	if in, ok := interrupt.Cause(ctx); ok {
 		switch {
 		case err == nil:
@@ -103,14 +111,28 @@ part starts with a dot.`,
 // isTerminal reports whether w is a terminal, where a live progress line
 // can be rewritten in place. It is a variable so that tests can show
 // what a terminal would get.
-var isTerminal = isCharDevice
+var isTerminal = isTTY
 
-// isCharDevice reports whether w is a character device.
-func isCharDevice(w io.Writer) bool {
+// isTTY reports whether w, or the writer a stdout writes to, is a
+// terminal: not merely a character device, as /dev/null and /dev/full
+// are, whose progress lines the help promises not to write (audit 110).
+func isTTY(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	// Through the raw descriptor: Fd would put a pipe the runtime polls
+	// back into blocking mode.
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	if err := rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) }); err != nil {
+		return false
+	}
+	return tty
 }
