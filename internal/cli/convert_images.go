@@ -37,6 +37,11 @@ func (r namedReader) Name() string { return r.name }
 
 // openTee opens name for streaming, counting its bytes in prog.
 func openTee(ctx context.Context, name string, prog *progress) (namedReader, io.Closer, error) {
+	if name == "-" {
+		// Said as the other converters that cannot say it, rather than
+		// "open -: no such file" (audit 110).
+		return namedReader{}, nil, fmt.Errorf("--from mnist and --from cifar10 read files, not standard input: name the file (a pipe too, as <(zcat ...))")
+	}
 	f, err := storage.Open(ctx, name)
 	if err != nil {
 		return namedReader{}, nil, err

@@ -333,3 +333,18 @@ func TestConvertRefusesNonUTF8Names(t *testing.T) {
 		t.Errorf("verify: exit %d, %q %q", code, out, errOut)
 	}
 }
+
+// The converters of files that are not streams of lines say so of
+// standard input, rather than "open -: no such file" (audit 110).
+func TestConvertImagesStdin(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"convert", "--from", "mnist", "-", "--labels", filepath.Join(dir, "labels"), "--out", filepath.Join(dir, "out")},
+		{"convert", "--from", "cifar10", "-", "--out", filepath.Join(dir, "out")},
+	} {
+		code, _, errOut := run(t, args...)
+		if code != 1 || !strings.Contains(errOut, "read files, not standard input") {
+			t.Errorf("%q: exit %d: %s", args, code, errOut)
+		}
+	}
+}
