@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -104,6 +105,22 @@ part starts with a dot.`,
 	root.SetErr(stderr)
 	for _, c := range rootCmds {
 		root.AddCommand(c())
+	}
+	// cobra's help command prints "Unknown help topic" for a command that
+	// does not exist and succeeds; a usage error fails, as everywhere else.
+	root.InitDefaultHelpCmd()
+	for _, help := range root.Commands() {
+		if help.Name() == "help" && help.Run != nil {
+			run := help.Run
+			help.Run = nil
+			help.RunE = func(cmd *cobra.Command, args []string) error {
+				if topic, _, err := root.Find(args); topic == nil || err != nil {
+					return fmt.Errorf("no command %q: sluice help lists the commands", strings.Join(args, " "))
+				}
+				run(cmd, args)
+				return nil
+			}
+		}
 	}
 	return root
 }
