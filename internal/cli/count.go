@@ -30,7 +30,8 @@ is counted:
 
   {"files": [{"name": "a.tfrecord", "records": 3}, ...], "records": 9}
 
-where "records" at the top is the total.`,
+where "records" at the top is the total. A name whose bytes are not UTF-8
+comes with "name_base64", its bytes in base64.`,
 		Example: "  sluice count 'data/*.tfrecord.gz'\n" +
 			"  sluice count --compression GZIP data.tfrecord.gz\n" +
 			"  sluice count --json 'data/*.tfrecord.gz' | jq .records",
@@ -64,7 +65,7 @@ where "records" at the top is the total.`,
 				defer rf.close()
 				return countFile(ctx, rf, name, prog)
 			}, func(name string, n int64) error {
-				report.Files = append(report.Files, fileCount{name, n})
+				report.Files = append(report.Files, fileCount{Name: name, NameBase64: nameBase64(name), Records: n})
 				report.Records += n
 				if format == "text" {
 					fmt.Fprintf(w, "%d\t%s\n", n, name)
@@ -98,8 +99,12 @@ type countReport struct {
 }
 
 type fileCount struct {
-	Name    string `json:"name"`
-	Records int64  `json:"records"`
+	Name string `json:"name"`
+	// NameBase64 is the name's bytes when they are not UTF-8, which
+	// "name" holds only with U+FFFD in their place, as schema's feature
+	// names.
+	NameBase64 string `json:"name_base64,omitempty"`
+	Records    int64  `json:"records"`
 }
 
 // countFile returns the number of records of the file name, noting each

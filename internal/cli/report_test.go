@@ -22,7 +22,7 @@ func TestCountJSON(t *testing.T) {
 	a := writeExamples(t, dir, "a.tfrecord", 3, tfrecord.None)
 	b := writeExamples(t, dir, "b.tfrecord.gz", 2, tfrecord.Gzip)
 	c := writeRecords(t, dir, "c.tfrecord", tfrecord.None)
-	want := countReport{Files: []fileCount{{a, 3}, {b, 2}, {c, 0}}, Records: 5}
+	want := countReport{Files: []fileCount{{Name: a, Records: 3}, {Name: b, Records: 2}, {Name: c, Records: 0}}, Records: 5}
 	for _, flag := range [][]string{{"--json"}, {"-o", "json"}, {"--output", "json", "--json"}} {
 		code, out, errOut := run(t, append(append([]string{"count"}, flag...), filepath.Join(dir, "*"))...)
 		var got countReport

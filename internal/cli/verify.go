@@ -167,7 +167,8 @@ is checked; the exit code is the same:
 "records" counts good records. A problem is a stretch of skipped records
 (offset to end) or the error that ended a file's check (its offset when
 known); "incomplete" lists the leftovers of interrupted writes, "writing"
-the temporaries of writes still running.
+the temporaries of writes still running. A file's name whose bytes are not
+UTF-8 comes with "name_base64", its bytes in base64.
 
 A file that --compression names the wrong compression of (its first bytes
 are another's, or uncompressed TFRecord data's) is not read: it is listed
@@ -225,7 +226,7 @@ no bad records; the exit code is non-zero.`,
 			err = forEachFile(ctx, names, parallel, func(ctx context.Context, name string) (*fileVerdict, error) {
 				if storage.IsTemp(name) {
 					writing, err := storage.Writing(ctx, name)
-					return &fileVerdict{Name: name, temp: true, writing: writing}, err
+					return &fileVerdict{Name: name, NameBase64: nameBase64(name), temp: true, writing: writing}, err
 				}
 				rf := rf.clone()
 				defer rf.close()
@@ -463,10 +464,11 @@ type verifyReport struct {
 
 // A fileVerdict is what verify found in one file.
 type fileVerdict struct {
-	Name     string          `json:"name"`
-	Records  int64           `json:"records"` // good ones
-	Bad      int             `json:"bad_records"`
-	Problems []verifyProblem `json:"problems"`
+	Name       string          `json:"name"`
+	NameBase64 string          `json:"name_base64,omitempty"` // the name's bytes, if not UTF-8
+	Records    int64           `json:"records"`               // good ones
+	Bad        int             `json:"bad_records"`
+	Problems   []verifyProblem `json:"problems"`
 	// Hint says what may be wrong with the whole file (another format
 	// than TFRecord).
 	Hint string `json:"hint,omitempty"`
@@ -531,7 +533,7 @@ func (v *fileVerdict) writeText(w io.Writer) {
 // anything wrong with the file is reported and counted, and the check
 // goes on with the next file.
 func verifyFile(ctx context.Context, rf *recordFiles, name string, prog *progress) (*fileVerdict, error) {
-	v := &fileVerdict{Name: name, Problems: []verifyProblem{}}
+	v := &fileVerdict{Name: name, NameBase64: nameBase64(name), Problems: []verifyProblem{}}
 	if !isStream(name) && isParquet(ctx, name) {
 		return verifyParquet(ctx, name, rf.tally, prog, v)
 	}
