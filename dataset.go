@@ -729,9 +729,14 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 			// The decoder copied what it keeps: the records' buffers
 			// can take other records, and the queue is done with the
 			// lists of the readers' batches whose records all left it.
-			bufs.put(e[0].Strings())
+			recs := e[0].Strings()
+			bytes := 0
+			for _, rec := range recs {
+				bytes += len(rec)
+			}
+			bufs.put(recs)
 			batches.taken(e[3].Int64s())
-			gate.leave(e[0].Len())
+			gate.leave(len(recs), int64(bytes))
 			taken = e
 			if err != nil {
 				return err

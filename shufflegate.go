@@ -18,16 +18,18 @@ const readBytes = 8 << 20
 // beyond base, which costs nothing for records of a few KB; for records of
 // megabytes it would be gigabytes held for no purpose (16 MiB records took
 // 3.85 GB where Shuffle(100) asked for 1.6, audit 108), so the headroom
-// shrinks to readBytes a reader, at the average size of the records read
-// so far, and to one record a reader at the least.
+// shrinks to readBytes a reader, at the size of the records in the queue
+// or of the batch entering, whichever is larger on average, and to one
+// record a reader at the least. The sizes are those of the records there
+// now, not of all read so far, whose average small records read first
+// kept small when large ones followed (audit 111).
 type recordGate struct {
 	base    int
 	readers int
 
 	mu      sync.Mutex
-	queued  int   // records in the queue
-	count   int64 // records read, and their bytes: their average size
-	bytes   int64
+	queued  int           // records in the queue
+	bytes   int64         // their bytes
 	waiting int           // readers waiting for left
 	left    chan struct{} // closed when records leave the queue
 }
@@ -36,14 +38,19 @@ func newRecordGate(base, readers int) *recordGate {
 	return &recordGate{base: base, readers: readers, left: make(chan struct{})}
 }
 
-// headroom returns how many records beyond base the queue may hold.
-func (g *recordGate) headroom() int {
-	most := readBatch * g.readers
-	if g.bytes == 0 {
-		return most
+// headroom returns how many records beyond base the queue may hold while
+// a batch of k records of the given bytes waits to enter.
+func (g *recordGate) headroom(k int, bytes int64) int {
+	most := int64(readBatch * g.readers)
+	size := bytes / int64(max(k, 1))
+	if g.queued > 0 {
+		size = max(size, g.bytes/int64(g.queued))
 	}
-	n := int64(g.readers) * readBytes * g.count / g.bytes
-	return int(max(int64(g.readers), min(n, int64(most))))
+	if size == 0 {
+		return int(most)
+	}
+	n := int64(g.readers) * readBytes / size
+	return int(max(int64(g.readers), min(n, most)))
 }
 
 // enter waits until k records of the given bytes may enter the queue, and
@@ -53,9 +60,7 @@ func (g *recordGate) headroom() int {
 // the records' sizes.
 func (g *recordGate) enter(ctx context.Context, k int, bytes int64) error {
 	g.mu.Lock()
-	g.count += int64(k)
-	g.bytes += bytes
-	for g.queued >= g.base && g.queued+k > g.base+g.headroom() {
+	for g.queued >= g.base && g.queued+k > g.base+g.headroom(k, bytes) {
 		left := g.left
 		g.waiting++
 		g.mu.Unlock()
@@ -73,14 +78,17 @@ func (g *recordGate) enter(ctx context.Context, k int, bytes int64) error {
 		}
 	}
 	g.queued += k
+	g.bytes += bytes
 	g.mu.Unlock()
 	return nil
 }
 
-// leave counts k records out of the queue and wakes the readers waiting.
-func (g *recordGate) leave(k int) {
+// leave counts k records of the given bytes out of the queue and wakes
+// the readers waiting.
+func (g *recordGate) leave(k int, bytes int64) {
 	g.mu.Lock()
 	g.queued -= k
+	g.bytes -= bytes
 	if g.waiting > 0 {
 		close(g.left)
 		g.left = make(chan struct{})

@@ -38,13 +38,46 @@ func TestRecordGate(t *testing.T) {
 		if err := g.enter(cancelled, readBatch, readBatch*c.recBytes); err != nil {
 			t.Fatalf("%s: a batch from below base: %v", c.name, err)
 		}
-		g.leave(g.queued - base) // base records queued
+		extra := g.queued - base
+		g.leave(extra, int64(extra)*c.recBytes) // base records queued
 		if err := g.enter(cancelled, c.headroom, int64(c.headroom)*c.recBytes); err != nil {
 			t.Errorf("%s: %d records beyond base refused: %v", c.name, c.headroom, err)
 		}
 		if err := g.enter(cancelled, 1, c.recBytes); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: %d records beyond base admitted (%v), want at most %d", c.name, c.headroom+1, err, c.headroom)
 		}
+	}
+}
+
+// The headroom is reckoned from the records in the queue and the batch
+// entering, not from all read so far: large records that follow many
+// small ones, or small ones that follow large, get no more room than
+// large ones alone (audit 111: after 20 000 small records, 300 of 1 MiB
+// all entered).
+func TestRecordGateMixedSizes(t *testing.T) {
+	const base, readers, small, large = 10, 2, 16, 16 << 20
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := newRecordGate(base, readers)
+	for range 100 { // small records come and go
+		if err := g.enter(cancelled, readBatch, readBatch*small); err != nil {
+			t.Fatal(err)
+		}
+		g.leave(readBatch, readBatch*small)
+	}
+	if err := g.enter(cancelled, base, base*small); err != nil {
+		t.Fatal(err)
+	}
+	for i := range readers {
+		if err := g.enter(cancelled, 1, large); err != nil {
+			t.Fatalf("large record %d of the headroom refused: %v", i, err)
+		}
+	}
+	if err := g.enter(cancelled, 1, large); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a large record beyond %d of headroom admitted: %v", readers, err)
+	}
+	if err := g.enter(cancelled, readBatch, readBatch*small); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a batch of small records admitted beside large ones: %v", err)
 	}
 }
 
@@ -64,7 +97,7 @@ func TestRecordGateWaits(t *testing.T) {
 			t.Fatalf("entered a full gate: %v", err)
 		default:
 		}
-		g.leave(1)
+		g.leave(1, 1<<30)
 		synctest.Wait()
 		select {
 		case err := <-entered:
