@@ -14,6 +14,7 @@ import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
 
 try:
@@ -34,6 +35,9 @@ class BuildGo(build_py):
                 "sluice: the Python package runs on Linux and macOS, where sluice-serve hands batches over "
                 "in shared memory; on Windows, install it in WSL (the sluice command itself builds on "
                 "Windows: go install ./cmd/sluice)")
+        # The build folder is reused from one build to the next: a module
+        # deleted from the source since would still be packaged (audit 109).
+        shutil.rmtree(os.path.join(self.build_lib, "sluice"), ignore_errors=True)
         super().run()
         out = os.path.abspath(os.path.join(self.build_lib, "sluice", "_bin", "sluice-serve"))
         os.makedirs(os.path.dirname(out), exist_ok=True)
@@ -54,10 +58,20 @@ class BuildGo(build_py):
         release = "-X github.com/sluiceml/sluice/internal/cli.release=" + self.distribution.get_version()
         cmd = [go, "build", "-trimpath", "-ldflags=-s -w " + release, "-o", out]
         # SLUICE_GO_TAGS=objectstore builds a server that reads s3://, gs://
-        # and azblob:// names (56 MB instead of 16, stripped).
+        # and azblob:// names (56 MB instead of 18, stripped).
         if os.environ.get("SLUICE_GO_TAGS"):
             cmd += ["-tags", os.environ["SLUICE_GO_TAGS"]]
         subprocess.check_call(cmd + ["./cmd/sluice-serve"], cwd=MODULE, env=env)
+
+
+class NoSdist(sdist):
+    def run(self):
+        # A wheel is built from the clone, whose Go module is the parent of
+        # this folder; an sdist would carry python/ alone, and building from
+        # it would fail for want of the Go source.
+        raise SystemExit(
+            "sluice: no source distribution: the package is built from a clone, with Go "
+            "(pip install ./python, or pip wheel ./python or python -m build --wheel ./python for a wheel)")
 
 
 class PlatformWheel(bdist_wheel):
@@ -75,4 +89,4 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildGo, "bdist_wheel": PlatformWheel}, distclass=BinaryDistribution)
+setup(cmdclass={"build_py": BuildGo, "bdist_wheel": PlatformWheel, "sdist": NoSdist}, distclass=BinaryDistribution)
