@@ -1,6 +1,7 @@
 package recordio
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
@@ -269,6 +270,46 @@ func FuzzRestoreState(f *testing.F) {
 					break
 				}
 			}
+		}
+	})
+}
+
+// FuzzSkipLine: skipping a header line takes exactly the bytes up to and
+// with the first "\n" (all of them when there is none), whatever the
+// buffer's size, and ends the input only when nothing is left; the line
+// after it reads as a plain split would give it.
+func FuzzSkipLine(f *testing.F) {
+	for _, s := range []string{"", "\n", "a", "a\nb", "hdr\r\nrow\n", "\r", "x\n\n", "long header line\nrow"} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		br := bufio.NewReaderSize(bytes.NewReader(data), 16+int(size))
+		want := int64(len(data))
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			want = int64(i + 1)
+		}
+		n, err := skipLine(br)
+		if len(data) == 0 {
+			if err != io.EOF || n != 0 {
+				t.Fatalf("empty input: %d, %v; want 0, io.EOF", n, err)
+			}
+			return
+		}
+		if err != nil || n != want {
+			t.Fatalf("skipped %d bytes, %v; want %d", n, err, want)
+		}
+		var long []byte
+		line, _, err := readLine(br, &long, 0)
+		rest := data[want:]
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			rest = rest[:i]
+		}
+		rest = bytes.TrimSuffix(rest, []byte("\r"))
+		if len(rest) == 0 && int(want) == len(data) || len(rest) == 0 && err == io.EOF {
+			return
+		}
+		if err != nil || !bytes.Equal(line, rest) {
+			t.Fatalf("next line %q, %v; want %q", line, err, rest)
 		}
 	})
 }
