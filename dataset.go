@@ -153,6 +153,11 @@ const maxReaders = 1 << 16
 // come.
 const maxReserved = 1 << 16
 
+// maxReservedBytes bounds the bytes a collector makes room for before the
+// records that fill them have arrived; beyond it the buffer grows with
+// them.
+const maxReservedBytes = 64 << 20
+
 // A run is one iteration's pipeline.
 type run struct {
 	skipCount
@@ -465,9 +470,11 @@ func (c *collector) read(ctx context.Context, n int) error {
 				// keep the old one alive until the batch is decoded.
 				// The first is sized for a batch of records like this
 				// one, up to 64 KiB; or exactly, for records of a
-				// fixed size.
+				// fixed size, up to maxReservedBytes: a batch of 1024
+				// records of 256 MiB asked for 256 GiB at the first
+				// record of a file that held one (audit 112).
 				m := min(n, maxReserved)
-				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), min(m*len(rec)*5/4, 64<<10), m*c.recordBytes))
+				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), min(m*len(rec)*5/4, 64<<10), min(m*c.recordBytes, maxReservedBytes)))
 			}
 			start := len(c.arena)
 			c.arena = append(c.arena, rec...)
