@@ -94,6 +94,16 @@ type rowViews struct {
 func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 	n := len(recs)
 	d.batch = batchShapes(d.batch, d.shapes, n)
+	for i, s := range d.batch {
+		// The spec sizes the batch before a record is parsed: one too
+		// large for memory, as a mistaken shape makes it, is left to
+		// the batch parser, which finds the record that does not fill
+		// it before it allocates (a shape of [2^30] asked for 256 GiB
+		// here, audit 112).
+		if tensor.CheckMemory(d.dtypes[i], s) != nil {
+			return nil
+		}
+	}
 	dst := d.a.Alloc(d.dtypes, d.batch)
 	if dst == nil {
 		return nil

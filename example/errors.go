@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sluiceml/sluice/dataerr"
+	"github.com/sluiceml/sluice/tensor"
 )
 
 // Sentinel errors, wrapped by every parse error so callers can test the
@@ -102,4 +103,18 @@ func (w *wireError) toParseError(name string, index int, kind string) *dataerr.E
 		e.msg += fmt.Sprintf(" at byte %d", w.offset)
 	}
 	return at(e, name, index)
+}
+
+// paddingError is err, a padded batch of shape too large for memory
+// (tensor.CheckMemory), as the error of the record of the n with the
+// most steps, which the batch was padded to.
+func (c *compiled) paddingError(err error, shape tensor.Shape, n int, keys []string, steps func(i int) int) *dataerr.Error {
+	most := 0
+	for i := range n {
+		if steps(i) > steps(most) {
+			most = i
+		}
+	}
+	return featureError(err, recordName(keys, most), c.name, most,
+		"padding the batch's %d steps of feature %q, record %d's, to %v: %v", steps(most), c.name, most, shape, err)
 }

@@ -359,7 +359,11 @@ func (c *compiled) buildListDense(recs []seqRecord, keys []string, maxSteps int)
 		}
 	}
 	n := len(recs)
-	t := tensor.Zeros(c.dtype, append(tensor.Shape{n, maxSteps}, c.shape...))
+	shape := append(tensor.Shape{n, maxSteps}, c.shape...)
+	if err := tensor.CheckMemory(c.dtype, shape); err != nil {
+		return tensor.Tensor{}, c.paddingError(err, shape, n, keys, func(i int) int { return recs[i].lists[c.slot].steps })
+	}
+	t := tensor.Zeros(c.dtype, shape)
 	if c.def.IsValid() {
 		switch c.dtype {
 		case tensor.Float32:

@@ -97,5 +97,5 @@ var (
 	// allocating tensor"): elements that are small alone can pad to a
 	// batch of any size, [n,0] and [0,n] to [2,n,n]. The elements the
 	// dequeue took are lost, as in TensorFlow.
-	ErrResourceExhausted = errors.New("resource exhausted")
+	ErrResourceExhausted = tensor.ErrResourceExhausted
 )

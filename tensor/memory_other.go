@@ -1,6 +1,6 @@
 //go:build !linux
 
-package queue
+package tensor
 
 // physicalMemory returns 0: the machine's memory is not known, and only
 // the Go memory limit and make's limit cap a padded batch.

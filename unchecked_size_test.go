@@ -2,11 +2,14 @@ package sluice
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
+	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tensor"
 )
 
@@ -44,4 +47,25 @@ func TestFixedLengthReserveBounded(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > batch*recordBytes/4 {
 		t.Errorf("a batch of one %d-byte record allocated %d bytes", recordBytes, alloc)
 	}
+}
+
+// A FixedLen shape that no record fills (a mistake in the spec) is the
+// first record's error, not an allocation of the batch the shape sizes:
+// [2^30] float32s for records of 4 values asked for 256 GiB of a batch
+// parsed row by row and ended the process (audit 112).
+func TestSpecShapeTooLarge(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "small.tfrecord")
+	var recs [][]byte
+	for range 64 {
+		recs = append(recs, example.New().Float("f", 1, 2, 3, 4).Marshal())
+	}
+	writeTFRecords(t, name, recs...)
+	ds := Examples(name, example.Spec{"f": example.FixedLen(tensor.Float32, 1<<30)})
+	for _, err := range ds.Batches(context.Background(), 128) {
+		if !errors.Is(err, example.ErrValueCount) || !strings.Contains(err.Error(), name+":0") {
+			t.Fatalf("%v, want ErrValueCount naming %s:0", err, name)
+		}
+		return
+	}
+	t.Fatal("no error")
 }
