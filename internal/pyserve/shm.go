@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"unsafe"
+
+	"github.com/sluiceml/sluice/tensor"
 )
 
 // A ring is the server's slot files. Each slot is a file of its own, so
@@ -75,10 +77,13 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 	if len(s.mem) >= size {
 		return s.mem, "", nil
 	}
-	r.dropLocked(s)
 	// Room to grow, so that batches of varying size (bytes, VarLen
 	// features) do not make a new file each time, rounded to 64 KiB.
 	size = (max(size+size/4, 1<<16) + 1<<16 - 1) &^ (1<<16 - 1)
+	if err := r.checkTotalLocked(k, size); err != nil {
+		return nil, "", err
+	}
+	r.dropLocked(s)
 	r.gen++
 	f, path, err := r.create(k)
 	if err != nil {
@@ -110,6 +115,30 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 	s.mem = mem
 	s.news = true
 	return mem, path, nil
+}
+
+// checkTotalLocked fails, with an error wrapping
+// tensor.ErrResourceExhausted, when slot k made size bytes would take the
+// ring's slots past half the memory a tensor may take
+// (tensor.MemoryLimit). Each slot keeps the size of the largest batch it
+// has held, and the batches are written in turn into all of them, so a
+// batch padded to a long record among short ones, allowed for itself up
+// to the machine's memory, would fill nine slots of it (audit 112: two
+// batches of 16 GiB were written from a file of 42 MB).
+func (r *ring) checkTotalLocked(k, size int) error {
+	total := uint64(size)
+	for i := range r.slots {
+		if i != k {
+			total += uint64(len(r.slots[i].mem))
+		}
+	}
+	if limit := tensor.MemoryLimit() / 2; total > limit {
+		return fmt.Errorf("%w: a batch of %d bytes: the shared memory of the batches held and on their way would be %d bytes, "+
+			"more than half of the memory the server may take (%d); a smaller batch size or prefetch, or features padded "+
+			"less (a VarLen or sequence feature pads every record to the batch's longest)",
+			tensor.ErrResourceExhausted, size, total, limit)
+	}
+	return nil
 }
 
 // create makes the file of slot k, anonymous or named as the ring's are.

@@ -1043,10 +1043,8 @@ class _Session:
                 cacheable = False
                 continue
             if a["dtype"] == "bytes":
-                offs = np.frombuffer(mem, np.int64, n + 1, a["offset"])
-                data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
                 x = np.empty(n, dtype=object)
-                x[:] = [data[offs[i]:offs[i + 1]] for i in range(n)]
+                x[:] = _byte_strings(mem, a, n)
                 x = x.reshape(shape)
                 cacheable = False
             else:
@@ -1087,10 +1085,8 @@ class _Session:
         nnz = a.get("nnz", 0)
         indices = np.frombuffer(mem, np.int64, nnz * len(shape), a["indices_offset"]).reshape(nnz, len(shape))
         if a["dtype"] == "bytes":
-            offs = np.frombuffer(mem, np.int64, nnz + 1, a["offset"])
-            data = mem[a["data_offset"]:a["data_offset"] + a["nbytes"]]
             values = np.empty(nnz, dtype=object)
-            values[:] = [data[offs[i]:offs[i + 1]] for i in range(nnz)]
+            values[:] = _byte_strings(mem, a, nnz)
         else:
             values = np.frombuffer(mem, np.dtype(a["dtype"]), nnz, a["offset"])
             if copy:
@@ -1177,6 +1173,15 @@ def _close_pipes(p):
             f.close()
         except OSError:
             pass
+
+
+def _byte_strings(mem, a, n):
+    """The n byte strings of array a in the slot mem: each sliced out of
+    the slot once, into a bytes object of its own (a slice of the batch's
+    bytes taken whole first copied them twice, audit 112)."""
+    base = a["data_offset"]
+    offs = np.frombuffer(mem, np.int64, n + 1, a["offset"]).tolist()
+    return [mem[base + offs[i]:base + offs[i + 1]] for i in range(n)]
 
 
 def _copied(v):
