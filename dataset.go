@@ -147,10 +147,12 @@ const maxShuffle = 1<<31 - 1
 // value is an error rather than an allocation of a slot for each.
 const maxReaders = 1 << 16
 
-// maxReserved bounds the records a collector makes room for before it has
-// read them: a batch size sized for a large data set may exceed a small
-// one's records many times over, so the room past it grows as records
-// come.
+// maxReserved bounds the records a data set's collectors together make
+// room for before they have read them: a batch size sized for a large
+// data set may exceed a small one's records many times over, so the room
+// past it grows as records come. Each of n readers makes room for its
+// share (1024 readers each making room for 65536 records took 3 GB before
+// a record was read, audit 114).
 const maxReserved = 1 << 16
 
 // maxReservedBytes bounds the bytes a collector makes room for before the
@@ -265,7 +267,8 @@ func (d *Dataset) start(ctx context.Context, n int, bs batchSettings, pl *pool) 
 		if err != nil {
 			return nil, fmt.Errorf("sluice: %s: %w", d.kind, err)
 		}
-		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f, recordBytes: d.fixed.recordBytes, skips: &r.skipCount}
+		rd[i] = &collector{r: recordio.NewReader(d.readerKind, f, names), pos: f, recordBytes: d.fixed.recordBytes, skips: &r.skipCount,
+			reserve: max(1, maxReserved/readers)}
 		if empty != nil {
 			recordhook.WatchUnits(rd[i].r, empty.done)
 		}
@@ -428,6 +431,9 @@ type collector struct {
 	// maxBytes, when > 0, ends a read once its records take that many
 	// bytes, before n records (a shuffled data set's readers).
 	maxBytes int
+	// reserve is the most records the collector makes room for before
+	// they arrive: its share of maxReserved.
+	reserve int
 }
 
 // reset empties the batch. With fresh, the records of the batch before
@@ -447,9 +453,9 @@ func (c *collector) own(rec []byte) []byte { return c.bufs.own(&c.local, rec) }
 // error that stopped it (wrapping io.EOF at the end of the input).
 func (c *collector) read(ctx context.Context, n int) error {
 	defer func() { c.skips.add(c.r.NumRecordsSkipped(), &c.seen) }()
-	if want := min(n, maxReserved); cap(c.recs) < want {
+	if want := min(n, c.reserve); cap(c.recs) < want {
 		// Room for the batch at once rather than by doubling, up to
-		// maxReserved records.
+		// c.reserve records.
 		c.recs = slices.Grow(c.recs, want-len(c.recs))
 		if c.pos != nil {
 			c.works, c.offs = slices.Grow(c.works, want-len(c.works)), slices.Grow(c.offs, want-len(c.offs))
@@ -473,7 +479,7 @@ func (c *collector) read(ctx context.Context, n int) error {
 				// fixed size, up to maxReservedBytes: a batch of 1024
 				// records of 256 MiB asked for 256 GiB at the first
 				// record of a file that held one (audit 112).
-				m := min(n, maxReserved)
+				m := min(n, c.reserve)
 				c.arena = make([]byte, 0, max(2*cap(c.arena), len(c.arena)+len(rec), min(m*len(rec)*5/4, 64<<10), min(m*c.recordBytes, maxReservedBytes)))
 			}
 			start := len(c.arena)

@@ -103,7 +103,15 @@ func (d *imageDecoder) decode(enc tensor.Tensor, keys []string) (tensor.Tensor, 
 	n := len(imgs)
 	out := d.last
 	if !d.reuse || !out.IsValid() || out.Len() != n {
-		out = tensor.New(make([]uint8, n*d.height*d.width*d.channels), n, d.height, d.width, d.channels)
+		// The batch is its images' size whatever the data's, each image
+		// cropped or padded to it: one the machine cannot hold is an
+		// error, not the end of the process (512 images of 16384² asked
+		// for 128 GiB, audit 114).
+		shape := tensor.Shape{n, d.height, d.width, d.channels}
+		if err := tensor.CheckMemory(tensor.Uint8, shape); err != nil {
+			return tensor.Tensor{}, fmt.Errorf("feature %q: a batch of %d images of %d × %d × %d: %w", d.name, n, d.height, d.width, d.channels, err)
+		}
+		out = tensor.New(make([]uint8, n*d.height*d.width*d.channels), shape...)
 	}
 	pixels := out.Uint8s()
 	row := d.height * d.width * d.channels

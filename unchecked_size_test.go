@@ -1,8 +1,12 @@
 package sluice
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -68,4 +72,64 @@ func TestSpecShapeTooLarge(t *testing.T) {
 		return
 	}
 	t.Fatal("no error")
+}
+
+// A batch of images is the images' size whatever the data's, each cropped
+// or padded to it: one larger than the machine is an error naming the
+// feature, not the end of the process (audit 114: 512 PNGs of 1×1 pixel
+// decoded to 16384² asked for 128 GiB).
+func TestImageBatchTooLarge(t *testing.T) {
+	const n, side = 4096, 16384 // 2^40 bytes of pixels
+	if tensor.MemoryLimit() >= n*side*side {
+		t.Skip("the machine holds the batch")
+	}
+	var png1 bytes.Buffer
+	img := image.NewGray(image.Rect(0, 0, 1, 1))
+	if err := png.Encode(&png1, img); err != nil {
+		t.Fatal(err)
+	}
+	rec := example.New().Bytes("image", png1.Bytes()).Marshal()
+	recs := make([][]byte, n)
+	for i := range recs {
+		recs[i] = rec
+	}
+	name := filepath.Join(t.TempDir(), "tiny.tfrecord")
+	writeTFRecords(t, name, recs...)
+	spec := example.Spec{"image": example.FixedLen(tensor.String)}
+	for _, err := range Examples(name, spec, DecodeImage("image", side, side, 1)).Batches(context.Background(), n) {
+		if !errors.Is(err, tensor.ErrResourceExhausted) || !strings.Contains(err.Error(), `feature "image"`) {
+			t.Fatalf("%v, want ErrResourceExhausted naming feature \"image\"", err)
+		}
+		return
+	}
+	t.Fatal("no error")
+}
+
+// Readers make room for a batch's records together, not each: 1024
+// readers of a batch size of 2^31-1 made room for 65536 records each, 3 GB
+// before a record was read (audit 114).
+func TestManyReadersReserveShared(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "ten.tfrecord")
+	var recs [][]byte
+	for i := range 10 {
+		recs = append(recs, example.New().Int64("i", int64(i)).Marshal())
+	}
+	writeTFRecords(t, name, recs...)
+	ds := Examples(name, example.Spec{"i": example.FixedLen(tensor.Int64)}, Readers(1024))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := 0
+	for b, err := range ds.Batches(context.Background(), math.MaxInt32) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += b.Len()
+	}
+	runtime.ReadMemStats(&after)
+	if n != 10 {
+		t.Fatalf("%d records, want 10", n)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<30 {
+		t.Errorf("10 records through 1024 readers allocated %d bytes", alloc)
+	}
 }
