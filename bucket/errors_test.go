@@ -33,6 +33,9 @@ func TestBuildErrors(t *testing.T) {
 		{"BK-02 bucket capacities", bucketBuild(scalarStep(0), []int{1}, 3, bucket.BucketCapacities(4, 5)),
 			"The list bucket_capacities ([4, 5]) must have exactly num_buckets (3) elements."},
 		{"no buckets", bucketBuild(scalarStep(0), []int{1}, 0), "num_buckets must be positive, not 0"},
+		// A count no use needs is refused before anything is sized by it
+		// (2^40 ended the process, audit 114).
+		{"2^40 buckets", bucketBuild(scalarStep(0), []int{1}, 1<<40), "num_buckets 1099511627776 is more than 1048576"},
 		{"batch size", bucketBuild(scalarStep(0), []int{4, 0}, 2), "batch_size must be positive, not 0"},
 		{"capacity", bucketBuild(scalarStep(0), []int{1}, 1, bucket.Capacity(0)), "capacity must be positive, not 0"},
 		{"bucket capacity", bucketBuild(scalarStep(0), []int{1}, 2, bucket.BucketCapacities(1, -1)),

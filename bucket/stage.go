@@ -75,6 +75,12 @@ func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx co
 	return k, e, err
 }
 
+// MaxBuckets is the most buckets a stage takes. TensorFlow sets no bound,
+// but each bucket is a queue and a batch in the making: a count beyond
+// any use (a mistaken argument) is an error wrapping ErrInvalidArgument
+// rather than an allocation that ends the process.
+const MaxBuckets = 1 << 20
+
 // newStage validates the arguments and builds the stage on p. A build
 // error is recorded on p and kept in the stage, whose next returns it.
 // what names the stage and the options newStage does not see, for
@@ -83,8 +89,9 @@ func callNamed[K any, S ~func(context.Context) (K, queue.Element, error)](ctx co
 // bin, if not nil, is where the bucket queues give back the elements the
 // routes made, once copied into a batch.
 func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int, batchSizes []int, lead int, newRoute func() routeFunc, bin *elemBin) *stage {
-	s := &stage{p: p, name: name, cfg: cfg, newRoute: newRoute, lead: lead, bin: bin}
-	s.pool = newBatchPool(max(numBuckets, 0), cfg.capacity)
+	// No buckets until their count is checked: a pool for 2^40 ended the
+	// process before the count was (audit 114).
+	s := &stage{p: p, name: name, cfg: cfg, newRoute: newRoute, lead: lead, bin: bin, pool: newBatchPool(0, cfg.capacity)}
 	s.ck = &stagehook.Stage{Desc: fmt.Sprintf("%s: %d buckets, batch sizes %v, capacity %d, capacities %v, threads %d, dynamic_pad %t, allow_smaller_final_batch %t, keep_input %t, names %q",
 		what, numBuckets, batchSizes, cfg.capacity, cfg.capacities, cfg.numThreads, cfg.dynamicPad, cfg.allowSmaller, cfg.keep != nil, cfg.names)}
 	stagehook.Of(p).AddStage(s.ck)
@@ -98,6 +105,7 @@ func newStage(p *input.Pipeline, name, what string, cfg *config, numBuckets int,
 		s.fail(err)
 		return s
 	}
+	s.pool = newBatchPool(numBuckets, cfg.capacity)
 	s.batchSizes = sizes
 	if bin != nil {
 		for i := range sizes {
@@ -186,6 +194,9 @@ func checkArgs(numBuckets int, batchSizes []int, cfg *config) (sizes, caps []int
 	}
 	if numBuckets <= 0 {
 		return nil, nil, invalidf("bucket: num_buckets must be positive, not %d", numBuckets)
+	}
+	if numBuckets > MaxBuckets {
+		return nil, nil, invalidf("bucket: num_buckets %d is more than %d: each bucket is a queue", numBuckets, MaxBuckets)
 	}
 	switch len(batchSizes) {
 	case 1:

@@ -268,4 +268,13 @@ func TestEmptyProducers(t *testing.T) {
 			t.Fatalf("Start = %v", err)
 		}
 	})
+	// Beyond the int32 numbers, an error before a number is made (2^36
+	// of them ended the process, audit 114).
+	t.Run("range beyond int32", func(t *testing.T) {
+		p := NewPipeline()
+		p.RangeInputProducer(1<<36, NumEpochs(1))
+		if err := p.Start(t.Context()); !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), "beyond the int32 numbers") {
+			t.Fatalf("Start = %v", err)
+		}
+	})
 }

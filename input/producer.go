@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -35,14 +36,27 @@ func (p *Pipeline) StringInputProducer(names []string, opts ...ProducerOption) q
 // refilled once per epoch (TensorFlow's range_input_producer). A limit of
 // 0 is an empty range: with NumEpochs the queue ends at once, as
 // TensorFlow's gives OutOfRange (RIP-01); without, no number ever comes,
-// as in TensorFlow. A negative limit is an error, TensorFlow's tf.range's.
+// as in TensorFlow. A negative limit is an error, TensorFlow's tf.range's,
+// and so is one beyond the int32 numbers, or beyond memory, made before
+// a number is.
 func (p *Pipeline) RangeInputProducer(limit int, opts ...ProducerOption) queue.Queue {
-	data := make([]int32, max(limit, 0))
+	switch {
+	case limit < 0:
+		p.fail(fmt.Errorf("input: range_input_producer: Requires start <= limit when delta > 0: 0/%d", limit))
+		limit = 0
+	case limit > math.MaxInt32:
+		// The numbers are int32, as TensorFlow's: beyond, they would
+		// wrap (and 2^36 of them ended the process, audit 114).
+		p.fail(fmt.Errorf("input: range_input_producer: limit %d is beyond the int32 numbers: %w", limit, queue.ErrInvalidArgument))
+		limit = 0
+	}
+	if err := tensor.CheckMemory(tensor.Int32, tensor.Shape{limit}); err != nil {
+		p.fail(fmt.Errorf("input: range_input_producer: %w", err))
+		limit = 0
+	}
+	data := make([]int32, limit)
 	for i := range data {
 		data[i] = int32(i)
-	}
-	if limit < 0 {
-		p.fail(fmt.Errorf("input: range_input_producer: Requires start <= limit when delta > 0: 0/%d", limit))
 	}
 	return p.produce("range_input_producer", "input_producer", tensor.New(data), false, opts)
 }
