@@ -46,6 +46,12 @@ the record.`,
 			if err := atLeast(cmd, 1, "readers", "batch", "epochs"); err != nil {
 				return err
 			}
+			if err := atMost(cmd, maxReaders, "readers"); err != nil {
+				return err
+			}
+			if err := atMost(cmd, maxBatch, "batch"); err != nil {
+				return err
+			}
 			return bench(cmd, args, readers, batch, epochs, parse, comp)
 		},
 	}
@@ -133,7 +139,7 @@ func bench(cmd *cobra.Command, patterns []string, readers, batchSize, epochs int
 			// The records are copied into one buffer, reused from batch
 			// to batch: the parser copies out what it keeps.
 			arena, recs, keys = arena[:0], recs[:0], keys[:0]
-			ends := make([]int64, 0, batchSize) // also the element: each record's size
+			ends := make([]int64, 0, min(batchSize, 1<<10)) // also the element: each record's size
 			for len(recs) < batchSize {
 				key, rec, err := r.Read(ctx)
 				if err != nil {

@@ -198,7 +198,7 @@ record larger than --shuffle-memory is held alone). Progress is a bar on a termi
 	f.StringVar(&o.out, "out", "", "output path prefix (required)")
 	f.StringVar(&o.compression, "compression", "", "output compression: NONE, ZLIB, GZIP or ZSTD (default: the one --out's extension names, else NONE; ZSTD is smaller and faster, but TensorFlow cannot read ZSTD TFRecord files); with --to parquet, the pages': SNAPPY (the default), GZIP, ZSTD or NONE")
 	f.StringVar(&o.inCompression, "input-compression", "auto", "--from tfrecord: "+compressionUsage)
-	f.IntVar(&o.shards, "shards", 1, "number of output files")
+	f.IntVar(&o.shards, "shards", 1, "number of output files (at most 10000)")
 	f.StringVar(&o.columns, "columns", "", "CSV columns as name:type,... (types int64, float, string); with --from jsonl, types of members; with --from parquet, or with --to parquet from other input, the columns to keep (name,...)")
 	f.BoolVar(&o.header, "header", false, "the CSV files' first line names the columns")
 	f.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter, one character (\\t for a tab)")
@@ -223,6 +223,15 @@ func (o convertOptions) inputColumns() bool {
 // A converter reads its inputs and writes one serialized Example per
 // record with write. It reports input bytes to prog and records to t.
 type converter func(ctx context.Context, names []string, o convertOptions, prog *progress, t *tally, write func([]byte) error) error
+
+// maxShards is the most output files convert (and the demo) writes at
+// once; maxReaders and maxBatch bound bench's and the demo's readers and
+// batch size.
+const (
+	maxShards  = 10000
+	maxReaders = 1024
+	maxBatch   = 1 << 20
+)
 
 func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) error {
 	ctx := cmd.Context()
@@ -254,8 +263,11 @@ func runConvert(cmd *cobra.Command, args []string, o convertOptions, t *tally) e
 		}
 		o.salvage = &salvage{w: cmd.ErrOrStderr()}
 	}
-	if o.shards < 1 {
-		return fmt.Errorf("--shards must be at least 1, not %d", o.shards)
+	if o.shards < 1 || o.shards > maxShards {
+		// Every shard is an open file and a compressor, written at
+		// once: 2^31 of them ended the process before a file was made
+		// (audit 114).
+		return fmt.Errorf("--shards must be from 1 to %d, not %d", maxShards, o.shards)
 	}
 	// --columns is the converter's for CSV, JSON lines and Parquet input;
 	// for other input only Parquet output has a use for it.

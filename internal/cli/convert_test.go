@@ -121,8 +121,11 @@ func TestConvertReshard(t *testing.T) {
 	// Shard 1 holds records 1, 5 (of file a) and 9 (record 3 of file b).
 	_, stdout, _ = run(t, "cat", out+"-00001-of-00004.tfrecord.zst")
 	golden(t, "convert_reshard_cat", dir, stdout)
-	if code, _, errOut := run(t, "convert", filepath.Join(dir, "in-b.tfrecord"), "--out", out, "--shards", "0"); code == 0 || !strings.Contains(errOut, "--shards must be at least 1, not 0") {
-		t.Errorf("--shards 0: %q", errOut)
+	for _, n := range []string{"0", "10001", "2147483647"} {
+		// 2^31-1 shards ended the process before a file was made (audit 114).
+		if code, _, errOut := run(t, "convert", filepath.Join(dir, "in-b.tfrecord"), "--out", out, "--shards", n); code == 0 || !strings.Contains(errOut, "--shards must be from 1 to 10000, not "+n) {
+			t.Errorf("--shards %s: %q", n, errOut)
+		}
 	}
 }
 

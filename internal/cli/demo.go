@@ -66,6 +66,15 @@ then limit how many images are used (default: all).`,
 			if err := atLeast(cmd, 0, "train", "test", "hidden"); err != nil {
 				return err
 			}
+			if err := atMost(cmd, maxReaders, "readers"); err != nil {
+				return err
+			}
+			if err := atMost(cmd, maxBatch, "batch"); err != nil {
+				return err
+			}
+			if err := atMost(cmd, maxShards, "shards"); err != nil {
+				return err
+			}
 			if cfg.DataDir != "" {
 				// Sizes limit the real data rather than set what to generate.
 				if !cmd.Flags().Changed("train") {

@@ -28,6 +28,23 @@ func atLeast(cmd *cobra.Command, min int, flags ...string) error {
 	return nil
 }
 
+// atMost checks that cmd's int flags are at most max: a number beyond any
+// use (a slip of the keyboard) would size memory or goroutines before a
+// record is read (bench --batch 2147483647 asked for 16 GiB and ended the
+// process, audit 114).
+func atMost(cmd *cobra.Command, max int, flags ...string) error {
+	for _, name := range flags {
+		v, err := cmd.Flags().GetInt(name)
+		if err != nil {
+			return err
+		}
+		if v > max {
+			return fmt.Errorf("--%s must be at most %d, not %d", name, max, v)
+		}
+	}
+	return nil
+}
+
 // checkLimit checks cmd's --limit: -1 reads everything, and any other
 // negative number, such as head -n -5 (GNU head's "all but the last 5"),
 // would read everything too, silently, rather than what was meant.

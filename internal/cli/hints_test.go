@@ -41,6 +41,13 @@ func TestActionableErrors(t *testing.T) {
 		{[]string{"demo", "--readers", "0"}, "--readers must be at least 1, not 0"},
 		{[]string{"demo", "--batch", "0"}, "--batch must be at least 1, not 0"},
 		{[]string{"demo", "--shards", "0"}, "--shards must be at least 1, not 0"},
+		// Numbers beyond any use size nothing (audit 114: bench --batch
+		// 2147483647 asked for 16 GiB and ended the process).
+		{[]string{"bench", good, "--batch", "2147483647"}, "--batch must be at most 1048576, not 2147483647"},
+		{[]string{"bench", good, "--readers", "100000"}, "--readers must be at most 1024, not 100000"},
+		{[]string{"demo", "--shards", "2147483647"}, "--shards must be at most 10000, not 2147483647"},
+		{[]string{"demo", "--batch", "2147483647"}, "--batch must be at most 1048576, not 2147483647"},
+		{[]string{"demo", "--readers", "100000"}, "--readers must be at most 1024, not 100000"},
 		{[]string{"demo", "--hidden", "-1"}, "--hidden must be at least 0, not -1"},
 		{[]string{"demo", "--checkpoint-dir", dir, "--checkpoint-every", "0"}, "--checkpoint-every must be at least 1, not 0"},
 		{[]string{"count", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},

@@ -429,6 +429,10 @@ def test_bad_options(tmp_path):
         sluice.writer(tmp_path / "x", compression="LZ4")
     with pytest.raises(sluice.InvalidArgumentError, match="shards=0"):
         sluice.writer(tmp_path / "x", shards=0)
+    # Each shard a file written at once: a count beyond sluice convert's
+    # is refused before a name is made.
+    with pytest.raises(sluice.InvalidArgumentError, match="shards=2147483647: want an int from 1 to 10000"):
+        sluice.writer(tmp_path / "x", shards=2**31 - 1)
     with pytest.raises(sluice.SluiceError, match="no such file"):
         sluice.writer(tmp_path / "no" / "such" / "dir" / "x")
     # A name that is not UTF-8 reached the server as U+FFFD, another name

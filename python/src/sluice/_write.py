@@ -200,6 +200,10 @@ _MAX_RECORD = 1 << 31  # the readers' default bound (tfrecord.DefaultMaxRecordSi
 _IMPLIED = ((".gz", "GZIP"), (".zlib", "ZLIB"), (".zz", "ZLIB"), (".zst", "ZSTD"))
 
 
+#: The most files a writer writes at once: sluice convert's --shards bound.
+_MAX_SHARDS = 10000
+
+
 def _output_names(path: Union[str, "os.PathLike[str]"], shards: int,
                   compression: Optional[str], given: Any = None) -> Tuple[List[str], str]:
     """The files a writer to path writes, and their compression (compression
@@ -266,8 +270,10 @@ class Writer:
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], *, shards: int = 1,
                  compression: Optional[str] = None) -> None:
-        if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
-            raise InvalidArgumentError(f"shards={shards!r}: want an int of at least 1")
+        if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= _MAX_SHARDS:
+            # Each shard is a file the server writes at once, as sluice
+            # convert --shards, which takes as many.
+            raise InvalidArgumentError(f"shards={shards!r}: want an int from 1 to {_MAX_SHARDS}")
         self.files: List[str]
         self.files, comp = _output_names(path, shards, _compression(compression, "writer"), compression)
         self.count = 0
