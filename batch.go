@@ -142,7 +142,10 @@ func (b *Batch) feature(name string) (feature, int) {
 // each record's own count. A batch whose padded form the process could not
 // hold (queue.CheckPaddedSize) is not delivered: the data set's iteration
 // fails with an error wrapping queue.ErrResourceExhausted that names the
-// feature and the record with the most values.
+// feature and the record with the most values. A SparseFeature's dense
+// shape is its spec's size, which may be far larger than any batch of its
+// values (a hashed feature space): its batches are delivered, and Dense of
+// one the process cannot hold panics; read it with Sparse.
 //
 // A SparseFeature's indices are checked against its size, and for
 // repeats within a record, when its batch is parsed, where TensorFlow's
@@ -249,6 +252,12 @@ func (b *Batch) Bytes(name string) [][]byte { return b.typed(name, tensor.String
 func toDense(name string, s tensor.Sparse) tensor.Tensor {
 	if err := checkSparseBounds(name, s, nil); err != nil {
 		panic(err.Error())
+	}
+	if err := tensor.CheckMemory(s.Values.DType(), s.DenseShape); err != nil {
+		// A SparseFeature of a space that large is read with Sparse;
+		// the padded batches of other sparse features that would not
+		// fit were refused when they were parsed.
+		panic(fmt.Sprintf("sluice: feature %q: its dense form: %v (read it with Sparse)", name, err))
 	}
 	rank := len(s.DenseShape)
 	idx := s.Indices.Int64s()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
@@ -131,5 +132,44 @@ func TestManyReadersReserveShared(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<30 {
 		t.Errorf("10 records through 1024 readers allocated %d bytes", alloc)
+	}
+}
+
+// A SparseFeature's dense shape is its spec's size, not a padding: a
+// hashed feature space larger than memory is read as the sparse tensor it
+// is (audit 114: every batch was refused), and Dense of it panics, saying
+// to read it with Sparse, rather than end the process.
+func TestSparseFeatureLargeSpace(t *testing.T) {
+	const space = 1 << 40
+	name := filepath.Join(t.TempDir(), "hashed.tfrecord")
+	var recs [][]byte
+	for i := range 4 {
+		recs = append(recs, example.New().Int64("idx", int64(i)<<38).Float("val", float32(i)).Marshal())
+	}
+	writeTFRecords(t, name, recs...)
+	spec := example.Spec{"sp": example.SparseFeature([]string{"idx"}, "val", tensor.Float32, []int{space}, false)}
+	n := 0
+	for b, err := range Examples(name, spec).Batches(context.Background(), 4) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := b.Sparse("sp")
+		if !s.DenseShape.Equal(tensor.Shape{4, space}) || s.NNZ() != 4 {
+			t.Fatalf("sparse %v with %d values", s.DenseShape, s.NNZ())
+		}
+		n += b.Len()
+		if tensor.MemoryLimit() < 4*space*4 {
+			func() {
+				defer func() {
+					if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "read it with Sparse") {
+						t.Errorf("Dense of a [4, 2^40] feature: %v, want a panic saying to read it with Sparse", r)
+					}
+				}()
+				b.Dense("sp")
+			}()
+		}
+	}
+	if n != 4 {
+		t.Fatalf("%d records, want 4", n)
 	}
 }
