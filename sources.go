@@ -727,15 +727,15 @@ func uniqueNames(fs []feature) error {
 	if len(fs) == 0 {
 		return fmt.Errorf("no features: %w", ErrInvalid)
 	}
+	seen := make(map[string]bool, len(fs))
 	for i, f := range fs {
 		if f.name == "" {
 			return fmt.Errorf("feature %d has no name: %w", i, ErrInvalid)
 		}
-		for _, g := range fs[:i] {
-			if g.name == f.name {
-				return fmt.Errorf("two features are named %q: %w", f.name, ErrInvalid)
-			}
+		if seen[f.name] {
+			return fmt.Errorf("two features are named %q: %w", f.name, ErrInvalid)
 		}
+		seen[f.name] = true
 	}
 	return nil
 }
@@ -745,9 +745,15 @@ func uniqueNames(fs []feature) error {
 // layout's feature i.
 func (d *Dataset) setLayout(fs []feature) []int {
 	d.layout = newLayout(slices.Clone(fs))
+	// By a map: a search of fs for each feature took 100 000 CSV columns
+	// past a minute (audit 114).
+	at := make(map[string]int, len(fs))
+	for i, f := range fs {
+		at[f.name] = i
+	}
 	order := make([]int, len(fs))
 	for i, f := range d.layout.features {
-		order[i] = slices.IndexFunc(fs, func(g feature) bool { return g.name == f.name })
+		order[i] = at[f.name]
 	}
 	return order
 }
