@@ -68,6 +68,10 @@ func batchShapes(last []tensor.Shape, shapes []tensor.Shape, n int) []tensor.Sha
 	return last
 }
 
+// checkFirstBytes is the size of a batch above which its first record is
+// parsed before the batch is lent memory.
+const checkFirstBytes = 1 << 20
+
 // An intoDecoder parses each record of a batch into its rows of the
 // tensors an allocator lends.
 type intoDecoder struct {
@@ -76,6 +80,9 @@ type intoDecoder struct {
 	dtypes []tensor.DType
 	shapes []tensor.Shape // of one record
 	batch  []tensor.Shape // of the batch, reused
+	// first is the row a large batch's first record is parsed into
+	// before the batch is lent memory.
+	first []tensor.Tensor
 	// views holds the rows of the last few batches' memory as tensors:
 	// the allocator lends the same few buffers again and again, whose
 	// row tensors are so made once. As many as sluice-serve lends at
@@ -94,15 +101,26 @@ type rowViews struct {
 func (d *intoDecoder) decode(recs [][]byte) queue.Element {
 	n := len(recs)
 	d.batch = batchShapes(d.batch, d.shapes, n)
+	// The spec sizes the batch before a record is parsed. A batch too
+	// large for memory, as a mistaken shape makes it, is left to the
+	// batch parser, which finds the record that does not fill it before
+	// it allocates (a shape of [2^30] asked for 256 GiB here, audit 112);
+	// so is one of more than a megabyte whose first record does not fill
+	// its row, parsed first into a row of the decoder's own (a shape of
+	// [2^23] made 800 MiB, or as much shared memory, audit 113).
+	size := 0
 	for i, s := range d.batch {
-		// The spec sizes the batch before a record is parsed: one too
-		// large for memory, as a mistaken shape makes it, is left to
-		// the batch parser, which finds the record that does not fill
-		// it before it allocates (a shape of [2^30] asked for 256 GiB
-		// here, audit 112).
 		if tensor.CheckMemory(d.dtypes[i], s) != nil {
 			return nil
 		}
+		size += s.NumElements() * d.dtypes[i].Size()
+	}
+	if size > checkFirstBytes && n > 0 {
+		first, err := d.p.ParseSingleInto(d.first, recs[0], "")
+		if err != nil {
+			return nil
+		}
+		d.first = first
 	}
 	dst := d.a.Alloc(d.dtypes, d.batch)
 	if dst == nil {

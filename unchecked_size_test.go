@@ -173,3 +173,29 @@ func TestSparseFeatureLargeSpace(t *testing.T) {
 		t.Fatalf("%d records, want 4", n)
 	}
 }
+
+// A batch parsed row by row into reused memory is lent that memory only
+// once its first record fills its row: a shape of [2^23] for records of
+// 4 values made a batch of 800 MiB before the error (audit 113).
+func TestSpecShapeCheckedBeforeLending(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "small.tfrecord")
+	var recs [][]byte
+	for range 64 {
+		recs = append(recs, example.New().Float("f", 1, 2, 3, 4).Marshal())
+	}
+	writeTFRecords(t, name, recs...)
+	ds := Examples(name, example.Spec{"f": example.FixedLen(tensor.Float32, 1<<23)}, Readers(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var err error
+	for _, err = range ds.Batches(context.Background(), 25) {
+		break
+	}
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, example.ErrValueCount) {
+		t.Fatalf("%v, want ErrValueCount", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
+		t.Errorf("refusing a batch of 25 records of 4 values allocated %d bytes", alloc)
+	}
+}

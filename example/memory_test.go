@@ -75,3 +75,23 @@ func TestSequencePaddingTooLarge(t *testing.T) {
 		t.Errorf("SequenceExamples: %v, want ErrResourceExhausted naming record 77", err)
 	}
 }
+
+// ParseSingleInto checks a record before it makes a row the spec sizes
+// (audit 113: 32 MiB made for a record of 4 values).
+func TestParseSingleIntoCheckedBeforeAllocating(t *testing.T) {
+	p, err := NewParser(Spec{"f": FixedLen(tensor.Float32, 1<<23)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := New().Float("f", 1, 2, 3, 4).Marshal()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = p.ParseSingleInto(nil, rec, "k")
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrValueCount) {
+		t.Fatalf("%v, want ErrValueCount", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("refusing the record allocated %d bytes", alloc)
+	}
+}

@@ -122,13 +122,18 @@ func (p *Parser) ParseSingleInto(dst []tensor.Tensor, serialized []byte, key str
 	for fi := range pl.feats {
 		c := &pl.feats[fi]
 		if c.kind == KindFixedLen && (c.dtype == tensor.Float32 || c.dtype == tensor.Int64) {
+			r := &p.refs[c.slot]
+			// Checked before a row is made: the spec's shape sizes it,
+			// and a mistaken one (2^23 values for records of 4) made it
+			// before the record said it was wrong (audit 113).
+			if err := c.checkSingle(key, r); err != nil {
+				return nil, err
+			}
 			t := out[k]
 			if t.DType() != c.dtype || !t.Shape().Equal(c.shape) {
 				t = tensor.Zeros(c.dtype, append(tensor.Shape{}, c.shape...))
 			}
-			if err := c.fillSingle(t, key, &p.refs[c.slot]); err != nil {
-				return nil, err
-			}
+			c.fillSingle(t, r)
 			out[k] = t
 			k++
 			continue
@@ -172,30 +177,37 @@ func singleName(key string) string {
 	return key
 }
 
-// fillSingle is buildFixedLen for one record of a float32 or int64
-// feature, into out, of the feature's shape.
-func (c *compiled) fillSingle(out tensor.Tensor, key string, r *featureRef) error {
-	if !r.present || r.kind == kindNone {
+// checkSingle returns the error of one record's float32 or int64 feature
+// r if fillSingle cannot write it: absent without a default, of another
+// kind, or of another number of values.
+func (c *compiled) checkSingle(key string, r *featureRef) error {
+	switch {
+	case !r.present || r.kind == kindNone:
 		if !c.defRow.IsValid() {
 			return missingError(singleName(key), c.name, 0, c.dtype.TFName())
 		}
+	case r.kind != c.list:
+		return c.typeMismatchFixed(singleName(key), 0, r)
+	case r.count != c.rowSize:
+		return featureError(ErrValueCount, singleName(key), c.name, 0,
+			"Number of %s values != expected.  Values size: %d but output shape: %v", r.kind.name(), r.count, c.shape)
+	}
+	return nil
+}
+
+// fillSingle is buildFixedLen for one record of a float32 or int64
+// feature that checkSingle found right, into out, of the feature's shape.
+func (c *compiled) fillSingle(out tensor.Tensor, r *featureRef) {
+	if !r.present || r.kind == kindNone {
 		switch c.dtype {
 		case tensor.Float32:
 			copy(out.Float32s(), c.defRow.Float32s())
 		case tensor.Int64:
 			copy(out.Int64s(), c.defRow.Int64s())
 		}
-		return nil
-	}
-	if r.kind != c.list {
-		return c.typeMismatchFixed(singleName(key), 0, r)
-	}
-	if r.count != c.rowSize {
-		return featureError(ErrValueCount, singleName(key), c.name, 0,
-			"Number of %s values != expected.  Values size: %d but output shape: %v", r.kind.name(), r.count, c.shape)
+		return
 	}
 	decode(r, out, 0)
-	return nil
 }
 
 // Parse parses a batch of serialized Examples with spec; see Parser.Parse.
