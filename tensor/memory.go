@@ -44,7 +44,7 @@ func MemoryLimit() uint64 {
 	if l := debug.SetMemoryLimit(-1); l >= 0 {
 		limit = uint64(l)
 	}
-	if m := physicalMemory(); m > 0 {
+	if m := PhysicalMemory(); m > 0 {
 		limit = min(limit, m)
 	}
 	return min(limit, MaxElements)

@@ -2,9 +2,9 @@ package tensor
 
 import "syscall"
 
-// physicalMemory returns the machine's memory in bytes, or 0 if it is not
+// PhysicalMemory returns the machine's memory in bytes, or 0 if it is not
 // known.
-func physicalMemory() uint64 {
+func PhysicalMemory() uint64 {
 	var info syscall.Sysinfo_t
 	if syscall.Sysinfo(&info) != nil {
 		return 0

@@ -2,6 +2,6 @@
 
 package tensor
 
-// physicalMemory returns 0: the machine's memory is not known, and only
+// PhysicalMemory returns 0: the machine's memory is not known, and only
 // the Go memory limit and make's limit cap a padded batch.
-func physicalMemory() uint64 { return 0 }
+func PhysicalMemory() uint64 { return 0 }

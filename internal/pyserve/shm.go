@@ -119,12 +119,14 @@ func (r *ring) reserve(k, size int) (mem []byte, newFile string, err error) {
 
 // checkTotalLocked fails, with an error wrapping
 // tensor.ErrResourceExhausted, when slot k made size bytes would take the
-// ring's slots past half the memory a tensor may take
-// (tensor.MemoryLimit). Each slot keeps the size of the largest batch it
-// has held, and the batches are written in turn into all of them, so a
-// batch padded to a long record among short ones, allowed for itself up
-// to the machine's memory, would fill nine slots of it (audit 112: two
-// batches of 16 GiB were written from a file of 42 MB).
+// ring's slots past half the machine's memory. Each slot keeps the size
+// of the largest batch it has held, and the batches are written in turn
+// into all of them, so a batch padded to a long record among short ones,
+// allowed for itself up to the machine's memory, would fill nine slots of
+// it (audit 112: two batches of 16 GiB were written from a file of 42
+// MB). The machine's memory, not the Go memory limit: the slots are
+// files mapped, not the Go heap GOMEMLIMIT bounds, which the README
+// suggests setting to a few times the data in flight (audit 113).
 func (r *ring) checkTotalLocked(k, size int) error {
 	total := uint64(size)
 	for i := range r.slots {
@@ -132,9 +134,9 @@ func (r *ring) checkTotalLocked(k, size int) error {
 			total += uint64(len(r.slots[i].mem))
 		}
 	}
-	if limit := tensor.MemoryLimit() / 2; total > limit {
+	if limit := tensor.PhysicalMemory() / 2; limit > 0 && total > limit {
 		return fmt.Errorf("%w: a batch of %d bytes: the shared memory of the batches held and on their way would be %d bytes, "+
-			"more than half of the memory the server may take (%d); a smaller batch size or prefetch, or features padded "+
+			"more than half of the machine's memory (%d); a smaller batch size or prefetch, or features padded "+
 			"less (a VarLen or sequence feature pads every record to the batch's longest)",
 			tensor.ErrResourceExhausted, size, total, limit)
 	}
