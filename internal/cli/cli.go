@@ -114,7 +114,9 @@ part starts with a dot.`,
 			run := help.Run
 			help.Run = nil
 			help.RunE = func(cmd *cobra.Command, args []string) error {
-				if topic, _, err := root.Find(args); topic == nil || err != nil {
+				// Find takes words it does not know after a command
+				// for the command's arguments (help count nosuch).
+				if topic, rest, err := root.Find(args); topic == nil || err != nil || len(rest) > 0 {
 					return fmt.Errorf("no command %q: sluice help lists the commands", strings.Join(args, " "))
 				}
 				run(cmd, args)

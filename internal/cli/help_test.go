@@ -19,6 +19,8 @@ func TestHelpTopics(t *testing.T) {
 		{[]string{"help", "count"}, 0, "count prints the number of records", ""},
 		{[]string{"help", "demo", "sequence"}, 0, "demo sequence runs", ""},
 		{[]string{"help", "bogus"}, 1, "", `no command "bogus"`},
+		{[]string{"help", "count", "nosuch"}, 1, "", `no command "count nosuch"`},
+		{[]string{"help", "demo", "nosuch"}, 1, "", `no command "demo nosuch"`},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := run(t, c.args...)

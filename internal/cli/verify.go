@@ -167,8 +167,8 @@ is checked; the exit code is the same:
 "records" counts good records. A problem is a stretch of skipped records
 (offset to end) or the error that ended a file's check (its offset when
 known); "incomplete" lists the leftovers of interrupted writes, "writing"
-the temporaries of writes still running. A file's name whose bytes are not
-UTF-8 comes with "name_base64", its bytes in base64.
+the temporaries of writes still running. An entry of "files" whose name's
+bytes are not UTF-8 comes with "name_base64", its bytes in base64.
 
 A file that --compression names the wrong compression of (its first bytes
 are another's, or uncompressed TFRecord data's) is not read: it is listed
