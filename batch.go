@@ -145,7 +145,8 @@ func (b *Batch) feature(name string) (feature, int) {
 // feature and the record with the most values. A SparseFeature's dense
 // shape is its spec's size, which may be far larger than any batch of its
 // values (a hashed feature space): its batches are delivered, and Dense of
-// one the process cannot hold panics; read it with Sparse.
+// one the process cannot hold panics (CheckDense tells first); read it
+// with Sparse.
 //
 // A SparseFeature's indices are checked against its size, and for
 // repeats within a record, when its batch is parsed, where TensorFlow's
@@ -165,6 +166,22 @@ func (b *Batch) Dense(name string) tensor.Tensor {
 	}
 	b.dense[name] = t
 	return t
+}
+
+// CheckDense returns nil if Dense can make the named feature, and
+// otherwise an error wrapping tensor.ErrResourceExhausted: a SparseFeature
+// whose dense form, its spec's size, the process cannot hold. Code that
+// reads every feature dense, whatever the data set's spec, asks it first.
+func (b *Batch) CheckDense(name string) error {
+	f, c := b.feature(name)
+	if !f.sparse {
+		return nil
+	}
+	s := b.sparse(c)
+	if err := tensor.CheckMemory(s.Values.DType(), s.DenseShape); err != nil {
+		return fmt.Errorf("sluice: feature %q: its dense form: %w (read it with Sparse)", name, err)
+	}
+	return nil
 }
 
 // Sparse returns a VarLen or SparseFeature as a sparse tensor: its indices
@@ -254,9 +271,9 @@ func toDense(name string, s tensor.Sparse) tensor.Tensor {
 		panic(err.Error())
 	}
 	if err := tensor.CheckMemory(s.Values.DType(), s.DenseShape); err != nil {
-		// A SparseFeature of a space that large is read with Sparse;
-		// the padded batches of other sparse features that would not
-		// fit were refused when they were parsed.
+		// A SparseFeature of a space that large is read with Sparse
+		// (CheckDense); the padded batches of other sparse features
+		// that would not fit were refused when they were parsed.
 		panic(fmt.Sprintf("sluice: feature %q: its dense form: %v (read it with Sparse)", name, err))
 	}
 	rank := len(s.DenseShape)

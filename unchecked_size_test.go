@@ -159,6 +159,9 @@ func TestSparseFeatureLargeSpace(t *testing.T) {
 		}
 		n += b.Len()
 		if tensor.MemoryLimit() < 4*space*4 {
+			if err := b.CheckDense("sp"); !errors.Is(err, tensor.ErrResourceExhausted) {
+				t.Errorf("CheckDense of a [4, 2^40] feature: %v, want ErrResourceExhausted", err)
+			}
 			func() {
 				defer func() {
 					if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "read it with Sparse") {

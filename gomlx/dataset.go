@@ -304,6 +304,13 @@ func convert(b *sluice.Batch, names []string) ([]*tensors.Tensor, error) {
 			finalize(ts)
 			return nil, fmt.Errorf("no feature %q (the features are %q): %w", n, have, ErrInvalid)
 		}
+		// A SparseFeature of a space larger than memory (a hashed
+		// feature) has no dense form: an error, where Dense panics
+		// (audit 115).
+		if err := b.CheckDense(n); err != nil {
+			finalize(ts)
+			return nil, err // it names the feature
+		}
 		t, err := Tensor(b.Dense(n))
 		if err != nil {
 			finalize(ts)

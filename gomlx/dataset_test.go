@@ -15,12 +15,13 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/x448/float16"
+	"go.uber.org/goleak"
+
 	"github.com/sluiceml/sluice"
 	"github.com/sluiceml/sluice/example"
 	"github.com/sluiceml/sluice/tensor"
 	"github.com/sluiceml/sluice/tfrecord"
-	"github.com/x448/float16"
-	"go.uber.org/goleak"
 )
 
 func TestTensor(t *testing.T) {
@@ -502,5 +503,37 @@ func TestCheckpointResume(t *testing.T) {
 	}
 	if _, err := plain.Checkpoint(); !errors.Is(err, sluice.ErrNotDeterministic) {
 		t.Errorf("Checkpoint of a data set read without Deterministic: %v, want ErrNotDeterministic", err)
+	}
+}
+
+// A SparseFeature of a space larger than memory (a hashed feature) named
+// as an input is an error of Yield naming it, not a panic of Batch.Dense
+// (audit 115).
+func TestHugeSparseFeatureYieldError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hashed.tfrecord")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tfrecord.NewWriter(f)
+	for i := range 4 {
+		if err := w.Write(example.New().Int64("idx", int64(i)<<38).Float("val", float32(i)).Marshal()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(w.Close(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if tensor.MemoryLimit() >= 4<<42 {
+		t.Skip("the machine holds the dense form")
+	}
+	spec := example.Spec{"sp": example.SparseFeature([]string{"idx"}, "val", tensor.Float32, []int{1 << 40}, false)}
+	d, err := New(context.Background(), sluice.Examples(path, spec, sluice.Readers(1)), 4, []string{"sp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, _, _, err := d.Yield(); !errors.Is(err, tensor.ErrResourceExhausted) || !strings.Contains(err.Error(), `feature "sp"`) {
+		t.Fatalf("Yield: %v, want ErrResourceExhausted naming feature \"sp\"", err)
 	}
 }
