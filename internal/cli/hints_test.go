@@ -48,6 +48,8 @@ func TestActionableErrors(t *testing.T) {
 		{[]string{"demo", "--shards", "2147483647"}, "--shards must be at most 10000, not 2147483647"},
 		{[]string{"demo", "--batch", "2147483647"}, "--batch must be at most 1048576, not 2147483647"},
 		{[]string{"demo", "--readers", "100000"}, "--readers must be at most 1024, not 100000"},
+		{[]string{"demo", "sequence", "--shards", "2147483647"}, "--shards must be at most 10000"},
+		{[]string{"demo", "sequence", "--readers", "2147483647"}, "--readers at most 1024"},
 		{[]string{"demo", "--hidden", "-1"}, "--hidden must be at least 0, not -1"},
 		{[]string{"demo", "--checkpoint-dir", dir, "--checkpoint-every", "0"}, "--checkpoint-every must be at least 1, not 0"},
 		{[]string{"count", good, "--parallel", "-1"}, "--parallel must be at least 1, not -1"},

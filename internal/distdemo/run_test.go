@@ -104,3 +104,16 @@ func TestRunCancelled(t *testing.T) {
 		t.Fatal("cancelled run: no error")
 	}
 }
+
+// Numbers beyond any use are refused before a server starts or a file is
+// sized by them (audit 115).
+func TestRunBounds(t *testing.T) {
+	for _, cfg := range []Config{
+		{Images: 100, Shards: 100000, Workers: 2, Epochs: 1, AckWait: time.Second},
+		{Images: 100, Shards: 2, Workers: 5000, Epochs: 1, AckWait: time.Second},
+	} {
+		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "must be at most") {
+			t.Errorf("shards %d, workers %d: %v", cfg.Shards, cfg.Workers, err)
+		}
+	}
+}

@@ -86,6 +86,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.MinLen < 2 || cfg.MaxLen < cfg.MinLen {
 		return nil, fmt.Errorf("demo sequence: --series, --shards, --readers, --num-unroll and --batch must be positive, and 2 <= --min-len <= --max-len")
 	}
+	// Numbers beyond any use size files, channels and batches before a
+	// series is read: --shards 2147483647 ended the process (audit 115).
+	// The bounds are sluice convert's and bench's.
+	if cfg.Shards > 10000 || cfg.Readers > 1024 || cfg.BatchSize > 1<<20 || cfg.NumUnroll > 1<<20 {
+		return nil, fmt.Errorf("demo sequence: --shards must be at most 10000, --readers at most 1024, --batch and --num-unroll at most %d", 1<<20)
+	}
 	if len(cfg.BucketBatch) != len(cfg.Boundaries)+1 {
 		return nil, fmt.Errorf("demo sequence: %d bucket batch sizes for %d boundaries, want %d",
 			len(cfg.BucketBatch), len(cfg.Boundaries), len(cfg.Boundaries)+1)
