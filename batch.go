@@ -179,7 +179,7 @@ func (b *Batch) CheckDense(name string) error {
 	}
 	s := b.sparse(c)
 	if err := tensor.CheckMemory(s.Values.DType(), s.DenseShape); err != nil {
-		return fmt.Errorf("sluice: feature %q: its dense form: %w (read it with Sparse)", name, err)
+		return fmt.Errorf("feature %q: its dense form: %w (read it with Sparse)", name, err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -129,5 +130,16 @@ func TestGenerateContext(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("returned %v after the start, 20ms after which it was cancelled", d)
+	}
+}
+
+// A count of images beyond memory, or one that overflows their bytes, is
+// an error before anything is drawn, not the end of the process (audit
+// 116: 2^31-1 images asked for 1.68 TB).
+func TestGenerateTooMany(t *testing.T) {
+	for _, n := range []int{-1, math.MaxInt, math.MaxInt / ImageBytes, 1 << 40} {
+		if _, _, err := GenerateContext(context.Background(), n, 1); err == nil {
+			t.Errorf("%d images: no error", n)
+		}
 	}
 }

@@ -2,8 +2,11 @@ package digits
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/sluiceml/sluice/tensor"
 )
 
 // Side is the width and height of every image, as MNIST's.
@@ -79,6 +82,14 @@ func GenerateContext(ctx context.Context, n int, seed uint64) (images, labels []
 	g, err := New(seed)
 	if err != nil {
 		return nil, nil, err
+	}
+	// n sizes the images before one is drawn: a count beyond memory is
+	// an error, not the end of the process (audit 116).
+	if n < 0 {
+		return nil, nil, fmt.Errorf("digits: %d images", n)
+	}
+	if err := tensor.CheckMemory(tensor.Uint8, tensor.Shape{n, ImageBytes}); err != nil {
+		return nil, nil, fmt.Errorf("digits: %d images: %w", n, err)
 	}
 	images = make([]byte, n*ImageBytes)
 	labels = make([]byte, n)

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/sluiceml/sluice/datasets/cifar10"
 	"github.com/sluiceml/sluice/datasets/digits"
@@ -49,6 +50,9 @@ var digitsLayout = cifar10.Layout{LabelBytes: 1, Height: digits.Side, Width: dig
 func Generate(ctx context.Context, train, test int, seed uint64) (*Data, error) {
 	if train <= 0 || test <= 0 {
 		return nil, fmt.Errorf("demo: need at least one training and one test image, got %d and %d", train, test)
+	}
+	if train > math.MaxInt-test {
+		return nil, fmt.Errorf("demo: %d training and %d test images are more than an int counts", train, test)
 	}
 	images, labels, err := digits.GenerateContext(ctx, train+test, seed)
 	if err != nil {

@@ -89,10 +89,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Images <= 0 || cfg.Shards <= 0 || cfg.Workers < 2 || cfg.Epochs <= 0 || cfg.AckWait <= 0 {
 		return nil, fmt.Errorf("demo distributed: --images, --shards, --epochs and --ack-wait must be positive and --workers at least 2")
 	}
-	if cfg.Shards > 10000 || cfg.Workers > 1024 {
-		// As sluice convert's and bench's bounds: numbers beyond any use
-		// would size files and goroutines first (audit 115).
-		return nil, fmt.Errorf("demo distributed: --shards must be at most 10000 and --workers at most 1024")
+	// Numbers beyond any use would size images, files and goroutines
+	// first (audits 115 and 116); the bounds of shards and workers are
+	// sluice convert's and bench's.
+	for _, b := range []struct {
+		flag   string
+		v, max int
+	}{{"--images", cfg.Images, 10_000_000}, {"--shards", cfg.Shards, 10000}, {"--workers", cfg.Workers, 1024}} {
+		if b.v > b.max {
+			return nil, fmt.Errorf("demo distributed: %s must be at most %d, not %d", b.flag, b.max, b.v)
+		}
 	}
 	if cfg.KillAfter >= cfg.Images/cfg.Shards {
 		return nil, fmt.Errorf("demo distributed: --kill-after %d must be less than the %d records of a file", cfg.KillAfter, cfg.Images/cfg.Shards)

@@ -3,6 +3,7 @@ package distdemo
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +112,7 @@ func TestRunBounds(t *testing.T) {
 	for _, cfg := range []Config{
 		{Images: 100, Shards: 100000, Workers: 2, Epochs: 1, AckWait: time.Second},
 		{Images: 100, Shards: 2, Workers: 5000, Epochs: 1, AckWait: time.Second},
+		{Images: math.MaxInt, Shards: 2, Workers: 2, Epochs: 1, AckWait: time.Second, KillAfter: -1},
 	} {
 		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "must be at most") {
 			t.Errorf("shards %d, workers %d: %v", cfg.Shards, cfg.Workers, err)

@@ -86,11 +86,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.MinLen < 2 || cfg.MaxLen < cfg.MinLen {
 		return nil, fmt.Errorf("demo sequence: --series, --shards, --readers, --num-unroll and --batch must be positive, and 2 <= --min-len <= --max-len")
 	}
-	// Numbers beyond any use size files, channels and batches before a
-	// series is read: --shards 2147483647 ended the process (audit 115).
-	// The bounds are sluice convert's and bench's.
-	if cfg.Shards > 10000 || cfg.Readers > 1024 || cfg.BatchSize > 1<<20 || cfg.NumUnroll > 1<<20 {
-		return nil, fmt.Errorf("demo sequence: --shards must be at most 10000, --readers at most 1024, --batch and --num-unroll at most %d", 1<<20)
+	// Numbers beyond any use size files, channels, series and batches
+	// before a series is read: --shards 2147483647 ended the process
+	// (audit 115), and --series or --max-len as well (audit 116). The
+	// bounds of shards, readers and batches are sluice convert's and
+	// bench's.
+	for _, b := range []struct {
+		flag   string
+		v, max int
+	}{
+		{"--series", cfg.Series, 1_000_000}, {"--max-len", cfg.MaxLen, 1_000_000}, {"--shards", cfg.Shards, 10000},
+		{"--readers", cfg.Readers, 1024}, {"--batch", cfg.BatchSize, 1 << 20}, {"--num-unroll", cfg.NumUnroll, 1 << 20},
+	} {
+		if b.v > b.max {
+			return nil, fmt.Errorf("demo sequence: %s must be at most %d, not %d", b.flag, b.max, b.v)
+		}
 	}
 	if len(cfg.BucketBatch) != len(cfg.Boundaries)+1 {
 		return nil, fmt.Errorf("demo sequence: %d bucket batch sizes for %d boundaries, want %d",
