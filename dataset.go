@@ -689,11 +689,7 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 				e = queue.Element{tensor.New(c.recs, k), tensor.New(names, k), tensor.New(offs, k), tensor.New(rb.place[:k], k)}
 			}
 			rb.left = k
-			bytes := 0
-			for _, rec := range c.recs {
-				bytes += len(rec)
-			}
-			if gerr := gate.enter(ctx, k, int64(bytes)); gerr != nil {
+			if gerr := gate.enter(ctx, k, bytesOf(c.recs)); gerr != nil {
 				return gerr
 			}
 			if qerr := records.EnqueueMany(ctx, e); qerr != nil {
@@ -743,13 +739,9 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 			// can take other records, and the queue is done with the
 			// lists of the readers' batches whose records all left it.
 			recs := e[0].Strings()
-			bytes := 0
-			for _, rec := range recs {
-				bytes += len(rec)
-			}
+			gate.leave(len(recs), bytesOf(recs))
 			bufs.put(recs)
 			batches.taken(e[3].Int64s())
-			gate.leave(len(recs), int64(bytes))
 			taken = e
 			if err != nil {
 				return err

@@ -95,3 +95,12 @@ func (g *recordGate) leave(k int, bytes int64) {
 	}
 	g.mu.Unlock()
 }
+
+// bytesOf returns the bytes of recs, for the gate.
+func bytesOf(recs [][]byte) int64 {
+	n := 0
+	for _, rec := range recs {
+		n += len(rec)
+	}
+	return int64(n)
+}
