@@ -739,9 +739,9 @@ func (d *Dataset) shuffled(p *input.Pipeline, out queue.Queue, rd []*collector, 
 			// can take other records, and the queue is done with the
 			// lists of the readers' batches whose records all left it.
 			recs := e[0].Strings()
-			gate.leave(len(recs), bytesOf(recs))
 			bufs.put(recs)
 			batches.taken(e[3].Int64s())
+			gate.leave(len(recs), bytesOf(recs))
 			taken = e
 			if err != nil {
 				return err

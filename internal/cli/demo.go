@@ -75,9 +75,12 @@ then limit how many images are used (default: all).`,
 			if err := atMost(cmd, maxShards, "shards"); err != nil {
 				return err
 			}
-			// Generated, 784 bytes an image: 10 million are 7.8 GB.
-			if err := atMost(cmd, 10_000_000, "train", "test"); err != nil {
-				return err
+			if cfg.DataDir == "" {
+				// Generated, 784 bytes an image: 10 million are 7.8 GB.
+				// With --data they only limit what is read.
+				if err := atMost(cmd, 10_000_000, "train", "test"); err != nil {
+					return err
+				}
 			}
 			if cfg.DataDir != "" {
 				// Sizes limit the real data rather than set what to generate.

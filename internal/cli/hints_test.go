@@ -482,3 +482,12 @@ func TestBeginsAs(t *testing.T) {
 		}
 	}
 }
+
+// With --data, --train and --test only limit what is read: the bound on
+// images to generate does not apply (audit 117).
+func TestDemoDataSizesUnbounded(t *testing.T) {
+	code, _, errOut := run(t, "demo", "--data", t.TempDir(), "--train", "20000000")
+	if code == 0 || strings.Contains(errOut, "must be at most") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

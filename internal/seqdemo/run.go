@@ -102,6 +102,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("demo sequence: %s must be at most %d, not %d", b.flag, b.max, b.v)
 		}
 	}
+	// Every series is generated before one is written: as many as
+	// --series of --max-len steps, which both in bounds can make
+	// terabytes (audit 117).
+	if err := tensor.CheckMemory(tensor.Float32, tensor.Shape{cfg.Series, cfg.MaxLen}); err != nil {
+		return nil, fmt.Errorf("demo sequence: %d series of up to %d steps: %w", cfg.Series, cfg.MaxLen, err)
+	}
 	if len(cfg.BucketBatch) != len(cfg.Boundaries)+1 {
 		return nil, fmt.Errorf("demo sequence: %d bucket batch sizes for %d boundaries, want %d",
 			len(cfg.BucketBatch), len(cfg.Boundaries), len(cfg.Boundaries)+1)

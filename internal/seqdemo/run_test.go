@@ -76,3 +76,25 @@ func TestRunCancelled(t *testing.T) {
 		t.Fatal("cancelled run: no error")
 	}
 }
+
+// Sizes beyond any use are refused before a file or series is made: each
+// flag on its own (audit 116), and series × steps beyond memory, which
+// both in bounds can make (audit 117).
+func TestRunBounds(t *testing.T) {
+	cases := []struct {
+		series, maxLen, shards int
+		want                   string
+	}{
+		{1_000_001, 10, 1, "--series must be at most 1000000, not 1000001"},
+		{10, 1_000_001, 1, "--max-len must be at most 1000000, not 1000001"},
+		{10, 10, 10_001, "--shards must be at most 10000, not 10001"},
+		{1_000_000, 1_000_000, 1, "1000000 series of up to 1000000 steps: resource exhausted"},
+	}
+	for _, c := range cases {
+		cfg := DefaultConfig()
+		cfg.Series, cfg.MinLen, cfg.MaxLen, cfg.Shards = c.series, 2, c.maxLen, c.shards
+		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("series %d, max-len %d, shards %d: %v, want %q", c.series, c.maxLen, c.shards, err, c.want)
+		}
+	}
+}
